@@ -1,0 +1,108 @@
+package dev.pulse.ingest;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.RequestHandler;
+import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
+import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
+import dev.pulse.codec.RecordDecoder;
+import dev.pulse.config.AwsClients;
+import dev.pulse.config.PulseConfig;
+import dev.pulse.dlq.DeadLetterQueue;
+import dev.pulse.metrics.InvocationMetrics;
+import dev.pulse.model.DatapointValidator;
+import dev.pulse.retry.Backoff;
+import dev.pulse.retry.Deadline;
+import dev.pulse.store.DynamoDbStore;
+import dev.pulse.store.SeriesCatalog;
+import java.time.Clock;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.lambda.powertools.logging.PowertoolsLogging;
+import software.amazon.lambda.powertools.metrics.Metrics;
+import software.amazon.lambda.powertools.metrics.MetricsBuilder;
+
+import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
+
+/**
+ * Lambda entry point for the Kinesis event source mapping. Translates only: the event to
+ * {@link IngestService}, the result to a partial batch response, the counters to one EMF document flushed
+ * at the end of the invocation.
+ */
+public final class IngestHandler implements RequestHandler<KinesisEvent, StreamsEventResponse> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IngestHandler.class);
+    private static final int MAX_REMEMBERED_SERIES = 100_000;
+
+    private final IngestService service;
+    private final Metrics metrics;
+    private final long safetyMarginMillis;
+    private boolean coldStart = true;
+
+    /** Used by the Lambda runtime: configuration from the environment, clients built once per container. */
+    public IngestHandler() {
+        this(PulseConfig.fromEnvironment(System.getenv()));
+    }
+
+    private IngestHandler(PulseConfig config) {
+        this(create(config), defaultMetrics(), config.safetyMarginMillis());
+    }
+
+    IngestHandler(IngestService service, Metrics metrics, long safetyMarginMillis) {
+        this.service = service;
+        this.metrics = metrics;
+        this.safetyMarginMillis = safetyMarginMillis;
+    }
+
+    /** The production wiring of {@link IngestService} for {@code config}. */
+    static IngestService create(PulseConfig config) {
+        Backoff backoff = new Backoff(config.retryBaseMillis(), config.retryCapMillis());
+        return new IngestService(
+                new RecordDecoder(new DatapointValidator(Clock.systemUTC(), config.acceptPast(), config.acceptFuture())),
+                new DynamoDbStore(AwsClients.dynamoDbAsync(config.writeConcurrency()), config.tableName(),
+                        config.writeConcurrency(), backoff),
+                new SeriesCatalog(MAX_REMEMBERED_SERIES),
+                new DeadLetterQueue(AwsClients.sqs(), config.deadLetterUrl(), backoff),
+                config.partialTtl().toSeconds(),
+                Clock.systemUTC());
+    }
+
+    static Metrics defaultMetrics() {
+        String namespace = System.getenv().getOrDefault("POWERTOOLS_METRICS_NAMESPACE", "Pulse");
+        String service = System.getenv().getOrDefault("POWERTOOLS_SERVICE_NAME", "ingest");
+        return MetricsBuilder.builder().withNamespace(namespace).withService(service).build();
+    }
+
+    @Override
+    public StreamsEventResponse handleRequest(KinesisEvent event, Context context) {
+        return PowertoolsLogging.withLogging(context, () -> handle(event, context));
+    }
+
+    private StreamsEventResponse handle(KinesisEvent event, Context context) {
+        InvocationMetrics<IngestMetric> counters = new InvocationMetrics<>(IngestMetric.class);
+        try {
+            counters.add(IngestMetric.COLD_START, coldStart ? 1 : 0);
+            coldStart = false;
+            List<KinesisEvent.KinesisEventRecord> records = event == null || event.getRecords() == null
+                    ? List.of() : event.getRecords();
+            Deadline deadline = Deadline.inMillis(context.getRemainingTimeInMillis() - safetyMarginMillis);
+            IngestResult r = service.ingest(records, deadline, counters);
+            if (r.failed()) {
+                LOG.error("batch failed, reporting {} so Lambda retries the whole batch: {}",
+                        r.failedSequence(), r.failureReason(),
+                        entry("records", r.records()), entry("partials", r.partials()));
+                return StreamsEventResponse.builder()
+                        .withBatchItemFailures(List.of(new StreamsEventResponse.BatchItemFailure(r.failedSequence())))
+                        .build();
+            }
+            LOG.info("batch ingested", entry("records", r.records()), entry("datapoints", r.datapoints()),
+                    entry("partials", r.partials()), entry("poison", r.poisonRecords()),
+                    entry("skipped", r.skippedEvents()), entry("itemsWritten", r.write().itemsWritten()),
+                    entry("retries", r.write().retries()), entry("lagMs", r.maxLagMillis()));
+            return StreamsEventResponse.builder().withBatchItemFailures(List.of()).build();
+        } finally {
+            counters.publishTo(metrics);
+            metrics.flush();
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package dev.pulse.ingest;
+
+import dev.pulse.store.WriteStats;
+
+/**
+ * The outcome of one batch.
+ *
+ * @param records        records in the batch
+ * @param datapoints     valid datapoints aggregated
+ * @param poisonRecords  records sent to the dead-letter queue
+ * @param skippedEvents  log events that carried no metrics
+ * @param partials       (series, minute) partial items built
+ * @param write          what the store did
+ * @param failedSequence sequence number to report as the batch item failure, or {@code null} on success
+ * @param failureReason  why the batch failed, or {@code null}
+ * @param maxLagMillis   now minus the oldest record's arrival time
+ */
+public record IngestResult(int records, long datapoints, int poisonRecords, long skippedEvents, int partials,
+        WriteStats write, String failedSequence, String failureReason, long maxLagMillis) {
+
+    public boolean failed() {
+        return failedSequence != null;
+    }
+}

@@ -1,0 +1,47 @@
+package dev.pulse.aggregate;
+
+import dev.pulse.model.Datapoint;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Pre-aggregates one batch into (series, minute) partials, in record order. Records must be added in
+ * stream order: the first record to touch a (series, minute) names the partial, so the same records in
+ * a retried batch produce the same keys.
+ */
+public final class BatchAggregator {
+
+    private static final long MINUTE_MS = 60_000L;
+
+    private record Key(String seriesKey, long minuteStart) {
+    }
+
+    private final String shardId;
+    private final Map<Key, MinuteAggregate> partials = new LinkedHashMap<>();
+    private long datapoints;
+
+    public BatchAggregator(String shardId) {
+        this.shardId = shardId;
+    }
+
+    /** Adds every datapoint of one record (already validated) with that record's sequence number. */
+    public void addRecord(String sequenceNumber, Iterable<Datapoint> dps) {
+        for (Datapoint dp : dps) {
+            String seriesKey = dp.seriesKey();
+            long minute = Math.floorDiv(dp.timestamp(), MINUTE_MS) * MINUTE_MS;
+            MinuteAggregate agg = partials.computeIfAbsent(new Key(seriesKey, minute),
+                    k -> new MinuteAggregate(seriesKey, dp.name(), dp.dims(), minute, shardId, sequenceNumber));
+            agg.add(dp.value(), dp.unit(), sequenceNumber);
+            datapoints++;
+        }
+    }
+
+    public Collection<MinuteAggregate> partials() {
+        return partials.values();
+    }
+
+    public long datapoints() {
+        return datapoints;
+    }
+}

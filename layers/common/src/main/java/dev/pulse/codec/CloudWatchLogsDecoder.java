@@ -1,0 +1,95 @@
+package dev.pulse.codec;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.model.Datapoint;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * CloudWatch Logs subscription payloads: gzip-compressed JSON with {@code messageType}, {@code logGroup},
+ * {@code logStream} and {@code logEvents[]}. {@code CONTROL_MESSAGE} payloads are skipped. Each log event
+ * is an EMF document, a Lambda {@code REPORT} line, or anything else (counted as skipped).
+ */
+final class CloudWatchLogsDecoder {
+
+    /** A subscription record is at most 1 MB compressed; this bounds a decompression bomb. */
+    static final int MAX_DECOMPRESSED_BYTES = 16 * 1024 * 1024;
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private final EmfDecoder emf = new EmfDecoder();
+
+    static boolean isGzip(byte[] data) {
+        return data.length >= 2 && (data[0] & 0xff) == 0x1f && (data[1] & 0xff) == 0x8b;
+    }
+
+    Decoded decode(byte[] gz) throws DecodeException {
+        JsonNode root;
+        try {
+            root = MAPPER.readTree(gunzip(gz));
+        } catch (JsonProcessingException e) {
+            throw new DecodeException("invalid JSON in CloudWatch Logs payload: " + e.getOriginalMessage(), e);
+        } catch (IOException e) {
+            throw new DecodeException("invalid gzip: " + e.getMessage(), e);
+        }
+        if (root == null || !root.isObject()) {
+            throw new DecodeException("CloudWatch Logs payload is not a JSON object");
+        }
+        String type = root.path("messageType").asText("");
+        if ("CONTROL_MESSAGE".equals(type)) {
+            return new Decoded(List.of(), 1);
+        }
+        if (!"DATA_MESSAGE".equals(type)) {
+            throw new DecodeException("CloudWatch Logs payload: unknown messageType '" + type + "'");
+        }
+        String logGroup = root.path("logGroup").asText("");
+        JsonNode events = root.get("logEvents");
+        if (events == null || !events.isArray()) {
+            throw new DecodeException("CloudWatch Logs payload: logEvents must be an array");
+        }
+        String function = ReportLineParser.functionName(logGroup);
+        List<Datapoint> out = new ArrayList<>();
+        int skipped = 0;
+        for (int i = 0; i < events.size(); i++) {
+            JsonNode ev = events.get(i);
+            JsonNode msgNode = ev.get("message");
+            JsonNode tsNode = ev.get("timestamp");
+            if (msgNode == null || !msgNode.isTextual() || tsNode == null || !tsNode.canConvertToLong()) {
+                throw new DecodeException("logEvents[" + i + "]: needs a string message and a numeric timestamp");
+            }
+            String message = msgNode.asText();
+            long ts = tsNode.asLong();
+            String trimmed = message.stripLeading();
+            if (trimmed.startsWith("{") && trimmed.contains("\"_aws\"")) {
+                emf.decode(trimmed, ts, "logEvents[" + i + "]", out);
+            } else if (trimmed.startsWith(ReportLineParser.PREFIX)) {
+                ReportLineParser.parse(trimmed, ts, function, "logEvents[" + i + "]", out);
+            } else {
+                skipped++;
+            }
+        }
+        return new Decoded(out, skipped);
+    }
+
+    private static byte[] gunzip(byte[] gz) throws IOException, DecodeException {
+        try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(gz), 8192)) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream(Math.max(1024, gz.length * 8));
+            byte[] buf = new byte[8192];
+            int n;
+            while ((n = in.read(buf)) > 0) {
+                if (out.size() + n > MAX_DECOMPRESSED_BYTES) {
+                    throw new DecodeException("gzip payload decompresses to more than " + MAX_DECOMPRESSED_BYTES + " bytes");
+                }
+                out.write(buf, 0, n);
+            }
+            return out.toByteArray();
+        }
+    }
+}

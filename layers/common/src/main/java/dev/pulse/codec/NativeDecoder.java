@@ -1,0 +1,151 @@
+package dev.pulse.codec;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import dev.pulse.model.Datapoint;
+import java.io.IOException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Native datapoints: one JSON object, an array of objects, or NDJSON (any sequence of objects or arrays
+ * separated by whitespace). Streaming parse, no intermediate tree: this is the ingest hot path.
+ */
+final class NativeDecoder {
+
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(16).maxStringLength(64 * 1024).build())
+            .build();
+
+    Decoded decode(byte[] data) throws DecodeException {
+        List<Datapoint> out = new ArrayList<>();
+        try (JsonParser p = JSON.createParser(data)) {
+            JsonToken t;
+            while ((t = p.nextToken()) != null) {
+                if (t == JsonToken.START_OBJECT) {
+                    out.add(readDatapoint(p, out.size()));
+                } else if (t == JsonToken.START_ARRAY) {
+                    while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+                        if (t != JsonToken.START_OBJECT) {
+                            throw new DecodeException("datapoint #" + out.size() + ": expected a JSON object, found " + t);
+                        }
+                        out.add(readDatapoint(p, out.size()));
+                    }
+                } else {
+                    throw new DecodeException("expected a JSON object or array, found " + t);
+                }
+            }
+        } catch (JsonProcessingException e) {
+            throw new DecodeException("invalid JSON: " + e.getOriginalMessage(), e);
+        } catch (IOException e) {
+            throw new DecodeException("unreadable record: " + e.getMessage(), e);
+        }
+        if (out.isEmpty()) {
+            throw new DecodeException("no datapoints in record");
+        }
+        return new Decoded(out, 0);
+    }
+
+    private static Datapoint readDatapoint(JsonParser p, int index) throws IOException, DecodeException {
+        String name = null;
+        Map<String, String> dims = Map.of();
+        long ts = Long.MIN_VALUE;
+        double value = Double.NaN;
+        boolean hasValue = false;
+        String unit = null;
+        String field;
+        while ((field = p.nextFieldName()) != null) {
+            JsonToken t = p.nextToken();
+            switch (field) {
+                case "name" -> name = text(p, t, "name", index);
+                case "dims" -> dims = readDims(p, t, index);
+                case "ts" -> ts = readTimestamp(p, t, index);
+                case "value" -> {
+                    if (t != JsonToken.VALUE_NUMBER_INT && t != JsonToken.VALUE_NUMBER_FLOAT) {
+                        throw new DecodeException("datapoint #" + index + ": value must be a number, found " + t);
+                    }
+                    value = p.getDoubleValue();
+                    hasValue = true;
+                }
+                case "unit" -> unit = t == JsonToken.VALUE_NULL ? null : text(p, t, "unit", index);
+                default -> p.skipChildren();
+            }
+        }
+        if (name == null) {
+            throw new DecodeException("datapoint #" + index + ": missing field name");
+        }
+        if (!hasValue) {
+            throw new DecodeException("datapoint #" + index + ": missing field value");
+        }
+        if (ts == Long.MIN_VALUE) {
+            throw new DecodeException("datapoint #" + index + ": missing field ts");
+        }
+        return new Datapoint(name, dims, ts, value, unit);
+    }
+
+    private static Map<String, String> readDims(JsonParser p, JsonToken t, int index) throws IOException, DecodeException {
+        if (t == JsonToken.VALUE_NULL) {
+            return Map.of();
+        }
+        if (t != JsonToken.START_OBJECT) {
+            throw new DecodeException("datapoint #" + index + ": dims must be an object of strings, found " + t);
+        }
+        Map<String, String> dims = new HashMap<>(8);
+        String key;
+        while ((key = p.nextFieldName()) != null) {
+            JsonToken vt = p.nextToken();
+            if (vt != JsonToken.VALUE_STRING) {
+                throw new DecodeException("datapoint #" + index + ": dims." + key + " must be a string, found " + vt);
+            }
+            if (dims.put(key, p.getText()) != null) {
+                throw new DecodeException("datapoint #" + index + ": dims." + key + " appears twice");
+            }
+        }
+        return dims;
+    }
+
+    private static long readTimestamp(JsonParser p, JsonToken t, int index) throws IOException, DecodeException {
+        if (t == JsonToken.VALUE_NUMBER_INT) {
+            return p.getLongValue();
+        }
+        if (t == JsonToken.VALUE_NUMBER_FLOAT) {
+            double d = p.getDoubleValue();
+            if (!Double.isFinite(d)) {
+                throw new DecodeException("datapoint #" + index + ": ts is not finite");
+            }
+            return (long) d;
+        }
+        if (t == JsonToken.VALUE_STRING) {
+            return parseIsoTimestamp(p.getText(), "datapoint #" + index + ": ts");
+        }
+        throw new DecodeException("datapoint #" + index + ": ts must be epoch milliseconds or an ISO-8601 string, found " + t);
+    }
+
+    /** ISO-8601 instant with an offset or Z, e.g. {@code 2025-11-21T16:00:00.123Z}. */
+    static long parseIsoTimestamp(String s, String field) throws DecodeException {
+        try {
+            return Instant.parse(s).toEpochMilli();
+        } catch (DateTimeParseException e) {
+            try {
+                return OffsetDateTime.parse(s).toInstant().toEpochMilli();
+            } catch (DateTimeParseException e2) {
+                throw new DecodeException(field + ": '" + s + "' is not an ISO-8601 instant with an offset");
+            }
+        }
+    }
+
+    private static String text(JsonParser p, JsonToken t, String field, int index) throws IOException, DecodeException {
+        if (t != JsonToken.VALUE_STRING) {
+            throw new DecodeException("datapoint #" + index + ": " + field + " must be a string, found " + t);
+        }
+        return p.getText();
+    }
+}

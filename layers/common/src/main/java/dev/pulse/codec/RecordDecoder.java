@@ -1,0 +1,51 @@
+package dev.pulse.codec;
+
+import dev.pulse.model.Datapoint;
+import dev.pulse.model.DatapointValidator;
+import dev.pulse.model.ValidationException;
+import java.util.List;
+
+/**
+ * Decodes the data of one Kinesis record in either input format and validates every datapoint.
+ *
+ * <p>A record is all or nothing: if any part of it cannot be decoded or any datapoint is invalid the
+ * whole record is poison, so a fixed record can be put back on the stream without double counting the
+ * part that was accepted. Gzip data (magic {@code 1f 8b}) is a CloudWatch Logs subscription payload;
+ * anything else is native JSON.
+ */
+public final class RecordDecoder {
+
+    private final NativeDecoder nativeDecoder = new NativeDecoder();
+    private final CloudWatchLogsDecoder logsDecoder = new CloudWatchLogsDecoder();
+    private final DatapointValidator validator;
+
+    public RecordDecoder(DatapointValidator validator) {
+        this.validator = validator;
+    }
+
+    /** Decodes and validates; throws {@link DecodeException} with the reason for a poison record. */
+    public Decoded decode(byte[] data) throws DecodeException {
+        if (data == null || data.length == 0) {
+            throw new DecodeException("empty record");
+        }
+        Decoded decoded;
+        try {
+            decoded = CloudWatchLogsDecoder.isGzip(data) ? logsDecoder.decode(data) : nativeDecoder.decode(data);
+        } catch (DecodeException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // Arbitrary bytes must become a poison record, never an exception that fails the batch.
+            throw new DecodeException("undecodable record: " + e, e);
+        }
+        List<Datapoint> dps = decoded.datapoints();
+        long now = validator.nowMillis();
+        for (int i = 0, n = dps.size(); i < n; i++) {
+            try {
+                validator.validate(dps.get(i), now);
+            } catch (ValidationException e) {
+                throw new DecodeException("invalid datapoint #" + i + ": " + e.getMessage());
+            }
+        }
+        return decoded;
+    }
+}

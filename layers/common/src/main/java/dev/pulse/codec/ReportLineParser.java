@@ -1,0 +1,58 @@
+package dev.pulse.codec;
+
+import dev.pulse.model.Datapoint;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Lambda platform {@code REPORT} lines: {@code REPORT RequestId: ... Duration: 12.34 ms Billed Duration: 13 ms
+ * Memory Size: 512 MB Max Memory Used: 98 MB [Init Duration: 456.78 ms]}. Each becomes
+ * {@code lambda.duration}, {@code lambda.billed_duration}, {@code lambda.max_memory_used} and, on a cold
+ * start, {@code lambda.init_duration}, with dimension {@code function} from the log group.
+ */
+final class ReportLineParser {
+
+    static final String PREFIX = "REPORT RequestId:";
+    private static final String LAMBDA_LOG_GROUP = "/aws/lambda/";
+
+    private static final Pattern REPORT = Pattern.compile(
+            "REPORT RequestId:\\s*\\S+\\s+Duration:\\s*([0-9.]+)\\s*ms\\s+Billed Duration:\\s*([0-9.]+)\\s*ms"
+                    + "\\s+Memory Size:\\s*([0-9]+)\\s*MB\\s+Max Memory Used:\\s*([0-9]+)\\s*MB"
+                    + "(?:\\s+Init Duration:\\s*([0-9.]+)\\s*ms)?.*",
+            Pattern.DOTALL);
+
+    private ReportLineParser() {
+    }
+
+    /** {@code /aws/lambda/checkout-api} -> {@code checkout-api}; any other log group is used whole. */
+    static String functionName(String logGroup) {
+        return logGroup.startsWith(LAMBDA_LOG_GROUP) ? logGroup.substring(LAMBDA_LOG_GROUP.length()) : logGroup;
+    }
+
+    static void parse(String line, long ts, String function, String where, List<Datapoint> out) throws DecodeException {
+        Matcher m = REPORT.matcher(line);
+        if (!m.matches()) {
+            throw new DecodeException(where + ": malformed REPORT line");
+        }
+        if (function.isEmpty()) {
+            throw new DecodeException(where + ": REPORT line without a log group to name the function");
+        }
+        Map<String, String> dims = Map.of("function", function);
+        out.add(new Datapoint("lambda.duration", dims, ts, number(m.group(1), where), "Milliseconds"));
+        out.add(new Datapoint("lambda.billed_duration", dims, ts, number(m.group(2), where), "Milliseconds"));
+        out.add(new Datapoint("lambda.max_memory_used", dims, ts, number(m.group(4), where), "Megabytes"));
+        if (m.group(5) != null) {
+            out.add(new Datapoint("lambda.init_duration", dims, ts, number(m.group(5), where), "Milliseconds"));
+        }
+    }
+
+    private static double number(String s, String where) throws DecodeException {
+        try {
+            return Double.parseDouble(s);
+        } catch (NumberFormatException e) {
+            throw new DecodeException(where + ": '" + s + "' is not a number in REPORT line");
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package dev.pulse.config;
+
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import java.time.Duration;
+
+/**
+ * Builds the SDK v2 clients once per container, with an explicit region and the lightweight HTTP clients
+ * (AWS CRT for async, URL connection for sync; no Apache or Netty). Endpoints are not set here: the SDK
+ * reads {@code AWS_ENDPOINT_URL} and {@code AWS_ENDPOINT_URL_<SERVICE>} itself, which is how the same code
+ * runs against LocalStack or the local emulators.
+ */
+public final class AwsClients {
+
+    private AwsClients() {
+    }
+
+    static Region region() {
+        String r = System.getenv("AWS_REGION");
+        if (r == null || r.isBlank()) {
+            r = System.getenv("AWS_DEFAULT_REGION");
+        }
+        if (r == null || r.isBlank()) {
+            throw new ConfigException("AWS_REGION is required (the Lambda runtime sets it)");
+        }
+        return Region.of(r);
+    }
+
+    /**
+     * DynamoDB without SDK retries: {@code DynamoDbStore} retries throttling and unprocessed items itself,
+     * within the invocation's deadline, and counts them.
+     */
+    public static DynamoDbAsyncClient dynamoDbAsync(int maxConcurrency) {
+        return DynamoDbAsyncClient.builder()
+                .region(region())
+                .httpClientBuilder(AwsCrtAsyncHttpClient.builder()
+                        .maxConcurrency(Math.max(maxConcurrency, 8))
+                        .connectionTimeout(Duration.ofSeconds(3)))
+                .overrideConfiguration(ClientOverrideConfiguration.builder()
+                        .retryStrategy(AwsRetryStrategy.doNotRetry())
+                        .apiCallAttemptTimeout(Duration.ofSeconds(10))
+                        .build())
+                .build();
+    }
+
+    public static SqsClient sqs() {
+        return SqsClient.builder()
+                .region(region())
+                .httpClientBuilder(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(3)))
+                .build();
+    }
+}

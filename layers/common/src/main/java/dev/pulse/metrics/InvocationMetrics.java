@@ -1,0 +1,59 @@
+package dev.pulse.metrics;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+import software.amazon.lambda.powertools.metrics.Metrics;
+
+/**
+ * Counters for one invocation, safe to bump from SDK callback threads, published as one EMF document by
+ * {@link #publishTo(Metrics)} at the end of the invocation. Nothing is sent anywhere during the invocation:
+ * the EMF line is written to stdout and CloudWatch Logs extracts the metrics asynchronously.
+ *
+ * @param <M> the function's metric names
+ */
+public final class InvocationMetrics<M extends Enum<M> & MetricName> {
+
+    private final Map<M, LongAdder> counters;
+    private final Map<M, Double> gauges;
+
+    public InvocationMetrics(Class<M> names) {
+        this.counters = new EnumMap<>(names);
+        this.gauges = new EnumMap<>(names);
+        for (M m : names.getEnumConstants()) {
+            counters.put(m, new LongAdder());
+        }
+    }
+
+    public void add(M metric, long delta) {
+        counters.get(metric).add(delta);
+    }
+
+    public void increment(M metric) {
+        counters.get(metric).increment();
+    }
+
+    /** A value that is set rather than summed (a lag, a duration); the last one set wins. */
+    public synchronized void set(M metric, double value) {
+        gauges.put(metric, value);
+    }
+
+    public long count(M metric) {
+        return counters.get(metric).sum();
+    }
+
+    /** Adds every metric to {@code metrics}; the caller flushes it in its {@code finally}. */
+    public synchronized void publishTo(Metrics metrics) {
+        for (Map.Entry<M, LongAdder> e : counters.entrySet()) {
+            M m = e.getKey();
+            Double g = gauges.get(m);
+            metrics.addMetric(m.metricName(), g != null ? g : e.getValue().sum(), m.unit());
+        }
+    }
+
+    /** Resets for the next invocation of a warm container. */
+    public synchronized void reset() {
+        counters.values().forEach(LongAdder::reset);
+        gauges.clear();
+    }
+}

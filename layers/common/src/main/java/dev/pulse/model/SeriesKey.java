@@ -1,0 +1,49 @@
+package dev.pulse.model;
+
+import java.util.Arrays;
+import java.util.Map;
+
+/**
+ * Canonical series identity: {@code name{k1=v1,k2=v2}} with dimensions sorted by key.
+ *
+ * <p>The characters {@code { } = , \} are escaped with a backslash in the name, keys and values, so two
+ * different (name, dimensions) pairs can never produce the same key, and the same series written with
+ * its dimensions in any order is one series.
+ */
+public final class SeriesKey {
+
+    private SeriesKey() {
+    }
+
+    /** Builds the canonical key of {@code name} with {@code dims}. */
+    public static String of(String name, Map<String, String> dims) {
+        StringBuilder sb = new StringBuilder(name.length() + 2 + dims.size() * 24);
+        escapeInto(sb, name);
+        sb.append('{');
+        if (!dims.isEmpty()) {
+            String[] keys = dims.keySet().toArray(new String[0]);
+            if (keys.length > 1) {
+                Arrays.sort(keys);
+            }
+            for (int i = 0; i < keys.length; i++) {
+                if (i > 0) {
+                    sb.append(',');
+                }
+                escapeInto(sb, keys[i]);
+                sb.append('=');
+                escapeInto(sb, dims.get(keys[i]));
+            }
+        }
+        return sb.append('}').toString();
+    }
+
+    static void escapeInto(StringBuilder sb, String s) {
+        for (int i = 0, n = s.length(); i < n; i++) {
+            char c = s.charAt(i);
+            if (c == '{' || c == '}' || c == '=' || c == ',' || c == '\\') {
+                sb.append('\\');
+            }
+            sb.append(c);
+        }
+    }
+}

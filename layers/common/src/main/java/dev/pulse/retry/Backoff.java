@@ -1,0 +1,32 @@
+package dev.pulse.retry;
+
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Exponential backoff with full jitter: attempt {@code n} waits a uniformly random time in
+ * {@code [0, min(cap, base * 2^n)]}. Full jitter spreads retries of many concurrent writers so they do not
+ * hit a throttled partition in lockstep. Uses {@link ThreadLocalRandom}: never blocks on entropy.
+ *
+ * @param baseMillis delay ceiling of the first retry
+ * @param capMillis  largest delay ceiling
+ */
+public record Backoff(long baseMillis, long capMillis) {
+
+    public Backoff {
+        if (baseMillis < 1 || capMillis < baseMillis) {
+            throw new IllegalArgumentException("need 1 <= baseMillis <= capMillis, got " + baseMillis + ", " + capMillis);
+        }
+    }
+
+    /** The ceiling for attempt {@code attempt} (0-based), before jitter. */
+    public long ceilingMillis(int attempt) {
+        int shift = Math.min(Math.max(attempt, 0), 30);
+        long c = baseMillis << shift;
+        return c <= 0 || c > capMillis ? capMillis : c;
+    }
+
+    /** A delay for attempt {@code attempt} (0-based), uniformly drawn from {@code [0, ceiling]}. */
+    public long delayMillis(int attempt) {
+        return ThreadLocalRandom.current().nextLong(ceilingMillis(attempt) + 1);
+    }
+}

@@ -1,0 +1,27 @@
+package dev.pulse.retry;
+
+/**
+ * A point in monotonic time by which work must be done, typically the invocation's remaining time minus a
+ * safety margin, so retries stop while there is still time to report the failure.
+ */
+public final class Deadline {
+
+    private final long deadlineNanos;
+
+    private Deadline(long deadlineNanos) {
+        this.deadlineNanos = deadlineNanos;
+    }
+
+    /** A deadline {@code millis} from now (may be zero or negative: already expired). */
+    public static Deadline inMillis(long millis) {
+        return new Deadline(System.nanoTime() + millis * 1_000_000L);
+    }
+
+    public long remainingMillis() {
+        return (deadlineNanos - System.nanoTime()) / 1_000_000L;
+    }
+
+    public boolean expired() {
+        return remainingMillis() <= 0;
+    }
+}

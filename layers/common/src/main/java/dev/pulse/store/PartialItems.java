@@ -1,0 +1,75 @@
+package dev.pulse.store;
+
+import dev.pulse.aggregate.MinuteAggregate;
+import dev.pulse.aggregate.Sketches;
+import java.util.HashMap;
+import java.util.Map;
+import software.amazon.awssdk.core.SdkBytes;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * Maps minute partials and catalog entries to DynamoDB items. Attribute names are the storage contract
+ * shared with the compactor and the query API.
+ */
+public final class PartialItems {
+
+    public static final String SERIES = "series";
+    public static final String NAME = "name";
+    public static final String DIMS = "dims";
+    public static final String MINUTE = "minute";
+    public static final String COUNT = "count";
+    public static final String SUM = "sum";
+    public static final String MIN = "min";
+    public static final String MAX = "max";
+    public static final String SKETCH = "sketch";
+    public static final String UNIT = "unit";
+    public static final String SHARD = "shard";
+    public static final String FIRST_SEQ = "firstSeq";
+    public static final String LAST_SEQ = "lastSeq";
+    public static final String TTL = "ttl";
+
+    private PartialItems() {
+    }
+
+    /** The item for one partial; {@code ttlSeconds} counts from the end of the partial's minute. */
+    public static Map<String, AttributeValue> partial(MinuteAggregate a, long ttlSeconds) {
+        Map<String, AttributeValue> item = new HashMap<>(20);
+        item.put(KeyScheme.PK, s(KeyScheme.partialPk(a.seriesKey(), a.minuteStart())));
+        item.put(KeyScheme.SK, s(KeyScheme.partialSk(a.minuteStart(), a.shardId(), a.firstSequence())));
+        item.put(SERIES, s(a.seriesKey()));
+        item.put(MINUTE, n(Long.toString(a.minuteStart())));
+        item.put(COUNT, n(Long.toString(a.count())));
+        item.put(SUM, n(Double.toString(a.sum())));
+        item.put(MIN, n(Double.toString(a.min())));
+        item.put(MAX, n(Double.toString(a.max())));
+        item.put(SKETCH, AttributeValue.fromB(SdkBytes.fromByteArrayUnsafe(Sketches.serialize(a.sketch()))));
+        item.put(SHARD, s(a.shardId()));
+        item.put(FIRST_SEQ, s(a.firstSequence()));
+        item.put(LAST_SEQ, s(a.lastSequence()));
+        item.put(TTL, n(Long.toString(a.minuteStart() / 1000 + 60 + ttlSeconds)));
+        if (a.unit() != null) {
+            item.put(UNIT, s(a.unit()));
+        }
+        return item;
+    }
+
+    /** The catalog entry of a series: written once per new series per container. */
+    public static Map<String, AttributeValue> catalog(String seriesKey, String name, Map<String, String> dims) {
+        Map<String, AttributeValue> dimValues = new HashMap<>(dims.size() * 2);
+        dims.forEach((k, v) -> dimValues.put(k, s(v)));
+        return Map.of(
+                KeyScheme.PK, s(KeyScheme.catalogPk(name)),
+                KeyScheme.SK, s(seriesKey),
+                SERIES, s(seriesKey),
+                NAME, s(name),
+                DIMS, AttributeValue.fromM(dimValues));
+    }
+
+    private static AttributeValue s(String v) {
+        return AttributeValue.fromS(v);
+    }
+
+    private static AttributeValue n(String v) {
+        return AttributeValue.fromN(v);
+    }
+}

@@ -1,0 +1,52 @@
+package dev.pulse.store;
+
+import dev.pulse.aggregate.MinuteAggregate;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * Remembers which series this warm container has already put in the catalog, so each series is written
+ * once per container rather than once per batch. The memory is bounded: past {@code maxRemembered} series
+ * it starts over, which costs a few repeated (idempotent) catalog puts.
+ */
+public final class SeriesCatalog {
+
+    private final Set<String> seen = ConcurrentHashMap.newKeySet();
+    private final int maxRemembered;
+
+    public SeriesCatalog(int maxRemembered) {
+        this.maxRemembered = maxRemembered;
+    }
+
+    /** Catalog items for the series among {@code partials} that this container has not written yet. */
+    public List<CatalogEntry> unseen(Collection<MinuteAggregate> partials) {
+        Set<String> inBatch = new HashSet<>();
+        List<CatalogEntry> out = new ArrayList<>();
+        for (MinuteAggregate p : partials) {
+            if (!seen.contains(p.seriesKey()) && inBatch.add(p.seriesKey())) {
+                out.add(new CatalogEntry(p.seriesKey(), PartialItems.catalog(p.seriesKey(), p.name(), p.dims())));
+            }
+        }
+        return out;
+    }
+
+    /** Called once the entries are stored. */
+    public void markWritten(Collection<CatalogEntry> entries) {
+        if (seen.size() + entries.size() > maxRemembered) {
+            seen.clear();
+        }
+        for (CatalogEntry e : entries) {
+            seen.add(e.seriesKey());
+        }
+    }
+
+    /** A series and its catalog item. */
+    public record CatalogEntry(String seriesKey, Map<String, AttributeValue> item) {
+    }
+}

@@ -1,0 +1,279 @@
+package dev.pulse.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
+import dev.pulse.codec.RecordDecoder;
+import dev.pulse.dlq.DeadLetterQueue;
+import dev.pulse.metrics.InvocationMetrics;
+import dev.pulse.model.DatapointValidator;
+import dev.pulse.model.SeriesKey;
+import dev.pulse.retry.Backoff;
+import dev.pulse.retry.Deadline;
+import dev.pulse.store.DynamoDbStore;
+import dev.pulse.store.SeriesCatalog;
+import dev.pulse.testing.FaultInjectingDynamoDb;
+import dev.pulse.testing.KinesisRecords;
+import dev.pulse.testing.LocalDynamoDb;
+import dev.pulse.testing.MotoSqs;
+import dev.pulse.testing.StoredPartials;
+import dev.pulse.testing.StoredPartials.Summary;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The stored per-(series, minute) count/sum/min/max equal a direct computation from the input while faults
+ * are injected around the real client (DynamoDB Local over HTTP), and the batches are driven the way the
+ * Kinesis event source mapping drives them: a failed batch is retried from its first record, sometimes
+ * bisected into halves, and a successful batch is sometimes delivered again.
+ */
+class IngestExactlyOnceIT {
+
+    private static final Instant NOW = Instant.parse("2026-11-21T12:00:00Z");
+    private static final String SHARD = "shardId-000000000000";
+
+    private static LocalDynamoDb dynamo;
+    private static MotoSqs sqs;
+    private static final AtomicInteger TABLES = new AtomicInteger();
+
+    @BeforeAll
+    static void startEmulators() throws Exception {
+        dynamo = LocalDynamoDb.start();
+        sqs = MotoSqs.start();
+    }
+
+    @AfterAll
+    static void stopEmulators() throws Exception {
+        if (sqs != null) {
+            sqs.close();
+        }
+        if (dynamo != null) {
+            dynamo.close();
+        }
+    }
+
+    /** What the driver does around each batch. */
+    enum Faults {
+        THROTTLING(0.3, 0, 0, 0, 0),
+        UNPROCESSED_ITEMS(0, 0.4, 0, 0, 0),
+        CRASH_AFTER_SOME_WRITES(0, 0, 0.4, 0, 0),
+        REDELIVERY(0, 0, 0, 0.3, 0),
+        BISECTION(0, 0, 0.4, 0, 1.0),
+        ALL_AT_ONCE(0.15, 0.2, 0.2, 0.15, 0.5);
+
+        final double throttle;
+        final double unprocessed;
+        final double crash;
+        final double redeliver;
+        final double bisect;
+
+        Faults(double throttle, double unprocessed, double crash, double redeliver, double bisect) {
+            this.throttle = throttle;
+            this.unprocessed = unprocessed;
+            this.crash = crash;
+            this.redeliver = redeliver;
+            this.bisect = bisect;
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Faults.class)
+    void ingest_whenFaultsInjected_storedCountsEqualInput(Faults faults) {
+        Run run = new Run(faults, 42 + faults.ordinal());
+        run.drive();
+
+        Map<String, Map<Long, Summary>> stored = StoredPartials.read(run.reader, run.table);
+        assertThat(stored.keySet()).isEqualTo(run.expected.keySet());
+        run.expected.forEach((series, minutes) -> {
+            assertThat(stored.get(series).keySet()).as(series).isEqualTo(minutes.keySet());
+            minutes.forEach((minute, want) -> {
+                Summary got = stored.get(series).get(minute);
+                String at = series + " @ " + Instant.ofEpochMilli(minute);
+                assertThat(got.count()).as(at + " count").isEqualTo(want.count());
+                assertThat(got.min()).as(at + " min").isEqualTo(want.min());
+                assertThat(got.max()).as(at + " max").isEqualTo(want.max());
+                // Summation order differs between the test and the partials: equal up to rounding.
+                assertThat(got.sum()).as(at + " sum").isCloseTo(want.sum(), within(Math.abs(want.sum()) * 1e-9));
+            });
+        });
+
+        // The faults really happened: a run that injected nothing would prove nothing.
+        if (faults.throttle > 0) {
+            assertThat(run.faulty.throttlesInjected.get()).isPositive();
+            assertThat(run.metricTotal(IngestMetric.THROTTLES)).isEqualTo(run.faulty.throttlesInjected.get());
+        }
+        if (faults.unprocessed > 0) {
+            assertThat(run.faulty.unprocessedInjected.get()).isPositive();
+            assertThat(run.metricTotal(IngestMetric.UNPROCESSED_ITEMS)).isEqualTo(run.faulty.unprocessedInjected.get());
+        }
+        if (faults.crash > 0) {
+            assertThat(run.faulty.crashesInjected.get()).isPositive();
+            assertThat(run.failedAttempts).isPositive();
+            assertThat(run.metricTotal(IngestMetric.BATCH_FAILURES)).isEqualTo(run.failedAttempts);
+        }
+        if (faults.redeliver > 0) {
+            assertThat(run.redeliveries).isPositive();
+        }
+        if (faults.bisect > 0) {
+            assertThat(run.bisections).isPositive();
+        }
+        assertThat(run.metricTotal(IngestMetric.POISON_RECORDS)).isZero();
+    }
+
+    @Test
+    void ingest_whenSameBatchDeliveredTwice_secondDeliveryOverwritesInsteadOfAdding() {
+        Run run = new Run(Faults.THROTTLING, 7);
+        run.faulty.rates(0, 0);
+        List<KinesisEvent.KinesisEventRecord> batch = run.records.subList(0, 200);
+        IngestResult first = run.attempt(batch);
+        long itemsAfterFirst = StoredPartials.partialItemCount(run.reader, run.table);
+        IngestResult second = run.attempt(batch);
+
+        assertThat(first.failed()).isFalse();
+        assertThat(second.failed()).isFalse();
+        assertThat(StoredPartials.partialItemCount(run.reader, run.table)).isEqualTo(itemsAfterFirst);
+        long storedCount = StoredPartials.read(run.reader, run.table).values().stream()
+                .flatMap(m -> m.values().stream()).mapToLong(Summary::count).sum();
+        assertThat(storedCount).isEqualTo(first.datapoints());
+    }
+
+    @Test
+    void ingest_whenStorageFailsPastDeadline_reportsFirstRecordOfBatch() {
+        Run run = new Run(Faults.THROTTLING, 9);
+        run.faulty.rates(1.0, 0); // every call throttled: the retries cannot outlive the deadline
+        List<KinesisEvent.KinesisEventRecord> batch = run.records.subList(10, 60);
+        IngestResult r = run.service.ingest(batch, Deadline.inMillis(300), run.metrics);
+
+        assertThat(r.failed()).isTrue();
+        assertThat(r.failedSequence()).isEqualTo(batch.get(0).getKinesis().getSequenceNumber());
+        assertThat(r.failureReason()).contains("storage");
+        assertThat(r.write().throttles()).isPositive();
+        assertThat(run.metrics.count(IngestMetric.BATCH_FAILURES)).isEqualTo(1);
+    }
+
+    /** One table, one faulty client, one generated shard, and an event-source-mapping driver. */
+    private static final class Run {
+        final Faults faults;
+        final Random random;
+        final String table = "pulse-it-" + TABLES.incrementAndGet();
+        final FaultInjectingDynamoDb faulty;
+        final software.amazon.awssdk.services.dynamodb.DynamoDbClient reader = dynamo.client();
+        final IngestService service;
+        final InvocationMetrics<IngestMetric> metrics = new InvocationMetrics<>(IngestMetric.class);
+        final List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>();
+        final Map<String, Map<Long, Summary>> expected = new TreeMap<>();
+        long failedAttempts;
+        long redeliveries;
+        long bisections;
+
+        Run(Faults faults, long seed) {
+            this.faults = faults;
+            this.random = new Random(seed);
+            dynamo.createTable(table);
+            faulty = new FaultInjectingDynamoDb(dynamo.asyncClient(), seed);
+            faulty.rates(faults.throttle, faults.unprocessed);
+            String dlq = sqs.createQueue(table + "-dlq");
+            service = new IngestService(
+                    new RecordDecoder(new DatapointValidator(Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofDays(14), Duration.ofHours(2))),
+                    new DynamoDbStore(faulty, table, 4, new Backoff(1, 20)),
+                    new SeriesCatalog(10_000),
+                    new DeadLetterQueue(sqs.client(), dlq, new Backoff(1, 20)),
+                    Duration.ofDays(35).toSeconds(),
+                    Clock.fixed(NOW, ZoneOffset.UTC));
+            generate(1500);
+        }
+
+        /** Records of 1-4 datapoints over 12 series and 15 minutes, irregular and out-of-order timestamps. */
+        private void generate(int n) {
+            String[] ops = {"Pay", "Browse", "Cart", "Login"};
+            for (int i = 0; i < n; i++) {
+                StringBuilder ndjson = new StringBuilder();
+                int dps = 1 + random.nextInt(4);
+                for (int j = 0; j < dps; j++) {
+                    String name = "svc" + random.nextInt(3) + ".latency";
+                    String op = ops[random.nextInt(ops.length)];
+                    long ts = NOW.toEpochMilli() - 15 * 60_000L + random.nextInt(15 * 60_000);
+                    double value = Math.exp(random.nextDouble() * 14 - 5); // ~0.007 .. 8000
+                    ndjson.append(String.format(Locale.ROOT,
+                            "{\"name\":\"%s\",\"dims\":{\"op\":\"%s\",\"region\":\"eu-west-1\"},\"ts\":%d,\"value\":%s}%n",
+                            name, op, ts, Double.toString(value)));
+                    String key = SeriesKey.of(name, Map.of("region", "eu-west-1", "op", op));
+                    expected.computeIfAbsent(key, k -> new TreeMap<>())
+                            .merge(Math.floorDiv(ts, 60_000L) * 60_000L, new Summary(1, value, value, value),
+                                    (a, b) -> new Summary(a.count() + 1, a.sum() + b.sum(), Math.min(a.min(), b.min()),
+                                            Math.max(a.max(), b.max())));
+                }
+                records.add(KinesisRecords.record(SHARD, i, "pk-" + random.nextInt(50),
+                        ndjson.toString().getBytes(StandardCharsets.UTF_8), NOW.toEpochMilli() - 1000));
+            }
+        }
+
+        IngestResult attempt(List<KinesisEvent.KinesisEventRecord> batch) {
+            return service.ingest(batch, Deadline.inMillis(5_000), metrics);
+        }
+
+        /** The event source mapping: checkpoint only on success, retry from the batch's first record. */
+        void drive() {
+            int cp = 0;
+            Deque<int[]> pending = new ArrayDeque<>();
+            int guard = 0;
+            while (cp < records.size()) {
+                assertThat(++guard).as("driver made no progress").isLessThan(20_000);
+                int[] range = pending.isEmpty()
+                        ? new int[] {cp, Math.min(records.size(), cp + 1 + random.nextInt(120))}
+                        : pending.poll();
+                int s = range[0];
+                int e = range[1];
+                if (random.nextDouble() < faults.crash) {
+                    faulty.crashAfter(random.nextInt(4));
+                } else {
+                    faulty.disarmCrash();
+                }
+                IngestResult r = attempt(records.subList(s, e));
+                faulty.disarmCrash();
+                if (r.failed()) {
+                    assertThat(r.failedSequence()).isEqualTo(records.get(s).getKinesis().getSequenceNumber());
+                    failedAttempts++;
+                    pending.clear();
+                    if (e - s > 1 && random.nextDouble() < faults.bisect) {
+                        int m = (s + e) / 2;
+                        pending.add(new int[] {s, m});
+                        pending.add(new int[] {m, e});
+                        bisections++;
+                    }
+                    cp = s;
+                    continue;
+                }
+                if (random.nextDouble() < faults.redeliver) {
+                    redeliveries++;
+                    pending.clear();
+                    cp = s;
+                    continue;
+                }
+                cp = e;
+            }
+        }
+
+        long metricTotal(IngestMetric m) {
+            return metrics.count(m);
+        }
+    }
+}

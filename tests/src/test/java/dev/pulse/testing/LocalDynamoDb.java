@@ -1,0 +1,98 @@
+package dev.pulse.testing;
+
+import com.amazonaws.services.dynamodbv2.local.main.ServerRunner;
+import com.amazonaws.services.dynamodbv2.local.server.DynamoDBProxyServer;
+import java.lang.reflect.Field;
+import java.net.URI;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
+import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.StreamViewType;
+
+/**
+ * DynamoDB Local (the official emulator) as an in-memory HTTP server on 127.0.0.1, so the code under test
+ * talks to it through the real SDK v2 async client and CRT HTTP client. DynamoDB Local has no host flag and
+ * binds 0.0.0.0, so the Jetty connectors are pointed at loopback before the server starts.
+ */
+public final class LocalDynamoDb implements AutoCloseable {
+
+    private final DynamoDBProxyServer server;
+    private final URI endpoint;
+
+    private LocalDynamoDb(DynamoDBProxyServer server, int port) {
+        this.server = server;
+        this.endpoint = URI.create("http://127.0.0.1:" + port);
+    }
+
+    public static LocalDynamoDb start() throws Exception {
+        int port = Ports.free();
+        DynamoDBProxyServer server = ServerRunner.createServerFromCommandLineArgs(
+                new String[] {"-inMemory", "-port", Integer.toString(port), "-disableTelemetry"});
+        Field f = DynamoDBProxyServer.class.getDeclaredField("server");
+        f.setAccessible(true);
+        Server jetty = (Server) f.get(server);
+        for (Connector c : jetty.getConnectors()) {
+            ((ServerConnector) c).setHost("127.0.0.1");
+        }
+        server.start();
+        return new LocalDynamoDb(server, port);
+    }
+
+    public URI endpoint() {
+        return endpoint;
+    }
+
+    public DynamoDbAsyncClient asyncClient() {
+        return DynamoDbAsyncClient.builder()
+                .endpointOverride(endpoint)
+                .region(Region.US_EAST_1)
+                .credentialsProvider(credentials())
+                .httpClientBuilder(AwsCrtAsyncHttpClient.builder().maxConcurrency(32))
+                .build();
+    }
+
+    public DynamoDbClient client() {
+        return DynamoDbClient.builder()
+                .endpointOverride(endpoint)
+                .region(Region.US_EAST_1)
+                .credentialsProvider(credentials())
+                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .build();
+    }
+
+    /** The table as template.yaml declares it: pk/sk strings, on-demand, stream NEW_IMAGE. */
+    public void createTable(String name) {
+        try (DynamoDbClient c = client()) {
+            c.createTable(b -> b.tableName(name)
+                    .billingMode(BillingMode.PAY_PER_REQUEST)
+                    .attributeDefinitions(
+                            AttributeDefinition.builder().attributeName("pk").attributeType(ScalarAttributeType.S).build(),
+                            AttributeDefinition.builder().attributeName("sk").attributeType(ScalarAttributeType.S).build())
+                    .keySchema(
+                            KeySchemaElement.builder().attributeName("pk").keyType(KeyType.HASH).build(),
+                            KeySchemaElement.builder().attributeName("sk").keyType(KeyType.RANGE).build())
+                    .streamSpecification(s -> s.streamEnabled(true).streamViewType(StreamViewType.NEW_IMAGE)));
+        }
+    }
+
+    static StaticCredentialsProvider credentials() {
+        return StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test"));
+    }
+
+    @Override
+    public void close() throws Exception {
+        server.stop();
+    }
+}

@@ -1,0 +1,115 @@
+package dev.pulse.testing;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
+
+/**
+ * A real SQS endpoint for tests: moto server (installed into .venv by the Makefile) on 127.0.0.1 and a free
+ * port, started by the test and stopped through its own process handle (by PID), never by name.
+ */
+public final class MotoSqs implements AutoCloseable {
+
+    private final Process process;
+    private final URI endpoint;
+    private final SqsClient client;
+
+    private MotoSqs(Process process, int port) {
+        this.process = process;
+        this.endpoint = URI.create("http://127.0.0.1:" + port);
+        this.client = SqsClient.builder()
+                .endpointOverride(endpoint)
+                .region(Region.US_EAST_1)
+                .credentialsProvider(LocalDynamoDb.credentials())
+                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .build();
+    }
+
+    public static MotoSqs start() throws Exception {
+        String bin = System.getProperty("pulse.moto.bin", "");
+        if (bin.isEmpty() || !Files.isExecutable(Path.of(bin))) {
+            throw new IllegalStateException("moto_server not found at '" + bin
+                    + "': run the tests with `make test`, which installs it into .venv");
+        }
+        int port = Ports.free();
+        Path log = Files.createTempFile("moto-", ".log");
+        Process p = new ProcessBuilder(List.of(bin, "-H", "127.0.0.1", "-p", Integer.toString(port)))
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!listening(port)) {
+            if (!p.isAlive()) {
+                throw new IllegalStateException("moto_server exited with " + p.exitValue() + ": " + Files.readString(log));
+            }
+            if (System.nanoTime() > deadline) {
+                p.destroyForcibly();
+                throw new IllegalStateException("moto_server did not listen on 127.0.0.1:" + port + " within 60 s");
+            }
+            Thread.sleep(100);
+        }
+        return new MotoSqs(p, port);
+    }
+
+    private static boolean listening(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    public URI endpoint() {
+        return endpoint;
+    }
+
+    public SqsClient client() {
+        return client;
+    }
+
+    public String createQueue(String name) {
+        return client.createQueue(b -> b.queueName(name)).queueUrl();
+    }
+
+    /** Every message currently in the queue (received with a long visibility timeout, so each once). */
+    public List<Message> drain(String queueUrl) {
+        List<Message> all = new java.util.ArrayList<>();
+        while (true) {
+            List<Message> batch = client.receiveMessage(b -> b.queueUrl(queueUrl).maxNumberOfMessages(10)
+                    .visibilityTimeout(600).waitTimeSeconds(0).messageAttributeNames("All")
+                    .messageSystemAttributeNames(software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName.ALL))
+                    .messages();
+            if (batch.isEmpty()) {
+                return all;
+            }
+            all.addAll(batch);
+        }
+    }
+
+    public int approximateDepth(String queueUrl) {
+        return Integer.parseInt(client.getQueueAttributes(b -> b.queueUrl(queueUrl)
+                .attributeNames(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES))
+                .attributes().get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES));
+    }
+
+    @Override
+    public void close() throws Exception {
+        client.close();
+        process.destroy();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+}
