@@ -1,0 +1,252 @@
+package dev.pulse.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
+import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
+import com.amazonaws.services.lambda.runtime.tests.EventLoader;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.codec.RecordDecoder;
+import dev.pulse.dlq.DeadLetterQueue;
+import dev.pulse.model.DatapointValidator;
+import dev.pulse.retry.Backoff;
+import dev.pulse.store.DynamoDbStore;
+import dev.pulse.store.SeriesCatalog;
+import dev.pulse.testing.ExpectedResults;
+import dev.pulse.testing.LocalDynamoDb;
+import dev.pulse.testing.MotoSqs;
+import dev.pulse.testing.StoredPartials;
+import dev.pulse.testing.StoredPartials.Summary;
+import dev.pulse.testing.TestContext;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.lambda.powertools.metrics.Metrics;
+import software.amazon.lambda.powertools.metrics.MetricsBuilder;
+
+/**
+ * IngestFunction's handler on the fixtures in events/ (the files a user passes to {@code sam local invoke}),
+ * against DynamoDB Local and a real SQS endpoint (moto) on 127.0.0.1.
+ */
+class IngestHandlerIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final AtomicInteger STACKS = new AtomicInteger();
+    private static LocalDynamoDb dynamo;
+    private static MotoSqs sqs;
+
+    @BeforeAll
+    static void startEmulators() throws Exception {
+        dynamo = LocalDynamoDb.start();
+        sqs = MotoSqs.start();
+    }
+
+    @AfterAll
+    static void stopEmulators() throws Exception {
+        if (sqs != null) {
+            sqs.close();
+        }
+        if (dynamo != null) {
+            dynamo.close();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"ingest-kinesis-native.json", "ingest-kinesis-cwlogs.json", "ingest-kinesis-poison.json"})
+    void handleRequest_whenFixtureEvent_storesExactlyTheExpectedAggregates(String eventFile) {
+        ExpectedResults expected = ExpectedResults.forEvent(eventFile);
+        Stack stack = new Stack(expected.now());
+
+        StreamsEventResponse response = stack.invoke(eventFile);
+
+        assertThat(response.getBatchItemFailures()).isEmpty();
+        Map<String, Map<Long, Summary>> stored = StoredPartials.read(stack.reader, stack.table);
+        assertThat(stored.keySet()).containsExactlyInAnyOrderElementsOf(expected.series().keySet());
+        expected.series().forEach((series, minutes) -> {
+            assertThat(stored.get(series).keySet()).as(series).isEqualTo(minutes.keySet());
+            minutes.forEach((minute, want) -> {
+                Summary got = stored.get(series).get(minute);
+                assertThat(got.count()).as(series + " count").isEqualTo(want.count());
+                assertThat(got.min()).as(series + " min").isEqualTo(want.min());
+                assertThat(got.max()).as(series + " max").isEqualTo(want.max());
+                assertThat(got.sum()).as(series + " sum").isCloseTo(want.sum(), within(Math.abs(want.sum()) * 1e-12));
+            });
+        });
+        assertThat(catalog(stack)).containsExactlyInAnyOrderElementsOf(expected.series().keySet());
+        assertThat(sqs.drain(stack.queueUrl)).hasSize(expected.poisonRecords());
+    }
+
+    @Test
+    void handleRequest_whenOnePoisonRecordAmongGood_sendsItToDlqWithReasonAndDoesNotFailBatch() throws Exception {
+        String eventFile = "ingest-kinesis-poison.json";
+        ExpectedResults expected = ExpectedResults.forEvent(eventFile);
+        Stack stack = new Stack(expected.now());
+        KinesisEvent event = EventLoader.loadKinesisEvent(ExpectedResults.event(eventFile).toString());
+
+        StreamsEventResponse response = stack.handler.handleRequest(event, new TestContext("req-poison", 60_000, 1024));
+
+        assertThat(response.getBatchItemFailures()).isEmpty();
+        long storedDatapoints = StoredPartials.read(stack.reader, stack.table).values().stream()
+                .flatMap(m -> m.values().stream()).mapToLong(Summary::count).sum();
+        assertThat(storedDatapoints).isEqualTo(expected.datapoints());
+
+        List<Message> messages = sqs.drain(stack.queueUrl);
+        assertThat(messages).hasSize(1);
+        JsonNode body = JSON.readTree(messages.get(0).body());
+        String poisonSeq = expected.poisonSequenceNumbers().get(0);
+        KinesisEvent.Record poison = event.getRecords().stream().map(KinesisEvent.KinesisEventRecord::getKinesis)
+                .filter(k -> k.getSequenceNumber().equals(poisonSeq)).findFirst().orElseThrow();
+        byte[] data = bytes(poison.getData());
+        assertThat(body.get("kind").asText()).isEqualTo("poison");
+        assertThat(body.get("source").asText()).isEqualTo("IngestFunction");
+        assertThat(body.get("sequenceNumber").asText()).isEqualTo(poisonSeq);
+        assertThat(body.get("shardId").asText()).isEqualTo("shardId-000000000000");
+        assertThat(body.get("partitionKey").asText()).isEqualTo(poison.getPartitionKey());
+        assertThat(body.get("reason").asText()).startsWith("invalid JSON");
+        assertThat(body.get("payloadBytes").asInt()).isEqualTo(data.length);
+        assertThat(Base64.getDecoder().decode(body.get("payloadHeadBase64").asText()))
+                .isEqualTo(Arrays.copyOf(data, Math.min(1024, data.length)));
+        assertThat(messages.get(0).messageAttributes().get("sequenceNumber").stringValue()).isEqualTo(poisonSeq);
+    }
+
+    @Test
+    void handleRequest_whenInvokedTwice_printsOneEmfDocumentPerInvocationWithTheCounters() throws Exception {
+        String eventFile = "ingest-kinesis-cwlogs.json";
+        ExpectedResults expected = ExpectedResults.forEvent(eventFile);
+        Stack stack = new Stack(expected.now());
+
+        List<JsonNode> first = emfDocuments(() -> stack.invoke(eventFile));
+        List<JsonNode> second = emfDocuments(() -> stack.invoke(eventFile));
+
+        assertThat(first).hasSize(1);
+        assertThat(second).hasSize(1);
+        JsonNode doc = first.get(0);
+        JsonNode directive = doc.get("_aws").get("CloudWatchMetrics").get(0);
+        assertThat(directive.get("Namespace").asText()).isEqualTo("PulseTest");
+        List<String> names = new ArrayList<>();
+        directive.get("Metrics").forEach(m -> names.add(m.get("Name").asText()));
+        assertThat(names).containsExactlyInAnyOrder("RecordsIn", "DatapointsIn", "PoisonRecords", "SkippedEvents",
+                "ItemsWritten", "WriteRetries", "Throttles", "UnprocessedItems", "BatchFailures", "IngestLagMs",
+                "ColdStart");
+        int catalogEntries = expected.series().size();
+        assertThat(doc.get("RecordsIn").asDouble()).isEqualTo(expected.records());
+        assertThat(doc.get("DatapointsIn").asDouble()).isEqualTo(expected.datapoints());
+        assertThat(doc.get("SkippedEvents").asDouble()).isEqualTo(expected.skippedEvents());
+        assertThat(doc.get("PoisonRecords").asDouble()).isZero();
+        assertThat(doc.get("ItemsWritten").asDouble()).isEqualTo(expected.partials() + catalogEntries);
+        assertThat(doc.get("BatchFailures").asDouble()).isZero();
+        assertThat(doc.get("ColdStart").asDouble()).isEqualTo(1);
+        assertThat(doc.get("IngestLagMs").asDouble()).isNotNegative();
+
+        // Warm container: no cold start, and the catalog is not written again.
+        assertThat(second.get(0).get("ColdStart").asDouble()).isZero();
+        assertThat(second.get(0).get("ItemsWritten").asDouble()).isEqualTo(expected.partials());
+    }
+
+    private static List<String> catalog(Stack stack) {
+        List<String> out = new ArrayList<>();
+        stack.reader.scanPaginator(b -> b.tableName(stack.table)).items().forEach(i -> {
+            if (i.get("pk").s().startsWith("C#")) {
+                out.add(i.get("sk").s());
+            }
+        });
+        return out;
+    }
+
+    @Test
+    void handleRequest_whenBatchIngested_logsOneJsonSummaryLine() throws Exception {
+        ExpectedResults expected = ExpectedResults.forEvent("ingest-kinesis-native.json");
+        Stack stack = new Stack(expected.now());
+
+        List<JsonNode> lines = jsonLines(() -> stack.invoke("ingest-kinesis-native.json"));
+
+        List<JsonNode> logs = lines.stream().filter(n -> !n.has("_aws")).toList();
+        assertThat(logs).hasSize(1);
+        JsonNode summary = logs.get(0);
+        assertThat(summary.get("level").asText()).isEqualTo("INFO");
+        assertThat(summary.get("message").asText()).isEqualTo("batch ingested");
+        assertThat(summary.get("records").asInt()).isEqualTo(expected.records());
+        assertThat(summary.get("datapoints").asInt()).isEqualTo(expected.datapoints());
+        assertThat(summary.get("function_request_id").asText()).isEqualTo("req-ingest-kinesis-native.json");
+    }
+
+    /** Runs {@code body} and returns the EMF documents it printed to stdout. */
+    private static List<JsonNode> emfDocuments(Runnable body) throws Exception {
+        return jsonLines(body).stream().filter(n -> n.has("_aws")).toList();
+    }
+
+    /** Runs {@code body} and returns every JSON line it printed to stdout (EMF documents and logs). */
+    private static List<JsonNode> jsonLines(Runnable body) throws Exception {
+        PrintStream original = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            body.run();
+        } finally {
+            System.setOut(original);
+        }
+        List<JsonNode> docs = new ArrayList<>();
+        for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
+            if (line.startsWith("{")) {
+                docs.add(JSON.readTree(line));
+            }
+        }
+        original.print(captured.toString(StandardCharsets.UTF_8));
+        return docs;
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        ByteBuffer d = b.duplicate();
+        byte[] out = new byte[d.remaining()];
+        d.get(out);
+        return out;
+    }
+
+    /** A table, a queue and a handler wired to them, as the template wires them in AWS. */
+    private static final class Stack {
+        final String table = "pulse-handler-" + STACKS.incrementAndGet();
+        final String queueUrl = sqs.createQueue(table + "-dlq");
+        final DynamoDbClient reader = dynamo.client();
+        final IngestHandler handler;
+
+        Stack(long nowMillis) {
+            dynamo.createTable(table);
+            Clock clock = Clock.fixed(Instant.ofEpochMilli(nowMillis), ZoneOffset.UTC);
+            Backoff backoff = new Backoff(5, 100);
+            IngestService service = new IngestService(
+                    new RecordDecoder(new DatapointValidator(clock, Duration.ofDays(14), Duration.ofHours(2))),
+                    new DynamoDbStore(dynamo.asyncClient(), table, 8, backoff),
+                    new SeriesCatalog(1000),
+                    new DeadLetterQueue(sqs.client(), queueUrl, backoff),
+                    Duration.ofDays(35).toSeconds(),
+                    clock);
+            Metrics metrics = MetricsBuilder.builder().withNamespace("PulseTest").withService("ingest").build();
+            handler = new IngestHandler(service, metrics, 3_000);
+        }
+
+        StreamsEventResponse invoke(String eventFile) {
+            KinesisEvent event = EventLoader.loadKinesisEvent(ExpectedResults.event(eventFile).toString());
+            return handler.handleRequest(event, new TestContext("req-" + eventFile, 60_000, 1024));
+        }
+    }
+}
