@@ -115,6 +115,8 @@ class IngestExactlyOnceIT {
             });
         });
 
+        assertThat(StoredPartials.sketchMismatches(run.reader, run.table)).isEmpty();
+
         // The faults really happened: a run that injected nothing would prove nothing.
         if (faults.throttle > 0) {
             assertThat(run.faulty.throttlesInjected.get()).isPositive();

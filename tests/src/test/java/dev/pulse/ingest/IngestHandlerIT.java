@@ -92,6 +92,8 @@ class IngestHandlerIT {
                 assertThat(got.sum()).as(series + " sum").isCloseTo(want.sum(), within(Math.abs(want.sum()) * 1e-12));
             });
         });
+        assertThat(StoredPartials.sketchMismatches(stack.reader, stack.table)).isEmpty();
+
         assertThat(catalog(stack)).containsExactlyInAnyOrderElementsOf(expected.series().keySet());
         assertThat(sqs.drain(stack.queueUrl)).hasSize(expected.poisonRecords());
     }

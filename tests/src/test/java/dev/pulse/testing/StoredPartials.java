@@ -1,5 +1,6 @@
 package dev.pulse.testing;
 
+import dev.pulse.aggregate.Sketches;
 import java.util.Map;
 import java.util.TreeMap;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -34,6 +35,19 @@ public final class StoredPartials {
                     .merge(Long.parseLong(n(item, "minute")), s, Summary::merge);
         });
         return out;
+    }
+
+    /**
+     * Partial items whose stored sketch does not decode to a sketch holding exactly {@code count} values:
+     * percentiles are computed from these sketches, so each must be readable and complete.
+     */
+    public static java.util.List<String> sketchMismatches(DynamoDbClient client, String table) {
+        return client.scanPaginator(b -> b.tableName(table)).items().stream()
+                .filter(i -> i.get("pk").s().startsWith("P#"))
+                .filter(i -> Sketches.deserialize(i.get("sketch").b().asByteArray()).getCount()
+                        != Long.parseLong(n(i, "count")))
+                .map(i -> i.get("pk").s() + " " + i.get("sk").s())
+                .toList();
     }
 
     /** Number of partial items stored (not summed). */

@@ -3,9 +3,9 @@ package dev.pulse.aggregate;
 import com.datadoghq.sketch.ddsketch.DDSketch;
 import com.datadoghq.sketch.ddsketch.DDSketches;
 import com.datadoghq.sketch.ddsketch.encoding.ByteArrayInput;
+import com.datadoghq.sketch.ddsketch.encoding.GrowingByteArrayOutput;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 
 /**
  * The one place that decides the sketch flavour: DDSketch with 1% relative accuracy and at most
@@ -23,11 +23,18 @@ public final class Sketches {
         return DDSketches.collapsingLowestDense(RELATIVE_ACCURACY, MAX_BINS);
     }
 
+    /**
+     * The library's compact own encoding (not the protobuf form of {@code DDSketch.serialize()}, which is
+     * several times larger and which {@link #deserialize} could not read).
+     */
     public static byte[] serialize(DDSketch sketch) {
-        ByteBuffer buf = sketch.serialize();
-        byte[] bytes = new byte[buf.remaining()];
-        buf.get(bytes);
-        return bytes;
+        try {
+            GrowingByteArrayOutput out = GrowingByteArrayOutput.withDefaultInitialCapacity();
+            sketch.encode(out, false);
+            return out.trimmedCopy();
+        } catch (IOException e) {
+            throw new UncheckedIOException("sketch encoding failed", e);
+        }
     }
 
     public static DDSketch deserialize(byte[] bytes) {

@@ -68,7 +68,9 @@ final class CloudWatchLogsDecoder {
             long ts = tsNode.asLong();
             String trimmed = message.stripLeading();
             if (trimmed.startsWith("{") && trimmed.contains("\"_aws\"")) {
-                emf.decode(trimmed, ts, "logEvents[" + i + "]", out);
+                if (!emf.decode(trimmed, ts, "logEvents[" + i + "]", out)) {
+                    skipped++;
+                }
             } else if (trimmed.startsWith(ReportLineParser.PREFIX)) {
                 ReportLineParser.parse(trimmed, ts, function, "logEvents[" + i + "]", out);
             } else {

@@ -18,7 +18,11 @@ final class EmfDecoder {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    void decode(String message, long eventTs, String where, List<Datapoint> out) throws DecodeException {
+    /**
+     * Adds the document's datapoints to {@code out}; returns false, adding nothing, when the JSON document has
+     * no top-level {@code _aws} member (an ordinary JSON log line that merely mentions it).
+     */
+    boolean decode(String message, long eventTs, String where, List<Datapoint> out) throws DecodeException {
         JsonNode doc;
         try {
             doc = MAPPER.readTree(message);
@@ -26,7 +30,10 @@ final class EmfDecoder {
             throw new DecodeException(where + ": invalid EMF JSON: " + e.getOriginalMessage(), e);
         }
         JsonNode aws = doc.get("_aws");
-        if (aws == null || !aws.isObject()) {
+        if (aws == null) {
+            return false;
+        }
+        if (!aws.isObject()) {
             throw new DecodeException(where + ": EMF _aws must be an object");
         }
         long ts = eventTs;
@@ -77,6 +84,7 @@ final class EmfDecoder {
                 }
             }
         }
+        return true;
     }
 
     private static Map<String, String> dimensions(JsonNode doc, JsonNode set, String at) throws DecodeException {

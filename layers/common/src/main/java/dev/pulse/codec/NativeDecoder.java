@@ -57,7 +57,8 @@ final class NativeDecoder {
     private static Datapoint readDatapoint(JsonParser p, int index) throws IOException, DecodeException {
         String name = null;
         Map<String, String> dims = Map.of();
-        long ts = Long.MIN_VALUE;
+        long ts = 0;
+        boolean hasTs = false;
         double value = Double.NaN;
         boolean hasValue = false;
         String unit = null;
@@ -67,7 +68,10 @@ final class NativeDecoder {
             switch (field) {
                 case "name" -> name = text(p, t, "name", index);
                 case "dims" -> dims = readDims(p, t, index);
-                case "ts" -> ts = readTimestamp(p, t, index);
+                case "ts" -> {
+                    ts = readTimestamp(p, t, index);
+                    hasTs = true;
+                }
                 case "value" -> {
                     if (t != JsonToken.VALUE_NUMBER_INT && t != JsonToken.VALUE_NUMBER_FLOAT) {
                         throw new DecodeException("datapoint #" + index + ": value must be a number, found " + t);
@@ -85,7 +89,7 @@ final class NativeDecoder {
         if (!hasValue) {
             throw new DecodeException("datapoint #" + index + ": missing field value");
         }
-        if (ts == Long.MIN_VALUE) {
+        if (!hasTs) {
             throw new DecodeException("datapoint #" + index + ": missing field ts");
         }
         return new Datapoint(name, dims, ts, value, unit);

@@ -20,13 +20,18 @@ public record Backoff(long baseMillis, long capMillis) {
 
     /** The ceiling for attempt {@code attempt} (0-based), before jitter. */
     public long ceilingMillis(int attempt) {
-        int shift = Math.min(Math.max(attempt, 0), 30);
-        long c = baseMillis << shift;
-        return c <= 0 || c > capMillis ? capMillis : c;
+        int shift = Math.max(attempt, 0);
+        // Past this shift base * 2^shift no longer fits in a long: the cap applies.
+        if (shift >= Long.numberOfLeadingZeros(baseMillis) - 1) {
+            return capMillis;
+        }
+        return Math.min(capMillis, baseMillis << shift);
     }
 
     /** A delay for attempt {@code attempt} (0-based), uniformly drawn from {@code [0, ceiling]}. */
     public long delayMillis(int attempt) {
-        return ThreadLocalRandom.current().nextLong(ceilingMillis(attempt) + 1);
+        long ceiling = ceilingMillis(attempt);
+        ThreadLocalRandom r = ThreadLocalRandom.current();
+        return ceiling == Long.MAX_VALUE ? r.nextLong() & Long.MAX_VALUE : r.nextLong(ceiling + 1);
     }
 }

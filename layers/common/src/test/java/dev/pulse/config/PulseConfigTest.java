@@ -1,0 +1,148 @@
+package dev.pulse.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class PulseConfigTest {
+
+    private static final String TABLE = "pulse-series";
+    private static final String DLQ = "https://sqs.us-east-1.amazonaws.com/123456789012/pulse-dlq";
+
+    private static Map<String, String> env(String... kv) {
+        Map<String, String> m = new HashMap<>();
+        m.put("TABLE_NAME", TABLE);
+        m.put("DLQ_URL", DLQ);
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put(kv[i], kv[i + 1]);
+        }
+        return m;
+    }
+
+    @Test
+    void fromEnvironment_whenOnlyRequiredSet_usesDocumentedDefaults() {
+        PulseConfig c = PulseConfig.fromEnvironment(env());
+
+        assertThat(c).isEqualTo(new PulseConfig(TABLE, DLQ, Duration.ofDays(35), 8, 50, 5_000, 3_000,
+                Duration.ofDays(14), Duration.ofHours(2)));
+    }
+
+    @Test
+    void fromEnvironment_whenEverythingSet_readsEveryVariable() {
+        PulseConfig c = PulseConfig.fromEnvironment(env(
+                "PARTIAL_TTL_DAYS", "7", "WRITE_CONCURRENCY", "64", "RETRY_BASE_MS", "10", "RETRY_CAP_MS", "60000",
+                "SAFETY_MARGIN_MS", "0", "ACCEPT_PAST_SECONDS", "3600", "ACCEPT_FUTURE_SECONDS", "0"));
+
+        assertThat(c).isEqualTo(new PulseConfig(TABLE, DLQ, Duration.ofDays(7), 64, 10, 60_000, 0,
+                Duration.ofHours(1), Duration.ZERO));
+    }
+
+    @Test
+    void fromEnvironment_whenValuesPaddedWithWhitespace_stripsThem() {
+        PulseConfig c = PulseConfig.fromEnvironment(Map.of("TABLE_NAME", " t \n", "DLQ_URL", "\tq ",
+                "WRITE_CONCURRENCY", " 4 "));
+
+        assertThat(c.tableName()).isEqualTo("t");
+        assertThat(c.deadLetterUrl()).isEqualTo("q");
+        assertThat(c.writeConcurrency()).isEqualTo(4);
+    }
+
+    @ParameterizedTest(name = "[{index}] ''{0}''")
+    @ValueSource(strings = {"", "   "})
+    void fromEnvironment_whenOptionalBlank_usesDefault(String blank) {
+        assertThat(PulseConfig.fromEnvironment(env("WRITE_CONCURRENCY", blank)).writeConcurrency()).isEqualTo(8);
+    }
+
+    @Test
+    void fromEnvironment_whenRequiredMissing_listsBothInOneException() {
+        assertThatThrownBy(() -> PulseConfig.fromEnvironment(Map.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("invalid configuration: TABLE_NAME is required; DLQ_URL is required");
+    }
+
+    @ParameterizedTest(name = "[{index}] ''{0}''")
+    @ValueSource(strings = {"", " ", "\t"})
+    void fromEnvironment_whenRequiredBlank_reportsRequired(String blank) {
+        assertThatThrownBy(() -> PulseConfig.fromEnvironment(env("TABLE_NAME", blank)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("invalid configuration: TABLE_NAME is required");
+    }
+
+    @Test
+    void fromEnvironment_whenManyProblems_listsEveryOneOnce() {
+        Map<String, String> env = Map.of("DLQ_URL", DLQ, "PARTIAL_TTL_DAYS", "0", "WRITE_CONCURRENCY", "eight",
+                "RETRY_BASE_MS", "1.5", "SAFETY_MARGIN_MS", "-1", "ACCEPT_FUTURE_SECONDS", "604801");
+
+        assertThatThrownBy(() -> PulseConfig.fromEnvironment(env))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("invalid configuration: TABLE_NAME is required"
+                        + "; PARTIAL_TTL_DAYS must be between 1 and 3650, got 0"
+                        + "; WRITE_CONCURRENCY must be an integer, got 'eight'"
+                        + "; RETRY_BASE_MS must be an integer, got '1.5'"
+                        + "; SAFETY_MARGIN_MS must be between 0 and 600000, got -1"
+                        + "; ACCEPT_FUTURE_SECONDS must be between 0 and 604800, got 604801");
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource({
+            "PARTIAL_TTL_DAYS,      0,           1,  3650",
+            "PARTIAL_TTL_DAYS,      3651,        1,  3650",
+            "WRITE_CONCURRENCY,     0,           1,  64",
+            "WRITE_CONCURRENCY,     65,          1,  64",
+            "RETRY_BASE_MS,         0,           1,  10000",
+            "RETRY_CAP_MS,          60001,       1,  60000",
+            "SAFETY_MARGIN_MS,      600001,      0,  600000",
+            "ACCEPT_PAST_SECONDS,   59,          60, 315360000",
+            "ACCEPT_PAST_SECONDS,   315360001,   60, 315360000",
+            "ACCEPT_FUTURE_SECONDS, -1,          0,  604800",
+    })
+    void fromEnvironment_whenOutOfRange_namesVariableRangeAndValue(String name, String value, long min, long max) {
+        assertThatThrownBy(() -> PulseConfig.fromEnvironment(env(name, value)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(name + " must be between " + min + " and " + max + ", got " + value);
+    }
+
+    @ParameterizedTest(name = "[{index}] ''{0}''")
+    @ValueSource(strings = {"abc", "1.5", "1e3", "0x10", "9223372036854775808", "12ms", "--1"})
+    void fromEnvironment_whenNotAnInteger_namesVariableAndValue(String value) {
+        assertThatThrownBy(() -> PulseConfig.fromEnvironment(env("WRITE_CONCURRENCY", value)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("invalid configuration: WRITE_CONCURRENCY must be an integer, got '" + value + "'");
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource({
+            "PARTIAL_TTL_DAYS,      1",
+            "PARTIAL_TTL_DAYS,      3650",
+            "WRITE_CONCURRENCY,     1",
+            "WRITE_CONCURRENCY,     64",
+            "SAFETY_MARGIN_MS,      0",
+            "SAFETY_MARGIN_MS,      600000",
+            "ACCEPT_PAST_SECONDS,   60",
+            "ACCEPT_FUTURE_SECONDS, 604800",
+    })
+    void fromEnvironment_whenOnRangeBoundary_accepts(String name, String value) {
+        assertThat(PulseConfig.fromEnvironment(env(name, value))).isNotNull();
+    }
+
+    @Test
+    void fromEnvironment_whenCapBelowBase_reportsBoth() {
+        assertThatThrownBy(() -> PulseConfig.fromEnvironment(env("RETRY_BASE_MS", "200", "RETRY_CAP_MS", "100")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("invalid configuration: RETRY_CAP_MS (100) must be >= RETRY_BASE_MS (200)");
+    }
+
+    @Test
+    void fromEnvironment_whenCapEqualsBase_accepts() {
+        PulseConfig c = PulseConfig.fromEnvironment(env("RETRY_BASE_MS", "100", "RETRY_CAP_MS", "100"));
+
+        assertThat(c.retryBaseMillis()).isEqualTo(c.retryCapMillis()).isEqualTo(100);
+    }
+}
