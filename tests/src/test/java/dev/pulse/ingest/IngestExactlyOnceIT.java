@@ -15,8 +15,7 @@ import dev.pulse.store.DynamoDbStore;
 import dev.pulse.store.SeriesCatalog;
 import dev.pulse.testing.FaultInjectingDynamoDb;
 import dev.pulse.testing.KinesisRecords;
-import dev.pulse.testing.LocalDynamoDb;
-import dev.pulse.testing.MotoSqs;
+import dev.pulse.testing.Emulators;
 import dev.pulse.testing.StoredPartials;
 import dev.pulse.testing.StoredPartials.Summary;
 import java.nio.charset.StandardCharsets;
@@ -33,9 +32,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -45,30 +43,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Kinesis event source mapping drives them: a failed batch is retried from its first record, sometimes
  * bisected into halves, and a successful batch is sometimes delivered again.
  */
+@ExtendWith(Emulators.class)
 class IngestExactlyOnceIT {
 
     private static final Instant NOW = Instant.parse("2026-11-21T12:00:00Z");
     private static final String SHARD = "shardId-000000000000";
 
-    private static LocalDynamoDb dynamo;
-    private static MotoSqs sqs;
     private static final AtomicInteger TABLES = new AtomicInteger();
-
-    @BeforeAll
-    static void startEmulators() throws Exception {
-        dynamo = LocalDynamoDb.start();
-        sqs = MotoSqs.start();
-    }
-
-    @AfterAll
-    static void stopEmulators() throws Exception {
-        if (sqs != null) {
-            sqs.close();
-        }
-        if (dynamo != null) {
-            dynamo.close();
-        }
-    }
 
     /** What the driver does around each batch. */
     enum Faults {
@@ -177,7 +158,7 @@ class IngestExactlyOnceIT {
         final Random random;
         final String table = "pulse-it-" + TABLES.incrementAndGet();
         final FaultInjectingDynamoDb faulty;
-        final software.amazon.awssdk.services.dynamodb.DynamoDbClient reader = dynamo.client();
+        final software.amazon.awssdk.services.dynamodb.DynamoDbClient reader = Emulators.dynamo().client();
         final IngestService service;
         final InvocationMetrics<IngestMetric> metrics = new InvocationMetrics<>(IngestMetric.class);
         final List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>();
@@ -189,15 +170,15 @@ class IngestExactlyOnceIT {
         Run(Faults faults, long seed) {
             this.faults = faults;
             this.random = new Random(seed);
-            dynamo.createTable(table);
-            faulty = new FaultInjectingDynamoDb(dynamo.asyncClient(), seed);
+            Emulators.dynamo().createTable(table);
+            faulty = new FaultInjectingDynamoDb(Emulators.dynamo().asyncClient(), seed);
             faulty.rates(faults.throttle, faults.unprocessed);
-            String dlq = sqs.createQueue(table + "-dlq");
+            String dlq = Emulators.sqs().createQueue(table + "-dlq");
             service = new IngestService(
                     new RecordDecoder(new DatapointValidator(Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofDays(14), Duration.ofHours(2))),
                     new DynamoDbStore(faulty, table, 4, new Backoff(1, 20)),
                     new SeriesCatalog(10_000),
-                    new DeadLetterQueue(sqs.client(), dlq, new Backoff(1, 20)),
+                    new DeadLetterQueue(Emulators.sqs().client(), dlq, new Backoff(1, 20)),
                     Duration.ofDays(35).toSeconds(),
                     Clock.fixed(NOW, ZoneOffset.UTC));
             generate(1500);

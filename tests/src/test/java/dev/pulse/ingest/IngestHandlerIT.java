@@ -15,8 +15,7 @@ import dev.pulse.retry.Backoff;
 import dev.pulse.store.DynamoDbStore;
 import dev.pulse.store.SeriesCatalog;
 import dev.pulse.testing.ExpectedResults;
-import dev.pulse.testing.LocalDynamoDb;
-import dev.pulse.testing.MotoSqs;
+import dev.pulse.testing.Emulators;
 import dev.pulse.testing.StoredPartials;
 import dev.pulse.testing.StoredPartials.Summary;
 import dev.pulse.testing.TestContext;
@@ -34,9 +33,8 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -48,28 +46,11 @@ import software.amazon.lambda.powertools.metrics.MetricsBuilder;
  * IngestFunction's handler on the fixtures in events/ (the files a user passes to {@code sam local invoke}),
  * against DynamoDB Local and a real SQS endpoint (moto) on 127.0.0.1.
  */
+@ExtendWith(Emulators.class)
 class IngestHandlerIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final AtomicInteger STACKS = new AtomicInteger();
-    private static LocalDynamoDb dynamo;
-    private static MotoSqs sqs;
-
-    @BeforeAll
-    static void startEmulators() throws Exception {
-        dynamo = LocalDynamoDb.start();
-        sqs = MotoSqs.start();
-    }
-
-    @AfterAll
-    static void stopEmulators() throws Exception {
-        if (sqs != null) {
-            sqs.close();
-        }
-        if (dynamo != null) {
-            dynamo.close();
-        }
-    }
 
     @ParameterizedTest
     @ValueSource(strings = {"ingest-kinesis-native.json", "ingest-kinesis-cwlogs.json", "ingest-kinesis-poison.json"})
@@ -95,7 +76,7 @@ class IngestHandlerIT {
         assertThat(StoredPartials.sketchMismatches(stack.reader, stack.table)).isEmpty();
 
         assertThat(catalog(stack)).containsExactlyInAnyOrderElementsOf(expected.series().keySet());
-        assertThat(sqs.drain(stack.queueUrl)).hasSize(expected.poisonRecords());
+        assertThat(Emulators.sqs().drain(stack.queueUrl)).hasSize(expected.poisonRecords());
     }
 
     @Test
@@ -112,7 +93,7 @@ class IngestHandlerIT {
                 .flatMap(m -> m.values().stream()).mapToLong(Summary::count).sum();
         assertThat(storedDatapoints).isEqualTo(expected.datapoints());
 
-        List<Message> messages = sqs.drain(stack.queueUrl);
+        List<Message> messages = Emulators.sqs().drain(stack.queueUrl);
         assertThat(messages).hasSize(1);
         JsonNode body = JSON.readTree(messages.get(0).body());
         String poisonSeq = expected.poisonSequenceNumbers().get(0);
@@ -227,19 +208,19 @@ class IngestHandlerIT {
     /** A table, a queue and a handler wired to them, as the template wires them in AWS. */
     private static final class Stack {
         final String table = "pulse-handler-" + STACKS.incrementAndGet();
-        final String queueUrl = sqs.createQueue(table + "-dlq");
-        final DynamoDbClient reader = dynamo.client();
+        final String queueUrl = Emulators.sqs().createQueue(table + "-dlq");
+        final DynamoDbClient reader = Emulators.dynamo().client();
         final IngestHandler handler;
 
         Stack(long nowMillis) {
-            dynamo.createTable(table);
+            Emulators.dynamo().createTable(table);
             Clock clock = Clock.fixed(Instant.ofEpochMilli(nowMillis), ZoneOffset.UTC);
             Backoff backoff = new Backoff(5, 100);
             IngestService service = new IngestService(
                     new RecordDecoder(new DatapointValidator(clock, Duration.ofDays(14), Duration.ofHours(2))),
-                    new DynamoDbStore(dynamo.asyncClient(), table, 8, backoff),
+                    new DynamoDbStore(Emulators.dynamo().asyncClient(), table, 8, backoff),
                     new SeriesCatalog(1000),
-                    new DeadLetterQueue(sqs.client(), queueUrl, backoff),
+                    new DeadLetterQueue(Emulators.sqs().client(), queueUrl, backoff),
                     Duration.ofDays(35).toSeconds(),
                     clock);
             Metrics metrics = MetricsBuilder.builder().withNamespace("PulseTest").withService("ingest").build();

@@ -1,0 +1,64 @@
+package dev.pulse.testing;
+
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Starts DynamoDB Local and moto once for the whole test run, on 127.0.0.1, and stops both when the run
+ * ends (JUnit closes the resource kept in its root store). Use with {@code @ExtendWith(Emulators.class)}.
+ */
+public final class Emulators implements BeforeAllCallback {
+
+    private static volatile Running running;
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        running = context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
+                .getOrComputeIfAbsent(Running.class, k -> Running.start(), Running.class);
+    }
+
+    public static LocalDynamoDb dynamo() {
+        return running.dynamo;
+    }
+
+    public static MotoSqs sqs() {
+        return running.sqs;
+    }
+
+    /** Both emulators; closed by JUnit at the end of the run. */
+    static final class Running implements AutoCloseable {
+        final LocalDynamoDb dynamo;
+        final MotoSqs sqs;
+
+        private Running(LocalDynamoDb dynamo, MotoSqs sqs) {
+            this.dynamo = dynamo;
+            this.sqs = sqs;
+        }
+
+        static Running start() {
+            LocalDynamoDb dynamo = null;
+            try {
+                dynamo = LocalDynamoDb.start();
+                return new Running(dynamo, MotoSqs.start());
+            } catch (Exception e) {
+                if (dynamo != null) {
+                    try {
+                        dynamo.close();
+                    } catch (Exception suppressed) {
+                        e.addSuppressed(suppressed);
+                    }
+                }
+                throw new IllegalStateException("could not start the emulators", e);
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            try {
+                sqs.close();
+            } finally {
+                dynamo.close();
+            }
+        }
+    }
+}
