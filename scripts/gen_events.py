@@ -27,9 +27,8 @@ Writes (Python 3.11 standard library only, byte-identical for the same --now):
                                         {"count": c, "sum": s, "min": lo, "max": hi}}}}
 
 The expectations are computed from the same in-memory datapoints that get encoded, so they
-cannot drift from the events. Sums are accumulated in record order (then datapoint order within a
-record) as IEEE doubles, so a decoder that sums in the same order gets the identical double;
-compare with a small tolerance anyway. Canonical series key: name{k1=v1,k2=v2}, dims sorted by
+cannot drift from the events. Sums are exact (math.fsum: the correctly rounded sum of the values),
+which is what the pipeline stores whatever order it adds them in, so tests compare them exactly. Canonical series key: name{k1=v1,k2=v2}, dims sorted by
 key, the characters { } = , \\ escaped with a backslash, no dims -> name{}.
 
 Every event is a real-shaped Lambda Kinesis event; sequence numbers are 56-digit decimal strings
@@ -145,10 +144,10 @@ class Expectation:
         agg = self.series.setdefault(series_key(dp.name, dp.dims), {}).get(minute)
         if agg is None:
             self.series[series_key(dp.name, dp.dims)][minute] = {
-                "count": 1, "sum": value, "min": value, "max": value}
+                "count": 1, "values": [value], "min": value, "max": value}
         else:
             agg["count"] += 1
-            agg["sum"] += value
+            agg["values"].append(value)
             agg["min"] = min(agg["min"], value)
             agg["max"] = max(agg["max"], value)
         self.datapoints += 1
@@ -161,7 +160,9 @@ class Expectation:
             "poisonSequenceNumbers": self.poison,
             "skippedEvents": self.skipped,
             "datapoints": self.datapoints,
-            "series": {key: {str(m): agg for m, agg in sorted(minutes.items())}
+            "series": {key: {str(m): {"count": agg["count"], "sum": math.fsum(agg["values"]),
+                                     "min": agg["min"], "max": agg["max"]}
+                             for m, agg in sorted(minutes.items())}
                        for key, minutes in sorted(self.series.items())},
         }
 

@@ -1,5 +1,6 @@
 package dev.pulse.testing;
 
+import dev.pulse.aggregate.ExactSum;
 import dev.pulse.aggregate.Sketches;
 import java.util.Map;
 import java.util.TreeMap;
@@ -15,25 +16,43 @@ public final class StoredPartials {
     private StoredPartials() {
     }
 
-    /** Summary of one (series, minute) over all its partials. */
+    /** Summary of one (series, minute). */
     public record Summary(long count, double sum, double min, double max) {
-        Summary merge(Summary o) {
-            return new Summary(count + o.count, sum + o.sum, Math.min(min, o.min), Math.max(max, o.max));
+
+        /** The direct computation from raw values, with the sum exact (BigDecimal) and rounded once. */
+        public static Summary of(java.util.List<Double> values) {
+            java.math.BigDecimal sum = java.math.BigDecimal.ZERO;
+            double min = Double.POSITIVE_INFINITY;
+            double max = Double.NEGATIVE_INFINITY;
+            for (double v : values) {
+                sum = sum.add(new java.math.BigDecimal(v));
+                min = Math.min(min, v);
+                max = Math.max(max, v);
+            }
+            return new Summary(values.size(), sum.doubleValue(), min, max);
         }
     }
 
-    /** series key -> minute start -> summary. */
+    /** series key -> minute start -> summary over all partials of that (series, minute). */
     public static Map<String, Map<Long, Summary>> read(DynamoDbClient client, String table) {
-        Map<String, Map<Long, Summary>> out = new TreeMap<>();
+        record Acc(long count, ExactSum sum, double min, double max) {
+        }
+        Map<String, Map<Long, Acc>> acc = new TreeMap<>();
         client.scanPaginator(b -> b.tableName(table)).items().forEach(item -> {
             if (!item.get("pk").s().startsWith("P#")) {
                 return;
             }
-            Summary s = new Summary(Long.parseLong(n(item, "count")), Double.parseDouble(n(item, "sum")),
+            Acc a = new Acc(Long.parseLong(n(item, "count")), ExactSum.fromBytes(item.get("sumx").b().asByteArray()),
                     Double.parseDouble(n(item, "min")), Double.parseDouble(n(item, "max")));
-            out.computeIfAbsent(item.get("series").s(), k -> new TreeMap<>())
-                    .merge(Long.parseLong(n(item, "minute")), s, Summary::merge);
+            acc.computeIfAbsent(item.get("series").s(), k -> new TreeMap<>())
+                    .merge(Long.parseLong(n(item, "minute")), a, (x, y) -> {
+                        x.sum().add(y.sum());
+                        return new Acc(x.count() + y.count(), x.sum(), Math.min(x.min(), y.min()), Math.max(x.max(), y.max()));
+                    });
         });
+        Map<String, Map<Long, Summary>> out = new TreeMap<>();
+        acc.forEach((series, minutes) -> minutes.forEach((minute, a) -> out.computeIfAbsent(series, k -> new TreeMap<>())
+                .put(minute, new Summary(a.count(), a.sum().value(), a.min(), a.max()))));
         return out;
     }
 

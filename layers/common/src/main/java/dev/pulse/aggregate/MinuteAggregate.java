@@ -19,7 +19,7 @@ public final class MinuteAggregate {
     private String lastSequence;
     private String unit;
     private long count;
-    private double sum;
+    private final ExactSum sum = new ExactSum();
     private double min = Double.POSITIVE_INFINITY;
     private double max = Double.NEGATIVE_INFINITY;
     private final DDSketch sketch = Sketches.create();
@@ -37,7 +37,7 @@ public final class MinuteAggregate {
 
     void add(double value, String unit, String sequence) {
         count++;
-        sum += value;
+        sum.add(value);
         if (value < min) {
             min = value;
         }
@@ -88,7 +88,13 @@ public final class MinuteAggregate {
         return count;
     }
 
+    /** The exact sum, rounded once to a double. */
     public double sum() {
+        return sum.value();
+    }
+
+    /** The exact sum itself, for storage and merging. */
+    public ExactSum exactSum() {
         return sum;
     }
 

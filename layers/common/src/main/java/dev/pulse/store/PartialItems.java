@@ -1,5 +1,6 @@
 package dev.pulse.store;
 
+import dev.pulse.aggregate.ExactSum;
 import dev.pulse.aggregate.MinuteAggregate;
 import dev.pulse.aggregate.Sketches;
 import java.util.HashMap;
@@ -19,6 +20,8 @@ public final class PartialItems {
     public static final String MINUTE = "minute";
     public static final String COUNT = "count";
     public static final String SUM = "sum";
+    /** The exact sum as non-overlapping double partials ({@link ExactSum#toBytes()}); {@code sum} is it rounded. */
+    public static final String SUM_EXACT = "sumx";
     public static final String MIN = "min";
     public static final String MAX = "max";
     public static final String SKETCH = "sketch";
@@ -40,6 +43,7 @@ public final class PartialItems {
         item.put(MINUTE, n(Long.toString(a.minuteStart())));
         item.put(COUNT, n(Long.toString(a.count())));
         item.put(SUM, n(Double.toString(a.sum())));
+        item.put(SUM_EXACT, AttributeValue.fromB(SdkBytes.fromByteArrayUnsafe(a.exactSum().toBytes())));
         item.put(MIN, n(Double.toString(a.min())));
         item.put(MAX, n(Double.toString(a.max())));
         item.put(SKETCH, AttributeValue.fromB(SdkBytes.fromByteArrayUnsafe(Sketches.serialize(a.sketch()))));
