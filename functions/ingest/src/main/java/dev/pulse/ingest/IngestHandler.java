@@ -88,6 +88,11 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
             Deadline deadline = Deadline.inMillis(context.getRemainingTimeInMillis() - safetyMarginMillis);
             IngestResult r = service.ingest(records, deadline, counters);
             if (r.failed()) {
+                if (r.failedSequence() == null) {
+                    // Nothing to report a partial failure against: a function error makes Lambda retry it all.
+                    throw new IllegalStateException("batch failed and its first record has no sequence number: "
+                            + r.failureReason());
+                }
                 LOG.error("batch failed, reporting {} so Lambda retries the whole batch: {}",
                         r.failedSequence(), r.failureReason(),
                         entry("records", r.records()), entry("partials", r.partials()));

@@ -11,7 +11,7 @@ import dev.pulse.store.WriteStats;
  * @param skippedEvents  log events that carried no metrics
  * @param partials       (series, minute) partial items built
  * @param write          what the store did
- * @param failedSequence sequence number to report as the batch item failure, or {@code null} on success
+ * @param failedSequence the batch's first sequence number, reported as the batch item failure when failed
  * @param failureReason  why the batch failed, or {@code null}
  * @param maxLagMillis   now minus the oldest record's arrival time
  */
@@ -19,6 +19,6 @@ public record IngestResult(int records, long datapoints, int poisonRecords, long
         WriteStats write, String failedSequence, String failureReason, long maxLagMillis) {
 
     public boolean failed() {
-        return failedSequence != null;
+        return failureReason != null;
     }
 }

@@ -70,11 +70,20 @@ public final class IngestService {
         for (KinesisEvent.KinesisEventRecord r : records) {
             KinesisEvent.Record k = r.getKinesis();
             String shardId = shardId(r);
+            if (k == null || k.getSequenceNumber() == null) {
+                // Not something the event source mapping sends; kept out of the store, where it has no key.
+                poison.add(new PoisonRecord(SOURCE, shardId, k == null ? null : k.getSequenceNumber(),
+                        k == null ? null : k.getPartitionKey(), now, "record without Kinesis data or sequence number",
+                        new byte[0]));
+                continue;
+            }
             byte[] data = bytes(k.getData());
             long arrival = k.getApproximateArrivalTimestamp() == null ? now : k.getApproximateArrivalTimestamp().getTime();
             oldestArrival = Math.min(oldestArrival, arrival);
             try {
-                Decoded d = decoder.decode(data);
+                // The window is centred on the arrival time, not the clock: every attempt at this batch must
+                // accept exactly the same records, or a retry would key partials differently.
+                Decoded d = decoder.decode(data, arrival);
                 byShard.computeIfAbsent(shardId, BatchAggregator::new).addRecord(k.getSequenceNumber(), d.datapoints());
                 skipped += d.skippedEvents();
             } catch (DecodeException e) {
@@ -129,11 +138,17 @@ public final class IngestService {
 
         String failedSequence = null;
         if (failure != null && !records.isEmpty()) {
-            failedSequence = records.get(0).getKinesis().getSequenceNumber();
+            failedSequence = firstSequence(records);
             metrics.increment(IngestMetric.BATCH_FAILURES);
         }
         return new IngestResult(records.size(), datapoints, poison.size(), skipped, partials.size(), stats,
                 failedSequence, failure, Math.max(0, now - oldestArrival));
+    }
+
+    /** The batch's first record, as Lambda needs it to retry (or bisect) the whole batch. */
+    private static String firstSequence(List<KinesisEvent.KinesisEventRecord> records) {
+        KinesisEvent.Record first = records.get(0).getKinesis();
+        return first == null ? null : first.getSequenceNumber();
     }
 
     /** {@code shardId-000000000001:4959...} -> {@code shardId-000000000001}. */

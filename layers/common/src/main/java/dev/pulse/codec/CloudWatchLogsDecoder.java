@@ -67,17 +67,37 @@ final class CloudWatchLogsDecoder {
             String message = msgNode.asText();
             long ts = tsNode.asLong();
             String trimmed = message.stripLeading();
-            if (trimmed.startsWith("{") && trimmed.contains("\"_aws\"")) {
-                if (!emf.decode(trimmed, ts, "logEvents[" + i + "]", out)) {
+            String where = "logEvents[" + i + "]";
+            // Only JSON lines that mention a marker are parsed: most JSON application logs are skipped unread.
+            if (trimmed.startsWith("{") && (trimmed.contains("\"_aws\"") || trimmed.contains(ReportLineParser.JSON_TYPE))) {
+                JsonNode doc = parseJsonEvent(trimmed, where);
+                if (doc.has("_aws")) {
+                    emf.decode(doc, ts, where, out);
+                } else if (ReportLineParser.isJsonReport(doc)) {
+                    ReportLineParser.parseJson(doc, ts, function, where, out);
+                } else {
                     skipped++;
                 }
             } else if (trimmed.startsWith(ReportLineParser.PREFIX)) {
-                ReportLineParser.parse(trimmed, ts, function, "logEvents[" + i + "]", out);
+                ReportLineParser.parse(trimmed, ts, function, where, out);
             } else {
                 skipped++;
             }
         }
         return new Decoded(out, skipped);
+    }
+
+    private static JsonNode parseJsonEvent(String message, String where) throws DecodeException {
+        try {
+            JsonNode doc = MAPPER.readTree(message);
+            if (doc == null || !doc.isObject()) {
+                throw new DecodeException(where + ": invalid EMF JSON: expected an object");
+            }
+            return doc;
+        } catch (JsonProcessingException e) {
+            String kind = message.contains("\"_aws\"") ? "EMF" : "platform.report";
+            throw new DecodeException(where + ": invalid " + kind + " JSON: " + e.getOriginalMessage(), e);
+        }
     }
 
     private static byte[] gunzip(byte[] gz) throws IOException, DecodeException {

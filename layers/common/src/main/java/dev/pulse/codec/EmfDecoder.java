@@ -1,8 +1,6 @@
 package dev.pulse.codec;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.model.Datapoint;
 import java.util.HashMap;
 import java.util.List;
@@ -16,24 +14,10 @@ import java.util.Map;
  */
 final class EmfDecoder {
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
-
-    /**
-     * Adds the document's datapoints to {@code out}; returns false, adding nothing, when the JSON document has
-     * no top-level {@code _aws} member (an ordinary JSON log line that merely mentions it).
-     */
-    boolean decode(String message, long eventTs, String where, List<Datapoint> out) throws DecodeException {
-        JsonNode doc;
-        try {
-            doc = MAPPER.readTree(message);
-        } catch (JsonProcessingException e) {
-            throw new DecodeException(where + ": invalid EMF JSON: " + e.getOriginalMessage(), e);
-        }
+    /** Adds the datapoints of {@code doc}, a JSON log event with a top-level {@code _aws} member, to {@code out}. */
+    void decode(JsonNode doc, long eventTs, String where, List<Datapoint> out) throws DecodeException {
         JsonNode aws = doc.get("_aws");
-        if (aws == null) {
-            return false;
-        }
-        if (!aws.isObject()) {
+        if (aws == null || !aws.isObject()) {
             throw new DecodeException(where + ": EMF _aws must be an object");
         }
         long ts = eventTs;
@@ -84,7 +68,6 @@ final class EmfDecoder {
                 }
             }
         }
-        return true;
     }
 
     private static Map<String, String> dimensions(JsonNode doc, JsonNode set, String at) throws DecodeException {

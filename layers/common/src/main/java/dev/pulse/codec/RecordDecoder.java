@@ -23,8 +23,17 @@ public final class RecordDecoder {
         this.validator = validator;
     }
 
-    /** Decodes and validates; throws {@link DecodeException} with the reason for a poison record. */
+    /** Decodes and validates against the current time; see {@link #decode(byte[], long)}. */
     public Decoded decode(byte[] data) throws DecodeException {
+        return decode(data, validator.nowMillis());
+    }
+
+    /**
+     * Decodes and validates, with the timestamp window centred on {@code referenceMillis} (the ingest path
+     * passes the record's arrival time, so every attempt at a batch accepts the same records). Throws
+     * {@link DecodeException} with the reason for a poison record.
+     */
+    public Decoded decode(byte[] data, long referenceMillis) throws DecodeException {
         if (data == null || data.length == 0) {
             throw new DecodeException("empty record");
         }
@@ -38,10 +47,9 @@ public final class RecordDecoder {
             throw new DecodeException("undecodable record: " + e, e);
         }
         List<Datapoint> dps = decoded.datapoints();
-        long now = validator.nowMillis();
         for (int i = 0, n = dps.size(); i < n; i++) {
             try {
-                validator.validate(dps.get(i), now);
+                validator.validate(dps.get(i), referenceMillis);
             } catch (ValidationException e) {
                 throw new DecodeException("invalid datapoint #" + i + ": " + e.getMessage());
             }

@@ -1,5 +1,6 @@
 package dev.pulse.codec;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulse.model.Datapoint;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,8 @@ import java.util.regex.Pattern;
 final class ReportLineParser {
 
     static final String PREFIX = "REPORT RequestId:";
+    /** Marker of a REPORT in Lambda's JSON log format ({@code "type":"platform.report"}). */
+    static final String JSON_TYPE = "\"platform.report\"";
     private static final String LAMBDA_LOG_GROUP = "/aws/lambda/";
 
     private static final Pattern REPORT = Pattern.compile(
@@ -48,11 +51,46 @@ final class ReportLineParser {
         }
     }
 
+    static boolean isJsonReport(JsonNode doc) {
+        return "platform.report".equals(doc.path("type").asText(null));
+    }
+
+    /**
+     * The same metrics from Lambda's JSON log format: {@code {"time":..,"type":"platform.report","record":
+     * {"requestId":..,"metrics":{"durationMs":..,"billedDurationMs":..,"memorySizeMB":..,"maxMemoryUsedMB":..,
+     * "initDurationMs":..}}}}.
+     */
+    static void parseJson(JsonNode doc, long ts, String function, String where, List<Datapoint> out) throws DecodeException {
+        JsonNode m = doc.path("record").path("metrics");
+        if (!m.isObject()) {
+            throw new DecodeException(where + ": platform.report without record.metrics");
+        }
+        if (function.isEmpty()) {
+            throw new DecodeException(where + ": platform.report without a log group to name the function");
+        }
+        Map<String, String> dims = Map.of("function", function);
+        out.add(new Datapoint("lambda.duration", dims, ts, jsonNumber(m, "durationMs", where), "Milliseconds"));
+        out.add(new Datapoint("lambda.billed_duration", dims, ts, jsonNumber(m, "billedDurationMs", where), "Milliseconds"));
+        out.add(new Datapoint("lambda.max_memory_used", dims, ts, jsonNumber(m, "maxMemoryUsedMB", where), "Megabytes"));
+        if (m.has("initDurationMs")) {
+            out.add(new Datapoint("lambda.init_duration", dims, ts, jsonNumber(m, "initDurationMs", where), "Milliseconds"));
+        }
+    }
+
+    private static double jsonNumber(JsonNode metrics, String field, String where) throws DecodeException {
+        JsonNode v = metrics.get(field);
+        if (v == null || !v.isNumber()) {
+            throw new DecodeException(where + ": platform.report record.metrics." + field + " must be a number");
+        }
+        return v.asDouble();
+    }
+
     private static double number(String s, String where) throws DecodeException {
         try {
             return Double.parseDouble(s);
         } catch (NumberFormatException e) {
-            throw new DecodeException(where + ": '" + s + "' is not a number in REPORT line");
+            throw new DecodeException(where + ": '" + (s.length() > 40 ? s.substring(0, 40) + "..." : s)
+                    + "' is not a number in REPORT line");
         }
     }
 }

@@ -52,6 +52,7 @@ public final class AwsClients {
         return SqsClient.builder()
                 .region(region())
                 .httpClientBuilder(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(3)))
+                .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofSeconds(5)))
                 .build();
     }
 }

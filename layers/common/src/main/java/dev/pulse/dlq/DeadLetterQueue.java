@@ -25,6 +25,8 @@ public final class DeadLetterQueue {
 
     /** How much of a poison payload travels with it: enough to recognise it, never more than SQS allows. */
     public static final int PAYLOAD_HEAD_BYTES = 1024;
+    /** Reasons echo parts of the input; capped so a message always fits SQS's limits. */
+    public static final int MAX_REASON_CHARS = 512;
     private static final int SQS_BATCH = 10;
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
@@ -43,11 +45,11 @@ public final class DeadLetterQueue {
         ObjectNode n = MAPPER.createObjectNode();
         n.put("kind", "poison");
         n.put("source", r.source());
-        n.put("shardId", r.shardId());
-        n.put("sequenceNumber", r.sequenceNumber());
-        n.put("partitionKey", r.partitionKey());
+        n.put("shardId", sqsSafe(r.shardId(), 256));
+        n.put("sequenceNumber", sqsSafe(r.sequenceNumber(), 256));
+        n.put("partitionKey", sqsSafe(r.partitionKey(), 256));
         n.put("approximateArrivalTimestamp", r.arrivalMillis());
-        n.put("reason", r.reason());
+        n.put("reason", sqsSafe(r.reason(), MAX_REASON_CHARS));
         n.put("payloadBytes", r.payload().length);
         n.put("payloadHeadBase64", Base64.getEncoder().encodeToString(
                 Arrays.copyOf(r.payload(), Math.min(PAYLOAD_HEAD_BYTES, r.payload().length))));
@@ -98,7 +100,34 @@ public final class DeadLetterQueue {
     }
 
     private static MessageAttributeValue text(String v) {
-        return MessageAttributeValue.builder().dataType("String").stringValue(v == null || v.isEmpty() ? "-" : v).build();
+        String safe = sqsSafe(v, 256);
+        return MessageAttributeValue.builder().dataType("String").stringValue(safe.isEmpty() ? "-" : safe).build();
+    }
+
+    /**
+     * {@code s} cut to {@code max} chars with every character SQS rejects (outside #x9, #xA, #xD, #x20-#xD7FF,
+     * #xE000-#xFFFD, #x10000-#x10FFFF) replaced by U+FFFD: a reason that echoes bad input must still send,
+     * or the poison record would block its shard.
+     */
+    static String sqsSafe(String s, int max) {
+        if (s == null) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder(Math.min(s.length(), max + 3));
+        for (int i = 0, n = s.length(); i < n && sb.length() < max; i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                sb.append(c).append(s.charAt(++i));
+            } else if (c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD)) {
+                sb.append(c);
+            } else {
+                sb.append('\uFFFD');
+            }
+        }
+        if (sb.length() >= max && s.length() > max) {
+            sb.append("...");
+        }
+        return sb.toString();
     }
 
     private static void sleep(long millis) {

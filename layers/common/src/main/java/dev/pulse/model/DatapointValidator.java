@@ -17,6 +17,8 @@ public final class DatapointValidator {
     /** DynamoDB numbers hold magnitudes from 1e-130 to 1e126; sums of many values must still fit. */
     public static final double MAX_MAGNITUDE = 1e100;
     public static final double MIN_MAGNITUDE = 1e-100;
+    /** The series key is the catalog's sort key, and DynamoDB caps a sort key at 1024 bytes. */
+    public static final int MAX_SERIES_KEY_BYTES = 1024;
 
     private final Clock clock;
     private final long maxAgeMillis;
@@ -38,7 +40,11 @@ public final class DatapointValidator {
         validate(dp, clock.millis());
     }
 
-    /** Same as {@link #validate(Datapoint)} with a caller-supplied "now", read once per record. */
+    /**
+     * Same as {@link #validate(Datapoint)} with the timestamp window centred on {@code nowMillis}. The ingest
+     * path passes the record's arrival time, not the clock: a retried batch must accept and reject exactly
+     * the records the failed attempt did, or partial keys stop lining up (see docs/design.md).
+     */
     public void validate(Datapoint dp, long nowMillis) throws ValidationException {
         checkText("name", dp.name(), MAX_NAME_LENGTH);
         Map<String, String> dims = dp.dims();
@@ -50,6 +56,7 @@ public final class DatapointValidator {
             checkText("dimension key", e.getKey(), MAX_DIMENSION_LENGTH);
             checkText("dimension value of " + abbreviate(e.getKey()), e.getValue(), MAX_DIMENSION_LENGTH);
         }
+        checkSeriesKeyLength(dp);
         double v = dp.value();
         if (!Double.isFinite(v)) {
             throw new ValidationException("value: " + v + " is not a finite number (series " + abbreviate(dp.name()) + ")");
@@ -76,6 +83,32 @@ public final class DatapointValidator {
         if (s.length() > max) {
             throw new ValidationException(field + ": " + s.length() + " characters, at most " + max + " allowed ("
                     + abbreviate(s) + ")");
+        }
+        for (int i = 0, n = s.length(); i < n; i++) {
+            char c = s.charAt(i);
+            if (Character.isSurrogate(c)) {
+                if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                    i++;
+                } else {
+                    throw new ValidationException(field + ": contains an unpaired surrogate (not valid Unicode)");
+                }
+            }
+        }
+    }
+
+    private static void checkSeriesKeyLength(Datapoint dp) throws ValidationException {
+        // Cheap upper bound first: every char escaped (x2) and 3 UTF-8 bytes per char, plus separators.
+        long chars = dp.name().length() + 2L;
+        for (Map.Entry<String, String> e : dp.dims().entrySet()) {
+            chars += e.getKey().length() + e.getValue().length() + 2L;
+        }
+        if (chars * 6 <= MAX_SERIES_KEY_BYTES) {
+            return;
+        }
+        int bytes = SeriesKey.of(dp.name(), dp.dims()).getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        if (bytes > MAX_SERIES_KEY_BYTES) {
+            throw new ValidationException("series key: " + bytes + " bytes in UTF-8, at most " + MAX_SERIES_KEY_BYTES
+                    + " allowed (name, dimension keys and values together; series " + abbreviate(dp.name()) + ")");
         }
     }
 

@@ -2,6 +2,7 @@ package dev.pulse.store;
 
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -81,6 +82,9 @@ public final class DynamoDbStore {
         AtomicInteger open = new AtomicInteger(lanes);
         for (int i = 0; i < lanes; i++) {
             nextChunk(run).whenComplete((v, e) -> {
+                if (e != null) {
+                    run.fail(unwrap(e), 0); // a lane that died unexpectedly must never read as success
+                }
                 if (open.decrementAndGet() == 0) {
                     Throwable failure = run.failure.get();
                     if (failure == null) {
@@ -96,7 +100,11 @@ public final class DynamoDbStore {
         return done;
     }
 
-    /** One lane: takes chunks until none is left or the run has failed. */
+    /**
+     * One lane: takes chunks until none is left, the run has failed, or the deadline has passed. The next
+     * chunk is taken on the pool rather than in the completing thread, so a client that completes futures
+     * synchronously cannot grow the stack one frame per chunk.
+     */
     private CompletableFuture<Void> nextChunk(Run run) {
         if (run.failure.get() != null) {
             return CompletableFuture.completedFuture(null);
@@ -105,11 +113,20 @@ public final class DynamoDbStore {
         if (chunk == null) {
             return CompletableFuture.completedFuture(null);
         }
-        return writeChunk(run, chunk, 0).thenCompose(v -> nextChunk(run));
+        if (run.deadline.expired()) {
+            run.fail(new IllegalStateException("deadline passed before all items were written"), chunk.size());
+            return CompletableFuture.completedFuture(null);
+        }
+        return writeChunk(run, chunk, 0).thenComposeAsync(v -> nextChunk(run));
     }
 
     private CompletableFuture<Void> writeChunk(Run run, List<WriteRequest> chunk, int attempt) {
-        BatchWriteItemRequest request = BatchWriteItemRequest.builder().requestItems(Map.of(tableName, chunk)).build();
+        // No call may outlive the deadline: the handler must still be alive to report a failure.
+        long remaining = Math.max(1, run.deadline.remainingMillis());
+        BatchWriteItemRequest request = BatchWriteItemRequest.builder()
+                .requestItems(Map.of(tableName, chunk))
+                .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofMillis(remaining)))
+                .build();
         run.requests.increment();
         CompletableFuture<BatchWriteItemResponse> call;
         try {
@@ -140,6 +157,10 @@ public final class DynamoDbStore {
     }
 
     private CompletableFuture<Void> retry(Run run, List<WriteRequest> chunk, int attempt, Throwable cause) {
+        if (run.failure.get() != null) {
+            run.lost.add(chunk.size()); // another lane already failed the run: stop instead of retrying
+            return CompletableFuture.completedFuture(null);
+        }
         long delay = backoff.delayMillis(attempt);
         if (run.deadline.remainingMillis() <= delay) {
             Throwable why = cause != null ? cause

@@ -9,6 +9,7 @@ import static dev.pulse.codec.Payloads.logs;
 import static dev.pulse.codec.Payloads.logsJson;
 import static dev.pulse.codec.Payloads.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 import dev.pulse.codec.Payloads.LogEvent;
@@ -231,5 +232,41 @@ class CloudWatchLogsDecodeTest {
 
         assertThat(d.datapoints()).isEmpty();
         assertThat(d.skippedEvents()).isZero();
+    }
+
+    @Test
+    void decode_whenJsonFormatPlatformReport_emitsSameMetricsAsTextReport() throws Exception {
+        String cold = "{\"time\":\"2025-11-21T16:00:00.000Z\",\"type\":\"platform.report\",\"record\":{"
+                + "\"requestId\":\"6f7f0961\",\"metrics\":{\"durationMs\":123.45,\"billedDurationMs\":124,"
+                + "\"memorySizeMB\":512,\"maxMemoryUsedMB\":98,\"initDurationMs\":456.78},\"status\":\"success\"}}";
+        String warm = cold.replace(",\"initDurationMs\":456.78", "");
+
+        Decoded d = decoder().decode(logs(LAMBDA_GROUP, new LogEvent(NOW_MS, cold), new LogEvent(NOW_MS, warm)));
+
+        assertThat(d.datapoints()).extracting(Datapoint::name, Datapoint::value).containsExactly(
+                tuple("lambda.duration", 123.45), tuple("lambda.billed_duration", 124.0),
+                tuple("lambda.max_memory_used", 98.0), tuple("lambda.init_duration", 456.78),
+                tuple("lambda.duration", 123.45), tuple("lambda.billed_duration", 124.0),
+                tuple("lambda.max_memory_used", 98.0));
+        assertThat(d.datapoints()).allSatisfy(dp -> assertThat(dp.dims()).containsOnlyKeys("function"));
+        assertThat(d.skippedEvents()).isZero();
+    }
+
+    @Test
+    void decode_whenPlatformReportWithoutMetrics_isPoison() {
+        String bad = "{\"type\":\"platform.report\",\"record\":{\"requestId\":\"x\"}}";
+
+        assertThatThrownBy(() -> decoder().decode(logs(LAMBDA_GROUP, new LogEvent(NOW_MS, bad))))
+                .isInstanceOf(DecodeException.class).hasMessageContaining("record.metrics");
+    }
+
+    @Test
+    void decode_whenReferenceTimeGiven_windowFollowsItNotTheClock() throws Exception {
+        long arrival = NOW_MS - java.time.Duration.ofDays(20).toMillis();
+        byte[] old = utf8("{\"name\":\"m\",\"ts\":" + (arrival - 1000) + ",\"value\":1}");
+
+        assertThat(decoder().decode(old, arrival).datapoints()).hasSize(1);
+        assertThatThrownBy(() -> decoder().decode(old)).isInstanceOf(DecodeException.class)
+                .hasMessageContaining("outside the accepted window");
     }
 }

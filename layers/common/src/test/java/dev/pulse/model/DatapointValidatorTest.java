@@ -85,4 +85,37 @@ class DatapointValidatorTest {
         assertThatThrownBy(() -> validator.validate(new Datapoint(name, Map.of(), NOW_MS, 1, null)))
                 .hasMessage("name: 300 characters, at most 255 allowed (" + "n".repeat(40) + "...)");
     }
+
+    @Test
+    void validate_whenSeriesKeyOver1024Utf8Bytes_rejectsNamingSeriesKey() {
+        Map<String, String> dims = new java.util.HashMap<>();
+        for (int i = 0; i < 5; i++) {
+            dims.put("k" + i, "v".repeat(255)); // every field within its own limit, the key is not
+        }
+        Datapoint dp = new Datapoint("m", dims, NOW_MS, 1.0, null);
+
+        assertThatThrownBy(() -> validator.validate(dp)).isInstanceOf(ValidationException.class)
+                .hasMessageContaining("series key").hasMessageContaining("1024");
+    }
+
+    @Test
+    void validate_whenMultibyteSeriesKeyJustFits_accepts() {
+        // 3 values of 255 three-byte characters: 2,295 bytes would not fit; 1 value of 300 bytes does.
+        Datapoint dp = new Datapoint("m", Map.of("k", "\u20ac".repeat(100)), NOW_MS, 1.0, null);
+
+        assertThatCode(() -> validator.validate(dp)).doesNotThrowAnyException();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"\ud800", "a\udc00b", "x\ud800"})
+    void validate_whenUnpairedSurrogate_rejects(String name) {
+        assertThatThrownBy(() -> validator.validate(new Datapoint(name, Map.of(), NOW_MS, 1.0, null)))
+                .isInstanceOf(ValidationException.class).hasMessageContaining("unpaired surrogate");
+    }
+
+    @Test
+    void validate_whenPairedSurrogates_accepts() {
+        assertThatCode(() -> validator.validate(new Datapoint("latency-\ud83d\ude80", Map.of(), NOW_MS, 1.0, null)))
+                .doesNotThrowAnyException();
+    }
 }
