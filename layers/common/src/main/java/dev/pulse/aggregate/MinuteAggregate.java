@@ -18,11 +18,7 @@ public final class MinuteAggregate {
     private final String firstSequence;
     private String lastSequence;
     private String unit;
-    private long count;
-    private final ExactSum sum = new ExactSum();
-    private double min = Double.POSITIVE_INFINITY;
-    private double max = Double.NEGATIVE_INFINITY;
-    private final DDSketch sketch = Sketches.create();
+    private final Summary summary = new Summary();
 
     MinuteAggregate(String seriesKey, String name, Map<String, String> dims, long minuteStart, String shardId,
             String firstSequence) {
@@ -36,15 +32,7 @@ public final class MinuteAggregate {
     }
 
     void add(double value, String unit, String sequence) {
-        count++;
-        sum.add(value);
-        if (value < min) {
-            min = value;
-        }
-        if (value > max) {
-            max = value;
-        }
-        sketch.accept(value);
+        summary.add(value);
         lastSequence = sequence;
         if (unit != null) {
             this.unit = unit;
@@ -84,29 +72,29 @@ public final class MinuteAggregate {
         return unit;
     }
 
+    /** Count, exact sum, min, max and sketch of the values. */
+    public Summary summary() {
+        return summary;
+    }
+
     public long count() {
-        return count;
+        return summary.count();
     }
 
     /** The exact sum, rounded once to a double. */
     public double sum() {
-        return sum.value();
-    }
-
-    /** The exact sum itself, for storage and merging. */
-    public ExactSum exactSum() {
-        return sum;
+        return summary.sum();
     }
 
     public double min() {
-        return min;
+        return summary.min();
     }
 
     public double max() {
-        return max;
+        return summary.max();
     }
 
     public DDSketch sketch() {
-        return sketch;
+        return summary.sketch();
     }
 }

@@ -20,9 +20,12 @@ import java.util.Map;
  *                          remaining time to report a failure
  * @param acceptPast        {@code ACCEPT_PAST_SECONDS} (default 14 days): oldest accepted datapoint
  * @param acceptFuture      {@code ACCEPT_FUTURE_SECONDS} (default 2 hours): newest accepted datapoint
+ * @param hourlyTtl         {@code HOURLY_TTL_DAYS} (default 400): retention of hourly rollups
+ * @param dailyTtl          {@code DAILY_TTL_DAYS} (default 3650): retention of daily rollups
  */
 public record PulseConfig(String tableName, String deadLetterUrl, Duration partialTtl, int writeConcurrency,
-        long retryBaseMillis, long retryCapMillis, long safetyMarginMillis, Duration acceptPast, Duration acceptFuture) {
+        long retryBaseMillis, long retryCapMillis, long safetyMarginMillis, Duration acceptPast, Duration acceptFuture,
+        Duration hourlyTtl, Duration dailyTtl) {
 
     /** Reads and validates; throws {@link ConfigException} listing every problem. */
     public static PulseConfig fromEnvironment(Map<String, String> env) {
@@ -36,6 +39,8 @@ public record PulseConfig(String tableName, String deadLetterUrl, Duration parti
         long margin = r.number("SAFETY_MARGIN_MS", 3_000, 0, 600_000);
         long past = r.number("ACCEPT_PAST_SECONDS", Duration.ofDays(14).toSeconds(), 60, Duration.ofDays(3650).toSeconds());
         long future = r.number("ACCEPT_FUTURE_SECONDS", Duration.ofHours(2).toSeconds(), 0, Duration.ofDays(7).toSeconds());
+        long hourlyDays = r.number("HOURLY_TTL_DAYS", 400, 1, 3650);
+        long dailyDays = r.number("DAILY_TTL_DAYS", 3650, 1, 36500);
         if (cap < base) {
             r.problems.add("RETRY_CAP_MS (" + cap + ") must be >= RETRY_BASE_MS (" + base + ")");
         }
@@ -43,7 +48,7 @@ public record PulseConfig(String tableName, String deadLetterUrl, Duration parti
             throw new ConfigException("invalid configuration: " + String.join("; ", r.problems));
         }
         return new PulseConfig(table, dlq, Duration.ofDays(ttlDays), (int) concurrency, base, cap, margin,
-                Duration.ofSeconds(past), Duration.ofSeconds(future));
+                Duration.ofSeconds(past), Duration.ofSeconds(future), Duration.ofDays(hourlyDays), Duration.ofDays(dailyDays));
     }
 
     private static final class Reader {

@@ -7,6 +7,8 @@ import java.time.ZoneOffset;
  * The single-table key layout. Keys are readable in the console and sort chronologically:
  * <ul>
  *   <li>minute partial: PK {@code P#<seriesKey>#<yyyy-MM-ddTHH>}, SK {@code <yyyy-MM-ddTHH:mm>#<shardId>#<seq>}</li>
+ *   <li>hourly rollup: PK {@code H#<seriesKey>#<yyyy-MM-dd>}, SK {@code <yyyy-MM-ddTHH>}</li>
+ *   <li>daily rollup: PK {@code D#<seriesKey>#<yyyy-MM>}, SK {@code <yyyy-MM-dd>}</li>
  *   <li>catalog: PK {@code C#<name>}, SK {@code <seriesKey>}</li>
  * </ul>
  * The time suffix of a partition key has a fixed width, so a series key containing {@code #} stays unambiguous.
@@ -27,8 +29,28 @@ public final class KeyScheme {
         return minute(minuteStart) + "#" + shardId + "#" + firstSequence;
     }
 
+    public static String hourlyPk(String seriesKey, long hourStart) {
+        return "H#" + seriesKey + "#" + day(hourStart);
+    }
+
+    public static String dailyPk(String seriesKey, long dayStart) {
+        return "D#" + seriesKey + "#" + month(dayStart);
+    }
+
     public static String catalogPk(String name) {
         return "C#" + name;
+    }
+
+    /** {@code yyyy-MM} in UTC. */
+    public static String month(long epochMillis) {
+        LocalDateTime t = LocalDateTime.ofEpochSecond(Math.floorDiv(epochMillis, 1000L), 0, ZoneOffset.UTC);
+        return yearMonth(new StringBuilder(7), t).toString();
+    }
+
+    /** {@code yyyy-MM-dd} in UTC. */
+    public static String day(long epochMillis) {
+        LocalDateTime t = LocalDateTime.ofEpochSecond(Math.floorDiv(epochMillis, 1000L), 0, ZoneOffset.UTC);
+        return date(new StringBuilder(10), t).toString();
     }
 
     /** {@code yyyy-MM-ddTHH} in UTC. */
@@ -48,14 +70,17 @@ public final class KeyScheme {
         return pad2(sb, t.getMinute()).toString();
     }
 
-    private static StringBuilder date(StringBuilder sb, LocalDateTime t) {
+    private static StringBuilder yearMonth(StringBuilder sb, LocalDateTime t) {
         int y = t.getYear();
         if (y < 1000) {
             sb.append(y < 10 ? "000" : y < 100 ? "00" : "0");
         }
         sb.append(y).append('-');
-        pad2(sb, t.getMonthValue()).append('-');
-        return pad2(sb, t.getDayOfMonth());
+        return pad2(sb, t.getMonthValue());
+    }
+
+    private static StringBuilder date(StringBuilder sb, LocalDateTime t) {
+        return pad2(yearMonth(sb, t).append('-'), t.getDayOfMonth());
     }
 
     private static StringBuilder pad2(StringBuilder sb, int v) {

@@ -1,11 +1,8 @@
 package dev.pulse.store;
 
-import dev.pulse.aggregate.ExactSum;
 import dev.pulse.aggregate.MinuteAggregate;
-import dev.pulse.aggregate.Sketches;
 import java.util.HashMap;
 import java.util.Map;
-import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
@@ -18,13 +15,6 @@ public final class PartialItems {
     public static final String NAME = "name";
     public static final String DIMS = "dims";
     public static final String MINUTE = "minute";
-    public static final String COUNT = "count";
-    public static final String SUM = "sum";
-    /** The exact sum as non-overlapping double partials ({@link ExactSum#toBytes()}); {@code sum} is it rounded. */
-    public static final String SUM_EXACT = "sumx";
-    public static final String MIN = "min";
-    public static final String MAX = "max";
-    public static final String SKETCH = "sketch";
     public static final String UNIT = "unit";
     public static final String SHARD = "shard";
     public static final String FIRST_SEQ = "firstSeq";
@@ -41,12 +31,7 @@ public final class PartialItems {
         item.put(KeyScheme.SK, s(KeyScheme.partialSk(a.minuteStart(), a.shardId(), a.firstSequence())));
         item.put(SERIES, s(a.seriesKey()));
         item.put(MINUTE, n(Long.toString(a.minuteStart())));
-        item.put(COUNT, n(Long.toString(a.count())));
-        item.put(SUM, n(Double.toString(a.sum())));
-        item.put(SUM_EXACT, AttributeValue.fromB(SdkBytes.fromByteArrayUnsafe(a.exactSum().toBytes())));
-        item.put(MIN, n(Double.toString(a.min())));
-        item.put(MAX, n(Double.toString(a.max())));
-        item.put(SKETCH, AttributeValue.fromB(SdkBytes.fromByteArrayUnsafe(Sketches.serialize(a.sketch()))));
+        SummaryAttributes.put(item, a.summary());
         item.put(SHARD, s(a.shardId()));
         item.put(FIRST_SEQ, s(a.firstSequence()));
         item.put(LAST_SEQ, s(a.lastSequence()));

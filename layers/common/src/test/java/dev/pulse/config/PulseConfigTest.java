@@ -31,17 +31,18 @@ class PulseConfigTest {
         PulseConfig c = PulseConfig.fromEnvironment(env());
 
         assertThat(c).isEqualTo(new PulseConfig(TABLE, DLQ, Duration.ofDays(35), 8, 50, 5_000, 3_000,
-                Duration.ofDays(14), Duration.ofHours(2)));
+                Duration.ofDays(14), Duration.ofHours(2), Duration.ofDays(400), Duration.ofDays(3650)));
     }
 
     @Test
     void fromEnvironment_whenEverythingSet_readsEveryVariable() {
         PulseConfig c = PulseConfig.fromEnvironment(env(
                 "PARTIAL_TTL_DAYS", "7", "WRITE_CONCURRENCY", "64", "RETRY_BASE_MS", "10", "RETRY_CAP_MS", "60000",
-                "SAFETY_MARGIN_MS", "0", "ACCEPT_PAST_SECONDS", "3600", "ACCEPT_FUTURE_SECONDS", "0"));
+                "SAFETY_MARGIN_MS", "0", "ACCEPT_PAST_SECONDS", "3600", "ACCEPT_FUTURE_SECONDS", "0",
+                "HOURLY_TTL_DAYS", "90", "DAILY_TTL_DAYS", "730"));
 
         assertThat(c).isEqualTo(new PulseConfig(TABLE, DLQ, Duration.ofDays(7), 64, 10, 60_000, 0,
-                Duration.ofHours(1), Duration.ZERO));
+                Duration.ofHours(1), Duration.ZERO, Duration.ofDays(90), Duration.ofDays(730)));
     }
 
     @Test

@@ -32,10 +32,10 @@ class PartialItemsTest {
         assertThat(item.get(KeyScheme.SK).s()).isEqualTo("2025-11-21T16:01#shardId-000000000001#500");
         assertThat(item.get(PartialItems.SERIES).s()).isEqualTo("lat{op=Pay}");
         assertThat(item.get(PartialItems.MINUTE).n()).isEqualTo(Long.toString(T0 + 60_000));
-        assertThat(item.get(PartialItems.COUNT).n()).isEqualTo("3");
-        assertThat(Double.parseDouble(item.get(PartialItems.SUM).n())).isEqualTo(8.0);
-        assertThat(Double.parseDouble(item.get(PartialItems.MIN).n())).isEqualTo(1.0);
-        assertThat(Double.parseDouble(item.get(PartialItems.MAX).n())).isEqualTo(5.0);
+        assertThat(item.get(SummaryAttributes.COUNT).n()).isEqualTo("3");
+        assertThat(Double.parseDouble(item.get(SummaryAttributes.SUM).n())).isEqualTo(8.0);
+        assertThat(Double.parseDouble(item.get(SummaryAttributes.MIN).n())).isEqualTo(1.0);
+        assertThat(Double.parseDouble(item.get(SummaryAttributes.MAX).n())).isEqualTo(5.0);
         assertThat(item.get(PartialItems.FIRST_SEQ).s()).isEqualTo("500");
         assertThat(item.get(PartialItems.LAST_SEQ).s()).isEqualTo("502");
         assertThat(item.get(PartialItems.SHARD).s()).isEqualTo("shardId-000000000001");
@@ -82,7 +82,7 @@ class PartialItemsTest {
     void partial_whenSketchStored_roundTripsThroughItem() {
         MinuteAggregate p = partial(null, 1, 10, 100, 1000);
 
-        byte[] stored = PartialItems.partial(p, 60).get(PartialItems.SKETCH).b().asByteArray();
+        byte[] stored = PartialItems.partial(p, 60).get(SummaryAttributes.SKETCH).b().asByteArray();
 
         assertThat(Sketches.deserialize(stored).getCount()).isEqualTo(4.0);
         assertThat(Sketches.deserialize(stored).getValueAtQuantile(0.5)).isEqualTo(p.sketch().getValueAtQuantile(0.5));
@@ -93,7 +93,7 @@ class PartialItemsTest {
         // DynamoDB rejects "Infinity"/"NaN" strings and exponents outside 1e-130..1e126.
         Map<String, AttributeValue> item = PartialItems.partial(partial(null, 1e100, -1e-100, 1e100), 60);
 
-        for (String attr : List.of(PartialItems.SUM, PartialItems.MIN, PartialItems.MAX)) {
+        for (String attr : List.of(SummaryAttributes.SUM, SummaryAttributes.MIN, SummaryAttributes.MAX)) {
             String n = item.get(attr).n();
             assertThat(n).as(attr).matches("-?[0-9.]+(E-?[0-9]+)?");
             double magnitude = Math.abs(Double.parseDouble(n));
