@@ -72,6 +72,23 @@ public final class LocalDynamoDb implements AutoCloseable {
                 .build();
     }
 
+    public software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient streamsClient() {
+        return software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient.builder()
+                .endpointOverride(endpoint)
+                .region(Region.US_EAST_1)
+                .credentialsProvider(credentials())
+                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .build();
+    }
+
+    /** The table's stream, read from its start. */
+    public TableStream stream(String table) {
+        try (DynamoDbClient c = client()) {
+            String arn = c.describeTable(b -> b.tableName(table)).table().latestStreamArn();
+            return new TableStream(streamsClient(), arn);
+        }
+    }
+
     /** The table as template.yaml declares it: pk/sk strings, on-demand, stream NEW_IMAGE. */
     public void createTable(String name) {
         try (DynamoDbClient c = client()) {

@@ -8,6 +8,7 @@ import dev.pulse.codec.RecordDecoder;
 import dev.pulse.config.AwsClients;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.dlq.DeadLetterQueue;
+import dev.pulse.metrics.ColdStart;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.model.DatapointValidator;
 import dev.pulse.retry.Backoff;
@@ -37,7 +38,7 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
     private final IngestService service;
     private final Metrics metrics;
     private final long safetyMarginMillis;
-    private boolean coldStart = true;
+    private final ColdStart coldStart = new ColdStart();
 
     /** Used by the Lambda runtime: configuration from the environment, clients built once per container. */
     public IngestHandler() {
@@ -79,10 +80,8 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
     }
 
     private StreamsEventResponse handle(KinesisEvent event, Context context) {
-        InvocationMetrics<IngestMetric> counters = new InvocationMetrics<>(IngestMetric.class);
-        try {
-            counters.add(IngestMetric.COLD_START, coldStart ? 1 : 0);
-            coldStart = false;
+        return InvocationMetrics.measure(IngestMetric.class, metrics, counters -> {
+            counters.add(IngestMetric.COLD_START, coldStart.take() ? 1 : 0);
             List<KinesisEvent.KinesisEventRecord> records = event == null || event.getRecords() == null
                     ? List.of() : event.getRecords();
             Deadline deadline = Deadline.inMillis(context.getRemainingTimeInMillis() - safetyMarginMillis);
@@ -105,9 +104,6 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
                     entry("skipped", r.skippedEvents()), entry("itemsWritten", r.write().itemsWritten()),
                     entry("retries", r.write().retries()), entry("lagMs", r.maxLagMillis()));
             return StreamsEventResponse.builder().withBatchItemFailures(List.of()).build();
-        } finally {
-            counters.publishTo(metrics);
-            metrics.flush();
-        }
+        });
     }
 }

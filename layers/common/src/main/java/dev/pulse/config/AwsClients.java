@@ -36,13 +36,21 @@ public final class AwsClients {
      * within the invocation's deadline, and counts them.
      */
     public static DynamoDbAsyncClient dynamoDbAsync(int maxConcurrency) {
+        return dynamoDbAsync(maxConcurrency, false);
+    }
+
+    /**
+     * DynamoDB with the SDK's standard retries ({@code sdkRetries}) for callers that have no retry loop of
+     * their own (the compactor, the query API), or without them.
+     */
+    public static DynamoDbAsyncClient dynamoDbAsync(int maxConcurrency, boolean sdkRetries) {
         return DynamoDbAsyncClient.builder()
                 .region(region())
                 .httpClientBuilder(AwsCrtAsyncHttpClient.builder()
                         .maxConcurrency(Math.max(maxConcurrency, 8))
                         .connectionTimeout(Duration.ofSeconds(3)))
                 .overrideConfiguration(ClientOverrideConfiguration.builder()
-                        .retryStrategy(AwsRetryStrategy.doNotRetry())
+                        .retryStrategy(sdkRetries ? AwsRetryStrategy.standardRetryStrategy() : AwsRetryStrategy.doNotRetry())
                         .apiCallAttemptTimeout(Duration.ofSeconds(10))
                         .build())
                 .build();

@@ -42,6 +42,21 @@ public final class InvocationMetrics<M extends Enum<M> & MetricName> {
         return counters.get(metric).sum();
     }
 
+    /**
+     * Runs {@code body} with fresh counters and publishes them to {@code sink} as one EMF document when it
+     * ends, normally or not: the shape of every handler's invocation.
+     */
+    public static <M extends Enum<M> & MetricName, R> R measure(Class<M> names, Metrics sink,
+            java.util.function.Function<InvocationMetrics<M>, R> body) {
+        InvocationMetrics<M> counters = new InvocationMetrics<>(names);
+        try {
+            return body.apply(counters);
+        } finally {
+            counters.publishTo(sink);
+            sink.flush();
+        }
+    }
+
     /** Adds every metric to {@code metrics}; the caller flushes it in its {@code finally}. */
     public synchronized void publishTo(Metrics metrics) {
         for (Map.Entry<M, LongAdder> e : counters.entrySet()) {
@@ -51,9 +66,4 @@ public final class InvocationMetrics<M extends Enum<M> & MetricName> {
         }
     }
 
-    /** Resets for the next invocation of a warm container. */
-    public synchronized void reset() {
-        counters.values().forEach(LongAdder::reset);
-        gauges.clear();
-    }
 }

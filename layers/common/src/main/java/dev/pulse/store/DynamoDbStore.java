@@ -1,5 +1,6 @@
 package dev.pulse.store;
 
+import dev.pulse.concurrent.Bounded;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
 import java.time.Duration;
@@ -9,7 +10,6 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -174,10 +174,7 @@ public final class DynamoDbStore {
     }
 
     static Throwable unwrap(Throwable t) {
-        while ((t instanceof CompletionException || t instanceof java.util.concurrent.ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
+        return Bounded.unwrap(t);
     }
 
     static boolean isThrottling(Throwable t) {

@@ -1,0 +1,82 @@
+package dev.pulse.concurrent;
+
+import java.util.Collection;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+
+/**
+ * Runs asynchronous tasks over a collection with at most {@code concurrency} in flight, without blocking a
+ * thread per task. After the first failure no new task starts; the result completes, exceptionally with
+ * that failure, once every started task has ended, so no task of a call outlives it.
+ */
+public final class Bounded {
+
+    private Bounded() {
+    }
+
+    public static <T> CompletableFuture<Void> forEach(Collection<T> items, int concurrency,
+            Function<T, CompletableFuture<?>> task) {
+        if (concurrency < 1) {
+            throw new IllegalArgumentException("concurrency must be >= 1");
+        }
+        Queue<T> queue = new ConcurrentLinkedQueue<>(items);
+        int lanes = Math.min(concurrency, items.size());
+        if (lanes == 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicInteger open = new AtomicInteger(lanes);
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        for (int i = 0; i < lanes; i++) {
+            lane(queue, task, failure).whenComplete((v, e) -> {
+                if (e != null) {
+                    failure.compareAndSet(null, unwrap(e));
+                }
+                if (open.decrementAndGet() == 0) {
+                    Throwable f = failure.get();
+                    if (f == null) {
+                        done.complete(null);
+                    } else {
+                        done.completeExceptionally(f);
+                    }
+                }
+            });
+        }
+        return done;
+    }
+
+    private static <T> CompletableFuture<Void> lane(Queue<T> queue, Function<T, CompletableFuture<?>> task,
+            AtomicReference<Throwable> failure) {
+        T next = failure.get() == null ? queue.poll() : null;
+        if (next == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<?> started;
+        try {
+            started = task.apply(next);
+        } catch (RuntimeException e) {
+            started = CompletableFuture.failedFuture(e);
+        }
+        // The next task starts on the pool, not in the completing thread: no stack growth per item.
+        return started.handle((v, e) -> {
+            if (e != null) {
+                failure.compareAndSet(null, unwrap(e));
+            }
+            return null;
+        }).thenComposeAsync(v -> lane(queue, task, failure));
+    }
+
+    /** The cause inside {@link CompletionException} wrappers. */
+    public static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof java.util.concurrent.ExecutionException)
+                && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+}
