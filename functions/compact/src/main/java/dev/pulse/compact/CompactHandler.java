@@ -8,6 +8,7 @@ import dev.pulse.config.AwsClients;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.metrics.ColdStart;
 import dev.pulse.metrics.InvocationMetrics;
+import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.retry.Deadline;
 import java.time.Clock;
 import java.util.List;
@@ -15,7 +16,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 import software.amazon.lambda.powertools.metrics.Metrics;
-import software.amazon.lambda.powertools.metrics.MetricsBuilder;
 
 import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
@@ -39,7 +39,7 @@ public final class CompactHandler implements RequestHandler<DynamodbEvent, Strea
     }
 
     private CompactHandler(PulseConfig config) {
-        this(create(config), defaultMetrics(), config.safetyMarginMillis());
+        this(create(config), PulseMetrics.create("compact"), config.safetyMarginMillis());
     }
 
     CompactHandler(CompactService service, Metrics metrics, long safetyMarginMillis) {
@@ -54,11 +54,6 @@ public final class CompactHandler implements RequestHandler<DynamodbEvent, Strea
                 Clock.systemUTC());
     }
 
-    static Metrics defaultMetrics() {
-        String namespace = System.getenv().getOrDefault("POWERTOOLS_METRICS_NAMESPACE", "Pulse");
-        String service = System.getenv().getOrDefault("POWERTOOLS_SERVICE_NAME", "compact");
-        return MetricsBuilder.builder().withNamespace(namespace).withService(service).build();
-    }
 
     @Override
     public StreamsEventResponse handleRequest(DynamodbEvent event, Context context) {

@@ -10,6 +10,7 @@ import dev.pulse.config.PulseConfig;
 import dev.pulse.dlq.DeadLetterQueue;
 import dev.pulse.metrics.ColdStart;
 import dev.pulse.metrics.InvocationMetrics;
+import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.model.DatapointValidator;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
@@ -21,7 +22,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 import software.amazon.lambda.powertools.metrics.Metrics;
-import software.amazon.lambda.powertools.metrics.MetricsBuilder;
 
 import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
@@ -46,7 +46,7 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
     }
 
     private IngestHandler(PulseConfig config) {
-        this(create(config), defaultMetrics(), config.safetyMarginMillis());
+        this(create(config), PulseMetrics.create("ingest"), config.safetyMarginMillis());
     }
 
     IngestHandler(IngestService service, Metrics metrics, long safetyMarginMillis) {
@@ -68,11 +68,6 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
                 Clock.systemUTC());
     }
 
-    static Metrics defaultMetrics() {
-        String namespace = System.getenv().getOrDefault("POWERTOOLS_METRICS_NAMESPACE", "Pulse");
-        String service = System.getenv().getOrDefault("POWERTOOLS_SERVICE_NAME", "ingest");
-        return MetricsBuilder.builder().withNamespace(namespace).withService(service).build();
-    }
 
     @Override
     public StreamsEventResponse handleRequest(KinesisEvent event, Context context) {
