@@ -1,0 +1,19 @@
+package dev.pulse.query;
+
+import java.time.Duration;
+
+/** The documented limits of the query API (api/openapi.yaml repeats them). */
+public final class QueryLimits {
+
+    public static final int MAX_SERIES = 100;
+    public static final int MAX_STATS = 10;
+    /** Buckets per series. */
+    public static final int MAX_BUCKETS = 10_080;
+    /** Points (series x buckets x stats) in one response; more and the response is paginated by series. */
+    public static final int MAX_POINTS = 200_000;
+    public static final Duration MAX_RANGE = Duration.ofDays(400);
+    public static final int MAX_BODY_BYTES = 64 * 1024;
+
+    private QueryLimits() {
+    }
+}

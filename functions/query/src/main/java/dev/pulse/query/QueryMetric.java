@@ -1,0 +1,20 @@
+package dev.pulse.query;
+
+import dev.pulse.metrics.MetricName;
+import software.amazon.lambda.powertools.metrics.model.MetricUnit;
+
+/** The metrics QueryFunction emits, once per invocation, as one EMF document (names in PascalCase). */
+public enum QueryMetric implements MetricName {
+    QUERY_LATENCY_MS {
+        @Override
+        public MetricUnit unit() {
+            return MetricUnit.MILLISECONDS;
+        }
+    },
+    SERIES_REQUESTED,
+    ITEMS_READ,
+    CACHE_HITS,
+    UNPROCESSED,
+    BAD_REQUESTS,
+    COLD_START
+}

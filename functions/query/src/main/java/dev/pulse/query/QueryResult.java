@@ -1,0 +1,20 @@
+package dev.pulse.query;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The answer to a query: one shared time axis, values per series and stat (null for an empty bucket), the
+ * series not served within the time budget, and a token for the series beyond the point limit.
+ */
+public record QueryResult(List<Long> timestamps, long periodSeconds, List<SeriesValues> series,
+        List<Unprocessed> unprocessed, String nextToken) {
+
+    /** Values of one series: stat label -> one value per timestamp. */
+    public record SeriesValues(SeriesSpec series, Map<String, List<Double>> values) {
+    }
+
+    /** A series that was not served, and why. */
+    public record Unprocessed(SeriesSpec series, String reason) {
+    }
+}

@@ -1,0 +1,60 @@
+package dev.pulse.query;
+
+import dev.pulse.aggregate.Summary;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A statistic of a bucket: {@code count sum avg min max} or a percentile {@code pNN[.N]} (for example
+ * {@code p50}, {@code p99.9}), computed from the bucket's merged summary.
+ *
+ * @param label the name as requested, used as the key in the response
+ * @param kind  what to compute
+ * @param q     the quantile in 0..1 for a percentile, else 0
+ */
+public record Stat(String label, Kind kind, double q) {
+
+    /** What a statistic computes. */
+    public enum Kind { COUNT, SUM, AVG, MIN, MAX, PERCENTILE }
+
+    private static final Pattern PERCENTILE = Pattern.compile("p(100|[0-9]{1,2}(\\.[0-9]{1,3})?)");
+
+    /** Parses a stat name; returns null when it is not one. */
+    public static Stat parse(String s) {
+        switch (s) {
+            case "count":
+                return new Stat(s, Kind.COUNT, 0);
+            case "sum":
+                return new Stat(s, Kind.SUM, 0);
+            case "avg":
+                return new Stat(s, Kind.AVG, 0);
+            case "min":
+                return new Stat(s, Kind.MIN, 0);
+            case "max":
+                return new Stat(s, Kind.MAX, 0);
+            default:
+                Matcher m = PERCENTILE.matcher(s);
+                if (!m.matches()) {
+                    return null;
+                }
+                java.math.BigDecimal p = new java.math.BigDecimal(m.group(1));
+                // Decimal division, so p99.9 is exactly the double nearest 0.999.
+                return p.signum() <= 0 ? null : new Stat(s, Kind.PERCENTILE, p.movePointLeft(2).doubleValue());
+        }
+    }
+
+    /** The value of this statistic for {@code s}, or null for an empty bucket (never a made-up zero). */
+    public Double of(Summary s) {
+        if (s == null || s.isEmpty()) {
+            return null;
+        }
+        return switch (kind) {
+            case COUNT -> (double) s.count();
+            case SUM -> s.sum();
+            case AVG -> s.sum() / s.count();
+            case MIN -> s.min();
+            case MAX -> s.max();
+            case PERCENTILE -> s.quantile(q);
+        };
+    }
+}
