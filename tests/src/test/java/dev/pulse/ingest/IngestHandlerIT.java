@@ -130,7 +130,9 @@ class IngestHandlerIT {
         assertThat(names).containsExactlyInAnyOrder("RecordsIn", "DatapointsIn", "PoisonRecords", "SkippedEvents",
                 "ItemsWritten", "WriteRetries", "Throttles", "UnprocessedItems", "BatchFailures", "IngestLagMs",
                 "ColdStart");
-        int catalogEntries = expected.series().size();
+        // One C# entry per series and one N# entry per metric name.
+        int catalogEntries = expected.series().size() + (int) expected.series().keySet().stream()
+                .map(k -> k.substring(0, k.indexOf('{'))).distinct().count();
         assertThat(doc.get("RecordsIn").asDouble()).isEqualTo(expected.records());
         assertThat(doc.get("DatapointsIn").asDouble()).isEqualTo(expected.datapoints());
         assertThat(doc.get("SkippedEvents").asDouble()).isEqualTo(expected.skippedEvents());

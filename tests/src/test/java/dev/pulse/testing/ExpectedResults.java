@@ -30,9 +30,9 @@ public record ExpectedResults(long now, int records, int poisonRecords, int skip
         try {
             JsonNode n = new ObjectMapper().readTree(repoRoot().resolve("events/expected").resolve(name).toFile());
             Map<String, Map<Long, Summary>> series = new TreeMap<>();
-            n.get("series").fields().forEachRemaining(s -> {
+            n.get("series").properties().forEach(s -> {
                 Map<Long, Summary> minutes = new TreeMap<>();
-                s.getValue().fields().forEachRemaining(m -> minutes.put(Long.parseLong(m.getKey()),
+                s.getValue().properties().forEach(m -> minutes.put(Long.parseLong(m.getKey()),
                         new Summary(m.getValue().get("count").asLong(), m.getValue().get("sum").asDouble(),
                                 m.getValue().get("min").asDouble(), m.getValue().get("max").asDouble())));
                 series.put(s.getKey(), minutes);

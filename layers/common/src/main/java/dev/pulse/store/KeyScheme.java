@@ -9,7 +9,7 @@ import java.time.ZoneOffset;
  *   <li>minute partial: PK {@code P#<seriesKey>#<yyyy-MM-ddTHH>}, SK {@code <yyyy-MM-ddTHH:mm>#<shardId>#<seq>}</li>
  *   <li>hourly rollup: PK {@code H#<seriesKey>#<yyyy-MM-dd>}, SK {@code <yyyy-MM-ddTHH>}</li>
  *   <li>daily rollup: PK {@code D#<seriesKey>#<yyyy-MM>}, SK {@code <yyyy-MM-dd>}</li>
- *   <li>catalog: PK {@code C#<name>}, SK {@code <seriesKey>}</li>
+ *   <li>catalog: PK {@code C#<name>}, SK {@code <seriesKey>}; name index: PK {@code N#}, SK {@code <name>}</li>
  * </ul>
  * The time suffix of a partition key has a fixed width, so a series key containing {@code #} stays unambiguous.
  */
@@ -17,6 +17,8 @@ public final class KeyScheme {
 
     public static final String PK = "pk";
     public static final String SK = "sk";
+    /** Partition of the metric-name index (SK = name), for listing names by prefix. */
+    public static final String NAMES_PK = "N#";
 
     private KeyScheme() {
     }

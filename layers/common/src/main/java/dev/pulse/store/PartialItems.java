@@ -54,6 +54,11 @@ public final class PartialItems {
                 DIMS, AttributeValue.fromM(dimValues));
     }
 
+    /** The name index entry: PK {@code N#}, SK the metric name, so names can be listed by prefix. */
+    public static Map<String, AttributeValue> name(String name) {
+        return Map.of(KeyScheme.PK, s(KeyScheme.NAMES_PK), KeyScheme.SK, s(name), NAME, s(name));
+    }
+
     private static AttributeValue s(String v) {
         return AttributeValue.fromS(v);
     }

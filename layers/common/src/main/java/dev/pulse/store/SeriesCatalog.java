@@ -24,13 +24,20 @@ public final class SeriesCatalog {
         this.maxRemembered = maxRemembered;
     }
 
-    /** Catalog items for the series among {@code partials} that this container has not written yet. */
+    /**
+     * Catalog items for the series among {@code partials} that this container has not written yet: one
+     * {@code C#<name>} entry per series, and one {@code N#} entry per metric name (for prefix search).
+     */
     public List<CatalogEntry> unseen(Collection<MinuteAggregate> partials) {
         Set<String> inBatch = new HashSet<>();
         List<CatalogEntry> out = new ArrayList<>();
         for (MinuteAggregate p : partials) {
             if (!seen.contains(p.seriesKey()) && inBatch.add(p.seriesKey())) {
                 out.add(new CatalogEntry(p.seriesKey(), PartialItems.catalog(p.seriesKey(), p.name(), p.dims())));
+                String nameKey = "N#" + p.name();
+                if (!seen.contains(nameKey) && inBatch.add(nameKey)) {
+                    out.add(new CatalogEntry(nameKey, PartialItems.name(p.name())));
+                }
             }
         }
         return out;
@@ -46,7 +53,7 @@ public final class SeriesCatalog {
         }
     }
 
-    /** A series and its catalog item. */
+    /** A series (or a name, as {@code N#<name>}) and its catalog item. */
     public record CatalogEntry(String seriesKey, Map<String, AttributeValue> item) {
     }
 }

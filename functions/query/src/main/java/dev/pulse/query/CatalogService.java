@@ -1,0 +1,112 @@
+package dev.pulse.query;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pulse.store.KeyScheme;
+import dev.pulse.store.PartialItems;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+
+/**
+ * {@code GET /series}: the series of one metric name ({@code ?name=}), or the metric names starting with a
+ * prefix ({@code ?prefix=}), a page at a time ({@code limit}, {@code nextToken}).
+ */
+public final class CatalogService {
+
+    public static final int DEFAULT_LIMIT = 100;
+    public static final int MAX_LIMIT = 1000;
+
+    private final DynamoDbAsyncClient client;
+    private final String table;
+
+    public CatalogService(DynamoDbAsyncClient client, String table) {
+        this.client = client;
+        this.table = table;
+    }
+
+    public ObjectNode list(Map<String, String> params) throws BadRequestException {
+        String name = params.get("name");
+        String prefix = params.get("prefix");
+        if ((name == null) == (prefix == null)) {
+            throw new BadRequestException(name == null ? "MissingField" : "InvalidField",
+                    "give exactly one of name or prefix", name == null ? "name" : "prefix");
+        }
+        if (name != null && (name.isEmpty() || name.length() > 255)) {
+            throw new BadRequestException("InvalidField", "name must be 1-255 characters", "name");
+        }
+        if (prefix != null && prefix.length() > 255) {
+            throw new BadRequestException("InvalidField", "prefix must be at most 255 characters", "prefix");
+        }
+        int limit = limit(params.get("limit"));
+        String pk = name != null ? KeyScheme.catalogPk(name) : KeyScheme.NAMES_PK;
+        Map<String, AttributeValue> start = startKey(params.get("nextToken"), pk);
+        Map<String, AttributeValue> values = new HashMap<>();
+        values.put(":pk", AttributeValue.fromS(pk));
+        String condition = "pk = :pk";
+        if (prefix != null && !prefix.isEmpty()) {
+            condition += " AND begins_with(sk, :prefix)";
+            values.put(":prefix", AttributeValue.fromS(prefix));
+        }
+        String keyCondition = condition;
+        QueryResponse resp = client.query(b -> b.tableName(table).keyConditionExpression(keyCondition)
+                .expressionAttributeValues(values).limit(limit).exclusiveStartKey(start)).join();
+
+        ObjectNode out = JsonNodeFactory.instance.objectNode();
+        ArrayNode items = out.putArray(name != null ? "series" : "names");
+        for (Map<String, AttributeValue> item : resp.items()) {
+            if (name != null) {
+                ObjectNode s = items.addObject();
+                s.put("key", item.get(KeyScheme.SK).s());
+                s.put("name", item.get(PartialItems.NAME).s());
+                ObjectNode dims = s.putObject("dims");
+                AttributeValue d = item.get(PartialItems.DIMS);
+                if (d != null && d.hasM()) {
+                    d.m().entrySet().stream().sorted(Map.Entry.comparingByKey())
+                            .forEach(e -> dims.put(e.getKey(), e.getValue().s()));
+                }
+            } else {
+                items.add(item.get(KeyScheme.SK).s());
+            }
+        }
+        if (resp.hasLastEvaluatedKey() && !resp.lastEvaluatedKey().isEmpty()) {
+            out.put("nextToken", Base64.getUrlEncoder().withoutPadding()
+                    .encodeToString(resp.lastEvaluatedKey().get(KeyScheme.SK).s().getBytes(StandardCharsets.UTF_8)));
+        } else {
+            out.putNull("nextToken");
+        }
+        return out;
+    }
+
+    private static int limit(String s) throws BadRequestException {
+        if (s == null) {
+            return DEFAULT_LIMIT;
+        }
+        try {
+            int n = Integer.parseInt(s);
+            if (n >= 1 && n <= MAX_LIMIT) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new BadRequestException("InvalidField", "limit must be an integer from 1 to " + MAX_LIMIT, "limit");
+    }
+
+    private static Map<String, AttributeValue> startKey(String token, String pk) throws BadRequestException {
+        if (token == null) {
+            return null;
+        }
+        try {
+            String sk = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
+            return Map.of(KeyScheme.PK, AttributeValue.fromS(pk), KeyScheme.SK, AttributeValue.fromS(sk));
+        } catch (IllegalArgumentException e) {
+            throw new BadRequestException("InvalidField", "nextToken is not a token this API issued", "nextToken");
+        }
+    }
+}
