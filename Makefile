@@ -38,11 +38,13 @@ test: $(VENV)/.installed ## Unit and integration tests, sam validate --lint, sam
 	echo "JDK: $$JAVA_HOME"
 	mvn $(MVN_FLAGS) verify -Dpulse.moto.bin=$(CURDIR)/$(VENV)/bin/moto_server
 	$(SAM) validate --lint --region $(AWS_DEFAULT_REGION)
+	$(VENV)/bin/python scripts/translate_template.py template.yaml
 	$(SAM) build
 	echo "make test: all checks passed"
 
-lint: $(VENV)/.installed ## sam validate --lint
+lint: $(VENV)/.installed ## sam validate --lint and an offline SAM transform of the template
 	$(SAM) validate --lint --region $(AWS_DEFAULT_REGION)
+	$(VENV)/bin/python scripts/translate_template.py template.yaml
 
 build: $(VENV)/.installed ## Compile and package with Maven, then sam build (no tests)
 	mvn $(MVN_FLAGS) -q package -DskipTests
