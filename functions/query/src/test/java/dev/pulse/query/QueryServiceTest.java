@@ -1,0 +1,114 @@
+package dev.pulse.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pulse.metrics.InvocationMetrics;
+import dev.pulse.retry.Deadline;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+
+/**
+ * Time budget and pagination of {@link QueryService} with stub clients (an empty table, or one that never
+ * answers); the answers themselves are checked against DynamoDB Local in QueryIT.
+ */
+class QueryServiceTest {
+
+    private static final Instant NOW = Instant.parse("2026-11-21T12:20:00Z");
+
+    private static DynamoDbAsyncClient client(Function<Object, CompletableFuture<?>> answer) {
+        return new DynamoDbAsyncClient() {
+            @Override
+            @SuppressWarnings("unchecked")
+            public CompletableFuture<GetItemResponse> getItem(GetItemRequest r) {
+                return (CompletableFuture<GetItemResponse>) answer.apply(GetItemResponse.builder().build());
+            }
+
+            @Override
+            @SuppressWarnings("unchecked")
+            public CompletableFuture<QueryResponse> query(software.amazon.awssdk.services.dynamodb.model.QueryRequest r) {
+                return (CompletableFuture<QueryResponse>) answer.apply(QueryResponse.builder().build());
+            }
+
+            @Override
+            public String serviceName() {
+                return "dynamodb";
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    private static QueryService service(DynamoDbAsyncClient client) {
+        return new QueryService(client, "t", 8, 300_000L, new RollupCache(100, 300_000L), Clock.fixed(NOW, ZoneOffset.UTC));
+    }
+
+    private static String series(int n) {
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < n; i++) {
+            sb.append(i == 0 ? "" : ",").append("{\"name\":\"m\",\"dims\":{\"i\":\"").append(i).append("\"}}");
+        }
+        return sb.append(']').toString();
+    }
+
+    @Test
+    void query_whenTableNeverAnswers_reportsEverySeriesUnprocessedWithinBudget() throws Exception {
+        QueryRequest r = QueryParser.parse("{\"series\":" + series(3) + ",\"start\":\"2026-11-21T10:00:00Z\","
+                + "\"end\":\"2026-11-21T12:00:00Z\",\"period\":\"PT5M\",\"stats\":[\"avg\"]}");
+        InvocationMetrics<QueryMetric> metrics = new InvocationMetrics<>(QueryMetric.class);
+        long started = System.nanoTime();
+
+        QueryResult result = service(client(empty -> new CompletableFuture<>())).query(r, Deadline.inMillis(300), metrics);
+
+        assertThat((System.nanoTime() - started) / 1_000_000).isLessThan(5_000);
+        assertThat(result.series()).isEmpty();
+        assertThat(result.unprocessed()).hasSize(3)
+                .allSatisfy(u -> assertThat(u.reason()).isEqualTo("TimeBudgetExceeded"));
+        assertThat(result.timestamps()).hasSize(24);
+        assertThat(metrics.count(QueryMetric.UNPROCESSED)).isEqualTo(3);
+    }
+
+    @Test
+    void query_whenPointsExceedLimit_servesFirstSeriesAndTokenForTheRest() throws Exception {
+        String body = "{\"series\":" + series(100) + ",\"start\":\"2026-11-19T00:00:00Z\","
+                + "\"end\":\"2026-11-21T00:00:00Z\",\"period\":60,\"stats\":[\"count\"]}";
+        QueryService service = service(client(CompletableFuture::completedFuture));
+        QueryRequest first = QueryParser.parse(body);
+
+        QueryResult page1 = service.query(first, Deadline.inMillis(10_000), new InvocationMetrics<>(QueryMetric.class));
+
+        int perPage = QueryLimits.MAX_POINTS / 2880; // 2 days of minutes, one stat
+        assertThat(page1.series()).hasSize(perPage);
+        assertThat(page1.nextToken()).isNotNull();
+        assertThat(page1.series().get(0).values().get("count")).hasSize(2880).containsOnlyNulls();
+
+        QueryRequest second = QueryParser.parse(body.substring(0, body.length() - 1) + ",\"nextToken\":\""
+                + page1.nextToken() + "\"}");
+        QueryResult page2 = service.query(second, Deadline.inMillis(10_000), new InvocationMetrics<>(QueryMetric.class));
+
+        assertThat(page2.series()).hasSize(100 - perPage);
+        assertThat(page2.nextToken()).isNull();
+        assertThat(page2.series().get(0).series().dims()).containsEntry("i", Integer.toString(perPage));
+    }
+
+    @Test
+    void plan_whenLongHourAlignedRange_usesDailyItemsForClosedDaysAndPartialsOnlyForTheOpenHour() throws Exception {
+        QueryRequest r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"2026-10-22T00:00:00Z\","
+                + "\"end\":\"2026-11-21T12:20:00Z\",\"period\":\"PT1H\",\"stats\":[\"avg\"]}");
+
+        var plan = service(client(CompletableFuture::completedFuture)).plan(r, NOW.toEpochMilli());
+
+        assertThat(plan).filteredOn(u -> u.level() == QueryService.Level.DAILY).hasSize(30);
+        assertThat(plan).filteredOn(u -> u.level() == QueryService.Level.HOURLY).hasSize(12);
+        assertThat(plan).filteredOn(u -> u.level() == QueryService.Level.PARTIALS).hasSize(1);
+    }
+}
