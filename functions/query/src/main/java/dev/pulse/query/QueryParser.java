@@ -94,6 +94,7 @@ public final class QueryParser {
                     + QueryLimits.MAX_SERIES + " allowed", "series");
         }
         List<SeriesSpec> out = new ArrayList<>(node.size());
+        Map<String, Integer> seen = new HashMap<>();
         for (int i = 0; i < node.size(); i++) {
             String at = "series[" + i + "]";
             JsonNode s = node.get(i);
@@ -127,7 +128,12 @@ public final class QueryParser {
                 String field = e.getMessage().startsWith("name") ? at + ".name" : at + ".dims";
                 throw new BadRequestException("InvalidField", at + ": " + e.getMessage(), field);
             }
-            out.add(new SeriesSpec(name.asText(), Map.copyOf(dims)));
+            SeriesSpec spec = new SeriesSpec(name.asText(), Map.copyOf(dims));
+            Integer earlier = seen.putIfAbsent(spec.key(), i);
+            if (earlier != null) {
+                throw new BadRequestException("InvalidField", at + " is the same series as series[" + earlier + "]", at);
+            }
+            out.add(spec);
         }
         return out;
     }

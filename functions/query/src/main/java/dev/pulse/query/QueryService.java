@@ -3,6 +3,7 @@ package dev.pulse.query;
 import dev.pulse.aggregate.Summary;
 import dev.pulse.concurrent.Bounded;
 import dev.pulse.metrics.InvocationMetrics;
+import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
 import dev.pulse.store.KeyScheme;
 import dev.pulse.store.PartialItems;
@@ -22,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 
 /**
@@ -40,6 +42,9 @@ public final class QueryService {
 
     static final long HOUR = 3_600_000L;
     static final long DAY = 86_400_000L;
+    /** DynamoDB's BatchGetItem limit. */
+    static final int BATCH_GET = 100;
+    private static final Backoff RETRY = new Backoff(10, 500);
 
     /** What to read for one series: an item (daily or hourly) or an hour of partials. */
     record Unit(Level level, long start) {
@@ -86,14 +91,37 @@ public final class QueryService {
         }
         Map<SeriesSpec, Integer> pending = new ConcurrentHashMap<>();
         plans.forEach((s, p) -> pending.put(s, p.size()));
-        CompletableFuture<Void> all = Bounded.forEach(reads, concurrency, r -> read(r.getKey(), r.getValue(), now, metrics)
-                .thenAccept(entries -> {
-                    Summary[] acc = results.get(r.getKey());
-                    synchronized (acc) {
-                        addToBuckets(request, entries, acc);
-                    }
-                    pending.merge(r.getKey(), -1, Integer::sum);
-                }));
+        java.util.function.BiConsumer<SeriesSpec, SortedMap<Long, Summary>> apply = (s, entries) -> {
+            Summary[] acc = results.get(s);
+            synchronized (acc) {
+                addToBuckets(request, entries, acc);
+            }
+            pending.merge(s, -1, Integer::sum);
+        };
+        // Closed rollups come from the cache or from BatchGetItem (100 keys a call); open hours from Query.
+        List<java.util.function.Supplier<CompletableFuture<?>>> tasks = new ArrayList<>();
+        List<RollupRead> uncached = new ArrayList<>();
+        for (Map.Entry<SeriesSpec, Unit> r : reads) {
+            SeriesSpec s = r.getKey();
+            Unit u = r.getValue();
+            if (u.level() == Level.PARTIALS) {
+                tasks.add(() -> readPartials(s, u, metrics).thenAccept(entries -> apply.accept(s, entries)));
+                continue;
+            }
+            RollupRead read = new RollupRead(s, u);
+            SortedMap<Long, Summary> cached = cache.get(read.cacheKey(), now);
+            if (cached != null) {
+                metrics.increment(QueryMetric.CACHE_HITS);
+                apply.accept(s, cached);
+            } else {
+                uncached.add(read);
+            }
+        }
+        for (int i = 0; i < uncached.size(); i += BATCH_GET) {
+            List<RollupRead> chunk = uncached.subList(i, Math.min(uncached.size(), i + BATCH_GET));
+            tasks.add(() -> batchGet(chunk, 0, now, metrics, apply));
+        }
+        CompletableFuture<Void> all = Bounded.forEach(tasks, concurrency, java.util.function.Supplier::get);
         String failure = null;
         try {
             all.get(Math.max(1, deadline.remainingMillis()), TimeUnit.MILLISECONDS);
@@ -156,40 +184,87 @@ public final class QueryService {
         return end + graceMillis <= now;
     }
 
-    /** The unit's summaries by start time (hour or minute), from the cache when it has them. */
-    private CompletableFuture<SortedMap<Long, Summary>> read(SeriesSpec s, Unit u, long now,
+    /** The minute summaries of one open hour, merged from its partials. */
+    private CompletableFuture<SortedMap<Long, Summary>> readPartials(SeriesSpec s, Unit u,
             InvocationMetrics<QueryMetric> metrics) {
-        String key = s.key();
-        if (u.level() == Level.PARTIALS) {
-            SortedMap<Long, Summary> minutes = new TreeMap<>();
-            return query(KeyScheme.partialPk(key, u.start()), item -> {
-                metrics.increment(QueryMetric.ITEMS_READ);
-                minutes.computeIfAbsent(Long.parseLong(item.get(PartialItems.MINUTE).n()), m -> new Summary())
-                        .merge(SummaryAttributes.read(item));
-            }).thenApply(v -> minutes);
+        SortedMap<Long, Summary> minutes = new TreeMap<>();
+        return query(KeyScheme.partialPk(s.key(), u.start()), item -> {
+            metrics.increment(QueryMetric.ITEMS_READ);
+            minutes.computeIfAbsent(Long.parseLong(item.get(PartialItems.MINUTE).n()), m -> new Summary())
+                    .merge(SummaryAttributes.read(item));
+        }).thenApply(v -> minutes);
+    }
+
+    /** A closed daily or hourly item of one series. */
+    record RollupRead(SeriesSpec series, Unit unit) {
+        String pk() {
+            return unit.level() == Level.DAILY ? KeyScheme.dailyPk(series.key(), unit.start())
+                    : KeyScheme.hourlyPk(series.key(), unit.start());
         }
-        String pk = u.level() == Level.DAILY ? KeyScheme.dailyPk(key, u.start()) : KeyScheme.hourlyPk(key, u.start());
-        String sk = u.level() == Level.DAILY ? KeyScheme.day(u.start()) : KeyScheme.hour(u.start());
-        String cacheKey = pk + "|" + sk;
-        SortedMap<Long, Summary> cached = cache.get(cacheKey, now);
-        if (cached != null) {
-            metrics.increment(QueryMetric.CACHE_HITS);
-            return CompletableFuture.completedFuture(cached);
+
+        String sk() {
+            return unit.level() == Level.DAILY ? KeyScheme.day(unit.start()) : KeyScheme.hour(unit.start());
         }
-        return client.getItem(b -> b.tableName(table).key(Map.of(KeyScheme.PK, AttributeValue.fromS(pk),
-                KeyScheme.SK, AttributeValue.fromS(sk)))).thenApply(resp -> {
-                    SortedMap<Long, Summary> out = new TreeMap<>();
-                    if (resp.hasItem() && !resp.item().isEmpty()) {
+
+        String cacheKey() {
+            return pk() + "|" + sk();
+        }
+    }
+
+    /**
+     * Reads up to 100 rollup items in one BatchGetItem, retrying UnprocessedKeys with backoff; a key that
+     * comes back with no item is a closed hour or day without data. Every result is cached.
+     */
+    private CompletableFuture<Void> batchGet(List<RollupRead> reads, int attempt, long now,
+            InvocationMetrics<QueryMetric> metrics, java.util.function.BiConsumer<SeriesSpec, SortedMap<Long, Summary>> apply) {
+        Map<String, RollupRead> byKey = new LinkedHashMap<>();
+        List<Map<String, AttributeValue>> keys = new ArrayList<>(reads.size());
+        for (RollupRead r : reads) {
+            if (byKey.putIfAbsent(r.cacheKey(), r) == null) {
+                keys.add(Map.of(KeyScheme.PK, AttributeValue.fromS(r.pk()), KeyScheme.SK, AttributeValue.fromS(r.sk())));
+            }
+        }
+        return client.batchGetItem(b -> b.requestItems(Map.of(table, KeysAndAttributes.builder().keys(keys).build())))
+                .thenCompose(resp -> {
+                    for (Map<String, AttributeValue> item : resp.responses().getOrDefault(table, List.of())) {
                         metrics.increment(QueryMetric.ITEMS_READ);
-                        boolean daily = u.level() == Level.DAILY;
-                        long step = daily ? HOUR : 60_000L;
-                        RollupItems.buckets(resp.item(), daily ? RollupItems.HOURS : RollupItems.MINUTES)
-                                .forEach((i, summary) -> out.put(u.start() + i * step, summary));
+                        RollupRead r = byKey.remove(item.get(KeyScheme.PK).s() + "|" + item.get(KeyScheme.SK).s());
+                        if (r != null) {
+                            apply.accept(r.series(), cacheRollup(r, item, now));
+                        }
                     }
-                    SortedMap<Long, Summary> frozen = Collections.unmodifiableSortedMap(out);
-                    cache.put(cacheKey, frozen, now);
-                    return frozen;
+                    List<RollupRead> retry = new ArrayList<>();
+                    var unprocessed = resp.hasUnprocessedKeys() ? resp.unprocessedKeys().get(table) : null;
+                    if (unprocessed != null) {
+                        for (Map<String, AttributeValue> k : unprocessed.keys()) {
+                            RollupRead r = byKey.remove(k.get(KeyScheme.PK).s() + "|" + k.get(KeyScheme.SK).s());
+                            if (r != null) {
+                                retry.add(r);
+                            }
+                        }
+                    }
+                    byKey.values().forEach(r -> apply.accept(r.series(), cacheRollup(r, null, now))); // no data
+                    if (retry.isEmpty()) {
+                        return CompletableFuture.completedFuture(null);
+                    }
+                    long delay = RETRY.delayMillis(attempt);
+                    return CompletableFuture.supplyAsync(() -> null,
+                            CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS))
+                            .thenCompose(v -> batchGet(retry, attempt + 1, now, metrics, apply));
                 });
+    }
+
+    private SortedMap<Long, Summary> cacheRollup(RollupRead r, Map<String, AttributeValue> item, long now) {
+        SortedMap<Long, Summary> out = new TreeMap<>();
+        if (item != null) {
+            boolean daily = r.unit().level() == Level.DAILY;
+            long step = daily ? HOUR : 60_000L;
+            RollupItems.buckets(item, daily ? RollupItems.HOURS : RollupItems.MINUTES)
+                    .forEach((i, summary) -> out.put(r.unit().start() + i * step, summary));
+        }
+        SortedMap<Long, Summary> frozen = Collections.unmodifiableSortedMap(out);
+        cache.put(r.cacheKey(), frozen, now);
+        return frozen;
     }
 
     private CompletableFuture<Void> query(String pk, java.util.function.Consumer<Map<String, AttributeValue>> each) {

@@ -58,6 +58,8 @@ class QueryParserTest {
                 Arguments.of(body("[{\"name\":\"m\",\"dims\":{\"a\":1}}]", s, e, "60", "[\"avg\"]"), "InvalidField", "series[0].dims"),
                 Arguments.of(body("[{\"name\":\"m\",\"dims\":{\"\":\"v\"}}]", s, e, "60", "[\"avg\"]"), "InvalidField", "series[0].dims"),
                 Arguments.of(body("[{\"name\":\"m\",\"dims\":[]}]", s, e, "60", "[\"avg\"]"), "InvalidField", "series[0].dims"),
+                Arguments.of(body("[{\"name\":\"m\",\"dims\":{\"a\":\"1\",\"b\":\"2\"}},{\"name\":\"m\",\"dims\":{\"b\":\"2\",\"a\":\"1\"}}]",
+                        s, e, "60", "[\"avg\"]"), "InvalidField", "series[1]"),
                 Arguments.of(body(OK_SERIES, "\"yesterday\"", e, "60", "[\"avg\"]"), "InvalidField", "start"),
                 Arguments.of(body(OK_SERIES, s, "null", "60", "[\"avg\"]"), "MissingField", "end"),
                 Arguments.of(body(OK_SERIES, e, s, "60", "[\"avg\"]"), "InvalidField", "end"),
@@ -91,7 +93,11 @@ class QueryParserTest {
 
     @Test
     void nextToken_whenReplayedWithSameQuery_continuesAtOffsetAndRejectsOtherQueries() throws Exception {
-        String many = "[" + "{\"name\":\"m\"},".repeat(9) + "{\"name\":\"m\"}]";
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < 10; i++) {
+            sb.append(i == 0 ? "" : ",").append("{\"name\":\"m\",\"dims\":{\"i\":\"").append(i).append("\"}}");
+        }
+        String many = sb.append(']').toString();
         String b = body(many, "0", "60000000", "60", "[\"avg\"]");
         QueryRequest first = QueryParser.parse(b);
         String token = QueryParser.nextToken(first, 4);

@@ -11,6 +11,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.model.BatchGetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
@@ -35,6 +37,12 @@ class QueryServiceTest {
             @SuppressWarnings("unchecked")
             public CompletableFuture<QueryResponse> query(software.amazon.awssdk.services.dynamodb.model.QueryRequest r) {
                 return (CompletableFuture<QueryResponse>) answer.apply(QueryResponse.builder().build());
+            }
+
+            @Override
+            @SuppressWarnings("unchecked")
+            public CompletableFuture<BatchGetItemResponse> batchGetItem(BatchGetItemRequest r) {
+                return (CompletableFuture<BatchGetItemResponse>) answer.apply(BatchGetItemResponse.builder().build());
             }
 
             @Override
