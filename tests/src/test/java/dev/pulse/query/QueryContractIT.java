@@ -135,9 +135,12 @@ class QueryContractIT {
                 handler.handleRequest(request("GET", "/query", null), new TestContext("r", 30_000, 1024)),
                 handler.handleRequest(request("GET", "/series", Map.of()), new TestContext("r", 30_000, 1024)),
                 handler.handleRequest(request("GET", "/series", Map.of("name", "a", "prefix", "b")), new TestContext("r", 30_000, 1024)),
-                handler.handleRequest(request("GET", "/series", Map.of("name", "a", "limit", "0")), new TestContext("r", 30_000, 1024)));
+                handler.handleRequest(request("GET", "/series", Map.of("name", "a", "limit", "0")), new TestContext("r", 30_000, 1024)),
+                handler.handleRequest(request("GET", "/series", Map.of("prefix", "api", "nextToken", "")), new TestContext("r", 30_000, 1024)),
+                handler.handleRequest(request("GET", "/series", Map.of("prefix", "api", "nextToken", "Y2hlY2tvdXQ")),
+                        new TestContext("r", 30_000, 1024)));
 
-        assertThat(responses).extracting(APIGatewayV2HTTPResponse::getStatusCode).containsExactly(404, 405, 400, 400, 400);
+        assertThat(responses).extracting(APIGatewayV2HTTPResponse::getStatusCode).containsExactly(404, 405, 400, 400, 400, 400, 400);
         for (APIGatewayV2HTTPResponse r : responses) {
             assertThat(CONTRACT.violations(JSON.readTree(r.getBody()), "Error")).as(r.getBody()).isEmpty();
         }

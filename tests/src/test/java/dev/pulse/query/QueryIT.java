@@ -65,6 +65,7 @@ class QueryIT {
             assertQueryMatches(handler, "2026-11-18T00:00:00Z", "2026-11-21T00:00:00Z", "P1D");  // daily only
             assertQueryMatches(handler, "2026-11-19T22:13:00Z", "2026-11-20T03:00:00Z", "PT7M"); // across midnight
             assertQueryMatches(handler, "2026-11-21T12:00:00Z", "2026-11-21T12:20:00Z", "60");   // partials only
+            assertQueryMatches(handler, "2026-11-20T00:00:00Z", "2026-11-20T10:30:00Z", "PT1H"); // closed day, cut hour
         }
     }
 

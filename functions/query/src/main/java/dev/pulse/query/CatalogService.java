@@ -45,7 +45,7 @@ public final class CatalogService {
         }
         int limit = limit(params.get("limit"));
         String pk = name != null ? KeyScheme.catalogPk(name) : KeyScheme.NAMES_PK;
-        Map<String, AttributeValue> start = startKey(params.get("nextToken"), pk);
+        Map<String, AttributeValue> start = startKey(params.get("nextToken"), pk, prefix);
         Map<String, AttributeValue> values = new HashMap<>();
         values.put(":pk", AttributeValue.fromS(pk));
         String condition = "pk = :pk";
@@ -54,8 +54,17 @@ public final class CatalogService {
             values.put(":prefix", AttributeValue.fromS(prefix));
         }
         String keyCondition = condition;
-        QueryResponse resp = client.query(b -> b.tableName(table).keyConditionExpression(keyCondition)
-                .expressionAttributeValues(values).limit(limit).exclusiveStartKey(start)).join();
+        QueryResponse resp;
+        try {
+            resp = client.query(b -> b.tableName(table).keyConditionExpression(keyCondition)
+                    .expressionAttributeValues(values).limit(limit).exclusiveStartKey(start)).join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (start != null && e.getCause() instanceof software.amazon.awssdk.services.dynamodb.model.DynamoDbException d
+                    && d.statusCode() == 400) {
+                throw new BadRequestException("InvalidField", "nextToken does not belong to this listing", "nextToken");
+            }
+            throw e;
+        }
 
         ObjectNode out = JsonNodeFactory.instance.objectNode();
         ArrayNode items = out.putArray(name != null ? "series" : "names");
@@ -98,15 +107,20 @@ public final class CatalogService {
         throw new BadRequestException("InvalidField", "limit must be an integer from 1 to " + MAX_LIMIT, "limit");
     }
 
-    private static Map<String, AttributeValue> startKey(String token, String pk) throws BadRequestException {
+    private static Map<String, AttributeValue> startKey(String token, String pk, String prefix) throws BadRequestException {
         if (token == null) {
             return null;
         }
+        String sk;
         try {
-            String sk = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
-            return Map.of(KeyScheme.PK, AttributeValue.fromS(pk), KeyScheme.SK, AttributeValue.fromS(sk));
+            sk = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
-            throw new BadRequestException("InvalidField", "nextToken is not a token this API issued", "nextToken");
+            sk = "";
         }
+        // The token is the last key of the previous page: it must be a key this listing can contain.
+        if (sk.isEmpty() || sk.length() > 1024 || (prefix != null && !sk.startsWith(prefix))) {
+            throw new BadRequestException("InvalidField", "nextToken does not belong to this listing", "nextToken");
+        }
+        return Map.of(KeyScheme.PK, AttributeValue.fromS(pk), KeyScheme.SK, AttributeValue.fromS(sk));
     }
 }

@@ -11,6 +11,10 @@ public final class QueryLimits {
     public static final int MAX_BUCKETS = 10_080;
     /** Points (series x buckets x stats) in one response; more and the response is paginated by series. */
     public static final int MAX_POINTS = 200_000;
+    /** Bucket summaries with a sketch held at once (queries with a percentile); beyond it, paginated by series. */
+    public static final int MAX_SKETCH_BUCKETS = 20_000;
+    /** Items one page may read; beyond it, paginated by series. */
+    public static final int MAX_READS = 5_000;
     public static final Duration MAX_RANGE = Duration.ofDays(400);
     public static final int MAX_BODY_BYTES = 64 * 1024;
 

@@ -28,6 +28,8 @@ public final class QueryParser {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long MINUTE = 60_000L;
+    /** 9999-12-31T23:59:59.999Z: keeps every later sum of instants and periods far from overflow. */
+    private static final long MAX_INSTANT = 253_402_300_799_999L;
     private static final DatapointValidator NAMES = DatapointValidator.create();
 
     private QueryParser() {
@@ -51,8 +53,9 @@ public final class QueryParser {
             throw new BadRequestException("MalformedJson", "body must be a JSON object", null);
         }
         List<SeriesSpec> series = series(root.get("series"));
+        // Whole minutes at both ends: the finest level stores minutes, so a bucket never holds part of one.
         long start = Math.floorDiv(instant(root.get("start"), "start"), MINUTE) * MINUTE;
-        long end = instant(root.get("end"), "end");
+        long end = Math.floorDiv(instant(root.get("end"), "end") + MINUTE - 1, MINUTE) * MINUTE;
         if (end <= start) {
             throw new BadRequestException("InvalidField", "end must be after start", "end");
         }
@@ -139,6 +142,14 @@ public final class QueryParser {
     }
 
     static long instant(JsonNode node, String field) throws BadRequestException {
+        long t = parseInstant(node, field);
+        if (t < 0 || t > MAX_INSTANT) {
+            throw new BadRequestException("InvalidField", field + " must lie between 1970 and 9999", field);
+        }
+        return t;
+    }
+
+    private static long parseInstant(JsonNode node, String field) throws BadRequestException {
         if (node == null || node.isNull()) {
             throw new BadRequestException("MissingField", field + " is required", field);
         }
@@ -149,10 +160,10 @@ public final class QueryParser {
             String s = node.asText();
             try {
                 return Instant.parse(s).toEpochMilli();
-            } catch (DateTimeParseException e) {
+            } catch (DateTimeParseException | ArithmeticException e) {
                 try {
                     return OffsetDateTime.parse(s).toInstant().toEpochMilli();
-                } catch (DateTimeParseException e2) {
+                } catch (DateTimeParseException | ArithmeticException e2) {
                     // fall through to the error below
                 }
             }
@@ -170,13 +181,21 @@ public final class QueryParser {
             seconds = node.asLong();
         } else if (node.isTextual()) {
             try {
-                seconds = Duration.parse(node.asText()).getSeconds();
-            } catch (DateTimeParseException e) {
+                Duration d = Duration.parse(node.asText());
+                if (d.getNano() != 0) {
+                    throw new BadRequestException("InvalidField", "period must be whole seconds, a multiple of 60", "period");
+                }
+                seconds = d.getSeconds();
+            } catch (DateTimeParseException | ArithmeticException e) {
                 throw new BadRequestException("InvalidField", "period must be an ISO-8601 duration (PT5M) or seconds",
                         "period");
             }
         } else {
             throw new BadRequestException("InvalidField", "period must be an ISO-8601 duration (PT5M) or seconds", "period");
+        }
+        if (seconds > QueryLimits.MAX_RANGE.toSeconds()) {
+            throw new BadRequestException("LimitExceeded", "period is longer than the longest range ("
+                    + QueryLimits.MAX_RANGE.toDays() + " days)", "period");
         }
         if (seconds < 60 || seconds % 60 != 0) {
             throw new BadRequestException("InvalidField", "period must be a positive multiple of 60 seconds, got "

@@ -45,6 +45,10 @@ public final class QueryService {
     /** DynamoDB's BatchGetItem limit. */
     static final int BATCH_GET = 100;
     private static final Backoff RETRY = new Backoff(10, 500);
+    private static final int MAX_BATCH_GET_ATTEMPTS = 8;
+    /** Ingest accepts datapoints at most this far ahead of arrival; later hours cannot hold data. */
+    static final long FUTURE_WINDOW = 2 * HOUR;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(QueryService.class);
 
     /** What to read for one series: an item (daily or hourly) or an hour of partials. */
     record Unit(Level level, long start) {
@@ -70,15 +74,22 @@ public final class QueryService {
     }
 
     public QueryResult query(dev.pulse.query.QueryRequest request, Deadline deadline, InvocationMetrics<QueryMetric> metrics) {
+        long now = clock.millis();
         int buckets = request.buckets();
-        int perSeries = Math.max(1, buckets * request.stats().size());
-        int pageSize = Math.max(1, QueryLimits.MAX_POINTS / perSeries);
+        boolean withSketch = request.stats().stream().anyMatch(st -> st.kind() == Stat.Kind.PERCENTILE);
+        int unitsPerSeries = Math.max(1, plan(request, now).size());
+        // A page is bounded three ways: points in the response, sketches held (percentiles only) and reads.
+        int pageSize = Math.min(QueryLimits.MAX_POINTS / Math.max(1, buckets * request.stats().size()),
+                QueryLimits.MAX_READS / unitsPerSeries);
+        if (withSketch) {
+            pageSize = Math.min(pageSize, QueryLimits.MAX_SKETCH_BUCKETS / Math.max(1, buckets));
+        }
+        pageSize = Math.max(1, pageSize);
         int from = request.offset();
         int to = Math.min(request.series().size(), from + pageSize);
         List<SeriesSpec> page = request.series().subList(from, to);
         metrics.add(QueryMetric.SERIES_REQUESTED, page.size());
 
-        long now = clock.millis();
         Map<SeriesSpec, Summary[]> results = new ConcurrentHashMap<>();
         Map<SeriesSpec, List<Unit>> plans = new LinkedHashMap<>();
         List<Map.Entry<SeriesSpec, Unit>> reads = new ArrayList<>();
@@ -94,7 +105,7 @@ public final class QueryService {
         java.util.function.BiConsumer<SeriesSpec, SortedMap<Long, Summary>> apply = (s, entries) -> {
             Summary[] acc = results.get(s);
             synchronized (acc) {
-                addToBuckets(request, entries, acc);
+                addToBuckets(request, entries, acc, withSketch);
             }
             pending.merge(s, -1, Integer::sum);
         };
@@ -105,10 +116,10 @@ public final class QueryService {
             SeriesSpec s = r.getKey();
             Unit u = r.getValue();
             if (u.level() == Level.PARTIALS) {
-                tasks.add(() -> readPartials(s, u, metrics).thenAccept(entries -> apply.accept(s, entries)));
+                tasks.add(() -> readPartials(s, u, withSketch, metrics).thenAccept(entries -> apply.accept(s, entries)));
                 continue;
             }
-            RollupRead read = new RollupRead(s, u);
+            RollupRead read = new RollupRead(s, u, withSketch);
             SortedMap<Long, Summary> cached = cache.get(read.cacheKey(), now);
             if (cached != null) {
                 metrics.increment(QueryMetric.CACHE_HITS);
@@ -119,16 +130,22 @@ public final class QueryService {
         }
         for (int i = 0; i < uncached.size(); i += BATCH_GET) {
             List<RollupRead> chunk = uncached.subList(i, Math.min(uncached.size(), i + BATCH_GET));
-            tasks.add(() -> batchGet(chunk, 0, now, metrics, apply));
+            tasks.add(() -> batchGet(chunk, 0, now, deadline, metrics, apply));
         }
-        CompletableFuture<Void> all = Bounded.forEach(tasks, concurrency, java.util.function.Supplier::get);
+        CompletableFuture<Void> all = Bounded.forEach(tasks, concurrency, java.util.function.Supplier::get,
+                deadline::expired);
         String failure = null;
         try {
             all.get(Math.max(1, deadline.remainingMillis()), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             failure = "TimeBudgetExceeded";
         } catch (java.util.concurrent.ExecutionException e) {
-            failure = "ReadFailed: " + Bounded.unwrap(e);
+            Throwable cause = Bounded.unwrap(e);
+            // The reason goes to API callers: a fixed code, the details only to the log.
+            failure = cause instanceof Bounded.StoppedException ? "TimeBudgetExceeded" : "ReadFailed";
+            if (failure.equals("ReadFailed")) {
+                LOG.warn("query reads failed", cause);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             failure = "Interrupted";
@@ -163,17 +180,20 @@ public final class QueryService {
         return new QueryResult(timestamps, request.periodSeconds(), served, unprocessed, next);
     }
 
-    /** Which items to read for one series. */
+    /** Which items to read for one series; nothing past now + the ingest's future window (it cannot hold data). */
     List<Unit> plan(dev.pulse.query.QueryRequest r, long now) {
+        long end = Math.min(r.end(), now + FUTURE_WINDOW);
+        // Daily items hold whole hours: exact only where neither a bucket nor the range cuts an hour.
         boolean hourAligned = r.start() % HOUR == 0 && r.periodMillis() % HOUR == 0;
         List<Unit> out = new ArrayList<>();
-        for (long day = Math.floorDiv(r.start(), DAY) * DAY; day < r.end(); day += DAY) {
-            if (hourAligned && closed(day + DAY, now)) {
+        for (long day = Math.floorDiv(r.start(), DAY) * DAY; day < end; day += DAY) {
+            boolean endCutsNoHour = day + DAY <= end || end % HOUR == 0;
+            if (hourAligned && endCutsNoHour && closed(day + DAY, now)) {
                 out.add(new Unit(Level.DAILY, day));
                 continue;
             }
             long firstHour = Math.max(day, Math.floorDiv(r.start(), HOUR) * HOUR);
-            for (long hour = firstHour; hour < Math.min(day + DAY, r.end()); hour += HOUR) {
+            for (long hour = firstHour; hour < Math.min(day + DAY, end); hour += HOUR) {
                 out.add(new Unit(closed(hour + HOUR, now) ? Level.HOURLY : Level.PARTIALS, hour));
             }
         }
@@ -185,18 +205,19 @@ public final class QueryService {
     }
 
     /** The minute summaries of one open hour, merged from its partials. */
-    private CompletableFuture<SortedMap<Long, Summary>> readPartials(SeriesSpec s, Unit u,
+    private CompletableFuture<SortedMap<Long, Summary>> readPartials(SeriesSpec s, Unit u, boolean withSketch,
             InvocationMetrics<QueryMetric> metrics) {
         SortedMap<Long, Summary> minutes = new TreeMap<>();
         return query(KeyScheme.partialPk(s.key(), u.start()), item -> {
             metrics.increment(QueryMetric.ITEMS_READ);
-            minutes.computeIfAbsent(Long.parseLong(item.get(PartialItems.MINUTE).n()), m -> new Summary())
-                    .merge(SummaryAttributes.read(item));
+            minutes.computeIfAbsent(Long.parseLong(item.get(PartialItems.MINUTE).n()),
+                    m -> withSketch ? new Summary() : Summary.withoutSketch())
+                    .merge(SummaryAttributes.read(item, withSketch));
         }).thenApply(v -> minutes);
     }
 
     /** A closed daily or hourly item of one series. */
-    record RollupRead(SeriesSpec series, Unit unit) {
+    record RollupRead(SeriesSpec series, Unit unit, boolean withSketch) {
         String pk() {
             return unit.level() == Level.DAILY ? KeyScheme.dailyPk(series.key(), unit.start())
                     : KeyScheme.hourlyPk(series.key(), unit.start());
@@ -206,8 +227,9 @@ public final class QueryService {
             return unit.level() == Level.DAILY ? KeyScheme.day(unit.start()) : KeyScheme.hour(unit.start());
         }
 
+        /** Keyed by the item and whether its sketches were decoded: one cannot serve the other's reader. */
         String cacheKey() {
-            return pk() + "|" + sk();
+            return pk() + "|" + sk() + (withSketch ? "|s" : "");
         }
     }
 
@@ -215,7 +237,7 @@ public final class QueryService {
      * Reads up to 100 rollup items in one BatchGetItem, retrying UnprocessedKeys with backoff; a key that
      * comes back with no item is a closed hour or day without data. Every result is cached.
      */
-    private CompletableFuture<Void> batchGet(List<RollupRead> reads, int attempt, long now,
+    private CompletableFuture<Void> batchGet(List<RollupRead> reads, int attempt, long now, Deadline deadline,
             InvocationMetrics<QueryMetric> metrics, java.util.function.BiConsumer<SeriesSpec, SortedMap<Long, Summary>> apply) {
         Map<String, RollupRead> byKey = new LinkedHashMap<>();
         List<Map<String, AttributeValue>> keys = new ArrayList<>(reads.size());
@@ -228,7 +250,8 @@ public final class QueryService {
                 .thenCompose(resp -> {
                     for (Map<String, AttributeValue> item : resp.responses().getOrDefault(table, List.of())) {
                         metrics.increment(QueryMetric.ITEMS_READ);
-                        RollupRead r = byKey.remove(item.get(KeyScheme.PK).s() + "|" + item.get(KeyScheme.SK).s());
+                        RollupRead r = byKey.remove(item.get(KeyScheme.PK).s() + "|" + item.get(KeyScheme.SK).s()
+                                + (reads.get(0).withSketch() ? "|s" : ""));
                         if (r != null) {
                             apply.accept(r.series(), cacheRollup(r, item, now));
                         }
@@ -237,31 +260,35 @@ public final class QueryService {
                     var unprocessed = resp.hasUnprocessedKeys() ? resp.unprocessedKeys().get(table) : null;
                     if (unprocessed != null) {
                         for (Map<String, AttributeValue> k : unprocessed.keys()) {
-                            RollupRead r = byKey.remove(k.get(KeyScheme.PK).s() + "|" + k.get(KeyScheme.SK).s());
+                            RollupRead r = byKey.remove(k.get(KeyScheme.PK).s() + "|" + k.get(KeyScheme.SK).s()
+                                    + (reads.get(0).withSketch() ? "|s" : ""));
                             if (r != null) {
                                 retry.add(r);
                             }
                         }
                     }
-                    byKey.values().forEach(r -> apply.accept(r.series(), cacheRollup(r, null, now))); // no data
+                    // No item: no data, or compaction has not caught up; not cached, so a lagging rollup heals.
+                    byKey.values().forEach(r -> apply.accept(r.series(), Collections.emptySortedMap()));
                     if (retry.isEmpty()) {
                         return CompletableFuture.completedFuture(null);
                     }
                     long delay = RETRY.delayMillis(attempt);
+                    if (attempt >= MAX_BATCH_GET_ATTEMPTS || deadline.remainingMillis() <= delay) {
+                        return CompletableFuture.failedFuture(new Bounded.StoppedException(
+                                retry.size() + " keys still unprocessed at the time budget"));
+                    }
                     return CompletableFuture.supplyAsync(() -> null,
                             CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS))
-                            .thenCompose(v -> batchGet(retry, attempt + 1, now, metrics, apply));
+                            .thenCompose(v -> batchGet(retry, attempt + 1, now, deadline, metrics, apply));
                 });
     }
 
     private SortedMap<Long, Summary> cacheRollup(RollupRead r, Map<String, AttributeValue> item, long now) {
         SortedMap<Long, Summary> out = new TreeMap<>();
-        if (item != null) {
-            boolean daily = r.unit().level() == Level.DAILY;
-            long step = daily ? HOUR : 60_000L;
-            RollupItems.buckets(item, daily ? RollupItems.HOURS : RollupItems.MINUTES)
-                    .forEach((i, summary) -> out.put(r.unit().start() + i * step, summary));
-        }
+        boolean daily = r.unit().level() == Level.DAILY;
+        long step = daily ? HOUR : 60_000L;
+        RollupItems.buckets(item, daily ? RollupItems.HOURS : RollupItems.MINUTES, r.withSketch())
+                .forEach((i, summary) -> out.put(r.unit().start() + i * step, summary));
         SortedMap<Long, Summary> frozen = Collections.unmodifiableSortedMap(out);
         cache.put(r.cacheKey(), frozen, now);
         return frozen;
@@ -273,14 +300,15 @@ public final class QueryService {
         return client.queryPaginator(q).items().subscribe(each);
     }
 
-    private static void addToBuckets(dev.pulse.query.QueryRequest r, SortedMap<Long, Summary> entries, Summary[] acc) {
+    private static void addToBuckets(dev.pulse.query.QueryRequest r, SortedMap<Long, Summary> entries, Summary[] acc,
+            boolean withSketch) {
         entries.forEach((t, summary) -> {
             if (t < r.start() || t >= r.end()) {
                 return;
             }
             int i = (int) ((t - r.start()) / r.periodMillis());
             if (acc[i] == null) {
-                acc[i] = new Summary();
+                acc[i] = withSketch ? new Summary() : Summary.withoutSketch();
             }
             acc[i].merge(summary);
         });

@@ -34,6 +34,15 @@ class QueryParserTest {
     }
 
     @Test
+    void parse_whenEndMidMinute_roundsItUpToTheWholeMinute() throws Exception {
+        QueryRequest r = QueryParser.parse(body(OK_SERIES, "\"2026-11-21T10:00:00Z\"", "\"2026-11-21T10:30:30Z\"",
+                "60", "[\"count\"]"));
+
+        assertThat(r.end()).isEqualTo(Instant.parse("2026-11-21T10:31:00Z").toEpochMilli());
+        assertThat(r.buckets()).isEqualTo(31);
+    }
+
+    @Test
     void parse_whenEpochMillisAndSeconds_readsThem() throws Exception {
         QueryRequest r = QueryParser.parse(body(OK_SERIES, "1795255200000", "1795262400000", "3600", "[\"count\"]"));
 
@@ -70,6 +79,11 @@ class QueryParserTest {
                 Arguments.of(body(OK_SERIES, s, e, "0", "[\"avg\"]"), "InvalidField", "period"),
                 Arguments.of(body(OK_SERIES, "\"2026-01-01T00:00:00Z\"", e, "60", "[\"avg\"]"), "LimitExceeded", "period"),
                 Arguments.of(body(OK_SERIES, s, e, "60", "[\"median\"]"), "InvalidField", "stats[0]"),
+                Arguments.of(body(OK_SERIES, "\"+999999999-01-01T00:00:00Z\"", e, "60", "[\"avg\"]"), "InvalidField", "start"),
+                Arguments.of(body(OK_SERIES, "-9000000000000000000", e, "60", "[\"avg\"]"), "InvalidField", "start"),
+                Arguments.of(body(OK_SERIES, s, "9223372036854775807", "60", "[\"avg\"]"), "InvalidField", "end"),
+                Arguments.of(body(OK_SERIES, s, e, "9223372036854780", "[\"avg\"]"), "LimitExceeded", "period"),
+                Arguments.of(body(OK_SERIES, s, e, "\"PT60.5S\"", "[\"avg\"]"), "InvalidField", "period"),
                 Arguments.of(body(OK_SERIES, s, e, "60", "[\"avg\",\"p0\"]"), "InvalidField", "stats[1]"),
                 Arguments.of(body(OK_SERIES, s, e, "60", "[\"p101\"]"), "InvalidField", "stats[0]"),
                 Arguments.of(body(OK_SERIES, s, e, "60", "[]"), "InvalidField", "stats"),

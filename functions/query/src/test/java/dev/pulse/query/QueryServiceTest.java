@@ -119,4 +119,39 @@ class QueryServiceTest {
         assertThat(plan).filteredOn(u -> u.level() == QueryService.Level.HOURLY).hasSize(12);
         assertThat(plan).filteredOn(u -> u.level() == QueryService.Level.PARTIALS).hasSize(1);
     }
+
+    @Test
+    void plan_whenRangeEndsFarInTheFuture_readsNothingPastTheIngestWindow() throws Exception {
+        QueryRequest r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"2026-11-21T12:00:00Z\","
+                + "\"end\":\"2026-12-21T12:00:00Z\",\"period\":\"PT1H\",\"stats\":[\"avg\"]}");
+
+        var plan = service(client(CompletableFuture::completedFuture)).plan(r, NOW.toEpochMilli());
+
+        // 12:00 (open) up to now + 2 h = 14:20: the hours starting 12:00, 13:00 and 14:00.
+        assertThat(plan).extracting(QueryService.Unit::start).containsExactly(
+                Instant.parse("2026-11-21T12:00:00Z").toEpochMilli(), Instant.parse("2026-11-21T13:00:00Z").toEpochMilli(),
+                Instant.parse("2026-11-21T14:00:00Z").toEpochMilli());
+    }
+
+    @Test
+    void plan_whenClosedDayButRangeEndsMidHour_readsThatDayHourByHour() throws Exception {
+        QueryRequest r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"2026-11-20T00:00:00Z\","
+                + "\"end\":\"2026-11-20T10:30:00Z\",\"period\":\"PT1H\",\"stats\":[\"avg\"]}");
+
+        var plan = service(client(CompletableFuture::completedFuture)).plan(r, NOW.toEpochMilli());
+
+        assertThat(plan).hasSize(11).allSatisfy(u -> assertThat(u.level()).isEqualTo(QueryService.Level.HOURLY));
+    }
+
+    @Test
+    void query_whenPercentileOverManyBuckets_pagesBySketchBudget() throws Exception {
+        QueryRequest r = QueryParser.parse("{\"series\":" + series(100) + ",\"start\":\"2026-11-14T00:00:00Z\","
+                + "\"end\":\"2026-11-21T00:00:00Z\",\"period\":\"PT5M\",\"stats\":[\"p99\"]}");
+
+        QueryResult page = service(client(CompletableFuture::completedFuture)).query(r, Deadline.inMillis(10_000),
+                new InvocationMetrics<>(QueryMetric.class));
+
+        assertThat(page.series()).hasSize(QueryLimits.MAX_SKETCH_BUCKETS / 2016);
+        assertThat(page.nextToken()).isNotNull();
+    }
 }

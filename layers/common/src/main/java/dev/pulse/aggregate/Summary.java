@@ -19,7 +19,15 @@ public final class Summary {
         this(0, new ExactSum(), Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, Sketches.create());
     }
 
-    /** A summary restored from storage. */
+    /**
+     * An empty summary without a sketch, for readers that need no percentile: a sketch is by far the largest
+     * part of a summary, and a query over many buckets would otherwise hold one per bucket.
+     */
+    public static Summary withoutSketch() {
+        return new Summary(0, new ExactSum(), Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, null);
+    }
+
+    /** A summary restored from storage; {@code sketch} is null for a summary read without it. */
     public Summary(long count, ExactSum sum, double min, double max, DDSketch sketch) {
         this.count = count;
         this.sum = sum;
@@ -37,7 +45,9 @@ public final class Summary {
         if (value > max) {
             max = value;
         }
-        sketch.accept(value);
+        if (sketch != null) {
+            sketch.accept(value);
+        }
     }
 
     /** Adds {@code other} into this summary. */
@@ -49,7 +59,12 @@ public final class Summary {
         sum.add(other.sum);
         min = Math.min(min, other.min);
         max = Math.max(max, other.max);
-        sketch.mergeWith(other.sketch);
+        if (sketch != null) {
+            if (other.sketch == null) {
+                throw new IllegalArgumentException("cannot merge a summary read without its sketch into one with it");
+            }
+            sketch.mergeWith(other.sketch);
+        }
     }
 
     public boolean isEmpty() {
@@ -83,6 +98,14 @@ public final class Summary {
 
     /** The value at quantile {@code q} (0..1) from the sketch, or NaN when empty. */
     public double quantile(double q) {
+        if (sketch == null) {
+            throw new IllegalStateException("summary was read without its sketch");
+        }
         return count == 0 ? Double.NaN : sketch.getValueAtQuantile(q);
+    }
+
+    /** Whether this summary carries a sketch (percentiles). */
+    public boolean hasSketch() {
+        return sketch != null;
     }
 }

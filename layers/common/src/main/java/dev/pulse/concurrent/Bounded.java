@@ -21,6 +21,15 @@ public final class Bounded {
 
     public static <T> CompletableFuture<Void> forEach(Collection<T> items, int concurrency,
             Function<T, CompletableFuture<?>> task) {
+        return forEach(items, concurrency, task, () -> false);
+    }
+
+    /**
+     * As {@link #forEach(Collection, int, Function)}, and no new task starts once {@code stop} is true (a
+     * caller that gave up at its deadline must not leave work running into the next invocation).
+     */
+    public static <T> CompletableFuture<Void> forEach(Collection<T> items, int concurrency,
+            Function<T, CompletableFuture<?>> task, java.util.function.BooleanSupplier stop) {
         if (concurrency < 1) {
             throw new IllegalArgumentException("concurrency must be >= 1");
         }
@@ -33,7 +42,7 @@ public final class Bounded {
         AtomicInteger open = new AtomicInteger(lanes);
         CompletableFuture<Void> done = new CompletableFuture<>();
         for (int i = 0; i < lanes; i++) {
-            lane(queue, task, failure).whenComplete((v, e) -> {
+            lane(queue, task, failure, stop).whenComplete((v, e) -> {
                 if (e != null) {
                     failure.compareAndSet(null, unwrap(e));
                 }
@@ -51,7 +60,10 @@ public final class Bounded {
     }
 
     private static <T> CompletableFuture<Void> lane(Queue<T> queue, Function<T, CompletableFuture<?>> task,
-            AtomicReference<Throwable> failure) {
+            AtomicReference<Throwable> failure, java.util.function.BooleanSupplier stop) {
+        if (failure.get() == null && !queue.isEmpty() && stop.getAsBoolean()) {
+            failure.compareAndSet(null, new StoppedException("stopped with " + queue.size() + " tasks left"));
+        }
         T next = failure.get() == null ? queue.poll() : null;
         if (next == null) {
             return CompletableFuture.completedFuture(null);
@@ -68,7 +80,14 @@ public final class Bounded {
                 failure.compareAndSet(null, unwrap(e));
             }
             return null;
-        }).thenComposeAsync(v -> lane(queue, task, failure));
+        }).thenComposeAsync(v -> lane(queue, task, failure, stop));
+    }
+
+    /** The result of a run whose stop condition became true before every task started. */
+    public static final class StoppedException extends RuntimeException {
+        public StoppedException(String message) {
+            super(message, null, false, false);
+        }
     }
 
     /** The cause inside {@link CompletionException} wrappers. */

@@ -47,10 +47,15 @@ public final class RollupItems {
 
     /** The nested summaries of a rollup item ({@link #MINUTES} or {@link #HOURS}), by minute or hour number. */
     public static SortedMap<Integer, Summary> buckets(Map<String, AttributeValue> item, String level) {
+        return buckets(item, level, true);
+    }
+
+    /** As {@link #buckets(Map, String)}, decoding the sketches only when {@code withSketch}. */
+    public static SortedMap<Integer, Summary> buckets(Map<String, AttributeValue> item, String level, boolean withSketch) {
         SortedMap<Integer, Summary> out = new TreeMap<>();
         AttributeValue m = item.get(level);
         if (m != null && m.hasM()) {
-            m.m().forEach((k, v) -> out.put(Integer.parseInt(k), SummaryAttributes.read(v.m())));
+            m.m().forEach((k, v) -> out.put(Integer.parseInt(k), SummaryAttributes.read(v.m(), withSketch)));
         }
         return out;
     }

@@ -34,11 +34,16 @@ public final class SummaryAttributes {
     }
 
     public static Summary read(Map<String, AttributeValue> item) {
+        return read(item, true);
+    }
+
+    /** Reads a summary; without {@code withSketch} the sketch is not decoded (no percentiles, far less memory). */
+    public static Summary read(Map<String, AttributeValue> item, boolean withSketch) {
         return new Summary(
                 Long.parseLong(item.get(COUNT).n()),
                 ExactSum.fromBytes(item.get(SUM_EXACT).b().asByteArrayUnsafe()),
                 Double.parseDouble(item.get(MIN).n()),
                 Double.parseDouble(item.get(MAX).n()),
-                Sketches.deserialize(item.get(SKETCH).b().asByteArrayUnsafe()));
+                withSketch ? Sketches.deserialize(item.get(SKETCH).b().asByteArrayUnsafe()) : null);
     }
 }

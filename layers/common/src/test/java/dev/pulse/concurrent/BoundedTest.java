@@ -60,4 +60,16 @@ class BoundedTest {
             throw new IllegalArgumentException("sync");
         }).join()).cause().isInstanceOf(IllegalArgumentException.class).hasMessage("sync");
     }
+
+    @Test
+    void forEach_whenStopBecomesTrue_startsNoFurtherTaskAndFailsAsStopped() {
+        AtomicInteger started = new AtomicInteger();
+        List<Integer> items = IntStream.range(0, 1000).boxed().toList();
+
+        assertThatThrownBy(() -> Bounded.forEach(items, 2, i -> {
+            started.incrementAndGet();
+            return CompletableFuture.completedFuture(null);
+        }, () -> started.get() >= 10).join()).cause().isInstanceOf(Bounded.StoppedException.class);
+        assertThat(started.get()).isBetween(10, 12);
+    }
 }
