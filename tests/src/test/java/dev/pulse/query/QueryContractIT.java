@@ -58,7 +58,7 @@ class QueryContractIT {
         pipeline.ingest(records);
         pipeline.compactAll();
         handler = new QueryHandler(new QueryService(Emulators.dynamo().asyncClient(), pipeline.table, 8, 300_000L,
-                new RollupCache(1000, 300_000L), pipeline.clock()),
+                new RollupCache(100_000, 300_000L), pipeline.clock()),
                 new CatalogService(Emulators.dynamo().asyncClient(), pipeline.table),
                 MetricsBuilder.builder().withNamespace("PulseTest").withService("query").build(), 3_000);
     }

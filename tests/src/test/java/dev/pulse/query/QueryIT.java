@@ -220,7 +220,7 @@ class QueryIT {
 
     private static QueryService service(Pipeline p) {
         return new QueryService(Emulators.dynamo().asyncClient(), p.table, 16, 5 * 60_000L,
-                new RollupCache(10_000, 5 * 60_000L), p.clock());
+                new RollupCache(1_000_000, 5 * 60_000L), p.clock());
     }
 
     private static QueryHandler handler(Pipeline p) {

@@ -55,7 +55,7 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
 
     private QueryHandler(PulseConfig config, DynamoDbAsyncClient client) {
         this(new QueryService(client, config.tableName(), config.writeConcurrency() * 4, 5 * 60_000L,
-                new RollupCache(20_000, 5 * 60_000L), Clock.systemUTC()),
+                new RollupCache(400_000, 5 * 60_000L), Clock.systemUTC()),
                 new CatalogService(client, config.tableName()), PulseMetrics.create("query"), config.safetyMarginMillis());
     }
 

@@ -1,33 +1,32 @@
 package dev.pulse.query;
 
 import dev.pulse.aggregate.Summary;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.SortedMap;
 
 /**
  * Closed hourly and daily rollups kept in the warm container, read-only once cached. Entries expire after
- * {@code ttlMillis} so late data (accepted up to 14 days back) shows up within that time; the size is bounded
- * (least recently used first out).
+ * {@code ttlMillis} so late data (accepted up to 14 days back) shows up within that time. The size is bounded
+ * by weight, not entry count: an entry weighs one per summary, {@value #SKETCH_WEIGHT} per summary with a
+ * sketch (a sketch is most of a summary's memory); least recently used entries go first.
  */
 public final class RollupCache {
 
-    private record Cached(SortedMap<Long, Summary> buckets, long expiresAt) {
+    static final int SKETCH_WEIGHT = 20;
+
+    private record Cached(SortedMap<Long, Summary> buckets, long expiresAt, long weight) {
     }
 
-    private final int maxEntries;
+    private final long maxWeight;
     private final long ttlMillis;
-    private final Map<String, Cached> entries;
+    private final LinkedHashMap<String, Cached> entries = new LinkedHashMap<>(1024, 0.75f, true);
+    private long weight;
 
-    public RollupCache(int maxEntries, long ttlMillis) {
-        this.maxEntries = maxEntries;
+    public RollupCache(long maxWeight, long ttlMillis) {
+        this.maxWeight = maxWeight;
         this.ttlMillis = ttlMillis;
-        this.entries = new LinkedHashMap<>(1024, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Cached> eldest) {
-                return size() > RollupCache.this.maxEntries;
-            }
-        };
     }
 
     /** The cached buckets of an item, or null; callers must not modify the summaries. */
@@ -38,12 +37,31 @@ public final class RollupCache {
         }
         if (e.expiresAt() <= now) {
             entries.remove(key);
+            weight -= e.weight();
             return null;
         }
         return e.buckets();
     }
 
     public synchronized void put(String key, SortedMap<Long, Summary> buckets, long now) {
-        entries.put(key, new Cached(buckets, now + ttlMillis));
+        long w = 1;
+        for (Summary s : buckets.values()) {
+            w += s.hasSketch() ? SKETCH_WEIGHT : 1;
+        }
+        if (w > maxWeight) {
+            return;
+        }
+        Cached old = entries.put(key, new Cached(buckets, now + ttlMillis, w));
+        weight += w - (old == null ? 0 : old.weight());
+        for (Iterator<Map.Entry<String, Cached>> it = entries.entrySet().iterator(); weight > maxWeight && it.hasNext();) {
+            Cached eldest = it.next().getValue();
+            it.remove();
+            weight -= eldest.weight();
+        }
+    }
+
+    /** Current total weight, for tests and metrics. */
+    public synchronized long weight() {
+        return weight;
     }
 }

@@ -1,0 +1,56 @@
+package dev.pulse.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pulse.aggregate.Summary;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+class RollupCacheTest {
+
+    private static SortedMap<Long, Summary> buckets(int n, boolean sketch) {
+        SortedMap<Long, Summary> m = new TreeMap<>();
+        for (long i = 0; i < n; i++) {
+            Summary s = sketch ? new Summary() : Summary.withoutSketch();
+            s.add(i);
+            m.put(i, s);
+        }
+        return m;
+    }
+
+    @Test
+    void put_whenWeightExceedsLimit_evictsLeastRecentlyUsedFirst() {
+        RollupCache cache = new RollupCache(100, 60_000);
+        cache.put("a", buckets(30, false), 0);
+        cache.put("b", buckets(30, false), 0);
+        cache.get("a", 1); // a is now more recent than b
+        cache.put("c", buckets(30, false), 0);
+        cache.put("d", buckets(30, false), 0);
+
+        assertThat(cache.get("b", 2)).isNull();
+        assertThat(cache.get("a", 2)).isNotNull();
+        assertThat(cache.weight()).isLessThanOrEqualTo(100);
+    }
+
+    @Test
+    void put_whenSummariesCarrySketches_weighsThemHeavier() {
+        RollupCache cache = new RollupCache(850, 60_000);
+        cache.put("plain", buckets(60, false), 0);
+        cache.put("sketched", buckets(40, true), 0);
+
+        assertThat(cache.get("plain", 1)).isNull(); // 61 + 801 > 850: the older one went
+        assertThat(cache.get("sketched", 1)).hasSize(40);
+        assertThat(cache.weight()).isEqualTo(1 + 40L * RollupCache.SKETCH_WEIGHT);
+    }
+
+    @Test
+    void get_whenEntryExpired_returnsNullAndFreesItsWeight() {
+        RollupCache cache = new RollupCache(1000, 60_000);
+        cache.put("a", buckets(10, false), 0);
+
+        assertThat(cache.get("a", 59_999)).isNotNull();
+        assertThat(cache.get("a", 60_000)).isNull();
+        assertThat(cache.weight()).isZero();
+    }
+}
