@@ -34,9 +34,15 @@ $(VENV)/.installed: requirements-dev.txt
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
-test: $(VENV)/.installed ## Unit and integration tests, sam validate --lint, sam build (what CI runs)
+# The Kinesis emulator (kinesalite, pinned in tools/kinesis/package-lock.json) for tests and local runs.
+KINESIS := tools/kinesis
+$(KINESIS)/node_modules/.installed: $(KINESIS)/package-lock.json
+	npm ci --prefix $(KINESIS) --no-audit --no-fund --loglevel=error
+	touch $@
+
+test: $(VENV)/.installed $(KINESIS)/node_modules/.installed ## Unit and integration tests, sam validate --lint, sam build (what CI runs)
 	echo "JDK: $$JAVA_HOME"
-	mvn $(MVN_FLAGS) verify -Dpulse.moto.bin=$(CURDIR)/$(VENV)/bin/moto_server
+	mvn $(MVN_FLAGS) verify -Dpulse.moto.bin=$(CURDIR)/$(VENV)/bin/moto_server -Dpulse.kinesis.dir=$(CURDIR)/$(KINESIS)
 	$(SAM) validate --lint --region $(AWS_DEFAULT_REGION)
 	$(VENV)/bin/python scripts/translate_template.py template.yaml
 	$(SAM) build

@@ -1,0 +1,221 @@
+package dev.pulse.loadgen;
+
+import dev.pulse.retry.Backoff;
+import dev.pulse.retry.Deadline;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import software.amazon.awssdk.core.SdkBytes;
+import software.amazon.awssdk.services.kinesis.KinesisAsyncClient;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry;
+
+/**
+ * Sends records on a {@link Schedule} with PutRecords (up to 500 records / 5 MB a call), never waiting for
+ * the target before the next send: calls overlap, so a slow or stalled stream delays acknowledgements, not
+ * the offered rate. Latency runs from each record's intended time to its acknowledgement. Failed records
+ * are retried with backoff (throttling counted apart from errors); partition keys are kept.
+ */
+public final class KinesisSender {
+
+    static final int MAX_RECORDS_PER_CALL = 500;
+    static final int MAX_BYTES_PER_CALL = 5 * 1024 * 1024;
+    /** How often due records are gathered into calls: bounds the call rate at high record rates. */
+    static final long TICK_NANOS = 5_000_000L;
+    /** Calls in flight beyond which new records are failed rather than held: memory stays bounded. */
+    static final int MAX_IN_FLIGHT_CALLS = 4_000;
+
+    private final KinesisAsyncClient client;
+    private final String stream;
+    private final Backoff backoff;
+    private final int maxAttempts;
+
+    public KinesisSender(KinesisAsyncClient client, String stream, Backoff backoff, int maxAttempts) {
+        this.client = client;
+        this.stream = stream;
+        this.backoff = backoff;
+        this.maxAttempts = maxAttempts;
+    }
+
+    /** A record on its way: what to send, when it was meant to go, and how often it was tried. */
+    private record Entry(ReplayRecord record, long intendedNanos, int attempt, long retryAtNanos, boolean canary) {
+    }
+
+    /**
+     * Runs the schedule for {@code durationSeconds} (or {@code maxRecords}, or until {@code deadline}), then
+     * waits for the last acknowledgements and retries until the deadline. A canary record goes out at each
+     * whole second when {@code canary} is given.
+     */
+    public SendReport run(List<ReplayRecord> records, Schedule schedule, double targetRate, double rampSeconds,
+            long durationSeconds, long maxRecords, Deadline deadline, Canary canary) {
+        State st = new State((int) durationSeconds + 1);
+        long start = System.nanoTime();
+        long end = durationSeconds * 1_000_000_000L;
+        long i = 0;
+        long nextCanary = 0;
+        PriorityQueue<Entry> retries = new PriorityQueue<>((a, b) -> Long.compare(a.retryAtNanos(), b.retryAtNanos()));
+        while (true) {
+            long now = System.nanoTime() - start;
+            boolean scheduling = now < end && !deadline.expired();
+            List<Entry> due = new ArrayList<>();
+            if (scheduling) {
+                long offset;
+                while (i < maxRecords && (offset = schedule.offsetNanos(i)) <= now && offset < end) {
+                    due.add(new Entry(records.get((int) (i % records.size())), offset, 0, 0, false));
+                    i++;
+                }
+                if (canary != null && nextCanary * 1_000_000_000L <= now && nextCanary < durationSeconds) {
+                    due.add(new Entry(canary.record(nextCanary), nextCanary * 1_000_000_000L, 0, 0, true));
+                    st.canaries.add(System.currentTimeMillis());
+                    nextCanary++;
+                }
+            }
+            for (Entry e; (e = st.toRetry.poll()) != null;) {
+                retries.add(e);
+            }
+            while (!retries.isEmpty() && retries.peek().retryAtNanos() <= now) {
+                due.add(retries.poll());
+            }
+            if (!due.isEmpty()) {
+                send(due, st, start);
+            }
+            if (!scheduling && retries.isEmpty() && st.toRetry.isEmpty() && st.inFlight.get() == 0) {
+                break;
+            }
+            if (!scheduling && deadline.expired()) {
+                st.failed.add(retries.size() + st.toRetry.size());
+                break;
+            }
+            long next = now + TICK_NANOS;
+            LockSupport.parkNanos(Math.max(0, next - (System.nanoTime() - start)));
+        }
+        // Achieved rate: records sent in the whole seconds after the ramp, over those seconds.
+        int firstFull = (int) Math.ceil(rampSeconds);
+        long sentAfterRamp = 0;
+        for (int s = firstFull; s < durationSeconds; s++) {
+            sentAfterRamp += st.perSecond.get(s);
+        }
+        double achieved = durationSeconds > firstFull ? (double) sentAfterRamp / (durationSeconds - firstFull) : 0;
+        long[] perSecond = new long[(int) durationSeconds];
+        for (int s = 0; s < perSecond.length; s++) {
+            perSecond[s] = st.perSecond.get(s);
+        }
+        return new SendReport(st.sent.sum(), st.acked.sum(), st.failed.sum(), st.throttled.sum(), st.retried.sum(),
+                targetRate, achieved, perSecond, List.copyOf(st.canaries), st.latency);
+    }
+
+    private void send(List<Entry> due, State st, long start) {
+        List<Entry> call = new ArrayList<>();
+        int bytes = 0;
+        for (Entry e : due) {
+            int size = e.record().data().length + e.record().partitionKey().getBytes(StandardCharsets.UTF_8).length;
+            if (!call.isEmpty() && (call.size() == MAX_RECORDS_PER_CALL || bytes + size > MAX_BYTES_PER_CALL)) {
+                put(call, st, start);
+                call = new ArrayList<>();
+                bytes = 0;
+            }
+            call.add(e);
+            bytes += size;
+        }
+        if (!call.isEmpty()) {
+            put(call, st, start);
+        }
+    }
+
+    private void put(List<Entry> call, State st, long start) {
+        long sentAt = System.nanoTime() - start;
+        int second = (int) (sentAt / 1_000_000_000L);
+        for (Entry e : call) {
+            if (e.attempt() == 0 && !e.canary()) {
+                st.sent.increment();
+                if (second < st.perSecond.length()) {
+                    st.perSecond.incrementAndGet(second);
+                }
+            }
+        }
+        if (st.inFlight.get() >= MAX_IN_FLIGHT_CALLS) {
+            st.failed.add(call.stream().filter(e -> !e.canary()).count());
+            return;
+        }
+        List<PutRecordsRequestEntry> entries = new ArrayList<>(call.size());
+        for (Entry e : call) {
+            entries.add(PutRecordsRequestEntry.builder().data(SdkBytes.fromByteArrayUnsafe(e.record().data()))
+                    .partitionKey(e.record().partitionKey()).build());
+        }
+        st.inFlight.incrementAndGet();
+        client.putRecords(b -> b.streamName(stream).records(entries)).whenComplete((resp, error) -> {
+            try {
+                long now = System.nanoTime() - start;
+                if (error != null) {
+                    call.forEach(e -> retryOrFail(e, st, now, false));
+                } else {
+                    handle(call, resp, st, now);
+                }
+            } finally {
+                st.inFlight.decrementAndGet();
+            }
+        });
+    }
+
+    private void handle(List<Entry> call, PutRecordsResponse resp, State st, long now) {
+        List<PutRecordsResultEntry> results = resp.records();
+        for (int k = 0; k < call.size(); k++) {
+            Entry e = call.get(k);
+            PutRecordsResultEntry r = k < results.size() ? results.get(k) : null;
+            if (r != null && r.errorCode() == null) {
+                if (!e.canary()) {
+                    st.acked.increment();
+                    st.latency.recordMicros((now - e.intendedNanos()) / 1000);
+                }
+            } else {
+                retryOrFail(e, st, now, r != null && "ProvisionedThroughputExceededException".equals(r.errorCode()));
+            }
+        }
+    }
+
+    private void retryOrFail(Entry e, State st, long now, boolean throttled) {
+        if (throttled) {
+            st.throttled.increment();
+        }
+        if (e.attempt() + 1 >= maxAttempts) {
+            if (!e.canary()) {
+                st.failed.increment();
+            }
+            return;
+        }
+        st.retried.increment();
+        long delay = backoff.delayMillis(e.attempt()) * 1_000_000L;
+        st.toRetry.add(new Entry(e.record(), e.intendedNanos(), e.attempt() + 1, now + delay, e.canary()));
+    }
+
+    /** Shared between the scheduling thread and the SDK's completion threads. */
+    private static final class State {
+        final LongAdder sent = new LongAdder();
+        final LongAdder acked = new LongAdder();
+        final LongAdder failed = new LongAdder();
+        final LongAdder throttled = new LongAdder();
+        final LongAdder retried = new LongAdder();
+        final AtomicInteger inFlight = new AtomicInteger();
+        final Queue<Entry> toRetry = new ConcurrentLinkedQueue<>();
+        final AtomicLongArray perSecond;
+        final List<Long> canaries = new ArrayList<>();
+        final LatencyHistogram latency = new LatencyHistogram();
+
+        State(int seconds) {
+            perSecond = new AtomicLongArray(seconds);
+        }
+    }
+
+    /** Builds the canary record of second {@code k} of a run. */
+    public interface Canary {
+        ReplayRecord record(long k);
+    }
+}

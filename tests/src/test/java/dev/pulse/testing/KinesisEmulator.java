@@ -1,0 +1,92 @@
+package dev.pulse.testing;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.kinesis.KinesisAsyncClient;
+import software.amazon.awssdk.services.kinesis.model.StreamStatus;
+
+/**
+ * kinesalite (from tools/kinesis, installed by the Makefile) on 127.0.0.1 and a free port, forced onto
+ * loopback by a preload script, started by the test and stopped through its own process handle (by PID).
+ */
+public final class KinesisEmulator implements AutoCloseable {
+
+    private final Process process;
+    private final URI endpoint;
+
+    private KinesisEmulator(Process process, int port) {
+        this.process = process;
+        this.endpoint = URI.create("http://127.0.0.1:" + port);
+    }
+
+    public static KinesisEmulator start() throws Exception {
+        Path dir = Path.of(System.getProperty("pulse.kinesis.dir", "tools/kinesis"));
+        Path cli = dir.resolve("node_modules/kinesalite/cli.js");
+        if (!Files.exists(cli)) {
+            throw new IllegalStateException("kinesalite not found at " + cli + ": run the tests with `make test`, which installs it");
+        }
+        int port = Ports.free();
+        Path log = Files.createTempFile("kinesalite-", ".log");
+        Process p = new ProcessBuilder(List.of("node", "-r", dir.resolve("loopback.js").toString(), cli.toString(),
+                "--port", Integer.toString(port), "--createStreamMs", "50", "--shardLimit", "50"))
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!listening(port)) {
+            if (!p.isAlive() || System.nanoTime() > deadline) {
+                p.destroyForcibly();
+                throw new IllegalStateException("kinesalite did not start: " + Files.readString(log));
+            }
+            Thread.sleep(50);
+        }
+        return new KinesisEmulator(p, port);
+    }
+
+    private static boolean listening(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    public KinesisAsyncClient client() {
+        return KinesisAsyncClient.builder().endpointOverride(endpoint).region(Region.US_EAST_1)
+                .credentialsProvider(LocalDynamoDb.credentials())
+                // A built client, so the Kinesis default of HTTP/2 (only needed for SubscribeToShard) does not apply.
+                .httpClient(AwsCrtAsyncHttpClient.builder().maxConcurrency(64).build())
+                .build();
+    }
+
+    /** Creates a stream and waits until it is ACTIVE (the SDK's waiter polls every 10 s). */
+    public void createStream(String name, int shards) throws Exception {
+        try (KinesisAsyncClient c = client()) {
+            c.createStream(b -> b.streamName(name).shardCount(shards)).join();
+            for (int i = 0; i < 200; i++) {
+                if (c.describeStreamSummary(b -> b.streamName(name)).join().streamDescriptionSummary().streamStatus()
+                        == StreamStatus.ACTIVE) {
+                    return;
+                }
+                Thread.sleep(50);
+            }
+        }
+        throw new IllegalStateException("stream " + name + " did not become ACTIVE");
+    }
+
+    @Override
+    public void close() throws Exception {
+        process.destroy();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+}
