@@ -1,0 +1,105 @@
+package dev.pulse.loadgen;
+
+import dev.pulse.retry.Deadline;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The end-to-end check of a run: each second the sender writes one canary datapoint to
+ * {@code loadgen.canary{run=<runId>}} with value k+1 (k = its second), all under one partition key so they
+ * stay in order. Reading the series back through the query API then tells loss (fewer than sent),
+ * duplicates (more than sent), a loss hidden by a duplicate (right count, wrong sum), and freshness: the
+ * time from a canary's send to the moment the API first counts it.
+ */
+public final class CanaryVerifier {
+
+    public static final String SERIES_NAME = "loadgen.canary";
+
+    /** Count and sum of a run's canary series over a time range, as the query API reports them. */
+    public record Observed(long count, double sum) {
+    }
+
+    /** Reads the canary series (the query API in production; an in-process handler in tests). */
+    public interface Reader {
+        Observed read(String runId, long startMillis, long endMillis);
+    }
+
+    /**
+     * The verdict.
+     *
+     * @param sent           canaries sent
+     * @param observed       canaries counted by the API
+     * @param lost           sent but never counted
+     * @param duplicated     counted more often than sent
+     * @param consistent     whether the sum matches too (a loss and a duplicate can hide each other's count)
+     * @param freshnessP50Ms median time from send to queryable
+     * @param freshnessP99Ms 99th percentile of the same
+     */
+    public record Verdict(long sent, long observed, long lost, long duplicated, boolean consistent, double freshnessP50Ms,
+            double freshnessP99Ms) {
+
+        public boolean ok() {
+            return lost == 0 && duplicated == 0 && consistent;
+        }
+    }
+
+    private CanaryVerifier() {
+    }
+
+    /** The canary record of second {@code k}, sent at {@code sendMillis}. */
+    public static ReplayRecord record(String runId, long k, long sendMillis) {
+        String json = String.format(Locale.ROOT, "{\"name\":\"%s\",\"dims\":{\"run\":\"%s\"},\"ts\":%d,\"value\":%d,\"unit\":\"Count\"}",
+                SERIES_NAME, runId, sendMillis, k + 1);
+        return new ReplayRecord(json.getBytes(StandardCharsets.UTF_8), "loadgen-canary-" + runId, sendMillis);
+    }
+
+    /**
+     * Polls {@code reader} every {@code pollMillis} until every canary is counted or the deadline passes, then
+     * judges. {@code sendTimes} are the canaries' send times in order (canary k has value k+1).
+     */
+    public static Verdict verify(String runId, List<Long> sendTimes, Reader reader, Deadline deadline, long pollMillis)
+            throws InterruptedException {
+        int n = sendTimes.size();
+        if (n == 0) {
+            return new Verdict(0, 0, 0, 0, true, 0, 0);
+        }
+        long from = sendTimes.get(0) - 60_000;
+        long to = sendTimes.get(n - 1) + 60_000;
+        long[] visibleAt = new long[n];
+        int visible = 0;
+        Observed last = new Observed(0, 0);
+        while (true) {
+            last = reader.read(runId, from, to);
+            long now = System.currentTimeMillis();
+            // One partition key keeps the canaries in order, so a count of c means the first c are queryable.
+            for (int k = visible; k < Math.min(n, last.count()); k++) {
+                visibleAt[k] = now;
+            }
+            visible = (int) Math.max(visible, Math.min(n, last.count()));
+            if (last.count() >= n || deadline.remainingMillis() <= pollMillis) {
+                break;
+            }
+            Thread.sleep(pollMillis);
+        }
+        List<Long> freshness = new ArrayList<>(visible);
+        for (int k = 0; k < visible; k++) {
+            freshness.add(visibleAt[k] - sendTimes.get(k));
+        }
+        Collections.sort(freshness);
+        double expectedSum = (double) n * (n + 1) / 2;
+        return new Verdict(n, last.count(), Math.max(0, n - last.count()), Math.max(0, last.count() - n),
+                last.sum() == expectedSum,
+                percentile(freshness, 50), percentile(freshness, 99));
+    }
+
+    private static double percentile(List<Long> sorted, double p) {
+        if (sorted.isEmpty()) {
+            return 0;
+        }
+        int i = (int) Math.ceil(p / 100 * sorted.size()) - 1;
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
+    }
+}
