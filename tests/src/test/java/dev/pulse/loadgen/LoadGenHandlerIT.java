@@ -1,0 +1,95 @@
+package dev.pulse.loadgen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.metrics.InvocationMetrics;
+import dev.pulse.retry.Backoff;
+import dev.pulse.retry.Deadline;
+import dev.pulse.testing.ExpectedResults;
+import dev.pulse.testing.KinesisEmulator;
+import dev.pulse.testing.TestContext;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.kinesis.KinesisAsyncClient;
+import software.amazon.lambda.powertools.metrics.MetricsBuilder;
+
+/**
+ * The load generator's handler on the bundled recording against a Kinesis emulator: two workers (run
+ * in-process where Lambda would invoke the function) share the rate and their reports merge into one.
+ */
+class LoadGenHandlerIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static KinesisEmulator kinesis;
+    private static KinesisAsyncClient client;
+
+    @BeforeAll
+    static void start() throws Exception {
+        kinesis = KinesisEmulator.start();
+        kinesis.createStream("replay", 2);
+        client = kinesis.client();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (client != null) {
+            client.close();
+        }
+        if (kinesis != null) {
+            kinesis.close();
+        }
+    }
+
+    private static LoadGenHandler handler() {
+        LoadGenService[] self = new LoadGenService[1];
+        self[0] = new LoadGenService(new KinesisSender(client, "replay", new Backoff(20, 500), 5),
+                source -> ReplaySource.load(source, ExpectedResults.repoRoot()),
+                worker -> CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return (JsonNode) self[0].run(worker, Deadline.inMillis(60_000),
+                                new InvocationMetrics<>(LoadGenMetric.class));
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }), null);
+        return new LoadGenHandler(self[0], MetricsBuilder.builder().withNamespace("PulseTest").withService("loadgen").build());
+    }
+
+    private static JsonNode invoke(String event) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        handler().handleRequest(new ByteArrayInputStream(event.getBytes(StandardCharsets.UTF_8)), out,
+                new TestContext("loadgen-req", 120_000, 2048));
+        return JSON.readTree(out.toByteArray());
+    }
+
+    @Test
+    void handleRequest_whenTwoWorkersReplayTheBundledSample_mergesOneReport() throws Exception {
+        JsonNode report = invoke("{\"source\":\"events/replay/sample.ndjson.gz\",\"mode\":\"rate\",\"rate\":400,"
+                + "\"durationSeconds\":6,\"workers\":2,\"runId\":\"it-run\"}");
+
+        assertThat(report.has("error")).as(report.toString()).isFalse();
+        assertThat(report.get("workers")).hasSize(2);
+        assertThat(report.get("sent").asLong()).isBetween(2350L, 2400L);
+        assertThat(report.get("acked").asLong()).isEqualTo(report.get("sent").asLong());
+        assertThat(report.get("failed").asLong()).isZero();
+        assertThat(report.get("latencyMs").get("p99").asDouble()).isPositive();
+        assertThat(report.get("canary").get("sent").asInt()).isEqualTo(6);
+        assertThat(report.get("canary").get("verified").asBoolean()).isFalse();
+    }
+
+    @Test
+    void handleRequest_whenEventInvalid_answersWithTheFieldAndSendsNothing() throws Exception {
+        JsonNode report = invoke("{\"source\":\"events/replay/sample.ndjson.gz\",\"mode\":\"rate\",\"durationSeconds\":5}");
+
+        assertThat(report.get("error").get("field").asText()).isEqualTo("rate");
+        JsonNode missing = invoke("{\"source\":\"events/replay/nope.gz\",\"rate\":10,\"durationSeconds\":1}");
+        assertThat(missing.get("error").get("field").asText()).isEqualTo("source");
+    }
+}
