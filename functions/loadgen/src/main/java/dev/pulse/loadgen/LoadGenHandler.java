@@ -72,9 +72,14 @@ public final class LoadGenHandler implements RequestStreamHandler {
                 .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofMinutes(15)).apiCallAttemptTimeout(Duration.ofMinutes(15)))
                 .build();
         Path root = Path.of(System.getenv().getOrDefault("LAMBDA_TASK_ROOT", "."));
+        String apiUrl = System.getenv("API_URL");
+        CanaryVerifier.Reader canary = apiUrl == null || apiUrl.isBlank() ? null
+                : new ApiCanaryReader(java.net.URI.create(apiUrl), region.id(),
+                        software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider.builder().build(),
+                        software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create());
         return new LoadGenService(new KinesisSender(kinesis, stream, new Backoff(50, 2_000), 6),
                 source -> ReplaySource.load(source, root),
-                worker -> invokeSelf(lambda, functionName, worker), null);
+                worker -> invokeSelf(lambda, functionName, worker), canary);
     }
 
     /** A worker is this same function, invoked synchronously (RequestResponse) with its share of the run. */
