@@ -77,8 +77,21 @@ public final class LoadGenHandler implements RequestStreamHandler {
                 : new ApiCanaryReader(java.net.URI.create(apiUrl), region.id(),
                         software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider.builder().build(),
                         software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create());
+        // Built on first use: most runs replay a bundled file and never pay for an S3 client.
+        java.util.function.Supplier<software.amazon.awssdk.services.s3.S3Client> s3 = new java.util.function.Supplier<>() {
+            private software.amazon.awssdk.services.s3.S3Client client;
+
+            @Override
+            public synchronized software.amazon.awssdk.services.s3.S3Client get() {
+                if (client == null) {
+                    client = software.amazon.awssdk.services.s3.S3Client.builder().region(region)
+                            .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create()).build();
+                }
+                return client;
+            }
+        };
         return new LoadGenService(new KinesisSender(kinesis, stream, new Backoff(50, 2_000), 6),
-                source -> ReplaySource.load(source, root),
+                source -> source.startsWith("s3://") ? ReplaySource.loadS3(source, s3.get()) : ReplaySource.load(source, root),
                 worker -> invokeSelf(lambda, functionName, worker), canary);
     }
 

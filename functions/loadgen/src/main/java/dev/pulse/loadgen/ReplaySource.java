@@ -46,6 +46,25 @@ public final class ReplaySource {
         }
     }
 
+    /** Reads {@code s3://bucket/key} (gzip when the key ends in {@code .gz}). */
+    public static List<ReplayRecord> loadS3(String source, software.amazon.awssdk.services.s3.S3Client s3) {
+        String rest = source.substring("s3://".length());
+        int slash = rest.indexOf('/');
+        if (slash <= 0 || slash == rest.length() - 1) {
+            throw new LoadGenRequest.InvalidRequestException("source", "must be s3://bucket/key, got " + source);
+        }
+        String bucket = rest.substring(0, slash);
+        String key = rest.substring(slash + 1);
+        try (InputStream in = s3.getObject(b -> b.bucket(bucket).key(key))) {
+            return read(in, key.endsWith(".gz"));
+        } catch (software.amazon.awssdk.services.s3.model.NoSuchKeyException
+                 | software.amazon.awssdk.services.s3.model.NoSuchBucketException e) {
+            throw new LoadGenRequest.InvalidRequestException("source", "no object " + source);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + source, e);
+        }
+    }
+
     /** Parses a recording; bad lines are an error naming the line, before anything is sent. */
     public static List<ReplayRecord> read(InputStream raw, boolean gzip) throws IOException {
         List<ReplayRecord> out = new ArrayList<>();
