@@ -1,14 +1,10 @@
 package dev.pulse.testing;
 
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.kinesis.KinesisAsyncClient;
@@ -20,11 +16,11 @@ import software.amazon.awssdk.services.kinesis.model.StreamStatus;
  */
 public final class KinesisEmulator implements AutoCloseable {
 
-    private final Process process;
+    private final LocalServer server;
     private final URI endpoint;
 
-    private KinesisEmulator(Process process, int port) {
-        this.process = process;
+    private KinesisEmulator(LocalServer server, int port) {
+        this.server = server;
         this.endpoint = URI.create("http://127.0.0.1:" + port);
     }
 
@@ -35,28 +31,10 @@ public final class KinesisEmulator implements AutoCloseable {
             throw new IllegalStateException("kinesalite not found at " + cli + ": run the tests with `make test`, which installs it");
         }
         int port = Ports.free();
-        Path log = Files.createTempFile("kinesalite-", ".log");
-        Process p = new ProcessBuilder(List.of("node", "-r", dir.resolve("loopback.js").toString(), cli.toString(),
-                "--port", Integer.toString(port), "--createStreamMs", "50", "--shardLimit", "50"))
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!listening(port)) {
-            if (!p.isAlive() || System.nanoTime() > deadline) {
-                p.destroyForcibly();
-                throw new IllegalStateException("kinesalite did not start: " + Files.readString(log));
-            }
-            Thread.sleep(50);
-        }
-        return new KinesisEmulator(p, port);
-    }
-
-    private static boolean listening(int port) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
+        LocalServer server = LocalServer.start("kinesalite", List.of("node", "-r", dir.resolve("loopback.js").toString(),
+                cli.toString(), "--port", Integer.toString(port), "--createStreamMs", "50", "--shardLimit", "50"), port,
+                Duration.ofSeconds(30));
+        return new KinesisEmulator(server, port);
     }
 
     public KinesisAsyncClient client() {
@@ -84,9 +62,6 @@ public final class KinesisEmulator implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        process.destroy();
-        if (!process.waitFor(10, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
+        server.close();
     }
 }

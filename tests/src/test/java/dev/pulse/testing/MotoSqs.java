@@ -1,14 +1,10 @@
 package dev.pulse.testing;
 
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -21,12 +17,12 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
  */
 public final class MotoSqs implements AutoCloseable {
 
-    private final Process process;
+    private final LocalServer server;
     private final URI endpoint;
     private final SqsClient client;
 
-    private MotoSqs(Process process, int port) {
-        this.process = process;
+    private MotoSqs(LocalServer server, int port) {
+        this.server = server;
         this.endpoint = URI.create("http://127.0.0.1:" + port);
         this.client = SqsClient.builder()
                 .endpointOverride(endpoint)
@@ -43,32 +39,9 @@ public final class MotoSqs implements AutoCloseable {
                     + "': run the tests with `make test`, which installs it into .venv");
         }
         int port = Ports.free();
-        Path log = Files.createTempFile("moto-", ".log");
-        Process p = new ProcessBuilder(List.of(bin, "-H", "127.0.0.1", "-p", Integer.toString(port)))
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!listening(port)) {
-            if (!p.isAlive()) {
-                throw new IllegalStateException("moto_server exited with " + p.exitValue() + ": " + Files.readString(log));
-            }
-            if (System.nanoTime() > deadline) {
-                p.destroyForcibly();
-                throw new IllegalStateException("moto_server did not listen on 127.0.0.1:" + port + " within 60 s");
-            }
-            Thread.sleep(100);
-        }
-        return new MotoSqs(p, port);
-    }
-
-    private static boolean listening(int port) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
+        LocalServer server = LocalServer.start("moto", List.of(bin, "-H", "127.0.0.1", "-p", Integer.toString(port)), port,
+                Duration.ofSeconds(60));
+        return new MotoSqs(server, port);
     }
 
     public URI endpoint() {
@@ -107,9 +80,6 @@ public final class MotoSqs implements AutoCloseable {
     @Override
     public void close() throws Exception {
         client.close();
-        process.destroy();
-        if (!process.waitFor(10, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
+        server.close();
     }
 }
