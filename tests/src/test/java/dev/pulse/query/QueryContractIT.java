@@ -30,7 +30,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import software.amazon.lambda.powertools.metrics.MetricsBuilder;
 
 /**
  * Real responses of the query handler, for good and bad requests, validated against api/openapi.yaml; every
@@ -57,10 +56,7 @@ class QueryContractIT {
         }
         pipeline.ingest(records);
         pipeline.compactAll();
-        handler = new QueryHandler(new QueryService(Emulators.dynamo().asyncClient(), pipeline.table, 8, 300_000L,
-                new RollupCache(100_000, 300_000L), pipeline.clock()),
-                new CatalogService(Emulators.dynamo().asyncClient(), pipeline.table),
-                MetricsBuilder.builder().withNamespace("PulseTest").withService("query").build(), 3_000);
+        handler = QueryHandlerAccess.create(pipeline);
     }
 
     @AfterAll

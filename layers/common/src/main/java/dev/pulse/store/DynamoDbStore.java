@@ -83,7 +83,7 @@ public final class DynamoDbStore {
         for (int i = 0; i < lanes; i++) {
             nextChunk(run).whenComplete((v, e) -> {
                 if (e != null) {
-                    run.fail(unwrap(e), 0); // a lane that died unexpectedly must never read as success
+                    run.fail(Bounded.unwrap(e), 0); // a lane that died unexpectedly must never read as success
                 }
                 if (open.decrementAndGet() == 0) {
                     Throwable failure = run.failure.get();
@@ -145,7 +145,7 @@ public final class DynamoDbStore {
                 run.unprocessed.add(unprocessed.size());
                 return retry(run, unprocessed, attempt, null);
             }
-            Throwable cause = unwrap(error);
+            Throwable cause = Bounded.unwrap(error);
             if (isThrottling(cause)) {
                 run.throttles.increment();
             } else if (!isRetryable(cause)) {
@@ -171,10 +171,6 @@ public final class DynamoDbStore {
         run.retries.increment();
         Executor later = CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS);
         return CompletableFuture.supplyAsync(() -> null, later).thenCompose(v -> writeChunk(run, chunk, attempt + 1));
-    }
-
-    static Throwable unwrap(Throwable t) {
-        return Bounded.unwrap(t);
     }
 
     static boolean isThrottling(Throwable t) {
