@@ -72,7 +72,7 @@ class CompactIT {
         ingest(generate(new Random(11), 1200));
         CompactHandler handler = handler();
         List<DynamodbEvent.DynamodbStreamRecord> all = new ArrayList<>();
-        try (TableStream stream = Emulators.dynamo().stream(table)) {
+        try (TableStream stream = TableStream.of(Emulators.dynamo(), table)) {
             drain(stream, handler, all);
 
             assertHourlyRollupsMatch();
@@ -95,7 +95,7 @@ class CompactIT {
         ingest(generate(random, 300));
         CompactHandler handler = handler();
         List<DynamodbEvent.DynamodbStreamRecord> all = new ArrayList<>();
-        try (TableStream stream = Emulators.dynamo().stream(table)) {
+        try (TableStream stream = TableStream.of(Emulators.dynamo(), table)) {
             drain(stream, handler, all);
             ingest(generate(random, 300)); // the same hours again: late points for already compacted rollups
             drain(stream, handler, all);

@@ -1,5 +1,6 @@
 package dev.pulse.loadgen;
 
+import dev.pulse.local.emulator.KinesisEmulator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -8,7 +9,6 @@ import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
 import dev.pulse.testing.ExpectedResults;
-import dev.pulse.testing.KinesisEmulator;
 import dev.pulse.testing.TestContext;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

@@ -1,11 +1,11 @@
 package dev.pulse.loadgen;
 
+import dev.pulse.local.emulator.KinesisEmulator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.withinPercentage;
 
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
-import dev.pulse.testing.KinesisEmulator;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,7 @@
 package dev.pulse.testing;
 
+import dev.pulse.local.emulator.LocalDynamoDb;
+import dev.pulse.local.emulator.MotoSqs;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 

@@ -55,7 +55,7 @@ public final class Pipeline implements AutoCloseable {
                 Duration.ofDays(35).toSeconds(), clock);
         this.compact = new CompactService(Emulators.dynamo().asyncClient(), table, 4,
                 Duration.ofDays(400).toSeconds(), Duration.ofDays(3650).toSeconds(), clock);
-        this.stream = Emulators.dynamo().stream(table);
+        this.stream = TableStream.of(Emulators.dynamo(), table);
     }
 
     public Clock clock() {

@@ -1,5 +1,6 @@
 package dev.pulse.testing;
 
+import dev.pulse.local.emulator.LocalDynamoDb;
 import com.amazonaws.services.lambda.runtime.events.DynamodbEvent;
 import com.amazonaws.services.lambda.runtime.events.models.dynamodb.StreamRecord;
 import java.nio.ByteBuffer;
@@ -28,6 +29,14 @@ public final class TableStream implements AutoCloseable {
     public TableStream(DynamoDbStreamsClient streams, String streamArn) {
         this.streams = streams;
         this.streamArn = streamArn;
+    }
+
+    /** The stream of {@code table} in DynamoDB Local, read from its start. */
+    public static TableStream of(LocalDynamoDb dynamo, String table) {
+        try (var c = dynamo.client()) {
+            String arn = c.describeTable(b -> b.tableName(table)).table().latestStreamArn();
+            return new TableStream(dynamo.streamsClient(), arn);
+        }
     }
 
     /** Every record written since the last call, in shard order. */

@@ -1,4 +1,4 @@
-package dev.pulse.testing;
+package dev.pulse.local.emulator;
 
 import java.net.URI;
 import java.nio.file.Files;
@@ -32,13 +32,17 @@ public final class MotoSqs implements AutoCloseable {
                 .build();
     }
 
+    /** From {@code pulse.moto.bin} on a free port. */
     public static MotoSqs start() throws Exception {
-        String bin = System.getProperty("pulse.moto.bin", "");
+        return start(System.getProperty("pulse.moto.bin", ""), Ports.free());
+    }
+
+    /** moto_server at {@code bin} (installed into .venv by the Makefile), on 127.0.0.1:{@code port}. */
+    public static MotoSqs start(String bin, int port) throws Exception {
         if (bin.isEmpty() || !Files.isExecutable(Path.of(bin))) {
             throw new IllegalStateException("moto_server not found at '" + bin
                     + "': run the tests with `make test`, which installs it into .venv");
         }
-        int port = Ports.free();
         LocalServer server = LocalServer.start("moto", List.of(bin, "-H", "127.0.0.1", "-p", Integer.toString(port)), port,
                 Duration.ofSeconds(60));
         return new MotoSqs(server, port);

@@ -1,4 +1,4 @@
-package dev.pulse.testing;
+package dev.pulse.local.emulator;
 
 import java.net.URI;
 import java.nio.file.Files;
@@ -24,17 +24,25 @@ public final class KinesisEmulator implements AutoCloseable {
         this.endpoint = URI.create("http://127.0.0.1:" + port);
     }
 
+    /** From {@code pulse.kinesis.dir} (default tools/kinesis) on a free port. */
     public static KinesisEmulator start() throws Exception {
-        Path dir = Path.of(System.getProperty("pulse.kinesis.dir", "tools/kinesis"));
+        return start(Path.of(System.getProperty("pulse.kinesis.dir", "tools/kinesis")), Ports.free());
+    }
+
+    /** kinesalite installed under {@code dir} (tools/kinesis), on 127.0.0.1:{@code port}. */
+    public static KinesisEmulator start(Path dir, int port) throws Exception {
         Path cli = dir.resolve("node_modules/kinesalite/cli.js");
         if (!Files.exists(cli)) {
             throw new IllegalStateException("kinesalite not found at " + cli + ": run the tests with `make test`, which installs it");
         }
-        int port = Ports.free();
         LocalServer server = LocalServer.start("kinesalite", List.of("node", "-r", dir.resolve("loopback.js").toString(),
                 cli.toString(), "--port", Integer.toString(port), "--createStreamMs", "50", "--shardLimit", "50"), port,
                 Duration.ofSeconds(30));
         return new KinesisEmulator(server, port);
+    }
+
+    public URI endpoint() {
+        return endpoint;
     }
 
     public KinesisAsyncClient client() {

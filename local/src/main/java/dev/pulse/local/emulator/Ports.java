@@ -1,4 +1,4 @@
-package dev.pulse.testing;
+package dev.pulse.local.emulator;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

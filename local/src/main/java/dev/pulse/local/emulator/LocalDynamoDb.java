@@ -1,4 +1,4 @@
-package dev.pulse.testing;
+package dev.pulse.local.emulator;
 
 import com.amazonaws.services.dynamodbv2.local.main.ServerRunner;
 import com.amazonaws.services.dynamodbv2.local.server.DynamoDBProxyServer;
@@ -36,8 +36,13 @@ public final class LocalDynamoDb implements AutoCloseable {
         this.endpoint = URI.create("http://127.0.0.1:" + port);
     }
 
+    /** On a free port. */
     public static LocalDynamoDb start() throws Exception {
-        int port = Ports.free();
+        return start(Ports.free());
+    }
+
+    /** On 127.0.0.1:{@code port}, in memory. */
+    public static LocalDynamoDb start(int port) throws Exception {
         DynamoDBProxyServer server = ServerRunner.createServerFromCommandLineArgs(
                 new String[] {"-inMemory", "-port", Integer.toString(port), "-disableTelemetry"});
         Field f = DynamoDBProxyServer.class.getDeclaredField("server");
@@ -81,14 +86,6 @@ public final class LocalDynamoDb implements AutoCloseable {
                 .build();
     }
 
-    /** The table's stream, read from its start. */
-    public TableStream stream(String table) {
-        try (DynamoDbClient c = client()) {
-            String arn = c.describeTable(b -> b.tableName(table)).table().latestStreamArn();
-            return new TableStream(streamsClient(), arn);
-        }
-    }
-
     /** The table as template.yaml declares it: pk/sk strings, on-demand, stream NEW_IMAGE. */
     public void createTable(String name) {
         try (DynamoDbClient c = client()) {
@@ -104,7 +101,8 @@ public final class LocalDynamoDb implements AutoCloseable {
         }
     }
 
-    static StaticCredentialsProvider credentials() {
+    /** Fixed credentials: the emulators accept any. */
+    public static StaticCredentialsProvider credentials() {
         return StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test"));
     }
 
