@@ -1,0 +1,178 @@
+package dev.pulse.local.lambda;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pulse.local.esm.InvokeResult;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+
+/**
+ * One Lambda execution environment: a fresh JVM running the AWS Lambda runtime interface client with the
+ * function's artifact, environment and memory, serving one invocation at a time through its own Runtime API.
+ * An invocation that outlives the timeout, or a JVM that dies, ends the environment (its process is stopped
+ * through its handle, by PID) and the invocation fails as it does in Lambda.
+ */
+final class ExecutionEnvironment implements AutoCloseable {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String MAIN = "com.amazonaws.services.lambda.runtime.api.client.AWSLambda";
+
+    private final FunctionConfig config;
+    private final RuntimeApiServer api;
+    private final Process process;
+    private final CompletableFuture<Integer> exited;
+    private volatile boolean dead;
+    private boolean initialised;
+
+    private ExecutionEnvironment(FunctionConfig config, RuntimeApiServer api, Process process) {
+        this.config = config;
+        this.api = api;
+        this.process = process;
+        this.exited = process.onExit().thenApply(Process::exitValue);
+    }
+
+    /** Starts the JVM; its init runs until the runtime asks for the first invocation. */
+    static ExecutionEnvironment start(FunctionConfig config, Consumer<String> log) throws IOException {
+        RuntimeApiServer api = new RuntimeApiServer();
+        try {
+            List<String> cmd = new ArrayList<>();
+            cmd.add(config.javaHome().resolve("bin/java").toString());
+            // The JVM sizes its heap from what it believes is the machine's memory: in Lambda that is MemorySize,
+            // so -XX:MaxRAMPercentage in JAVA_TOOL_OPTIONS means the same here.
+            cmd.add("-XX:MaxRAM=" + config.memoryMb() + "m");
+            cmd.add("--enable-native-access=ALL-UNNAMED");
+            cmd.add("-cp");
+            cmd.add(config.classPath().stream().map(Path::toString).collect(Collectors.joining(":")));
+            cmd.add(MAIN);
+            cmd.add(config.handler());
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).directory(config.taskRoot().toFile());
+            Map<String, String> env = pb.environment();
+            String path = env.getOrDefault("PATH", "/usr/bin:/bin");
+            env.clear();
+            env.put("PATH", path);
+            env.put("LANG", "en_US.UTF-8");
+            env.put("TZ", ":UTC");
+            env.putAll(config.environment());
+            env.put("_HANDLER", config.handler());
+            env.put("AWS_LAMBDA_RUNTIME_API", api.address());
+            env.put("LAMBDA_TASK_ROOT", config.taskRoot().toString());
+            env.put("AWS_LAMBDA_FUNCTION_NAME", config.name());
+            env.put("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", Integer.toString(config.memoryMb()));
+            env.put("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST");
+            env.put("AWS_LAMBDA_INITIALIZATION_TYPE", "on-demand");
+            env.put("AWS_EXECUTION_ENV", "AWS_Lambda_java21");
+            env.putIfAbsent("AWS_LAMBDA_LOG_GROUP_NAME", "/aws/lambda/" + config.name());
+            env.put("AWS_LAMBDA_LOG_STREAM_NAME", "local/[$LATEST]" + UUID.randomUUID().toString().replace("-", ""));
+            Process p = pb.start();
+            Thread.ofVirtual().name(config.logicalId() + "-log").start(() -> pump(p, log));
+            return new ExecutionEnvironment(config, api, p);
+        } catch (IOException | RuntimeException e) {
+            api.close();
+            throw e;
+        }
+    }
+
+    private static void pump(Process p, Consumer<String> log) {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                log.accept(line);
+            }
+        } catch (IOException e) {
+            // The process ended; nothing more to read.
+        }
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    boolean dead() {
+        return dead || !process.isAlive();
+    }
+
+    /**
+     * Runs one invocation (the caller guarantees one at a time). The deadline covers init on a cold
+     * environment as well, as Lambda's does for an on-demand init that runs into the first invocation's timeout.
+     */
+    InvokeResult invoke(byte[] payload) throws InterruptedException {
+        String requestId = UUID.randomUUID().toString();
+        long timeoutMillis = config.timeout().toMillis();
+        long started = System.currentTimeMillis();
+        if (!initialised) {
+            // Init gets its own 10 s in Lambda (on-demand, outside the timeout); allow for a slow machine.
+            CompletableFuture<Object> init = CompletableFuture.anyOf(api.ready(), api.initError(), exited);
+            try {
+                init.get(Math.max(60_000, timeoutMillis), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                return fail(requestId, "Runtime.InitTimeout", "init did not finish");
+            }
+            if (api.initError().isDone()) {
+                dead = true;
+                return new InvokeResult(api.initError().join(), "Unhandled", requestId);
+            }
+            if (exited.isDone()) {
+                return fail(requestId, "Runtime.ExitError", "RequestId: " + requestId + " Error: Runtime exited with error: exit status " + exited.join());
+            }
+            initialised = true;
+            started = System.currentTimeMillis();
+        }
+        CompletableFuture<RuntimeApiServer.Outcome> outcome = new CompletableFuture<>();
+        String trace = "Root=1-%08x-%024x;Parent=%016x;Sampled=0".formatted(started / 1000,
+                ThreadLocalRandom.current().nextLong() & 0xffffffffffffL, ThreadLocalRandom.current().nextLong());
+        api.submit(new RuntimeApiServer.Invocation(requestId, payload, started + timeoutMillis, config.arn(), trace, outcome));
+        CompletableFuture<Object> done = CompletableFuture.anyOf(outcome, exited);
+        try {
+            done.get(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            close();
+            return fail(requestId, "Sandbox.Timedout", "RequestId: " + requestId + " Error: Task timed out after "
+                    + String.format("%.2f", timeoutMillis / 1000.0) + " seconds");
+        } catch (ExecutionException e) {
+            return fail(requestId, "Runtime.Unknown", String.valueOf(e.getCause()));
+        }
+        if (!outcome.isDone()) {
+            dead = true;
+            return fail(requestId, "Runtime.ExitError", "RequestId: " + requestId
+                    + " Error: Runtime exited with error: exit status " + exited.join());
+        }
+        RuntimeApiServer.Outcome o = outcome.join();
+        return new InvokeResult(o.payload(), o.error() ? "Unhandled" : null, requestId);
+    }
+
+    private InvokeResult fail(String requestId, String type, String message) {
+        dead = true;
+        close();
+        ObjectNode error = JSON.createObjectNode().put("errorType", type).put("errorMessage", message);
+        return new InvokeResult(error.toString().getBytes(StandardCharsets.UTF_8), "Unhandled", requestId);
+    }
+
+    @Override
+    public void close() {
+        dead = true;
+        process.destroy();
+        try {
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        } finally {
+            api.close();
+        }
+    }
+}

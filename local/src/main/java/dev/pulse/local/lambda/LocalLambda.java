@@ -1,0 +1,197 @@
+package dev.pulse.local.lambda;
+
+import dev.pulse.local.esm.InvokeResult;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+/**
+ * The Lambda service on one machine: functions by name or ARN, each with a pool of execution environments that
+ * grows when every environment is busy (as Lambda scales out on concurrent invocations, up to a cap) and reuses
+ * warm ones. The load generator's self-invocation for workers and the event source mappings both come through
+ * here.
+ */
+public final class LocalLambda implements AutoCloseable {
+
+    /** Invocation counters of one function. */
+    public static final class Stats {
+        public final AtomicLong invocations = new AtomicLong();
+        public final AtomicLong errors = new AtomicLong();
+        public final AtomicLong coldStarts = new AtomicLong();
+    }
+
+    private final Map<String, Pool> byName = new LinkedHashMap<>();
+    private final Function<FunctionConfig, java.util.function.Consumer<String>> logs;
+    private final int maxConcurrency;
+
+    /**
+     * @param functions      the functions to serve
+     * @param logs           where each function's output lines go
+     * @param maxConcurrency environments per function at most (invocations beyond it wait, as if throttled and
+     *                       retried)
+     */
+    public LocalLambda(Collection<FunctionConfig> functions, Function<FunctionConfig, java.util.function.Consumer<String>> logs,
+            int maxConcurrency) {
+        this.logs = logs;
+        this.maxConcurrency = maxConcurrency;
+        for (FunctionConfig f : functions) {
+            Pool pool = new Pool(f);
+            byName.put(f.name(), pool);
+            byName.put(f.arn(), pool);
+            byName.put(f.logicalId(), pool);
+        }
+    }
+
+    /** True if {@code nameOrArn} is a function name, ARN (optionally qualified with $LATEST) or logical id. */
+    public boolean has(String nameOrArn) {
+        return pool(nameOrArn) != null;
+    }
+
+    public FunctionConfig config(String nameOrArn) {
+        return require(nameOrArn).config;
+    }
+
+    public Stats stats(String nameOrArn) {
+        return require(nameOrArn).stats;
+    }
+
+    /** A synchronous (RequestResponse) invocation. */
+    public InvokeResult invoke(String nameOrArn, byte[] payload) throws InterruptedException {
+        return require(nameOrArn).invoke(payload);
+    }
+
+    /** Starts one environment per function ahead of the first invocation, so its init is not on the clock. */
+    public void prewarm(String nameOrArn) throws IOException {
+        require(nameOrArn).prewarm();
+    }
+
+    /** The PIDs of every running environment. */
+    public List<Long> pids() {
+        List<Long> out = new ArrayList<>();
+        for (Pool p : distinctPools()) {
+            out.addAll(p.pids());
+        }
+        return out;
+    }
+
+    private Pool require(String nameOrArn) {
+        Pool p = pool(nameOrArn);
+        if (p == null) {
+            throw new IllegalArgumentException("Function not found: " + nameOrArn);
+        }
+        return p;
+    }
+
+    private Pool pool(String nameOrArn) {
+        String key = nameOrArn;
+        if (key.startsWith("arn:") && key.split(":").length > 7) {
+            key = key.substring(0, key.lastIndexOf(':'));
+        }
+        return byName.get(key);
+    }
+
+    private Collection<Pool> distinctPools() {
+        return new java.util.LinkedHashSet<>(byName.values());
+    }
+
+    @Override
+    public void close() {
+        for (Pool p : distinctPools()) {
+            p.close();
+        }
+    }
+
+    private final class Pool {
+        final FunctionConfig config;
+        final Stats stats = new Stats();
+        final Semaphore slots = new Semaphore(maxConcurrency, true);
+        final Deque<ExecutionEnvironment> idle = new ArrayDeque<>();
+        final List<ExecutionEnvironment> all = new ArrayList<>();
+        boolean closed;
+
+        Pool(FunctionConfig config) {
+            this.config = config;
+        }
+
+        InvokeResult invoke(byte[] payload) throws InterruptedException {
+            slots.acquire();
+            try {
+                ExecutionEnvironment env;
+                try {
+                    env = take();
+                } catch (IOException e) {
+                    stats.errors.incrementAndGet();
+                    throw new IllegalStateException("could not start " + config.logicalId() + ": " + e.getMessage(), e);
+                }
+                stats.invocations.incrementAndGet();
+                InvokeResult r = env.invoke(payload);
+                if (r.failed()) {
+                    stats.errors.incrementAndGet();
+                }
+                give(env);
+                return r;
+            } finally {
+                slots.release();
+            }
+        }
+
+        void prewarm() throws IOException {
+            give(take());
+        }
+
+        synchronized List<Long> pids() {
+            return all.stream().filter(e -> !e.dead()).map(ExecutionEnvironment::pid).toList();
+        }
+
+        private ExecutionEnvironment take() throws IOException {
+            synchronized (this) {
+                if (closed) {
+                    throw new IllegalStateException("the local Lambda service is stopping");
+                }
+                while (!idle.isEmpty()) {
+                    ExecutionEnvironment e = idle.pop();
+                    if (!e.dead()) {
+                        return e;
+                    }
+                    all.remove(e);
+                }
+            }
+            ExecutionEnvironment e = ExecutionEnvironment.start(config, logs.apply(config));
+            stats.coldStarts.incrementAndGet();
+            synchronized (this) {
+                all.add(e);
+                if (closed) {
+                    e.close();
+                    throw new IllegalStateException("the local Lambda service is stopping");
+                }
+            }
+            return e;
+        }
+
+        private synchronized void give(ExecutionEnvironment e) {
+            if (e.dead()) {
+                all.remove(e);
+                e.close();
+            } else {
+                idle.push(e);
+            }
+        }
+
+        synchronized void close() {
+            closed = true;
+            for (ExecutionEnvironment e : all) {
+                e.close();
+            }
+            all.clear();
+            idle.clear();
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package dev.pulse.local.lambda;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.local.esm.InvokeResult;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The local Lambda service against real JVMs running the AWS runtime interface client: responses, errors,
+ * timeouts and crashes come back as Lambda reports them.
+ */
+class LocalLambdaTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final List<String> LOG = new CopyOnWriteArrayList<>();
+    private static LocalLambda lambda;
+
+    @BeforeAll
+    static void start() {
+        List<Path> cp = Arrays.stream(System.getProperty("java.class.path").split(":")).map(Path::of).toList();
+        Path javaHome = Path.of(System.getProperty("java.home"));
+        lambda = new LocalLambda(List.of(
+                fn("Echo", TestHandlers.Echo.class, 3, cp, javaHome),
+                fn("Fail", TestHandlers.Fail.class, 3, cp, javaHome),
+                fn("Sleep", TestHandlers.Sleep.class, 1, cp, javaHome),
+                fn("Crash", TestHandlers.Crash.class, 3, cp, javaHome)), f -> line -> LOG.add(f.logicalId() + " " + line), 2);
+    }
+
+    private static FunctionConfig fn(String id, Class<?> handler, int timeoutSeconds, List<Path> cp, Path javaHome) {
+        return new FunctionConfig(id, "test-" + id, "arn:aws:lambda:us-east-1:000000000000:function:test-" + id,
+                handler.getName() + "::handleRequest", 256, Duration.ofSeconds(timeoutSeconds),
+                Map.of("GREETING", "hello", "AWS_REGION", "us-east-1", "JAVA_TOOL_OPTIONS", "-XX:MaxRAMPercentage=50"),
+                Path.of("target"), cp, javaHome);
+    }
+
+    @AfterAll
+    static void stop() {
+        lambda.close();
+    }
+
+    private static JsonNode json(InvokeResult r) throws Exception {
+        return JSON.readTree(new String(r.payload(), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void invoke_whenHandlerAnswers_returnsItsResponseWithTheTemplateSettings() throws Exception {
+        InvokeResult r = lambda.invoke("test-Echo", "{\"a\":1}".getBytes(StandardCharsets.UTF_8));
+
+        assertThat(r.failed()).isFalse();
+        JsonNode body = json(r);
+        assertThat(body.path("input").path("a").asInt()).isEqualTo(1);
+        assertThat(body.path("functionName").asText()).isEqualTo("test-Echo");
+        assertThat(body.path("memory").asInt()).isEqualTo(256);
+        assertThat(body.path("greeting").asText()).isEqualTo("hello");
+        // MaxRAMPercentage=50 of a 256 MB "machine": the heap follows MemorySize, not the host's RAM.
+        assertThat(body.path("maxHeapMb").asLong()).isBetween(100L, 140L);
+        assertThat(body.path("remainingMillis").asLong()).isBetween(1L, 3_000L);
+        assertThat(LOG).anyMatch(l -> l.startsWith("Echo echo {a=1}"));
+    }
+
+    @Test
+    void invoke_whenWarm_reusesTheEnvironment() throws Exception {
+        long first = json(lambda.invoke("Echo", "{}".getBytes(StandardCharsets.UTF_8))).path("pid").asLong();
+        long second = json(lambda.invoke("arn:aws:lambda:us-east-1:000000000000:function:test-Echo",
+                "{}".getBytes(StandardCharsets.UTF_8))).path("pid").asLong();
+
+        assertThat(second).isEqualTo(first);
+    }
+
+    @Test
+    void invoke_whenHandlerThrows_reportsUnhandledWithTheErrorType() throws Exception {
+        InvokeResult r = lambda.invoke("test-Fail", "{}".getBytes(StandardCharsets.UTF_8));
+
+        assertThat(r.functionError()).isEqualTo("Unhandled");
+        assertThat(json(r).path("errorType").asText()).isEqualTo("java.lang.IllegalStateException");
+        assertThat(json(r).path("errorMessage").asText()).isEqualTo("boom");
+    }
+
+    @Test
+    void invoke_whenTimeoutPasses_stopsTheEnvironmentAndReportsTimeout() throws Exception {
+        InvokeResult r = lambda.invoke("test-Sleep", "{}".getBytes(StandardCharsets.UTF_8));
+
+        assertThat(r.functionError()).isEqualTo("Unhandled");
+        assertThat(json(r).path("errorType").asText()).isEqualTo("Sandbox.Timedout");
+        assertThat(json(r).path("errorMessage").asText()).contains("Task timed out after 1.00 seconds");
+        assertThat(lambda.pids()).allMatch(pid -> ProcessHandle.of(pid).isPresent());
+    }
+
+    @Test
+    void invoke_whenJvmDies_reportsExitErrorAndStartsAFreshEnvironmentNextTime() throws Exception {
+        InvokeResult r = lambda.invoke("test-Crash", "{}".getBytes(StandardCharsets.UTF_8));
+        InvokeResult again = lambda.invoke("test-Crash", "{}".getBytes(StandardCharsets.UTF_8));
+
+        assertThat(json(r).path("errorType").asText()).isEqualTo("Runtime.ExitError");
+        assertThat(json(again).path("errorType").asText()).isEqualTo("Runtime.ExitError");
+        assertThat(lambda.stats("Crash").coldStarts.get()).isEqualTo(2);
+    }
+
+    @Test
+    void invoke_whenFunctionUnknown_namesIt() {
+        assertThatThrownBy(() -> lambda.invoke("nope", new byte[0])).hasMessageContaining("Function not found: nope");
+    }
+}

@@ -1,0 +1,55 @@
+package dev.pulse.local.lambda;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.RequestHandler;
+import java.util.Map;
+
+/** Handlers the local Lambda service runs in its own JVMs in {@link LocalLambdaTest}. */
+public final class TestHandlers {
+
+    private TestHandlers() {
+    }
+
+    /** Answers with its input, the context and what the JVM sees. */
+    public static final class Echo implements RequestHandler<Map<String, Object>, Map<String, Object>> {
+        @Override
+        public Map<String, Object> handleRequest(Map<String, Object> input, Context context) {
+            System.out.println("echo " + input);
+            return Map.of("input", input, "functionName", context.getFunctionName(),
+                    "arn", context.getInvokedFunctionArn(), "memory", context.getMemoryLimitInMB(),
+                    "remainingMillis", context.getRemainingTimeInMillis(),
+                    "maxHeapMb", Runtime.getRuntime().maxMemory() >> 20,
+                    "greeting", String.valueOf(System.getenv("GREETING")), "pid", ProcessHandle.current().pid());
+        }
+    }
+
+    /** Throws. */
+    public static final class Fail implements RequestHandler<Map<String, Object>, String> {
+        @Override
+        public String handleRequest(Map<String, Object> input, Context context) {
+            throw new IllegalStateException("boom");
+        }
+    }
+
+    /** Sleeps past any short timeout. */
+    public static final class Sleep implements RequestHandler<Map<String, Object>, String> {
+        @Override
+        public String handleRequest(Map<String, Object> input, Context context) {
+            try {
+                Thread.sleep(60_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return "late";
+        }
+    }
+
+    /** Kills its own JVM, as an out-of-memory crash would. */
+    public static final class Crash implements RequestHandler<Map<String, Object>, String> {
+        @Override
+        public String handleRequest(Map<String, Object> input, Context context) {
+            Runtime.getRuntime().halt(3);
+            return "unreachable";
+        }
+    }
+}
