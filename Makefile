@@ -23,7 +23,7 @@ export AWS_DEFAULT_REGION ?= $(REGION)
 
 SAM := $(VENV)/bin/sam
 
-.PHONY: help test verify lint build deploy events clean
+.PHONY: help test verify lint build deploy events clean run invoke local-stack
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -48,6 +48,29 @@ test: $(VENV)/.installed $(KINESIS)/node_modules/.installed ## Unit and integrat
 	$(SAM) build
 	echo "make test: all checks passed"
 
+# The local stack (module local/) runs from its Maven class path; the function artifacts are built by the
+# same Makefile targets sam build calls. Options are make variables (README, "Run it locally").
+RATE       ?= 400
+DURATION   ?= 60
+RAMP       ?= 10
+SOURCE     ?= events/replay/sample.ndjson.gz
+MODE       ?= rate
+SPEED      ?= 60
+WORKERS    ?= 1
+PARAMS     ?=
+KEEP       ?=
+LOCAL_RUN  = java -cp "local/target/classes:$$(cat local/target/classpath.txt)" dev.pulse.local.Main
+
+local-stack: $(VENV)/.installed $(KINESIS)/node_modules/.installed
+	mvn $(MVN_FLAGS) -q package -DskipTests
+
+run: local-stack ## The whole pipeline on 127.0.0.1 with a load run and canary check (RATE, DURATION, SOURCE, MODE, KEEP=1)
+	$(LOCAL_RUN) run --rate "$(RATE)" --duration "$(DURATION)" --ramp "$(RAMP)" --source "$(SOURCE)" --mode "$(MODE)" \
+	  --speed "$(SPEED)" --workers "$(WORKERS)" $(foreach p,$(PARAMS),--param "$(p)") $(if $(KEEP),--keep,)
+
+invoke: local-stack ## One handler with an event file, no Docker: make invoke FUNCTION=IngestFunction EVENT=events/ingest-kinesis-native.json [ENV="K=V ..."]
+	$(LOCAL_RUN) invoke --function "$(FUNCTION)" --event "$(EVENT)" $(if $(filter command line,$(origin ENV)),$(foreach e,$(ENV),--env "$(e)")) $(foreach p,$(PARAMS),--param "$(p)")
+
 lint: $(VENV)/.installed ## sam validate --lint and an offline SAM transform of the template
 	$(SAM) validate --lint --region $(AWS_DEFAULT_REGION)
 	$(VENV)/bin/python scripts/translate_template.py template.yaml
@@ -64,4 +87,4 @@ events: ## Regenerate events/*.json (NOW=now for timestamps that pass the ingest
 
 clean: ## Remove build output (keeps .venv)
 	mvn $(MVN_FLAGS) -q clean
-	rm -rf .aws-sam
+	rm -rf .aws-sam .local

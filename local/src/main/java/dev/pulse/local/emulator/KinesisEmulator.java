@@ -68,6 +68,11 @@ public final class KinesisEmulator implements AutoCloseable {
         throw new IllegalStateException("stream " + name + " did not become ACTIVE");
     }
 
+    /** The emulator process's PID. */
+    public long pid() {
+        return server.pid();
+    }
+
     @Override
     public void close() throws Exception {
         server.close();

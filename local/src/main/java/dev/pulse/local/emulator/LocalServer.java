@@ -51,6 +51,10 @@ public final class LocalServer implements AutoCloseable {
         }
     }
 
+    public long pid() {
+        return process.pid();
+    }
+
     public int port() {
         return port;
     }

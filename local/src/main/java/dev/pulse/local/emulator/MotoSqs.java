@@ -81,6 +81,11 @@ public final class MotoSqs implements AutoCloseable {
                 .attributes().get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES));
     }
 
+    /** The emulator process's PID. */
+    public long pid() {
+        return server.pid();
+    }
+
     @Override
     public void close() throws Exception {
         client.close();

@@ -1,0 +1,381 @@
+package dev.pulse.local;
+
+import dev.pulse.local.api.LocalHttpApi;
+import dev.pulse.local.emulator.KinesisEmulator;
+import dev.pulse.local.emulator.LocalDynamoDb;
+import dev.pulse.local.emulator.MotoSqs;
+import dev.pulse.local.emulator.Ports;
+import dev.pulse.local.lambda.FunctionConfig;
+import dev.pulse.local.lambda.LambdaApiServer;
+import dev.pulse.local.lambda.LocalLambda;
+import dev.pulse.local.template.FunctionSpec;
+import dev.pulse.local.template.LayerSpec;
+import dev.pulse.local.template.MappingSpec;
+import dev.pulse.local.template.RouteSpec;
+import dev.pulse.local.template.SamTemplate;
+import dev.pulse.local.template.Stack;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
+
+/**
+ * The whole pipeline on one machine, all on 127.0.0.1: DynamoDB Local, kinesalite and moto with the template's
+ * table, stream and queue; every function in its own JVM behind a local Lambda service; the event source
+ * mappings; the HTTP API. Everything about functions, environment and mappings comes from template.yaml.
+ * Closing it stops every process it started, through their handles (by PID).
+ */
+public final class LocalStack implements AutoCloseable {
+
+    static final String REGION = "us-east-1";
+    static final StaticCredentialsProvider CREDENTIALS = StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local"));
+
+    private final Deque<AutoCloseable> running = new ArrayDeque<>();
+    private final Map<String, EmfTotals> metrics = new ConcurrentHashMap<>();
+    private final Map<String, PrintWriter> logs = new ConcurrentHashMap<>();
+    private final StackOptions options;
+    private final BiConsumer<String, String> echo;
+    private Stack stack;
+    private SamTemplate template;
+    private StackResources resources;
+    private LocalDynamoDb dynamo;
+    private KinesisEmulator kinesis;
+    private MotoSqs sqs;
+    private DynamoDbClient dynamoClient;
+    private KinesisClient kinesisClient;
+    private SqsClient sqsClient;
+    private LocalLambda lambda;
+    private LambdaApiServer lambdaApi;
+    private LocalHttpApi httpApi;
+    private final List<MappingRunner> mappings = new ArrayList<>();
+
+    private LocalStack(StackOptions options, BiConsumer<String, String> echo) {
+        this.options = options;
+        this.echo = echo;
+    }
+
+    /**
+     * Starts everything and returns when the stack is ready.
+     *
+     * @param echo receives every line the functions print, with the function's logical id (null: only to the log files)
+     */
+    public static LocalStack start(StackOptions options, BiConsumer<String, String> echo) throws Exception {
+        LocalStack s = new LocalStack(options, echo);
+        try {
+            s.startAll();
+            return s;
+        } catch (Exception | Error e) {
+            s.close();
+            throw e;
+        }
+    }
+
+    private void startAll() throws Exception {
+        // kinesalite speaks JSON only; the SDK's CBOR default would fail against it.
+        System.setProperty("aws.cborEnabled", "false");
+        template = SamTemplate.load(options.template());
+        Files.createDirectories(options.workDir().resolve("logs"));
+        StackOptions.Ports p = options.ports();
+        int dynamoPort = port(p.dynamoDb());
+        int kinesisPort = port(p.kinesis());
+        int sqsPort = port(p.sqs());
+        int lambdaPort = port(p.lambda());
+        int apiPort = port(p.api());
+
+        // The three emulators start in parallel: moto and kinesalite take a few seconds each.
+        CompletableFuture<KinesisEmulator> k = CompletableFuture.supplyAsync(() -> call(() -> KinesisEmulator.start(options.kinesisDir(), kinesisPort)));
+        CompletableFuture<MotoSqs> m = CompletableFuture.supplyAsync(() -> call(() -> MotoSqs.start(options.motoServer().toString(), sqsPort)));
+        List<Exception> failures = new ArrayList<>();
+        try {
+            dynamo = LocalDynamoDb.start(dynamoPort);
+            running.push(dynamo);
+        } catch (Exception e) {
+            failures.add(e);
+        }
+        kinesis = join(k, failures);
+        sqs = join(m, failures);
+        if (kinesis != null) {
+            running.push(kinesis);
+        }
+        if (sqs != null) {
+            running.push(sqs);
+        }
+        if (!failures.isEmpty()) {
+            IllegalStateException e = new IllegalStateException("could not start the emulators: " + failures.get(0).getMessage());
+            failures.forEach(e::addSuppressed);
+            throw e;
+        }
+        dynamoClient = client(DynamoDbClient.builder(), dynamo.endpoint());
+        kinesisClient = client(KinesisClient.builder(), kinesis.endpoint());
+        sqsClient = client(SqsClient.builder(), sqs.endpoint());
+        running.push(dynamoClient);
+        running.push(kinesisClient);
+        running.push(sqsClient);
+
+        resources = new StackResources(template, options.stackName());
+        stack = template.resolve(options.parameters(), resources);
+        resources.bind(stack);
+        resources.create(dynamoClient, kinesisClient, sqsClient);
+
+        URI lambdaUrl = URI.create("http://127.0.0.1:" + lambdaPort);
+        URI apiUrl = URI.create("http://127.0.0.1:" + apiPort);
+        Map<String, String> reserved = new LinkedHashMap<>();
+        reserved.put("AWS_REGION", REGION);
+        reserved.put("AWS_DEFAULT_REGION", REGION);
+        reserved.put("AWS_ACCESS_KEY_ID", "local");
+        reserved.put("AWS_SECRET_ACCESS_KEY", "local");
+        reserved.put("AWS_SESSION_TOKEN", "local");
+        reserved.put("AWS_ENDPOINT_URL_DYNAMODB", dynamo.endpoint().toString());
+        reserved.put("AWS_ENDPOINT_URL_DYNAMODB_STREAMS", dynamo.endpoint().toString());
+        reserved.put("AWS_ENDPOINT_URL_KINESIS", kinesis.endpoint().toString());
+        reserved.put("AWS_ENDPOINT_URL_SQS", sqs.endpoint().toString());
+        reserved.put("AWS_ENDPOINT_URL_S3", sqs.endpoint().toString());
+        reserved.put("AWS_ENDPOINT_URL_LAMBDA", lambdaUrl.toString());
+        reserved.put("AWS_CBOR_DISABLED", "true");
+
+        Artifacts artifacts = new Artifacts(options.workDir().resolve("build"));
+        List<Path> runtime = Artifacts.jars(options.runtimeDir());
+        if (runtime.isEmpty()) {
+            throw new IllegalStateException("no Lambda runtime interface client in " + options.runtimeDir()
+                    + ": build the local module first (mvn package -pl local -am, which `make run` does)");
+        }
+        Map<String, LayerSpec> layers = new LinkedHashMap<>();
+        stack.layers().forEach(l -> layers.put(l.logicalId(), l));
+        List<FunctionConfig> configs = new ArrayList<>();
+        for (FunctionSpec f : stack.functions()) {
+            List<Path> cp = new ArrayList<>(runtime);
+            for (String id : f.layerIds()) {
+                LayerSpec layer = layers.get(id);
+                if (layer == null) {
+                    throw new IllegalStateException(f.logicalId() + " uses layer " + id + ", which is not in the template");
+                }
+                cp.addAll(artifacts.layerJars(layer));
+            }
+            Map<String, String> env = new LinkedHashMap<>();
+            f.environment().forEach((key, value) -> env.put(key, localApiUrl(value, apiUrl)));
+            env.putAll(options.environment());
+            env.putAll(reserved);
+            String arn = "arn:aws:lambda:" + REGION + ":000000000000:function:" + f.functionName();
+            configs.add(new FunctionConfig(f.logicalId(), f.functionName(), arn, f.handler(), f.memoryMb(),
+                    Duration.ofSeconds(f.timeoutSeconds()), env, artifacts.function(f).toAbsolutePath(), cp,
+                    Path.of(System.getProperty("java.home"))));
+        }
+        lambda = new LocalLambda(configs, this::sink, options.maxConcurrency());
+        running.push(lambda);
+        lambdaApi = new LambdaApiServer(lambda, lambdaPort);
+        running.push(lambdaApi);
+        List<LocalHttpApi.Route> routes = new ArrayList<>();
+        boolean iam = false;
+        for (RouteSpec r : stack.routes()) {
+            routes.add(new LocalHttpApi.Route(r.method(), r.path(), stack.function(r.functionId()).functionName()));
+            if (r.apiId() != null && stack.resolvedProperties(r.apiId()).path("Auth").path("DefaultAuthorizer").asText("").equals("AWS_IAM")) {
+                iam = true;
+            }
+        }
+        if (!routes.isEmpty()) {
+            httpApi = new LocalHttpApi(routes, lambda, iam, apiPort);
+            running.push(httpApi);
+        }
+        for (MappingSpec spec : stack.mappings()) {
+            String fn = stack.function(spec.functionId()).functionName();
+            MappingRunner runner = MappingRunner.start(spec, fn, lambda, this::sendToDestination,
+                    kinesis.endpoint(), dynamo.endpoint());
+            mappings.add(runner);
+            running.push(runner);
+        }
+    }
+
+    /**
+     * The template's execute-api URLs ({@code https://<api>.execute-api.<region>.amazonaws.com}) point at the
+     * local API: the only place a value is rewritten rather than resolved, because no local name makes that
+     * hostname reach 127.0.0.1.
+     */
+    private static String localApiUrl(String value, URI apiUrl) {
+        return value.replaceAll("https://[A-Za-z0-9-]+\\.execute-api\\.[a-z0-9-]+\\.amazonaws\\.com(\\.cn)?", apiUrl.toString());
+    }
+
+    private void sendToDestination(String arn, String json) {
+        if (arn.startsWith("arn:aws:sqs:")) {
+            String url = resources.queueUrl(arn);
+            sqsClient.sendMessage(b -> b.queueUrl(url).messageBody(json));
+        } else {
+            throw new IllegalArgumentException("on-failure destinations other than SQS are not emulated: " + arn);
+        }
+    }
+
+    private Consumer<String> sink(FunctionConfig f) {
+        EmfTotals totals = metrics.computeIfAbsent(f.logicalId(), id -> new EmfTotals());
+        PrintWriter out = logs.computeIfAbsent(f.logicalId(), id -> {
+            try {
+                return new PrintWriter(Files.newBufferedWriter(options.workDir().resolve("logs").resolve(id + ".log"),
+                        StandardCharsets.UTF_8), true);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        return line -> {
+            totals.accept(line);
+            synchronized (out) {
+                out.println(line);
+            }
+            if (echo != null) {
+                echo.accept(f.logicalId(), line);
+            }
+        };
+    }
+
+    public LocalLambda lambda() {
+        return lambda;
+    }
+
+    public SamTemplate template() {
+        return template;
+    }
+
+    public Stack stack() {
+        return stack;
+    }
+
+    public List<MappingRunner> mappings() {
+        return mappings;
+    }
+
+    /** Metric totals from a function's EMF output, by logical id. */
+    EmfTotals metrics(String logicalId) {
+        return metrics.computeIfAbsent(logicalId, id -> new EmfTotals());
+    }
+
+    public URI apiUrl() {
+        return httpApi == null ? null : httpApi.endpoint();
+    }
+
+    public LocalHttpApi httpApi() {
+        return httpApi;
+    }
+
+    public URI lambdaUrl() {
+        return lambdaApi.endpoint();
+    }
+
+    public URI dynamoDbUrl() {
+        return dynamo.endpoint();
+    }
+
+    public URI kinesisUrl() {
+        return kinesis.endpoint();
+    }
+
+    public URI sqsUrl() {
+        return sqs.endpoint();
+    }
+
+    public SqsClient sqs() {
+        return sqsClient;
+    }
+
+    public DynamoDbClient dynamoDb() {
+        return dynamoClient;
+    }
+
+    public KinesisClient kinesis() {
+        return kinesisClient;
+    }
+
+    /** Ref of a resource (table name, stream name, queue URL). */
+    public String ref(String logicalId) {
+        return resources.ref(logicalId);
+    }
+
+    /** The URLs of the template's queues (the DLQ). */
+    public List<String> queueUrls() {
+        return resources.queueUrls();
+    }
+
+    public List<String> notEmulated() {
+        return resources.notEmulated();
+    }
+
+    /** The PIDs of every process the stack started (emulators and function JVMs). */
+    public List<Long> pids() {
+        List<Long> out = new ArrayList<>(lambda == null ? List.of() : lambda.pids());
+        if (kinesis != null) {
+            out.add(kinesis.pid());
+        }
+        if (sqs != null) {
+            out.add(sqs.pid());
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        RuntimeException failure = null;
+        while (!running.isEmpty()) {
+            try {
+                running.pop().close();
+            } catch (Exception e) {
+                if (failure == null) {
+                    failure = new IllegalStateException("stopping the local stack failed", e);
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        logs.values().forEach(PrintWriter::close);
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private static int port(int p) {
+        return p == 0 ? Ports.free() : p;
+    }
+
+    private static <B extends software.amazon.awssdk.awscore.client.builder.AwsClientBuilder<B, C>
+            & software.amazon.awssdk.core.client.builder.SdkSyncClientBuilder<B, C>, C> C client(B builder, URI endpoint) {
+        return builder.endpointOverride(endpoint).region(Region.of(REGION)).credentialsProvider(CREDENTIALS)
+                .httpClientBuilder(UrlConnectionHttpClient.builder()).build();
+    }
+
+    private interface Call<T> {
+        T call() throws Exception;
+    }
+
+    private static <T> T call(Call<T> c) {
+        try {
+            return c.call();
+        } catch (Exception e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    private static <T> T join(CompletableFuture<T> f, List<Exception> failures) {
+        try {
+            return f.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            failures.add(e.getCause() instanceof Exception x ? x : e);
+            return null;
+        }
+    }
+}

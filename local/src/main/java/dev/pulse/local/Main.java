@@ -1,0 +1,206 @@
+package dev.pulse.local;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.local.esm.InvokeResult;
+import dev.pulse.local.template.FunctionSpec;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Stream;
+
+/**
+ * {@code make run} and {@code make invoke}: the whole pipeline on one machine, or one handler invoked with an
+ * event file, both from template.yaml and without Docker.
+ */
+public final class Main {
+
+    static final String USAGE = """
+            usage: pulse-local run [options]      the whole pipeline with a load run and canary check (make run)
+                   pulse-local invoke --function <LogicalId> --event <file.json> [--env NAME=VALUE]... (make invoke)
+
+            run options:
+              --rate N            records per second in rate mode (default 400)
+              --duration S        seconds of load (default 60)
+              --ramp S            linear ramp-up seconds (default 10)
+              --source PATH       bundled recording or s3://bucket/key (default events/replay/sample.ndjson.gz)
+              --mode rate|recorded  fixed rate, or the recording's own timing (default rate)
+              --speed X           recorded mode: replay speed-up (default 60)
+              --workers N         load generator workers (default 1)
+              --keep              leave the stack up after the report, until Ctrl-C
+              --report FILE       also write the report as JSON (default .local/report.json)
+            common options:
+              --template FILE     template.yaml (default ./template.yaml)
+              --param NAME=VALUE  template parameter override (repeatable, like --parameter-overrides)
+              --ephemeral-ports   listen on free ports instead of 8000/4567/4566/9001/3000
+            """;
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(Arrays.asList(args), System.out, System.err));
+    }
+
+    static int run(List<String> args, PrintStream out, PrintStream err) {
+        if (args.isEmpty() || args.get(0).equals("--help") || args.get(0).equals("help")) {
+            (args.isEmpty() ? err : out).print(USAGE);
+            return args.isEmpty() ? 2 : 0;
+        }
+        try {
+            return switch (args.get(0)) {
+                case "run" -> runPipeline(args.subList(1, args.size()), out);
+                case "invoke" -> invoke(args.subList(1, args.size()), out, err);
+                default -> throw new UsageException("unknown command: " + args.get(0));
+            };
+        } catch (UsageException e) {
+            err.println("error: " + e.getMessage());
+            err.print(USAGE);
+            return 2;
+        } catch (Exception e) {
+            err.println("error: " + e.getMessage());
+            e.printStackTrace(err);
+            return 1;
+        }
+    }
+
+    private static final Set<String> COMMON = Set.of("template", "param");
+
+    private static StackOptions stackOptions(Args a) throws UsageException {
+        Path template = Path.of(a.text("template", "template.yaml")).toAbsolutePath().normalize();
+        if (!Files.isRegularFile(template)) {
+            throw new UsageException("no template at " + template);
+        }
+        StackOptions o = StackOptions.defaults(template.getParent()).withParameters(a.pairs("param"));
+        return a.flag("ephemeral-ports") ? o.withPorts(StackOptions.Ports.EPHEMERAL) : o;
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        return Stream.concat(a.stream(), b.stream()).collect(java.util.stream.Collectors.toSet());
+    }
+
+    static int runPipeline(List<String> args, PrintStream out) throws Exception {
+        Args a = new Args(args, union(COMMON, Set.of("rate", "duration", "ramp", "source", "mode", "speed", "workers", "report",
+                "loadgen-function")), Set.of("keep", "ephemeral-ports"));
+        String mode = a.text("mode", "rate");
+        if (!mode.equals("rate") && !mode.equals("recorded")) {
+            throw new UsageException("--mode must be rate or recorded, got " + mode);
+        }
+        double duration = a.number("duration", 60, 1, 840);
+        double ramp = a.number("ramp", 10, 0, duration);
+        StackOptions options = stackOptions(a);
+        PipelineRun.Config config = new PipelineRun.Config(a.text("source", "events/replay/sample.ndjson.gz"), mode,
+                a.number("rate", 400, 0.001, 1_000_000), a.number("speed", 60, 0.001, 1000), ramp, (long) duration,
+                (int) a.number("workers", 1, 1, 64), a.text("loadgen-function", "LoadGenFunction"),
+                Path.of(a.text("report", options.workDir().resolve("report.json").toString())));
+        out.println("starting the local stack from " + options.template() + " ...");
+        long t0 = System.nanoTime();
+        try (LocalStack stack = LocalStack.start(options, null)) {
+            Thread hook = new Thread(stack::close, "local-stack-stop");
+            Runtime.getRuntime().addShutdownHook(hook);
+            printEndpoints(stack, out);
+            out.printf("ready in %.1f s; function logs in %s%n", (System.nanoTime() - t0) / 1e9, options.workDir().resolve("logs"));
+            if (!stack.lambda().has(config.loadGenFunction())) {
+                throw new UsageException("no function " + config.loadGenFunction() + " in the template (--loadgen-function)");
+            }
+            var report = new PipelineRun(stack, config, out).run();
+            if (a.flag("keep")) {
+                out.println();
+                out.println("the stack stays up; Ctrl-C stops it. Try:");
+                out.println("  curl -s --aws-sigv4 aws:amz:us-east-1:execute-api --user local:local " + stack.apiUrl()
+                        + "/series?prefix=");
+                out.println("  AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local aws --region us-east-1 --endpoint-url "
+                        + stack.dynamoDbUrl() + " dynamodb scan --table-name " + stack.ref(tableId(stack)) + " --max-items 5");
+                new CountDownLatch(1).await();
+            }
+            Runtime.getRuntime().removeShutdownHook(hook);
+            return report.path("passed").asBoolean() ? 0 : 1;
+        }
+    }
+
+    private static String tableId(LocalStack stack) {
+        return stack.template().resourceIds("AWS::DynamoDB::Table").stream().findFirst().orElse("Table");
+    }
+
+    static void printEndpoints(LocalStack stack, PrintStream out) {
+        out.println("  DynamoDB Local  " + stack.dynamoDbUrl() + "   (table " + stack.ref(tableId(stack)) + ")");
+        out.println("  Kinesis         " + stack.kinesisUrl());
+        out.println("  SQS (moto)      " + stack.sqsUrl() + "   (queues " + stack.queueUrls() + ")");
+        out.println("  Lambda          " + stack.lambdaUrl());
+        if (stack.apiUrl() != null) {
+            out.println("  HTTP API        " + stack.apiUrl());
+        }
+        for (MappingRunner m : stack.mappings()) {
+            out.println("  mapping         " + m.describe());
+        }
+        if (!stack.notEmulated().isEmpty()) {
+            out.println("  names only      " + String.join(", ", stack.notEmulated()));
+        }
+    }
+
+    static int invoke(List<String> args, PrintStream out, PrintStream err) throws Exception {
+        Args a = new Args(args, union(COMMON, Set.of("function", "event", "env")), Set.of("ephemeral-ports"));
+        StackOptions options = stackOptions(a).withPorts(StackOptions.Ports.EPHEMERAL);
+        Path root = options.template().getParent();
+        String function = a.text("function", "");
+        String event = a.text("event", "");
+        List<String> functions = dev.pulse.local.template.SamTemplate.load(options.template())
+                .resourceIds("AWS::Serverless::Function");
+        List<String> events = eventFiles(root);
+        if (!functions.contains(function)) {
+            throw new UsageException((function.isEmpty() ? "FUNCTION is required" : "no function " + function + " in the template")
+                    + "; valid: " + String.join(", ", functions));
+        }
+        Path eventFile = root.resolve(event);
+        if (event.isEmpty() || !Files.isRegularFile(eventFile)) {
+            throw new UsageException((event.isEmpty() ? "EVENT is required" : "no event file " + event)
+                    + "; valid: " + String.join(", ", events));
+        }
+        byte[] payload = Files.readAllBytes(eventFile);
+        JsonNode parsed;
+        try {
+            parsed = new ObjectMapper().readTree(payload);
+        } catch (IOException e) {
+            throw new UsageException(event + " is not JSON: " + e.getMessage());
+        }
+        options = options.withEnvironment(a.pairs("env"));
+        err.println("starting the local stack for " + function + " ...");
+        try (LocalStack stack = LocalStack.start(options, (fn, line) -> {
+            if (fn.equals(function)) {
+                out.println(line);
+            }
+        })) {
+            FunctionSpec spec = stack.stack().function(function);
+            err.println("invoking " + function + " (" + spec.handler() + ", " + spec.memoryMb() + " MB, " + spec.timeoutSeconds()
+                    + " s) with " + event);
+            InvokeResult r = stack.lambda().invoke(function, parsed.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            out.println("--- response" + (r.failed() ? " (function error: " + r.functionError() + ")" : "") + " ---");
+            out.println(pretty(r.payload()));
+            return r.failed() ? 1 : 0;
+        }
+    }
+
+    private static String pretty(byte[] payload) {
+        ObjectMapper m = new ObjectMapper();
+        try {
+            return m.writerWithDefaultPrettyPrinter().writeValueAsString(m.readTree(payload));
+        } catch (IOException e) {
+            return new String(payload, java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
+    static List<String> eventFiles(Path root) throws IOException {
+        Path dir = root.resolve("events");
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.toString().endsWith(".json")).map(p -> root.relativize(p).toString()).sorted().toList();
+        }
+    }
+}

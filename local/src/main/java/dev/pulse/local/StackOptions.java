@@ -1,0 +1,56 @@
+package dev.pulse.local;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * Where the local stack finds its inputs and which ports it takes.
+ *
+ * @param template       template.yaml (the single source of truth for functions, environment and mappings)
+ * @param parameters     parameter overrides, as {@code sam deploy --parameter-overrides} takes them
+ * @param stackName      the local stack's name ({@code AWS::StackName})
+ * @param workDir        build output and function logs ({@code .local/})
+ * @param runtimeDir     the Lambda runtime interface client jars (local/target/runtime)
+ * @param kinesisDir     kinesalite's npm folder (tools/kinesis)
+ * @param motoServer     moto_server (.venv/bin/moto_server), the SQS and S3 endpoint
+ * @param ports          fixed ports (DynamoDB 8000, Kinesis 4567, SQS 4566, Lambda 9001, API 3000) or, with
+ *                       {@link Ports#EPHEMERAL}, free ones (tests)
+ * @param maxConcurrency execution environments per function at most
+ * @param environment    variables set on every function on top of the template's ({@code make invoke ENV=...})
+ */
+public record StackOptions(Path template, Map<String, String> parameters, String stackName, Path workDir, Path runtimeDir,
+        Path kinesisDir, Path motoServer, Ports ports, int maxConcurrency, Map<String, String> environment) {
+
+    /** The ports the local stack listens on, all on 127.0.0.1; 0 means any free port. */
+    public record Ports(int dynamoDb, int kinesis, int sqs, int lambda, int api) {
+        public static final Ports FIXED = new Ports(8000, 4567, 4566, 9001, 3000);
+        public static final Ports EPHEMERAL = new Ports(0, 0, 0, 0, 0);
+    }
+
+    /** The repository's layout, rooted at the folder holding template.yaml. */
+    public static StackOptions defaults(Path root) {
+        return new StackOptions(root.resolve("template.yaml"), Map.of(), "pulse-local", root.resolve(".local"),
+                root.resolve("local/target/runtime"), root.resolve("tools/kinesis"), root.resolve(".venv/bin/moto_server"),
+                Ports.FIXED, 10, Map.of());
+    }
+
+    public StackOptions withParameters(Map<String, String> p) {
+        return new StackOptions(template, p, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, environment);
+    }
+
+    public StackOptions withPorts(Ports p) {
+        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, p, maxConcurrency, environment);
+    }
+
+    public StackOptions withEnvironment(Map<String, String> env) {
+        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, env);
+    }
+
+    public StackOptions withTemplate(Path file) {
+        return new StackOptions(file, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, environment);
+    }
+
+    public StackOptions withWorkDir(Path dir) {
+        return new StackOptions(template, parameters, stackName, dir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, environment);
+    }
+}
