@@ -1,0 +1,18 @@
+package dev.pulse.local.template;
+
+/**
+ * What the local stack knows about the template's resources once it has created them. {@link Stack} calls these
+ * lazily, only for the references it is asked to resolve, so a resource's bindings are needed only from the
+ * moment some resolved value actually refers to it.
+ */
+public interface Bindings {
+
+    /** The physical id {@code Ref} returns for a resource: a table or stream name, a queue URL, a function name. */
+    String ref(String logicalId);
+
+    /** The value of {@code Fn::GetAtt} for a resource, for example {@code Table.StreamArn} or {@code Stream.Arn}. */
+    String getAtt(String logicalId, String attribute);
+
+    /** Region, account, stack name, partition and URL suffix the pseudo parameters resolve to. */
+    PseudoParameters pseudo();
+}

@@ -1,0 +1,229 @@
+package dev.pulse.local.template;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pulse.local.template.MappingSpec.SourceType;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Intrinsic functions, SAM's Globals rules and Lambda's defaults, on small inline templates. */
+class IntrinsicsTest {
+
+    private static final String HEADER = """
+            Parameters:
+              Env: {Type: String, Default: prod, AllowedValues: [dev, prod]}
+              Names: {Type: CommaDelimitedList, Default: 'a,b,c'}
+            Conditions:
+              IsProd: !Equals [!Ref Env, prod]
+              IsDev: !Not [!Condition IsProd]
+              ProdAndOne: !And [!Condition IsProd, !Or [!Condition IsDev, !Equals [1, '1']]]
+            Mappings:
+              Regions:
+                us-east-1: {Ami: ami-1}
+            """;
+    private static final MapBindings BINDINGS =
+            new MapBindings(Map.of("Bucket", "bucket-1"), Map.of("Bucket.Arn", "arn:aws:s3:::bucket-1"));
+
+    @TempDir
+    Path dir;
+
+    private SamTemplate template(String yaml) throws IOException {
+        return SamTemplate.load(Files.writeString(dir.resolve("template.yaml"), yaml));
+    }
+
+    /** {@code value} (one line of YAML) as the resolved Value property of a resource. */
+    private JsonNode resolve(String value, Map<String, String> overrides) throws IOException {
+        SamTemplate template = template(HEADER + """
+                Resources:
+                  Bucket:
+                    Type: AWS::S3::Bucket
+                  Thing:
+                    Type: AWS::Test::Thing
+                    Properties:
+                      Value: %s
+                """.formatted(value));
+        return template.resolve(overrides, BINDINGS).resolvedProperties("Thing").get("Value");
+    }
+
+    private JsonNode resolve(String value) throws IOException {
+        return resolve(value, Map.of());
+    }
+
+    @Test
+    void join_whenElementsAreIntrinsics_joinsTheirValues() throws IOException {
+        assertThat(resolve("!Join ['-', [x, !Ref Env, !Select [1, !Ref Names], 7]]").asText()).isEqualTo("x-prod-b-7");
+    }
+
+    @Test
+    void select_whenListIsSplit_picksElement() throws IOException {
+        assertThat(resolve("!Select ['2', !Split [',', 'x,y,z']]").asText()).isEqualTo("z");
+        assertThat(resolve("!Split ['|', 'a|b||c']")).extracting(JsonNode::asText).containsExactly("a", "b", "", "c");
+    }
+
+    @Test
+    void sub_whenVariableMapGiven_usesItBeforeParametersAndResources() throws IOException {
+        assertThat(resolve("!Sub ['${Name}/${Env}/${AWS::Region}/${Bucket}', {Name: !Ref Bucket, Env: staging}]").asText())
+                .isEqualTo("bucket-1/staging/us-east-1/bucket-1");
+    }
+
+    @Test
+    void sub_whenEscapedOrAttribute_keepsLiteralAndCallsGetAtt() throws IOException {
+        assertThat(resolve("!Sub '${!Literal}-${Bucket.Arn}-${AWS::StackName}'").asText())
+                .isEqualTo("${Literal}-arn:aws:s3:::bucket-1-pulse");
+    }
+
+    @Test
+    void if_whenNested_evaluatesOnlyTheTakenBranches() throws IOException {
+        // The untaken branches refer to a resource the bindings do not know: evaluating them would fail.
+        String value = "!If [IsProd, !If [IsDev, !Ref Missing, inner], !GetAtt Missing.Arn]";
+        String template = HEADER + """
+                Resources:
+                  Missing: {Type: AWS::S3::Bucket}
+                  Thing: {Type: AWS::Test::Thing, Properties: {Value: %s}}
+                """.formatted(value);
+
+        assertThat(template(template).resolve(Map.of(), BINDINGS).resolvedProperties("Thing").get("Value").asText())
+                .isEqualTo("inner");
+        assertThatThrownBy(() -> template(template).resolve(Map.of("Env", "dev"), BINDINGS).resolvedProperties("Thing"))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("Missing.Arn");
+    }
+
+    @Test
+    void condition_whenAndOrNotCombined_evaluates() throws IOException {
+        assertThat(resolve("!If [ProdAndOne, first, second]").asText()).isEqualTo("first");
+        assertThat(resolve("!If [ProdAndOne, first, second]", Map.of("Env", "dev")).asText()).isEqualTo("second");
+    }
+
+    @Test
+    void findInMap_whenKeysResolve_returnsValue() throws IOException {
+        assertThat(resolve("!FindInMap [Regions, !Ref AWS::Region, Ami]").asText()).isEqualTo("ami-1");
+        assertThatThrownBy(() -> resolve("!FindInMap [Regions, eu-west-1, Ami]"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Regions.eu-west-1.Ami");
+    }
+
+    @Test
+    void getAtt_whenListOrLongForm_callsBindings() throws IOException {
+        assertThat(resolve("!GetAtt [Bucket, Arn]").asText()).isEqualTo("arn:aws:s3:::bucket-1");
+        assertThat(resolve("{'Fn::GetAtt': Bucket.Arn}").asText()).isEqualTo("arn:aws:s3:::bucket-1");
+        assertThat(resolve("{Ref: Bucket}").asText()).isEqualTo("bucket-1");
+        assertThat(resolve("{'Fn::Sub': ['${X}', {X: {Ref: Env}}]}").asText()).isEqualTo("prod");
+        assertThat(resolve("!Base64 abc").asText()).isEqualTo("YWJj");
+    }
+
+    @Test
+    void noValue_whenInListOrProperty_removesIt() throws IOException {
+        assertThat(resolve("[a, !Ref AWS::NoValue, b]")).extracting(JsonNode::asText).containsExactly("a", "b");
+        assertThat(resolve("!If [IsDev, x, !Ref AWS::NoValue]")).isNull();
+    }
+
+    @Test
+    void ref_whenNameUnknown_throwsNamingIt() {
+        assertThatThrownBy(() -> resolve("!Ref Bukket"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Bukket");
+        assertThatThrownBy(() -> resolve("!If [IsStaging, a, b]"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("IsStaging");
+    }
+
+    @Test
+    void resolve_whenConditionRefersToResource_throws() throws IOException {
+        SamTemplate template = template("""
+                Conditions:
+                  Bad: !Equals [!Ref Bucket, x]
+                Resources:
+                  Bucket: {Type: AWS::S3::Bucket}
+                """);
+
+        assertThatThrownBy(() -> template.resolve(Map.of(), BINDINGS))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Bad").hasMessageContaining("Bucket");
+    }
+
+    @Test
+    void load_whenKeyDuplicatedOrScalarAliased_throwsWithLine() {
+        assertThatThrownBy(() -> template("Resources:\n  A: {Type: X}\n  A: {Type: Y}\n"))
+                .isInstanceOf(IOException.class).hasMessageContaining(":3:").hasMessageContaining("duplicate key 'A'");
+        assertThatThrownBy(() -> template("Resources:\n  A: {Type: &t X}\n  B: {Type: *t}\n"))
+                .isInstanceOf(IOException.class).hasMessageContaining(":3:").hasMessageContaining("alias");
+    }
+
+    @Test
+    void load_whenMappingAliased_copiesIt() throws IOException {
+        SamTemplate template = template("Resources:\n  A: &a {Type: X, Properties: {V: !Ref AWS::Region}}\n  B: *a\n");
+
+        assertThat(template.resolve(Map.of(), BINDINGS).resolvedProperties("B").get("V").asText()).isEqualTo("us-east-1");
+    }
+
+    @Test
+    void functions_whenGlobalsAndFunctionOverlap_mergeBySamRules() throws IOException {
+        Stack stack = template("""
+                Globals:
+                  Function:
+                    Runtime: java21
+                    MemorySize: 512
+                    Layers: [!Ref Shared]
+                    Environment:
+                      Variables: {A: global, B: global, RATIO: 0.50, BIG: 1e3}
+                Resources:
+                  Shared: {Type: AWS::Serverless::LayerVersion, Properties: {ContentUri: layers/shared}}
+                  Fn:
+                    Type: AWS::Serverless::Function
+                    Properties:
+                      CodeUri: ./fn/../fn
+                      Handler: h
+                      MemorySize: 256
+                      Layers: [!Ref Own, 'arn:aws:lambda:us-east-1:1:layer:x:1']
+                      Environment: {Variables: {B: own, C: !Ref AWS::NoValue}}
+                  Own: {Type: AWS::Serverless::LayerVersion, Properties: {ContentUri: layers/own}}
+                """).resolve(Map.of(), BINDINGS);
+
+        FunctionSpec fn = stack.function("Fn");
+
+        assertThat(fn).isEqualTo(new FunctionSpec("Fn", "pulse-Fn-LOCAL", dir.resolve("fn"), "h", "java21", 256, 3,
+                Map.of("A", "global", "B", "own", "RATIO", "0.5", "BIG", "1000"), List.of("Shared", "Own"), null, "x86_64"));
+        assertThat(fn.environment().keySet()).containsExactly("A", "B", "RATIO", "BIG");
+        assertThat(stack.layers()).extracting(LayerSpec::contentUri).containsExactly(dir.resolve("layers/shared"), dir.resolve("layers/own"));
+    }
+
+    @Test
+    void mappings_whenEventSetsOnlyRequiredProperties_useLambdaDefaults() throws IOException {
+        Stack stack = template("""
+                Resources:
+                  Stream: {Type: AWS::Kinesis::Stream}
+                  Fn:
+                    Type: AWS::Serverless::Function
+                    Properties:
+                      CodeUri: fn
+                      Handler: h
+                      Events:
+                        In: {Type: Kinesis, Properties: {Stream: !GetAtt Stream.Arn, StartingPosition: LATEST}}
+                        Off: {Type: Kinesis, Properties: {Stream: !GetAtt Stream.Arn, StartingPosition: LATEST, Enabled: false}}
+                        Get: {Type: HttpApi, Properties: {Method: get, Path: /x}}
+                        Any: {Type: HttpApi}
+                """).resolve(Map.of(), new MapBindings(Map.of(), Map.of("Stream.Arn", "arn:s")));
+
+        assertThat(stack.mappings()).containsExactly(new MappingSpec("Fn", "In", SourceType.KINESIS, "arn:s", "LATEST", 100,
+                Duration.ZERO, 1, false, -1, null, false, null, List.of()));
+        assertThat(stack.routes()).containsExactly(new RouteSpec("Fn", "GET", "/x", "ServerlessHttpApi"),
+                new RouteSpec("Fn", "ANY", "$default", "ServerlessHttpApi"));
+    }
+
+    @Test
+    void functions_whenResourceConditionFalse_leaveItOut() throws IOException {
+        SamTemplate template = template(HEADER + """
+                Resources:
+                  Always: {Type: AWS::Serverless::Function, Properties: {CodeUri: a, Handler: h}}
+                  DevOnly: {Type: AWS::Serverless::Function, Condition: IsDev, Properties: {CodeUri: d, Handler: h}}
+                """);
+
+        assertThat(template.resolve(Map.of(), BINDINGS).functions()).extracting(FunctionSpec::logicalId).containsExactly("Always");
+        assertThat(template.resolve(Map.of("Env", "dev"), BINDINGS).functions()).extracting(FunctionSpec::logicalId)
+                .containsExactly("Always", "DevOnly");
+    }
+}
