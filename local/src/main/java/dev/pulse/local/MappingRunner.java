@@ -1,0 +1,233 @@
+package dev.pulse.local;
+
+import dev.pulse.local.esm.DynamoDbShardSource;
+import dev.pulse.local.esm.KinesisShardSource;
+import dev.pulse.local.esm.ShardProcessor;
+import dev.pulse.local.esm.ShardSource;
+import dev.pulse.local.esm.ShardStats;
+import dev.pulse.local.lambda.LocalLambda;
+import dev.pulse.local.template.MappingSpec;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.ToLongFunction;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+
+/**
+ * One event source mapping of the template, running: it discovers the stream's shards (and the children of a
+ * resharded one, read from their start once the parent is done, as Lambda does) and runs a
+ * {@link ShardProcessor} per shard on its own thread, invoking the function through the local Lambda service.
+ */
+public final class MappingRunner implements AutoCloseable {
+
+    /** Where a mapping sends the failure record of a discarded batch: the destination ARN and the JSON. */
+    @FunctionalInterface
+    interface Destinations {
+        void send(String arn, String json) throws Exception;
+    }
+
+    private static final System.Logger LOG = System.getLogger(MappingRunner.class.getName());
+
+    private final MappingSpec spec;
+    private final String functionName;
+    private final LocalLambda lambda;
+    private final Destinations destinations;
+    private final KinesisClient kinesis;
+    private final DynamoDbStreamsClient streams;
+    private final Map<String, Shard> shards = new ConcurrentHashMap<>();
+    private final List<Thread> threads = new CopyOnWriteArrayList<>();
+    private final Thread discovery;
+    private volatile boolean stopped;
+    private volatile boolean started;
+
+    private record Shard(ShardSource source, ShardProcessor processor, ShardStats stats) {
+    }
+
+    private MappingRunner(MappingSpec spec, String functionName, LocalLambda lambda, Destinations destinations, URI kinesisEndpoint,
+            URI dynamoEndpoint) {
+        this.spec = spec;
+        this.functionName = functionName;
+        this.lambda = lambda;
+        this.destinations = destinations;
+        if (spec.source() == MappingSpec.SourceType.KINESIS) {
+            kinesis = KinesisClient.builder().endpointOverride(kinesisEndpoint).region(Region.of(LocalStack.REGION))
+                    .credentialsProvider(LocalStack.CREDENTIALS).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
+            streams = null;
+        } else {
+            kinesis = null;
+            streams = DynamoDbStreamsClient.builder().endpointOverride(dynamoEndpoint).region(Region.of(LocalStack.REGION))
+                    .credentialsProvider(LocalStack.CREDENTIALS).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
+        }
+        discovery = Thread.ofPlatform().daemon().name("esm-" + spec.functionId() + "-discovery").unstarted(this::discover);
+    }
+
+    static MappingRunner start(MappingSpec spec, String functionName, LocalLambda lambda, Destinations destinations,
+            URI kinesisEndpoint, URI dynamoEndpoint) throws InterruptedException {
+        MappingRunner r = new MappingRunner(spec, functionName, lambda, destinations, kinesisEndpoint, dynamoEndpoint);
+        r.discovery.start();
+        // The first discovery positions every shard's iterator: records put after start() returns are seen even
+        // with StartingPosition LATEST.
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!r.started && System.nanoTime() < deadline && r.discovery.isAlive()) {
+            Thread.sleep(20);
+        }
+        if (!r.started) {
+            r.close();
+            throw new IllegalStateException("event source mapping " + spec.functionId() + "." + spec.eventId()
+                    + " could not list the shards of " + spec.sourceArn());
+        }
+        return r;
+    }
+
+    public MappingSpec spec() {
+        return spec;
+    }
+
+    /** One line for the start-up summary. */
+    public String describe() {
+        String from = spec.source() == MappingSpec.SourceType.KINESIS
+                ? spec.sourceArn().substring(spec.sourceArn().lastIndexOf('/') + 1) + " (Kinesis)" : "table stream";
+        return String.format("%s -> %s: %d shard(s), batch %d, window %ds, bisect %s, retries %d, max age %s, %s%s%s",
+                from, spec.functionId(), shards.size(), spec.batchSize(), spec.maxBatchingWindow().toSeconds(), spec.bisectOnError(),
+                spec.maxRetryAttempts(), spec.maxRecordAge() == null ? "none" : spec.maxRecordAge().toSeconds() + "s",
+                spec.reportBatchItemFailures() ? "partial batch responses" : "whole batches",
+                spec.filterPatterns().isEmpty() ? "" : ", " + spec.filterPatterns().size() + " filter(s)",
+                spec.parallelizationFactor() > 1 ? ", parallelization " + spec.parallelizationFactor() + " run as 1" : "");
+    }
+
+    private void discover() {
+        boolean first = true;
+        while (!stopped) {
+            try {
+                for (var s : listShards()) {
+                    if (shards.containsKey(s.id())) {
+                        continue;
+                    }
+                    Shard parent = s.parent() == null ? null : shards.get(s.parent());
+                    if (parent != null && !parent.processor().finished()) {
+                        continue;
+                    }
+                    // Shards there at the start follow StartingPosition; shards that appear later (children of a
+                    // resharded stream, DynamoDB's rolled-over shards) are read whole, or records would be skipped.
+                    String position = first ? spec.startingPosition() : "TRIM_HORIZON";
+                    addShard(s.id(), position);
+                }
+                started = true;
+                first = false;
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "listing the shards of " + spec.sourceArn() + " failed: " + e.getMessage());
+            }
+            try {
+                Thread.sleep(1_000);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private record ShardInfo(String id, String parent) {
+    }
+
+    private List<ShardInfo> listShards() {
+        if (kinesis != null) {
+            String name = spec.sourceArn().substring(spec.sourceArn().indexOf(":stream/") + ":stream/".length());
+            return kinesis.describeStream(b -> b.streamName(name)).streamDescription().shards().stream()
+                    .map(s -> new ShardInfo(s.shardId(), s.parentShardId())).toList();
+        }
+        return streams.describeStream(b -> b.streamArn(spec.sourceArn())).streamDescription().shards().stream()
+                .map(s -> new ShardInfo(s.shardId(), s.parentShardId())).toList();
+    }
+
+    private void addShard(String shardId, String position) {
+        ShardSource source = kinesis != null
+                ? new KinesisShardSource(kinesis, spec.sourceArn(), shardId, position, LocalStack.REGION)
+                : new DynamoDbShardSource(streams, spec.sourceArn(), shardId, position, LocalStack.REGION);
+        ShardStats stats = new ShardStats();
+        String arn = lambda.config(functionName).arn();
+        ShardProcessor processor = new ShardProcessor(spec, source, payload -> lambda.invoke(functionName, payload),
+                spec.onFailureArn() == null ? null : json -> destinations.send(spec.onFailureArn(), json),
+                Clock.systemUTC(), arn, stats);
+        shards.put(shardId, new Shard(source, processor, stats));
+        Thread t = Thread.ofPlatform().daemon().name("esm-" + spec.functionId() + "-" + shardId).start(() -> {
+            try {
+                processor.runUntil(() -> stopped);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.ERROR, "shard " + shardId + " of " + spec.functionId() + " stopped: " + e, e);
+            }
+        });
+        threads.add(t);
+    }
+
+    private long sum(ToLongFunction<ShardStats> f) {
+        return shards.values().stream().mapToLong(s -> f.applyAsLong(s.stats())).sum();
+    }
+
+    public long recordsRead() {
+        return sum(ShardStats::recordsRead);
+    }
+
+    public long recordsFiltered() {
+        return sum(ShardStats::recordsFiltered);
+    }
+
+    public long recordsDone() {
+        return sum(ShardStats::recordsDone);
+    }
+
+    public long invocations() {
+        return sum(ShardStats::invocations);
+    }
+
+    public long functionErrors() {
+        return sum(ShardStats::functionErrors);
+    }
+
+    public long recordsToDestination() {
+        return sum(ShardStats::recordsToDestination);
+    }
+
+    /** Records read and not settled yet, plus one per Kinesis shard whose reader is behind the shard's tip. */
+    public long backlog() {
+        long behind = shards.values().stream().filter(s -> s.source() instanceof KinesisShardSource k && k.millisBehindLatest() > 0).count();
+        return recordsRead() - recordsDone() + behind;
+    }
+
+    /** Age of the oldest unsettled work: now minus the newest arrival done, when anything is outstanding. */
+    public long lagMillis() {
+        if (backlog() == 0) {
+            return 0;
+        }
+        Instant newest = shards.values().stream().map(s -> s.stats().newestArrivalDone()).filter(java.util.Objects::nonNull)
+                .max(Instant::compareTo).orElse(null);
+        return newest == null ? 0 : Math.max(0, System.currentTimeMillis() - newest.toEpochMilli());
+    }
+
+    @Override
+    public void close() {
+        stopped = true;
+        discovery.interrupt();
+        for (Thread t : threads) {
+            try {
+                t.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (kinesis != null) {
+            kinesis.close();
+        }
+        if (streams != null) {
+            streams.close();
+        }
+    }
+}
