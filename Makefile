@@ -59,7 +59,7 @@ SPEED      ?= 60
 WORKERS    ?= 1
 PARAMS     ?=
 KEEP       ?=
-LOCAL_RUN  = java -cp "local/target/classes:$$(cat local/target/classpath.txt)" dev.pulse.local.Main
+LOCAL_RUN  = java --enable-native-access=ALL-UNNAMED -cp "local/target/classes:$$(cat local/target/classpath.txt)" dev.pulse.local.Main
 
 local-stack: $(VENV)/.installed $(KINESIS)/node_modules/.installed
 	mvn $(MVN_FLAGS) -q package -DskipTests

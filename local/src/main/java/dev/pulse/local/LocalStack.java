@@ -51,6 +51,9 @@ public final class LocalStack implements AutoCloseable {
     static final String REGION = "us-east-1";
     static final StaticCredentialsProvider CREDENTIALS = StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local"));
 
+    /** Held strongly: java.util.logging keeps loggers weakly, and a collected one forgets its level. */
+    private static final java.util.logging.Logger SDK_V1_LOG = java.util.logging.Logger.getLogger("com.amazonaws");
+
     private final Deque<AutoCloseable> running = new ArrayDeque<>();
     private final Map<String, EmfTotals> metrics = new ConcurrentHashMap<>();
     private final Map<String, PrintWriter> logs = new ConcurrentHashMap<>();
@@ -107,11 +110,19 @@ public final class LocalStack implements AutoCloseable {
         CompletableFuture<KinesisEmulator> k = CompletableFuture.supplyAsync(() -> call(() -> KinesisEmulator.start(options.kinesisDir(), kinesisPort)));
         CompletableFuture<MotoSqs> m = CompletableFuture.supplyAsync(() -> call(() -> MotoSqs.start(options.motoServer().toString(), sqsPort)));
         List<Exception> failures = new ArrayList<>();
+        // DynamoDB Local prints its configuration to stdout and warns through java.util.logging; the local
+        // stack's console is for the run's progress, so both are kept out of it (and shown if the start fails).
+        SDK_V1_LOG.setLevel(java.util.logging.Level.SEVERE);
+        java.io.PrintStream stdout = System.out;
+        java.io.ByteArrayOutputStream banner = new java.io.ByteArrayOutputStream();
         try {
+            System.setOut(new java.io.PrintStream(banner, true, StandardCharsets.UTF_8));
             dynamo = LocalDynamoDb.start(dynamoPort);
             running.push(dynamo);
         } catch (Exception e) {
-            failures.add(e);
+            failures.add(new IllegalStateException("DynamoDB Local: " + e.getMessage() + "\n" + banner, e));
+        } finally {
+            System.setOut(stdout);
         }
         kinesis = join(k, failures);
         sqs = join(m, failures);
@@ -152,7 +163,9 @@ public final class LocalStack implements AutoCloseable {
         reserved.put("AWS_ENDPOINT_URL_SQS", sqs.endpoint().toString());
         reserved.put("AWS_ENDPOINT_URL_S3", sqs.endpoint().toString());
         reserved.put("AWS_ENDPOINT_URL_LAMBDA", lambdaUrl.toString());
-        reserved.put("AWS_CBOR_DISABLED", "true");
+        // kinesalite speaks JSON only. SDK v2 reads the aws.cborEnabled setting from CBOR_ENABLED (not from
+        // v1's AWS_CBOR_DISABLED, which v2 ignores: the records would arrive CBOR-encoded and unreadable).
+        reserved.put("CBOR_ENABLED", "false");
 
         Artifacts artifacts = new Artifacts(options.workDir().resolve("build"));
         List<Path> runtime = Artifacts.jars(options.runtimeDir());

@@ -167,6 +167,11 @@ public final class MappingRunner implements AutoCloseable {
         threads.add(t);
     }
 
+    /** Shards being read (closed parents included until they are done). */
+    public int shardCount() {
+        return shards.size();
+    }
+
     private long sum(ToLongFunction<ShardStats> f) {
         return shards.values().stream().mapToLong(s -> f.applyAsLong(s.stats())).sum();
     }

@@ -172,6 +172,8 @@ public final class ShardProcessor {
     /** Records read but cut off the gathered batch by the payload limit: they start the next one. */
     private final Deque<StreamRecord> carry = new ArrayDeque<>();
     private long gatheringBytes;
+    private String lastReadFailure;
+    private long lastReadFailureLogged;
     private Instant windowEnd;
     /** Newest arrival of filtered records that passed earlier records still in flight. */
     private Instant deferredArrival;
@@ -274,7 +276,14 @@ public final class ShardProcessor {
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
-            LOG.log(Level.WARNING, () -> name + ": reading the shard failed: " + e);
+            // Once per distinct failure and minute: a failing emulator would otherwise log five lines a second.
+            String message = String.valueOf(e);
+            long now = System.nanoTime();
+            if (!message.equals(lastReadFailure) || now - lastReadFailureLogged > 60_000_000_000L) {
+                LOG.log(Level.WARNING, () -> name + ": reading the shard failed: " + message);
+                lastReadFailure = message;
+                lastReadFailureLogged = now;
+            }
             return false;
         }
         stats.read(read.size());

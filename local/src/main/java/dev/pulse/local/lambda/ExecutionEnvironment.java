@@ -55,6 +55,12 @@ final class ExecutionEnvironment implements AutoCloseable {
             // so -XX:MaxRAMPercentage in JAVA_TOOL_OPTIONS means the same here.
             cmd.add("-XX:MaxRAM=" + config.memoryMb() + "m");
             cmd.add("--enable-native-access=ALL-UNNAMED");
+            Path jni = nativeClient(config.classPath());
+            if (jni != null) {
+                // The client otherwise unpacks its JNI library to one fixed file in /tmp: environments starting
+                // together overwrite it while another JVM maps it, and that JVM dies with SIGBUS.
+                cmd.add("-Dcom.amazonaws.services.lambda.runtime.api.client.runtimeapi.NativeClient.JNI=" + jni);
+            }
             cmd.add("-cp");
             cmd.add(config.classPath().stream().map(Path::toString).collect(Collectors.joining(":")));
             cmd.add(MAIN);
@@ -86,6 +92,40 @@ final class ExecutionEnvironment implements AutoCloseable {
         }
     }
 
+    private static final java.util.Map<Path, Path> NATIVE_CLIENTS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The runtime interface client's JNI library for this machine, unpacked once per client jar. */
+    static Path nativeClient(List<Path> classPath) throws IOException {
+        Path jar = classPath.stream().filter(p -> p.getFileName().toString().startsWith("aws-lambda-java-runtime-interface-client"))
+                .findFirst().orElse(null);
+        if (jar == null) {
+            return null;
+        }
+        try {
+            return NATIVE_CLIENTS.computeIfAbsent(jar, j -> {
+                String arch = System.getProperty("os.arch").equals("aarch64") ? "aarch_64" : "x86_64";
+                try (var zip = new java.util.zip.ZipFile(j.toFile())) {
+                    var entry = zip.getEntry("jni/libaws-lambda-jni.linux-" + arch + ".so");
+                    if (entry == null) {
+                        return null;
+                    }
+                    Path dir = java.nio.file.Files.createTempDirectory("pulse-lambda-jni");
+                    Path lib = dir.resolve("libaws-lambda-jni.so");
+                    try (var in = zip.getInputStream(entry)) {
+                        java.nio.file.Files.copy(in, lib);
+                    }
+                    lib.toFile().deleteOnExit();
+                    dir.toFile().deleteOnExit();
+                    return lib;
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+        } catch (java.io.UncheckedIOException e) {
+            throw e.getCause();
+        }
+    }
+
     private static void pump(Process p, Consumer<String> log) {
         try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line = r.readLine(); line != null; line = r.readLine()) {
@@ -113,21 +153,10 @@ final class ExecutionEnvironment implements AutoCloseable {
         long timeoutMillis = config.timeout().toMillis();
         long started = System.currentTimeMillis();
         if (!initialised) {
-            // Init gets its own 10 s in Lambda (on-demand, outside the timeout); allow for a slow machine.
-            CompletableFuture<Object> init = CompletableFuture.anyOf(api.ready(), api.initError(), exited);
-            try {
-                init.get(Math.max(60_000, timeoutMillis), TimeUnit.MILLISECONDS);
-            } catch (ExecutionException | TimeoutException e) {
-                return fail(requestId, "Runtime.InitTimeout", "init did not finish");
+            InvokeResult initFailure = awaitInit(requestId);
+            if (initFailure != null) {
+                return initFailure;
             }
-            if (api.initError().isDone()) {
-                dead = true;
-                return new InvokeResult(api.initError().join(), "Unhandled", requestId);
-            }
-            if (exited.isDone()) {
-                return fail(requestId, "Runtime.ExitError", "RequestId: " + requestId + " Error: Runtime exited with error: exit status " + exited.join());
-            }
-            initialised = true;
             started = System.currentTimeMillis();
         }
         CompletableFuture<RuntimeApiServer.Outcome> outcome = new CompletableFuture<>();
@@ -151,6 +180,35 @@ final class ExecutionEnvironment implements AutoCloseable {
         }
         RuntimeApiServer.Outcome o = outcome.join();
         return new InvokeResult(o.payload(), o.error() ? "Unhandled" : null, requestId);
+    }
+
+    /**
+     * Waits for the function's init (static initialisers and constructor, until the runtime asks for work).
+     *
+     * @return null when the environment is ready, else the failed invocation's result
+     */
+    InvokeResult awaitInit(String requestId) throws InterruptedException {
+        if (initialised) {
+            return null;
+        }
+        // Init gets its own 10 s in Lambda (on-demand, outside the timeout); allow for a slow, busy machine.
+        CompletableFuture<Object> init = CompletableFuture.anyOf(api.ready(), api.initError(), exited);
+        try {
+            init.get(Math.max(60_000, config.timeout().toMillis()), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            return fail(requestId, "Runtime.InitTimeout", "init did not finish");
+        }
+        if (api.initError().isDone()) {
+            dead = true;
+            close();
+            return new InvokeResult(api.initError().join(), "Unhandled", requestId);
+        }
+        if (!api.ready().isDone()) {
+            return fail(requestId, "Runtime.ExitError", "RequestId: " + requestId + " Error: Runtime exited with error: exit status "
+                    + exited.join());
+        }
+        initialised = true;
+        return null;
     }
 
     private InvokeResult fail(String requestId, String type, String message) {

@@ -68,9 +68,14 @@ public final class LocalLambda implements AutoCloseable {
         return require(nameOrArn).invoke(payload);
     }
 
-    /** Starts one environment per function ahead of the first invocation, so its init is not on the clock. */
-    public void prewarm(String nameOrArn) throws IOException {
-        require(nameOrArn).prewarm();
+    /**
+     * Starts {@code count} environments of a function together and waits for their init, so a run's first
+     * invocations do not queue behind JVM start-up (counted as cold starts all the same).
+     *
+     * @return how many came up; the others failed their init (their output is in the function's log)
+     */
+    public int prewarm(String nameOrArn, int count) throws InterruptedException {
+        return require(nameOrArn).prewarm(count);
     }
 
     /** The PIDs of every running environment. */
@@ -143,8 +148,26 @@ public final class LocalLambda implements AutoCloseable {
             }
         }
 
-        void prewarm() throws IOException {
-            give(take());
+        int prewarm(int count) throws InterruptedException {
+            List<Thread> threads = new ArrayList<>();
+            java.util.concurrent.atomic.AtomicInteger ready = new java.util.concurrent.atomic.AtomicInteger();
+            for (int i = 0; i < Math.min(count, maxConcurrency); i++) {
+                threads.add(Thread.ofVirtual().start(() -> {
+                    try {
+                        ExecutionEnvironment e = start();
+                        if (e.awaitInit("prewarm") == null) {
+                            ready.incrementAndGet();
+                        }
+                        give(e);
+                    } catch (IOException | InterruptedException | RuntimeException e) {
+                        stats.errors.incrementAndGet();
+                    }
+                }));
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            return ready.get();
         }
 
         synchronized List<Long> pids() {
@@ -164,6 +187,10 @@ public final class LocalLambda implements AutoCloseable {
                     all.remove(e);
                 }
             }
+            return start();
+        }
+
+        private ExecutionEnvironment start() throws IOException {
             ExecutionEnvironment e = ExecutionEnvironment.start(config, logs.apply(config));
             stats.coldStarts.incrementAndGet();
             synchronized (this) {
