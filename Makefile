@@ -50,7 +50,7 @@ test: $(VENV)/.installed $(KINESIS)/node_modules/.installed ## Unit and integrat
 
 # The local stack (module local/) runs from its Maven class path; the function artifacts are built by the
 # same Makefile targets sam build calls. Options are make variables (README, "Run it locally").
-RATE       ?= 400
+RATE       ?= 500
 DURATION   ?= 60
 RAMP       ?= 10
 SOURCE     ?= events/replay/sample.ndjson.gz

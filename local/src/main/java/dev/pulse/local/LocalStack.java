@@ -341,8 +341,9 @@ public final class LocalStack implements AutoCloseable {
         return out;
     }
 
+    /** Stops everything in reverse order of start; safe to call twice (Ctrl-C's hook and the normal exit). */
     @Override
-    public void close() {
+    public synchronized void close() {
         RuntimeException failure = null;
         while (!running.isEmpty()) {
             try {

@@ -25,7 +25,7 @@ public final class Main {
                    pulse-local invoke --function <LogicalId> --event <file.json> [--env NAME=VALUE]... (make invoke)
 
             run options:
-              --rate N            records per second in rate mode (default 400)
+              --rate N            records per second in rate mode (default 500)
               --duration S        seconds of load (default 60)
               --ramp S            linear ramp-up seconds (default 10)
               --source PATH       bundled recording or s3://bucket/key (default events/replay/sample.ndjson.gz)
@@ -95,7 +95,7 @@ public final class Main {
         double ramp = a.number("ramp", 10, 0, duration);
         StackOptions options = stackOptions(a);
         PipelineRun.Config config = new PipelineRun.Config(a.text("source", "events/replay/sample.ndjson.gz"), mode,
-                a.number("rate", 400, 0.001, 1_000_000), a.number("speed", 60, 0.001, 1000), ramp, (long) duration,
+                a.number("rate", 500, 0.001, 1_000_000), a.number("speed", 60, 0.001, 1000), ramp, (long) duration,
                 (int) a.number("workers", 1, 1, 64), a.text("loadgen-function", "LoadGenFunction"),
                 Path.of(a.text("report", options.workDir().resolve("report.json").toString())));
         out.println("starting the local stack from " + options.template() + " ...");

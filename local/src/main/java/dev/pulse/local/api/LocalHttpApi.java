@@ -24,6 +24,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.Executors;
 import org.HdrHistogram.Recorder;
 
@@ -153,7 +154,7 @@ public final class LocalHttpApi implements AutoCloseable {
         http.put("protocol", ex.getProtocol());
         http.put("sourceIp", ex.getRemoteAddress().getAddress().getHostAddress());
         http.put("userAgent", String.valueOf(ex.getRequestHeaders().getFirst("User-Agent")));
-        ctx.put("requestId", UUID.randomUUID().toString());
+        ctx.put("requestId", new UUID(ThreadLocalRandom.current().nextLong(), ThreadLocalRandom.current().nextLong()).toString());
         ctx.put("routeKey", route.key());
         ctx.put("stage", "$default");
         ctx.put("time", REQUEST_TIME.format(now));

@@ -511,7 +511,8 @@ public final class ShardProcessor {
     ObjectNode failureContext(List<StreamRecord> records, String condition, InvokeResult last, int invocations) {
         ObjectNode root = JSON.createObjectNode();
         ObjectNode request = root.putObject("requestContext");
-        request.put("requestId", last != null && last.requestId() != null ? last.requestId() : UUID.randomUUID().toString());
+        request.put("requestId", last != null && last.requestId() != null ? last.requestId()
+                : new UUID(java.util.concurrent.ThreadLocalRandom.current().nextLong(), java.util.concurrent.ThreadLocalRandom.current().nextLong()).toString());
         request.put("functionArn", functionArn);
         request.put("condition", condition);
         request.put("approximateInvokeCount", invocations);

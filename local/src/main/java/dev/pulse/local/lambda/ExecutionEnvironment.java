@@ -82,7 +82,7 @@ final class ExecutionEnvironment implements AutoCloseable {
             env.put("AWS_LAMBDA_INITIALIZATION_TYPE", "on-demand");
             env.put("AWS_EXECUTION_ENV", "AWS_Lambda_java21");
             env.putIfAbsent("AWS_LAMBDA_LOG_GROUP_NAME", "/aws/lambda/" + config.name());
-            env.put("AWS_LAMBDA_LOG_STREAM_NAME", "local/[$LATEST]" + UUID.randomUUID().toString().replace("-", ""));
+            env.put("AWS_LAMBDA_LOG_STREAM_NAME", "local/[$LATEST]" + new UUID(ThreadLocalRandom.current().nextLong(), ThreadLocalRandom.current().nextLong()).toString().replace("-", ""));
             Process p = pb.start();
             Thread.ofVirtual().name(config.logicalId() + "-log").start(() -> pump(p, log));
             return new ExecutionEnvironment(config, api, p);
@@ -149,7 +149,7 @@ final class ExecutionEnvironment implements AutoCloseable {
      * environment as well, as Lambda's does for an on-demand init that runs into the first invocation's timeout.
      */
     InvokeResult invoke(byte[] payload) throws InterruptedException {
-        String requestId = UUID.randomUUID().toString();
+        String requestId = new UUID(ThreadLocalRandom.current().nextLong(), ThreadLocalRandom.current().nextLong()).toString();
         long timeoutMillis = config.timeout().toMillis();
         long started = System.currentTimeMillis();
         if (!initialised) {
