@@ -6,12 +6,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.pulse.local.esm.InvokeResult;
+import dev.pulse.local.internal.LoopbackHttp;
 import dev.pulse.local.lambda.LocalLambda;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -59,10 +56,7 @@ public final class LocalHttpApi implements AutoCloseable {
         this.routes = List.copyOf(routes);
         this.lambda = lambda;
         this.iamAuth = iamAuth;
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 128);
-        server.createContext("/", this::handle);
-        server.setExecutor(executor);
-        server.start();
+        server = LoopbackHttp.start(port, 128, this::handle, executor);
     }
 
     public URI endpoint() {
@@ -90,10 +84,7 @@ public final class LocalHttpApi implements AutoCloseable {
                 message(ex, 403, "Forbidden");
                 return;
             }
-            byte[] body;
-            try (InputStream in = ex.getRequestBody()) {
-                body = in.readAllBytes();
-            }
+            byte[] body = LoopbackHttp.body(ex);
             InvokeResult r;
             try {
                 r = lambda.invoke(route.functionName(), event(ex, route, body).toString().getBytes(StandardCharsets.UTF_8));
@@ -190,7 +181,7 @@ public final class LocalHttpApi implements AutoCloseable {
         if (out == null || !out.isObject() || !out.has("statusCode")) {
             // A response without statusCode is the body of a 200 (API Gateway's format 2.0 inference).
             ex.getResponseHeaders().add("Content-Type", "application/json");
-            write(ex, 200, payload);
+            LoopbackHttp.write(ex, 200, payload);
             return;
         }
         out.path("headers").properties().forEach(h -> ex.getResponseHeaders().add(h.getKey(), h.getValue().asText()));
@@ -198,22 +189,14 @@ public final class LocalHttpApi implements AutoCloseable {
         out.path("cookies").forEach(c -> ex.getResponseHeaders().add("Set-Cookie", c.asText()));
         String body = out.path("body").isNull() || out.path("body").isMissingNode() ? "" : out.path("body").asText();
         byte[] bytes = out.path("isBase64Encoded").asBoolean() ? Base64.getDecoder().decode(body) : body.getBytes(StandardCharsets.UTF_8);
-        write(ex, out.path("statusCode").asInt(200), bytes);
+        LoopbackHttp.write(ex, out.path("statusCode").asInt(200), bytes);
     }
 
     private static void message(HttpExchange ex, int status, String message) throws IOException {
         ex.getResponseHeaders().add("Content-Type", "application/json");
-        write(ex, status, ("{\"message\":\"" + message + "\"}").getBytes(StandardCharsets.UTF_8));
+        LoopbackHttp.write(ex, status, ("{\"message\":\"" + message + "\"}").getBytes(StandardCharsets.UTF_8));
     }
 
-    private static void write(HttpExchange ex, int status, byte[] body) throws IOException {
-        ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
-        if (body.length > 0) {
-            try (OutputStream out = ex.getResponseBody()) {
-                out.write(body);
-            }
-        }
-    }
 
     @Override
     public void close() {

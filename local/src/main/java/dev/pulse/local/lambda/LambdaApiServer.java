@@ -3,11 +3,8 @@ package dev.pulse.local.lambda;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.pulse.local.esm.InvokeResult;
+import dev.pulse.local.internal.LoopbackHttp;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -31,10 +28,7 @@ public final class LambdaApiServer implements AutoCloseable {
 
     public LambdaApiServer(LocalLambda lambda, int port) throws IOException {
         this.lambda = lambda;
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 64);
-        server.createContext("/", this::handle);
-        server.setExecutor(executor);
-        server.start();
+        server = LoopbackHttp.start(port, 64, this::handle, executor);
     }
 
     public URI endpoint() {
@@ -54,10 +48,7 @@ public final class LambdaApiServer implements AutoCloseable {
                 error(ex, 404, "ResourceNotFoundException", "Function not found: " + name);
                 return;
             }
-            byte[] payload;
-            try (InputStream in = ex.getRequestBody()) {
-                payload = in.readAllBytes();
-            }
+            byte[] payload = LoopbackHttp.body(ex);
             if (payload.length == 0) {
                 payload = "{}".getBytes(StandardCharsets.UTF_8);
             }
@@ -95,7 +86,7 @@ public final class LambdaApiServer implements AutoCloseable {
             if (r.failed()) {
                 ex.getResponseHeaders().add("X-Amz-Function-Error", r.functionError());
             }
-            write(ex, 200, r.payload());
+            LoopbackHttp.write(ex, 200, r.payload());
         }
     }
 
@@ -103,17 +94,9 @@ public final class LambdaApiServer implements AutoCloseable {
         ex.getResponseHeaders().add("x-amzn-ErrorType", type);
         ex.getResponseHeaders().add("Content-Type", "application/json");
         String body = "{\"Type\":\"User\",\"Message\":" + com.fasterxml.jackson.databind.node.TextNode.valueOf(message) + "}";
-        write(ex, status, body.getBytes(StandardCharsets.UTF_8));
+        LoopbackHttp.write(ex, status, body.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static void write(HttpExchange ex, int status, byte[] body) throws IOException {
-        ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
-        if (body.length > 0) {
-            try (OutputStream out = ex.getResponseBody()) {
-                out.write(body);
-            }
-        }
-    }
 
     @Override
     public void close() {

@@ -2,11 +2,8 @@ package dev.pulse.local.lambda;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.pulse.local.internal.LoopbackHttp;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -43,10 +40,7 @@ final class RuntimeApiServer implements AutoCloseable {
     private final CompletableFuture<byte[]> initError = new CompletableFuture<>();
 
     RuntimeApiServer() throws IOException {
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
-        server.createContext(PREFIX + "/", this::handle);
-        server.setExecutor(executor);
-        server.start();
+        server = LoopbackHttp.start(0, 16, this::handle, executor);
     }
 
     /** {@code host:port} for {@code AWS_LAMBDA_RUNTIME_API}. */
@@ -69,7 +63,8 @@ final class RuntimeApiServer implements AutoCloseable {
     }
 
     private void handle(HttpExchange ex) throws IOException {
-        String path = ex.getRequestURI().getPath().substring(PREFIX.length());
+        String full = ex.getRequestURI().getPath();
+        String path = full.startsWith(PREFIX) ? full.substring(PREFIX.length()) : "";
         try (ex) {
             if (path.equals("/invocation/next") && ex.getRequestMethod().equals("GET")) {
                 ready.complete(null);
@@ -85,13 +80,13 @@ final class RuntimeApiServer implements AutoCloseable {
                 ex.getResponseHeaders().add("Lambda-Runtime-Trace-Id", inv.traceId());
                 send(ex, 200, inv.payload());
             } else if (path.equals("/init/error") && ex.getRequestMethod().equals("POST")) {
-                initError.complete(body(ex));
+                initError.complete(LoopbackHttp.body(ex));
                 send(ex, 202, "{\"status\":\"OK\"}".getBytes(StandardCharsets.UTF_8));
             } else if (path.startsWith("/invocation/") && ex.getRequestMethod().equals("POST")
                     && (path.endsWith("/response") || path.endsWith("/error"))) {
                 String id = path.substring("/invocation/".length(), path.lastIndexOf('/'));
                 Invocation inv = inFlight.remove(id);
-                byte[] body = body(ex);
+                byte[] body = LoopbackHttp.body(ex);
                 if (inv == null) {
                     send(ex, 400, "{\"errorMessage\":\"unknown request id\",\"errorType\":\"InvalidRequestID\"}"
                             .getBytes(StandardCharsets.UTF_8));
@@ -121,20 +116,10 @@ final class RuntimeApiServer implements AutoCloseable {
         }
     }
 
-    private static byte[] body(HttpExchange ex) throws IOException {
-        try (InputStream in = ex.getRequestBody()) {
-            return in.readAllBytes();
-        }
-    }
 
     private static void send(HttpExchange ex, int status, byte[] body) throws IOException {
         ex.getResponseHeaders().add("Content-Type", "application/json");
-        ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
-        if (body.length > 0) {
-            try (OutputStream out = ex.getResponseBody()) {
-                out.write(body);
-            }
-        }
+        LoopbackHttp.write(ex, status, body);
     }
 
     @Override

@@ -1,0 +1,43 @@
+package dev.pulse.local.internal;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutorService;
+
+/** The local stack's HTTP servers: bound to 127.0.0.1 only, with the few exchange helpers they share. */
+public final class LoopbackHttp {
+
+    private LoopbackHttp() {
+    }
+
+    /** Starts a server on 127.0.0.1:{@code port} (0: a free port) serving every path with {@code handler}. */
+    public static HttpServer start(int port, int backlog, HttpHandler handler, ExecutorService executor) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), backlog);
+        server.createContext("/", handler);
+        server.setExecutor(executor);
+        server.start();
+        return server;
+    }
+
+    public static byte[] body(HttpExchange ex) throws IOException {
+        try (InputStream in = ex.getRequestBody()) {
+            return in.readAllBytes();
+        }
+    }
+
+    /** Sends the status and body (no body when empty); headers must be set before. */
+    public static void write(HttpExchange ex, int status, byte[] body) throws IOException {
+        ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+        if (body.length > 0) {
+            try (OutputStream out = ex.getResponseBody()) {
+                out.write(body);
+            }
+        }
+    }
+}
