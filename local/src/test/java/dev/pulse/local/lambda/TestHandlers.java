@@ -23,6 +23,18 @@ public final class TestHandlers {
         }
     }
 
+    /** Answers as an API Gateway proxy function: status 201, a header, and the event it got as the body. */
+    public static final class HttpEcho implements com.amazonaws.services.lambda.runtime.RequestStreamHandler {
+        @Override
+        public void handleRequest(java.io.InputStream input, java.io.OutputStream output, Context context) throws java.io.IOException {
+            String event = new String(input.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            var mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+            var answer = mapper.createObjectNode().put("statusCode", 201).put("body", event);
+            answer.putObject("headers").put("x-echo", "1");
+            output.write(mapper.writeValueAsBytes(answer));
+        }
+    }
+
     /** Throws. */
     public static final class Fail implements RequestHandler<Map<String, Object>, String> {
         @Override
