@@ -59,6 +59,7 @@ SPEED      ?= 60
 WORKERS    ?= 1
 PARAMS     ?=
 KEEP       ?=
+WORK_DIR   ?=
 LOCAL_RUN  = java --enable-native-access=ALL-UNNAMED -cp "local/target/classes:$$(cat local/target/classpath.txt)" dev.pulse.local.Main
 
 local-stack: $(VENV)/.installed $(KINESIS)/node_modules/.installed
@@ -66,10 +67,12 @@ local-stack: $(VENV)/.installed $(KINESIS)/node_modules/.installed
 
 run: local-stack ## The whole pipeline on 127.0.0.1 with a load run and canary check (RATE, DURATION, SOURCE, MODE, KEEP=1)
 	$(LOCAL_RUN) run --rate "$(RATE)" --duration "$(DURATION)" --ramp "$(RAMP)" --source "$(SOURCE)" --mode "$(MODE)" \
-	  --speed "$(SPEED)" --workers "$(WORKERS)" $(foreach p,$(PARAMS),--param "$(p)") $(if $(KEEP),--keep,)
+	  --speed "$(SPEED)" --workers "$(WORKERS)" $(foreach p,$(PARAMS),--param "$(p)") $(if $(filter 1 yes true,$(KEEP)),--keep,) \
+	  $(if $(WORK_DIR),--work-dir "$(WORK_DIR)")
 
 invoke: local-stack ## One handler with an event file, no Docker: make invoke FUNCTION=IngestFunction EVENT=events/ingest-kinesis-native.json [ENV="K=V ..."]
-	$(LOCAL_RUN) invoke --function "$(FUNCTION)" --event "$(EVENT)" $(if $(filter command line,$(origin ENV)),$(foreach e,$(ENV),--env "$(e)")) $(foreach p,$(PARAMS),--param "$(p)")
+	$(LOCAL_RUN) invoke --function "$(FUNCTION)" --event "$(EVENT)" $(if $(filter command line,$(origin ENV)),$(foreach e,$(ENV),--env "$(e)")) $(foreach p,$(PARAMS),--param "$(p)") \
+	  $(if $(WORK_DIR),--work-dir "$(WORK_DIR)")
 
 lint: $(VENV)/.installed ## sam validate --lint and an offline SAM transform of the template
 	$(SAM) validate --lint --region $(AWS_DEFAULT_REGION)

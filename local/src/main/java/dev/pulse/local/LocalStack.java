@@ -61,6 +61,7 @@ public final class LocalStack implements AutoCloseable {
     private final BiConsumer<String, String> echo;
     private Stack stack;
     private SamTemplate template;
+    private boolean closed;
     private StackResources resources;
     private LocalDynamoDb dynamo;
     private KinesisEmulator kinesis;
@@ -79,19 +80,40 @@ public final class LocalStack implements AutoCloseable {
     }
 
     /**
-     * Starts everything and returns when the stack is ready.
+     * A stack that starts nothing yet: register {@link #close()} (for example as a shutdown hook) before
+     * {@link #start()}, so an interrupted start-up stops what it had started.
      *
      * @param echo receives every line the functions print, with the function's logical id (null: only to the log files)
      */
+    public static LocalStack create(StackOptions options, BiConsumer<String, String> echo) {
+        return new LocalStack(options, echo);
+    }
+
+    /** {@link #create} and {@link #start()}. */
     public static LocalStack start(StackOptions options, BiConsumer<String, String> echo) throws Exception {
-        LocalStack s = new LocalStack(options, echo);
+        LocalStack s = create(options, echo);
+        s.start();
+        return s;
+    }
+
+    /** Starts everything and returns when the stack is ready; on failure stops what was started. */
+    public void start() throws Exception {
         try {
-            s.startAll();
-            return s;
+            startAll();
         } catch (Exception | Error e) {
-            s.close();
+            close();
             throw e;
         }
+    }
+
+    /** Records something to stop on {@link #close()}; refuses (and stops it) once the stack is closing. */
+    private synchronized <T extends AutoCloseable> T track(T resource) throws Exception {
+        if (closed) {
+            resource.close();
+            throw new IllegalStateException("the local stack is stopping");
+        }
+        running.push(resource);
+        return resource;
     }
 
     private void startAll() throws Exception {
@@ -118,7 +140,7 @@ public final class LocalStack implements AutoCloseable {
         try {
             System.setOut(new java.io.PrintStream(banner, true, StandardCharsets.UTF_8));
             dynamo = LocalDynamoDb.start(dynamoPort);
-            running.push(dynamo);
+            track(dynamo);
         } catch (Exception e) {
             failures.add(new IllegalStateException("DynamoDB Local: " + e.getMessage() + "\n" + banner, e));
         } finally {
@@ -127,10 +149,10 @@ public final class LocalStack implements AutoCloseable {
         kinesis = join(k, failures);
         sqs = join(m, failures);
         if (kinesis != null) {
-            running.push(kinesis);
+            track(kinesis);
         }
         if (sqs != null) {
-            running.push(sqs);
+            track(sqs);
         }
         if (!failures.isEmpty()) {
             IllegalStateException e = new IllegalStateException("could not start the emulators: " + failures.get(0).getMessage());
@@ -140,9 +162,9 @@ public final class LocalStack implements AutoCloseable {
         dynamoClient = client(DynamoDbClient.builder(), dynamo.endpoint());
         kinesisClient = client(KinesisClient.builder(), kinesis.endpoint());
         sqsClient = client(SqsClient.builder(), sqs.endpoint());
-        running.push(dynamoClient);
-        running.push(kinesisClient);
-        running.push(sqsClient);
+        track(dynamoClient);
+        track(kinesisClient);
+        track(sqsClient);
 
         resources = new StackResources(template, options.stackName());
         stack = template.resolve(options.parameters(), resources);
@@ -189,33 +211,36 @@ public final class LocalStack implements AutoCloseable {
             f.environment().forEach((key, value) -> env.put(key, localApiUrl(value, apiUrl)));
             env.putAll(options.environment());
             env.putAll(reserved);
-            String arn = "arn:aws:lambda:" + REGION + ":000000000000:function:" + f.functionName();
+            String arn = resources.getAtt(f.logicalId(), "Arn");
+            env.put("AWS_EXECUTION_ENV", "AWS_Lambda_" + f.runtime());
             configs.add(new FunctionConfig(f.logicalId(), f.functionName(), arn, f.handler(), f.memoryMb(),
                     Duration.ofSeconds(f.timeoutSeconds()), env, artifacts.function(f).toAbsolutePath(), cp,
                     Path.of(System.getProperty("java.home"))));
         }
         lambda = new LocalLambda(configs, this::sink, options.maxConcurrency());
-        running.push(lambda);
+        track(lambda);
         lambdaApi = new LambdaApiServer(lambda, lambdaPort);
-        running.push(lambdaApi);
+        track(lambdaApi);
         List<LocalHttpApi.Route> routes = new ArrayList<>();
         boolean iam = false;
         for (RouteSpec r : stack.routes()) {
             routes.add(new LocalHttpApi.Route(r.method(), r.path(), stack.function(r.functionId()).functionName()));
-            if (r.apiId() != null && stack.resolvedProperties(r.apiId()).path("Auth").path("DefaultAuthorizer").asText("").equals("AWS_IAM")) {
+            // An implicit API (no ApiId) has no resource of its own, hence no authorizer.
+            boolean declared = template.resourceIds("AWS::Serverless::HttpApi").contains(r.apiId());
+            if (declared && stack.resolvedProperties(r.apiId()).path("Auth").path("DefaultAuthorizer").asText("").equals("AWS_IAM")) {
                 iam = true;
             }
         }
         if (!routes.isEmpty()) {
             httpApi = new LocalHttpApi(routes, lambda, iam, apiPort);
-            running.push(httpApi);
+            track(httpApi);
         }
         for (MappingSpec spec : stack.mappings()) {
             String fn = stack.function(spec.functionId()).functionName();
             MappingRunner runner = MappingRunner.start(spec, fn, lambda, this::sendToDestination,
                     kinesis.endpoint(), dynamo.endpoint());
             mappings.add(runner);
-            running.push(runner);
+            track(runner);
         }
     }
 
@@ -307,14 +332,6 @@ public final class LocalStack implements AutoCloseable {
         return sqsClient;
     }
 
-    public DynamoDbClient dynamoDb() {
-        return dynamoClient;
-    }
-
-    public KinesisClient kinesis() {
-        return kinesisClient;
-    }
-
     /** Ref of a resource (table name, stream name, queue URL). */
     public String ref(String logicalId) {
         return resources.ref(logicalId);
@@ -344,6 +361,7 @@ public final class LocalStack implements AutoCloseable {
     /** Stops everything in reverse order of start; safe to call twice (Ctrl-C's hook and the normal exit). */
     @Override
     public synchronized void close() {
+        closed = true;
         RuntimeException failure = null;
         while (!running.isEmpty()) {
             try {

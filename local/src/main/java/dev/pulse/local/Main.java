@@ -3,7 +3,10 @@ package dev.pulse.local;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.local.esm.InvokeResult;
+import dev.pulse.local.template.Bindings;
 import dev.pulse.local.template.FunctionSpec;
+import dev.pulse.local.template.PseudoParameters;
+import dev.pulse.local.template.SamTemplate;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -34,10 +37,11 @@ public final class Main {
               --workers N         load generator workers (default 1)
               --keep              leave the stack up after the report, until Ctrl-C
               --report FILE       also write the report as JSON (default .local/report.json)
+              --ephemeral-ports   listen on free ports instead of 8000/4567/4566/9001/3000
             common options:
               --template FILE     template.yaml (default ./template.yaml)
               --param NAME=VALUE  template parameter override (repeatable, like --parameter-overrides)
-              --ephemeral-ports   listen on free ports instead of 8000/4567/4566/9001/3000
+              --work-dir DIR      build output and function logs (default .local next to the template)
             """;
 
     private Main() {
@@ -69,7 +73,7 @@ public final class Main {
         }
     }
 
-    private static final Set<String> COMMON = Set.of("template", "param");
+    private static final Set<String> COMMON = Set.of("template", "param", "work-dir");
 
     private static StackOptions stackOptions(Args a) throws UsageException {
         Path template = Path.of(a.text("template", "template.yaml")).toAbsolutePath().normalize();
@@ -77,6 +81,9 @@ public final class Main {
             throw new UsageException("no template at " + template);
         }
         StackOptions o = StackOptions.defaults(template.getParent()).withParameters(a.pairs("param"));
+        if (a.text("work-dir", null) != null) {
+            o = o.withWorkDir(Path.of(a.text("work-dir", null)).toAbsolutePath());
+        }
         return a.flag("ephemeral-ports") ? o.withPorts(StackOptions.Ports.EPHEMERAL) : o;
     }
 
@@ -91,23 +98,32 @@ public final class Main {
         if (!mode.equals("rate") && !mode.equals("recorded")) {
             throw new UsageException("--mode must be rate or recorded, got " + mode);
         }
-        double duration = a.number("duration", 60, 1, 840);
-        double ramp = a.number("ramp", 10, 0, duration);
         StackOptions options = stackOptions(a);
+        String loadGen = a.text("loadgen-function", "LoadGenFunction");
+        // The load generator keeps 45 s of its timeout for the canary check; the template sets the timeout.
+        SamTemplate template = SamTemplate.load(options.template());
+        if (!template.resourceIds("AWS::Serverless::Function").contains(loadGen)) {
+            throw new UsageException("no function " + loadGen + " in the template (--loadgen-function)");
+        }
+        double maxDuration = Math.max(1, template.resolve(options.parameters(), NO_BINDINGS).function(loadGen).timeoutSeconds() - 60);
+        double duration = a.number("duration", 60, 1, maxDuration);
+        double ramp = a.number("ramp", 10, 0, duration);
+        int workers = (int) a.number("workers", 1, 1, 100);
         PipelineRun.Config config = new PipelineRun.Config(a.text("source", "events/replay/sample.ndjson.gz"), mode,
-                a.number("rate", 500, 0.001, 1_000_000), a.number("speed", 60, 0.001, 1000), ramp, (long) duration,
-                (int) a.number("workers", 1, 1, 64), a.text("loadgen-function", "LoadGenFunction"),
-                Path.of(a.text("report", options.workDir().resolve("report.json").toString())));
+                a.number("rate", 500, 0.001, 1_000_000), a.number("speed", 60, 0.001, 1000), ramp, (long) duration, workers,
+                loadGen, Path.of(a.text("report", options.workDir().resolve("report.json").toString())));
+        // The coordinator waits for its workers inside one environment: room for all of them at once.
+        options = options.withMaxConcurrency(Math.max(options.maxConcurrency(), workers + 2));
         out.println("starting the local stack from " + options.template() + " ...");
         long t0 = System.nanoTime();
-        try (LocalStack stack = LocalStack.start(options, null)) {
-            Thread hook = new Thread(stack::close, "local-stack-stop");
-            Runtime.getRuntime().addShutdownHook(hook);
+        LocalStack stack = LocalStack.create(options, null);
+        // Registered before start-up: a SIGTERM while emulators and JVMs start must stop them too.
+        Thread hook = new Thread(stack::close, "local-stack-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            stack.start();
             printEndpoints(stack, out);
             out.printf("ready in %.1f s; function logs in %s%n", (System.nanoTime() - t0) / 1e9, options.workDir().resolve("logs"));
-            if (!stack.lambda().has(config.loadGenFunction())) {
-                throw new UsageException("no function " + config.loadGenFunction() + " in the template (--loadgen-function)");
-            }
             var report = new PipelineRun(stack, config, out).run();
             if (a.flag("keep")) {
                 out.println();
@@ -118,8 +134,36 @@ public final class Main {
                         + stack.dynamoDbUrl() + " dynamodb scan --table-name " + stack.ref(tableId(stack)) + " --max-items 5");
                 new CountDownLatch(1).await();
             }
-            Runtime.getRuntime().removeShutdownHook(hook);
             return report.path("passed").asBoolean() ? 0 : 1;
+        } finally {
+            stack.close();
+            removeHook(hook);
+        }
+    }
+
+    /** Resolving a function's own settings needs no resource bindings. */
+    private static final Bindings NO_BINDINGS = new Bindings() {
+        @Override
+        public String ref(String logicalId) {
+            return "unbound-" + logicalId;
+        }
+
+        @Override
+        public String getAtt(String logicalId, String attribute) {
+            return "unbound-" + logicalId + "." + attribute;
+        }
+
+        @Override
+        public PseudoParameters pseudo() {
+            return PseudoParameters.local("pulse-local");
+        }
+    };
+
+    private static void removeHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // The JVM is already shutting down: the hook is running or ran.
         }
     }
 
@@ -144,13 +188,12 @@ public final class Main {
     }
 
     static int invoke(List<String> args, PrintStream out, PrintStream err) throws Exception {
-        Args a = new Args(args, union(COMMON, Set.of("function", "event", "env")), Set.of("ephemeral-ports"));
+        Args a = new Args(args, union(COMMON, Set.of("function", "event", "env")), Set.of());
         StackOptions options = stackOptions(a).withPorts(StackOptions.Ports.EPHEMERAL);
         Path root = options.template().getParent();
         String function = a.text("function", "");
         String event = a.text("event", "");
-        List<String> functions = dev.pulse.local.template.SamTemplate.load(options.template())
-                .resourceIds("AWS::Serverless::Function");
+        List<String> functions = SamTemplate.load(options.template()).resourceIds("AWS::Serverless::Function");
         List<String> events = eventFiles(root);
         if (!functions.contains(function)) {
             throw new UsageException((function.isEmpty() ? "FUNCTION is required" : "no function " + function + " in the template")
@@ -170,11 +213,15 @@ public final class Main {
         }
         options = options.withEnvironment(a.pairs("env"));
         err.println("starting the local stack for " + function + " ...");
-        try (LocalStack stack = LocalStack.start(options, (fn, line) -> {
+        LocalStack stack = LocalStack.create(options, (fn, line) -> {
             if (fn.equals(function)) {
                 out.println(line);
             }
-        })) {
+        });
+        Thread hook = new Thread(stack::close, "local-stack-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            stack.start();
             FunctionSpec spec = stack.stack().function(function);
             err.println("invoking " + function + " (" + spec.handler() + ", " + spec.memoryMb() + " MB, " + spec.timeoutSeconds()
                     + " s) with " + event);
@@ -182,6 +229,9 @@ public final class Main {
             out.println("--- response" + (r.failed() ? " (function error: " + r.functionError() + ")" : "") + " ---");
             out.println(pretty(r.payload()));
             return r.failed() ? 1 : 0;
+        } finally {
+            stack.close();
+            removeHook(hook);
         }
     }
 

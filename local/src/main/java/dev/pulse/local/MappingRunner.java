@@ -47,7 +47,8 @@ public final class MappingRunner implements AutoCloseable {
     private volatile boolean stopped;
     private volatile boolean started;
 
-    private record Shard(ShardSource source, ShardProcessor processor, ShardStats stats) {
+    /** A shard being read; {@code done} is set by its own thread once every record of a closed shard is settled. */
+    private record Shard(ShardSource source, ShardProcessor processor, ShardStats stats, java.util.concurrent.atomic.AtomicBoolean done) {
     }
 
     private MappingRunner(MappingSpec spec, String functionName, LocalLambda lambda, Destinations destinations, URI kinesisEndpoint,
@@ -111,7 +112,7 @@ public final class MappingRunner implements AutoCloseable {
                         continue;
                     }
                     Shard parent = s.parent() == null ? null : shards.get(s.parent());
-                    if (parent != null && !parent.processor().finished()) {
+                    if (parent != null && !parent.done().get()) {
                         continue;
                     }
                     // Shards there at the start follow StartingPosition; shards that appear later (children of a
@@ -154,10 +155,13 @@ public final class MappingRunner implements AutoCloseable {
         ShardProcessor processor = new ShardProcessor(spec, source, payload -> lambda.invoke(functionName, payload),
                 spec.onFailureArn() == null ? null : json -> destinations.send(spec.onFailureArn(), json),
                 Clock.systemUTC(), arn, stats);
-        shards.put(shardId, new Shard(source, processor, stats));
+        Shard shard = new Shard(source, processor, stats, new java.util.concurrent.atomic.AtomicBoolean());
+        shards.put(shardId, shard);
         Thread t = Thread.ofPlatform().daemon().name("esm-" + spec.functionId() + "-" + shardId).start(() -> {
             try {
                 processor.runUntil(() -> stopped);
+                // ShardProcessor is confined to this thread; discovery learns of the end through the flag.
+                shard.done().set(processor.finished());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (RuntimeException e) {
@@ -200,7 +204,10 @@ public final class MappingRunner implements AutoCloseable {
         return sum(ShardStats::recordsToDestination);
     }
 
-    /** Records read and not settled yet, plus one per Kinesis shard whose reader is behind the shard's tip. */
+    /**
+     * Records read and not settled yet, plus one per Kinesis shard whose reader reports being behind the tip
+     * (Kinesis does; kinesalite always says 0, so callers also watch {@link #recordsRead()} settle).
+     */
     public long backlog() {
         long behind = shards.values().stream().filter(s -> s.source() instanceof KinesisShardSource k && k.millisBehindLatest() > 0).count();
         return recordsRead() - recordsDone() + behind;
@@ -220,6 +227,8 @@ public final class MappingRunner implements AutoCloseable {
     public void close() {
         stopped = true;
         discovery.interrupt();
+        // A shard thread may be waiting on an invocation or a backoff: interrupt rather than wait it out.
+        threads.forEach(Thread::interrupt);
         for (Thread t : threads) {
             try {
                 t.join(10_000);

@@ -143,11 +143,22 @@ final class PipelineRun {
         }
     }
 
+    /**
+     * Waits until every mapping has settled what it read and has read nothing new for two seconds (kinesalite
+     * reports no MillisBehindLatest, so "nothing new" is the only sign the stream is drained).
+     */
     private void drain(Duration max) throws InterruptedException {
         long deadline = System.nanoTime() + max.toNanos();
+        long lastRead = -1;
+        long quietSince = System.nanoTime();
         while (System.nanoTime() < deadline) {
-            boolean idle = stack.mappings().stream().allMatch(m -> m.backlog() == 0);
-            if (idle) {
+            long read = stack.mappings().stream().mapToLong(MappingRunner::recordsRead).sum();
+            if (read != lastRead) {
+                lastRead = read;
+                quietSince = System.nanoTime();
+            }
+            boolean settled = stack.mappings().stream().allMatch(m -> m.backlog() == 0);
+            if (settled && System.nanoTime() - quietSince > 2_000_000_000L) {
                 return;
             }
             Thread.sleep(250);
@@ -164,7 +175,7 @@ final class PipelineRun {
             p99 = queryLatency.getTotalCount() == 0 ? 0 : queryLatency.getValueAtPercentile(99) / 1000.0;
         }
         EmfTotals ingestMetrics = stack.metrics(ingestFunction());
-        return String.format(Locale.ROOT, "[%4ds] sent %,d | ingested %,d records, %,d datapoints | lag %.1f s | DLQ %,d | query p99 %.0f ms",
+        return String.format(Locale.ROOT, "[%4ds] read %,d | ingested %,d records, %,d datapoints | lag %.1f s | DLQ %,d | query p99 %.0f ms",
                 elapsedSeconds, read, done, ingestMetrics.sum("DatapointsIn"), lag, dlqDepth(), p99);
     }
 
@@ -206,18 +217,16 @@ final class PipelineRun {
         for (var f : stack.stack().functions()) {
             ObjectNode n = functions.putObject(f.logicalId());
             var s = stack.lambda().stats(f.logicalId());
-            n.put("invocations", s.invocations.get());
-            n.put("errors", s.errors.get());
-            n.put("coldStarts", s.coldStarts.get());
+            n.put("invocations", s.invocations());
+            n.put("errors", s.errors());
+            n.put("coldStarts", s.coldStarts());
             ObjectNode emf = n.putObject("metrics");
             stack.metrics(f.logicalId()).all().forEach(emf::put);
         }
         r.put("dlqMessages", dlqDepth());
         ObjectNode q = r.putObject("queryLatencyMs");
+        // Measured by the API server: every request (the dashboard's and the canary check's), each once.
         Histogram h = stack.httpApi().latencies();
-        synchronized (queryLatency) {
-            h.add(queryLatency);
-        }
         q.put("requests", h.getTotalCount());
         q.put("p50", h.getValueAtPercentile(50) / 1000.0);
         q.put("p99", h.getValueAtPercentile(99) / 1000.0);

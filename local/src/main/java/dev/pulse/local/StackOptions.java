@@ -46,8 +46,8 @@ public record StackOptions(Path template, Map<String, String> parameters, String
         return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, env);
     }
 
-    public StackOptions withTemplate(Path file) {
-        return new StackOptions(file, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, environment);
+    public StackOptions withMaxConcurrency(int n) {
+        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, n, environment);
     }
 
     public StackOptions withWorkDir(Path dir) {

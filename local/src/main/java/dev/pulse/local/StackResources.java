@@ -208,8 +208,7 @@ final class StackResources implements Bindings {
     }
 
     private String functionName(String logicalId) {
-        String n = stack.resolvedProperties(logicalId).path("FunctionName").asText("");
-        return n.isEmpty() ? pseudo.stackName() + "-" + logicalId : n;
+        return stack.function(logicalId).functionName();
     }
 
     @Override

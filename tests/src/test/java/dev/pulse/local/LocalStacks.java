@@ -1,6 +1,7 @@
 package dev.pulse.local;
 
 import java.nio.file.Path;
+import java.util.Map;
 
 /** The local stack's options for tests: the repository's template and tools, free ports, a work dir in target/. */
 final class LocalStacks {
@@ -15,7 +16,8 @@ final class LocalStacks {
     static StackOptions options(String name) {
         Path root = root();
         StackOptions d = StackOptions.defaults(root);
-        return new StackOptions(d.template(), d.parameters(), d.stackName(), Path.of("target", name).toAbsolutePath(),
+        // Two shards: still more than one, but fewer function JVMs than ON_DEMAND's four on a 2-core machine.
+        return new StackOptions(d.template(), Map.of("StreamMode", "PROVISIONED", "StreamShardCount", "2"), d.stackName(), Path.of("target", name).toAbsolutePath(),
                 d.runtimeDir(), Path.of(System.getProperty("pulse.kinesis.dir", root.resolve("tools/kinesis").toString())),
                 Path.of(System.getProperty("pulse.moto.bin", d.motoServer().toString())), StackOptions.Ports.EPHEMERAL,
                 d.maxConcurrency(), d.environment());

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -35,7 +36,10 @@ class MakeInvokeIT {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         List<String> all = new ArrayList<>(List.of(args));
-        all.addAll(List.of("--template", LocalStacks.root().resolve("template.yaml").toString()));
+        // The repository's template; one shard (fewer JVMs on a small machine) and a work dir of the test's own.
+        all.addAll(List.of("--template", LocalStacks.root().resolve("template.yaml").toString(),
+                "--work-dir", Path.of("target", "make-invoke").toAbsolutePath().toString(),
+                "--param", "StreamMode=PROVISIONED", "--param", "StreamShardCount=1"));
         int status = Main.run(all, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         Run r = new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
         System.out.println(r.out());

@@ -37,7 +37,7 @@ public final class LocalHttpApi implements AutoCloseable {
     /** One route of the template: {@code Method} and {@code Path} of an HttpApi event, and its function. */
     public record Route(String method, String path, String functionName) {
         String key() {
-            return method.toUpperCase(Locale.ROOT) + " " + path;
+            return path.equals("$default") ? "$default" : method.toUpperCase(Locale.ROOT) + " " + path;
         }
     }
 
@@ -73,8 +73,7 @@ public final class LocalHttpApi implements AutoCloseable {
         try (ex) {
             String method = ex.getRequestMethod().toUpperCase(Locale.ROOT);
             String path = ex.getRequestURI().getRawPath();
-            Route route = routes.stream().filter(r -> r.method().equalsIgnoreCase(method) && r.path().equals(path))
-                    .findFirst().orElse(null);
+            Route route = route(method, path);
             if (route == null) {
                 message(ex, 404, "Not Found");
                 return;
@@ -92,6 +91,10 @@ public final class LocalHttpApi implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 message(ex, 503, "Service Unavailable");
                 return;
+            } catch (RuntimeException e) {
+                // The function could not be invoked at all (its environment did not start, the stack is stopping).
+                message(ex, 500, "Internal Server Error");
+                return;
             }
             if (r.failed()) {
                 message(ex, 500, "Internal Server Error");
@@ -101,6 +104,21 @@ public final class LocalHttpApi implements AutoCloseable {
         } finally {
             latencyMicros.recordValue(Math.max(1, (System.nanoTime() - started) / 1_000));
         }
+    }
+
+    /**
+     * The route API Gateway would pick: an exact method and path, else {@code ANY} on the path, else the
+     * {@code $default} route. (Path parameters and greedy paths are not matched; the template has none.)
+     */
+    private Route route(String method, String path) {
+        for (String m : new String[] {method, "ANY"}) {
+            for (Route r : routes) {
+                if (r.method().equalsIgnoreCase(m) && r.path().equals(path)) {
+                    return r;
+                }
+            }
+        }
+        return routes.stream().filter(r -> r.path().equals("$default")).findFirst().orElse(null);
     }
 
     /** The payload format 2.0 event. */
@@ -140,7 +158,7 @@ public final class LocalHttpApi implements AutoCloseable {
         ctx.put("domainName", ex.getRequestHeaders().getFirst("Host") == null ? "127.0.0.1" : ex.getRequestHeaders().getFirst("Host"));
         ctx.put("domainPrefix", "local");
         ObjectNode http = ctx.putObject("http");
-        http.put("method", route.method().toUpperCase(Locale.ROOT));
+        http.put("method", ex.getRequestMethod().toUpperCase(Locale.ROOT));
         http.put("path", ex.getRequestURI().getRawPath());
         http.put("protocol", ex.getProtocol());
         http.put("sourceIp", ex.getRemoteAddress().getAddress().getHostAddress());

@@ -17,14 +17,21 @@ public final class LocalServer implements AutoCloseable {
 
     private final Process process;
     private final int port;
+    private final Path log;
 
-    private LocalServer(Process process, int port) {
+    private LocalServer(Process process, int port, Path log) {
         this.process = process;
         this.port = port;
+        this.log = log;
     }
 
     /** Starts {@code command} (which must listen on {@code port}) and waits up to {@code timeout} for it. */
     public static LocalServer start(String name, List<String> command, int port, Duration timeout) throws Exception {
+        // Something already listening would pass the readiness check below while our process fails to bind:
+        // the caller would then talk to a stranger (another stack, an orphan of a killed run).
+        if (listening(port)) {
+            throw new IllegalStateException(name + ": 127.0.0.1:" + port + " is already in use by another process");
+        }
         Path log = Files.createTempFile(name + "-", ".log");
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -39,7 +46,12 @@ public final class LocalServer implements AutoCloseable {
             }
             Thread.sleep(50);
         }
-        return new LocalServer(p, port);
+        Thread.sleep(100);
+        if (!p.isAlive()) {
+            throw new IllegalStateException(name + " exited with " + p.exitValue() + " while 127.0.0.1:" + port
+                    + " accepted connections (another process holds it?): " + Files.readString(log));
+        }
+        return new LocalServer(p, port, log);
     }
 
     private static boolean listening(int port) {
@@ -65,5 +77,6 @@ public final class LocalServer implements AutoCloseable {
         if (!process.waitFor(10, TimeUnit.SECONDS)) {
             process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
+        Files.deleteIfExists(log);
     }
 }

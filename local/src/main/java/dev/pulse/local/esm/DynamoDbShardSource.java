@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ExpiredIteratorException;
 import software.amazon.awssdk.services.dynamodb.model.GetRecordsResponse;
 import software.amazon.awssdk.services.dynamodb.model.Record;
 import software.amazon.awssdk.services.dynamodb.model.ShardIteratorType;
@@ -29,15 +30,29 @@ public final class DynamoDbShardSource implements ShardSource {
     private final String streamArn;
     private final String shardId;
     private final String region;
+    private final String position;
     private String iterator;
+    private String lastSequence;
 
     public DynamoDbShardSource(DynamoDbStreamsClient streams, String streamArn, String shardId, String position, String region) {
         this.streams = streams;
         this.streamArn = streamArn;
         this.shardId = shardId;
         this.region = region;
-        this.iterator = streams.getShardIterator(b -> b.streamArn(streamArn).shardId(shardId)
-                .shardIteratorType(ShardIteratorType.fromValue(position))).shardIterator();
+        this.position = position;
+        this.iterator = newIterator();
+    }
+
+    /** From the last record read, or from the starting position when none was read yet. */
+    private String newIterator() {
+        return streams.getShardIterator(b -> {
+            b.streamArn(streamArn).shardId(shardId);
+            if (lastSequence == null) {
+                b.shardIteratorType(ShardIteratorType.fromValue(position));
+            } else {
+                b.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).sequenceNumber(lastSequence);
+            }
+        }).shardIterator();
     }
 
     @Override
@@ -55,12 +70,20 @@ public final class DynamoDbShardSource implements ShardSource {
         if (iterator == null) {
             return List.of();
         }
-        String it = iterator;
-        GetRecordsResponse r = streams.getRecords(b -> b.shardIterator(it).limit(Math.min(max, 1_000)));
+        GetRecordsResponse r;
+        try {
+            String it = iterator;
+            r = streams.getRecords(b -> b.shardIterator(it).limit(Math.min(max, 1_000)));
+        } catch (ExpiredIteratorException e) {
+            // Iterators expire after 15 minutes unused: carry on from the last record read.
+            iterator = newIterator();
+            return List.of();
+        }
         iterator = r.nextShardIterator();
         List<StreamRecord> out = new ArrayList<>(r.records().size());
         for (Record rec : r.records()) {
             out.add(convert(rec));
+            lastSequence = rec.dynamodb().sequenceNumber();
         }
         return out;
     }
@@ -90,8 +113,7 @@ public final class DynamoDbShardSource implements ShardSource {
         if (rec.userIdentity() != null) {
             record.putObject("userIdentity").put("type", rec.userIdentity().type()).put("principalId", rec.userIdentity().principalId());
         }
-        return new StreamRecord(s.sequenceNumber(), null, created, s.sizeBytes() == null ? 0 : s.sizeBytes().intValue(),
-                record, record);
+        return new StreamRecord(s.sequenceNumber(), null, created, record.toString().length() + 1, record, record);
     }
 
     private static ObjectNode item(Map<String, AttributeValue> item) {

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.kinesis.model.ExpiredIteratorException;
 import software.amazon.awssdk.services.kinesis.model.GetRecordsResponse;
 import software.amazon.awssdk.services.kinesis.model.Record;
 import software.amazon.awssdk.services.kinesis.model.ShardIteratorType;
@@ -24,7 +25,10 @@ public final class KinesisShardSource implements ShardSource {
     private final String streamArn;
     private final String shardId;
     private final String region;
+    private final String streamName;
+    private final String position;
     private String iterator;
+    private String lastSequence;
     private volatile long millisBehindLatest;
 
     /**
@@ -37,9 +41,21 @@ public final class KinesisShardSource implements ShardSource {
         this.shardId = shardId;
         this.region = region;
         // By name: kinesalite predates the StreamARN parameter.
-        String name = streamArn.substring(streamArn.indexOf(":stream/") + ":stream/".length());
-        this.iterator = kinesis.getShardIterator(b -> b.streamName(name).shardId(shardId)
-                .shardIteratorType(ShardIteratorType.fromValue(position))).shardIterator();
+        this.streamName = streamArn.substring(streamArn.indexOf(":stream/") + ":stream/".length());
+        this.position = position;
+        this.iterator = newIterator();
+    }
+
+    /** From the last record read, or from the starting position when none was read yet. */
+    private String newIterator() {
+        return kinesis.getShardIterator(b -> {
+            b.streamName(streamName).shardId(shardId);
+            if (lastSequence == null) {
+                b.shardIteratorType(ShardIteratorType.fromValue(position));
+            } else {
+                b.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).startingSequenceNumber(lastSequence);
+            }
+        }).shardIterator();
     }
 
     @Override
@@ -62,8 +78,16 @@ public final class KinesisShardSource implements ShardSource {
         if (iterator == null) {
             return List.of();
         }
-        String it = iterator;
-        GetRecordsResponse r = kinesis.getRecords(b -> b.shardIterator(it).limit(Math.min(max, 10_000)));
+        GetRecordsResponse r;
+        try {
+            String it = iterator;
+            r = kinesis.getRecords(b -> b.shardIterator(it).limit(Math.min(max, 10_000)));
+        } catch (ExpiredIteratorException e) {
+            // Iterators expire after 5 minutes unused (a batch retried that long, a suspended laptop): carry on
+            // from the last record read, as the event source mapping does from its checkpoint.
+            iterator = newIterator();
+            return List.of();
+        }
         iterator = r.nextShardIterator();
         if (r.millisBehindLatest() != null) {
             millisBehindLatest = r.millisBehindLatest();
@@ -71,6 +95,7 @@ public final class KinesisShardSource implements ShardSource {
         List<StreamRecord> out = new ArrayList<>(r.records().size());
         for (Record rec : r.records()) {
             out.add(convert(rec));
+            lastSequence = rec.sequenceNumber();
         }
         return out;
     }
@@ -97,8 +122,9 @@ public final class KinesisShardSource implements ShardSource {
         if (parsed != null) {
             ((ObjectNode) view.get("kinesis")).set("data", parsed);
         }
+        // The invocation payload carries the record as JSON (data in base64), which is what the 6 MB limit counts.
         return new StreamRecord(rec.sequenceNumber(), rec.partitionKey(), rec.approximateArrivalTimestamp(),
-                data.length + rec.partitionKey().length(), record, view);
+                record.toString().length() + 1, record, view);
     }
 
     private static JsonNode parse(byte[] data) {

@@ -5,9 +5,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.local.esm.InvokeResult;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +21,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 import java.util.stream.Collectors;
 
 /**
@@ -80,7 +85,7 @@ final class ExecutionEnvironment implements AutoCloseable {
             env.put("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", Integer.toString(config.memoryMb()));
             env.put("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST");
             env.put("AWS_LAMBDA_INITIALIZATION_TYPE", "on-demand");
-            env.put("AWS_EXECUTION_ENV", "AWS_Lambda_java21");
+            env.putIfAbsent("AWS_EXECUTION_ENV", "AWS_Lambda_java21");
             env.putIfAbsent("AWS_LAMBDA_LOG_GROUP_NAME", "/aws/lambda/" + config.name());
             env.put("AWS_LAMBDA_LOG_STREAM_NAME", "local/[$LATEST]" + new UUID(ThreadLocalRandom.current().nextLong(), ThreadLocalRandom.current().nextLong()).toString().replace("-", ""));
             Process p = pb.start();
@@ -92,37 +97,36 @@ final class ExecutionEnvironment implements AutoCloseable {
         }
     }
 
-    private static final java.util.Map<Path, Path> NATIVE_CLIENTS = new java.util.concurrent.ConcurrentHashMap<>();
-
-    /** The runtime interface client's JNI library for this machine, unpacked once per client jar. */
-    static Path nativeClient(List<Path> classPath) throws IOException {
+    /**
+     * The runtime interface client's JNI library for this machine, unpacked once per client jar into a folder
+     * named after the jar (kept between runs, so nothing accumulates in /tmp).
+     */
+    static synchronized Path nativeClient(List<Path> classPath) throws IOException {
         Path jar = classPath.stream().filter(p -> p.getFileName().toString().startsWith("aws-lambda-java-runtime-interface-client"))
                 .findFirst().orElse(null);
         if (jar == null) {
             return null;
         }
-        try {
-            return NATIVE_CLIENTS.computeIfAbsent(jar, j -> {
-                String arch = System.getProperty("os.arch").equals("aarch64") ? "aarch_64" : "x86_64";
-                try (var zip = new java.util.zip.ZipFile(j.toFile())) {
-                    var entry = zip.getEntry("jni/libaws-lambda-jni.linux-" + arch + ".so");
-                    if (entry == null) {
-                        return null;
-                    }
-                    Path dir = java.nio.file.Files.createTempDirectory("pulse-lambda-jni");
-                    Path lib = dir.resolve("libaws-lambda-jni.so");
-                    try (var in = zip.getInputStream(entry)) {
-                        java.nio.file.Files.copy(in, lib);
-                    }
-                    lib.toFile().deleteOnExit();
-                    dir.toFile().deleteOnExit();
-                    return lib;
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
-        } catch (java.io.UncheckedIOException e) {
-            throw e.getCause();
+        String arch = System.getProperty("os.arch").equals("aarch64") ? "aarch_64" : "x86_64";
+        Path dir = Path.of(System.getProperty("java.io.tmpdir"), "pulse-lambda-jni-" + jar.getFileName().toString().replace(".jar", "")
+                + "-" + Files.size(jar) + "-" + arch);
+        Path lib = dir.resolve("libaws-lambda-jni.so");
+        if (Files.isRegularFile(lib)) {
+            return lib;
+        }
+        try (ZipFile zip = new ZipFile(jar.toFile())) {
+            ZipEntry entry = zip.getEntry("jni/libaws-lambda-jni.linux-" + arch + ".so");
+            if (entry == null) {
+                return null;
+            }
+            Files.createDirectories(dir);
+            Path part = Files.createTempFile(dir, "lib", ".part");
+            try (InputStream in = zip.getInputStream(entry)) {
+                Files.copy(in, part, StandardCopyOption.REPLACE_EXISTING);
+            }
+            // Atomic, so a JVM loading the library never sees half a file (another stack may race us).
+            Files.move(part, lib, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            return lib;
         }
     }
 
@@ -145,8 +149,9 @@ final class ExecutionEnvironment implements AutoCloseable {
     }
 
     /**
-     * Runs one invocation (the caller guarantees one at a time). The deadline covers init on a cold
-     * environment as well, as Lambda's does for an on-demand init that runs into the first invocation's timeout.
+     * Runs one invocation (the caller guarantees one at a time). On a cold environment the init is awaited
+     * first, with its own allowance, and the timeout starts when the function is ready, as in Lambda where
+     * an on-demand init does not count against the invocation's timeout.
      */
     InvokeResult invoke(byte[] payload) throws InterruptedException {
         String requestId = new UUID(ThreadLocalRandom.current().nextLong(), ThreadLocalRandom.current().nextLong()).toString();

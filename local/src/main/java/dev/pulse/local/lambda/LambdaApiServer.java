@@ -93,7 +93,8 @@ public final class LambdaApiServer implements AutoCloseable {
     private static void error(HttpExchange ex, int status, String type, String message) throws IOException {
         ex.getResponseHeaders().add("x-amzn-ErrorType", type);
         ex.getResponseHeaders().add("Content-Type", "application/json");
-        String body = "{\"Type\":\"User\",\"Message\":" + com.fasterxml.jackson.databind.node.TextNode.valueOf(message) + "}";
+        String body = "{\"Type\":\"" + (status >= 500 ? "Service" : "User") + "\",\"Message\":"
+                + com.fasterxml.jackson.databind.node.TextNode.valueOf(message) + "}";
         LoopbackHttp.write(ex, status, body.getBytes(StandardCharsets.UTF_8));
     }
 

@@ -23,9 +23,24 @@ public final class LocalLambda implements AutoCloseable {
 
     /** Invocation counters of one function. */
     public static final class Stats {
-        public final AtomicLong invocations = new AtomicLong();
-        public final AtomicLong errors = new AtomicLong();
-        public final AtomicLong coldStarts = new AtomicLong();
+        private final AtomicLong invocations = new AtomicLong();
+        private final AtomicLong errors = new AtomicLong();
+        private final AtomicLong coldStarts = new AtomicLong();
+
+        /** Invocations, failed ones included. */
+        public long invocations() {
+            return invocations.get();
+        }
+
+        /** Invocations that ended in a function error, and environments that could not start. */
+        public long errors() {
+            return errors.get();
+        }
+
+        /** Execution environments started. */
+        public long coldStarts() {
+            return coldStarts.get();
+        }
     }
 
     private final Map<String, Pool> byName = new LinkedHashMap<>();
@@ -120,7 +135,7 @@ public final class LocalLambda implements AutoCloseable {
         final Semaphore slots = new Semaphore(maxConcurrency, true);
         final Deque<ExecutionEnvironment> idle = new ArrayDeque<>();
         final List<ExecutionEnvironment> all = new ArrayList<>();
-        boolean closed;
+        volatile boolean closed;
 
         Pool(FunctionConfig config) {
             this.config = config;
@@ -137,7 +152,18 @@ public final class LocalLambda implements AutoCloseable {
                     throw new IllegalStateException("could not start " + config.logicalId() + ": " + e.getMessage(), e);
                 }
                 stats.invocations.incrementAndGet();
-                InvokeResult r = env.invoke(payload);
+                InvokeResult r;
+                try {
+                    r = env.invoke(payload);
+                } catch (InterruptedException | RuntimeException e) {
+                    // The invocation's outcome is unknown: the environment cannot be handed out again.
+                    env.close();
+                    throw e;
+                }
+                if (closed) {
+                    // Stopping killed the environment under the invocation: that is not the function's error.
+                    throw new IllegalStateException("the local Lambda service is stopping");
+                }
                 if (r.failed()) {
                     stats.errors.incrementAndGet();
                 }
@@ -175,18 +201,22 @@ public final class LocalLambda implements AutoCloseable {
         }
 
         private ExecutionEnvironment take() throws IOException {
+            List<ExecutionEnvironment> stale = new ArrayList<>();
             synchronized (this) {
                 if (closed) {
                     throw new IllegalStateException("the local Lambda service is stopping");
                 }
-                while (!idle.isEmpty()) {
-                    ExecutionEnvironment e = idle.pop();
-                    if (!e.dead()) {
-                        return e;
-                    }
+                ExecutionEnvironment e;
+                while ((e = idle.poll()) != null && e.dead()) {
                     all.remove(e);
+                    stale.add(e);
+                }
+                if (e != null) {
+                    closeAll(stale);
+                    return e;
                 }
             }
+            closeAll(stale);
             return start();
         }
 
@@ -203,6 +233,11 @@ public final class LocalLambda implements AutoCloseable {
             return e;
         }
 
+        /** Releases what a dead environment still holds (its Runtime API server), outside the pool's lock. */
+        private static void closeAll(List<ExecutionEnvironment> dead) {
+            dead.forEach(ExecutionEnvironment::close);
+        }
+
         private synchronized void give(ExecutionEnvironment e) {
             if (e.dead()) {
                 all.remove(e);
@@ -212,13 +247,16 @@ public final class LocalLambda implements AutoCloseable {
             }
         }
 
-        synchronized void close() {
-            closed = true;
-            for (ExecutionEnvironment e : all) {
-                e.close();
+        void close() {
+            List<ExecutionEnvironment> envs;
+            synchronized (this) {
+                closed = true;
+                envs = new ArrayList<>(all);
+                all.clear();
+                idle.clear();
             }
-            all.clear();
-            idle.clear();
+            // In parallel and outside the lock: each may take seconds to exit.
+            envs.parallelStream().forEach(ExecutionEnvironment::close);
         }
     }
 }

@@ -105,7 +105,7 @@ class LocalLambdaTest {
 
         assertThat(json(r).path("errorType").asText()).isEqualTo("Runtime.ExitError");
         assertThat(json(again).path("errorType").asText()).isEqualTo("Runtime.ExitError");
-        assertThat(lambda.stats("Crash").coldStarts.get()).isEqualTo(2);
+        assertThat(lambda.stats("Crash").coldStarts()).isEqualTo(2);
     }
 
     @Test
