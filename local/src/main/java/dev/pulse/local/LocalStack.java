@@ -129,7 +129,7 @@ public final class LocalStack implements AutoCloseable {
         int apiPort = port(p.api());
 
         // The three emulators start in parallel: moto and kinesalite take a few seconds each.
-        CompletableFuture<KinesisEmulator> k = CompletableFuture.supplyAsync(() -> call(() -> KinesisEmulator.start(options.kinesisDir(), kinesisPort)));
+        CompletableFuture<KinesisEmulator> k = CompletableFuture.supplyAsync(() -> call(() -> KinesisEmulator.start(options.kinesisDir(), kinesisPort, options.kinesisStore())));
         CompletableFuture<MotoSqs> m = CompletableFuture.supplyAsync(() -> call(() -> MotoSqs.start(options.motoServer().toString(), sqsPort)));
         List<Exception> failures = new ArrayList<>();
         // DynamoDB Local prints its configuration to stdout and warns through java.util.logging; the local
@@ -179,7 +179,7 @@ public final class LocalStack implements AutoCloseable {
         reserved.put("AWS_ACCESS_KEY_ID", "local");
         reserved.put("AWS_SECRET_ACCESS_KEY", "local");
         reserved.put("AWS_SESSION_TOKEN", "local");
-        reserved.put("AWS_ENDPOINT_URL_DYNAMODB", dynamo.endpoint().toString());
+        reserved.put("AWS_ENDPOINT_URL_DYNAMODB", options.faults().dynamoDbEndpoint(dynamo.endpoint()).toString());
         reserved.put("AWS_ENDPOINT_URL_DYNAMODB_STREAMS", dynamo.endpoint().toString());
         reserved.put("AWS_ENDPOINT_URL_KINESIS", kinesis.endpoint().toString());
         reserved.put("AWS_ENDPOINT_URL_SQS", sqs.endpoint().toString());
@@ -217,7 +217,7 @@ public final class LocalStack implements AutoCloseable {
                     Duration.ofSeconds(f.timeoutSeconds()), env, artifacts.function(f).toAbsolutePath(), cp,
                     Path.of(System.getProperty("java.home"))));
         }
-        lambda = new LocalLambda(configs, this::sink, options.maxConcurrency());
+        lambda = new LocalLambda(configs, this::sink, options.maxConcurrency(), options.faults());
         track(lambda);
         lambdaApi = new LambdaApiServer(lambda, lambdaPort);
         track(lambdaApi);
@@ -238,7 +238,7 @@ public final class LocalStack implements AutoCloseable {
         for (MappingSpec spec : stack.mappings()) {
             String fn = stack.function(spec.functionId()).functionName();
             MappingRunner runner = MappingRunner.start(spec, fn, lambda, this::sendToDestination,
-                    kinesis.endpoint(), dynamo.endpoint());
+                    kinesis.endpoint(), dynamo.endpoint(), options.faults());
             mappings.add(runner);
             track(runner);
         }
@@ -344,6 +344,14 @@ public final class LocalStack implements AutoCloseable {
 
     public List<String> notEmulated() {
         return resources.notEmulated();
+    }
+
+    /**
+     * Stops kinesalite and starts it again on the same port (fault injection: with a {@code kinesisStore} the
+     * stream's records survive, as a Kinesis outage does not lose acknowledged records).
+     */
+    public void restartKinesis() throws Exception {
+        kinesis.restart();
     }
 
     /** The PIDs of every process the stack started (emulators and function JVMs). */

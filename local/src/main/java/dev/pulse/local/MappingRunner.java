@@ -1,10 +1,12 @@
 package dev.pulse.local;
 
 import dev.pulse.local.esm.DynamoDbShardSource;
+import dev.pulse.local.esm.InvokeResult;
 import dev.pulse.local.esm.KinesisShardSource;
 import dev.pulse.local.esm.ShardProcessor;
 import dev.pulse.local.esm.ShardSource;
 import dev.pulse.local.esm.ShardStats;
+import dev.pulse.local.lambda.FaultPlan;
 import dev.pulse.local.lambda.LocalLambda;
 import dev.pulse.local.template.MappingSpec;
 import java.net.URI;
@@ -51,8 +53,12 @@ public final class MappingRunner implements AutoCloseable {
     private record Shard(ShardSource source, ShardProcessor processor, ShardStats stats, java.util.concurrent.atomic.AtomicBoolean done) {
     }
 
+    private final FaultPlan faults;
+    private final java.util.concurrent.atomic.AtomicLong duplicates = new java.util.concurrent.atomic.AtomicLong();
+
     private MappingRunner(MappingSpec spec, String functionName, LocalLambda lambda, Destinations destinations, URI kinesisEndpoint,
-            URI dynamoEndpoint) {
+            URI dynamoEndpoint, FaultPlan faults) {
+        this.faults = faults;
         this.spec = spec;
         this.functionName = functionName;
         this.lambda = lambda;
@@ -70,8 +76,8 @@ public final class MappingRunner implements AutoCloseable {
     }
 
     static MappingRunner start(MappingSpec spec, String functionName, LocalLambda lambda, Destinations destinations,
-            URI kinesisEndpoint, URI dynamoEndpoint) throws InterruptedException {
-        MappingRunner r = new MappingRunner(spec, functionName, lambda, destinations, kinesisEndpoint, dynamoEndpoint);
+            URI kinesisEndpoint, URI dynamoEndpoint, FaultPlan faults) throws InterruptedException {
+        MappingRunner r = new MappingRunner(spec, functionName, lambda, destinations, kinesisEndpoint, dynamoEndpoint, faults);
         r.discovery.start();
         // The first discovery positions every shard's iterator: records put after start() returns are seen even
         // with StartingPosition LATEST.
@@ -152,7 +158,7 @@ public final class MappingRunner implements AutoCloseable {
                 : new DynamoDbShardSource(streams, spec.sourceArn(), shardId, position, LocalStack.REGION);
         ShardStats stats = new ShardStats();
         String arn = lambda.config(functionName).arn();
-        ShardProcessor processor = new ShardProcessor(spec, source, payload -> lambda.invoke(functionName, payload),
+        ShardProcessor processor = new ShardProcessor(spec, source, this::invoke,
                 spec.onFailureArn() == null ? null : json -> destinations.send(spec.onFailureArn(), json),
                 Clock.systemUTC(), arn, stats);
         Shard shard = new Shard(source, processor, stats, new java.util.concurrent.atomic.AtomicBoolean());
@@ -174,6 +180,21 @@ public final class MappingRunner implements AutoCloseable {
     /** Shards being read (closed parents included until they are done). */
     public int shardCount() {
         return shards.size();
+    }
+
+    /** Invokes the function; with a fault plan, sometimes delivers a successful batch a second time (at-least-once). */
+    private InvokeResult invoke(byte[] payload) throws InterruptedException {
+        InvokeResult r = lambda.invoke(functionName, payload);
+        if (!r.failed() && faults.duplicateDelivery(spec.functionId())) {
+            duplicates.incrementAndGet();
+            lambda.invoke(functionName, payload);
+        }
+        return r;
+    }
+
+    /** Batches delivered twice on purpose (fault injection). */
+    public long duplicateDeliveries() {
+        return duplicates.get();
     }
 
     private long sum(ToLongFunction<ShardStats> f) {

@@ -1,5 +1,6 @@
 package dev.pulse.local;
 
+import dev.pulse.local.lambda.FaultPlan;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -17,9 +18,12 @@ import java.util.Map;
  *                       {@link Ports#EPHEMERAL}, free ones (tests)
  * @param maxConcurrency execution environments per function at most
  * @param environment    variables set on every function on top of the template's ({@code make invoke ENV=...})
+ * @param faults         faults to inject (tests); {@link FaultPlan#NONE} normally
+ * @param kinesisStore   where kinesalite keeps its data, so it survives a restart; null: in memory
  */
 public record StackOptions(Path template, Map<String, String> parameters, String stackName, Path workDir, Path runtimeDir,
-        Path kinesisDir, Path motoServer, Ports ports, int maxConcurrency, Map<String, String> environment) {
+        Path kinesisDir, Path motoServer, Ports ports, int maxConcurrency, Map<String, String> environment, FaultPlan faults,
+        Path kinesisStore) {
 
     /** The ports the local stack listens on, all on 127.0.0.1; 0 means any free port. */
     public record Ports(int dynamoDb, int kinesis, int sqs, int lambda, int api) {
@@ -31,26 +35,31 @@ public record StackOptions(Path template, Map<String, String> parameters, String
     public static StackOptions defaults(Path root) {
         return new StackOptions(root.resolve("template.yaml"), Map.of(), "pulse-local", root.resolve(".local"),
                 root.resolve("local/target/runtime"), root.resolve("tools/kinesis"), root.resolve(".venv/bin/moto_server"),
-                Ports.FIXED, 10, Map.of());
+                Ports.FIXED, 10, Map.of(), FaultPlan.NONE, null);
     }
 
     public StackOptions withParameters(Map<String, String> p) {
-        return new StackOptions(template, p, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, environment);
+        return new StackOptions(template, p, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, environment, faults, kinesisStore);
     }
 
     public StackOptions withPorts(Ports p) {
-        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, p, maxConcurrency, environment);
+        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, p, maxConcurrency, environment, faults, kinesisStore);
     }
 
     public StackOptions withEnvironment(Map<String, String> env) {
-        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, env);
+        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, env, faults, kinesisStore);
     }
 
     public StackOptions withMaxConcurrency(int n) {
-        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, n, environment);
+        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, n, environment, faults, kinesisStore);
+    }
+
+    public StackOptions withFaults(FaultPlan plan, Path kinesisStoreDir) {
+        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency,
+                environment, plan, kinesisStoreDir);
     }
 
     public StackOptions withWorkDir(Path dir) {
-        return new StackOptions(template, parameters, stackName, dir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, environment);
+        return new StackOptions(template, parameters, stackName, dir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, environment, faults, kinesisStore);
     }
 }

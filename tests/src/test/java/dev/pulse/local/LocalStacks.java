@@ -20,6 +20,6 @@ final class LocalStacks {
         return new StackOptions(d.template(), Map.of("StreamMode", "PROVISIONED", "StreamShardCount", "2"), d.stackName(), Path.of("target", name).toAbsolutePath(),
                 d.runtimeDir(), Path.of(System.getProperty("pulse.kinesis.dir", root.resolve("tools/kinesis").toString())),
                 Path.of(System.getProperty("pulse.moto.bin", d.motoServer().toString())), StackOptions.Ports.EPHEMERAL,
-                d.maxConcurrency(), d.environment());
+                d.maxConcurrency(), d.environment(), d.faults(), d.kinesisStore());
     }
 }

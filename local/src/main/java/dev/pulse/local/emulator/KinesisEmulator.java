@@ -16,11 +16,17 @@ import software.amazon.awssdk.services.kinesis.model.StreamStatus;
  */
 public final class KinesisEmulator implements AutoCloseable {
 
-    private final LocalServer server;
+    private volatile LocalServer server;
     private final URI endpoint;
+    private final Path dir;
+    private final int port;
+    private final Path store;
 
-    private KinesisEmulator(LocalServer server, int port) {
+    private KinesisEmulator(LocalServer server, Path dir, int port, Path store) {
         this.server = server;
+        this.dir = dir;
+        this.port = port;
+        this.store = store;
         this.endpoint = URI.create("http://127.0.0.1:" + port);
     }
 
@@ -31,14 +37,32 @@ public final class KinesisEmulator implements AutoCloseable {
 
     /** kinesalite installed under {@code dir} (tools/kinesis), on 127.0.0.1:{@code port}. */
     public static KinesisEmulator start(Path dir, int port) throws Exception {
+        return start(dir, port, null);
+    }
+
+    /** As above; with {@code store} (a folder) the data is kept in LevelDB there and survives {@link #restart()}. */
+    public static KinesisEmulator start(Path dir, int port, Path store) throws Exception {
+        return new KinesisEmulator(launch(dir, port, store), dir, port, store);
+    }
+
+    /** Stops the process and starts a new one on the same port and store. */
+    public void restart() throws Exception {
+        server.close();
+        server = launch(dir, port, store);
+    }
+
+    private static LocalServer launch(Path dir, int port, Path store) throws Exception {
         Path cli = dir.resolve("node_modules/kinesalite/cli.js");
         if (!Files.exists(cli)) {
             throw new IllegalStateException("kinesalite not found at " + cli + ": run the tests with `make test`, which installs it");
         }
-        LocalServer server = LocalServer.start("kinesalite", List.of("node", "-r", dir.resolve("loopback.js").toString(),
-                cli.toString(), "--port", Integer.toString(port), "--createStreamMs", "50", "--shardLimit", "50"), port,
-                Duration.ofSeconds(30));
-        return new KinesisEmulator(server, port);
+        List<String> cmd = new java.util.ArrayList<>(List.of("node", "-r", dir.resolve("loopback.js").toString(),
+                cli.toString(), "--port", Integer.toString(port), "--createStreamMs", "50", "--shardLimit", "50"));
+        if (store != null) {
+            Files.createDirectories(store);
+            cmd.addAll(List.of("--path", store.toString()));
+        }
+        return LocalServer.start("kinesalite", cmd, port, Duration.ofSeconds(30));
     }
 
     public URI endpoint() {

@@ -154,6 +154,11 @@ final class ExecutionEnvironment implements AutoCloseable {
      * an on-demand init does not count against the invocation's timeout.
      */
     InvokeResult invoke(byte[] payload) throws InterruptedException {
+        return invoke(payload, FaultPlan.Fault.NONE);
+    }
+
+    /** {@link #invoke(byte[])} with an injected fault: the JVM killed, or a timeout, {@code fault.after()} in. */
+    InvokeResult invoke(byte[] payload, FaultPlan.Fault fault) throws InterruptedException {
         String requestId = new UUID(ThreadLocalRandom.current().nextLong(), ThreadLocalRandom.current().nextLong()).toString();
         long timeoutMillis = config.timeout().toMillis();
         long started = System.currentTimeMillis();
@@ -169,8 +174,16 @@ final class ExecutionEnvironment implements AutoCloseable {
                 ThreadLocalRandom.current().nextLong() & 0xffffffffffffL, ThreadLocalRandom.current().nextLong());
         api.submit(new RuntimeApiServer.Invocation(requestId, payload, started + timeoutMillis, config.arn(), trace, outcome));
         CompletableFuture<Object> done = CompletableFuture.anyOf(outcome, exited);
+        if (fault.kind() == FaultPlan.Kind.CRASH) {
+            // Killed from outside, like an out-of-memory kill: whatever the function wrote so far stays written.
+            CompletableFuture.delayedExecutor(fault.after().toMillis(), TimeUnit.MILLISECONDS).execute(process::destroyForcibly);
+        }
+        long waitMillis = fault.kind() == FaultPlan.Kind.TIMEOUT ? Math.min(timeoutMillis, fault.after().toMillis()) : timeoutMillis;
         try {
-            done.get(timeoutMillis, TimeUnit.MILLISECONDS);
+            done.get(waitMillis, TimeUnit.MILLISECONDS);
+            if (fault.kind() == FaultPlan.Kind.TIMEOUT && !outcome.isDone()) {
+                throw new TimeoutException();
+            }
         } catch (TimeoutException e) {
             close();
             return fail(requestId, "Sandbox.Timedout", "RequestId: " + requestId + " Error: Task timed out after "

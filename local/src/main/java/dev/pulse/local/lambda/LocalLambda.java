@@ -46,6 +46,7 @@ public final class LocalLambda implements AutoCloseable {
     private final Map<String, Pool> byName = new LinkedHashMap<>();
     private final Function<FunctionConfig, java.util.function.Consumer<String>> logs;
     private final int maxConcurrency;
+    private final FaultPlan faults;
 
     /**
      * @param functions      the functions to serve
@@ -55,8 +56,15 @@ public final class LocalLambda implements AutoCloseable {
      */
     public LocalLambda(Collection<FunctionConfig> functions, Function<FunctionConfig, java.util.function.Consumer<String>> logs,
             int maxConcurrency) {
+        this(functions, logs, maxConcurrency, FaultPlan.NONE);
+    }
+
+    /** As above, with faults injected into invocations ({@link FaultPlan#NONE} for none). */
+    public LocalLambda(Collection<FunctionConfig> functions, Function<FunctionConfig, java.util.function.Consumer<String>> logs,
+            int maxConcurrency, FaultPlan faults) {
         this.logs = logs;
         this.maxConcurrency = maxConcurrency;
+        this.faults = faults;
         for (FunctionConfig f : functions) {
             Pool pool = new Pool(f);
             byName.put(f.name(), pool);
@@ -154,7 +162,7 @@ public final class LocalLambda implements AutoCloseable {
                 stats.invocations.incrementAndGet();
                 InvokeResult r;
                 try {
-                    r = env.invoke(payload);
+                    r = env.invoke(payload, faults.beforeInvoke(config.logicalId()));
                 } catch (InterruptedException | RuntimeException e) {
                     // The invocation's outcome is unknown: the environment cannot be handed out again.
                     env.close();

@@ -1,0 +1,42 @@
+package dev.pulse.local.lambda;
+
+import java.net.URI;
+import java.time.Duration;
+
+/**
+ * Faults the local stack injects on purpose, to show the pipeline stays exactly-once when Lambda misbehaves:
+ * an environment that dies in the middle of an invocation, an invocation that runs into its timeout, a batch the
+ * event source mapping delivers twice, a DynamoDB endpoint that throttles. {@link #NONE} for normal runs.
+ */
+public interface FaultPlan {
+
+    /** What happens to one invocation. */
+    enum Kind { NONE, CRASH, TIMEOUT }
+
+    /**
+     * @param kind  none, the JVM killed ({@code Runtime.ExitError}), or a timeout ({@code Sandbox.Timedout})
+     * @param after how long into the invocation it strikes (so some of the function's writes have happened)
+     */
+    record Fault(Kind kind, Duration after) {
+        public static final Fault NONE = new Fault(Kind.NONE, Duration.ZERO);
+    }
+
+    /** No faults. */
+    FaultPlan NONE = new FaultPlan() {
+    };
+
+    /** Decides the fate of the next invocation of the function {@code logicalId}. */
+    default Fault beforeInvoke(String logicalId) {
+        return Fault.NONE;
+    }
+
+    /** Whether the mapping delivers the batch it just delivered successfully once more. */
+    default boolean duplicateDelivery(String functionLogicalId) {
+        return false;
+    }
+
+    /** The DynamoDB endpoint the functions are given (a fault-injecting proxy in front of {@code real}). */
+    default URI dynamoDbEndpoint(URI real) {
+        return real;
+    }
+}
