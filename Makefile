@@ -22,16 +22,27 @@ export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= $(REGION)
 
 SAM := $(VENV)/bin/sam
+CHECKOV_VENV := $(VENV)/checkov
+
+# Security and serverless best-practice scans of template.yaml (make test and make lint); each prints its summary
+# line. A finding is fixed in the template or suppressed there on its resource with the reason: checkov in
+# Metadata.checkov.skip (id + comment), cfn-lint in Metadata.cfn-lint.config.ignore_checks (with a YAML comment).
+SCAN_CFN_LINT := $(VENV)/bin/cfn-lint --format pretty --append-rules cfn_lint_serverless.rules -- template.yaml
+SCAN_CHECKOV  := $(CHECKOV_VENV)/bin/checkov --file template.yaml --framework cloudformation --compact --quiet --skip-download
 
 .PHONY: help test verify lint build deploy events clean run invoke local-stack
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
 
-# SAM CLI and moto (the SQS endpoint of the integration tests), pinned in requirements-dev.txt.
-$(VENV)/.installed: requirements-dev.txt
+# SAM CLI, moto (the SQS endpoint of the integration tests) and the cfn-lint serverless rules, pinned in
+# requirements-dev.txt. checkov pins a boto3 the SAM CLI cannot share, so it gets its own venv inside .venv,
+# pinned in scripts/requirements-checkov.txt.
+$(VENV)/.installed: requirements-dev.txt scripts/requirements-checkov.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r requirements-dev.txt
+	$(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install -q --disable-pip-version-check -r scripts/requirements-checkov.txt
 	touch $@
 
 # The Kinesis emulator (kinesalite, pinned in tools/kinesis/package-lock.json) for tests and local runs.
@@ -40,11 +51,13 @@ $(KINESIS)/node_modules/.installed: $(KINESIS)/package-lock.json
 	npm ci --prefix $(KINESIS) --no-audit --no-fund --loglevel=error
 	touch $@
 
-test: $(VENV)/.installed $(KINESIS)/node_modules/.installed ## Unit and integration tests, sam validate --lint, sam build (what CI runs)
+test: $(VENV)/.installed $(KINESIS)/node_modules/.installed ## Unit and integration tests, template checks and scans, sam build (what CI runs)
 	echo "JDK: $$JAVA_HOME"
 	mvn $(MVN_FLAGS) verify -Dpulse.moto.bin=$(CURDIR)/$(VENV)/bin/moto_server -Dpulse.kinesis.dir=$(CURDIR)/$(KINESIS)
 	$(SAM) validate --lint --region $(AWS_DEFAULT_REGION)
 	$(VENV)/bin/python scripts/translate_template.py template.yaml
+	$(SCAN_CFN_LINT)
+	$(SCAN_CHECKOV)
 	$(SAM) build
 	echo "make test: all checks passed"
 
@@ -74,9 +87,11 @@ invoke: local-stack ## One handler with an event file, no Docker: make invoke FU
 	$(LOCAL_RUN) invoke --function "$(FUNCTION)" --event "$(EVENT)" $(if $(filter command line,$(origin ENV)),$(foreach e,$(ENV),--env "$(e)")) $(foreach p,$(PARAMS),--param "$(p)") \
 	  $(if $(WORK_DIR),--work-dir "$(WORK_DIR)")
 
-lint: $(VENV)/.installed ## sam validate --lint and an offline SAM transform of the template
+lint: $(VENV)/.installed ## sam validate --lint, an offline SAM transform, cfn-lint-serverless and checkov on the template
 	$(SAM) validate --lint --region $(AWS_DEFAULT_REGION)
 	$(VENV)/bin/python scripts/translate_template.py template.yaml
+	$(SCAN_CFN_LINT)
+	$(SCAN_CHECKOV)
 
 build: $(VENV)/.installed ## Compile and package with Maven, then sam build (no tests)
 	mvn $(MVN_FLAGS) -q package -DskipTests
@@ -84,6 +99,22 @@ build: $(VENV)/.installed ## Compile and package with Maven, then sam build (no 
 
 deploy: build ## sam build, then sam deploy --guided (needs AWS credentials)
 	$(SAM) deploy --guided
+
+# Failed ingest batches from the DLQ back onto the stream once a fix is deployed; poison records are listed
+# (docs/redrive.md: run with DRY_RUN=1 first and check for stale partials).
+STACK         ?=
+QUEUE_URL     ?=
+STREAM        ?=
+DRY_RUN       ?=
+MAX_MESSAGES  ?=
+DELETE_POISON ?=
+ACCEPT_LOSS   ?=
+.PHONY: redrive
+redrive: $(VENV)/.installed ## DLQ batches back on the stream: make redrive STACK=<name> (or QUEUE_URL=... STREAM=...) [DRY_RUN=1]
+	$(VENV)/bin/python scripts/redrive.py --region "$(AWS_DEFAULT_REGION)" \
+	  $(if $(STACK),--stack-name "$(STACK)") $(if $(QUEUE_URL),--queue-url "$(QUEUE_URL)") $(if $(STREAM),--stream-name "$(STREAM)") \
+	  $(if $(filter 1 yes true,$(DRY_RUN)),--dry-run) $(if $(MAX_MESSAGES),--max-messages "$(MAX_MESSAGES)") \
+	  $(if $(filter 1 yes true,$(DELETE_POISON)),--delete-poison) $(if $(filter 1 yes true,$(ACCEPT_LOSS)),--accept-loss)
 
 events: ## Regenerate events/*.json (NOW=now for timestamps that pass the ingest window today)
 	$(PYTHON) scripts/gen_events.py --now "$${NOW:-2026-11-21T12:00:00Z}"

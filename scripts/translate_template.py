@@ -5,14 +5,104 @@
 plain string but was given an intrinsic function), so a template can pass it and still fail at deploy
 time. Local CodeUri/ContentUri paths are swapped for placeholder S3 URIs, as `sam package` would do.
 Also asserts what the deployed stack relies on: IAM auth on every API route and the compactor's filter.
+Checks the CloudWatch dashboard too, which no linter reads: its body must be JSON once the !Sub placeholders are
+filled in, and every custom metric a dashboard widget or an alarm names (namespace MetricsNamespace, dimension
+Service=<POWERTOOLS_SERVICE_NAME>) must be a constant of that function's *Metric.java enums (in PascalCase).
 Usage: translate_template.py [template.yaml]   (run with the SAM CLI's Python, from .venv)
 """
+import glob
 import json
 import os
+import re
 import sys
 
 from samtranslator.translator.transform import transform
 from samtranslator.yaml_helper import yaml_parse
+
+
+PLACEHOLDER = re.compile(r"\$\{([^}!]+)\}")
+
+
+def sub_string(value):
+    """The template string of a Fn::Sub (either form), or None."""
+    if isinstance(value, dict) and list(value) == ["Fn::Sub"]:
+        arg = value["Fn::Sub"]
+        return arg if isinstance(arg, str) else arg[0]
+    return None
+
+
+def emitted_metrics(template, base):
+    """{service: {metric names}} from each function's POWERTOOLS_SERVICE_NAME and the *Metric.java enums under its
+    CodeUri: the CloudWatch name of a constant is the constant in PascalCase (dev.pulse.metrics.MetricName)."""
+    services = {}
+    for res in template.get("Resources", {}).values():
+        if res["Type"] != "AWS::Serverless::Function":
+            continue
+        props = res.get("Properties", {})
+        service = props.get("Environment", {}).get("Variables", {}).get("POWERTOOLS_SERVICE_NAME")
+        code = props.get("CodeUri")
+        if not isinstance(service, str) or not isinstance(code, str):
+            continue
+        names = services.setdefault(service, set())
+        for java in glob.glob(os.path.join(base, code, "src", "main", "java", "**", "*Metric.java"), recursive=True):
+            with open(java, encoding="utf-8") as f:
+                source = f.read()
+            body = re.search(r"\benum\s+\w+\s+implements\s+MetricName\s*\{(.*)", source, re.S)
+            if body:
+                for constant in re.findall(r"^    ([A-Z][A-Z0-9_]*)\b", body.group(1), re.M):
+                    names.add("".join(w[:1] + w[1:].lower() for w in constant.split("_")))
+    return services
+
+
+def check_dashboards(template, base):
+    """Problems with the dashboards' bodies and with the custom metrics that dashboards and alarms name, and how
+    many such metric references were checked."""
+    problems = []
+    checked = []
+    params = template.get("Parameters", {})
+    services = emitted_metrics(template, base)
+
+    def custom(where, namespace, metric, dims):
+        if namespace != "${MetricsNamespace}":
+            return
+        service = dims.get("Service")
+        checked.append(where)
+        if service not in services:
+            problems.append(f"{where}: {metric} has Service={service}, which no function emits")
+        elif metric not in services[service]:
+            problems.append(f"{where}: {metric} (Service={service}) is not in that function's *Metric.java enums")
+
+    def fill(match):
+        # A Number parameter stands for a JSON number (its Default); anything else is only valid inside a JSON
+        # string, where the placeholder can stay as it is.
+        param = params.get(match.group(1), {})
+        return str(param["Default"]) if param.get("Type") == "Number" and "Default" in param else match.group(0)
+
+    for name, res in template.get("Resources", {}).items():
+        props = res.get("Properties", {})
+        if res["Type"] == "AWS::CloudWatch::Dashboard":
+            body = sub_string(props.get("DashboardBody"))
+            if body is None:
+                problems.append(f"{name}: DashboardBody is not a !Sub string")
+                continue
+            try:
+                widgets = json.loads(PLACEHOLDER.sub(fill, body)).get("widgets", [])
+            except ValueError as e:
+                problems.append(f"{name}: DashboardBody is not JSON once its placeholders are filled in: {e}")
+                continue
+            for widget in widgets:
+                title = widget.get("properties", {}).get("title", widget.get("type"))
+                for row in widget.get("properties", {}).get("metrics", []):
+                    fields = [f for f in row if not isinstance(f, dict)]
+                    if len(fields) >= 2:
+                        dims = dict(zip(fields[2::2], fields[3::2]))
+                        custom(f"{name} widget '{title}'", fields[0], fields[1], dims)
+        elif res["Type"] == "AWS::CloudWatch::Alarm":
+            namespace = props.get("Namespace")
+            if namespace == {"Ref": "MetricsNamespace"}:
+                dims = {d["Name"]: d["Value"] for d in props.get("Dimensions", [])}
+                custom(name, "${MetricsNamespace}", props.get("MetricName"), dims)
+    return problems, len(checked)
 
 
 class NoManagedPolicies:
@@ -28,6 +118,7 @@ def main() -> int:
     os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
     with open(path, encoding="utf-8") as f:
         template = yaml_parse(f.read())
+    dashboard_problems, metrics_checked = check_dashboards(template, os.path.dirname(os.path.abspath(path)))
     for resource in template.get("Resources", {}).values():
         props = resource.get("Properties", {})
         if resource["Type"] == "AWS::Serverless::Function":
@@ -39,7 +130,7 @@ def main() -> int:
     except Exception as e:  # the transform raises several exception types; all mean the same here
         print(f"{path}: SAM transform failed: {e}", file=sys.stderr)
         return 1
-    problems = []
+    problems = dashboard_problems
     for name, res in out["Resources"].items():
         if res["Type"] == "AWS::ApiGatewayV2::Api":
             for route, ops in res["Properties"].get("Body", {}).get("paths", {}).items():
@@ -56,7 +147,8 @@ def main() -> int:
     if problems:
         print("\n".join(problems), file=sys.stderr)
         return 1
-    print(f"{path}: SAM transform OK ({len(out['Resources'])} resources)")
+    print(f"{path}: SAM transform OK ({len(out['Resources'])} resources); "
+          f"dashboard JSON and {metrics_checked} custom metric references OK")
     return 0
 
 

@@ -1,0 +1,489 @@
+#!/usr/bin/env python3
+"""Put the batches that the ingest event source mapping gave up on back on the Pulse stream.
+
+Reads the dead-letter queue and handles each message by its kind:
+
+* a Lambda on-failure record with ``KinesisBatchInfo`` (a batch that ran out of retries or record age):
+  reads the shard from ``startSequenceNumber`` to ``endSequenceNumber`` and puts those records back on the
+  stream with their original partition keys and data; the message is deleted only once every record of the
+  batch was put. Records past the stream's retention are reported as lost and the message stays.
+* a poison record sent by IngestFunction (``kind`` = ``poison``): listed with its reason and left, since
+  putting bad data back fails again; ``--delete-poison`` deletes them.
+* an on-failure record with ``DDBStreamBatchInfo`` (the compaction mapping): listed and left; it needs no
+  redrive (docs/redrive.md says what to do).
+* anything else: listed and left.
+
+Redriven records get new sequence numbers and arrival times: read docs/redrive.md ("Exactly once") before
+using this on a batch whose failed attempts may have written partials.
+
+Every message that is not deleted is made visible again at the end of the run. Exit status: 0 when every
+Kinesis batch read was redriven (poison and compaction messages that stay are not failures), 1 when a batch
+stays in the queue (records lost or not put) or an AWS call failed, 2 for bad arguments.
+"""
+
+import argparse
+import json
+import random
+import sys
+import time
+
+try:
+    import boto3
+    from botocore.config import Config
+    from botocore.exceptions import BotoCoreError, ClientError
+except ImportError:  # pragma: no cover - the Makefile runs this with the project venv
+    sys.stderr.write("redrive.py needs boto3: run it through `make redrive` (installs .venv) "
+                     "or with .venv/bin/python\n")
+    sys.exit(1)
+
+PUT_BATCH_RECORDS = 500                    # PutRecords: at most 500 records ...
+PUT_BATCH_BYTES = 5 * 1024 * 1024          # ... and 5 MiB (data + partition keys) per call
+PUT_ATTEMPTS = 10                          # attempts for the failed entries of one PutRecords batch
+BACKOFF_BASE_S = 0.1
+BACKOFF_CAP_S = 5.0
+GET_RECORDS_LIMIT = 1000
+EMPTY_PAGES_MAX = 25                       # consecutive empty GetRecords pages before giving up on a position
+VISIBILITY_S = 1800                        # messages being handled stay hidden from other readers this long
+RECEIVE_WAIT_S = 1                         # long poll, so an empty answer means the queue is empty
+
+EPILOG = """\
+examples:
+  redrive.py --stack-name pulse --dry-run
+  redrive.py --queue-url https://sqs.us-east-1.amazonaws.com/123456789012/pulse-DeadLetterQueue-X \\
+             --stream-name pulse-Stream-Y --max-messages 10
+  make redrive STACK=pulse DRY_RUN=1
+
+AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_<SERVICE> (SQS, KINESIS, CLOUDFORMATION) are honoured.
+exit status: 0 all Kinesis batches redriven, 1 something stays in the queue or an AWS call failed,
+2 bad arguments. Read docs/redrive.md before the first run.
+"""
+
+
+def positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not an integer: %r" % text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1, got %d" % value)
+    return value
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="redrive.py",
+        description="Put the failed ingest batches of the Pulse dead-letter queue back on the stream; "
+                    "list poison records.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--stack-name", help="read DeadLetterQueueUrl and StreamName from this stack's outputs")
+    p.add_argument("--queue-url", help="the dead-letter queue (overrides the stack output)")
+    p.add_argument("--stream-name", help="the stream to put records back on (overrides the stack output)")
+    p.add_argument("--region", help="AWS region (default: AWS_DEFAULT_REGION / the AWS config)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="read the queue and the stream and print what would be done; put and delete nothing")
+    p.add_argument("--max-messages", type=positive_int, metavar="N", help="read at most N messages")
+    p.add_argument("--delete-poison", action="store_true", help="delete the poison-record messages after listing them")
+    p.add_argument("--accept-loss", action="store_true",
+                   help="for a batch of which some records expired: put the records still on the stream and "
+                        "delete the message (without it such a batch is left untouched)")
+    args = p.parse_args(argv)
+    for name in ("stack_name", "queue_url", "stream_name", "region"):
+        value = getattr(args, name)
+        if value is not None and not value.strip():
+            p.error("--%s must not be empty" % name.replace("_", "-"))
+    if not args.stack_name and not (args.queue_url and args.stream_name):
+        p.error("give --stack-name, or both --queue-url and --stream-name")
+    return args
+
+
+def out(line=""):
+    print(line, flush=True)
+
+
+class Stats:
+    def __init__(self):
+        self.messages = 0
+        self.batches_redriven = 0
+        self.batches_left = 0
+        self.records_put = 0
+        self.records_expired = 0
+        self.poison_listed = 0
+        self.poison_deleted = 0
+        self.compaction_listed = 0
+        self.other_listed = 0
+
+    def line(self, dry_run):
+        verb = "would be " if dry_run else ""
+        return ("summary%s: messages read %d, batches %sredriven %d, records %sput %d, records expired %d, "
+                "batches left %d, poison listed %d, poison %sdeleted %d, compaction listed %d, other listed %d"
+                % (" (dry run, nothing changed)" if dry_run else "", self.messages, verb, self.batches_redriven,
+                   verb, self.records_put, self.records_expired, self.batches_left, self.poison_listed, verb,
+                   self.poison_deleted, self.compaction_listed, self.other_listed))
+
+
+def backoff(attempt):
+    """Full jitter: a uniform delay in [0, min(cap, base * 2^attempt)]."""
+    time.sleep(random.uniform(0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * (2 ** attempt))))
+
+
+def error_code(e):
+    return e.response.get("Error", {}).get("Code", "") if isinstance(e, ClientError) else ""
+
+
+def stream_name_of(arn):
+    """``arn:aws:kinesis:<region>:<account>:stream/<name>`` -> ``<name>`` (None if not such an ARN)."""
+    parts = (arn or "").split(":", 5)
+    if len(parts) == 6 and parts[2] == "kinesis" and parts[5].startswith("stream/"):
+        return parts[5][len("stream/"):]
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- the stream
+
+class RangeRead:
+    """The records of one shard between two sequence numbers, and how the read ended."""
+
+    def __init__(self):
+        self.records = []      # dicts from GetRecords, in shard order
+        self.shard_gone = False
+
+
+def read_range(kinesis, stream, shard_id, start, end):
+    """Records of ``shard_id`` with start <= sequence number <= end (as integers), oldest first."""
+    result = RangeRead()
+    at_start = {"ShardIteratorType": "AT_SEQUENCE_NUMBER", "StartingSequenceNumber": str(start)}
+    try:
+        gave_up = follow(kinesis, stream, shard_id, at_start, start, end, result)
+    except ClientError as e:
+        if error_code(e) == "ResourceNotFoundException":      # the shard (or stream) is past retention
+            result.shard_gone = True
+            return result
+        if error_code(e) != "InvalidArgumentException":
+            raise
+        gave_up = True                                        # a position Kinesis no longer has
+    if not result.records and gave_up:
+        # An iterator at a trimmed position can return empty pages for a long time; reading from the oldest
+        # record on the shard tells at once what is left of the range.
+        try:
+            follow(kinesis, stream, shard_id, {"ShardIteratorType": "TRIM_HORIZON"}, start, end, result)
+        except ClientError as e:
+            if error_code(e) != "ResourceNotFoundException":
+                raise
+            result.shard_gone = True
+    return result
+
+
+def follow(kinesis, stream, shard_id, position, start, end, result):
+    """Reads from ``position`` (GetShardIterator arguments) until past ``end``, the shard's end or its tip.
+
+    Returns whether it gave up after EMPTY_PAGES_MAX empty pages in a row."""
+    iterator = kinesis.get_shard_iterator(StreamName=stream, ShardId=shard_id, **position)["ShardIterator"]
+    empty_pages = 0
+    last_seq = None
+    while iterator:
+        try:
+            page = kinesis.get_records(ShardIterator=iterator, Limit=GET_RECORDS_LIMIT)
+        except ClientError as e:
+            if error_code(e) != "ExpiredIteratorException":
+                raise
+            # Iterators live 5 minutes: continue after the last record read (or where this read began).
+            again = ({"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "StartingSequenceNumber": last_seq}
+                     if last_seq else position)
+            iterator = kinesis.get_shard_iterator(StreamName=stream, ShardId=shard_id, **again)["ShardIterator"]
+            continue
+        records = page.get("Records", [])
+        for r in records:
+            seq = int(r["SequenceNumber"])
+            last_seq = r["SequenceNumber"]
+            if seq > end:
+                return False
+            if seq >= start:
+                result.records.append(r)
+        iterator = page.get("NextShardIterator")             # None: the end of a closed shard
+        if records:
+            empty_pages = 0
+            continue
+        if page.get("MillisBehindLatest", 0) == 0:           # at the tip: nothing more to read
+            return False
+        empty_pages += 1
+        if empty_pages >= EMPTY_PAGES_MAX:
+            return True
+        time.sleep(0.2)                                      # GetRecords allows 5 calls per second per shard
+    return False
+
+
+def put_all(kinesis, stream, records):
+    """Puts ``records`` (GetRecords dicts) with their data and partition keys; returns how many were put."""
+    put = 0
+    for chunk in chunks(records):
+        n = put_chunk(kinesis, stream, chunk)
+        put += n
+        if n < len(chunk):
+            break                                            # put no more of a batch that stays in the queue
+    return put
+
+
+def chunks(records):
+    batch, size = [], 0
+    for r in records:
+        n = len(r["Data"]) + len(r["PartitionKey"].encode("utf-8"))
+        if batch and (len(batch) == PUT_BATCH_RECORDS or size + n > PUT_BATCH_BYTES):
+            yield batch
+            batch, size = [], 0
+        batch.append(r)
+        size += n
+    if batch:
+        yield batch
+
+
+def put_chunk(kinesis, stream, chunk):
+    """One PutRecords batch; failed entries (throttling, internal errors) are retried with backoff."""
+    pending = [{"Data": r["Data"], "PartitionKey": r["PartitionKey"]} for r in chunk]
+    put = 0
+    last_error = None
+    for attempt in range(PUT_ATTEMPTS):
+        if attempt:
+            backoff(attempt)
+        try:
+            resp = kinesis.put_records(StreamName=stream, Records=pending)
+        except (ClientError, BotoCoreError) as e:
+            last_error = str(e)
+            continue
+        failed = []
+        for entry, res in zip(pending, resp["Records"]):
+            if res.get("ErrorCode"):
+                failed.append(entry)
+                last_error = "%s: %s" % (res["ErrorCode"], res.get("ErrorMessage", ""))
+            else:
+                put += 1
+        pending = failed
+        if not pending:
+            return put
+    out("    %d records could not be put after %d attempts (last error %s)" % (len(pending), PUT_ATTEMPTS, last_error))
+    return put
+
+
+# ------------------------------------------------------------------------------------------------ the queue
+
+class Redrive:
+    def __init__(self, args, sqs, kinesis, queue_url, stream):
+        self.args = args
+        self.sqs = sqs
+        self.kinesis = kinesis
+        self.queue_url = queue_url
+        self.stream = stream
+        self.stats = Stats()
+        self.kept = {}          # receipt handles of messages that stay, made visible again at the end
+        self.seen = set()
+        self.poison_keys = set()
+        self.failed = False
+
+    def run(self):
+        try:
+            while self.args.max_messages is None or self.stats.messages < self.args.max_messages:
+                want = 10 if self.args.max_messages is None else min(10, self.args.max_messages - self.stats.messages)
+                messages = self.sqs.receive_message(
+                    QueueUrl=self.queue_url, MaxNumberOfMessages=want, WaitTimeSeconds=RECEIVE_WAIT_S,
+                    VisibilityTimeout=VISIBILITY_S, MessageAttributeNames=["All"]).get("Messages", [])
+                fresh = [m for m in messages if m["MessageId"] not in self.seen]
+                if not fresh:
+                    break
+                for m in fresh:
+                    self.seen.add(m["MessageId"])
+                    self.stats.messages += 1
+                    try:
+                        self.handle(m)
+                    except (ClientError, BotoCoreError) as e:
+                        out("message %s: %s; left in the queue" % (m["MessageId"], e))
+                        self.failed = True
+                        self.keep(m)
+        finally:
+            self.release()
+        return self.stats
+
+    def handle(self, m):
+        try:
+            body = json.loads(m.get("Body", ""))
+        except ValueError:
+            body = None
+        attrs = {k: v.get("StringValue") for k, v in m.get("MessageAttributes", {}).items()}
+        if attrs.get("kind") == "poison" or (isinstance(body, dict) and body.get("kind") == "poison"):
+            self.poison(m, body if isinstance(body, dict) else {}, attrs)
+        elif isinstance(body, dict) and isinstance(body.get("KinesisBatchInfo"), dict):
+            self.batch(m, body)
+        elif isinstance(body, dict) and isinstance(body.get("DDBStreamBatchInfo"), dict):
+            info = body["DDBStreamBatchInfo"]
+            out("compaction batch %s %s..%s (%s records, %s): no redrive needed, left in the queue "
+                "(docs/redrive.md, \"Compaction failures\")"
+                % (info.get("shardId"), info.get("startSequenceNumber"), info.get("endSequenceNumber"),
+                   info.get("batchSize"), condition(body)))
+            self.stats.compaction_listed += 1
+            self.keep(m)
+        else:
+            out("unrecognised message %s, left in the queue: %s" % (m["MessageId"], m.get("Body", "")[:200]))
+            self.stats.other_listed += 1
+            self.keep(m)
+
+    def poison(self, m, body, attrs):
+        shard = body.get("shardId") or attrs.get("shardId")
+        seq = body.get("sequenceNumber") or attrs.get("sequenceNumber")
+        repeat = (shard, seq) in self.poison_keys
+        self.poison_keys.add((shard, seq))
+        self.stats.poison_listed += 1
+        if self.args.delete_poison:
+            if self.args.dry_run:
+                action = "would be deleted"
+                self.keep(m)
+            else:
+                self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=m["ReceiptHandle"])
+                action = "deleted"
+            self.stats.poison_deleted += 1
+        else:
+            action = "left"
+            self.keep(m)
+        out("poison %s %s key=%s %s bytes%s: %s (%s)"
+            % (shard, seq, json.dumps(body.get("partitionKey")), body.get("payloadBytes", "?"),
+               " (repeat)" if repeat else "", json.dumps(body.get("reason")), action))
+
+    def batch(self, m, body):
+        info = body["KinesisBatchInfo"]
+        shard = info.get("shardId")
+        try:
+            start, end = int(info["startSequenceNumber"]), int(info["endSequenceNumber"])
+            size = int(info["batchSize"]) if info.get("batchSize") is not None else None
+        except (KeyError, TypeError, ValueError):
+            out("malformed KinesisBatchInfo in %s, left in the queue: %s" % (m["MessageId"], json.dumps(info)))
+            self.left(m)
+            return
+        head = "batch %s %s..%s (%s records, %s)" % (shard, start, end, size if size is not None else "?", condition(body))
+        source = stream_name_of(info.get("streamArn"))
+        if source is not None and source != self.stream:
+            out("%s: from stream %s, not %s; left in the queue" % (head, source, self.stream))
+            self.left(m)
+            return
+        try:
+            rng = read_range(self.kinesis, self.stream, shard, start, end)
+        except (ClientError, BotoCoreError) as e:
+            out("%s: could not read the range (%s); left in the queue" % (head, e))
+            self.left(m)
+            return
+        records = rng.records
+        found = len(records)
+        if not records:
+            self.stats.records_expired += size or 0
+            out("%s: no record of the range is on the stream (%s); not redriven, left in the queue"
+                % (head, "the shard is gone" if rng.shard_gone else "past the stream's retention"))
+            self.left(m)
+            return
+        if size is not None and found > size:
+            out("%s: the range holds %d records, more than the batch's %d (ParallelizationFactor > 1 interleaves "
+                "other lanes' records, which were ingested); not redriven, left in the queue" % (head, found, size))
+            self.left(m)
+            return
+        lost = (size - found) if size is not None else 0
+        if lost:
+            self.stats.records_expired += lost
+            why = ("past the stream's retention" if int(records[0]["SequenceNumber"]) != start
+                   else "not found on the shard")
+            if not self.args.accept_loss:
+                out("%s: %d of %d records lost (%s), %d still readable; not redriven, left in the queue "
+                    "(--accept-loss puts those and deletes the message)" % (head, lost, size, why, found))
+                self.left(m)
+                return
+            out("%s: %d of %d records lost (%s); --accept-loss: redriving the %d still readable"
+                % (head, lost, size, why, found))
+        if self.args.dry_run:
+            keys = sorted({r["PartitionKey"] for r in records})
+            out("%s: would put %d records (partition keys %s) on %s and delete the message"
+                % (head, found, ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else ""), self.stream))
+            self.stats.batches_redriven += 1
+            self.stats.records_put += found
+            self.keep(m)
+            return
+        put = put_all(self.kinesis, self.stream, records)
+        self.stats.records_put += put
+        if put < found:
+            out("%s: put %d of %d records; left in the queue. The %d put records are on the stream again: "
+                "running the redrive again would put them twice (docs/redrive.md)" % (head, put, found, put))
+            self.left(m)
+            return
+        try:
+            self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=m["ReceiptHandle"])
+        except ClientError as e:
+            out("%s: put %d records, but the message could not be deleted (%s): delete it by hand, or a later "
+                "run puts the records again" % (head, put, error_code(e)))
+            self.failed = True
+            return
+        self.stats.batches_redriven += 1
+        out("%s: put %d records on %s, message deleted" % (head, put, self.stream))
+
+    def left(self, m):
+        self.stats.batches_left += 1
+        self.failed = True
+        self.keep(m)
+
+    def keep(self, m):
+        self.kept[m["MessageId"]] = m["ReceiptHandle"]
+
+    def release(self):
+        """Makes every message that stays visible again, so the next run (or an operator) sees it at once."""
+        items = list(self.kept.items())
+        for i in range(0, len(items), 10):
+            entries = [{"Id": str(n), "ReceiptHandle": h, "VisibilityTimeout": 0}
+                       for n, (_, h) in enumerate(items[i:i + 10])]
+            try:
+                resp = self.sqs.change_message_visibility_batch(QueueUrl=self.queue_url, Entries=entries)
+                if resp.get("Failed"):
+                    out("warning: %d messages stay hidden until their visibility timeout (%d s) ends"
+                        % (len(resp["Failed"]), VISIBILITY_S))
+            except (ClientError, BotoCoreError) as e:
+                out("warning: could not make %d messages visible again (%s); they reappear after %d s"
+                    % (len(entries), e, VISIBILITY_S))
+
+
+def condition(body):
+    ctx = body.get("requestContext") or {}
+    text = ctx.get("condition", "?")
+    if ctx.get("approximateInvokeCount") is not None:
+        text += ", invoked %s times" % ctx["approximateInvokeCount"]
+    return text
+
+
+# ------------------------------------------------------------------------------------------------------ main
+
+def resolve(args, session, config):
+    queue_url, stream = args.queue_url, args.stream_name
+    if args.stack_name and not (queue_url and stream):
+        cfn = session.client("cloudformation", config=config)
+        stacks = cfn.describe_stacks(StackName=args.stack_name)["Stacks"]
+        outputs = {o["OutputKey"]: o["OutputValue"] for o in stacks[0].get("Outputs", [])}
+        missing = [k for k in ("DeadLetterQueueUrl", "StreamName") if k not in outputs]
+        if missing and ((not queue_url and "DeadLetterQueueUrl" in missing) or (not stream and "StreamName" in missing)):
+            raise RuntimeError("stack %s has no output %s" % (args.stack_name, " or ".join(missing)))
+        queue_url = queue_url or outputs["DeadLetterQueueUrl"]
+        stream = stream or outputs["StreamName"]
+    return queue_url, stream
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    config = Config(retries={"mode": "standard", "max_attempts": 8})
+    redrive = None
+    try:
+        session = boto3.session.Session(region_name=args.region)
+        queue_url, stream = resolve(args, session, config)
+        out("redrive%s: queue %s, stream %s" % (" (dry run)" if args.dry_run else "", queue_url, stream))
+        redrive = Redrive(args, session.client("sqs", config=config), session.client("kinesis", config=config),
+                          queue_url, stream)
+        redrive.run()
+    except (ClientError, BotoCoreError, RuntimeError) as e:
+        sys.stderr.write("redrive.py: %s\n" % e)
+        if redrive is not None:
+            out(redrive.stats.line(args.dry_run))
+        return 1
+    out(redrive.stats.line(args.dry_run))
+    return 1 if redrive.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+package dev.pulse.ops;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Instant;
+
+/**
+ * The invocation records a Lambda event source mapping sends to its on-failure destination when it discards a
+ * batch, in the documented format (kinesis-on-failure-destination, "Example invocation record"): no record data,
+ * only where the batch was.
+ */
+final class FailureRecords {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private FailureRecords() {
+    }
+
+    /** A discarded Kinesis batch of {@code batchSize} records from {@code start} to {@code end} on {@code shardId}. */
+    static String kinesis(String streamArn, String shardId, String start, String end, int batchSize, Instant firstArrival,
+            Instant lastArrival) {
+        ObjectNode root = envelope("RetryAttemptsExhausted", 11);
+        ObjectNode info = root.putObject("KinesisBatchInfo");
+        info.put("shardId", shardId);
+        info.put("startSequenceNumber", start);
+        info.put("endSequenceNumber", end);
+        info.put("approximateArrivalOfFirstRecord", firstArrival.toString());
+        info.put("approximateArrivalOfLastRecord", lastArrival.toString());
+        info.put("batchSize", batchSize);
+        info.put("streamArn", streamArn);
+        return root.toString();
+    }
+
+    /** A discarded batch of the compaction mapping (the table's stream). */
+    static String dynamoDb(String shardId, String start, String end, int batchSize) {
+        ObjectNode root = envelope("RetryAttemptsExhausted", 11);
+        ObjectNode info = root.putObject("DDBStreamBatchInfo");
+        info.put("shardId", shardId);
+        info.put("startSequenceNumber", start);
+        info.put("endSequenceNumber", end);
+        info.put("approximateArrivalOfFirstRecord", "2026-11-21T11:59:00Z");
+        info.put("approximateArrivalOfLastRecord", "2026-11-21T11:59:01Z");
+        info.put("batchSize", batchSize);
+        info.put("streamArn", "arn:aws:dynamodb:us-east-1:123456789012:table/pulse-Table-1/stream/2026-11-01T00:00:00.000");
+        return root.toString();
+    }
+
+    private static ObjectNode envelope(String condition, int invokeCount) {
+        ObjectNode root = JSON.createObjectNode();
+        ObjectNode request = root.putObject("requestContext");
+        request.put("requestId", "c9b8fa9f-5a7f-4e2b-af9c-0c604cde93a5");
+        request.put("functionArn", "arn:aws:lambda:us-east-1:123456789012:function:pulse-ingest");
+        request.put("condition", condition);
+        request.put("approximateInvokeCount", invokeCount);
+        ObjectNode response = root.putObject("responseContext");
+        response.put("statusCode", 200);
+        response.put("executedVersion", "$LATEST");
+        response.put("functionError", "Unhandled");
+        root.put("version", "1.0");
+        root.put("timestamp", "2026-11-21T12:00:00.021Z");
+        return root;
+    }
+}
