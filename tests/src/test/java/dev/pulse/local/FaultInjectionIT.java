@@ -136,7 +136,10 @@ class FaultInjectionIT {
             ArrayNode batch = JSON.createArrayNode();
             for (int j = 0; j < DATAPOINTS_PER_RECORD; j++) {
                 int s = random.nextInt(SERIES);
-                long ts = minute0 + random.nextLong(MINUTES * 60_000L);
+                // Time-local like a live stream: record i carries datapoints from around its position in the
+                // 30 minutes (and up to a minute late), so a batch touches a few minutes, not all of them.
+                long ts = Math.min(minute0 + MINUTES * 60_000L - 1,
+                        minute0 + (long) i * MINUTES * 60_000L / RECORDS + random.nextLong(60_000L));
                 // Values over twelve orders of magnitude and both signs: sums must still be exact.
                 double v = (random.nextDouble() - 0.2) * Math.pow(10, random.nextInt(-3, 9));
                 ObjectNode d = batch.addObject();
