@@ -89,7 +89,9 @@ final class ExecutionEnvironment implements AutoCloseable {
             env.putIfAbsent("AWS_LAMBDA_LOG_GROUP_NAME", "/aws/lambda/" + config.name());
             env.put("AWS_LAMBDA_LOG_STREAM_NAME", "local/[$LATEST]" + new UUID(ThreadLocalRandom.current().nextLong(), ThreadLocalRandom.current().nextLong()).toString().replace("-", ""));
             Process p = pb.start();
-            Thread.ofVirtual().name(config.logicalId() + "-log").start(() -> pump(p, log));
+            // A platform thread: a blocking read of a pipe pins a virtual thread's carrier, and with several
+            // environments the pumps took every carrier, starving the stack's own HTTP handlers.
+            Thread.ofPlatform().daemon().name(config.logicalId() + "-log").start(() -> pump(p, log));
             return new ExecutionEnvironment(config, api, p);
         } catch (IOException | RuntimeException e) {
             api.close();
