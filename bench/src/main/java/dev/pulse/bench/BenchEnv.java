@@ -1,0 +1,126 @@
+package dev.pulse.bench;
+
+import dev.pulse.local.emulator.LocalDynamoDb;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/**
+ * What the benchmarks share: the repository, the run's mode, and one DynamoDB Local on 127.0.0.1 (started on
+ * first use, in this process, stopped by {@link #close()}). Clients are built the way the functions build
+ * theirs ({@code AwsClients}), pointed at the emulator.
+ *
+ * @param root       the repository (template.yaml, events/, .aws-sam/build)
+ * @param quick      a smoke run: every benchmark shrinks to seconds; figures are not meaningful
+ * @param kinesisDir where kinesalite is installed (tools/kinesis)
+ * @param motoBin    the moto_server executable (the local stack's SQS)
+ */
+public final class BenchEnv implements AutoCloseable {
+
+    private static final AtomicInteger TABLES = new AtomicInteger();
+
+    private final Path root;
+    private final boolean quick;
+    private final Path kinesisDir;
+    private final Path motoBin;
+    private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+    private LocalDynamoDb dynamo;
+
+    public BenchEnv(Path root, boolean quick, Path kinesisDir, Path motoBin) {
+        this.root = root;
+        this.quick = quick;
+        this.kinesisDir = kinesisDir;
+        this.motoBin = motoBin;
+    }
+
+    public Path root() {
+        return root;
+    }
+
+    public boolean quick() {
+        return quick;
+    }
+
+    public Path kinesisDir() {
+        return kinesisDir;
+    }
+
+    public Path motoBin() {
+        return motoBin;
+    }
+
+    /** {@code full} normally, {@code smoke} in a quick run. */
+    public int scale(int full, int smoke) {
+        return quick ? smoke : full;
+    }
+
+    /** DynamoDB Local, in memory, started on first use. */
+    public synchronized LocalDynamoDb dynamo() throws Exception {
+        if (dynamo == null) {
+            dynamo = LocalDynamoDb.start();
+            resources.push(dynamo);
+        }
+        return dynamo;
+    }
+
+    /** A fresh table as template.yaml declares it. */
+    public String newTable(String prefix) throws Exception {
+        String name = "bench-" + prefix + "-" + TABLES.incrementAndGet();
+        dynamo().createTable(name);
+        return name;
+    }
+
+    /**
+     * The async client the functions use: AWS CRT HTTP, {@code maxConcurrency} connections, and no SDK retries
+     * when the caller retries itself ({@code DynamoDbStore}), or the SDK's standard retries.
+     */
+    public DynamoDbAsyncClient dynamoAsync(int maxConcurrency, boolean sdkRetries) throws Exception {
+        DynamoDbAsyncClient c = DynamoDbAsyncClient.builder()
+                .endpointOverride(dynamo().endpoint())
+                .region(Region.US_EAST_1)
+                .credentialsProvider(LocalDynamoDb.credentials())
+                .httpClientBuilder(AwsCrtAsyncHttpClient.builder()
+                        .maxConcurrency(Math.max(maxConcurrency, 8))
+                        .connectionTimeout(Duration.ofSeconds(3)))
+                .overrideConfiguration(o -> o
+                        .retryStrategy(sdkRetries ? AwsRetryStrategy.standardRetryStrategy() : AwsRetryStrategy.doNotRetry())
+                        .apiCallAttemptTimeout(Duration.ofSeconds(10)))
+                .build();
+        return track(c);
+    }
+
+    /** A blocking client (URL connection HTTP, standard retries): what the baselines use. */
+    public DynamoDbClient dynamoSync() throws Exception {
+        return track(DynamoDbClient.builder()
+                .endpointOverride(dynamo().endpoint())
+                .region(Region.US_EAST_1)
+                .credentialsProvider(LocalDynamoDb.credentials())
+                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .build());
+    }
+
+    /** Closes {@code resource} with the environment, in reverse order of registration. */
+    public synchronized <T extends AutoCloseable> T track(T resource) {
+        resources.push(resource);
+        return resource;
+    }
+
+    @Override
+    public synchronized void close() {
+        while (!resources.isEmpty()) {
+            try {
+                resources.pop().close();
+            } catch (Exception e) {
+                System.err.println("bench: closing " + e);
+            }
+        }
+    }
+}

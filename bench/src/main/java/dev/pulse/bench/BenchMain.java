@@ -1,0 +1,151 @@
+package dev.pulse.bench;
+
+import dev.pulse.bench.internal.Machine;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code make bench}: runs the benchmarks in order, prints one line each ({@code name: figure (baseline figure,
+ * ratio)}), and writes docs/benchmarks.md and its JSON. Exit 0 when every benchmark ran (a missed target is
+ * reported, not an error), 1 when one failed, 2 on a usage error.
+ */
+public final class BenchMain {
+
+    static final String USAGE = """
+            usage: bench [--only NAME[,NAME...]] [--quick] [--out FILE.md] [--json FILE.json]
+                         [--root DIR] [--kinesis-dir DIR] [--moto-bin FILE] [--command TEXT]
+              --only         run these benchmarks only (default: all, in order): %s
+              --quick        a smoke run in seconds; the figures mean nothing
+              --out          the Markdown file whose generated part is replaced (default: none, print only)
+              --json         the raw figures (default: none)
+              --root         the repository (default: .)
+              --kinesis-dir  kinesalite's install (default: ROOT/tools/kinesis)
+              --moto-bin     moto_server (default: ROOT/.venv/bin/moto_server)
+              --command      the command line recorded in the report (default: make bench)""";
+
+    private BenchMain() {
+    }
+
+    /** Every benchmark, in the order of the issue and of the printed lines. */
+    static List<Benchmark> all() {
+        return List.of(
+                new IngestDecodeBench());
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        Map<String, String> opts;
+        List<Benchmark> selected;
+        try {
+            opts = parse(args);
+            selected = select(opts.get("--only"));
+        } catch (IllegalArgumentException e) {
+            err.println("bench: " + e.getMessage());
+            err.println(usage());
+            return 2;
+        }
+        Path root = Path.of(opts.getOrDefault("--root", ".")).toAbsolutePath().normalize();
+        boolean quick = opts.containsKey("--quick");
+        String command = opts.getOrDefault("--command", "make bench");
+        List<Result> results = new ArrayList<>();
+        int status = 0;
+        try (BenchEnv env = new BenchEnv(root, quick,
+                Path.of(opts.getOrDefault("--kinesis-dir", root.resolve("tools/kinesis").toString())),
+                Path.of(opts.getOrDefault("--moto-bin", root.resolve(".venv/bin/moto_server").toString())))) {
+            for (Benchmark b : selected) {
+                err.println("bench: running " + b.name() + (quick ? " (quick)" : ""));
+                long started = System.nanoTime();
+                Result r;
+                try {
+                    r = b.run(env);
+                } catch (Exception | AssertionError e) {
+                    status = 1;
+                    e.printStackTrace(err);
+                    r = new Result(b.name(), "FAILED: " + e, "n/a", "n/a", "", null, List.of(), Map.of());
+                }
+                r = r.withDetails(List.of("(benchmark ran for %.0f s)".formatted((System.nanoTime() - started) / 1e9)));
+                results.add(r);
+                out.println(r.line());
+                out.flush();
+            }
+        }
+        String machine = Machine.describe();
+        String date = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+        String commit = commit(root);
+        try {
+            if (opts.containsKey("--out")) {
+                Report.write(Path.of(opts.get("--out")), Report.render(command, machine, date, commit, selected, results));
+            }
+            if (opts.containsKey("--json")) {
+                Report.writeJson(Path.of(opts.get("--json")), command, machine, date, commit, results);
+            }
+        } catch (IOException e) {
+            err.println("bench: cannot write the report: " + e);
+            return 1;
+        }
+        return status;
+    }
+
+    static Map<String, String> parse(String[] args) {
+        Map<String, String> opts = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--quick" -> opts.put(a, "true");
+                case "--only", "--out", "--json", "--root", "--kinesis-dir", "--moto-bin", "--command" -> {
+                    if (i + 1 >= args.length || args[i + 1].isBlank()) {
+                        throw new IllegalArgumentException(a + " needs a value");
+                    }
+                    opts.put(a, args[++i]);
+                }
+                default -> throw new IllegalArgumentException("unknown argument: " + a);
+            }
+        }
+        return opts;
+    }
+
+    static List<Benchmark> select(String only) {
+        List<Benchmark> all = all();
+        if (only == null) {
+            return all;
+        }
+        List<Benchmark> out = new ArrayList<>();
+        for (String name : only.split(",")) {
+            Benchmark b = all.stream().filter(x -> x.name().equals(name.trim())).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("no benchmark named '" + name.trim() + "'"));
+            if (!out.contains(b)) {
+                out.add(b);
+            }
+        }
+        return out;
+    }
+
+    static String usage() {
+        return USAGE.formatted(String.join(", ", all().stream().map(Benchmark::name).toList()));
+    }
+
+    private static String commit(Path root) {
+        try {
+            Process p = new ProcessBuilder("git", "-C", root.toString(), "rev-parse", "--short", "HEAD")
+                    .redirectErrorStream(true).start();
+            String s = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            return p.waitFor() == 0 ? s : "unknown";
+        } catch (IOException e) {
+            return "unknown";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "unknown";
+        }
+    }
+}

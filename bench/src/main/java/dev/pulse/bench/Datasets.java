@@ -1,0 +1,140 @@
+package dev.pulse.bench;
+
+import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.zip.GZIPOutputStream;
+
+/**
+ * Deterministic telemetry for the benchmarks, shaped like production traffic: a few hundred series (names x
+ * services x routes), values spread over orders of magnitude, timestamps inside the batch's few minutes.
+ */
+public final class Datasets {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final BigInteger SEQ_BASE = new BigInteger("49590338271490256608559692538361571095921575989136000000");
+    private static final String[] NAMES = {"api.latency", "api.requests", "db.latency", "queue.depth", "cart.items",
+        "checkout.orders", "cache.hits", "payment.amount"};
+    private static final String[] SERVICES = {"checkout", "cart", "catalog", "search", "payments"};
+    private static final String[] ROUTES = {"GET /items/{id}", "POST /cart", "GET /search", "POST /pay", "GET /health"};
+
+    private Datasets() {
+    }
+
+    /**
+     * {@code records} native NDJSON records of {@code perRecord} datapoints each over at most
+     * {@code NAMES x SERVICES x ROUTES} (200) series, timestamps in the {@code spanMillis} after {@code start}.
+     */
+    public static List<byte[]> ndjson(int records, int perRecord, long start, long spanMillis, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        List<byte[]> out = new ArrayList<>(records);
+        StringBuilder sb = new StringBuilder(perRecord * 128);
+        for (int r = 0; r < records; r++) {
+            sb.setLength(0);
+            for (int i = 0; i < perRecord; i++) {
+                sb.append("{\"name\":\"").append(NAMES[rnd.nextInt(NAMES.length)])
+                        .append("\",\"dims\":{\"service\":\"").append(SERVICES[rnd.nextInt(SERVICES.length)])
+                        .append("\",\"route\":\"").append(ROUTES[rnd.nextInt(ROUTES.length)])
+                        .append("\"},\"ts\":").append(start + rnd.nextLong(spanMillis))
+                        .append(",\"value\":").append(value(rnd))
+                        .append(",\"unit\":\"Milliseconds\"}\n");
+            }
+            out.add(sb.toString().getBytes(StandardCharsets.UTF_8));
+        }
+        return out;
+    }
+
+    /**
+     * {@code records} CloudWatch Logs subscription payloads (gzip), each with {@code eventsPerRecord} log events
+     * from one function's log group: per invocation a START line, an application line, an EMF document with a
+     * latency array of three values and a count, END, and REPORT (4 datapoints), as Lambda functions write them.
+     */
+    public static List<byte[]> cloudWatchLogs(int records, int eventsPerRecord, long start, long spanMillis, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        List<byte[]> out = new ArrayList<>(records);
+        for (int r = 0; r < records; r++) {
+            String service = SERVICES[rnd.nextInt(SERVICES.length)];
+            ObjectNode env = JSON.createObjectNode();
+            env.put("messageType", "DATA_MESSAGE").put("owner", "123456789012")
+                    .put("logGroup", "/aws/lambda/" + service + "-api").put("logStream", "2026/11/21/[$LATEST]0123456789abcdef");
+            env.putArray("subscriptionFilters").add("pulse");
+            ArrayNode events = env.putArray("logEvents");
+            for (int e = 0; e < eventsPerRecord; e++) {
+                long ts = start + rnd.nextLong(spanMillis);
+                String requestId = "%08x-0000-4000-8000-%012x".formatted(rnd.nextInt(), rnd.nextLong(1L << 48));
+                String msg = switch (e % 5) {
+                    case 0 -> "START RequestId: " + requestId + " Version: $LATEST\n";
+                    case 1 -> "2026-11-21T11:56:40.010Z\t" + requestId + "\tINFO\thandled order " + rnd.nextInt(100_000) + "\n";
+                    case 2 -> "{\"_aws\":{\"Timestamp\":" + ts + ",\"CloudWatchMetrics\":[{\"Namespace\":\"Shop\","
+                            + "\"Dimensions\":[[\"service\",\"route\"]],\"Metrics\":[{\"Name\":\"Latency\",\"Unit\":\"Milliseconds\"},"
+                            + "{\"Name\":\"Orders\",\"Unit\":\"Count\"}]}]},\"service\":\"" + service + "\",\"route\":\""
+                            + ROUTES[rnd.nextInt(ROUTES.length)] + "\",\"Latency\":[" + value(rnd) + "," + value(rnd) + ","
+                            + value(rnd) + "],\"Orders\":" + (1 + rnd.nextInt(3)) + "}";
+                    case 3 -> "END RequestId: " + requestId + "\n";
+                    default -> String.format(Locale.ROOT, "REPORT RequestId: %s\tDuration: %.2f ms\tBilled Duration: %d ms\t"
+                            + "Memory Size: 512 MB\tMax Memory Used: %d MB\t\n", requestId, 5 + rnd.nextDouble() * 200,
+                            6 + rnd.nextInt(200), 90 + rnd.nextInt(60));
+                };
+                events.addObject().put("id", Long.toString(ts) + e).put("timestamp", ts).put("message", msg);
+            }
+            out.add(gzip(env.toString().getBytes(StandardCharsets.UTF_8)));
+        }
+        return out;
+    }
+
+    /** A value between 0.01 and 100,000 with three decimals, log-uniform: latencies and amounts. */
+    private static String value(SplittableRandom rnd) {
+        return String.format(Locale.ROOT, "%.3f", Math.pow(10, -2 + rnd.nextDouble() * 7));
+    }
+
+    /** A 56-digit sequence number, increasing with {@code n} as within a shard. */
+    public static String sequence(long n) {
+        return SEQ_BASE.add(BigInteger.valueOf(n)).toString();
+    }
+
+    /** The records as one event source mapping batch from {@code shardId}, arrived at {@code arrivalMillis}. */
+    public static KinesisEvent kinesisEvent(String shardId, List<byte[]> data, long firstSequence, long arrivalMillis) {
+        List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>(data.size());
+        for (int i = 0; i < data.size(); i++) {
+            KinesisEvent.Record k = new KinesisEvent.Record();
+            k.setSequenceNumber(sequence(firstSequence + i));
+            k.setPartitionKey("pk-" + (i % 64));
+            k.setData(ByteBuffer.wrap(data.get(i)));
+            k.setApproximateArrivalTimestamp(new Date(arrivalMillis));
+            k.setKinesisSchemaVersion("1.0");
+            KinesisEvent.KinesisEventRecord r = new KinesisEvent.KinesisEventRecord();
+            r.setKinesis(k);
+            r.setEventID(shardId + ":" + k.getSequenceNumber());
+            r.setEventSource("aws:kinesis");
+            r.setEventName("aws:kinesis:record");
+            r.setEventSourceARN("arn:aws:kinesis:us-east-1:123456789012:stream/pulse-bench");
+            r.setAwsRegion("us-east-1");
+            records.add(r);
+        }
+        KinesisEvent event = new KinesisEvent();
+        event.setRecords(records);
+        return event;
+    }
+
+    static byte[] gzip(byte[] data) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(data.length / 4);
+        try (GZIPOutputStream gz = new GZIPOutputStream(bytes)) {
+            gz.write(data);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+}

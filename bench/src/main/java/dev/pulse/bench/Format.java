@@ -1,0 +1,35 @@
+package dev.pulse.bench;
+
+import java.util.Locale;
+
+/** Number formats of the printed lines: grouped integers, ratios with their precision. */
+public final class Format {
+
+    private Format() {
+    }
+
+    /** {@code 1234567.8 -> "1,234,568"}. */
+    public static String count(double v) {
+        return String.format(Locale.ROOT, "%,.0f", v);
+    }
+
+    /** {@code 34.123 -> "34.1x"}: how many times the baseline. */
+    public static String times(double v) {
+        return String.format(Locale.ROOT, v >= 100 ? "%,.0fx" : "%.1fx", v);
+    }
+
+    /** {@code 1.0041 -> "1.004"}: a ratio near one, where the third decimal matters. */
+    public static String ratio(double v) {
+        return String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    /** Milliseconds with one decimal. */
+    public static String millis(double v) {
+        return String.format(Locale.ROOT, "%.1f ms", v);
+    }
+
+    /** Bytes as MB of 2^20 bytes, as the JVM and Lambda's memory setting count them. */
+    public static String mib(double bytes) {
+        return String.format(Locale.ROOT, "%.0f MB", bytes / (1024.0 * 1024.0));
+    }
+}

@@ -1,0 +1,182 @@
+package dev.pulse.bench;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import dev.pulse.aggregate.BatchAggregator;
+import dev.pulse.bench.internal.JfrProfile;
+import dev.pulse.codec.DecodeException;
+import dev.pulse.codec.Decoded;
+import dev.pulse.codec.RecordDecoder;
+import dev.pulse.model.DatapointValidator;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * ingest-decode: the CPU side of ingestion on one thread. Kinesis record data is decoded (native NDJSON; gzip
+ * CloudWatch Logs payloads with EMF documents and REPORT lines), every datapoint validated, and the batch
+ * aggregated into minute partials with sketches and exact sums, exactly as {@code IngestService} does before it
+ * writes. The baseline is the floor of any JSON decoder: Jackson's streaming tokenizer reading the same bytes
+ * (and gunzipping them) without building anything.
+ */
+final class IngestDecodeBench implements Benchmark {
+
+    static final double TARGET_DATAPOINTS_PER_SECOND = 300_000;
+    private static final long START = Instant.parse("2026-11-21T12:00:00Z").toEpochMilli();
+    private static final long ARRIVAL = START + 300_000;
+    /** The template's default BatchSize: one aggregator per batch, as one invocation has. */
+    private static final int BATCH = 500;
+    private static final JsonFactory TOKENS = new JsonFactory();
+
+    private final RecordDecoder decoder = new RecordDecoder(new DatapointValidator(
+            Clock.fixed(Instant.ofEpochMilli(ARRIVAL), ZoneOffset.UTC), Duration.ofDays(14), Duration.ofHours(2)));
+
+    @Override
+    public String name() {
+        return "ingest-decode";
+    }
+
+    @Override
+    public String howToRead() {
+        return """
+                Datapoints per second on one thread through `RecordDecoder` (decode + validate) and `BatchAggregator` \
+                (minute partials with DDSketch and exact sum), in batches of 500 records as one invocation gets them. \
+                NDJSON: 50 datapoints a record over 200 series; CloudWatch Logs: gzip subscription payloads of 25 log \
+                events (5 invocations: START, an application line, an EMF document with 4 values, END, REPORT with 3). \
+                The baseline is Jackson's streaming tokenizer reading the same bytes without building anything (for \
+                CloudWatch Logs: gunzip, the envelope and each EMF message): the floor of any JSON decoder, so the \
+                ratio is the share of that floor the full path keeps (1.0 would mean validation and aggregation were \
+                free). Median of rounds of at least one second, product and baseline alternating; [min .. max] is \
+                the spread. Target: >= 300,000 datapoints/s for NDJSON.""";
+    }
+
+    @Override
+    public Result run(BenchEnv env) throws Exception {
+        List<byte[]> ndjson = Datasets.ndjson(2_000, 50, START, 240_000, 7);
+        List<byte[]> logs = Datasets.cloudWatchLogs(1_000, 25, START, 240_000, 11);
+        int rounds = env.scale(10, 2);
+        long roundNanos = env.quick() ? 200_000_000L : 1_000_000_000L;
+
+        Map<String, double[]> rates = new LinkedHashMap<>();
+        String[] series = {"ndjson", "ndjson-baseline", "logs", "logs-baseline"};
+        for (String s : series) {
+            rates.put(s, new double[rounds]);
+        }
+        // Warm-up: every path compiled before the first measured round.
+        for (int w = 0; w < env.scale(3, 1); w++) {
+            measure(() -> decodeAll(ndjson), roundNanos);
+            measure(() -> tokenizeAll(ndjson, false), roundNanos);
+            measure(() -> decodeAll(logs), roundNanos);
+            measure(() -> tokenizeAll(logs, true), roundNanos);
+        }
+        long ndjsonPoints = decodeAll(ndjson);
+        long logsPoints = decodeAll(logs);
+        for (int r = 0; r < rounds; r++) {
+            rates.get("ndjson")[r] = measure(() -> decodeAll(ndjson), roundNanos);
+            rates.get("ndjson-baseline")[r] = measure(() -> tokenizeAll(ndjson, false) == 0 ? 0 : ndjsonPoints, roundNanos);
+            rates.get("logs")[r] = measure(() -> decodeAll(logs), roundNanos);
+            rates.get("logs-baseline")[r] = measure(() -> tokenizeAll(logs, true) == 0 ? 0 : logsPoints, roundNanos);
+        }
+        Samples nd = Samples.of(rates.get("ndjson"));
+        Samples ndBase = Samples.of(rates.get("ndjson-baseline"));
+        Samples lg = Samples.of(rates.get("logs"));
+        Samples lgBase = Samples.of(rates.get("logs-baseline"));
+        boolean met = nd.median() >= TARGET_DATAPOINTS_PER_SECOND;
+
+        List<String> details = new ArrayList<>();
+        details.add("NDJSON:          " + nd.spread("%,.0f") + " rounds, datapoints/s (" + ndjsonPoints + " datapoints a pass)");
+        details.add("  tokenizer only: " + ndBase.spread("%,.0f"));
+        details.add("CloudWatch Logs: " + lg.spread("%,.0f") + " rounds, datapoints/s (" + logsPoints + " datapoints a pass)");
+        details.add("  tokenizer only: " + lgBase.spread("%,.0f"));
+        if (!met) {
+            details.addAll(JfrProfile.profile("NDJSON decode + aggregate", () -> measure(() -> decodeAll(ndjson),
+                    env.quick() ? 500_000_000L : 5_000_000_000L), null));
+        }
+        Map<String, Double> values = new LinkedHashMap<>();
+        values.put("ndjsonDatapointsPerSecond", nd.median());
+        values.put("ndjsonTokenizerDatapointsPerSecond", ndBase.median());
+        values.put("logsDatapointsPerSecond", lg.median());
+        values.put("logsTokenizerDatapointsPerSecond", lgBase.median());
+        return new Result(name(),
+                "NDJSON " + Format.count(nd.median()) + " datapoints/s, CloudWatch Logs " + Format.count(lg.median())
+                        + " datapoints/s, one thread",
+                "tokenizer only " + Format.count(ndBase.median()) + " and " + Format.count(lgBase.median())
+                        + " datapoints/s",
+                "ratio " + Format.ratio(nd.median() / ndBase.median()) + " and " + Format.ratio(lg.median() / lgBase.median()),
+                ">= 300,000 datapoints/s NDJSON", met, details, values);
+    }
+
+    /** A pass over a dataset, returning the datapoints it accounts for. */
+    interface Pass {
+        long run() throws Exception;
+    }
+
+    /** Runs passes for at least {@code nanos}; datapoints per second. */
+    static double measure(Pass pass, long nanos) throws Exception {
+        long points = 0;
+        long start = System.nanoTime();
+        long elapsed;
+        do {
+            points += pass.run();
+            elapsed = System.nanoTime() - start;
+        } while (elapsed < nanos);
+        return points / (elapsed / 1e9);
+    }
+
+    /** Decode, validate and aggregate every record, one aggregator per batch; the datapoints aggregated. */
+    long decodeAll(List<byte[]> records) throws DecodeException {
+        long points = 0;
+        long partials = 0;
+        for (int b = 0; b < records.size(); b += BATCH) {
+            BatchAggregator agg = new BatchAggregator("shardId-000000000000");
+            for (int i = b; i < Math.min(records.size(), b + BATCH); i++) {
+                Decoded d = decoder.decode(records.get(i), ARRIVAL);
+                agg.addRecord(Datasets.sequence(i), d.datapoints());
+            }
+            points += agg.datapoints();
+            partials += agg.partials().size();
+        }
+        if (partials == 0) {
+            throw new IllegalStateException("nothing aggregated");
+        }
+        return points;
+    }
+
+    /** The baseline: every token of every record (and of each EMF message inside a log payload); the tokens read. */
+    static long tokenizeAll(List<byte[]> records, boolean gzip) throws IOException {
+        long tokens = 0;
+        for (byte[] data : records) {
+            InputStream in = gzip ? new GZIPInputStream(new ByteArrayInputStream(data), 8192) : new ByteArrayInputStream(data);
+            try (JsonParser p = TOKENS.createParser(in)) {
+                boolean message = false;
+                for (JsonToken t; (t = p.nextToken()) != null;) {
+                    tokens++;
+                    if (t == JsonToken.FIELD_NAME) {
+                        message = gzip && "message".equals(p.currentName());
+                    } else if (message && t == JsonToken.VALUE_STRING) {
+                        String text = p.getText();
+                        if (text.startsWith("{")) {
+                            try (JsonParser inner = TOKENS.createParser(text)) {
+                                while (inner.nextToken() != null) {
+                                    tokens++;
+                                }
+                            }
+                        }
+                        message = false;
+                    }
+                }
+            }
+        }
+        return tokens;
+    }
+}

@@ -1,0 +1,45 @@
+package dev.pulse.bench;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one benchmark measured: its figure, the baseline measured beside it in the same run, their ratio, and
+ * the target it is held to. {@link #line()} is the one line {@code make bench} prints.
+ *
+ * @param name     the benchmark's name ({@code ingest-decode}, ...)
+ * @param figure   what the product achieved, with its unit ({@code "812,000 datapoints/s"})
+ * @param baseline what the baseline achieved, with what it is ({@code "2,100,000 datapoints/s tokenizer only"})
+ * @param ratio    the ratio as printed ({@code "34.1x"}, {@code "1.004"})
+ * @param target   the target, in words ({@code ">= 10x"}), or empty when there is none
+ * @param met      whether the target was met; null when there is none
+ * @param details  further lines for docs/benchmarks.md (spreads, sub-figures, the profile when a target is missed)
+ * @param values   the raw figures by name, for docs/benchmarks.json and the capacity arithmetic (docs/capacity.md)
+ */
+public record Result(String name, String figure, String baseline, String ratio, String target, Boolean met,
+        List<String> details, Map<String, Double> values) {
+
+    public Result {
+        details = List.copyOf(details);
+        values = Collections.unmodifiableMap(new LinkedHashMap<>(values));
+    }
+
+    /** {@code name: figure (baseline figure, ratio)}, then the target and whether it was met. */
+    public String line() {
+        String out = name + ": " + figure + " (baseline " + baseline + ", " + ratio + ")";
+        if (!target.isEmpty()) {
+            out += "; target " + target + ": " + (met == null ? "n/a" : met ? "met" : "MISSED");
+        }
+        return out;
+    }
+
+    /** This result with {@code more} appended to its details. */
+    public Result withDetails(List<String> more) {
+        List<String> all = new ArrayList<>(details);
+        all.addAll(more);
+        return new Result(name, figure, baseline, ratio, target, met, all, values);
+    }
+}

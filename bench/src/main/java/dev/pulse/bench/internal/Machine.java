@@ -1,0 +1,38 @@
+package dev.pulse.bench.internal;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/** A one-line description of the machine a run was measured on. */
+public final class Machine {
+
+    private Machine() {
+    }
+
+    public static String describe() {
+        String cpu = firstValue(Path.of("/proc/cpuinfo"), "model name");
+        String mem = firstValue(Path.of("/proc/meminfo"), "MemTotal");
+        return "%s, %d cores available to the JVM, %s RAM, %s %s, JDK %s (%s)".formatted(
+                cpu == null ? System.getProperty("os.arch") : cpu,
+                Runtime.getRuntime().availableProcessors(),
+                mem == null ? "?" : Math.round(Long.parseLong(mem.replaceAll("[^0-9]", "")) / 1024.0 / 1024.0) + " GiB",
+                System.getProperty("os.name"), System.getProperty("os.version"),
+                System.getProperty("java.runtime.version"), System.getProperty("java.vm.name"));
+    }
+
+    private static String firstValue(Path file, String key) {
+        try {
+            List<String> lines = Files.readAllLines(file);
+            for (String l : lines) {
+                if (l.startsWith(key)) {
+                    return l.substring(l.indexOf(':') + 1).trim();
+                }
+            }
+        } catch (IOException e) {
+            // Not Linux: the caller falls back.
+        }
+        return null;
+    }
+}
