@@ -37,11 +37,42 @@ public final class BenchMain {
     /** Every benchmark, in the order of the issue and of the printed lines. */
     static List<Benchmark> all() {
         return List.of(
-                new IngestDecodeBench());
+                new IngestDecodeBench(),
+                new QueryBench(),
+                new MetricsOverheadBench());
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
+        if (!"Local".equals(System.getenv("AWS_EMF_ENVIRONMENT"))) {
+            System.exit(relaunch(args));
+        }
         System.exit(run(args, System.out, System.err));
+    }
+
+    /**
+     * Runs the harness again in a child JVM whose environment makes the functions' EMF documents go to stdout
+     * (where the benchmarks check and count them) rather than to a CloudWatch agent socket, as they go to the
+     * log pipe in Lambda. The environment of a running JVM cannot be changed, hence the child; it inherits the
+     * console and its exit status is passed on.
+     */
+    private static int relaunch(String[] args) throws Exception {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        cmd.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(BenchMain.class.getName());
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
+        pb.environment().put("AWS_EMF_ENVIRONMENT", "Local");
+        pb.environment().putIfAbsent("AWS_REGION", "us-east-1");
+        Process child = pb.start();
+        // Ctrl-C reaches the child through the terminal; a kill of this JVM must not orphan it.
+        Thread stop = new Thread(child::destroy);
+        Runtime.getRuntime().addShutdownHook(stop);
+        int status = child.waitFor();
+        Runtime.getRuntime().removeShutdownHook(stop);
+        return status;
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) {

@@ -78,7 +78,7 @@ public final class JfrProfile {
             java.util.Set<String> seen = new java.util.HashSet<>();
             for (RecordedFrame f : frames) {
                 String n = name(f);
-                if (n.startsWith("dev.pulse.") && seen.add(n)) {
+                if (n.startsWith("dev.pulse.") && !n.startsWith("dev.pulse.bench.") && seen.add(n)) {
                     total.merge(n, 1, Integer::sum);
                 }
             }
