@@ -159,6 +159,9 @@ public final class BenchMain {
                 out.add(b);
             }
         }
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException("--only names no benchmark");
+        }
         return out;
     }
 

@@ -112,7 +112,8 @@ final class QueryBench implements Benchmark {
                     + Format.millis(pageMs.max()) + " over " + pageMs.size());
             details.add("warm container, whole query: p50 " + Format.millis(warmMs.median()) + ", p99 "
                     + Format.millis(warmMs.percentile(99)));
-            details.add("dataset: " + data.series().size() + " series, " + data.itemsWritten() + " rollup items");
+            details.add("dataset: " + data.series().size() + " series, " + data.itemsWritten() + " rollup items; a full hourly"
+                    + " item " + Format.count(data.hourlyItemBytes()) + " bytes, a daily item " + Format.count(data.dailyItemBytes()));
             if (!met) {
                 QueryHandler profiled = data.handler(client, metrics());
                 fullQuery(profiled, data, stats, false);
@@ -128,7 +129,8 @@ final class QueryBench implements Benchmark {
             values.put("warmPageP50Millis", pageMs.median());
             values.put("warmPageP99Millis", pageMs.percentile(99));
             values.put("warmQueryP99Millis", warmMs.percentile(99));
-            values.put("rollupItemsPerSeriesDay", 24.0);
+            values.put("hourlyItemBytes", data.hourlyItemBytes());
+            values.put("dailyItemBytes", data.dailyItemBytes());
             return new Result(name(),
                     Format.millis(coldMs.median()) + " for " + data.series().size() + " series x 24 h at PT5M, cold; warm p99 "
                             + Format.millis(pageMs.percentile(99)) + " per invocation",

@@ -48,11 +48,15 @@ public final class QueryDataset {
     private final String table;
     private final List<Series> series;
     private final int itemsWritten;
+    private final double hourlyItemBytes;
+    private final double dailyItemBytes;
 
-    private QueryDataset(String table, List<Series> series, int itemsWritten) {
+    private QueryDataset(String table, List<Series> series, int itemsWritten, double hourlyItemBytes, double dailyItemBytes) {
         this.table = table;
         this.series = series;
         this.itemsWritten = itemsWritten;
+        this.hourlyItemBytes = hourlyItemBytes;
+        this.dailyItemBytes = dailyItemBytes;
     }
 
     /** Writes the day into a fresh table of {@code env}'s DynamoDB Local. */
@@ -62,6 +66,8 @@ public final class QueryDataset {
         SplittableRandom rnd = new SplittableRandom(42);
         List<Series> all = new ArrayList<>();
         int items = 0;
+        long hourlyBytes = 0;
+        long dailyBytes = 0;
         for (int s = 0; s < seriesCount; s++) {
             Map<String, String> dims = new TreeMap<>(Map.of("service", "svc-" + (s % 10), "route", "route-" + (s / 10)));
             String key = SeriesKey.of("api.latency", dims);
@@ -88,13 +94,54 @@ public final class QueryDataset {
                 }
                 hours.put(h, hour);
                 batch.add(RollupItems.hourly(key, hourStart, minutes, 400L * 86_400));
+                hourlyBytes += itemBytes(batch.get(batch.size() - 1));
             }
             batch.add(RollupItems.daily(key, DAY_START, hours, 3650L * 86_400));
+            dailyBytes += itemBytes(batch.get(batch.size() - 1));
             items += batch.size();
             store.writeAll(batch, Deadline.inMillis(60_000)).join();
             all.add(ser);
         }
-        return new QueryDataset(table, List.copyOf(all), items);
+        return new QueryDataset(table, List.copyOf(all), items, hourlyBytes / (24.0 * seriesCount),
+                (double) dailyBytes / seriesCount);
+    }
+
+    /** Average size of a full hourly item (60 minute summaries), as DynamoDB counts it for capacity units. */
+    public double hourlyItemBytes() {
+        return hourlyItemBytes;
+    }
+
+    /** Average size of a full daily item (24 hour summaries). */
+    public double dailyItemBytes() {
+        return dailyItemBytes;
+    }
+
+    /**
+     * An item's size by DynamoDB's rules: attribute names plus values; strings and binaries their length,
+     * numbers about one byte per two digits plus one, maps 3 bytes plus one per element.
+     */
+    static long itemBytes(Map<String, AttributeValue> item) {
+        long n = 0;
+        for (Map.Entry<String, AttributeValue> e : item.entrySet()) {
+            n += e.getKey().getBytes(java.nio.charset.StandardCharsets.UTF_8).length + valueBytes(e.getValue());
+        }
+        return n;
+    }
+
+    private static long valueBytes(AttributeValue v) {
+        if (v.s() != null) {
+            return v.s().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        }
+        if (v.n() != null) {
+            return (v.n().replaceAll("[^0-9]", "").length() + 1) / 2 + 1;
+        }
+        if (v.b() != null) {
+            return v.b().asByteArrayUnsafe().length;
+        }
+        if (v.hasM()) {
+            return 3 + itemBytes(v.m()) + v.m().size();
+        }
+        return 1;
     }
 
     public String table() {
@@ -150,7 +197,7 @@ public final class QueryDataset {
 
     /** The default stats of the benchmarks' query: what a latency dashboard asks for. */
     static List<String> dashboardStats() {
-        return List.of(System.getProperty("bench.stats", "count,avg,max,p99").split(","));
+        return List.of("count", "avg", "max", "p99");
     }
 
     /** Expected answers by series key, for checking a response. */
