@@ -44,7 +44,8 @@ public final class BenchMain {
     /** Every benchmark, in the order of the issue and of the printed lines. */
     static List<Benchmark> all() {
         return List.of(
-                new IngestDecodeBench());
+                new IngestDecodeBench(),
+                new LoadGenBench());
     }
 
     public static void main(String[] args) {
