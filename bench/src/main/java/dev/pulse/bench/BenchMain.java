@@ -45,7 +45,8 @@ public final class BenchMain {
     static List<Benchmark> all() {
         return List.of(
                 new IngestDecodeBench(),
-                new LoadGenBench());
+                new LoadGenBench(),
+                new ColdStartBench());
     }
 
     public static void main(String[] args) {
