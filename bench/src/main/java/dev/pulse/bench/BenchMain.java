@@ -31,6 +31,13 @@ public final class BenchMain {
               --moto-bin     moto_server (default: ROOT/.venv/bin/moto_server)
               --command      the command line recorded in the report (default: make bench)""";
 
+    static {
+        // The JDK's HTTP server flushes a response's headers before its body; without TCP_NODELAY the body waits
+        // for the client's delayed ACK, and every local endpoint (the Kinesis sink, the Lambda Runtime API, the
+        // local HTTP API) adds tens of milliseconds to a call. Read once, when the first server starts.
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+
     private BenchMain() {
     }
 
@@ -39,7 +46,9 @@ public final class BenchMain {
         return List.of(
                 new IngestDecodeBench(),
                 new QueryBench(),
-                new MetricsOverheadBench());
+                new MetricsOverheadBench(),
+                new LoadGenBench(),
+                new ColdStartBench());
     }
 
     public static void main(String[] args) throws Exception {
