@@ -48,7 +48,8 @@ public final class BenchMain {
                 new QueryBench(),
                 new MetricsOverheadBench(),
                 new LoadGenBench(),
-                new ColdStartBench());
+                new ColdStartBench(),
+                new MemoryBench());
     }
 
     public static void main(String[] args) throws Exception {

@@ -69,7 +69,7 @@ public final class QueryDataset {
         long hourlyBytes = 0;
         long dailyBytes = 0;
         for (int s = 0; s < seriesCount; s++) {
-            Map<String, String> dims = new TreeMap<>(Map.of("service", "svc-" + (s % 10), "route", "route-" + (s / 10)));
+            Map<String, String> dims = dims(s);
             String key = SeriesKey.of("api.latency", dims);
             Series ser = new Series("api.latency", dims, key, new long[BUCKETS], new double[BUCKETS], new double[BUCKETS]);
             java.util.Arrays.fill(ser.maxima(), Double.NEGATIVE_INFINITY);
@@ -166,14 +166,24 @@ public final class QueryDataset {
         return QueryBenchAccess.handler(client, table, clock(), metrics);
     }
 
+    /** The dimensions of series number {@code s}: 10 services x routes, so the query names 100 distinct series. */
+    static Map<String, String> dims(int s) {
+        return new TreeMap<>(Map.of("service", "svc-" + (s % 10), "route", "route-" + (s / 10)));
+    }
+
     /** The POST /query event for every series over the day at PT5M with {@code stats}, from {@code nextToken}. */
     public APIGatewayV2HTTPEvent event(List<String> stats, String nextToken) {
+        return event(series.size(), stats, nextToken);
+    }
+
+    /** The same event for a dataset of {@code seriesCount} series, without the dataset (a forked probe builds it). */
+    static APIGatewayV2HTTPEvent event(int seriesCount, List<String> stats, String nextToken) {
         ObjectNode body = JSON.createObjectNode();
         ArrayNode list = body.putArray("series");
-        for (Series s : series) {
-            ObjectNode n = list.addObject().put("name", s.name());
+        for (int s = 0; s < seriesCount; s++) {
+            ObjectNode n = list.addObject().put("name", "api.latency");
             ObjectNode d = n.putObject("dims");
-            s.dims().forEach(d::put);
+            dims(s).forEach(d::put);
         }
         body.put("start", Instant.ofEpochMilli(DAY_START).toString());
         body.put("end", Instant.ofEpochMilli(DAY_START + 86_400_000L).toString());

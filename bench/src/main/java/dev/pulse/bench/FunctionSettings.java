@@ -1,0 +1,75 @@
+package dev.pulse.bench;
+
+import dev.pulse.config.PulseConfig;
+import dev.pulse.local.template.Bindings;
+import dev.pulse.local.template.FunctionSpec;
+import dev.pulse.local.template.PseudoParameters;
+import dev.pulse.local.template.SamTemplate;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A function as template.yaml declares it with every parameter at its Default, so that the benchmarks run the
+ * code with the settings a default deployment has (write concurrency, retry backoff, memory, JVM flags) instead
+ * of copies of them that could drift.
+ *
+ * @param logicalId      the function's logical id ({@code IngestFunction})
+ * @param functionName   its resolved FunctionName
+ * @param memoryMb       MemorySize
+ * @param timeoutSeconds Timeout
+ * @param environment    Environment.Variables with Globals merged in; references to resources are unbound
+ */
+record FunctionSettings(String logicalId, String functionName, int memoryMb, int timeoutSeconds,
+        Map<String, String> environment) {
+
+    /** Settings that name resources resolve to placeholders: the benchmarks bring their own table and queue. */
+    private static final Bindings UNBOUND = new Bindings() {
+        @Override
+        public String ref(String logicalId) {
+            return "unbound-" + logicalId;
+        }
+
+        @Override
+        public String getAtt(String logicalId, String attribute) {
+            return "unbound-" + logicalId + "." + attribute;
+        }
+
+        @Override
+        public PseudoParameters pseudo() {
+            return PseudoParameters.local("pulse-bench");
+        }
+    };
+
+    FunctionSettings {
+        environment = Map.copyOf(environment);
+    }
+
+    /** {@code logicalId} of {@code root}/template.yaml. */
+    static FunctionSettings load(Path root, String logicalId) throws IOException {
+        FunctionSpec f = SamTemplate.load(root.resolve("template.yaml")).resolve(Map.of(), UNBOUND).function(logicalId);
+        return new FunctionSettings(logicalId, f.functionName(), f.memoryMb(), f.timeoutSeconds(), f.environment());
+    }
+
+    /** The configuration the function reads at start-up, pointed at {@code table} and {@code deadLetterUrl}. */
+    PulseConfig config(String table, String deadLetterUrl) {
+        Map<String, String> env = new LinkedHashMap<>(environment);
+        env.put("TABLE_NAME", table);
+        env.put("DLQ_URL", deadLetterUrl);
+        return PulseConfig.fromEnvironment(env);
+    }
+
+    /** The JVM flags of JAVA_TOOL_OPTIONS, one an element. */
+    List<String> javaToolOptions() {
+        return splitOptions(environment.getOrDefault("JAVA_TOOL_OPTIONS", ""));
+    }
+
+    /** JAVA_TOOL_OPTIONS as the JVM reads it: whitespace separates options (the template's never quote any). */
+    static List<String> splitOptions(String options) {
+        String trimmed = options.strip();
+        return trimmed.isEmpty() ? List.of() : Arrays.asList(trimmed.split("\\s+"));
+    }
+}
