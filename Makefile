@@ -30,7 +30,7 @@ CHECKOV_VENV := $(VENV)/checkov
 SCAN_CFN_LINT := $(VENV)/bin/cfn-lint --format pretty --append-rules cfn_lint_serverless.rules -- template.yaml
 SCAN_CHECKOV  := $(CHECKOV_VENV)/bin/checkov --file template.yaml --framework cloudformation --compact --quiet --skip-download
 
-.PHONY: help test verify lint build deploy events clean run invoke local-stack
+.PHONY: help test verify lint build deploy events clean run invoke local-stack bench
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -86,6 +86,21 @@ run: local-stack ## The whole pipeline on 127.0.0.1 with a load run and canary c
 invoke: local-stack ## One handler with an event file, no Docker: make invoke FUNCTION=IngestFunction EVENT=events/ingest-kinesis-native.json [ENV="K=V ..."]
 	$(LOCAL_RUN) invoke --function "$(FUNCTION)" --event "$(EVENT)" $(if $(filter command line,$(origin ENV)),$(foreach e,$(ENV),--env "$(e)")) $(foreach p,$(PARAMS),--param "$(p)") \
 	  $(if $(WORK_DIR),--work-dir "$(WORK_DIR)")
+
+# Benchmarks (module bench/): each hot path against its baseline in the same run, one line each. A full run
+# records itself in docs/benchmarks.md (between the generated markers) and docs/benchmarks.json; ONLY=name,...
+# or QUICK=1 (a smoke run in seconds) print and write .local/bench.md instead. cold-start measures the packaged
+# artifacts, hence sam build.
+ONLY       ?=
+QUICK      ?=
+BENCH_OUT   = $(if $(or $(ONLY),$(filter 1 yes true,$(QUICK))),.local/bench,docs/benchmarks)
+bench: $(VENV)/.installed $(KINESIS)/node_modules/.installed ## Benchmarks vs baselines -> docs/benchmarks.md (ONLY=name,... QUICK=1)
+	mvn $(MVN_FLAGS) -q package -DskipTests -pl bench -am
+	$(SAM) build
+	java --enable-native-access=ALL-UNNAMED -cp "bench/target/classes:$$(cat bench/target/classpath.txt)" dev.pulse.bench.BenchMain \
+	  --kinesis-dir $(KINESIS) --moto-bin $(VENV)/bin/moto_server --out $(BENCH_OUT).md --json $(BENCH_OUT).json \
+	  $(if $(ONLY),--only "$(ONLY)") $(if $(filter 1 yes true,$(QUICK)),--quick) \
+	  --command "make bench$(if $(ONLY), ONLY=$(ONLY))$(if $(filter 1 yes true,$(QUICK)), QUICK=1)"
 
 lint: $(VENV)/.installed ## sam validate --lint, an offline SAM transform, cfn-lint-serverless and checkov on the template
 	$(SAM) validate --lint --region $(AWS_DEFAULT_REGION)

@@ -6,17 +6,17 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.LambdaLogger;
 import java.nio.charset.StandardCharsets;
 
-/** A Lambda context whose remaining time counts down from the function's timeout, as the runtime's does. */
-final class BenchContext implements Context {
+/** A Lambda context for an in-process invocation: a real countdown from {@code timeoutMillis}, as the runtime gives. */
+public final class BenchContext implements Context {
 
+    private final String function;
     private final String requestId;
-    private final String functionName;
     private final long deadlineMillis;
     private final int memoryMb;
 
-    BenchContext(String requestId, String functionName, long timeoutMillis, int memoryMb) {
+    public BenchContext(String function, String requestId, long timeoutMillis, int memoryMb) {
+        this.function = function;
         this.requestId = requestId;
-        this.functionName = functionName;
         this.deadlineMillis = System.currentTimeMillis() + timeoutMillis;
         this.memoryMb = memoryMb;
     }
@@ -28,17 +28,17 @@ final class BenchContext implements Context {
 
     @Override
     public String getLogGroupName() {
-        return "/aws/lambda/" + functionName;
+        return "/aws/lambda/pulse-bench-" + function;
     }
 
     @Override
     public String getLogStreamName() {
-        return "bench/[$LATEST]" + requestId;
+        return "2026/11/22/[$LATEST]bench";
     }
 
     @Override
     public String getFunctionName() {
-        return functionName;
+        return "pulse-bench-" + function;
     }
 
     @Override
@@ -48,7 +48,7 @@ final class BenchContext implements Context {
 
     @Override
     public String getInvokedFunctionArn() {
-        return "arn:aws:lambda:us-east-1:123456789012:function:" + functionName;
+        return "arn:aws:lambda:us-east-1:123456789012:function:pulse-bench-" + function;
     }
 
     @Override

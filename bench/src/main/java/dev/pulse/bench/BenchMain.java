@@ -31,6 +31,13 @@ public final class BenchMain {
               --moto-bin     moto_server (default: ROOT/.venv/bin/moto_server)
               --command      the command line recorded in the report (default: make bench)""";
 
+    static {
+        // The JDK's HTTP server flushes a response's headers before its body; without TCP_NODELAY the body waits
+        // for the client's delayed ACK, and every local endpoint (the Kinesis sink, the Lambda Runtime API, the
+        // local HTTP API) adds tens of milliseconds to a call. Read once, when the first server starts.
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+
     private BenchMain() {
     }
 
@@ -38,11 +45,45 @@ public final class BenchMain {
     static List<Benchmark> all() {
         return List.of(
                 new IngestDecodeBench(),
-                new IngestEndToEndBench());
+                new IngestEndToEndBench(),
+                new QueryBench(),
+                new MetricsOverheadBench(),
+                new LoadGenBench(),
+                new ColdStartBench(),
+                new MemoryBench());
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
+        if (!"Local".equals(System.getenv("AWS_EMF_ENVIRONMENT"))) {
+            System.exit(relaunch(args));
+        }
         System.exit(run(args, System.out, System.err));
+    }
+
+    /**
+     * Runs the harness again in a child JVM whose environment makes the functions' EMF documents go to stdout
+     * (where the benchmarks check and count them) rather than to a CloudWatch agent socket, as they go to the
+     * log pipe in Lambda. The environment of a running JVM cannot be changed, hence the child; it inherits the
+     * console and its exit status is passed on.
+     */
+    private static int relaunch(String[] args) throws Exception {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        cmd.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(BenchMain.class.getName());
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).inheritIO();
+        pb.environment().put("AWS_EMF_ENVIRONMENT", "Local");
+        pb.environment().putIfAbsent("AWS_REGION", "us-east-1");
+        Process child = pb.start();
+        // Ctrl-C reaches the child through the terminal; a kill of this JVM must not orphan it.
+        Thread stop = new Thread(child::destroy);
+        Runtime.getRuntime().addShutdownHook(stop);
+        int status = child.waitFor();
+        Runtime.getRuntime().removeShutdownHook(stop);
+        return status;
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) {
@@ -128,6 +169,9 @@ public final class BenchMain {
             if (!out.contains(b)) {
                 out.add(b);
             }
+        }
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException("--only names no benchmark");
         }
         return out;
     }

@@ -3,7 +3,9 @@ package dev.pulse.bench;
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.bench.internal.JfrProfile;
+import dev.pulse.bench.internal.StdoutCapture;
 import dev.pulse.codec.Decoded;
 import dev.pulse.codec.RecordDecoder;
 import dev.pulse.config.PulseConfig;
@@ -48,6 +50,7 @@ import software.amazon.lambda.powertools.metrics.MetricsBuilder;
 final class IngestEndToEndBench implements Benchmark {
 
     static final double TARGET_RATIO = 10;
+    private static final ObjectMapper JSON = new ObjectMapper();
     static final int RECORDS = 10_000;
     /** Datapoints a record: a small producer batch (an SDK flushing every few datapoints). */
     static final int PER_RECORD = 5;
@@ -93,7 +96,6 @@ final class IngestEndToEndBench implements Benchmark {
 
     @Override
     public Result run(BenchEnv env) throws Exception {
-        StdoutCapture.emfToStdout();
         FunctionSettings fn = FunctionSettings.load(env.root(), "IngestFunction");
         int records = env.scale(RECORDS, 1_000);
         int baselineRecords = Math.min(records, env.scale(BASELINE_RECORDS, 200));
@@ -221,20 +223,27 @@ final class IngestEndToEndBench implements Benchmark {
         private Batch run(String requestId, String table) throws Exception {
             PulseConfig cfg = fn.config(table, queueUrl);
             IngestHandler handler = IngestHandlerAccess.handler(service(cfg), metrics, cfg.safetyMarginMillis());
-            BenchContext context = new BenchContext(requestId, fn.functionName(), fn.timeoutSeconds() * 1000L, fn.memoryMb());
+            BenchContext context = new BenchContext("ingest", requestId, fn.timeoutSeconds() * 1000L, fn.memoryMb());
 
-            long start = System.nanoTime();
-            StdoutCapture.Captured<StreamsEventResponse> out = StdoutCapture.run(() -> handler.handleRequest(event, context));
-            double millis = (System.nanoTime() - start) / 1e6;
+            StreamsEventResponse response;
+            double millis;
+            long emfDocuments;
+            String emf;
+            try (StdoutCapture out = StdoutCapture.install()) {
+                long start = System.nanoTime();
+                response = handler.handleRequest(event, context);
+                millis = (System.nanoTime() - start) / 1e6;
+                emfDocuments = out.emfDocuments();
+                emf = out.lastEmf();
+            }
 
-            if (!out.value().getBatchItemFailures().isEmpty()) {
-                throw new IllegalStateException("the batch failed: " + out.value().getBatchItemFailures() + "\n" + out.text());
+            if (!response.getBatchItemFailures().isEmpty()) {
+                throw new IllegalStateException("the batch failed: " + response.getBatchItemFailures());
             }
-            List<JsonNode> emf = out.emfDocuments();
-            if (emf.size() != 1) {
-                throw new IllegalStateException("expected one EMF document, got " + emf.size() + ":\n" + out.text());
+            if (emfDocuments != 1) {
+                throw new IllegalStateException("expected one EMF document, got " + emfDocuments);
             }
-            JsonNode doc = emf.get(0);
+            JsonNode doc = JSON.readTree(emf);
             expect(doc, "RecordsIn", records);
             expect(doc, "DatapointsIn", datapoints);
             expect(doc, "PoisonRecords", 0);

@@ -36,6 +36,11 @@ public final class JfrProfile {
      * {@code keepAt} (open it with JDK Mission Control or {@code jfr print}) when that is not null.
      */
     public static List<String> profile(String label, Workload workload, Path keepAt) throws Exception {
+        return profile(label, workload, keepAt, List.of("dev.pulse."));
+    }
+
+    /** As above, listing the methods of {@code packages} (name prefixes) in the "total" part. */
+    public static List<String> profile(String label, Workload workload, Path keepAt, List<String> packages) throws Exception {
         Path file = keepAt != null ? keepAt : Files.createTempFile("pulse-bench-", ".jfr");
         if (keepAt != null) {
             Files.createDirectories(keepAt.toAbsolutePath().getParent());
@@ -49,7 +54,7 @@ public final class JfrProfile {
             r.dump(file);
         }
         try {
-            return summarise(label, file, keepAt != null);
+            return summarise(label, file, keepAt != null, packages);
         } finally {
             if (keepAt == null) {
                 Files.deleteIfExists(file);
@@ -57,7 +62,7 @@ public final class JfrProfile {
         }
     }
 
-    static List<String> summarise(String label, Path file, boolean kept) throws Exception {
+    static List<String> summarise(String label, Path file, boolean kept, List<String> packages) throws Exception {
         Map<String, Integer> self = new HashMap<>();
         Map<String, Integer> total = new HashMap<>();
         int samples = 0;
@@ -78,7 +83,7 @@ public final class JfrProfile {
             java.util.Set<String> seen = new java.util.HashSet<>();
             for (RecordedFrame f : frames) {
                 String n = name(f);
-                if (n.startsWith("dev.pulse.") && seen.add(n)) {
+                if (packages.stream().anyMatch(n::startsWith) && !n.startsWith("dev.pulse.bench.") && seen.add(n)) {
                     total.merge(n, 1, Integer::sum);
                 }
             }
@@ -88,7 +93,7 @@ public final class JfrProfile {
                 + " samples of threads in native code (I/O waits)" + (kept ? ", recording kept at " + file : ""));
         out.add("top of stack (self):");
         top(self, samples).forEach(l -> out.add("  " + l));
-        out.add("project methods on the stack (total):");
+        out.add("methods of " + String.join(", ", packages) + " on the stack (total):");
         top(total, samples).forEach(l -> out.add("  " + l));
         return out;
     }

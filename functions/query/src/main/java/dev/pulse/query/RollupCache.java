@@ -10,11 +10,14 @@ import java.util.SortedMap;
  * Closed hourly and daily rollups kept in the warm container, read-only once cached. Entries expire after
  * {@code ttlMillis} so late data (accepted up to 14 days back) shows up within that time. The size is bounded
  * by weight, not entry count: an entry weighs one per summary, {@value #SKETCH_WEIGHT} per summary with a
- * sketch (a sketch is most of a summary's memory); least recently used entries go first.
+ * decoded sketch (a sketch is most of a summary's memory), and a summary whose sketch is still encoded (as read
+ * from storage) one more per {@value #ENCODED_BYTES_PER_UNIT} bytes of it; least recently used entries go first.
  */
 public final class RollupCache {
 
     static final int SKETCH_WEIGHT = 20;
+    /** A summary without a sketch is about this many bytes: the unit of weight. */
+    static final int ENCODED_BYTES_PER_UNIT = 150;
 
     private record Cached(SortedMap<Long, Summary> buckets, long expiresAt, long weight) {
     }
@@ -46,7 +49,8 @@ public final class RollupCache {
     public synchronized void put(String key, SortedMap<Long, Summary> buckets, long now) {
         long w = 1;
         for (Summary s : buckets.values()) {
-            w += s.hasSketch() ? SKETCH_WEIGHT : 1;
+            byte[] encoded = s.encodedSketch();
+            w += encoded != null ? 1 + encoded.length / ENCODED_BYTES_PER_UNIT : s.hasSketch() ? SKETCH_WEIGHT : 1;
         }
         if (w > maxWeight) {
             return;

@@ -37,6 +37,15 @@ public final class Sketches {
         }
     }
 
+    /** Adds the sketch encoded in {@code bytes} into {@code into}, without building it first. */
+    public static void mergeEncoded(DDSketch into, byte[] bytes) {
+        try {
+            into.decodeAndMergeWith(ByteArrayInput.wrap(bytes));
+        } catch (IOException e) {
+            throw new UncheckedIOException("corrupt sketch", e);
+        }
+    }
+
     public static DDSketch deserialize(byte[] bytes) {
         try {
             DDSketch sketch = create();

@@ -13,7 +13,15 @@ public final class Summary {
     private final ExactSum sum;
     private double min = Double.POSITIVE_INFINITY;
     private double max = Double.NEGATIVE_INFINITY;
-    private final DDSketch sketch;
+    /** The sketch, decoded; null when there is none or while it is still {@link #encodedSketch encoded}. */
+    private DDSketch sketch;
+    /**
+     * A sketch as stored, kept encoded until this summary is changed: merging it into another decodes it
+     * straight into that one. A summary read from storage is mostly only merged from, and a decoded sketch
+     * takes tens of times the memory of its encoding (a few KB against tens of bytes), which decides how much
+     * of a day the query's rollup cache can hold.
+     */
+    private byte[] encodedSketch;
 
     public Summary() {
         this(0, new ExactSum(), Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, Sketches.create());
@@ -36,7 +44,15 @@ public final class Summary {
         this.sketch = sketch;
     }
 
+    /** A summary restored from storage whose sketch stays in its stored encoding until it is needed. */
+    public static Summary withEncodedSketch(long count, ExactSum sum, double min, double max, byte[] encodedSketch) {
+        Summary s = new Summary(count, sum, min, max, null);
+        s.encodedSketch = encodedSketch;
+        return s;
+    }
+
     public void add(double value) {
+        decodeOwnSketch();
         count++;
         sum.add(value);
         if (value < min) {
@@ -55,15 +71,27 @@ public final class Summary {
         if (other.count == 0) {
             return;
         }
+        decodeOwnSketch();
         count += other.count;
         sum.add(other.sum);
         min = Math.min(min, other.min);
         max = Math.max(max, other.max);
         if (sketch != null) {
-            if (other.sketch == null) {
+            if (other.sketch != null) {
+                sketch.mergeWith(other.sketch);
+            } else if (other.encodedSketch != null) {
+                Sketches.mergeEncoded(sketch, other.encodedSketch);
+            } else {
                 throw new IllegalArgumentException("cannot merge a summary read without its sketch into one with it");
             }
-            sketch.mergeWith(other.sketch);
+        }
+    }
+
+    /** Before this summary changes: its own encoded sketch becomes a decoded one. */
+    private void decodeOwnSketch() {
+        if (encodedSketch != null) {
+            sketch = Sketches.deserialize(encodedSketch);
+            encodedSketch = null;
         }
     }
 
@@ -92,20 +120,29 @@ public final class Summary {
         return max;
     }
 
+    /**
+     * The sketch, or null when read without it. For a sketch still encoded this is a decoded copy, so a
+     * summary shared between readers (the query's cache) is never changed by reading it.
+     */
     public DDSketch sketch() {
-        return sketch;
+        return sketch != null ? sketch : encodedSketch != null ? Sketches.deserialize(encodedSketch) : null;
+    }
+
+    /** The sketch's stored encoding when it has not been decoded, else null (callers must not change it). */
+    public byte[] encodedSketch() {
+        return encodedSketch;
     }
 
     /** The value at quantile {@code q} (0..1) from the sketch, or NaN when empty. */
     public double quantile(double q) {
-        if (sketch == null) {
+        if (!hasSketch()) {
             throw new IllegalStateException("summary was read without its sketch");
         }
-        return count == 0 ? Double.NaN : sketch.getValueAtQuantile(q);
+        return count == 0 ? Double.NaN : sketch().getValueAtQuantile(q);
     }
 
     /** Whether this summary carries a sketch (percentiles). */
     public boolean hasSketch() {
-        return sketch != null;
+        return sketch != null || encodedSketch != null;
     }
 }

@@ -30,20 +30,24 @@ public final class SummaryAttributes {
         item.put(SUM_EXACT, AttributeValue.fromB(SdkBytes.fromByteArrayUnsafe(s.exactSum().toBytes())));
         item.put(MIN, AttributeValue.fromN(Double.toString(s.min())));
         item.put(MAX, AttributeValue.fromN(Double.toString(s.max())));
-        item.put(SKETCH, AttributeValue.fromB(SdkBytes.fromByteArrayUnsafe(Sketches.serialize(s.sketch()))));
+        byte[] sketch = s.encodedSketch() != null ? s.encodedSketch() : Sketches.serialize(s.sketch());
+        item.put(SKETCH, AttributeValue.fromB(SdkBytes.fromByteArrayUnsafe(sketch)));
     }
 
     public static Summary read(Map<String, AttributeValue> item) {
         return read(item, true);
     }
 
-    /** Reads a summary; without {@code withSketch} the sketch is not decoded (no percentiles, far less memory). */
+    /**
+     * Reads a summary; without {@code withSketch} the sketch is left out (no percentiles), with it the sketch
+     * is kept in its stored encoding until the summary is merged or changed ({@link Summary#withEncodedSketch}).
+     */
     public static Summary read(Map<String, AttributeValue> item, boolean withSketch) {
-        return new Summary(
-                Long.parseLong(item.get(COUNT).n()),
-                ExactSum.fromBytes(item.get(SUM_EXACT).b().asByteArrayUnsafe()),
-                Double.parseDouble(item.get(MIN).n()),
-                Double.parseDouble(item.get(MAX).n()),
-                withSketch ? Sketches.deserialize(item.get(SKETCH).b().asByteArrayUnsafe()) : null);
+        long count = Long.parseLong(item.get(COUNT).n());
+        ExactSum sum = ExactSum.fromBytes(item.get(SUM_EXACT).b().asByteArrayUnsafe());
+        double min = Double.parseDouble(item.get(MIN).n());
+        double max = Double.parseDouble(item.get(MAX).n());
+        return withSketch ? Summary.withEncodedSketch(count, sum, min, max, item.get(SKETCH).b().asByteArrayUnsafe())
+                : new Summary(count, sum, min, max, null);
     }
 }

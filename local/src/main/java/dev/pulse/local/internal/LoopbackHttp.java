@@ -13,6 +13,13 @@ import java.util.concurrent.ExecutorService;
 /** The local stack's HTTP servers: bound to 127.0.0.1 only, with the few exchange helpers they share. */
 public final class LoopbackHttp {
 
+    static {
+        // The JDK's server writes a response's headers and body separately; without TCP_NODELAY the body waits
+        // for the client's delayed ACK (about 40 ms a call on Linux) on every Runtime API and HTTP API exchange.
+        // Read once, when the process's first server starts: set before any.
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+
     private LoopbackHttp() {
     }
 

@@ -1,0 +1,356 @@
+package dev.pulse.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.local.LocalStack;
+import dev.pulse.local.StackOptions;
+import dev.pulse.local.esm.InvokeResult;
+import dev.pulse.local.lambda.FaultPlan;
+import dev.pulse.local.lambda.FunctionConfig;
+import dev.pulse.local.lambda.LocalLambda;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.core.SdkBytes;
+import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
+import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
+
+/**
+ * cold-start: JVM start to first response of each handler as the Lambda runtime runs it: a fresh JVM per
+ * execution environment running the AWS runtime interface client, with the artifact {@code sam build} packaged,
+ * the layer's jars, the function's environment and memory (through the local stack's Lambda service). Each
+ * environment is measured twice: its init (spawn until the runtime asks for the first invocation) and its first
+ * invocation. The template's JAVA_TOOL_OPTIONS are compared with none, environments of the two alternating.
+ */
+final class ColdStartBench implements Benchmark {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String OPTIONS = "JAVA_TOOL_OPTIONS";
+    private static final String TABLE = "pulse-bench-cold-start";
+    private static final String STREAM = "pulse-bench-cold-start";
+    /** The smallest run the load generator accepts: 1 s, one worker, so no canary read-back through the API. */
+    static final String LOADGEN_EVENT = "{\"source\":\"events/replay/sample.ndjson.gz\",\"mode\":\"rate\",\"rate\":100,"
+            + "\"durationSeconds\":1,\"runId\":\"bench-cold-start\",\"worker\":0}";
+
+    /**
+     * A handler to start, the event of its first invocation, and what makes its answer a success.
+     *
+     * @param quick whether its first invocation answers at once (the load generator's runs for a second)
+     */
+    record Handler(String logicalId, String key, String event, boolean quick, Function<JsonNode, String> problem) {
+    }
+
+    static final List<Handler> HANDLERS = List.of(
+            new Handler("IngestFunction", "ingest", "events/ingest-kinesis-native.json", true, ColdStartBench::batchProblem),
+            new Handler("QueryFunction", "query", "events/query-post.json", true, ColdStartBench::httpProblem),
+            new Handler("CompactFunction", "compact", "events/compact-ddb-stream.json", true, ColdStartBench::batchProblem),
+            new Handler("LoadGenFunction", "loadgen", null, false, ColdStartBench::loadGenProblem));
+
+    @Override
+    public String name() {
+        return "cold-start";
+    }
+
+    @Override
+    public String howToRead() {
+        return """
+                Each handler started as Lambda starts it: a fresh JVM per execution environment running the AWS \
+                Lambda runtime interface client against a local Runtime API (the local stack's Lambda service), with \
+                the artifact `sam build` packaged (`.aws-sam/build/<Function>` as LAMBDA_TASK_ROOT, CommonLayer's \
+                jars and the runtime client's on the class path), the function's environment from template.yaml and \
+                `-XX:MaxRAM` = MemorySize, against the local stack's emulators (DynamoDB Local, kinesalite, moto; a \
+                table without a stream and a stream without a mapping, so no other function starts meanwhile). \
+                Init: from spawning the JVM until the runtime asks for its first invocation (static initialisers and \
+                the handler's constructor done). First response: init plus the first invocation, until its response \
+                is posted back: IngestFunction with events/ingest-kinesis-native.json (6 records, written to the \
+                table), QueryFunction with events/query-post.json, CompactFunction with events/compact-ddb-stream.json; \
+                every response is checked (no failed batch items, HTTP 200). LoadGenFunction's init counts, but its \
+                first response does not enter the medians: its shortest run sends for a whole second (1 s at \
+                100 records/s, after loading the 56,000-line bundled recording), so it is reported apart. Five \
+                environments per handler and variant, with the template's JAVA_TOOL_OPTIONS and without, alternating \
+                (the emulators warmed up first with the operations the functions use); medians pooled over the \
+                handlers' environments, median [min .. max] per handler in the details. Ratio: with / without (below \
+                1: the options shorten the cold start). The JVM is this machine's JDK 25, not the managed java21 \
+                runtime, on 2 shared cores (Lambda gives a 1,024 MB function about 0.6 vCPU), so the absolute times \
+                are not Lambda's; the ratio is the figure to read.""";
+    }
+
+    /** One execution environment's timings, in milliseconds. */
+    record Sample(double initMs, double invokeMs) {
+        double firstResponseMs() {
+            return initMs + invokeMs;
+        }
+    }
+
+    @Override
+    public Result run(BenchEnv env) throws Exception {
+        Path root = env.root();
+        Path build = root.resolve(".aws-sam/build");
+        List<Path> classPath = new ArrayList<>(jars(root.resolve("local/target/runtime")));
+        if (classPath.isEmpty()) {
+            throw new IllegalStateException("no Lambda runtime interface client in local/target/runtime: package the"
+                    + " local module first (mvn package -pl local -am)");
+        }
+        List<Path> layer = jars(build.resolve("CommonLayer/java/lib"));
+        for (Handler h : HANDLERS) {
+            if (layer.isEmpty() || !Files.isDirectory(build.resolve(h.logicalId()).resolve("lib"))) {
+                throw new IllegalStateException("no `sam build` output for " + (layer.isEmpty() ? "CommonLayer" : h.logicalId())
+                        + " in " + build + ": run `sam build` at the repository root first (make bench does)");
+            }
+        }
+        classPath.addAll(layer);
+        int rounds = env.scale(5, 1);
+
+        StackOptions d = StackOptions.defaults(root);
+        StackOptions options = new StackOptions(d.template(), Map.of("StreamMode", "PROVISIONED", "StreamShardCount", "1"),
+                d.stackName(), root.resolve("bench/target/cold-start-stack"), d.runtimeDir(), env.kinesisDir(),
+                env.motoBin(), StackOptions.Ports.EPHEMERAL, 1, Map.of(), FaultPlan.NONE, null);
+        LocalStack stack = LocalStack.create(options, null);
+        try {
+            long starting = System.nanoTime();
+            stack.start();
+            double stackSeconds = (System.nanoTime() - starting) / 1e9;
+            Map<String, FunctionConfig[]> variants = new LinkedHashMap<>();
+            String templateOptions = null;
+            for (Handler h : HANDLERS) {
+                FunctionConfig base = stack.lambda().config(h.logicalId());
+                Map<String, String> with = new LinkedHashMap<>(base.environment());
+                templateOptions = with.get(OPTIONS);
+                if (templateOptions == null || templateOptions.isBlank()) {
+                    throw new IllegalStateException(h.logicalId() + " has no " + OPTIONS + " in template.yaml: nothing to compare");
+                }
+                with.put("TABLE_NAME", TABLE);
+                with.computeIfPresent("STREAM_NAME", (k, v) -> STREAM);
+                Map<String, String> without = new LinkedHashMap<>(with);
+                without.remove(OPTIONS);
+                variants.put(h.logicalId(), new FunctionConfig[] {
+                    config(base, with, build.resolve(h.logicalId()), classPath),
+                    config(base, without, build.resolve(h.logicalId()), classPath)});
+            }
+            createTableAndStream(stack, variants.get("IngestFunction")[0].environment());
+
+            Map<String, byte[]> events = new LinkedHashMap<>();
+            for (Handler h : HANDLERS) {
+                events.put(h.logicalId(), h.event() == null ? LOADGEN_EVENT.getBytes(StandardCharsets.UTF_8)
+                        : Files.readAllBytes(root.resolve(h.event())));
+            }
+            Map<String, List<List<Sample>>> samples = new LinkedHashMap<>();
+            HANDLERS.forEach(h -> samples.put(h.logicalId(), List.of(new ArrayList<>(), new ArrayList<>())));
+            for (int r = 0; r < rounds; r++) {
+                for (int i = 0; i < HANDLERS.size(); i++) {
+                    Handler h = HANDLERS.get(i);
+                    int first = (r + i) % 2;
+                    for (int v : new int[] {first, 1 - first}) {
+                        samples.get(h.logicalId()).get(v).add(sample(h, variants.get(h.logicalId())[v],
+                                events.get(h.logicalId()), v == 0));
+                    }
+                }
+            }
+            return result(samples, templateOptions, build).withDetails(List.of(String.format(java.util.Locale.ROOT,
+                    "(the local stack took %.0f s to start)", stackSeconds)));
+        } finally {
+            stack.close();
+        }
+    }
+
+    private Result result(Map<String, List<List<Sample>>> samples, String templateOptions, Path build) {
+        List<String> details = new ArrayList<>();
+        Map<String, Double> values = new LinkedHashMap<>();
+        details.add("JAVA_TOOL_OPTIONS of the template: " + templateOptions);
+        details.add("artifacts: " + build + "; JVM: " + System.getProperty("java.home") + " ("
+                + Runtime.version() + ")");
+        List<List<Double>> init = List.of(new ArrayList<>(), new ArrayList<>());
+        List<List<Double>> response = List.of(new ArrayList<>(), new ArrayList<>());
+        String[] variant = {"with the options", "without"};
+        String[] suffix = {"", "WithoutOptions"};
+        for (Handler h : HANDLERS) {
+            for (int v = 0; v < 2; v++) {
+                List<Sample> s = samples.get(h.logicalId()).get(v);
+                List<Double> allInit = init.get(v);
+                List<Double> allResponse = response.get(v);
+                Samples in = Samples.of(s.stream().mapToDouble(Sample::initMs).toArray());
+                Samples inv = Samples.of(s.stream().mapToDouble(Sample::invokeMs).toArray());
+                Samples first = Samples.of(s.stream().mapToDouble(Sample::firstResponseMs).toArray());
+                details.add(String.format("%-16s %-16s init %s ms, first invocation %s ms, first response %s ms (%d"
+                        + " environments)", h.logicalId(), variant[v], range(in), range(inv), range(first), s.size()));
+                values.put(h.key() + "InitMs" + suffix[v], in.median());
+                values.put(h.key() + "FirstResponseMs" + suffix[v], first.median());
+                s.forEach(x -> allInit.add(x.initMs()));
+                if (h.quick()) {
+                    s.forEach(x -> allResponse.add(x.firstResponseMs()));
+                }
+            }
+        }
+        double[] initMedian = new double[2];
+        double[] responseMedian = new double[2];
+        for (int v = 0; v < 2; v++) {
+            initMedian[v] = Samples.of(init.get(v).stream().mapToDouble(Double::doubleValue).toArray()).median();
+            responseMedian[v] = Samples.of(response.get(v).stream().mapToDouble(Double::doubleValue).toArray()).median();
+            values.put("initMs" + suffix[v], initMedian[v]);
+            values.put("firstResponseMs" + suffix[v], responseMedian[v]);
+        }
+        values.put("initRatio", initMedian[0] / initMedian[1]);
+        values.put("firstResponseRatio", responseMedian[0] / responseMedian[1]);
+        details.add("LoadGenFunction's first invocation includes loading the bundled recording and its 1 s run.");
+        String figure = String.format("init %s ms (median of %d environments, %d handlers), first response %s ms"
+                + " (median of %d, ingest, query, compact) with the template's JAVA_TOOL_OPTIONS",
+                Format.count(initMedian[0]), init.get(0).size(), HANDLERS.size(), Format.count(responseMedian[0]),
+                response.get(0).size());
+        String baseline = "without: init " + Format.count(initMedian[1]) + " ms, first response "
+                + Format.count(responseMedian[1]) + " ms";
+        String ratio = "ratio " + Format.ratio(initMedian[0] / initMedian[1]) + " and "
+                + Format.ratio(responseMedian[0] / responseMedian[1]);
+        return new Result(name(), figure, baseline, ratio, "", null, details, values);
+    }
+
+    private static FunctionConfig config(FunctionConfig base, Map<String, String> environment, Path taskRoot, List<Path> classPath) {
+        return new FunctionConfig(base.logicalId(), base.name(), base.arn(), base.handler(), base.memoryMb(), base.timeout(),
+                Map.copyOf(environment), taskRoot, List.copyOf(classPath), base.javaHome());
+    }
+
+    /**
+     * A fresh execution environment: its init, then its first invocation, each checked; the JVM is stopped
+     * (through its handle) before this returns.
+     */
+    static Sample sample(Handler h, FunctionConfig fn, byte[] event, boolean withOptions) throws InterruptedException {
+        List<String> log = new CopyOnWriteArrayList<>();
+        try (LocalLambda lambda = new LocalLambda(List.of(fn), f -> log::add, 1)) {
+            long start = System.nanoTime();
+            int ready = lambda.prewarm(fn.name(), 1);
+            long initialised = System.nanoTime();
+            if (ready != 1) {
+                throw new IllegalStateException(fn.logicalId() + " did not finish its init:\n" + tail(log));
+            }
+            InvokeResult r = lambda.invoke(fn.name(), event);
+            long answered = System.nanoTime();
+            String payload = new String(r.payload(), StandardCharsets.UTF_8);
+            if (r.failed()) {
+                throw new IllegalStateException(fn.logicalId() + "'s first invocation failed: " + payload + "\n" + tail(log));
+            }
+            String problem;
+            try {
+                problem = h.problem().apply(JSON.readTree(payload));
+            } catch (IOException e) {
+                problem = "the response is not JSON";
+            }
+            if (problem != null) {
+                throw new IllegalStateException(fn.logicalId() + "'s first response: " + problem + ": " + payload);
+            }
+            boolean picked = log.stream().anyMatch(l -> l.startsWith("Picked up " + OPTIONS));
+            if (picked != withOptions) {
+                throw new IllegalStateException(fn.logicalId() + ": the JVM " + (picked ? "picked up" : "did not pick up")
+                        + " " + OPTIONS + ", expected the opposite");
+            }
+            return new Sample((initialised - start) / 1e6, (answered - initialised) / 1e6);
+        }
+    }
+
+    /** Ingest and compact: a batch response with no failed item. */
+    static String batchProblem(JsonNode response) {
+        JsonNode failures = response.path("batchItemFailures");
+        if (!failures.isArray()) {
+            return "no batchItemFailures";
+        }
+        return failures.isEmpty() ? null : failures.size() + " failed batch items";
+    }
+
+    /** Query: an HTTP API response with status 200 and a body. */
+    static String httpProblem(JsonNode response) {
+        int status = response.path("statusCode").asInt();
+        if (status != 200) {
+            return "status " + status;
+        }
+        return response.path("body").asText("").isEmpty() ? "an empty body" : null;
+    }
+
+    /** The load generator: a report of a run that sent records and got every one acknowledged. */
+    static String loadGenProblem(JsonNode response) {
+        if (response.has("error")) {
+            return "refused: " + response.path("error");
+        }
+        long sent = response.path("sent").asLong();
+        long acked = response.path("acked").asLong();
+        if (sent == 0) {
+            return "nothing sent";
+        }
+        return acked == sent && response.path("failed").asLong() == 0 ? null
+                : "acked " + acked + " of " + sent + ", failed " + response.path("failed").asLong();
+    }
+
+    /**
+     * A table and a stream for the measured functions, so their writes start no function of the stack, and
+     * the emulators warmed up.
+     */
+    private static void createTableAndStream(LocalStack stack, Map<String, String> functionEnvironment) throws Exception {
+        // DynamoDB Local keeps a database per access key: the functions' key, or they would not see the table.
+        StaticCredentialsProvider credentials = StaticCredentialsProvider.create(AwsBasicCredentials.create(
+                functionEnvironment.get("AWS_ACCESS_KEY_ID"), functionEnvironment.get("AWS_SECRET_ACCESS_KEY")));
+        try (DynamoDbClient dynamo = DynamoDbClient.builder().endpointOverride(stack.dynamoDbUrl()).region(Region.US_EAST_1)
+                .credentialsProvider(credentials).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
+                KinesisClient kinesis = KinesisClient.builder().endpointOverride(stack.kinesisUrl()).region(Region.US_EAST_1)
+                        .credentialsProvider(credentials).httpClientBuilder(UrlConnectionHttpClient.builder()).build()) {
+            dynamo.createTable(b -> b.tableName(TABLE).billingMode(BillingMode.PAY_PER_REQUEST)
+                    .attributeDefinitions(
+                            AttributeDefinition.builder().attributeName("pk").attributeType(ScalarAttributeType.S).build(),
+                            AttributeDefinition.builder().attributeName("sk").attributeType(ScalarAttributeType.S).build())
+                    .keySchema(
+                            KeySchemaElement.builder().attributeName("pk").keyType(KeyType.HASH).build(),
+                            KeySchemaElement.builder().attributeName("sk").keyType(KeyType.RANGE).build()));
+            kinesis.createStream(b -> b.streamName(STREAM).shardCount(1));
+            kinesis.waiter().waitUntilStreamExists(b -> b.streamName(STREAM));
+            // The emulators' own first requests are slow (class loading, DynamoDB Local's SQLite): paid here, once,
+            // with the operations the functions use, rather than by whichever environment comes first.
+            for (int i = 0; i < 3; i++) {
+                Map<String, AttributeValue> item = Map.of("pk", AttributeValue.fromS("bench#warm-up"),
+                        "sk", AttributeValue.fromS(Integer.toString(i)));
+                dynamo.putItem(b -> b.tableName(TABLE).item(item));
+                dynamo.batchWriteItem(b -> b.requestItems(Map.of(TABLE, List.of(WriteRequest.builder()
+                        .putRequest(p -> p.item(item)).build()))));
+                dynamo.query(b -> b.tableName(TABLE).keyConditionExpression("pk = :pk")
+                        .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS("bench#warm-up"))));
+                dynamo.batchGetItem(b -> b.requestItems(Map.of(TABLE, KeysAndAttributes.builder().keys(Map.of(
+                        "pk", item.get("pk"), "sk", item.get("sk"))).build())));
+                kinesis.putRecords(b -> b.streamName(STREAM).records(PutRecordsRequestEntry.builder().partitionKey("warm-up")
+                        .data(SdkBytes.fromUtf8String("{}")).build()));
+            }
+        }
+    }
+
+    private static List<Path> jars(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.toString().endsWith(".jar")).sorted().toList();
+        }
+    }
+
+    private static String range(Samples s) {
+        return Format.count(s.median()) + " [" + Format.count(s.min()) + " .. " + Format.count(s.max()) + "]";
+    }
+
+    private static String tail(List<String> log) {
+        return String.join("\n", log.subList(Math.max(0, log.size() - 30), log.size()));
+    }
+}

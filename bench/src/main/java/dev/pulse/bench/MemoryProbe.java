@@ -1,0 +1,191 @@
+package dev.pulse.bench;
+
+import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
+import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
+import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.management.GarbageCollectionNotificationInfo;
+import dev.pulse.codec.RecordDecoder;
+import dev.pulse.config.PulseConfig;
+import dev.pulse.dlq.DeadLetterQueue;
+import dev.pulse.ingest.IngestHandler;
+import dev.pulse.ingest.IngestHandlerAccess;
+import dev.pulse.ingest.IngestService;
+import dev.pulse.local.emulator.LocalDynamoDb;
+import dev.pulse.model.DatapointValidator;
+import dev.pulse.query.QueryBenchAccess;
+import dev.pulse.query.QueryHandler;
+import dev.pulse.retry.Backoff;
+import dev.pulse.store.DynamoDbStore;
+import dev.pulse.store.SeriesCatalog;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.management.NotificationEmitter;
+import javax.management.openmbean.CompositeData;
+import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.lambda.powertools.metrics.MetricsBuilder;
+
+/**
+ * The memory benchmark's child JVM, started with the function's heap settings: builds a handler on the
+ * parent's DynamoDB Local, runs one cold invocation (the 10,000-record ingest batch, or every page of the
+ * 100-series query) and prints {@code MEMORY {json}}: the heap pools' peak use during it, the most heap live
+ * after any collection during it, the heap retained after it, and the process's peak RSS.
+ *
+ * <p>Usage: {@code MemoryProbe ingest|query <dynamodb endpoint> <table> <settings...>}; not a user tool.
+ */
+public final class MemoryProbe {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private MemoryProbe() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 5) {
+            System.err.println("usage: MemoryProbe ingest|query <dynamodb endpoint> <table> <records|series> <repository>");
+            System.exit(2);
+        }
+        String kind = args[0];
+        URI endpoint = URI.create(args[1]);
+        String table = args[2];
+        int size = Integer.parseInt(args[3]);
+        // The template's defaults, as a default deployment runs the function.
+        PulseConfig cfg = FunctionSettings.load(Path.of(args[4]), kind.equals("ingest") ? "IngestFunction" : "QueryFunction")
+                .config(table, "http://127.0.0.1:9/123456789012/unused");
+        int concurrency = cfg.writeConcurrency();
+        DynamoDbAsyncClient client = DynamoDbAsyncClient.builder().endpointOverride(endpoint).region(Region.US_EAST_1)
+                .credentialsProvider(LocalDynamoDb.credentials())
+                .httpClientBuilder(AwsCrtAsyncHttpClient.builder().maxConcurrency(Math.max(8, concurrency * 4)))
+                .build();
+        Runnable invocation = switch (kind) {
+            case "ingest" -> ingest(client, cfg, size);
+            case "query" -> query(client, table, size);
+            default -> throw new IllegalArgumentException("ingest or query: " + kind);
+        };
+
+        List<MemoryPoolMXBean> heap = ManagementFactory.getMemoryPoolMXBeans().stream()
+                .filter(p -> p.getType() == MemoryType.HEAP).toList();
+        java.util.Set<String> heapPools = new java.util.HashSet<>(heap.stream().map(MemoryPoolMXBean::getName).toList());
+        AtomicLong maxLiveAfterGc = new AtomicLong(-1);
+        for (var gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            ((NotificationEmitter) gc).addNotificationListener((n, h) -> {
+                if (GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) {
+                    var info = GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
+                    // The GC reports every pool (metaspace, code cache too): the heap's only.
+                    long used = info.getGcInfo().getMemoryUsageAfterGc().entrySet().stream()
+                            .filter(e -> heapPools.contains(e.getKey())).mapToLong(e -> e.getValue().getUsed()).sum();
+                    maxLiveAfterGc.accumulateAndGet(used, Math::max);
+                }
+            }, null, null);
+        }
+        System.gc();
+        long before = used(heap);
+        heap.forEach(MemoryPoolMXBean::resetPeakUsage);
+        maxLiveAfterGc.set(-1);
+        resetPeakRss();
+        invocation.run();
+        long peak = heap.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
+        long liveDuring = maxLiveAfterGc.get();
+        System.gc();
+        long retained = used(heap);
+        System.out.println("MEMORY " + JSON.createObjectNode()
+                .put("peakHeapBytes", peak)
+                .put("maxLiveAfterGcBytes", liveDuring)
+                .put("heapBeforeBytes", before)
+                .put("heapRetainedBytes", retained)
+                .put("heapMaxBytes", Runtime.getRuntime().maxMemory())
+                .put("peakRssBytes", peakRss()));
+        client.close();
+        System.exit(0);
+    }
+
+    private static Runnable ingest(DynamoDbAsyncClient client, PulseConfig cfg, int records) {
+        Backoff backoff = new Backoff(cfg.retryBaseMillis(), cfg.retryCapMillis());
+        // No poison in the data: the queue is never called, and a call would fail on the refused connection.
+        SqsClient sqs = SqsClient.builder().endpointOverride(URI.create("http://127.0.0.1:9")).region(Region.US_EAST_1)
+                .credentialsProvider(LocalDynamoDb.credentials()).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
+        IngestService service = new IngestService(
+                new RecordDecoder(new DatapointValidator(Clock.systemUTC(), cfg.acceptPast(), cfg.acceptFuture())),
+                new DynamoDbStore(client, cfg.tableName(), cfg.writeConcurrency(), backoff), new SeriesCatalog(100_000),
+                new DeadLetterQueue(sqs, cfg.deadLetterUrl(), backoff), cfg.partialTtl().toSeconds(), Clock.systemUTC());
+        IngestHandler handler = IngestHandlerAccess.handler(service, MetricsBuilder.builder().withNamespace("PulseBench")
+                .withService("ingest").build(), cfg.safetyMarginMillis());
+        return () -> {
+            // The event is part of what the function holds: the runtime deserialises it into the heap.
+            long now = System.currentTimeMillis();
+            KinesisEvent event = Datasets.kinesisEvent("shardId-000000000000",
+                    Datasets.ndjson(records, 5, now - 300_000, 240_000, 23), 1_000_000, now);
+            StreamsEventResponse r = handler.handleRequest(event, new BenchContext("ingest", "memory", 60_000, 1024));
+            if (!r.getBatchItemFailures().isEmpty()) {
+                throw new IllegalStateException("the batch failed: " + r.getBatchItemFailures());
+            }
+        };
+    }
+
+    private static Runnable query(DynamoDbAsyncClient client, String table, int series) {
+        QueryHandler handler = QueryBenchAccess.handler(client, table, QueryDataset.clock(),
+                MetricsBuilder.builder().withNamespace("PulseBench").withService("query").build());
+        return () -> {
+            try {
+                String token = null;
+                int answered = 0;
+                do {
+                    APIGatewayV2HTTPResponse r = handler.handleRequest(
+                            QueryDataset.event(series, QueryDataset.dashboardStats(), token),
+                            new BenchContext("query", "memory", 29_000, 1024));
+                    if (r.getStatusCode() != 200) {
+                        throw new IllegalStateException("query answered " + r.getStatusCode() + ": " + r.getBody());
+                    }
+                    JsonNode body = JSON.readTree(r.getBody());
+                    answered += body.path("series").size();
+                    token = body.path("nextToken").isNull() ? null : body.path("nextToken").asText();
+                } while (token != null);
+                if (answered != series) {
+                    throw new IllegalStateException("answered " + answered + " of " + series + " series");
+                }
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        };
+    }
+
+    private static long used(List<MemoryPoolMXBean> heap) {
+        return heap.stream().mapToLong(p -> p.getUsage().getUsed()).sum();
+    }
+
+    /** Resets the kernel's peak RSS (VmHWM) where Linux allows it, so the figure is the invocation's. */
+    private static void resetPeakRss() {
+        try {
+            Files.writeString(Path.of("/proc/self/clear_refs"), "5");
+        } catch (Exception e) {
+            // Not Linux or not allowed: VmHWM then includes start-up, which is lower anyway.
+        }
+    }
+
+    /** VmHWM: the process's peak resident memory, what Lambda reports as Max Memory Used; -1 off Linux. */
+    private static long peakRss() {
+        try {
+            for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (l.startsWith("VmHWM:")) {
+                    return Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (Exception e) {
+            // Not Linux.
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,69 @@
+package dev.pulse.bench.internal;
+
+import com.amazonaws.services.lambda.runtime.Context;
+import java.time.Instant;
+import java.util.function.Consumer;
+import software.amazon.lambda.powertools.metrics.Metrics;
+import software.amazon.lambda.powertools.metrics.model.DimensionSet;
+import software.amazon.lambda.powertools.metrics.model.MetricResolution;
+import software.amazon.lambda.powertools.metrics.model.MetricUnit;
+
+/**
+ * Metrics switched off: every call does nothing. What a handler costs without metrics, stricter than
+ * Powertools' {@code POWERTOOLS_METRICS_DISABLED} (which still collects and only skips the flush).
+ */
+public class NoMetrics implements Metrics {
+
+    @Override
+    public void addMetric(String name, double value, MetricUnit unit, MetricResolution resolution) {
+    }
+
+    @Override
+    public void addDimension(DimensionSet dimensionSet) {
+    }
+
+    @Override
+    public void setTimestamp(Instant timestamp) {
+    }
+
+    @Override
+    public void addMetadata(String key, Object value) {
+    }
+
+    @Override
+    public void setDefaultDimensions(DimensionSet dimensionSet) {
+    }
+
+    @Override
+    public DimensionSet getDefaultDimensions() {
+        return new DimensionSet();
+    }
+
+    @Override
+    public void setNamespace(String namespace) {
+    }
+
+    @Override
+    public void setRaiseOnEmptyMetrics(boolean raiseOnEmptyMetrics) {
+    }
+
+    @Override
+    public void clearDefaultDimensions() {
+    }
+
+    @Override
+    public void flush() {
+    }
+
+    @Override
+    public void captureColdStartMetric(Context context, DimensionSet dimensions) {
+    }
+
+    @Override
+    public void captureColdStartMetric(DimensionSet dimensions) {
+    }
+
+    @Override
+    public void flushMetrics(Consumer<Metrics> metricsConsumer) {
+    }
+}

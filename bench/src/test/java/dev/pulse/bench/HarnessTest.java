@@ -1,0 +1,77 @@
+package dev.pulse.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class HarnessTest {
+
+    @ParameterizedTest
+    @CsvSource({"50, 5", "90, 9", "99, 10", "100, 10", "10, 1", "1, 1"})
+    void percentile_whenTenValues_isTheNearestRank(double p, double expected) {
+        Samples s = Samples.of(10, 3, 7, 1, 2, 9, 4, 8, 6, 5);
+
+        assertThat(s.percentile(p)).isEqualTo(expected);
+    }
+
+    @Test
+    void spread_whenFormatted_showsMedianRangeAndCount() {
+        assertThat(Samples.of(3.0, 1.0, 2.0).spread("%.1f")).isEqualTo("2.0 [1.0 .. 3.0] over 3");
+    }
+
+    @Test
+    void line_whenTargetMissed_saysSo() {
+        Result r = new Result("query", "12 ms", "N+1 480 ms", "40.0x", ">= 10x", false, List.of(), Map.of());
+
+        assertThat(r.line()).isEqualTo("query: 12 ms (baseline N+1 480 ms, 40.0x); target >= 10x: MISSED");
+    }
+
+    @Test
+    void splice_whenMarkersPresent_replacesOnlyTheGeneratedPart() {
+        String doc = "# Benchmarks\n\nby hand before\n\n" + Report.BEGIN + "\nold\n" + Report.END + "\n\nby hand after\n";
+
+        String out = Report.splice(doc, Report.BEGIN + "\nnew\n" + Report.END);
+
+        assertThat(out).isEqualTo("# Benchmarks\n\nby hand before\n\n" + Report.BEGIN + "\nnew\n" + Report.END
+                + "\n\nby hand after\n");
+    }
+
+    @Test
+    void splice_whenNoMarkers_appendsTheGeneratedPart() {
+        assertThat(Report.splice("# Benchmarks\n", "GEN")).isEqualTo("# Benchmarks\n\nGEN\n");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"--only nosuch", "--frobnicate", "--out", "--only ,"})
+    void run_whenArgumentsAreWrong_printsUsageAndExits2(String args) {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+        int status = BenchMain.run(args.split(" "), new PrintStream(new ByteArrayOutputStream()),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("usage: bench").contains("ingest-decode");
+    }
+
+    @Test
+    void select_whenNamesGiven_keepsTheirOrderWithoutDuplicates() {
+        assertThat(BenchMain.select("query,ingest-decode,query").stream().map(Benchmark::name))
+                .containsExactly("query", "ingest-decode");
+    }
+
+    @Test
+    void times_whenLarge_dropsTheDecimal() {
+        assertThat(Format.times(34.14)).isEqualTo("34.1x");
+        assertThat(Format.times(1234.5)).isEqualTo("1,235x");
+        assertThatThrownBy(() -> Samples.of(new double[0])).isInstanceOf(IllegalArgumentException.class);
+    }
+}
