@@ -5,7 +5,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
@@ -24,8 +23,6 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * @param motoBin    the moto_server executable (the local stack's SQS)
  */
 public final class BenchEnv implements AutoCloseable {
-
-    private static final AtomicInteger TABLES = new AtomicInteger();
 
     private final Path root;
     private final boolean quick;
@@ -71,11 +68,15 @@ public final class BenchEnv implements AutoCloseable {
         return dynamo;
     }
 
-    /** A fresh table as template.yaml declares it. */
+    /**
+     * A fresh table with the template's keys and billing but no stream: nothing here reads a stream, and
+     * DynamoDB Local slows every write to a table with one as it fills (ten times slower after some 30,000
+     * writes), which would make each benchmark's timings depend on the ones before it.
+     */
     public String newTable(String prefix) throws Exception {
-        String name = "bench-" + prefix + "-" + TABLES.incrementAndGet();
-        dynamo().createTable(name);
-        return name;
+        try (DynamoDbClient c = dynamo().client()) {
+            return StreamlessTables.create(c, prefix);
+        }
     }
 
     /**
