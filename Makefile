@@ -98,7 +98,7 @@ bench: $(VENV)/.installed $(KINESIS)/node_modules/.installed ## Benchmarks vs ba
 	mvn $(MVN_FLAGS) -q package -DskipTests -pl bench -am
 	$(SAM) build
 	java --enable-native-access=ALL-UNNAMED -cp "bench/target/classes:$$(cat bench/target/classpath.txt)" dev.pulse.bench.BenchMain \
-	  --kinesis-dir $(KINESIS) --moto-bin $(VENV)/bin/moto_server --out $(BENCH_OUT).md --json $(BENCH_OUT).json \
+	  --kinesis-dir $(CURDIR)/$(KINESIS) --moto-bin $(CURDIR)/$(VENV)/bin/moto_server --out $(BENCH_OUT).md --json $(BENCH_OUT).json \
 	  $(if $(ONLY),--only "$(ONLY)") $(if $(filter 1 yes true,$(QUICK)),--quick) \
 	  --command "make bench$(if $(ONLY), ONLY=$(ONLY))$(if $(filter 1 yes true,$(QUICK)), QUICK=1)"
 

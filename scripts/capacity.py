@@ -156,7 +156,7 @@ def render(a, f):
     for rate in [float(r) for r in a.rates.split(",")]:
         out += [f"## {rate:,.0f} datapoints/s", "", "| what | arithmetic | value |", "|---|---|---|"]
         for what, how, value in size(rate, a, f):
-            shown = f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}"
+            shown = f"{value:,.0f}" if abs(value) >= 100 or float(value).is_integer() else f"{value:,.2f}"
             out.append(f"| {what} | {how} | {shown} |")
         out.append("")
     return "\n".join(out)

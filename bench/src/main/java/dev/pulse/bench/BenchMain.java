@@ -103,8 +103,9 @@ public final class BenchMain {
         List<Result> results = new ArrayList<>();
         int status = 0;
         try (BenchEnv env = new BenchEnv(root, quick,
-                Path.of(opts.getOrDefault("--kinesis-dir", root.resolve("tools/kinesis").toString())),
-                Path.of(opts.getOrDefault("--moto-bin", root.resolve(".venv/bin/moto_server").toString())))) {
+                // Absolute: the emulators run in other working directories.
+                Path.of(opts.getOrDefault("--kinesis-dir", root.resolve("tools/kinesis").toString())).toAbsolutePath(),
+                Path.of(opts.getOrDefault("--moto-bin", root.resolve(".venv/bin/moto_server").toString())).toAbsolutePath())) {
             for (Benchmark b : selected) {
                 err.println("bench: running " + b.name() + (quick ? " (quick)" : ""));
                 long started = System.nanoTime();
