@@ -3,7 +3,6 @@ package dev.pulse.bench;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.local.template.Bindings;
 import dev.pulse.local.template.FunctionSpec;
-import dev.pulse.local.template.PseudoParameters;
 import dev.pulse.local.template.SamTemplate;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -27,22 +26,7 @@ record FunctionSettings(String logicalId, String functionName, int memoryMb, int
         Map<String, String> environment) {
 
     /** Settings that name resources resolve to placeholders: the benchmarks bring their own table and queue. */
-    private static final Bindings UNBOUND = new Bindings() {
-        @Override
-        public String ref(String logicalId) {
-            return "unbound-" + logicalId;
-        }
-
-        @Override
-        public String getAtt(String logicalId, String attribute) {
-            return "unbound-" + logicalId + "." + attribute;
-        }
-
-        @Override
-        public PseudoParameters pseudo() {
-            return PseudoParameters.local("pulse-bench");
-        }
-    };
+    private static final Bindings UNBOUND = Bindings.unbound("pulse-bench");
 
     FunctionSettings {
         environment = Map.copyOf(environment);

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.local.esm.InvokeResult;
 import dev.pulse.local.template.Bindings;
 import dev.pulse.local.template.FunctionSpec;
-import dev.pulse.local.template.PseudoParameters;
 import dev.pulse.local.template.SamTemplate;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -142,22 +141,7 @@ public final class Main {
     }
 
     /** Resolving a function's own settings needs no resource bindings. */
-    private static final Bindings NO_BINDINGS = new Bindings() {
-        @Override
-        public String ref(String logicalId) {
-            return "unbound-" + logicalId;
-        }
-
-        @Override
-        public String getAtt(String logicalId, String attribute) {
-            return "unbound-" + logicalId + "." + attribute;
-        }
-
-        @Override
-        public PseudoParameters pseudo() {
-            return PseudoParameters.local("pulse-local");
-        }
-    };
+    private static final Bindings NO_BINDINGS = Bindings.unbound("pulse-local");
 
     private static void removeHook(Thread hook) {
         try {

@@ -15,4 +15,28 @@ public interface Bindings {
 
     /** Region, account, stack name, partition and URL suffix the pseudo parameters resolve to. */
     PseudoParameters pseudo();
+
+    /**
+     * Bindings for reading a function's own settings before (or without) any resources: a reference resolves
+     * to a placeholder {@code unbound-<LogicalId>}, so settings that name resources are visibly not real.
+     */
+    static Bindings unbound(String stackName) {
+        PseudoParameters pseudo = PseudoParameters.local(stackName);
+        return new Bindings() {
+            @Override
+            public String ref(String logicalId) {
+                return "unbound-" + logicalId;
+            }
+
+            @Override
+            public String getAtt(String logicalId, String attribute) {
+                return "unbound-" + logicalId + "." + attribute;
+            }
+
+            @Override
+            public PseudoParameters pseudo() {
+                return pseudo;
+            }
+        };
+    }
 }
