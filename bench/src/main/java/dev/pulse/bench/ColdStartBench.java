@@ -1,5 +1,6 @@
 package dev.pulse.bench;
 
+import dev.pulse.local.emulator.LocalDynamoDb;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.local.LocalStack;
@@ -25,13 +26,8 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.core.SdkBytes;
-import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.BillingMode;
-import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
-import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
-import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
@@ -310,13 +306,7 @@ final class ColdStartBench implements Benchmark {
                 .credentialsProvider(credentials).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
                 KinesisClient kinesis = KinesisClient.builder().endpointOverride(stack.kinesisUrl()).region(Region.US_EAST_1)
                         .credentialsProvider(credentials).httpClientBuilder(UrlConnectionHttpClient.builder()).build()) {
-            dynamo.createTable(b -> b.tableName(TABLE).billingMode(BillingMode.PAY_PER_REQUEST)
-                    .attributeDefinitions(
-                            AttributeDefinition.builder().attributeName("pk").attributeType(ScalarAttributeType.S).build(),
-                            AttributeDefinition.builder().attributeName("sk").attributeType(ScalarAttributeType.S).build())
-                    .keySchema(
-                            KeySchemaElement.builder().attributeName("pk").keyType(KeyType.HASH).build(),
-                            KeySchemaElement.builder().attributeName("sk").keyType(KeyType.RANGE).build()));
+            LocalDynamoDb.createTable(dynamo, TABLE, false);
             kinesis.createStream(b -> b.streamName(STREAM).shardCount(1));
             kinesis.waiter().waitUntilStreamExists(b -> b.streamName(STREAM));
             // The emulators' own first requests are slow (class loading, DynamoDB Local's SQLite): paid here, once,

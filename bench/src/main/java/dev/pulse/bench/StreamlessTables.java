@@ -1,12 +1,8 @@
 package dev.pulse.bench;
 
+import dev.pulse.local.emulator.LocalDynamoDb;
 import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
-import software.amazon.awssdk.services.dynamodb.model.BillingMode;
-import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
-import software.amazon.awssdk.services.dynamodb.model.KeyType;
-import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 
 /**
  * Tables with the template's keys and billing but no stream, for benchmarks that measure writes.
@@ -27,14 +23,7 @@ final class StreamlessTables {
     /** A fresh table named after {@code prefix}: pk/sk strings, on demand, no stream. */
     static String create(DynamoDbClient client, String prefix) {
         String name = "bench-" + prefix + "-nostream-" + TABLES.incrementAndGet();
-        client.createTable(b -> b.tableName(name)
-                .billingMode(BillingMode.PAY_PER_REQUEST)
-                .attributeDefinitions(
-                        AttributeDefinition.builder().attributeName("pk").attributeType(ScalarAttributeType.S).build(),
-                        AttributeDefinition.builder().attributeName("sk").attributeType(ScalarAttributeType.S).build())
-                .keySchema(
-                        KeySchemaElement.builder().attributeName("pk").keyType(KeyType.HASH).build(),
-                        KeySchemaElement.builder().attributeName("sk").keyType(KeyType.RANGE).build()));
+        LocalDynamoDb.createTable(client, name, false);
         return name;
     }
 

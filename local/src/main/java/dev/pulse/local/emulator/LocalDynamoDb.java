@@ -89,16 +89,28 @@ public final class LocalDynamoDb implements AutoCloseable {
     /** The table as template.yaml declares it: pk/sk strings, on-demand, stream NEW_IMAGE. */
     public void createTable(String name) {
         try (DynamoDbClient c = client()) {
-            c.createTable(b -> b.tableName(name)
+            createTable(c, name, true);
+        }
+    }
+
+    /**
+     * The template's table through {@code client}: pk/sk strings, on-demand, with the NEW_IMAGE stream or
+     * without one (nothing reads it, and DynamoDB Local slows every write to a streamed table as it fills).
+     */
+    public static void createTable(DynamoDbClient client, String name, boolean stream) {
+        client.createTable(b -> {
+            b.tableName(name)
                     .billingMode(BillingMode.PAY_PER_REQUEST)
                     .attributeDefinitions(
                             AttributeDefinition.builder().attributeName("pk").attributeType(ScalarAttributeType.S).build(),
                             AttributeDefinition.builder().attributeName("sk").attributeType(ScalarAttributeType.S).build())
                     .keySchema(
                             KeySchemaElement.builder().attributeName("pk").keyType(KeyType.HASH).build(),
-                            KeySchemaElement.builder().attributeName("sk").keyType(KeyType.RANGE).build())
-                    .streamSpecification(s -> s.streamEnabled(true).streamViewType(StreamViewType.NEW_IMAGE)));
-        }
+                            KeySchemaElement.builder().attributeName("sk").keyType(KeyType.RANGE).build());
+            if (stream) {
+                b.streamSpecification(s -> s.streamEnabled(true).streamViewType(StreamViewType.NEW_IMAGE));
+            }
+        });
     }
 
     /** Fixed credentials: the emulators accept any. */
