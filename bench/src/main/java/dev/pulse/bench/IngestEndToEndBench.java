@@ -9,18 +9,13 @@ import dev.pulse.bench.internal.StdoutCapture;
 import dev.pulse.codec.Decoded;
 import dev.pulse.codec.RecordDecoder;
 import dev.pulse.config.PulseConfig;
-import dev.pulse.dlq.DeadLetterQueue;
 import dev.pulse.ingest.IngestHandler;
 import dev.pulse.ingest.IngestHandlerAccess;
-import dev.pulse.ingest.IngestService;
 import dev.pulse.local.emulator.LocalDynamoDb;
 import dev.pulse.local.emulator.Ports;
 import dev.pulse.model.Datapoint;
 import dev.pulse.model.DatapointValidator;
-import dev.pulse.retry.Backoff;
-import dev.pulse.store.DynamoDbStore;
 import dev.pulse.store.KeyScheme;
-import dev.pulse.store.SeriesCatalog;
 import dev.pulse.store.SummaryAttributes;
 import java.net.URI;
 import java.time.Clock;
@@ -59,8 +54,6 @@ final class IngestEndToEndBench implements Benchmark {
      * about a millisecond against DynamoDB Local and all 50,000 would take longer than the whole benchmark may.
      */
     static final int BASELINE_RECORDS = 2_000;
-    /** IngestHandler's MAX_REMEMBERED_SERIES: the catalog a container keeps. */
-    private static final int REMEMBERED_SERIES = 100_000;
     private static final String SHARD = "shardId-000000000000";
     private static final long FIRST_SEQUENCE = 1_000_000;
 
@@ -222,7 +215,8 @@ final class IngestEndToEndBench implements Benchmark {
 
         private Batch run(String requestId, String table) throws Exception {
             PulseConfig cfg = fn.config(table, queueUrl);
-            IngestHandler handler = IngestHandlerAccess.handler(service(cfg), metrics, cfg.safetyMarginMillis());
+            IngestHandler handler = IngestHandlerAccess.handler(IngestHandlerAccess.service(cfg, async, sqs), metrics,
+                    cfg.safetyMarginMillis());
             BenchContext context = new BenchContext("ingest", requestId, fn.timeoutSeconds() * 1000L, fn.memoryMb());
 
             StreamsEventResponse response;
@@ -260,18 +254,6 @@ final class IngestEndToEndBench implements Benchmark {
             }
             return new Batch(millis, itemsWritten, stored.partials(), stored.items() - stored.partials(),
                     doc.path("WriteRetries").asLong(), doc.path("Throttles").asLong(), doc.path("UnprocessedItems").asLong());
-        }
-
-        /** IngestHandler.create(config), with the clients pointed at DynamoDB Local and the unused queue. */
-        private IngestService service(PulseConfig cfg) {
-            Backoff backoff = new Backoff(cfg.retryBaseMillis(), cfg.retryCapMillis());
-            return new IngestService(
-                    new RecordDecoder(new DatapointValidator(Clock.systemUTC(), cfg.acceptPast(), cfg.acceptFuture())),
-                    new DynamoDbStore(async, cfg.tableName(), cfg.writeConcurrency(), backoff),
-                    new SeriesCatalog(REMEMBERED_SERIES),
-                    new DeadLetterQueue(sqs, cfg.deadLetterUrl(), backoff),
-                    cfg.partialTtl().toSeconds(),
-                    Clock.systemUTC());
         }
 
         private static void expect(JsonNode doc, String metric, long want) {
@@ -366,7 +348,7 @@ final class IngestEndToEndBench implements Benchmark {
      * dead-letter queue is never called (each batch checks PoisonRecords is 0); were it called, the batch would
      * fail on the refused connection rather than pass unnoticed.
      */
-    private static SqsClient unusedQueueClient(String queueUrl) {
+    static SqsClient unusedQueueClient(String queueUrl) {
         URI queue = URI.create(queueUrl);
         return SqsClient.builder()
                 .endpointOverride(URI.create(queue.getScheme() + "://" + queue.getAuthority()))

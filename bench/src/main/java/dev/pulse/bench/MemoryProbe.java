@@ -6,36 +6,26 @@ import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.management.GarbageCollectionNotificationInfo;
-import dev.pulse.codec.RecordDecoder;
 import dev.pulse.config.PulseConfig;
-import dev.pulse.dlq.DeadLetterQueue;
 import dev.pulse.ingest.IngestHandler;
 import dev.pulse.ingest.IngestHandlerAccess;
 import dev.pulse.ingest.IngestService;
 import dev.pulse.local.emulator.LocalDynamoDb;
-import dev.pulse.model.DatapointValidator;
 import dev.pulse.query.QueryBenchAccess;
 import dev.pulse.query.QueryHandler;
-import dev.pulse.retry.Backoff;
-import dev.pulse.store.DynamoDbStore;
-import dev.pulse.store.SeriesCatalog;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
-import java.lang.management.MemoryUsage;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.management.NotificationEmitter;
 import javax.management.openmbean.CompositeData;
 import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
-import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.lambda.powertools.metrics.MetricsBuilder;
 
 /**
@@ -113,14 +103,8 @@ public final class MemoryProbe {
     }
 
     private static Runnable ingest(DynamoDbAsyncClient client, PulseConfig cfg, int records) {
-        Backoff backoff = new Backoff(cfg.retryBaseMillis(), cfg.retryCapMillis());
         // No poison in the data: the queue is never called, and a call would fail on the refused connection.
-        SqsClient sqs = SqsClient.builder().endpointOverride(URI.create("http://127.0.0.1:9")).region(Region.US_EAST_1)
-                .credentialsProvider(LocalDynamoDb.credentials()).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
-        IngestService service = new IngestService(
-                new RecordDecoder(new DatapointValidator(Clock.systemUTC(), cfg.acceptPast(), cfg.acceptFuture())),
-                new DynamoDbStore(client, cfg.tableName(), cfg.writeConcurrency(), backoff), new SeriesCatalog(100_000),
-                new DeadLetterQueue(sqs, cfg.deadLetterUrl(), backoff), cfg.partialTtl().toSeconds(), Clock.systemUTC());
+        IngestService service = IngestHandlerAccess.service(cfg, client, IngestEndToEndBench.unusedQueueClient(cfg.deadLetterUrl()));
         IngestHandler handler = IngestHandlerAccess.handler(service, MetricsBuilder.builder().withNamespace("PulseBench")
                 .withService("ingest").build(), cfg.safetyMarginMillis());
         return () -> {

@@ -1,5 +1,8 @@
 package dev.pulse.ingest;
 
+import dev.pulse.config.PulseConfig;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.lambda.powertools.metrics.Metrics;
 
 /**
@@ -10,6 +13,11 @@ import software.amazon.lambda.powertools.metrics.Metrics;
 public final class IngestHandlerAccess {
 
     private IngestHandlerAccess() {
+    }
+
+    /** {@code IngestHandler.create(config, dynamo, sqs)}: the production wiring on the given clients. */
+    public static IngestService service(PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs) {
+        return IngestHandler.create(config, dynamo, sqs);
     }
 
     /** {@code new IngestHandler(service, metrics, safetyMarginMillis)}. */

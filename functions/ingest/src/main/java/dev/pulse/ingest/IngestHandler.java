@@ -17,6 +17,8 @@ import dev.pulse.retry.Deadline;
 import dev.pulse.store.DynamoDbStore;
 import dev.pulse.store.SeriesCatalog;
 import java.time.Clock;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,13 +59,17 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
 
     /** The production wiring of {@link IngestService} for {@code config}. */
     static IngestService create(PulseConfig config) {
+        return create(config, AwsClients.dynamoDbAsync(config.writeConcurrency()), AwsClients.sqs());
+    }
+
+    /** The same wiring on given clients (the benchmarks point them at the emulators). */
+    static IngestService create(PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs) {
         Backoff backoff = new Backoff(config.retryBaseMillis(), config.retryCapMillis());
         return new IngestService(
                 new RecordDecoder(new DatapointValidator(Clock.systemUTC(), config.acceptPast(), config.acceptFuture())),
-                new DynamoDbStore(AwsClients.dynamoDbAsync(config.writeConcurrency()), config.tableName(),
-                        config.writeConcurrency(), backoff),
+                new DynamoDbStore(dynamo, config.tableName(), config.writeConcurrency(), backoff),
                 new SeriesCatalog(MAX_REMEMBERED_SERIES),
-                new DeadLetterQueue(AwsClients.sqs(), config.deadLetterUrl(), backoff),
+                new DeadLetterQueue(sqs, config.deadLetterUrl(), backoff),
                 config.partialTtl().toSeconds(),
                 Clock.systemUTC());
     }
