@@ -54,7 +54,7 @@ public final class MemoryProbe {
         int size = Integer.parseInt(args[3]);
         // The template's defaults, as a default deployment runs the function.
         PulseConfig cfg = FunctionSettings.load(Path.of(args[4]), kind.equals("ingest") ? "IngestFunction" : "QueryFunction")
-                .config(table, "http://127.0.0.1:9/123456789012/unused");
+                .config(table, QueryDataset.UNUSED_QUEUE);
         int concurrency = cfg.writeConcurrency();
         DynamoDbAsyncClient client = DynamoDbAsyncClient.builder().endpointOverride(endpoint).region(Region.US_EAST_1)
                 .credentialsProvider(LocalDynamoDb.credentials())
@@ -62,7 +62,7 @@ public final class MemoryProbe {
                 .build();
         Runnable invocation = switch (kind) {
             case "ingest" -> ingest(client, cfg, size);
-            case "query" -> query(client, table, size);
+            case "query" -> query(client, cfg, size);
             default -> throw new IllegalArgumentException("ingest or query: " + kind);
         };
 
@@ -119,8 +119,8 @@ public final class MemoryProbe {
         };
     }
 
-    private static Runnable query(DynamoDbAsyncClient client, String table, int series) {
-        QueryHandler handler = QueryBenchAccess.handler(client, table, QueryDataset.clock(),
+    private static Runnable query(DynamoDbAsyncClient client, PulseConfig cfg, int series) {
+        QueryHandler handler = QueryBenchAccess.handler(cfg, client, QueryDataset.clock(),
                 MetricsBuilder.builder().withNamespace("PulseBench").withService("query").build());
         return () -> {
             try {

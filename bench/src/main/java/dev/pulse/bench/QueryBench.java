@@ -53,7 +53,7 @@ final class QueryBench implements Benchmark {
     public Result run(BenchEnv env) throws Exception {
         QueryDataset data = QueryDataset.create(env, env.scale(100, 20));
         List<String> stats = QueryDataset.dashboardStats();
-        DynamoDbAsyncClient client = env.dynamoAsync(dev.pulse.query.QueryBenchAccess.WRITE_CONCURRENCY * 4, true);
+        DynamoDbAsyncClient client = env.dynamoAsync(data.config().writeConcurrency() * 4, true);
         DynamoDbClient blocking = env.dynamoSync();
         List<String> details = new ArrayList<>();
         Map<String, Double> values = new LinkedHashMap<>();

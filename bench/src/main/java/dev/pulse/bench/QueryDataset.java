@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.aggregate.Summary;
+import dev.pulse.config.PulseConfig;
 import dev.pulse.model.SeriesKey;
 import dev.pulse.query.QueryBenchAccess;
 import dev.pulse.query.QueryHandler;
@@ -40,18 +41,23 @@ public final class QueryDataset {
     static final int BUCKETS = 288;
     static final int VALUES_PER_MINUTE = 6;
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The query function never writes to its dead-letter queue; its configuration still names one. */
+    static final String UNUSED_QUEUE = "http://127.0.0.1:9/123456789012/unused";
 
     /** One series of the dataset with what every PT5M bucket must answer. */
     record Series(String name, Map<String, String> dims, String key, long[] counts, double[] sums, double[] maxima) {
     }
 
+    private final PulseConfig config;
     private final String table;
     private final List<Series> series;
     private final int itemsWritten;
     private final double hourlyItemBytes;
     private final double dailyItemBytes;
 
-    private QueryDataset(String table, List<Series> series, int itemsWritten, double hourlyItemBytes, double dailyItemBytes) {
+    private QueryDataset(PulseConfig config, String table, List<Series> series, int itemsWritten, double hourlyItemBytes,
+            double dailyItemBytes) {
+        this.config = config;
         this.table = table;
         this.series = series;
         this.itemsWritten = itemsWritten;
@@ -102,7 +108,8 @@ public final class QueryDataset {
             store.writeAll(batch, Deadline.inMillis(60_000)).join();
             all.add(ser);
         }
-        return new QueryDataset(table, List.copyOf(all), items, hourlyBytes / (24.0 * seriesCount),
+        PulseConfig config = FunctionSettings.load(env.root(), "QueryFunction").config(table, UNUSED_QUEUE);
+        return new QueryDataset(config, table, List.copyOf(all), items, hourlyBytes / (24.0 * seriesCount),
                 (double) dailyBytes / seriesCount);
     }
 
@@ -148,6 +155,11 @@ public final class QueryDataset {
         return table;
     }
 
+    /** QueryFunction's configuration at the template's defaults, on this dataset's table. */
+    public PulseConfig config() {
+        return config;
+    }
+
     List<Series> series() {
         return series;
     }
@@ -163,7 +175,7 @@ public final class QueryDataset {
 
     /** A QueryHandler over the table, wired as in production, with {@link #clock()}. */
     public QueryHandler handler(DynamoDbAsyncClient client, Metrics metrics) {
-        return QueryBenchAccess.handler(client, table, clock(), metrics);
+        return QueryBenchAccess.handler(config, client, clock(), metrics);
     }
 
     /** The dimensions of series number {@code s}: 10 services x routes, so the query names 100 distinct series. */

@@ -54,9 +54,14 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
     }
 
     private QueryHandler(PulseConfig config, DynamoDbAsyncClient client) {
+        this(config, client, Clock.systemUTC(), PulseMetrics.create("query"));
+    }
+
+    /** The production wiring on a given client, clock and metrics sink (the benchmarks' way in). */
+    QueryHandler(PulseConfig config, DynamoDbAsyncClient client, Clock clock, Metrics metrics) {
         this(new QueryService(client, config.tableName(), config.writeConcurrency() * 4, 5 * 60_000L,
-                new RollupCache(400_000, 5 * 60_000L), Clock.systemUTC()),
-                new CatalogService(client, config.tableName()), PulseMetrics.create("query"), config.safetyMarginMillis());
+                new RollupCache(400_000, 5 * 60_000L), clock),
+                new CatalogService(client, config.tableName()), metrics, config.safetyMarginMillis());
     }
 
     QueryHandler(QueryService queries, CatalogService catalog, Metrics metrics, long safetyMarginMillis) {
