@@ -86,7 +86,7 @@ public final class LocalDynamoDb implements AutoCloseable {
                 .build();
     }
 
-    /** The table as template.yaml declares it: pk/sk strings, on-demand, stream NEW_IMAGE. */
+    /** The table as template.yaml declares it: pk/sk strings, on-demand, the build queue index, a NEW_IMAGE stream. */
     public void createTable(String name) {
         try (DynamoDbClient c = client()) {
             createTable(c, name, true);
@@ -103,10 +103,17 @@ public final class LocalDynamoDb implements AutoCloseable {
                     .billingMode(BillingMode.PAY_PER_REQUEST)
                     .attributeDefinitions(
                             AttributeDefinition.builder().attributeName("pk").attributeType(ScalarAttributeType.S).build(),
-                            AttributeDefinition.builder().attributeName("sk").attributeType(ScalarAttributeType.S).build())
+                            AttributeDefinition.builder().attributeName("sk").attributeType(ScalarAttributeType.S).build(),
+                            AttributeDefinition.builder().attributeName("dq").attributeType(ScalarAttributeType.S).build())
                     .keySchema(
                             KeySchemaElement.builder().attributeName("pk").keyType(KeyType.HASH).build(),
-                            KeySchemaElement.builder().attributeName("sk").keyType(KeyType.RANGE).build());
+                            KeySchemaElement.builder().attributeName("sk").keyType(KeyType.RANGE).build())
+                    // The build queue (template.yaml, index "due"): rollup items waiting for a build.
+                    .globalSecondaryIndexes(g -> g.indexName("due")
+                            .keySchema(KeySchemaElement.builder().attributeName("dq").keyType(KeyType.HASH).build(),
+                                    KeySchemaElement.builder().attributeName("pk").keyType(KeyType.RANGE).build())
+                            .projection(pr -> pr.projectionType(software.amazon.awssdk.services.dynamodb.model.ProjectionType.INCLUDE)
+                                    .nonKeyAttributes("sk", "d")));
             if (stream) {
                 b.streamSpecification(s -> s.streamEnabled(true).streamViewType(StreamViewType.NEW_IMAGE));
             }
