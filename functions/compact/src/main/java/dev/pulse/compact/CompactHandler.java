@@ -2,29 +2,29 @@ package dev.pulse.compact;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
-import com.amazonaws.services.lambda.runtime.events.DynamodbEvent;
-import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
+import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import dev.pulse.config.AwsClients;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.metrics.ColdStart;
-import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.metrics.PulseMetrics;
+import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Deadline;
 import java.time.Clock;
-import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 import software.amazon.lambda.powertools.metrics.Metrics;
 
 import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
 /**
- * Lambda entry point for the table's stream. Translates only: the stream batch to {@link CompactService},
- * the result to a partial batch response (the whole batch on failure: rollups are recomputed whole, so a
- * retry is always safe), the counters to one EMF document at the end of the invocation.
+ * Lambda entry point of the rollup builder, invoked by its EventBridge schedule. Translates only: one run of
+ * {@link CompactService}, its outcome as the response, the counters as one EMF document at the end of the
+ * invocation. A run that fails on a DynamoDB error throws after reporting, so the function's Errors metric and
+ * alarm see it; what it did not build stays queued for the next run either way.
  */
-public final class CompactHandler implements RequestHandler<DynamodbEvent, StreamsEventResponse> {
+public final class CompactHandler implements RequestHandler<ScheduledEvent, CompactResult> {
 
     private static final Logger LOG = LoggerFactory.getLogger(CompactHandler.class);
 
@@ -49,34 +49,37 @@ public final class CompactHandler implements RequestHandler<DynamodbEvent, Strea
     }
 
     static CompactService create(PulseConfig config) {
-        return new CompactService(AwsClients.dynamoDbAsync(config.writeConcurrency(), true), config.tableName(),
-                config.writeConcurrency(), config.hourlyTtl().toSeconds(), config.dailyTtl().toSeconds(),
-                Clock.systemUTC());
+        return create(config, AwsClients.dynamoDbAsync(config.writeConcurrency(), true), Clock.systemUTC());
     }
 
+    /** The production wiring on a given client and clock (tests and the cost benchmark run it on a simulated clock). */
+    static CompactService create(PulseConfig config, DynamoDbAsyncClient dynamo, Clock clock) {
+        return new CompactService(dynamo, config.tableName(), Math.max(8, config.writeConcurrency()),
+                settings(config), clock);
+    }
+
+    static CompactService.Settings settings(PulseConfig config) {
+        return new CompactService.Settings(config.buildGrace(), config.markSettle(), config.partialTtl(),
+                config.hourlyTtl().toSeconds(), config.dailyTtl().toSeconds());
+    }
 
     @Override
-    public StreamsEventResponse handleRequest(DynamodbEvent event, Context context) {
+    public CompactResult handleRequest(ScheduledEvent event, Context context) {
         return PowertoolsLogging.withLogging(context, () -> InvocationMetrics.measure(CompactMetric.class, metrics, counters -> {
             counters.add(CompactMetric.COLD_START, coldStart.take() ? 1 : 0);
-            List<DynamodbEvent.DynamodbStreamRecord> records = event == null || event.getRecords() == null
-                    ? List.of() : event.getRecords();
             Deadline deadline = Deadline.inMillis(context.getRemainingTimeInMillis() - safetyMarginMillis);
-            CompactResult r = service.compact(records, deadline, counters);
-            if (r.failed()) {
-                if (r.failedSequence() == null) {
-                    throw new IllegalStateException("batch failed and its first record has no sequence number: "
-                            + r.failureReason());
-                }
-                LOG.error("batch failed, reporting {} so Lambda retries the whole batch: {}", r.failedSequence(),
-                        r.failureReason(), entry("records", r.records()));
-                return StreamsEventResponse.builder()
-                        .withBatchItemFailures(List.of(new StreamsEventResponse.BatchItemFailure(r.failedSequence())))
-                        .build();
+            CompactResult r = service.build(deadline, counters);
+            if (r.stopped() && !r.stopReason().startsWith("deadline")) {
+                LOG.error("build run failed, what it did not build stays queued: {}", r.stopReason(),
+                        entry("hoursBuilt", r.hoursBuilt()), entry("daysBuilt", r.daysBuilt()),
+                        entry("pending", r.periodsPending()));
+                throw new IllegalStateException("build run failed: " + r.stopReason());
             }
-            LOG.info("rollups recomputed", entry("records", r.records()), entry("hours", r.hours()),
-                    entry("days", r.days()));
-            return StreamsEventResponse.builder().withBatchItemFailures(List.of()).build();
+            LOG.info("build run", entry("queued", r.periodsQueued()), entry("hoursBuilt", r.hoursBuilt()),
+                    entry("daysBuilt", r.daysBuilt()), entry("pending", r.periodsPending()),
+                    entry("losingWrites", r.losingWrites()), entry("oldestPendingAgeSeconds", r.oldestPendingAgeSeconds()),
+                    entry("stopped", r.stopped()));
+            return r;
         }));
     }
 }

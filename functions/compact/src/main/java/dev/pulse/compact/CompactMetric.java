@@ -3,19 +3,28 @@ package dev.pulse.compact;
 import dev.pulse.metrics.MetricName;
 import software.amazon.lambda.powertools.metrics.model.MetricUnit;
 
-/** The metrics CompactFunction emits, once per invocation, as one EMF document (names in PascalCase). */
+/** The metrics CompactFunction (the rollup builder) emits, once per run, as one EMF document (names in PascalCase). */
 public enum CompactMetric implements MetricName {
-    RECORDS_IN,
-    HOURS_RECOMPUTED,
-    DAYS_RECOMPUTED,
+    /** Marked periods the run found in the build queue. */
+    PERIODS_QUEUED,
+    HOURS_BUILT,
+    DAYS_BUILT,
+    /** Marked periods left for a later run: marked too recently, a day whose hours are not all built, or the deadline. */
+    PERIODS_PENDING,
     ITEMS_READ,
     ROLLUPS_WRITTEN,
-    BATCH_FAILURES,
-    COMPACT_LAG_MS {
+    /** Conditional rollup writes that lost to a newer build or a newer mark (dropped, never applied). */
+    LOSING_WRITES,
+    /** Marks of periods whose partials may have expired: cleared without a rebuild (docs/operations.md). */
+    EXPIRED_MARKS,
+    /** The oldest buildable closed period still waiting after the run, in seconds since it became buildable. */
+    OLDEST_PENDING_BUILD_AGE_SECONDS {
         @Override
         public MetricUnit unit() {
-            return MetricUnit.MILLISECONDS;
+            return MetricUnit.SECONDS;
         }
     },
+    /** Runs that stopped at their deadline (or on a read failure) with work left. */
+    RUNS_STOPPED,
     COLD_START
 }

@@ -1,17 +1,17 @@
 package dev.pulse.compact;
 
 /**
- * The outcome of one stream batch.
+ * The outcome of one build run.
  *
- * @param records        stream records in the batch
- * @param hours          (series, hour) rollups recomputed
- * @param days           (series, day) rollups recomputed
- * @param failedSequence the batch's first sequence number, reported when failed
- * @param failureReason  why the batch failed, or {@code null}
+ * @param periodsQueued    marked periods found in the build queue
+ * @param hoursBuilt       hourly rollups written
+ * @param daysBuilt        daily rollups written
+ * @param periodsPending   marked periods left for a later run
+ * @param losingWrites     conditional writes that lost to a newer build or mark
+ * @param oldestPendingAgeSeconds how long the oldest buildable period still waiting has been buildable (0: none)
+ * @param stopped          whether the run stopped with work left (deadline or failure)
+ * @param stopReason       why it stopped, or {@code null}
  */
-public record CompactResult(int records, int hours, int days, String failedSequence, String failureReason) {
-
-    public boolean failed() {
-        return failureReason != null;
-    }
+public record CompactResult(int periodsQueued, int hoursBuilt, int daysBuilt, int periodsPending, int losingWrites,
+        long oldestPendingAgeSeconds, boolean stopped, String stopReason) {
 }

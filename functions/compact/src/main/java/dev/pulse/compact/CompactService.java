@@ -1,164 +1,330 @@
 package dev.pulse.compact;
 
-import com.amazonaws.services.lambda.runtime.events.DynamodbEvent;
 import dev.pulse.aggregate.Summary;
 import dev.pulse.concurrent.Bounded;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Deadline;
+import dev.pulse.store.BuildMarks;
 import dev.pulse.store.KeyScheme;
 import dev.pulse.store.PartialItems;
 import dev.pulse.store.RollupItems;
 import dev.pulse.store.SummaryAttributes;
 import java.time.Clock;
-import java.util.LinkedHashSet;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 
 /**
- * Maintains hourly and daily rollups from the table's own stream. A changed minute partial makes its
- * (series, hour) be recomputed from all of that hour's partials; a changed hourly rollup makes its
- * (series, day) be recomputed from all of that day's hourly rollups. Every rollup is rebuilt whole from the
- * source of truth and overwritten, so processing a batch twice, out of order or with late data always
- * converges to the same items. Reads are strongly consistent so a recompute sees the write that triggered it.
+ * The rollup builder, run on a schedule. Each run takes the build queue (rollup items carrying a build mark,
+ * found through the sparse index {@value BuildMarks#DUE_INDEX}) for every closed period, builds each marked
+ * hour from its minute partials and then each marked day from its hourly rollups, once.
+ *
+ * <p>Every rollup write is a put conditional on two things: the mark is still the one the build read (data
+ * announced since then keeps the item marked, and the next run rebuilds it), and the item's version {@code v}
+ * (the time the build started reading, which only grows) is older than this build's. A losing write is counted
+ * and dropped, so an old build that lands late can never replace a newer one. A run stops starting work at its
+ * deadline, caps every call at the time left and awaits what is in flight before it returns.
+ *
+ * <p>A mark is built only once it has settled ({@link dev.pulse.config.PulseConfig#markSettle()}): every
+ * partial it announces has landed by then. A period whose partials may have expired is never rebuilt from what
+ * is left; its mark is cleared and counted ({@link CompactMetric#EXPIRED_MARKS}).
  */
 public final class CompactService {
 
     private static final long HOUR_MS = 3_600_000L;
     private static final long DAY_MS = 86_400_000L;
 
-    /** A rollup to rebuild: a series and the start of its hour or day. */
-    record Target(String seriesKey, long start) {
+    /** Timing and retention the builder needs; all from {@link dev.pulse.config.PulseConfig}. */
+    public record Settings(Duration grace, Duration markSettle, Duration partialTtl, long hourlyTtlSeconds,
+            long dailyTtlSeconds) {
+    }
+
+    /** A marked rollup item from the build queue. */
+    record Queued(String pk, String sk, String seriesKey, long start, boolean day, long marked) {
+        long end() {
+            return start + (day ? DAY_MS : HOUR_MS);
+        }
     }
 
     private final DynamoDbAsyncClient client;
     private final String table;
     private final int concurrency;
-    private final long hourlyTtlSeconds;
-    private final long dailyTtlSeconds;
+    private final Settings settings;
     private final Clock clock;
 
-    public CompactService(DynamoDbAsyncClient client, String table, int concurrency, long hourlyTtlSeconds,
-            long dailyTtlSeconds, Clock clock) {
+    public CompactService(DynamoDbAsyncClient client, String table, int concurrency, Settings settings, Clock clock) {
         this.client = client;
         this.table = table;
         this.concurrency = concurrency;
-        this.hourlyTtlSeconds = hourlyTtlSeconds;
-        this.dailyTtlSeconds = dailyTtlSeconds;
+        this.settings = settings;
         this.clock = clock;
     }
 
-    public CompactResult compact(List<DynamodbEvent.DynamodbStreamRecord> records, Deadline deadline,
-            InvocationMetrics<CompactMetric> metrics) {
-        Set<Target> hours = new LinkedHashSet<>();
-        Set<Target> days = new LinkedHashSet<>();
-        long oldest = Long.MAX_VALUE;
-        for (DynamodbEvent.DynamodbStreamRecord r : records) {
-            if (r.getDynamodb() == null || r.getDynamodb().getNewImage() == null || "REMOVE".equals(r.getEventName())) {
-                continue; // TTL deletions and other removals never shrink a rollup
-            }
-            if (r.getDynamodb().getApproximateCreationDateTime() != null) {
-                oldest = Math.min(oldest, r.getDynamodb().getApproximateCreationDateTime().getTime());
-            }
-            var image = r.getDynamodb().getNewImage(); // the events library's attribute values, not the SDK's
-            String pk = s(image.get(KeyScheme.PK));
-            String series = s(image.get(PartialItems.SERIES));
-            if (pk == null || series == null) {
-                continue;
-            }
-            if (pk.startsWith("P#") && n(image.get(PartialItems.MINUTE)) != null) {
-                long minute = Long.parseLong(n(image.get(PartialItems.MINUTE)));
-                hours.add(new Target(series, Math.floorDiv(minute, HOUR_MS) * HOUR_MS));
-            } else if (pk.startsWith("H#") && n(image.get(RollupItems.START)) != null) {
-                long hour = Long.parseLong(n(image.get(RollupItems.START)));
-                days.add(new Target(series, Math.floorDiv(hour, DAY_MS) * DAY_MS));
-            }
-        }
-        metrics.add(CompactMetric.RECORDS_IN, records.size());
-        if (oldest != Long.MAX_VALUE) {
-            metrics.set(CompactMetric.COMPACT_LAG_MS, Math.max(0, clock.millis() - oldest));
-        }
-
+    /** One run: builds what is buildable, reports what is left. */
+    public CompactResult build(Deadline deadline, InvocationMetrics<CompactMetric> metrics) {
+        Run run = new Run(clock.millis(), deadline, metrics);
         String failure = null;
         try {
-            CompletableFuture<Void> work = Bounded.forEach(hours, concurrency, t -> recomputeHour(t, metrics))
-                    .thenCompose(v -> Bounded.forEach(days, concurrency, t -> recomputeDay(t, metrics)));
-            work.get(Math.max(1, deadline.remainingMillis()), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            failure = "deadline passed with rollups still being written";
-        } catch (CompletionException | java.util.concurrent.ExecutionException e) {
-            failure = Bounded.unwrap(e).toString();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            failure = "interrupted";
+            List<Queued> hours = scan(hourQueues(run.now), false, run);
+            run.queued.addAndGet(hours.size());
+            run.execute(hours, q -> buildHour(q, run));
+            List<Queued> days = scan(dayQueues(run.now), true, run);
+            run.queued.addAndGet(days.size());
+            run.execute(days, q -> buildDay(q, run));
+        } catch (RuntimeException e) {
+            Throwable cause = Bounded.unwrap(e);
+            failure = cause instanceof Bounded.StoppedException ? "deadline: " + cause.getMessage() : cause.toString();
         }
-        metrics.add(CompactMetric.HOURS_RECOMPUTED, failure == null ? hours.size() : 0);
-        metrics.add(CompactMetric.DAYS_RECOMPUTED, failure == null ? days.size() : 0);
-        String failedSequence = null;
-        if (failure != null) {
-            metrics.increment(CompactMetric.BATCH_FAILURES);
-            failedSequence = records.isEmpty() || records.get(0).getDynamodb() == null ? null
-                    : records.get(0).getDynamodb().getSequenceNumber();
-        }
-        return new CompactResult(records.size(), hours.size(), days.size(), failedSequence, failure);
+        long oldest = run.oldestPendingSince.get() == Long.MAX_VALUE ? 0
+                : Math.max(0, (run.now - run.oldestPendingSince.get()) / 1000);
+        metrics.add(CompactMetric.PERIODS_QUEUED, run.queued.get());
+        metrics.add(CompactMetric.HOURS_BUILT, run.hoursBuilt.get());
+        metrics.add(CompactMetric.DAYS_BUILT, run.daysBuilt.get());
+        metrics.add(CompactMetric.PERIODS_PENDING, run.pending.get());
+        metrics.add(CompactMetric.LOSING_WRITES, run.losing.get());
+        metrics.set(CompactMetric.OLDEST_PENDING_BUILD_AGE_SECONDS, oldest);
+        metrics.add(CompactMetric.RUNS_STOPPED, failure == null ? 0 : 1);
+        return new CompactResult(run.queued.get(), run.hoursBuilt.get(), run.daysBuilt.get(), run.pending.get(),
+                run.losing.get(), oldest, failure != null, failure);
     }
 
-    private CompletableFuture<Void> recomputeHour(Target t, InvocationMetrics<CompactMetric> metrics) {
+    /** Queue keys of every closed hour whose partials may still exist (older marks cannot be built). */
+    private List<String> hourQueues(long now) {
+        List<String> out = new ArrayList<>();
+        long first = Math.floorDiv(now - settings.partialTtl().toMillis(), HOUR_MS) * HOUR_MS;
+        for (long hour = first; hour + HOUR_MS + settings.grace().toMillis() <= now; hour += HOUR_MS) {
+            for (int b = 0; b < BuildMarks.BUCKETS; b++) {
+                out.add(BuildMarks.hourDue(hour, b));
+            }
+        }
+        return out;
+    }
+
+    private List<String> dayQueues(long now) {
+        List<String> out = new ArrayList<>();
+        long first = Math.floorDiv(now - settings.partialTtl().toMillis() - DAY_MS, DAY_MS) * DAY_MS;
+        for (long day = first; day + DAY_MS + settings.grace().toMillis() <= now; day += DAY_MS) {
+            for (int b = 0; b < BuildMarks.BUCKETS; b++) {
+                out.add(BuildMarks.dayDue(day, b));
+            }
+        }
+        return out;
+    }
+
+    /** Every marked item of the given queue partitions (the index is eventually consistent: a later run sees the rest). */
+    private List<Queued> scan(List<String> queues, boolean day, Run run) {
+        ConcurrentLinkedQueue<Queued> out = new ConcurrentLinkedQueue<>();
+        run.execute(queues, q -> {
+            QueryRequest request = QueryRequest.builder().tableName(table).indexName(BuildMarks.DUE_INDEX)
+                    .keyConditionExpression("#q = :q")
+                    .expressionAttributeNames(Map.of("#q", BuildMarks.DUE))
+                    .expressionAttributeValues(Map.of(":q", AttributeValue.fromS(q)))
+                    .overrideConfiguration(o -> o.apiCallTimeout(run.callTimeout()))
+                    .build();
+            return client.queryPaginator(request).items().subscribe(item -> {
+                AttributeValue marked = item.get(BuildMarks.MARKED);
+                if (marked != null) {
+                    out.add(queued(item.get(KeyScheme.PK).s(), item.get(KeyScheme.SK).s(), day, Long.parseLong(marked.n())));
+                }
+            });
+        });
+        return new ArrayList<>(out);
+    }
+
+    static Queued queued(String pk, String sk, boolean day, long marked) {
+        if (day) {
+            long start = LocalDate.parse(sk).atStartOfDay().toEpochSecond(ZoneOffset.UTC) * 1000;
+            return new Queued(pk, sk, pk.substring(2, pk.length() - "#yyyy-MM".length()), start, true, marked);
+        }
+        long start = LocalDateTime.parse(sk + ":00").toEpochSecond(ZoneOffset.UTC) * 1000;
+        return new Queued(pk, sk, pk.substring(2, pk.length() - "#yyyy-MM-dd".length()), start, false, marked);
+    }
+
+    private CompletableFuture<Void> buildHour(Queued q, Run run) {
+        if (!run.settled(q)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        // The hour's first partial expires partialTtl after its minute ends: rebuilding from what is left would shrink it.
+        if (q.start() + 60_000L + settings.partialTtl().toMillis() <= run.now + settings.grace().toMillis()) {
+            run.metrics.increment(CompactMetric.EXPIRED_MARKS);
+            return clearMark(q, run);
+        }
+        long version = clock.millis();
         SortedMap<Integer, Summary> minutes = new TreeMap<>();
-        return query(KeyScheme.partialPk(t.seriesKey(), t.start()), item -> {
+        return query(KeyScheme.partialPk(q.seriesKey(), q.start()), item -> {
             long minute = Long.parseLong(item.get(PartialItems.MINUTE).n());
-            minutes.computeIfAbsent((int) ((minute - t.start()) / 60_000L), k -> new Summary())
+            minutes.computeIfAbsent((int) ((minute - q.start()) / 60_000L), k -> new Summary())
                     .merge(SummaryAttributes.read(item));
-        }, metrics).thenCompose(v -> minutes.isEmpty() ? CompletableFuture.completedFuture(null)
-                : put(RollupItems.hourly(t.seriesKey(), t.start(), minutes, hourlyTtlSeconds), metrics));
+        }, run).thenCompose(v -> put(q, minutes.isEmpty()
+                ? RollupItems.empty(q.pk(), q.sk(), q.seriesKey(), q.start(), q.end() / 1000 + settings.hourlyTtlSeconds())
+                : RollupItems.hourly(q.seriesKey(), q.start(), minutes, settings.hourlyTtlSeconds()), version, run,
+                run.hoursBuilt));
     }
 
-    private CompletableFuture<Void> recomputeDay(Target t, InvocationMetrics<CompactMetric> metrics) {
+    private CompletableFuture<Void> buildDay(Queued q, Run run) {
+        if (!run.settled(q)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        long version = clock.millis();
         SortedMap<Integer, Summary> hours = new TreeMap<>();
-        return query(KeyScheme.hourlyPk(t.seriesKey(), t.start()), item -> {
-            long hour = Long.parseLong(item.get(RollupItems.START).n());
-            hours.put((int) ((hour - t.start()) / HOUR_MS), SummaryAttributes.read(item));
-        }, metrics).thenCompose(v -> hours.isEmpty() ? CompletableFuture.completedFuture(null)
-                : put(RollupItems.daily(t.seriesKey(), t.start(), hours, dailyTtlSeconds), metrics));
+        AtomicBoolean hourStillMarked = new AtomicBoolean();
+        return query(KeyScheme.hourlyPk(q.seriesKey(), q.start()), item -> {
+            if (item.containsKey(BuildMarks.MARKED)) {
+                hourStillMarked.set(true); // its hour is not built yet: the day waits for it
+            } else if (item.containsKey(SummaryAttributes.COUNT)) {
+                long hour = Long.parseLong(item.get(RollupItems.START).n());
+                hours.put((int) ((hour - q.start()) / HOUR_MS), SummaryAttributes.read(item));
+            }
+        }, run).thenCompose(v -> {
+            if (hourStillMarked.get()) {
+                run.leave(q, Math.max(q.end(), q.marked()) + settings.grace().toMillis());
+                return CompletableFuture.completedFuture(null);
+            }
+            return put(q, hours.isEmpty()
+                    ? RollupItems.empty(q.pk(), q.sk(), q.seriesKey(), q.start(), q.end() / 1000 + settings.dailyTtlSeconds())
+                    : RollupItems.daily(q.seriesKey(), q.start(), hours, settings.dailyTtlSeconds()), version, run,
+                    run.daysBuilt);
+        });
+    }
+
+    /**
+     * Puts a rebuilt rollup if its mark is still the one this build read and no newer build has landed; the put
+     * replaces the whole item, so it also removes the mark.
+     */
+    private CompletableFuture<Void> put(Queued q, Map<String, AttributeValue> item, long version, Run run,
+            AtomicInteger built) {
+        item.put(RollupItems.VERSION, AttributeValue.fromN(Long.toString(version)));
+        return client.putItem(b -> b.tableName(table).item(item)
+                        .conditionExpression("#d = :d AND (attribute_not_exists(#v) OR #v < :v)")
+                        .expressionAttributeNames(Map.of("#d", BuildMarks.MARKED, "#v", RollupItems.VERSION))
+                        .expressionAttributeValues(Map.of(":d", AttributeValue.fromN(Long.toString(q.marked())),
+                                ":v", AttributeValue.fromN(Long.toString(version))))
+                        .overrideConfiguration(o -> o.apiCallTimeout(run.callTimeout())))
+                .handle((r, e) -> {
+                    if (e == null) {
+                        built.incrementAndGet();
+                        run.metrics.increment(CompactMetric.ROLLUPS_WRITTEN);
+                        return null;
+                    }
+                    if (Bounded.unwrap(e) instanceof ConditionalCheckFailedException) {
+                        run.losing.incrementAndGet(); // marked again meanwhile, or a newer build landed first
+                        return null;
+                    }
+                    throw new java.util.concurrent.CompletionException(Bounded.unwrap(e));
+                });
+    }
+
+    /** Removes a mark without a rebuild, if it is still the one read. */
+    private CompletableFuture<Void> clearMark(Queued q, Run run) {
+        return client.updateItem(b -> b.tableName(table)
+                        .key(Map.of(KeyScheme.PK, AttributeValue.fromS(q.pk()), KeyScheme.SK, AttributeValue.fromS(q.sk())))
+                        .updateExpression("REMOVE #d, #q")
+                        .conditionExpression("#d = :d")
+                        .expressionAttributeNames(Map.of("#d", BuildMarks.MARKED, "#q", BuildMarks.DUE))
+                        .expressionAttributeValues(Map.of(":d", AttributeValue.fromN(Long.toString(q.marked()))))
+                        .overrideConfiguration(o -> o.apiCallTimeout(run.callTimeout())))
+                .handle((r, e) -> {
+                    if (e != null && !(Bounded.unwrap(e) instanceof ConditionalCheckFailedException)) {
+                        throw new java.util.concurrent.CompletionException(Bounded.unwrap(e));
+                    }
+                    return null;
+                });
     }
 
     /** Every item of partition {@code pk}, in sort-key order, strongly consistent. */
-    private CompletableFuture<Void> query(String pk,
-            java.util.function.Consumer<Map<String, AttributeValue>> each,
-            InvocationMetrics<CompactMetric> metrics) {
+    private CompletableFuture<Void> query(String pk, Consumer<Map<String, AttributeValue>> each, Run run) {
         QueryRequest request = QueryRequest.builder()
                 .tableName(table)
                 .keyConditionExpression("pk = :pk")
-                .expressionAttributeValues(Map.of(":pk",
-                        AttributeValue.fromS(pk)))
+                .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS(pk)))
                 .consistentRead(true)
+                .overrideConfiguration(o -> o.apiCallTimeout(run.callTimeout()))
                 .build();
         // The publisher delivers items one at a time and in order, so the consumer needs no locking.
         return client.queryPaginator(request).items().subscribe(item -> {
-            metrics.increment(CompactMetric.ITEMS_READ);
+            run.metrics.increment(CompactMetric.ITEMS_READ);
             each.accept(item);
         });
     }
 
-    private CompletableFuture<Void> put(Map<String, AttributeValue> item,
-            InvocationMetrics<CompactMetric> metrics) {
-        return client.putItem(b -> b.tableName(table).item(item)).thenAccept(r -> metrics.increment(CompactMetric.ROLLUPS_WRITTEN));
-    }
+    /** State of one run. */
+    private final class Run {
+        final long now;
+        final Deadline deadline;
+        final InvocationMetrics<CompactMetric> metrics;
+        final AtomicInteger queued = new AtomicInteger();
+        final AtomicInteger hoursBuilt = new AtomicInteger();
+        final AtomicInteger daysBuilt = new AtomicInteger();
+        final AtomicInteger pending = new AtomicInteger();
+        final AtomicInteger losing = new AtomicInteger();
+        final AtomicLong oldestPendingSince = new AtomicLong(Long.MAX_VALUE);
 
-    private static String s(com.amazonaws.services.lambda.runtime.events.models.dynamodb.AttributeValue v) {
-        return v == null ? null : v.getS();
-    }
+        Run(long now, Deadline deadline, InvocationMetrics<CompactMetric> metrics) {
+            this.now = now;
+            this.deadline = deadline;
+            this.metrics = metrics;
+        }
 
-    private static String n(com.amazonaws.services.lambda.runtime.events.models.dynamodb.AttributeValue v) {
-        return v == null ? null : v.getN();
+        Duration callTimeout() {
+            return Duration.ofMillis(Math.max(1, deadline.remainingMillis()));
+        }
+
+        /**
+         * Runs {@code task} over {@code items}, at most {@code concurrency} at a time, starting none after the
+         * deadline, and returns once every started task has ended (none outlives the run). Items never started
+         * are left pending; the first failure is rethrown.
+         */
+        <T> void execute(List<T> items, java.util.function.Function<T, CompletableFuture<?>> task) {
+            AtomicInteger started = new AtomicInteger();
+            CompletableFuture<Void> all = Bounded.forEach(items, concurrency, t -> {
+                started.incrementAndGet();
+                return task.apply(t);
+            }, deadline::expired);
+            try {
+                all.join();
+            } finally {
+                for (int i = started.get(); i < items.size(); i++) {
+                    if (items.get(i) instanceof Queued q) {
+                        leave(q, buildableAt(q));
+                    }
+                }
+            }
+        }
+
+        /** Whether {@code q}'s mark has settled; if not it is left for a later run. */
+        boolean settled(Queued q) {
+            if (q.marked() + settings.markSettle().toMillis() <= now) {
+                return true;
+            }
+            leave(q, buildableAt(q));
+            return false;
+        }
+
+        long buildableAt(Queued q) {
+            return Math.max(q.end() + settings.grace().toMillis(), q.marked() + settings.markSettle().toMillis());
+        }
+
+        void leave(Queued q, long buildableAt) {
+            pending.incrementAndGet();
+            if (buildableAt <= now) {
+                oldestPendingSince.accumulateAndGet(buildableAt, Math::min);
+            }
+        }
     }
 }

@@ -14,7 +14,9 @@ import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.model.DatapointValidator;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
+import dev.pulse.store.BuildMarks;
 import dev.pulse.store.DynamoDbStore;
+import dev.pulse.store.MarkMemory;
 import dev.pulse.store.SeriesCatalog;
 import java.time.Clock;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
@@ -36,6 +38,7 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
 
     private static final Logger LOG = LoggerFactory.getLogger(IngestHandler.class);
     private static final int MAX_REMEMBERED_SERIES = 100_000;
+    private static final int MAX_REMEMBERED_MARKS = 200_000;
 
     private final IngestService service;
     private final Metrics metrics;
@@ -64,14 +67,23 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
 
     /** The same wiring on given clients (the benchmarks point them at the emulators). */
     static IngestService create(PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs) {
+        return create(config, dynamo, sqs, Clock.systemUTC());
+    }
+
+    /** The same wiring on given clients and clock (the cost benchmark runs it on a simulated clock). */
+    static IngestService create(PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs, Clock clock) {
         Backoff backoff = new Backoff(config.retryBaseMillis(), config.retryCapMillis());
         return new IngestService(
-                new RecordDecoder(new DatapointValidator(Clock.systemUTC(), config.acceptPast(), config.acceptFuture())),
+                new RecordDecoder(new DatapointValidator(clock, config.acceptPast(), config.acceptFuture())),
                 new DynamoDbStore(dynamo, config.tableName(), config.writeConcurrency(), backoff),
                 new SeriesCatalog(MAX_REMEMBERED_SERIES),
+                new BuildMarks(dynamo, config.tableName(), config.writeConcurrency(), backoff),
+                new MarkMemory(MAX_REMEMBERED_MARKS, config.buildGrace().toMillis(), config.ingestTimeout().toMillis() + 5_000),
                 new DeadLetterQueue(sqs, config.deadLetterUrl(), backoff),
                 config.partialTtl().toSeconds(),
-                Clock.systemUTC());
+                config.hourlyTtl().toSeconds(),
+                config.dailyTtl().toSeconds(),
+                clock);
     }
 
 

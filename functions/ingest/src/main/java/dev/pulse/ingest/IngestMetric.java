@@ -10,6 +10,7 @@ public enum IngestMetric implements MetricName {
     POISON_RECORDS,
     SKIPPED_EVENTS,
     ITEMS_WRITTEN,
+    MARKS_WRITTEN,
     WRITE_RETRIES,
     THROTTLES,
     UNPROCESSED_ITEMS,

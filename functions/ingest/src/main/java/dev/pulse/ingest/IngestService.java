@@ -11,7 +11,9 @@ import dev.pulse.dlq.DeadLetterQueue;
 import dev.pulse.dlq.PoisonRecord;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Deadline;
+import dev.pulse.store.BuildMarks;
 import dev.pulse.store.DynamoDbStore;
+import dev.pulse.store.MarkMemory;
 import dev.pulse.store.PartialItems;
 import dev.pulse.store.SeriesCatalog;
 import dev.pulse.store.StoreException;
@@ -36,6 +38,10 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * record, the retry overwrites whatever the failed attempt wrote. A partial checkpoint (reporting the first
  * record whose items failed) would instead let a later attempt re-aggregate part of a minute under a
  * different first record and count it twice. docs/design.md has the full argument.
+ *
+ * <p>Before any partial is written, the batch sets the build marks of the hours and days it touches
+ * ({@link BuildMarks}): the rollup builder then knows which closed periods to build, and the query knows a rollup
+ * without a mark holds everything stored for its period.
  */
 public final class IngestService {
 
@@ -46,16 +52,25 @@ public final class IngestService {
     private final DynamoDbStore store;
     private final SeriesCatalog catalog;
     private final DeadLetterQueue deadLetters;
+    private final BuildMarks marks;
+    private final MarkMemory markMemory;
     private final long partialTtlSeconds;
+    private final long hourlyTtlSeconds;
+    private final long dailyTtlSeconds;
     private final Clock clock;
 
-    public IngestService(RecordDecoder decoder, DynamoDbStore store, SeriesCatalog catalog, DeadLetterQueue deadLetters,
-            long partialTtlSeconds, Clock clock) {
+    public IngestService(RecordDecoder decoder, DynamoDbStore store, SeriesCatalog catalog, BuildMarks marks,
+            MarkMemory markMemory, DeadLetterQueue deadLetters, long partialTtlSeconds, long hourlyTtlSeconds,
+            long dailyTtlSeconds, Clock clock) {
         this.decoder = decoder;
         this.store = store;
         this.catalog = catalog;
+        this.marks = marks;
+        this.markMemory = markMemory;
         this.deadLetters = deadLetters;
         this.partialTtlSeconds = partialTtlSeconds;
+        this.hourlyTtlSeconds = hourlyTtlSeconds;
+        this.dailyTtlSeconds = dailyTtlSeconds;
         this.clock = clock;
     }
 
@@ -113,9 +128,14 @@ public final class IngestService {
         metrics.add(IngestMetric.SKIPPED_EVENTS, skipped);
         metrics.set(IngestMetric.INGEST_LAG_MS, Math.max(0, now - oldestArrival));
 
+        List<BuildMarks.Mark> newMarks = markMemory.toWrite(BuildMarks.marksFor(partials, hourlyTtlSeconds, dailyTtlSeconds), now);
         WriteStats stats = new WriteStats(0, 0, 0, 0, 0);
         String failure = null;
         try {
+            // Marks first, partials after: a stored partial always has a mark at least as old (BuildMarks).
+            marks.writeAll(newMarks, now, deadline).join();
+            markMemory.remember(newMarks);
+            metrics.add(IngestMetric.MARKS_WRITTEN, newMarks.size());
             stats = store.writeAll(items, deadline).join();
             catalog.markWritten(newSeries);
             // Only after the data is safe: a storage failure then retries the batch without re-sending poison.

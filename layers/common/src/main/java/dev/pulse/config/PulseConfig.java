@@ -12,7 +12,7 @@ import java.util.Map;
  *
  * @param tableName         {@code TABLE_NAME}: the time-series table
  * @param deadLetterUrl     {@code DLQ_URL}: SQS queue URL for poison records
- * @param partialTtl        {@code PARTIAL_TTL_DAYS} (default 35): retention of minute partials
+ * @param partialTtl        {@code PARTIAL_TTL_DAYS} (default 16): retention of minute partials
  * @param writeConcurrency  {@code WRITE_CONCURRENCY} (default 8, 1-64): BatchWriteItem calls in flight
  * @param retryBaseMillis   {@code RETRY_BASE_MS} (default 50): first backoff ceiling
  * @param retryCapMillis    {@code RETRY_CAP_MS} (default 5000): largest backoff ceiling
@@ -20,35 +20,79 @@ import java.util.Map;
  *                          remaining time to report a failure
  * @param acceptPast        {@code ACCEPT_PAST_SECONDS} (default 14 days): oldest accepted datapoint
  * @param acceptFuture      {@code ACCEPT_FUTURE_SECONDS} (default 2 hours): newest accepted datapoint
- * @param hourlyTtl         {@code HOURLY_TTL_DAYS} (default 400): retention of hourly rollups
+ * @param hourlyTtl         {@code HOURLY_TTL_DAYS} (default 35): retention of hourly rollups (minute detail)
  * @param dailyTtl          {@code DAILY_TTL_DAYS} (default 3650): retention of daily rollups
+ * @param maxRecordAge      {@code MAX_RECORD_AGE_SECONDS} (default 3600): the ingest mapping's
+ *                          MaximumRecordAgeInSeconds; how long after arrival a record may still be ingested
+ * @param ingestTimeout     {@code INGEST_TIMEOUT_SECONDS} (default 60): IngestFunction's timeout, the longest a
+ *                          write announced by a build mark can take to land
+ * @param buildGrace        {@code BUILD_GRACE_SECONDS} (default 300): how long after a period ends it is built
+ *
+ * <p>Retention must not lose data: a late datapoint (up to {@code ACCEPT_PAST_SECONDS} before its arrival,
+ * ingested up to {@code MAX_RECORD_AGE_SECONDS} after it) rebuilds its hour from all of that hour's partials, so
+ * those must still exist; and its day is rebuilt from the day's hourly rollups, so those must live at least as
+ * long. Hence {@code PARTIAL_TTL_DAYS} > late window + an hour + the grace + a day of builder lag,
+ * {@code HOURLY_TTL_DAYS} >= {@code PARTIAL_TTL_DAYS}, {@code DAILY_TTL_DAYS} >= {@code HOURLY_TTL_DAYS}.
  */
 public record PulseConfig(String tableName, String deadLetterUrl, Duration partialTtl, int writeConcurrency,
         long retryBaseMillis, long retryCapMillis, long safetyMarginMillis, Duration acceptPast, Duration acceptFuture,
-        Duration hourlyTtl, Duration dailyTtl) {
+        Duration hourlyTtl, Duration dailyTtl, Duration maxRecordAge, Duration ingestTimeout, Duration buildGrace) {
+
+    /** Builder lag the retention rules allow for: a day without builds loses nothing. */
+    public static final Duration BUILD_LAG_ALLOWANCE = Duration.ofDays(1);
 
     /** Reads and validates; throws {@link ConfigException} listing every problem. */
     public static PulseConfig fromEnvironment(Map<String, String> env) {
         Reader r = new Reader(env);
         String table = r.required("TABLE_NAME");
         String dlq = r.required("DLQ_URL");
-        long ttlDays = r.number("PARTIAL_TTL_DAYS", 35, 1, 3650);
+        long ttlDays = r.number("PARTIAL_TTL_DAYS", 16, 1, 3650);
         long concurrency = r.number("WRITE_CONCURRENCY", 8, 1, 64);
         long base = r.number("RETRY_BASE_MS", 50, 1, 10_000);
         long cap = r.number("RETRY_CAP_MS", 5_000, 1, 60_000);
         long margin = r.number("SAFETY_MARGIN_MS", 3_000, 0, 600_000);
         long past = r.number("ACCEPT_PAST_SECONDS", Duration.ofDays(14).toSeconds(), 60, Duration.ofDays(3650).toSeconds());
         long future = r.number("ACCEPT_FUTURE_SECONDS", Duration.ofHours(2).toSeconds(), 0, Duration.ofDays(7).toSeconds());
-        long hourlyDays = r.number("HOURLY_TTL_DAYS", 400, 1, 3650);
+        long hourlyDays = r.number("HOURLY_TTL_DAYS", 35, 1, 3650);
         long dailyDays = r.number("DAILY_TTL_DAYS", 3650, 1, 36500);
+        long recordAge = r.number("MAX_RECORD_AGE_SECONDS", 3600, 60, 604_800);
+        long ingestTimeout = r.number("INGEST_TIMEOUT_SECONDS", 60, 1, 900);
+        long grace = r.number("BUILD_GRACE_SECONDS", 300, 60, 86_400);
         if (cap < base) {
             r.problems.add("RETRY_CAP_MS (" + cap + ") must be >= RETRY_BASE_MS (" + base + ")");
+        }
+        // Retention rules compare settings, so only once each one is valid on its own.
+        boolean eachValid = r.problems.isEmpty();
+        long needed = past + recordAge + 3600 + grace + BUILD_LAG_ALLOWANCE.toSeconds();
+        if (eachValid && ttlDays * 86_400 <= needed) {
+            r.problems.add("PARTIAL_TTL_DAYS (" + ttlDays + ") must exceed ACCEPT_PAST_SECONDS (" + past
+                    + ") + MAX_RECORD_AGE_SECONDS (" + recordAge + ") + BUILD_GRACE_SECONDS (" + grace
+                    + ") + 1 hour + 1 day of builder lag = " + String.format(java.util.Locale.ROOT, "%.2f", needed / 86_400.0)
+                    + " days, or a late datapoint would rebuild an hour whose other partials have expired");
+        }
+        if (eachValid && hourlyDays < ttlDays) {
+            r.problems.add("HOURLY_TTL_DAYS (" + hourlyDays + ") must be >= PARTIAL_TTL_DAYS (" + ttlDays
+                    + "): a day is rebuilt from its hourly rollups for as long as its hours can take late data");
+        }
+        if (eachValid && dailyDays < hourlyDays) {
+            r.problems.add("DAILY_TTL_DAYS (" + dailyDays + ") must be >= HOURLY_TTL_DAYS (" + hourlyDays
+                    + "): past the minute detail, ranges are answered from the daily rollups");
         }
         if (!r.problems.isEmpty()) {
             throw new ConfigException("invalid configuration: " + String.join("; ", r.problems));
         }
         return new PulseConfig(table, dlq, Duration.ofDays(ttlDays), (int) concurrency, base, cap, margin,
-                Duration.ofSeconds(past), Duration.ofSeconds(future), Duration.ofDays(hourlyDays), Duration.ofDays(dailyDays));
+                Duration.ofSeconds(past), Duration.ofSeconds(future), Duration.ofDays(hourlyDays), Duration.ofDays(dailyDays),
+                Duration.ofSeconds(recordAge), Duration.ofSeconds(ingestTimeout), Duration.ofSeconds(grace));
+    }
+
+    /**
+     * The longest time between a build mark's timestamp and the last partial write it announces becoming
+     * visible, doubled: two ingest invocations may stamp marks in one order and land them in the other
+     * (docs/design.md, "Build marks"). A builder leaves a mark alone until it is at least this old.
+     */
+    public Duration markSettle() {
+        return ingestTimeout.plusSeconds(5).multipliedBy(2);
     }
 
     private static final class Reader {

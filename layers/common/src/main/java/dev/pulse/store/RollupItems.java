@@ -20,6 +20,12 @@ public final class RollupItems {
     public static final String MINUTES = "m";
     public static final String HOURS = "h";
     public static final String TTL = "ttl";
+    /**
+     * Build version: when the build that wrote the item started reading (epoch ms). Only grows; every rollup
+     * write is conditional on it, so an older build never replaces a newer one. Items without it were never
+     * built by the rollup builder (a mark alone, or a rollup from before versioning) and are never served.
+     */
+    public static final String VERSION = "v";
 
     private static final long HOUR_MS = 3_600_000L;
     private static final long DAY_MS = 86_400_000L;
@@ -43,6 +49,26 @@ public final class RollupItems {
         item.put(KeyScheme.PK, AttributeValue.fromS(KeyScheme.dailyPk(seriesKey, dayStart)));
         item.put(KeyScheme.SK, AttributeValue.fromS(KeyScheme.day(dayStart)));
         return item;
+    }
+
+    /** A built rollup of a period without data (its mark announced partials that were never stored). */
+    public static Map<String, AttributeValue> empty(String pk, String sk, String seriesKey, long start, long ttl) {
+        Map<String, AttributeValue> item = new HashMap<>(8);
+        item.put(KeyScheme.PK, AttributeValue.fromS(pk));
+        item.put(KeyScheme.SK, AttributeValue.fromS(sk));
+        item.put(SERIES, AttributeValue.fromS(seriesKey));
+        item.put(START, AttributeValue.fromN(Long.toString(start)));
+        item.put(TTL, AttributeValue.fromN(Long.toString(ttl)));
+        return item;
+    }
+
+    /**
+     * Whether a rollup item may be served: built by the builder (it has a version) and not marked since (no data
+     * announced after the build). Marks are set before the partials they announce, so such an item holds
+     * everything stored for its period.
+     */
+    public static boolean complete(Map<String, AttributeValue> item) {
+        return item.containsKey(VERSION) && !item.containsKey(BuildMarks.MARKED);
     }
 
     /** The nested summaries of a rollup item ({@link #MINUTES} or {@link #HOURS}), by minute or hour number. */

@@ -30,8 +30,10 @@ class PulseConfigTest {
     void fromEnvironment_whenOnlyRequiredSet_usesDocumentedDefaults() {
         PulseConfig c = PulseConfig.fromEnvironment(env());
 
-        assertThat(c).isEqualTo(new PulseConfig(TABLE, DLQ, Duration.ofDays(35), 8, 50, 5_000, 3_000,
-                Duration.ofDays(14), Duration.ofHours(2), Duration.ofDays(400), Duration.ofDays(3650)));
+        assertThat(c).isEqualTo(new PulseConfig(TABLE, DLQ, Duration.ofDays(16), 8, 50, 5_000, 3_000,
+                Duration.ofDays(14), Duration.ofHours(2), Duration.ofDays(35), Duration.ofDays(3650),
+                Duration.ofHours(1), Duration.ofSeconds(60), Duration.ofMinutes(5)));
+        assertThat(c.markSettle()).isEqualTo(Duration.ofSeconds(130));
     }
 
     @Test
@@ -39,10 +41,12 @@ class PulseConfigTest {
         PulseConfig c = PulseConfig.fromEnvironment(env(
                 "PARTIAL_TTL_DAYS", "7", "WRITE_CONCURRENCY", "64", "RETRY_BASE_MS", "10", "RETRY_CAP_MS", "60000",
                 "SAFETY_MARGIN_MS", "0", "ACCEPT_PAST_SECONDS", "3600", "ACCEPT_FUTURE_SECONDS", "0",
-                "HOURLY_TTL_DAYS", "90", "DAILY_TTL_DAYS", "730"));
+                "HOURLY_TTL_DAYS", "90", "DAILY_TTL_DAYS", "730", "MAX_RECORD_AGE_SECONDS", "600",
+                "INGEST_TIMEOUT_SECONDS", "900", "BUILD_GRACE_SECONDS", "3600"));
 
         assertThat(c).isEqualTo(new PulseConfig(TABLE, DLQ, Duration.ofDays(7), 64, 10, 60_000, 0,
-                Duration.ofHours(1), Duration.ZERO, Duration.ofDays(90), Duration.ofDays(730)));
+                Duration.ofHours(1), Duration.ZERO, Duration.ofDays(90), Duration.ofDays(730),
+                Duration.ofMinutes(10), Duration.ofSeconds(900), Duration.ofHours(1)));
     }
 
     @Test
@@ -120,8 +124,6 @@ class PulseConfigTest {
 
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource({
-            "PARTIAL_TTL_DAYS,      1",
-            "PARTIAL_TTL_DAYS,      3650",
             "WRITE_CONCURRENCY,     1",
             "WRITE_CONCURRENCY,     64",
             "SAFETY_MARGIN_MS,      0",
@@ -145,5 +147,45 @@ class PulseConfigTest {
         PulseConfig c = PulseConfig.fromEnvironment(env("RETRY_BASE_MS", "100", "RETRY_CAP_MS", "100"));
 
         assertThat(c.retryBaseMillis()).isEqualTo(c.retryCapMillis()).isEqualTo(100);
+    }
+
+    @Test
+    void fromEnvironment_whenPartialsOutliveTheLateWindowByExactlyTheMinimum_acceptsTheSmallestTtl() {
+        // 82,800 s + 3,600 s (record age) + 1 h + 300 s grace + 1 day of lag = 2.05 days < 3 days.
+        PulseConfig c = PulseConfig.fromEnvironment(env("ACCEPT_PAST_SECONDS", "82800", "PARTIAL_TTL_DAYS", "3",
+                "HOURLY_TTL_DAYS", "3", "DAILY_TTL_DAYS", "3"));
+
+        assertThat(c.partialTtl()).isEqualTo(Duration.ofDays(3));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            // the partials would expire before a late datapoint's hour is rebuilt
+            "PARTIAL_TTL_DAYS=14 | PARTIAL_TTL_DAYS (14) must exceed ACCEPT_PAST_SECONDS (1209600) + MAX_RECORD_AGE_SECONDS (3600) + BUILD_GRACE_SECONDS (300) + 1 hour + 1 day of builder lag = 15.09 days",
+            "PARTIAL_TTL_DAYS=15 | PARTIAL_TTL_DAYS (15) must exceed",
+            "ACCEPT_PAST_SECONDS=1382400 | PARTIAL_TTL_DAYS (16) must exceed ACCEPT_PAST_SECONDS (1382400)",
+            "MAX_RECORD_AGE_SECONDS=86400 | PARTIAL_TTL_DAYS (16) must exceed ACCEPT_PAST_SECONDS (1209600) + MAX_RECORD_AGE_SECONDS (86400)",
+            "BUILD_GRACE_SECONDS=86400 | PARTIAL_TTL_DAYS (16) must exceed ACCEPT_PAST_SECONDS (1209600) + MAX_RECORD_AGE_SECONDS (3600) + BUILD_GRACE_SECONDS (86400)",
+            // a day's rebuild would read hourly rollups that have expired
+            "HOURLY_TTL_DAYS=15 | HOURLY_TTL_DAYS (15) must be >= PARTIAL_TTL_DAYS (16)",
+            // past the minute detail, nothing would answer
+            "DAILY_TTL_DAYS=34 | DAILY_TTL_DAYS (34) must be >= HOURLY_TTL_DAYS (35)",
+    })
+    void fromEnvironment_whenRetentionCouldLoseData_rejectsNamingTheRule(String setting, String message) {
+        String[] kv = setting.split("=");
+
+        assertThatThrownBy(() -> PulseConfig.fromEnvironment(env(kv[0], kv[1])))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(message);
+    }
+
+    @Test
+    void fromEnvironment_whenEveryRetentionRuleBroken_listsEveryOne() {
+        assertThatThrownBy(() -> PulseConfig.fromEnvironment(env("PARTIAL_TTL_DAYS", "10", "HOURLY_TTL_DAYS", "5",
+                "DAILY_TTL_DAYS", "2")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("PARTIAL_TTL_DAYS (10) must exceed")
+                .hasMessageContaining("HOURLY_TTL_DAYS (5) must be >= PARTIAL_TTL_DAYS (10)")
+                .hasMessageContaining("DAILY_TTL_DAYS (2) must be >= HOURLY_TTL_DAYS (5)");
     }
 }
