@@ -59,8 +59,8 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
 
     /** The production wiring on a given client, clock and metrics sink (the benchmarks' way in). */
     QueryHandler(PulseConfig config, DynamoDbAsyncClient client, Clock clock, Metrics metrics) {
-        this(new QueryService(client, config.tableName(), config.writeConcurrency() * 4, 5 * 60_000L,
-                new RollupCache(400_000, 5 * 60_000L), clock),
+        this(new QueryService(client, config.tableName(), config.writeConcurrency() * 4, config.buildGrace().toMillis(),
+                new RollupCache(400_000, 5 * 60_000L), clock, config.hourlyTtl().toMillis()),
                 new CatalogService(client, config.tableName()), metrics, config.safetyMarginMillis());
     }
 
@@ -101,6 +101,7 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
                 return error(405, "MethodNotAllowed", "use POST /query", null);
             }
             QueryRequest request = QueryParser.parse(body(event));
+            queries.checkResolution(request);
             long budget = Math.min(MAX_BUDGET_MILLIS, context.getRemainingTimeInMillis() - safetyMarginMillis);
             return ok(toJson(queries.query(request, Deadline.inMillis(budget), counters), request));
         }

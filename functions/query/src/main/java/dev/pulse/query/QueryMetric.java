@@ -14,6 +14,8 @@ public enum QueryMetric implements MetricName {
     SERIES_REQUESTED,
     ITEMS_READ,
     CACHE_HITS,
+    /** Rollups not complete (marked since their build, or not built yet) answered from the level below. */
+    ROLLUP_FALLBACKS,
     UNPROCESSED,
     BAD_REQUESTS,
     COLD_START

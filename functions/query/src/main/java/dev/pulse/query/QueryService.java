@@ -31,10 +31,16 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
  * <ul>
  *   <li>a closed day with hour-aligned buckets: one daily item (24 hour summaries);</li>
  *   <li>a closed hour: one hourly item (60 minute summaries);</li>
- *   <li>an hour that may not be compacted yet: its minute partials.</li>
+ *   <li>an hour that is not closed yet: its minute partials.</li>
  * </ul>
  * So a query reads O(series x days) items for long ranges plus the recent hours, never O(datapoints). A day
- * or hour is closed once it ended more than the compaction grace ago. Reads for all series run in parallel
+ * or hour is closed once it ended more than the build grace ago.
+ *
+ * <p>A rollup is used only when it is complete ({@link RollupItems#complete}: built, and not marked since).
+ * Otherwise the query reads the level below: a daily item that is still marked is answered from the day's
+ * hourly items, an hourly item that is still marked from its partials. So a lagging or stopped builder makes a
+ * query slower, never wrong. A missing rollup item means the period has no data: ingest marks a period before
+ * it writes any of its partials. Reads for all series run in parallel
  * on the async client with bounded concurrency; closed items are cached in the warm container. Series not
  * finished within the time budget are reported as unprocessed instead of delaying the answer.
  */
@@ -62,15 +68,37 @@ public final class QueryService {
     private final long graceMillis;
     private final RollupCache cache;
     private final Clock clock;
+    private final long minuteDetailMillis;
 
     public QueryService(DynamoDbAsyncClient client, String table, int concurrency, long graceMillis, RollupCache cache,
             Clock clock) {
+        this(client, table, concurrency, graceMillis, cache, clock, Long.MAX_VALUE / 4);
+    }
+
+    /** {@code minuteDetailMillis}: how long hourly rollups (minute detail) are kept ({@code HOURLY_TTL_DAYS}). */
+    public QueryService(DynamoDbAsyncClient client, String table, int concurrency, long graceMillis, RollupCache cache,
+            Clock clock, long minuteDetailMillis) {
         this.client = client;
         this.table = table;
         this.concurrency = concurrency;
         this.graceMillis = graceMillis;
         this.cache = cache;
         this.clock = clock;
+        this.minuteDetailMillis = minuteDetailMillis;
+    }
+
+    /**
+     * Refuses a request that needs minute detail older than it is kept: past {@code HOURLY_TTL_DAYS} (less a day,
+     * as DynamoDB deletes expired items a while after their TTL) only daily rollups remain, which hold hours.
+     */
+    public void checkResolution(dev.pulse.query.QueryRequest r) throws BadRequestException {
+        long oldestMinuteDetail = clock.millis() - minuteDetailMillis + DAY;
+        boolean hourAligned = r.start() % HOUR == 0 && r.periodMillis() % HOUR == 0;
+        if (!hourAligned && r.start() < oldestMinuteDetail) {
+            throw new BadRequestException("InvalidField", "minute detail is kept for "
+                    + (minuteDetailMillis / DAY) + " days (HOURLY_TTL_DAYS); for older ranges use a start on a whole hour "
+                    + "and a period that is a multiple of PT1H", "period");
+        }
     }
 
     public QueryResult query(dev.pulse.query.QueryRequest request, Deadline deadline, InvocationMetrics<QueryMetric> metrics) {
@@ -248,12 +276,20 @@ public final class QueryService {
         }
         return client.batchGetItem(b -> b.requestItems(Map.of(table, KeysAndAttributes.builder().keys(keys).build())))
                 .thenCompose(resp -> {
+                    List<CompletableFuture<Void>> below = new ArrayList<>();
                     for (Map<String, AttributeValue> item : resp.responses().getOrDefault(table, List.of())) {
                         metrics.increment(QueryMetric.ITEMS_READ);
                         RollupRead r = byKey.remove(item.get(KeyScheme.PK).s() + "|" + item.get(KeyScheme.SK).s()
                                 + (reads.get(0).withSketch() ? "|s" : ""));
-                        if (r != null) {
+                        if (r == null) {
+                            continue;
+                        }
+                        if (RollupItems.complete(item)) {
                             apply.accept(r.series(), cacheRollup(r, item, now));
+                        } else {
+                            // Marked since its build (or never built): the level below is exact, the rollup may not be.
+                            metrics.increment(QueryMetric.ROLLUP_FALLBACKS);
+                            below.add(readBelow(r, metrics).thenAccept(entries -> apply.accept(r.series(), entries)));
                         }
                     }
                     List<RollupRead> retry = new ArrayList<>();
@@ -267,10 +303,11 @@ public final class QueryService {
                             }
                         }
                     }
-                    // No item: no data, or compaction has not caught up; not cached, so a lagging rollup heals.
+                    // No item: the period has no data (a period is marked, creating its item, before any partial).
                     byKey.values().forEach(r -> apply.accept(r.series(), Collections.emptySortedMap()));
+                    CompletableFuture<Void> belowDone = CompletableFuture.allOf(below.toArray(CompletableFuture[]::new));
                     if (retry.isEmpty()) {
-                        return CompletableFuture.completedFuture(null);
+                        return belowDone;
                     }
                     long delay = RETRY.delayMillis(attempt);
                     if (attempt >= MAX_BATCH_GET_ATTEMPTS || deadline.remainingMillis() <= delay) {
@@ -279,8 +316,43 @@ public final class QueryService {
                     }
                     return CompletableFuture.supplyAsync(() -> null,
                             CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS))
-                            .thenCompose(v -> batchGet(retry, attempt + 1, now, deadline, metrics, apply));
+                            .thenCompose(v -> batchGet(retry, attempt + 1, now, deadline, metrics, apply))
+                            .thenCombine(belowDone, (a, b) -> null);
                 });
+    }
+
+    /**
+     * The buckets of a rollup that is not complete, from the level below: an hour from its partials; a day from
+     * its hourly items, each complete one as it is and each marked one from its partials.
+     */
+    private CompletableFuture<SortedMap<Long, Summary>> readBelow(RollupRead r, InvocationMetrics<QueryMetric> metrics) {
+        if (r.unit().level() == Level.HOURLY) {
+            return readPartials(r.series(), r.unit(), r.withSketch(), metrics);
+        }
+        SortedMap<Long, Summary> minutes = new TreeMap<>();
+        List<Long> markedHours = new ArrayList<>();
+        return query(KeyScheme.hourlyPk(r.series().key(), r.unit().start()), item -> {
+            metrics.increment(QueryMetric.ITEMS_READ);
+            long hour = Long.parseLong(item.get(RollupItems.START).n());
+            if (!RollupItems.complete(item)) {
+                markedHours.add(hour);
+                return;
+            }
+            RollupItems.buckets(item, RollupItems.MINUTES, r.withSketch())
+                    .forEach((i, summary) -> minutes.put(hour + i * 60_000L, summary));
+        }).thenCompose(v -> {
+            List<CompletableFuture<Void>> reads = new ArrayList<>();
+            for (long hour : markedHours) {
+                metrics.increment(QueryMetric.ROLLUP_FALLBACKS);
+                reads.add(readPartials(r.series(), new Unit(Level.PARTIALS, hour), r.withSketch(), metrics)
+                        .thenAccept(m -> {
+                            synchronized (minutes) {
+                                minutes.putAll(m);
+                            }
+                        }));
+            }
+            return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(x -> minutes);
+        });
     }
 
     private SortedMap<Long, Summary> cacheRollup(RollupRead r, Map<String, AttributeValue> item, long now) {
