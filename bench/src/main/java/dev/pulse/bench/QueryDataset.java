@@ -99,10 +99,10 @@ public final class QueryDataset {
                     hour.merge(minute);
                 }
                 hours.put(h, hour);
-                batch.add(RollupItems.hourly(key, hourStart, minutes, 400L * 86_400));
+                batch.add(built(RollupItems.hourly(key, hourStart, minutes, 400L * 86_400)));
                 hourlyBytes += itemBytes(batch.get(batch.size() - 1));
             }
-            batch.add(RollupItems.daily(key, DAY_START, hours, 3650L * 86_400));
+            batch.add(built(RollupItems.daily(key, DAY_START, hours, 3650L * 86_400)));
             dailyBytes += itemBytes(batch.get(batch.size() - 1));
             items += batch.size();
             store.writeAll(batch, Deadline.inMillis(60_000)).join();
@@ -227,5 +227,12 @@ public final class QueryDataset {
         Map<String, Series> out = new LinkedHashMap<>();
         series.forEach(s -> out.put(s.key(), s));
         return out;
+    }
+
+    /** As the rollup builder writes it: with a build version, so the query serves it (RollupItems#complete). */
+    private static java.util.Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> built(
+            java.util.Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> item) {
+        item.put(RollupItems.VERSION, software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromN("1"));
+        return item;
     }
 }

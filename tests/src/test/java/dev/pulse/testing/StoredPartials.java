@@ -1,7 +1,6 @@
 package dev.pulse.testing;
 
 import dev.pulse.aggregate.ExactSum;
-import dev.pulse.aggregate.Sketches;
 import java.util.Map;
 import java.util.TreeMap;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -42,9 +41,10 @@ public final class StoredPartials {
             if (!item.get("pk").s().startsWith("P#")) {
                 return;
             }
-            Acc a = new Acc(Long.parseLong(n(item, "count")), ExactSum.fromBytes(item.get("sumx").b().asByteArray()),
-                    Double.parseDouble(n(item, "min")), Double.parseDouble(n(item, "max")));
-            acc.computeIfAbsent(item.get("series").s(), k -> new TreeMap<>())
+            dev.pulse.aggregate.Summary s = dev.pulse.store.SummaryAttributes.read(item, false);
+            Acc a = new Acc(s.count(), s.exactSum(), s.min(), s.max());
+            String pk = item.get("pk").s();
+            acc.computeIfAbsent(pk.substring(2, pk.length() - "#yyyy-MM-ddTHH".length()), k -> new TreeMap<>())
                     .merge(Long.parseLong(n(item, "minute")), a, (x, y) -> {
                         x.sum().add(y.sum());
                         return new Acc(x.count() + y.count(), x.sum(), Math.min(x.min(), y.min()), Math.max(x.max(), y.max()));
@@ -63,8 +63,10 @@ public final class StoredPartials {
     public static java.util.List<String> sketchMismatches(DynamoDbClient client, String table) {
         return client.scanPaginator(b -> b.tableName(table)).items().stream()
                 .filter(i -> i.get("pk").s().startsWith("P#"))
-                .filter(i -> Sketches.deserialize(i.get("sketch").b().asByteArray()).getCount()
-                        != Long.parseLong(n(i, "count")))
+                .filter(i -> {
+                    dev.pulse.aggregate.Summary s = dev.pulse.store.SummaryAttributes.read(i, true);
+                    return s.sketch().getCount() != s.count();
+                })
                 .map(i -> i.get("pk").s() + " " + i.get("sk").s())
                 .toList();
     }

@@ -189,7 +189,7 @@ public final class CompactService {
                 hourStillMarked.set(true); // its hour is not built yet: the day waits for it
             } else if (item.containsKey(SummaryAttributes.COUNT)) {
                 long hour = Long.parseLong(item.get(RollupItems.START).n());
-                hours.put((int) ((hour - q.start()) / HOUR_MS), SummaryAttributes.read(item));
+                hours.put((int) ((hour - q.start()) / HOUR_MS), RollupItems.total(item, RollupItems.MINUTES));
             }
         }, run).thenCompose(v -> {
             if (hourStillMarked.get()) {

@@ -77,6 +77,11 @@ public final class ExactSum {
     }
 
     /** Little-endian doubles, for storage next to the rounded value. */
+    /** The non-overlapping partials (their exact sum is this sum), a copy. */
+    public double[] parts() {
+        return Arrays.copyOf(partials, size);
+    }
+
     public byte[] toBytes() {
         ByteBuffer b = ByteBuffer.allocate(size * Double.BYTES).order(ByteOrder.LITTLE_ENDIAN);
         for (int j = 0; j < size; j++) {

@@ -25,12 +25,14 @@ public final class Sketches {
 
     /**
      * The library's compact own encoding (not the protobuf form of {@code DDSketch.serialize()}, which is
-     * several times larger and which {@link #deserialize} could not read).
+     * several times larger and which {@link #deserialize} could not read), without the index mapping: every
+     * Pulse sketch has the same one, and it was 17 of the 22 bytes of a one-value sketch. Decoding reads
+     * sketches stored with or without it.
      */
     public static byte[] serialize(DDSketch sketch) {
         try {
             GrowingByteArrayOutput out = GrowingByteArrayOutput.withDefaultInitialCapacity();
-            sketch.encode(out, false);
+            sketch.encode(out, true);
             return out.trimmedCopy();
         } catch (IOException e) {
             throw new UncheckedIOException("sketch encoding failed", e);

@@ -7,7 +7,9 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * Maps minute partials and catalog entries to DynamoDB items. Attribute names are the storage contract
- * shared with the compactor and the query API.
+ * shared with the builder and the query API. A partial holds only what a reader needs beyond its key: the
+ * series, shard and first sequence number are in the key already ({@link KeyScheme}), so repeating them
+ * (and the 56-digit last sequence number) would only be billed.
  */
 public final class PartialItems {
 
@@ -16,9 +18,6 @@ public final class PartialItems {
     public static final String DIMS = "dims";
     public static final String MINUTE = "minute";
     public static final String UNIT = "unit";
-    public static final String SHARD = "shard";
-    public static final String FIRST_SEQ = "firstSeq";
-    public static final String LAST_SEQ = "lastSeq";
     public static final String TTL = "ttl";
 
     private PartialItems() {
@@ -26,15 +25,11 @@ public final class PartialItems {
 
     /** The item for one partial; {@code ttlSeconds} counts from the end of the partial's minute. */
     public static Map<String, AttributeValue> partial(MinuteAggregate a, long ttlSeconds) {
-        Map<String, AttributeValue> item = new HashMap<>(20);
+        Map<String, AttributeValue> item = new HashMap<>(10);
         item.put(KeyScheme.PK, s(KeyScheme.partialPk(a.seriesKey(), a.minuteStart())));
         item.put(KeyScheme.SK, s(KeyScheme.partialSk(a.minuteStart(), a.shardId(), a.firstSequence())));
-        item.put(SERIES, s(a.seriesKey()));
         item.put(MINUTE, n(Long.toString(a.minuteStart())));
         SummaryAttributes.put(item, a.summary());
-        item.put(SHARD, s(a.shardId()));
-        item.put(FIRST_SEQ, s(a.firstSequence()));
-        item.put(LAST_SEQ, s(a.lastSequence()));
         item.put(TTL, n(Long.toString(a.minuteStart() / 1000 + 60 + ttlSeconds)));
         if (a.unit() != null) {
             item.put(UNIT, s(a.unit()));

@@ -8,16 +8,22 @@ import java.util.TreeMap;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * Hourly and daily rollup items. An hourly item holds the hour's total and its minute summaries (map
- * {@code m}, keys {@code 00}..{@code 59}); a daily item holds the day's total and its hour summaries (map
- * {@code h}, keys {@code 00}..{@code 23}). Both are recomputed whole from the level below and overwritten,
- * so they are idempotent and take late data.
+ * Hourly and daily rollup items. An hourly item holds its minute summaries, a daily item its hour summaries,
+ * as one binary attribute {@code b} ({@link SummaryCodec#encodeBuckets}); both carry a readable {@code count}
+ * and {@code sum} of the whole period for people and for the day's build. Both are rebuilt whole from the
+ * level below by the builder, which adds the build version {@link #VERSION}. Items written before the binary
+ * encoding hold the buckets as a map ({@code m} or {@code h} of two-digit keys to summary attributes) and
+ * are still read.
  */
 public final class RollupItems {
 
     public static final String SERIES = "series";
     public static final String START = "start";
+    /** The encoded buckets. */
+    public static final String BUCKETS = "b";
+    /** Legacy: minute summaries as a map. */
     public static final String MINUTES = "m";
+    /** Legacy: hour summaries as a map. */
     public static final String HOURS = "h";
     public static final String TTL = "ttl";
     /**
@@ -78,6 +84,10 @@ public final class RollupItems {
 
     /** As {@link #buckets(Map, String)}, decoding the sketches only when {@code withSketch}. */
     public static SortedMap<Integer, Summary> buckets(Map<String, AttributeValue> item, String level, boolean withSketch) {
+        AttributeValue encoded = item.get(BUCKETS);
+        if (encoded != null) {
+            return SummaryCodec.decodeBuckets(encoded.b().asByteArrayUnsafe(), withSketch);
+        }
         SortedMap<Integer, Summary> out = new TreeMap<>();
         AttributeValue m = item.get(level);
         if (m != null && m.hasM()) {
@@ -86,21 +96,31 @@ public final class RollupItems {
         return out;
     }
 
+    /** The whole period's summary: its buckets merged (the day's build reads an hour's total this way). */
+    public static Summary total(Map<String, AttributeValue> item, String level) {
+        Summary total = new Summary();
+        buckets(item, level, true).values().forEach(total::merge);
+        return total;
+    }
+
     private static Map<String, AttributeValue> rollup(String seriesKey, long start, String level,
             SortedMap<Integer, Summary> buckets, long ttl) {
-        Summary total = new Summary();
-        Map<String, AttributeValue> nested = new HashMap<>(buckets.size() * 2);
-        buckets.forEach((k, s) -> {
-            total.merge(s);
-            Map<String, AttributeValue> attrs = new HashMap<>(8);
-            SummaryAttributes.put(attrs, s);
-            nested.put(k < 10 ? "0" + k : Integer.toString(k), AttributeValue.fromM(attrs));
-        });
-        Map<String, AttributeValue> item = new HashMap<>(16);
+        long count = 0;
+        dev.pulse.aggregate.ExactSum sum = new dev.pulse.aggregate.ExactSum();
+        for (Summary s : buckets.values()) {
+            count += s.count();
+            sum.add(s.exactSum());
+        }
+        Map<String, AttributeValue> item = new HashMap<>(12);
         item.put(SERIES, AttributeValue.fromS(seriesKey));
         item.put(START, AttributeValue.fromN(Long.toString(start)));
-        SummaryAttributes.put(item, total);
-        item.put(level, AttributeValue.fromM(nested));
+        item.put(SummaryAttributes.COUNT, AttributeValue.fromN(Long.toString(count)));
+        double readable = sum.value();
+        if (readable == 0 || Math.abs(readable) >= 1e-129 && Math.abs(readable) < 1e125) { // DynamoDB's number range
+            item.put(SummaryAttributes.SUM, AttributeValue.fromN(Double.toString(readable)));
+        }
+        item.put(BUCKETS, AttributeValue.fromB(software.amazon.awssdk.core.SdkBytes.fromByteArrayUnsafe(
+                SummaryCodec.encodeBuckets(buckets))));
         item.put(TTL, AttributeValue.fromN(Long.toString(ttl)));
         return item;
     }

@@ -1,37 +1,34 @@
 package dev.pulse.store;
 
 import dev.pulse.aggregate.ExactSum;
-import dev.pulse.aggregate.Sketches;
 import dev.pulse.aggregate.Summary;
 import java.util.Map;
 import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * The attributes of a {@link Summary}, the same in every item that holds one (partials, rollups and the
- * nested minute and hour entries of rollups): {@code count}, {@code sum} (rounded, for people),
- * {@code sumx} (exact), {@code min}, {@code max}, {@code sketch}.
+ * How an item holds a {@link Summary}: one binary attribute {@code s} in {@link SummaryCodec}'s encoding (minute
+ * partials). Items written before that encoding hold six attributes ({@code count}, {@code sum}, {@code sumx},
+ * {@code min}, {@code max}, {@code sketch}); they are still read.
  */
 public final class SummaryAttributes {
 
+    /** The encoded summary. */
+    public static final String SUMMARY = "s";
+    /** A readable count (rollup totals; legacy items). */
     public static final String COUNT = "count";
+    /** A readable sum, rounded (rollup totals; legacy items). */
     public static final String SUM = "sum";
-    public static final String SUM_EXACT = "sumx";
-    public static final String MIN = "min";
-    public static final String MAX = "max";
-    public static final String SKETCH = "sketch";
+    static final String SUM_EXACT = "sumx";
+    static final String MIN = "min";
+    static final String MAX = "max";
+    static final String SKETCH = "sketch";
 
     private SummaryAttributes() {
     }
 
     public static void put(Map<String, AttributeValue> item, Summary s) {
-        item.put(COUNT, AttributeValue.fromN(Long.toString(s.count())));
-        item.put(SUM, AttributeValue.fromN(Double.toString(s.sum())));
-        item.put(SUM_EXACT, AttributeValue.fromB(SdkBytes.fromByteArrayUnsafe(s.exactSum().toBytes())));
-        item.put(MIN, AttributeValue.fromN(Double.toString(s.min())));
-        item.put(MAX, AttributeValue.fromN(Double.toString(s.max())));
-        byte[] sketch = s.encodedSketch() != null ? s.encodedSketch() : Sketches.serialize(s.sketch());
-        item.put(SKETCH, AttributeValue.fromB(SdkBytes.fromByteArrayUnsafe(sketch)));
+        item.put(SUMMARY, AttributeValue.fromB(SdkBytes.fromByteArrayUnsafe(SummaryCodec.encode(s))));
     }
 
     public static Summary read(Map<String, AttributeValue> item) {
@@ -43,6 +40,10 @@ public final class SummaryAttributes {
      * is kept in its stored encoding until the summary is merged or changed ({@link Summary#withEncodedSketch}).
      */
     public static Summary read(Map<String, AttributeValue> item, boolean withSketch) {
+        AttributeValue encoded = item.get(SUMMARY);
+        if (encoded != null) {
+            return SummaryCodec.decode(encoded.b().asByteArrayUnsafe(), withSketch);
+        }
         long count = Long.parseLong(item.get(COUNT).n());
         ExactSum sum = ExactSum.fromBytes(item.get(SUM_EXACT).b().asByteArrayUnsafe());
         double min = Double.parseDouble(item.get(MIN).n());

@@ -30,15 +30,16 @@ class PartialItemsTest {
 
         assertThat(item.get(KeyScheme.PK).s()).isEqualTo("P#lat{op=Pay}#2025-11-21T16");
         assertThat(item.get(KeyScheme.SK).s()).isEqualTo("2025-11-21T16:01#shardId-000000000001#500");
-        assertThat(item.get(PartialItems.SERIES).s()).isEqualTo("lat{op=Pay}");
         assertThat(item.get(PartialItems.MINUTE).n()).isEqualTo(Long.toString(T0 + 60_000));
-        assertThat(item.get(SummaryAttributes.COUNT).n()).isEqualTo("3");
-        assertThat(Double.parseDouble(item.get(SummaryAttributes.SUM).n())).isEqualTo(8.0);
-        assertThat(Double.parseDouble(item.get(SummaryAttributes.MIN).n())).isEqualTo(1.0);
-        assertThat(Double.parseDouble(item.get(SummaryAttributes.MAX).n())).isEqualTo(5.0);
-        assertThat(item.get(PartialItems.FIRST_SEQ).s()).isEqualTo("500");
-        assertThat(item.get(PartialItems.LAST_SEQ).s()).isEqualTo("502");
-        assertThat(item.get(PartialItems.SHARD).s()).isEqualTo("shardId-000000000001");
+        dev.pulse.aggregate.Summary s = SummaryAttributes.read(item);
+        assertThat(s.count()).isEqualTo(3);
+        assertThat(s.sum()).isEqualTo(8.0);
+        assertThat(s.min()).isEqualTo(1.0);
+        assertThat(s.max()).isEqualTo(5.0);
+        assertThat(s.quantile(0.5)).isCloseTo(2.0, org.assertj.core.data.Percentage.withPercentage(1));
+        // The key already holds series, shard and first sequence number: the item does not repeat them.
+        assertThat(item).containsOnlyKeys(KeyScheme.PK, KeyScheme.SK, PartialItems.MINUTE, SummaryAttributes.SUMMARY,
+                PartialItems.UNIT, PartialItems.TTL);
         assertThat(item.get(PartialItems.UNIT).s()).isEqualTo("Milliseconds");
     }
 
@@ -82,23 +83,27 @@ class PartialItemsTest {
     void partial_whenSketchStored_roundTripsThroughItem() {
         MinuteAggregate p = partial(null, 1, 10, 100, 1000);
 
-        byte[] stored = PartialItems.partial(p, 60).get(SummaryAttributes.SKETCH).b().asByteArray();
+        var stored = SummaryAttributes.read(PartialItems.partial(p, 60)).sketch();
 
-        assertThat(Sketches.deserialize(stored).getCount()).isEqualTo(4.0);
-        assertThat(Sketches.deserialize(stored).getValueAtQuantile(0.5)).isEqualTo(p.sketch().getValueAtQuantile(0.5));
+        assertThat(stored.getCount()).isEqualTo(4.0);
+        assertThat(stored.getValueAtQuantile(0.5)).isEqualTo(p.sketch().getValueAtQuantile(0.5));
     }
 
     @Test
-    void partial_whenExtremeValues_numbersAreValidDynamoDbNumbers() {
-        // DynamoDB rejects "Infinity"/"NaN" strings and exponents outside 1e-130..1e126.
-        Map<String, AttributeValue> item = PartialItems.partial(partial(null, 1e100, -1e-100, 1e100), 60);
+    void hourly_whenSumOutsideDynamoDbNumberRange_leavesOutTheReadableSumAndKeepsTheExactOne() {
+        // DynamoDB rejects "Infinity"/"NaN" strings and exponents outside 1e-130..1e126; the readable sum is
+        // for people, the exact one is inside the binary buckets.
+        java.util.SortedMap<Integer, dev.pulse.aggregate.Summary> minutes = new java.util.TreeMap<>();
+        minutes.put(0, partial(null, 1e200, 1e200).summary());
+        minutes.put(1, partial(null, 1.5).summary());
 
-        for (String attr : List.of(SummaryAttributes.SUM, SummaryAttributes.MIN, SummaryAttributes.MAX)) {
-            String n = item.get(attr).n();
-            assertThat(n).as(attr).matches("-?[0-9.]+(E-?[0-9]+)?");
-            double magnitude = Math.abs(Double.parseDouble(n));
-            assertThat(magnitude).as(attr).isBetween(1e-130, 1e126);
-        }
+        Map<String, AttributeValue> big = RollupItems.hourly("a", T0, minutes, 60);
+        minutes.remove(0);
+        Map<String, AttributeValue> small = RollupItems.hourly("a", T0, minutes, 60);
+
+        assertThat(big).doesNotContainKey(SummaryAttributes.SUM).containsEntry(SummaryAttributes.COUNT, AttributeValue.fromN("3"));
+        assertThat(RollupItems.total(big, RollupItems.MINUTES).sum()).isEqualTo(2e200);
+        assertThat(small.get(SummaryAttributes.SUM).n()).isEqualTo("1.5");
     }
 
     @Test
