@@ -249,10 +249,15 @@ final class IngestEndToEndBench implements Benchmark {
                 throw new IllegalStateException("the stored partials count " + stored.datapoints() + " datapoints, sent "
                         + datapoints);
             }
-            if (stored.items() != itemsWritten) {
-                throw new IllegalStateException("EMF ItemsWritten " + itemsWritten + " but the table holds " + stored.items());
+            if (stored.items() - stored.marks() != itemsWritten) {
+                throw new IllegalStateException("EMF ItemsWritten " + itemsWritten + " but the table holds "
+                        + (stored.items() - stored.marks()) + " partials and catalog entries");
             }
-            return new Batch(millis, itemsWritten, stored.partials(), stored.items() - stored.partials(),
+            if (stored.marks() != doc.path("MarksWritten").asLong(-1)) {
+                throw new IllegalStateException("EMF MarksWritten " + doc.path("MarksWritten") + " but the table holds "
+                        + stored.marks() + " marked rollup items");
+            }
+            return new Batch(millis, itemsWritten, stored.partials(), stored.items() - stored.partials() - stored.marks(),
                     doc.path("WriteRetries").asLong(), doc.path("Throttles").asLong(), doc.path("UnprocessedItems").asLong());
         }
 
@@ -263,21 +268,27 @@ final class IngestEndToEndBench implements Benchmark {
         }
     }
 
-    /** The table's items after a batch: minute partials and the datapoints they count, and everything else. */
-    record Stored(long items, long partials, long datapoints) {
+    /**
+     * The table's items after a batch: minute partials and the datapoints they count, rollup items holding only
+     * a build mark (set by ingest before the partials), and everything else.
+     */
+    record Stored(long items, long partials, long datapoints, long marks) {
 
         static Stored read(DynamoDbClient reader, String table) {
             long items = 0;
             long partials = 0;
             long datapoints = 0;
+            long marks = 0;
             for (Map<String, AttributeValue> item : reader.scanPaginator(b -> b.tableName(table)).items()) {
                 items++;
                 if (item.get(KeyScheme.PK).s().startsWith("P#")) {
                     partials++;
-                    datapoints += Long.parseLong(item.get(SummaryAttributes.COUNT).n());
+                    datapoints += SummaryAttributes.read(item, false).count();
+                } else if (item.containsKey(dev.pulse.store.BuildMarks.MARKED)) {
+                    marks++;
                 }
             }
-            return new Stored(items, partials, datapoints);
+            return new Stored(items, partials, datapoints, marks);
         }
     }
 

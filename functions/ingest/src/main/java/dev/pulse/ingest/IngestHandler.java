@@ -62,7 +62,8 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
 
     /** The production wiring of {@link IngestService} for {@code config}. */
     static IngestService create(PulseConfig config) {
-        return create(config, AwsClients.dynamoDbAsync(config.writeConcurrency()), AwsClients.sqs());
+        // Marks (one UpdateItem each) run before the partials, with twice the lanes: see BuildMarks.
+        return create(config, AwsClients.dynamoDbAsync(config.writeConcurrency() * 2), AwsClients.sqs());
     }
 
     /** The same wiring on given clients (the benchmarks point them at the emulators). */
@@ -77,7 +78,7 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
                 new RecordDecoder(new DatapointValidator(clock, config.acceptPast(), config.acceptFuture())),
                 new DynamoDbStore(dynamo, config.tableName(), config.writeConcurrency(), backoff),
                 new SeriesCatalog(MAX_REMEMBERED_SERIES),
-                new BuildMarks(dynamo, config.tableName(), config.writeConcurrency(), backoff),
+                new BuildMarks(dynamo, config.tableName(), config.writeConcurrency() * 2, backoff),
                 new MarkMemory(MAX_REMEMBERED_MARKS, config.buildGrace().toMillis(), config.ingestTimeout().toMillis() + 5_000),
                 new DeadLetterQueue(sqs, config.deadLetterUrl(), backoff),
                 config.partialTtl().toSeconds(),
