@@ -289,7 +289,9 @@ public final class QueryService {
                         } else {
                             // Marked since its build (or never built): the level below is exact, the rollup may not be.
                             metrics.increment(QueryMetric.ROLLUP_FALLBACKS);
-                            below.add(readBelow(r, metrics).thenAccept(entries -> apply.accept(r.series(), entries)));
+                            below.add(deadline.expired()
+                                    ? CompletableFuture.failedFuture(new Bounded.StoppedException("time budget spent"))
+                                    : readBelow(r, metrics).thenAccept(entries -> apply.accept(r.series(), entries)));
                         }
                     }
                     List<RollupRead> retry = new ArrayList<>();
