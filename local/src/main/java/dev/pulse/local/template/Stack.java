@@ -72,6 +72,42 @@ public final class Stack {
         return List.copyOf(mappings);
     }
 
+    /**
+     * The schedules: every enabled {@code Schedule} event of every function (an EventBridge rule), in template order.
+     *
+     * @throws IllegalArgumentException naming the event when its expression is not a valid {@code rate(...)}
+     *                                  expression (a {@code cron(...)} schedule does not run locally)
+     */
+    public List<ScheduleSpec> schedules() {
+        List<ScheduleSpec> schedules = new ArrayList<>();
+        for (Event e : events("Schedule")) {
+            String what = e.functionId() + ".Events." + e.eventId();
+            JsonNode properties = resolvedObject(e.properties());
+            if (properties.has("Enabled") && !bool(properties.get("Enabled"), what + ".Enabled")) {
+                continue;  // the rule exists, disabled
+            }
+            if (properties.has("State") && !Intrinsics.text(properties.get("State"), what + ".State").equals("ENABLED")) {
+                continue;  // DISABLED (or ENABLED_WITH_ALL_CLOUDTRAIL_MANAGEMENT_EVENTS, which no schedule uses)
+            }
+            JsonNode schedule = properties.get("Schedule");
+            if (schedule == null) {
+                throw new IllegalArgumentException(what + " needs Schedule");
+            }
+            String expression = Intrinsics.text(schedule, what + ".Schedule").strip();
+            JsonNode name = properties.get("Name");
+            JsonNode input = properties.get("Input");
+            JsonNode retries = resolvedObject(template.properties(e.functionId()).path("EventInvokeConfig")).get("MaximumRetryAttempts");
+            schedules.add(new ScheduleSpec(e.functionId(), e.eventId(), expression,
+                    ScheduleSpec.ratePeriod(expression, what + ".Schedule"),
+                    name == null ? intrinsics.pseudo().stackName() + "-" + e.functionId() + e.eventId() + "-LOCAL"
+                            : Intrinsics.text(name, what + ".Name"),
+                    input == null ? null : json(Intrinsics.text(input, what + ".Input"), what + ".Input"),
+                    retries == null ? ScheduleSpec.DEFAULT_ASYNC_RETRY_ATTEMPTS
+                            : Intrinsics.integer(retries, e.functionId() + ".EventInvokeConfig.MaximumRetryAttempts")));
+        }
+        return List.copyOf(schedules);
+    }
+
     /** The routes of every HttpApi event of every function, in template order. */
     public List<RouteSpec> routes() {
         return events("HttpApi").stream().map(e -> {
@@ -194,6 +230,18 @@ public final class Stack {
                 properties.path("FunctionResponseTypes").valueStream().anyMatch(t -> t.asText().equals("ReportBatchItemFailures")),
                 destination == null ? null : Intrinsics.text(destination, what + ".DestinationConfig.OnFailure.Destination"),
                 List.copyOf(patterns));
+    }
+
+    /** {@code text} when it is one JSON value (EventBridge refuses a target Input that is not). */
+    private static String json(String text, String what) {
+        try (var parser = new com.fasterxml.jackson.databind.ObjectMapper().createParser(text)) {
+            if (parser.readValueAsTree() == null || parser.nextToken() != null) {
+                throw new IllegalArgumentException(what + " must be one JSON value, got " + text);
+            }
+            return text;
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException(what + " must be JSON: " + e.getMessage(), e);
+        }
     }
 
     /** An event of a function, its Properties unresolved. */

@@ -26,7 +26,7 @@ class SamTemplateTest {
     private static final MapBindings BINDINGS = new MapBindings(
             Map.of("Table", "pulse", "DeadLetterQueue", DLQ_URL, "Stream", "pulse-stream", "Api", "local",
                     "StreamKey", "key-1"),
-            Map.of("Stream.Arn", STREAM_ARN, "Table.StreamArn", TABLE_STREAM_ARN, "DeadLetterQueue.Arn", DLQ_ARN));
+            Map.of("Stream.Arn", STREAM_ARN, "DeadLetterQueue.Arn", DLQ_ARN));
 
     private static SamTemplate template;
     private static Path root;
@@ -81,16 +81,21 @@ class SamTemplateTest {
                 "POWERTOOLS_LOG_LEVEL", "INFO",
                 "POWERTOOLS_LOGGER_SAMPLE_RATE", "0.01",
                 "POWERTOOLS_METRICS_NAMESPACE", "Pulse",
+                "PARTIAL_TTL_DAYS", "16",
+                "HOURLY_TTL_DAYS", "35",
+                "DAILY_TTL_DAYS", "3650",
+                "ACCEPT_PAST_SECONDS", "1209600",
+                "ACCEPT_FUTURE_SECONDS", "7200",
+                "MAX_RECORD_AGE_SECONDS", "3600",
+                "INGEST_TIMEOUT_SECONDS", "60",
+                "BUILD_GRACE_SECONDS", "300",
                 "JAVA_TOOL_OPTIONS", "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 -XX:MaxRAMPercentage=75"
                         + " -XX:+UseSerialGC -Djava.net.preferIPv4Stack=true",
                 "POWERTOOLS_SERVICE_NAME", "ingest",
                 "WRITE_CONCURRENCY", "8",
                 "SAFETY_MARGIN_MS", "3000",
                 "RETRY_BASE_MS", "50",
-                "RETRY_CAP_MS", "5000",
-                "PARTIAL_TTL_DAYS", "35",
-                "ACCEPT_PAST_SECONDS", "1209600",
-                "ACCEPT_FUTURE_SECONDS", "7200"));
+                "RETRY_CAP_MS", "5000"));
     }
 
     @Test
@@ -110,13 +115,156 @@ class SamTemplateTest {
 
     @Test
     void mappings_whenDefaults_followTemplate() {
+        // The rollup builder runs on a schedule: the ingest mapping is the only event source mapping.
         assertThat(stack(Map.of()).mappings()).containsExactly(
                 new MappingSpec("IngestFunction", "Stream", SourceType.KINESIS, STREAM_ARN, "LATEST", 500,
-                        Duration.ofSeconds(1), 1, true, 10, Duration.ofSeconds(3600), true, DLQ_ARN, List.of()),
-                new MappingSpec("CompactFunction", "TableStream", SourceType.DYNAMODB, TABLE_STREAM_ARN, "TRIM_HORIZON", 500,
+                        Duration.ofSeconds(1), 1, true, 10, Duration.ofSeconds(3600), true, DLQ_ARN, List.of()));
+    }
+
+    @Test
+    void mappings_whenFunctionReadsTableStream_resolveDynamoDbEvent(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("template.yaml"), """
+                Resources:
+                  Table: {Type: AWS::DynamoDB::Table}
+                  Queue: {Type: AWS::SQS::Queue}
+                  Fn:
+                    Type: AWS::Serverless::Function
+                    Properties:
+                      CodeUri: fn
+                      Handler: h
+                      Events:
+                        TableStream:
+                          Type: DynamoDB
+                          Properties:
+                            Stream: !GetAtt Table.StreamArn
+                            StartingPosition: TRIM_HORIZON
+                            BatchSize: 500
+                            MaximumBatchingWindowInSeconds: 1
+                            BisectBatchOnFunctionError: true
+                            MaximumRetryAttempts: 10
+                            MaximumRecordAgeInSeconds: 3600
+                            FunctionResponseTypes: [ReportBatchItemFailures]
+                            DestinationConfig: {OnFailure: {Type: SQS, Destination: !GetAtt Queue.Arn}}
+                            FilterCriteria:
+                              Filters:
+                                - Pattern: '{"eventName": ["INSERT", "MODIFY"]}'
+                                - Pattern: {dynamodb: {Keys: {pk: {S: [{prefix: "P#"}]}}}}
+                """);
+        Stack stack = SamTemplate.load(file).resolve(Map.of(),
+                new MapBindings(Map.of(), Map.of("Table.StreamArn", TABLE_STREAM_ARN, "Queue.Arn", DLQ_ARN)));
+
+        assertThat(stack.mappings()).containsExactly(
+                new MappingSpec("Fn", "TableStream", SourceType.DYNAMODB, TABLE_STREAM_ARN, "TRIM_HORIZON", 500,
                         Duration.ofSeconds(1), 1, true, 10, Duration.ofSeconds(3600), true, DLQ_ARN,
-                        List.of("{\"eventName\":[\"INSERT\",\"MODIFY\"],\"dynamodb\":{\"Keys\":{\"pk\":{\"S\":"
-                                + "[{\"prefix\":\"P#\"},{\"prefix\":\"H#\"}]}}}}")));
+                        List.of("{\"eventName\": [\"INSERT\", \"MODIFY\"]}",
+                                "{\"dynamodb\":{\"Keys\":{\"pk\":{\"S\":[{\"prefix\":\"P#\"}]}}}}")));
+        assertThat(stack.schedules()).isEmpty();
+    }
+
+    @Test
+    void schedules_whenDefaults_buildEveryFiveMinutesWithLambdasAsyncRetries() {
+        assertThat(stack(Map.of()).schedules()).containsExactly(
+                new ScheduleSpec("CompactFunction", "Build", "rate(5 minutes)", Duration.ofMinutes(5),
+                        "pulse-CompactFunctionBuild-LOCAL", null, ScheduleSpec.DEFAULT_ASYNC_RETRY_ATTEMPTS));
+        assertThat(stack(Map.of()).schedules().get(0).ruleArn("us-east-1", "000000000000"))
+                .isEqualTo("arn:aws:events:us-east-1:000000000000:rule/pulse-CompactFunctionBuild-LOCAL");
+    }
+
+    @Test
+    void schedules_whenBuildScheduleOverridden_periodFollowsRate() {
+        Map<String, Duration> periods = new LinkedHashMap<>();
+        for (String rate : List.of("rate(1 minute)", "rate(15 minutes)", "rate(1 hour)", "rate(2 hours)", "rate(1 day)",
+                "rate(7 days)", " rate( 10  minutes ) ")) {
+            periods.put(rate, stack(Map.of("BuildSchedule", rate)).schedules().get(0).period());
+        }
+
+        assertThat(periods).containsExactly(
+                Map.entry("rate(1 minute)", Duration.ofMinutes(1)),
+                Map.entry("rate(15 minutes)", Duration.ofMinutes(15)),
+                Map.entry("rate(1 hour)", Duration.ofHours(1)),
+                Map.entry("rate(2 hours)", Duration.ofHours(2)),
+                Map.entry("rate(1 day)", Duration.ofDays(1)),
+                Map.entry("rate(7 days)", Duration.ofDays(7)),
+                Map.entry(" rate( 10  minutes ) ", Duration.ofMinutes(10)));
+    }
+
+    @Test
+    void schedules_whenCron_throwSayingOnlyRateRunsLocally() {
+        assertThatThrownBy(() -> stack(Map.of("BuildSchedule", "cron(0/5 * * * ? *)")).schedules())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("CompactFunction.Events.Build.Schedule")
+                .hasMessageContaining("cron(0/5 * * * ? *)")
+                .hasMessageContaining("runs rate(...) schedules only");
+    }
+
+    @Test
+    void schedules_whenRateMalformed_throwNamingTheEventAndTheRule() {
+        Map<String, String> problems = new LinkedHashMap<>();
+        problems.put("rate(5 minute)", "plural above 1");
+        problems.put("rate(1 minutes)", "singular for 1");
+        problems.put("rate(0 minutes)", "positive integer");
+        problems.put("rate(-1 minutes)", "not a schedule expression");
+        problems.put("rate(1.5 hours)", "not a schedule expression");
+        problems.put("rate(2 weeks)", "unknown unit 'weeks'");
+        problems.put("rate(99999999999999999999 days)", "too large");
+        problems.put("every 5 minutes", "not a schedule expression");
+        problems.forEach((rate, why) -> assertThatThrownBy(() -> stack(Map.of("BuildSchedule", rate)).schedules())
+                .as(rate).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("CompactFunction.Events.Build.Schedule").hasMessageContaining(why));
+    }
+
+    @Test
+    void schedules_whenEventSetsNameInputStateAndFunctionItsRetries_followThem(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("template.yaml"), """
+                Parameters:
+                  Every: {Type: String, Default: rate(1 hour)}
+                Globals:
+                  Function:
+                    EventInvokeConfig: {MaximumRetryAttempts: 0}
+                Resources:
+                  Fn:
+                    Type: AWS::Serverless::Function
+                    Properties:
+                      CodeUri: fn
+                      Handler: h
+                      Events:
+                        Named:
+                          Type: Schedule
+                          Properties: {Schedule: !Ref Every, Name: !Sub '${AWS::StackName}-hourly', Input: '{"mode": "full"}'}
+                        Off: {Type: Schedule, Properties: {Schedule: 'cron(0 12 * * ? *)', Enabled: false}}
+                        Disabled: {Type: Schedule, Properties: {Schedule: rate(1 day), State: DISABLED}}
+                        On: {Type: Schedule, Properties: {Schedule: rate(1 day), State: ENABLED}}
+                  Other:
+                    Type: AWS::Serverless::Function
+                    Properties:
+                      CodeUri: other
+                      Handler: h
+                      EventInvokeConfig: {MaximumRetryAttempts: 1}
+                      Events:
+                        Tick: {Type: Schedule, Properties: {Schedule: rate(10 minutes)}}
+                """);
+
+        assertThat(SamTemplate.load(file).resolve(Map.of(), MapBindings.none()).schedules()).containsExactly(
+                new ScheduleSpec("Fn", "Named", "rate(1 hour)", Duration.ofHours(1), "pulse-hourly", "{\"mode\": \"full\"}", 0),
+                new ScheduleSpec("Fn", "On", "rate(1 day)", Duration.ofDays(1), "pulse-FnOn-LOCAL", null, 0),
+                new ScheduleSpec("Other", "Tick", "rate(10 minutes)", Duration.ofMinutes(10), "pulse-OtherTick-LOCAL", null, 1));
+    }
+
+    @Test
+    void schedules_whenInputIsNotJson_throwNamingIt(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("template.yaml"), """
+                Resources:
+                  Fn:
+                    Type: AWS::Serverless::Function
+                    Properties:
+                      CodeUri: fn
+                      Handler: h
+                      Events:
+                        Tick: {Type: Schedule, Properties: {Schedule: rate(1 hour), Input: '{"a": 1} trailing'}}
+                """);
+
+        assertThatThrownBy(() -> SamTemplate.load(file).resolve(Map.of(), MapBindings.none()).schedules())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Fn.Events.Tick.Input");
     }
 
     @Test
@@ -173,8 +321,10 @@ class SamTemplateTest {
     void resolvedProperties_whenResourceRefersToNoOther_callsNoBindings() {
         var table = template.resolve(Map.of(), MapBindings.none()).resolvedProperties("Table");
 
-        assertThat(table.at("/StreamSpecification/StreamViewType").asText()).isEqualTo("NEW_IMAGE");
+        assertThat(table.has("StreamSpecification")).isFalse();
         assertThat(table.at("/KeySchema/0/AttributeName").asText()).isEqualTo("pk");
+        assertThat(table.at("/GlobalSecondaryIndexes/0/IndexName").asText()).isEqualTo("due");
+        assertThat(table.at("/GlobalSecondaryIndexes/0/KeySchema/0/AttributeName").asText()).isEqualTo("dq");
     }
 
     @Test
