@@ -70,6 +70,9 @@ SOURCE     ?= events/replay/sample.ndjson.gz
 MODE       ?= rate
 SPEED      ?= 60
 WORKERS    ?= 1
+# Seconds between the rollup builder's scheduled runs in make run (the template's BuildSchedule, rate(5 minutes),
+# would not fire within a one-minute run); empty: the template's rate; 0: no scheduled runs.
+BUILD_EVERY ?= 15
 PARAMS     ?=
 KEEP       ?=
 WORK_DIR   ?=
@@ -78,9 +81,10 @@ LOCAL_RUN  = java --enable-native-access=ALL-UNNAMED -cp "local/target/classes:$
 local-stack: $(VENV)/.installed $(KINESIS)/node_modules/.installed
 	mvn $(MVN_FLAGS) -q package -DskipTests
 
-run: local-stack ## The whole pipeline on 127.0.0.1 with a load run and canary check (RATE, DURATION, SOURCE, MODE, KEEP=1)
+run: local-stack ## The whole pipeline on 127.0.0.1 with a load run and canary check (RATE, DURATION, SOURCE, MODE, BUILD_EVERY, KEEP=1)
 	$(LOCAL_RUN) run --rate "$(RATE)" --duration "$(DURATION)" --ramp "$(RAMP)" --source "$(SOURCE)" --mode "$(MODE)" \
-	  --speed "$(SPEED)" --workers "$(WORKERS)" $(foreach p,$(PARAMS),--param "$(p)") $(if $(filter 1 yes true,$(KEEP)),--keep,) \
+	  --speed "$(SPEED)" --workers "$(WORKERS)" $(if $(BUILD_EVERY),--schedule-every "$(BUILD_EVERY)") \
+	  $(foreach p,$(PARAMS),--param "$(p)") $(if $(filter 1 yes true,$(KEEP)),--keep,) \
 	  $(if $(WORK_DIR),--work-dir "$(WORK_DIR)")
 
 invoke: local-stack ## One handler with an event file, no Docker: make invoke FUNCTION=IngestFunction EVENT=events/ingest-kinesis-native.json [ENV="K=V ..."]

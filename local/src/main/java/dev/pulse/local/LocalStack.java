@@ -13,6 +13,7 @@ import dev.pulse.local.template.LayerSpec;
 import dev.pulse.local.template.MappingSpec;
 import dev.pulse.local.template.RouteSpec;
 import dev.pulse.local.template.SamTemplate;
+import dev.pulse.local.template.ScheduleSpec;
 import dev.pulse.local.template.Stack;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -43,7 +44,7 @@ import software.amazon.awssdk.services.sqs.SqsClient;
 /**
  * The whole pipeline on one machine, all on 127.0.0.1: DynamoDB Local, kinesalite and moto with the template's
  * table, stream and queue; every function in its own JVM behind a local Lambda service; the event source
- * mappings; the HTTP API. Everything about functions, environment and mappings comes from template.yaml.
+ * mappings; the schedules (EventBridge rules); the HTTP API. Everything about functions, environment and mappings comes from template.yaml.
  * Closing it stops every process it started, through their handles (by PID).
  */
 public final class LocalStack implements AutoCloseable {
@@ -73,6 +74,7 @@ public final class LocalStack implements AutoCloseable {
     private LambdaApiServer lambdaApi;
     private LocalHttpApi httpApi;
     private final List<MappingRunner> mappings = new ArrayList<>();
+    private final List<ScheduleRunner> schedules = new ArrayList<>();
 
     private LocalStack(StackOptions options, BiConsumer<String, String> echo) {
         this.options = options;
@@ -120,6 +122,8 @@ public final class LocalStack implements AutoCloseable {
         // kinesalite speaks JSON only; the SDK's CBOR default would fail against it.
         System.setProperty("aws.cborEnabled", "false");
         template = SamTemplate.load(options.template());
+        // Settings that cannot run locally (a cron schedule) fail here, before any emulator starts.
+        template.resolve(options.parameters(), dev.pulse.local.template.Bindings.unbound(options.stackName())).schedules();
         Files.createDirectories(options.workDir().resolve("logs"));
         StackOptions.Ports p = options.ports();
         int dynamoPort = port(p.dynamoDb());
@@ -242,6 +246,14 @@ public final class LocalStack implements AutoCloseable {
             mappings.add(runner);
             track(runner);
         }
+        for (ScheduleSpec spec : stack.schedules()) {
+            String fn = stack.function(spec.functionId()).functionName();
+            Duration every = options.scheduleEvery() == null ? spec.period() : options.scheduleEvery();
+            ScheduleRunner runner = ScheduleRunner.start(spec, payload -> lambda.invoke(fn, payload), every,
+                    resources.pseudo().region(), resources.pseudo().accountId(), options.faults(), java.time.Clock.systemUTC());
+            schedules.add(runner);
+            track(runner);
+        }
     }
 
     /**
@@ -297,6 +309,11 @@ public final class LocalStack implements AutoCloseable {
 
     public List<MappingRunner> mappings() {
         return mappings;
+    }
+
+    /** The template's schedules, running (EventBridge rules of {@code Schedule} events). */
+    public List<ScheduleRunner> schedules() {
+        return schedules;
     }
 
     /** Metric totals from a function's EMF output, by logical id. */

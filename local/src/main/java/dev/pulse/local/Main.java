@@ -34,6 +34,8 @@ public final class Main {
               --mode rate|recorded  fixed rate, or the recording's own timing (default rate)
               --speed X           recorded mode: replay speed-up (default 60)
               --workers N         load generator workers (default 1)
+              --schedule-every S  run the template's schedules (CompactFunction's rollup builds) every S seconds
+                                  instead of their rate (default: the rate; 0: never on their own)
               --keep              leave the stack up after the report, until Ctrl-C
               --report FILE       also write the report as JSON (default .local/report.json)
               --ephemeral-ports   listen on free ports instead of 8000/4567/4566/9001/3000
@@ -92,12 +94,16 @@ public final class Main {
 
     static int runPipeline(List<String> args, PrintStream out) throws Exception {
         Args a = new Args(args, union(COMMON, Set.of("rate", "duration", "ramp", "source", "mode", "speed", "workers", "report",
-                "loadgen-function")), Set.of("keep", "ephemeral-ports"));
+                "loadgen-function", "schedule-every")), Set.of("keep", "ephemeral-ports"));
         String mode = a.text("mode", "rate");
         if (!mode.equals("rate") && !mode.equals("recorded")) {
             throw new UsageException("--mode must be rate or recorded, got " + mode);
         }
         StackOptions options = stackOptions(a);
+        if (a.text("schedule-every", null) != null) {
+            double every = a.number("schedule-every", 0, 0, 86_400);
+            options = options.withScheduleEvery(java.time.Duration.ofMillis(every == 0 ? 0 : Math.max(1, Math.round(every * 1000))));
+        }
         String loadGen = a.text("loadgen-function", "LoadGenFunction");
         // The load generator keeps 45 s of its timeout for the canary check; the template sets the timeout.
         SamTemplate template = SamTemplate.load(options.template());
@@ -165,6 +171,9 @@ public final class Main {
         }
         for (MappingRunner m : stack.mappings()) {
             out.println("  mapping         " + m.describe());
+        }
+        for (ScheduleRunner s : stack.schedules()) {
+            out.println("  schedule        " + s.describe());
         }
         if (!stack.notEmulated().isEmpty()) {
             out.println("  names only      " + String.join(", ", stack.notEmulated()));

@@ -108,6 +108,7 @@ final class PipelineRun {
         java.util.Map<String, Integer> wanted = new java.util.LinkedHashMap<>();
         stack.mappings().forEach(m -> wanted.merge(m.spec().functionId(), Math.max(1, m.shardCount()), Integer::sum));
         stack.stack().routes().forEach(r -> wanted.putIfAbsent(r.functionId(), 1));
+        stack.schedules().forEach(s -> wanted.putIfAbsent(s.spec().functionId(), 1));
         java.util.List<Thread> threads = new java.util.ArrayList<>();
         java.util.Map<String, Integer> ready = new java.util.concurrent.ConcurrentHashMap<>();
         wanted.forEach((fn, n) -> threads.add(Thread.ofVirtual().start(() -> {
@@ -175,8 +176,10 @@ final class PipelineRun {
             p99 = queryLatency.getTotalCount() == 0 ? 0 : queryLatency.getValueAtPercentile(99) / 1000.0;
         }
         EmfTotals ingestMetrics = stack.metrics(ingestFunction());
-        return String.format(Locale.ROOT, "[%4ds] read %,d | ingested %,d records, %,d datapoints | lag %.1f s | DLQ %,d | query p99 %.0f ms",
-                elapsedSeconds, read, done, ingestMetrics.sum("DatapointsIn"), lag, dlqDepth(), p99);
+        String builds = stack.schedules().isEmpty() ? ""
+                : String.format(Locale.ROOT, " | builds %,d", stack.schedules().stream().mapToLong(ScheduleRunner::runs).sum());
+        return String.format(Locale.ROOT, "[%4ds] read %,d | ingested %,d records, %,d datapoints | lag %.1f s | DLQ %,d%s | query p99 %.0f ms",
+                elapsedSeconds, read, done, ingestMetrics.sum("DatapointsIn"), lag, dlqDepth(), builds, p99);
     }
 
     private String ingestFunction() {
@@ -212,6 +215,25 @@ final class PipelineRun {
             n.put("invocations", m.invocations());
             n.put("functionErrors", m.functionErrors());
             n.put("recordsToDestination", m.recordsToDestination());
+        }
+        ObjectNode schedules = r.putObject("schedules");
+        for (ScheduleRunner s : stack.schedules()) {
+            ObjectNode n = schedules.putObject(s.spec().id());
+            n.put("expression", s.spec().expression());
+            n.put("everySeconds", s.every().toMillis() / 1000.0);
+            n.put("runs", s.runs());
+            n.put("invocations", s.invocations());
+            n.put("errors", s.errors());
+            n.put("retries", s.retries());
+            n.put("failedRuns", s.failedRuns());
+            String last = s.lastResponse();
+            if (last != null) {
+                try {
+                    n.set("lastResponse", JSON.readTree(last));
+                } catch (java.io.IOException e) {
+                    n.put("lastResponse", last);
+                }
+            }
         }
         ObjectNode functions = r.putObject("functions");
         for (var f : stack.stack().functions()) {
@@ -254,6 +276,13 @@ final class PipelineRun {
                 e.getKey(), e.getValue().path("recordsRead").asLong(), e.getValue().path("recordsFiltered").asLong(),
                 e.getValue().path("recordsDone").asLong(), e.getValue().path("invocations").asLong(),
                 e.getValue().path("functionErrors").asLong(), e.getValue().path("recordsToDestination").asLong()));
+        r.path("schedules").properties().forEach(e -> {
+            JsonNode s = e.getValue();
+            out.printf(Locale.ROOT, "schedule  %-28s runs %,d  invocations %,d  errors %,d  retries %,d  failed runs %,d  (%s, every %s s)%n",
+                    e.getKey(), s.path("runs").asLong(), s.path("invocations").asLong(), s.path("errors").asLong(),
+                    s.path("retries").asLong(), s.path("failedRuns").asLong(), s.path("expression").asText(),
+                    new java.math.BigDecimal(s.path("everySeconds").asText()).stripTrailingZeros().toPlainString());
+        });
         JsonNode ingest = r.path("functions").path(ingestFunction()).path("metrics");
         out.printf(Locale.ROOT, "ingest    records %,d  datapoints %,d  poison %,d  items written %,d  throttles %,d%n",
                 ingest.path("RecordsIn").asLong(), ingest.path("DatapointsIn").asLong(), ingest.path("PoisonRecords").asLong(),

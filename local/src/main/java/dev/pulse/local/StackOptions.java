@@ -2,6 +2,7 @@ package dev.pulse.local;
 
 import dev.pulse.local.lambda.FaultPlan;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -20,10 +21,27 @@ import java.util.Map;
  * @param environment    variables set on every function on top of the template's ({@code make invoke ENV=...})
  * @param faults         faults to inject (tests); {@link FaultPlan#NONE} normally
  * @param kinesisStore   where kinesalite keeps its data, so it survives a restart; null: in memory
+ * @param scheduleEvery  how often the template's {@code Schedule} events run: null for their own rate, a shorter
+ *                       period to compress time ({@code make run}'s {@code BUILD_EVERY}), {@link Duration#ZERO} for
+ *                       no runs of their own (only {@link ScheduleRunner#runNow()})
  */
 public record StackOptions(Path template, Map<String, String> parameters, String stackName, Path workDir, Path runtimeDir,
         Path kinesisDir, Path motoServer, Ports ports, int maxConcurrency, Map<String, String> environment, FaultPlan faults,
-        Path kinesisStore) {
+        Path kinesisStore, Duration scheduleEvery) {
+
+    public StackOptions {
+        if (scheduleEvery != null && scheduleEvery.isNegative()) {
+            throw new IllegalArgumentException("scheduleEvery cannot be negative: " + scheduleEvery);
+        }
+    }
+
+    /** Options whose schedules run at the template's rates. */
+    public StackOptions(Path template, Map<String, String> parameters, String stackName, Path workDir, Path runtimeDir,
+            Path kinesisDir, Path motoServer, Ports ports, int maxConcurrency, Map<String, String> environment, FaultPlan faults,
+            Path kinesisStore) {
+        this(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, environment,
+                faults, kinesisStore, null);
+    }
 
     /** The ports the local stack listens on, all on 127.0.0.1; 0 means any free port. */
     public record Ports(int dynamoDb, int kinesis, int sqs, int lambda, int api) {
@@ -39,27 +57,33 @@ public record StackOptions(Path template, Map<String, String> parameters, String
     }
 
     public StackOptions withParameters(Map<String, String> p) {
-        return new StackOptions(template, p, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, environment, faults, kinesisStore);
+        return new StackOptions(template, p, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, environment, faults, kinesisStore, scheduleEvery);
     }
 
     public StackOptions withPorts(Ports p) {
-        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, p, maxConcurrency, environment, faults, kinesisStore);
+        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, p, maxConcurrency, environment, faults, kinesisStore, scheduleEvery);
     }
 
     public StackOptions withEnvironment(Map<String, String> env) {
-        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, env, faults, kinesisStore);
+        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, env, faults, kinesisStore, scheduleEvery);
     }
 
     public StackOptions withMaxConcurrency(int n) {
-        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, n, environment, faults, kinesisStore);
+        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, n, environment, faults, kinesisStore, scheduleEvery);
     }
 
     public StackOptions withFaults(FaultPlan plan, Path kinesisStoreDir) {
         return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency,
-                environment, plan, kinesisStoreDir);
+                environment, plan, kinesisStoreDir, scheduleEvery);
+    }
+
+    /** See {@link #scheduleEvery()}: null for the template's rates, zero for no scheduled runs. */
+    public StackOptions withScheduleEvery(Duration every) {
+        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency,
+                environment, faults, kinesisStore, every);
     }
 
     public StackOptions withWorkDir(Path dir) {
-        return new StackOptions(template, parameters, stackName, dir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, environment, faults, kinesisStore);
+        return new StackOptions(template, parameters, stackName, dir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, environment, faults, kinesisStore, scheduleEvery);
     }
 }

@@ -8,20 +8,22 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code make run}'s path, shorter: the local stack from template.yaml, the load generator (two workers, so the
- * fan-out goes through the local Lambda API) replaying the bundled sample, the canary read back through the HTTP
- * API. Zero lost, zero duplicated, every record consumed once, and nothing listening beyond 127.0.0.1.
+ * fan-out goes through the local Lambda API) replaying the bundled sample, the rollup builder on its (compressed)
+ * schedule, the canary read back through the HTTP API. Zero lost, zero duplicated, every record consumed once, and nothing listening beyond 127.0.0.1.
  */
 class LocalStackIT {
 
     @Test
     void run_whenSampleReplayed_canaryShowsNoLossNoDuplicatesAndEverySocketIsLoopback() throws Exception {
-        StackOptions options = LocalStacks.options("local-stack-it");
+        // The rollup builder's schedule compressed from the template's rate to every 5 s, as make run compresses it.
+        StackOptions options = LocalStacks.options("local-stack-it").withScheduleEvery(Duration.ofSeconds(5));
         ByteArrayOutputStream console = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(new TeeStream(console, System.out), true, StandardCharsets.UTF_8);
         List<Long> pids;
@@ -53,6 +55,12 @@ class LocalStackIT {
             assertThat(ingestMetrics.path("RecordsIn").asLong()).isEqualTo(ingest.recordsRead());
             assertThat(ingestMetrics.path("DatapointsIn").asLong()).isGreaterThan(load.path("sent").asLong());
             assertThat(report.path("functions").path("CompactFunction").path("invocations").asLong()).isPositive();
+            // Invoked by its schedule only, with the Scheduled Event; every run answered with a CompactResult.
+            JsonNode build = report.path("schedules").path("CompactFunction.Build");
+            assertThat(build.path("runs").asLong()).isPositive();
+            assertThat(build.path("errors").asLong()).as(build.toString()).isZero();
+            assertThat(build.path("lastResponse").has("hoursBuilt")).as(build.toString()).isTrue();
+            assertThat(report.path("mappings").has("CompactFunction.TableStream")).isFalse();
             assertThat(report.path("queryLatencyMs").path("requests").asLong()).isPositive();
         }
         JsonNode canary = report.path("load").path("canary");
@@ -62,7 +70,8 @@ class LocalStackIT {
         assertThat(canary.path("lost").asLong()).isZero();
         assertThat(canary.path("duplicated").asLong()).isZero();
         assertThat(report.path("passed").asBoolean()).isTrue();
-        assertThat(console.toString(StandardCharsets.UTF_8)).contains("result    PASS: zero lost, zero duplicated");
+        assertThat(console.toString(StandardCharsets.UTF_8)).contains("result    PASS: zero lost, zero duplicated")
+                .contains("schedule  CompactFunction.Build ");
         // Stopped by PID: nothing the stack started is left running.
         for (long pid : pids) {
             assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).as("pid %d", pid).isFalse();

@@ -35,6 +35,19 @@ public final class TestHandlers {
         }
     }
 
+    /** Typed as the rollup builder is: answers with what the runtime client made of the EventBridge event. */
+    public static final class Scheduled
+            implements RequestHandler<com.amazonaws.services.lambda.runtime.events.ScheduledEvent, Map<String, Object>> {
+        @Override
+        public Map<String, Object> handleRequest(com.amazonaws.services.lambda.runtime.events.ScheduledEvent event, Context context) {
+            return Map.of("id", String.valueOf(event.getId()), "detailType", String.valueOf(event.getDetailType()),
+                    "source", String.valueOf(event.getSource()), "account", String.valueOf(event.getAccount()),
+                    "region", String.valueOf(event.getRegion()), "resources", String.valueOf(event.getResources()),
+                    "timeMillis", event.getTime() == null ? -1 : event.getTime().getMillis(),
+                    "detail", String.valueOf(event.getDetail()));
+        }
+    }
+
     /** Throws. */
     public static final class Fail implements RequestHandler<Map<String, Object>, String> {
         @Override
