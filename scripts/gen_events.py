@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate Lambda Kinesis event fixtures for Pulse's IngestFunction.
+"""Generate Lambda event fixtures for Pulse's IngestFunction (Kinesis) and CompactFunction (schedule).
 
 Usage:
     python3 scripts/gen_events.py                 # fixed instant 2026-11-21T12:00:00Z (committed files)
@@ -20,6 +20,8 @@ Writes (Python 3.11 standard library only, byte-identical for the same --now):
                                      documents, Lambda REPORT lines (cold and warm), START/END and
                                      plain log lines (skipped), and one CONTROL_MESSAGE record
     DIR/ingest-kinesis-poison.json   good native records with exactly one undecodable record
+    DIR/compact-scheduled.json       the EventBridge "Scheduled Event" the rule of CompactFunction's Schedule
+                                     event (Build) sends, at --now (to the second); no expectations file
     DIR/expected/<same name>.json    what ingesting each event must produce:
         {"now": epoch ms, "records": N, "poisonRecords": K, "poisonSequenceNumbers": [...],
          "skippedEvents": S, "datapoints": D,
@@ -31,7 +33,7 @@ cannot drift from the events. Sums are exact (math.fsum: the correctly rounded s
 which is what the pipeline stores whatever order it adds them in, so tests compare them exactly. Canonical series key: name{k1=v1,k2=v2}, dims sorted by
 key, the characters { } = , \\ escaped with a backslash, no dims -> name{}.
 
-Every event is a real-shaped Lambda Kinesis event; sequence numbers are 56-digit decimal strings
+Every ingest event is a real-shaped Lambda Kinesis event; sequence numbers are 56-digit decimal strings
 (fixed prefix + zero-padded counter, a separate block per file) that increase strictly within
 shardId-000000000000 and sort the same as strings and as numbers. All datapoint timestamps lie in
 the few minutes before --now, inside the default ingest window now-14d .. now+2h.
@@ -56,6 +58,7 @@ REGION = "us-east-1"
 SHARD_ID = "shardId-000000000000"
 STREAM_ARN = f"arn:aws:kinesis:{REGION}:{ACCOUNT}:stream/pulse-stream"
 ROLE_ARN = f"arn:aws:iam::{ACCOUNT}:role/pulse-ingest"
+SCHEDULE_RULE = "pulse-CompactFunctionBuild-1J8Q3ZKX0V7RD"
 
 SEQ_PREFIX = "4959033827149025660855969253836157109592157598913"  # 49 digits + 7-digit counter
 SEQ_WIDTH = 56
@@ -486,6 +489,23 @@ def build_poison(now: int) -> tuple[dict, dict]:
 
 # ---------------------------------------------------------------------------------------------
 
+def build_compact_scheduled(now: int) -> dict:
+    """What EventBridge sends CompactFunction each BuildSchedule period (a rate rule SAM names
+    <stack>-CompactFunctionBuild-<suffix>); the builder reads only `time`."""
+    instant = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=now // 1000)
+    return {
+        "version": "0",
+        "id": det_uuid(f"compact-scheduled/{now // 1000}"),
+        "detail-type": "Scheduled Event",
+        "source": "aws.events",
+        "account": ACCOUNT,
+        "time": instant.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "region": REGION,
+        "resources": [f"arn:aws:events:{REGION}:{ACCOUNT}:rule/{SCHEDULE_RULE}"],
+        "detail": {},
+    }
+
+
 def write_json(path: Path, obj: Any, sort_keys: bool = False) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(obj, indent=2, ensure_ascii=False, sort_keys=sort_keys, allow_nan=False)
@@ -494,7 +514,7 @@ def write_json(path: Path, obj: Any, sort_keys: bool = False) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description="Generate Lambda Kinesis event fixtures (and expected results) for Pulse.")
+        description="Generate Lambda event fixtures (and the ingest events' expected results) for Pulse.")
     parser.add_argument("--now", type=parse_now, default=DEFAULT_NOW, metavar="INSTANT",
                         help=f"ISO-8601 UTC instant or 'now' (default: {DEFAULT_NOW})")
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "events",
@@ -514,6 +534,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.out / filename}: {expected['records']} records, "
               f"{expected['datapoints']} datapoints, {len(expected['series'])} series, "
               f"{expected['poisonRecords']} poison, {expected['skippedEvents']} skipped")
+    scheduled = build_compact_scheduled(now)
+    write_json(args.out / "compact-scheduled.json", scheduled)
+    print(f"{args.out / 'compact-scheduled.json'}: Scheduled Event at {scheduled['time']}")
     return 0
 
 
