@@ -4,7 +4,9 @@
 `sam validate --lint` skips checks that only the transform makes (for example a SAM property that must be a
 plain string but was given an intrinsic function), so a template can pass it and still fail at deploy
 time. Local CodeUri/ContentUri paths are swapped for placeholder S3 URIs, as `sam package` would do.
-Also asserts what the deployed stack relies on: IAM auth on every API route and the compactor's filter.
+Also asserts what the deployed stack relies on: IAM auth on every API route, finite retries and bisection on every
+event source mapping, and a schedule expression EventBridge accepts on every rule a Schedule event creates (for a
+parameter: its Default and each of its AllowedValues; a bad one would only fail at deploy time).
 Checks the CloudWatch dashboard too, which no linter reads: its body must be JSON once the !Sub placeholders are
 filled in, and every custom metric a dashboard widget or an alarm names (namespace MetricsNamespace, dimension
 Service=<POWERTOOLS_SERVICE_NAME>) must be a constant of that function's *Metric.java enums (in PascalCase).
@@ -105,6 +107,58 @@ def check_dashboards(template, base):
     return problems, len(checked)
 
 
+RATE = re.compile(r"rate\((\d+) (minute|minutes|hour|hours|day|days)\)")
+CRON = re.compile(r"cron\(([^()]+)\)")
+
+
+def schedule_problem(expression):
+    """Why EventBridge would refuse a schedule expression, or None."""
+    if not isinstance(expression, str):
+        return f"{expression!r} is not a string"
+    rate = RATE.fullmatch(expression)
+    if rate:
+        value, unit = int(rate.group(1)), rate.group(2)
+        if value < 1:
+            return f"{expression}: the value must be a positive integer"
+        if (value == 1) == unit.endswith("s"):
+            return f"{expression}: the unit must be singular for 1 and plural above"
+        return None
+    cron = CRON.fullmatch(expression)
+    if cron:
+        fields = cron.group(1).split()
+        if len(fields) != 6:
+            return f"{expression}: cron takes 6 fields (minutes hours day-of-month month day-of-week year)"
+        if "?" not in (fields[2], fields[4]):
+            return f"{expression}: day-of-month or day-of-week must be '?'"
+        return None
+    return f"{expression!r} is neither rate(N unit) nor cron(...)"
+
+
+def check_schedules(out, params):
+    """Problems with the schedule expressions of the transformed template's EventBridge rules, and how many values
+    were checked (a literal, or a parameter's Default and AllowedValues)."""
+    problems = []
+    checked = 0
+    for name, res in out["Resources"].items():
+        if res["Type"] != "AWS::Events::Rule" or "ScheduleExpression" not in res["Properties"]:
+            continue
+        expression = res["Properties"]["ScheduleExpression"]
+        if isinstance(expression, dict) and list(expression) == ["Ref"] and expression["Ref"] in params:
+            param = params[expression["Ref"]]
+            values = ([("Default", param["Default"])] if "Default" in param else []) + \
+                [("AllowedValues", v) for v in param.get("AllowedValues", [])]
+            where = f"{name} (parameter {expression['Ref']} "
+        else:
+            values = [("ScheduleExpression", expression)]
+            where = f"{name} ("
+        for what, value in values:
+            checked += 1
+            problem = schedule_problem(value)
+            if problem:
+                problems.append(f"{where}{what}): {problem}")
+    return problems, checked
+
+
 class NoManagedPolicies:
     def load(self):
         return {}
@@ -130,7 +184,8 @@ def main() -> int:
     except Exception as e:  # the transform raises several exception types; all mean the same here
         print(f"{path}: SAM transform failed: {e}", file=sys.stderr)
         return 1
-    problems = dashboard_problems
+    schedule_problems, schedules_checked = check_schedules(out, template.get("Parameters", {}))
+    problems = dashboard_problems + schedule_problems
     for name, res in out["Resources"].items():
         if res["Type"] == "AWS::ApiGatewayV2::Api":
             for route, ops in res["Properties"].get("Body", {}).get("paths", {}).items():
@@ -148,7 +203,7 @@ def main() -> int:
         print("\n".join(problems), file=sys.stderr)
         return 1
     print(f"{path}: SAM transform OK ({len(out['Resources'])} resources); "
-          f"dashboard JSON and {metrics_checked} custom metric references OK")
+          f"dashboard JSON and {metrics_checked} custom metric references OK; {schedules_checked} schedule expression(s) OK")
     return 0
 
 
