@@ -209,6 +209,11 @@ public final class CompactService {
      */
     private CompletableFuture<Void> put(Queued q, Map<String, AttributeValue> item, long version, Run run,
             AtomicInteger built) {
+        if (run.deadline.expired()) {
+            // The reads took the run past its deadline: a write started now could land after the run returned.
+            run.leave(q, run.buildableAt(q));
+            return CompletableFuture.failedFuture(new Bounded.StoppedException("deadline passed before the write"));
+        }
         item.put(RollupItems.VERSION, AttributeValue.fromN(Long.toString(version)));
         return client.putItem(b -> b.tableName(table).item(item)
                         .conditionExpression("#d = :d AND (attribute_not_exists(#v) OR #v < :v)")
@@ -294,7 +299,7 @@ public final class CompactService {
             AtomicInteger started = new AtomicInteger();
             CompletableFuture<Void> all = Bounded.forEach(items, concurrency, t -> {
                 started.incrementAndGet();
-                return task.apply(t);
+                return task.apply(t).exceptionallyCompose(e -> CompletableFuture.failedFuture(cutByDeadline(t, e)));
             }, deadline::expired);
             try {
                 all.join();
@@ -305,6 +310,21 @@ public final class CompactService {
                     }
                 }
             }
+        }
+
+        /**
+         * A task that failed once the deadline had passed was cut by it (its call capped at the time left): the
+         * run stopped at its deadline, the period is left for the next run; not a failure of the run.
+         */
+        private Throwable cutByDeadline(Object t, Throwable e) {
+            Throwable cause = Bounded.unwrap(e);
+            if (cause instanceof Bounded.StoppedException || !deadline.expired()) {
+                return cause;
+            }
+            if (t instanceof Queued q) {
+                leave(q, buildableAt(q));
+            }
+            return new Bounded.StoppedException("deadline passed with a call in flight (" + cause.getClass().getSimpleName() + ")");
         }
 
         /** Whether {@code q}'s mark has settled; if not it is left for a later run. */
