@@ -335,7 +335,9 @@ public final class QueryService {
         List<Long> markedHours = new ArrayList<>();
         return query(KeyScheme.hourlyPk(r.series().key(), r.unit().start()), item -> {
             metrics.increment(QueryMetric.ITEMS_READ);
-            long hour = Long.parseLong(item.get(RollupItems.START).n());
+            // From the key: an hour that was marked but never built has no other attribute than its mark.
+            long hour = java.time.LocalDateTime.parse(item.get(KeyScheme.SK).s() + ":00")
+                    .toEpochSecond(java.time.ZoneOffset.UTC) * 1000;
             if (!RollupItems.complete(item)) {
                 markedHours.add(hour);
                 return;
