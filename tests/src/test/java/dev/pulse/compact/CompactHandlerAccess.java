@@ -1,23 +1,22 @@
 package dev.pulse.compact;
 
-import com.amazonaws.services.lambda.runtime.events.DynamodbEvent;
-import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
-import dev.pulse.testing.Emulators;
-import dev.pulse.testing.Pipeline;
-import dev.pulse.testing.TestContext;
-import java.time.Duration;
-import software.amazon.lambda.powertools.metrics.MetricsBuilder;
+import dev.pulse.config.PulseConfig;
+import java.time.Clock;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.lambda.powertools.metrics.Metrics;
 
-/** Builds a CompactHandler (its collaborator constructor is package-private) on a pipeline's table. */
+/** The production wiring of the rollup builder (package-private in CompactHandler) for tests in other packages. */
 public final class CompactHandlerAccess {
 
     private CompactHandlerAccess() {
     }
 
-    public static StreamsEventResponse handle(Pipeline pipeline, DynamodbEvent event) {
-        CompactHandler handler = new CompactHandler(new CompactService(Emulators.dynamo().asyncClient(), pipeline.table, 4,
-                Duration.ofDays(400).toSeconds(), Duration.ofDays(3650).toSeconds(), pipeline.clock()),
-                MetricsBuilder.builder().withNamespace("PulseTest").withService("compact").build(), 3_000);
-        return handler.handleRequest(event, new TestContext("compact-fixture", 60_000, 1024));
+    public static CompactService service(PulseConfig config, DynamoDbAsyncClient dynamo, Clock clock) {
+        return CompactHandler.create(config, dynamo, clock);
+    }
+
+    /** The handler as Lambda runs it, on {@code dynamo} and {@code clock}, publishing to {@code metrics}. */
+    public static CompactHandler handler(PulseConfig config, DynamoDbAsyncClient dynamo, Clock clock, Metrics metrics) {
+        return new CompactHandler(service(config, dynamo, clock), metrics, config.safetyMarginMillis());
     }
 }

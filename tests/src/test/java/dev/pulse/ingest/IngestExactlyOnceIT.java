@@ -3,50 +3,60 @@ package dev.pulse.ingest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
-import dev.pulse.codec.RecordDecoder;
-import dev.pulse.dlq.DeadLetterQueue;
+import dev.pulse.local.emulator.LocalDynamoDb;
 import dev.pulse.metrics.InvocationMetrics;
-import dev.pulse.model.DatapointValidator;
 import dev.pulse.model.SeriesKey;
-import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.DynamoDbStore;
-import dev.pulse.store.SeriesCatalog;
+import dev.pulse.store.BuildMarks;
+import dev.pulse.store.KeyScheme;
+import dev.pulse.testing.DelegatingDynamoDb;
+import dev.pulse.testing.Emulators;
 import dev.pulse.testing.FaultInjectingDynamoDb;
 import dev.pulse.testing.KinesisRecords;
-import dev.pulse.testing.Emulators;
 import dev.pulse.testing.StoredPartials;
 import dev.pulse.testing.StoredPartials.Summary;
+import dev.pulse.testing.TestConfig;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
  * The stored per-(series, minute) count/sum/min/max equal a direct computation from the input while faults
  * are injected around the real client (DynamoDB Local over HTTP), and the batches are driven the way the
  * Kinesis event source mapping drives them: a failed batch is retried from its first record, sometimes
- * bisected into halves, and a successful batch is sometimes delivered again.
+ * bisected into halves, and a successful batch is sometimes delivered again. Through all of it, no partial is
+ * written before the build marks of its hour and day are stored.
  */
 @ExtendWith(Emulators.class)
 class IngestExactlyOnceIT {
 
     private static final Instant NOW = Instant.parse("2026-11-21T12:00:00Z");
     private static final String SHARD = "shardId-000000000000";
+    private static final long HOUR = 3_600_000L;
+    private static final long DAY = 86_400_000L;
 
     private static final AtomicInteger TABLES = new AtomicInteger();
 
@@ -96,6 +106,10 @@ class IngestExactlyOnceIT {
         });
 
         assertThat(StoredPartials.sketchMismatches(run.reader, run.table)).isEmpty();
+        // Marks first: the query trusts an unmarked rollup to hold everything stored for its period.
+        assertThat(run.markOrder.unannounced).isEmpty();
+        assertThat(run.markOrder.partialWrites.get()).isPositive();
+        assertThat(markedPeriods(run)).containsAll(periodsWithPartials(run));
 
         // The faults really happened: a run that injected nothing would prove nothing.
         if (faults.throttle > 0) {
@@ -151,12 +165,78 @@ class IngestExactlyOnceIT {
         assertThat(run.metrics.count(IngestMetric.BATCH_FAILURES)).isEqualTo(1);
     }
 
+    /** The (pk|sk) of every rollup item that carries a build mark. */
+    private static Set<String> markedPeriods(Run run) {
+        Set<String> out = new java.util.TreeSet<>();
+        run.reader.scanPaginator(b -> b.tableName(run.table)).items().forEach(i -> {
+            if (i.containsKey(BuildMarks.MARKED) && i.containsKey(BuildMarks.DUE)) {
+                out.add(i.get(KeyScheme.PK).s() + '|' + i.get(KeyScheme.SK).s());
+            }
+        });
+        return out;
+    }
+
+    /** The hour and day marks every stored partial needs. */
+    private static Set<String> periodsWithPartials(Run run) {
+        Set<String> out = new java.util.TreeSet<>();
+        StoredPartials.read(run.reader, run.table).forEach((series, minutes) -> minutes.keySet().forEach(minute -> {
+            out.add(BuildMarks.hourMark(series, Math.floorDiv(minute, HOUR) * HOUR, 0).id());
+            out.add(BuildMarks.dayMark(series, Math.floorDiv(minute, DAY) * DAY, 0).id());
+        }));
+        assertThat(out).isNotEmpty();
+        return out;
+    }
+
+    /**
+     * Checks every BatchWriteItem as it is sent: each partial in it must belong to an hour and a day whose marks
+     * were already stored (an UpdateItem that succeeded before the call).
+     */
+    static final class MarkOrder extends DelegatingDynamoDb {
+        final Set<String> stored = ConcurrentHashMap.newKeySet();
+        final List<String> unannounced = Collections.synchronizedList(new ArrayList<>());
+        final AtomicInteger partialWrites = new AtomicInteger();
+
+        MarkOrder(software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public CompletableFuture<UpdateItemResponse> updateItem(UpdateItemRequest request) {
+            String id = request.key().get(KeyScheme.PK).s() + '|' + request.key().get(KeyScheme.SK).s();
+            return delegate.updateItem(request).thenApply(r -> {
+                stored.add(id);
+                return r;
+            });
+        }
+
+        @Override
+        public CompletableFuture<BatchWriteItemResponse> batchWriteItem(BatchWriteItemRequest request) {
+            request.requestItems().values().forEach(writes -> writes.forEach(w -> {
+                String pk = w.putRequest().item().get(KeyScheme.PK).s();
+                if (!pk.startsWith("P#")) {
+                    return;
+                }
+                partialWrites.incrementAndGet();
+                String series = pk.substring(2, pk.lastIndexOf('#'));
+                long hour = LocalDateTime.parse(pk.substring(pk.lastIndexOf('#') + 1) + ":00").toEpochSecond(ZoneOffset.UTC) * 1000;
+                for (BuildMarks.Mark m : List.of(BuildMarks.hourMark(series, hour, 0),
+                        BuildMarks.dayMark(series, Math.floorDiv(hour, DAY) * DAY, 0))) {
+                    if (!stored.contains(m.id())) {
+                        unannounced.add(pk + " " + w.putRequest().item().get(KeyScheme.SK).s() + " before " + m.id());
+                    }
+                }
+            }));
+            return delegate.batchWriteItem(request);
+        }
+    }
+
     /** One table, one faulty client, one generated shard, and an event-source-mapping driver. */
     private static final class Run {
         final Faults faults;
         final Random random;
         final String table = "pulse-it-" + TABLES.incrementAndGet();
         final FaultInjectingDynamoDb faulty;
+        final MarkOrder markOrder;
         final software.amazon.awssdk.services.dynamodb.DynamoDbClient reader = Emulators.dynamo().client();
         final IngestService service;
         final InvocationMetrics<IngestMetric> metrics = new InvocationMetrics<>(IngestMetric.class);
@@ -170,16 +250,13 @@ class IngestExactlyOnceIT {
         Run(Faults faults, long seed) {
             this.faults = faults;
             this.random = new Random(seed);
-            Emulators.dynamo().createTable(table);
-            faulty = new FaultInjectingDynamoDb(Emulators.dynamo().asyncClient(), seed);
+            LocalDynamoDb.createTable(reader, table, false);
+            faulty = new FaultInjectingDynamoDb(Emulators.dynamoAsync(), seed);
             faulty.rates(faults.throttle, faults.unprocessed);
+            markOrder = new MarkOrder(faulty);
             String dlq = Emulators.sqs().createQueue(table + "-dlq");
-            service = new IngestService(
-                    new RecordDecoder(new DatapointValidator(Clock.fixed(NOW, ZoneOffset.UTC), Duration.ofDays(14), Duration.ofHours(2))),
-                    new DynamoDbStore(faulty, table, 4, new Backoff(1, 20)),
-                    new SeriesCatalog(10_000),
-                    new DeadLetterQueue(Emulators.sqs().client(), dlq, new Backoff(1, 20)),
-                    Duration.ofDays(35).toSeconds(),
+            service = IngestHandler.create(TestConfig.of(table, dlq, Map.of("WRITE_CONCURRENCY", "4",
+                    "RETRY_BASE_MS", "1", "RETRY_CAP_MS", "20")), markOrder, Emulators.sqs().client(),
                     Clock.fixed(NOW, ZoneOffset.UTC));
             generate(1500);
         }

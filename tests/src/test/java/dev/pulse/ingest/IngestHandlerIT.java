@@ -7,12 +7,12 @@ import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
 import com.amazonaws.services.lambda.runtime.tests.EventLoader;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pulse.codec.RecordDecoder;
-import dev.pulse.dlq.DeadLetterQueue;
-import dev.pulse.model.DatapointValidator;
-import dev.pulse.retry.Backoff;
-import dev.pulse.store.DynamoDbStore;
-import dev.pulse.store.SeriesCatalog;
+import dev.pulse.config.PulseConfig;
+import dev.pulse.local.emulator.LocalDynamoDb;
+import dev.pulse.store.BuildMarks;
+import dev.pulse.store.MarkMemory;
+import dev.pulse.store.RollupItems;
+import dev.pulse.testing.TestConfig;
 import dev.pulse.testing.ExpectedResults;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.StoredPartials;
@@ -23,7 +23,6 @@ import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -31,6 +30,7 @@ import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -128,8 +128,8 @@ class IngestHandlerIT {
         List<String> names = new ArrayList<>();
         directive.get("Metrics").forEach(m -> names.add(m.get("Name").asText()));
         assertThat(names).containsExactlyInAnyOrder("RecordsIn", "DatapointsIn", "PoisonRecords", "SkippedEvents",
-                "ItemsWritten", "WriteRetries", "Throttles", "UnprocessedItems", "BatchFailures", "IngestLagMs",
-                "ColdStart");
+                "ItemsWritten", "MarksWritten", "WriteRetries", "Throttles", "UnprocessedItems", "BatchFailures",
+                "IngestLagMs", "ColdStart");
         // One C# entry per series and one N# entry per metric name.
         int catalogEntries = expected.series().size() + (int) expected.series().keySet().stream()
                 .map(k -> k.substring(0, k.indexOf('{'))).distinct().count();
@@ -142,9 +142,53 @@ class IngestHandlerIT {
         assertThat(doc.get("ColdStart").asDouble()).isEqualTo(1);
         assertThat(doc.get("IngestLagMs").asDouble()).isNotNegative();
 
-        // Warm container: no cold start, and the catalog is not written again.
+        // One mark per (series, hour) and (series, day) the batch touches.
+        List<BuildMarks.Mark> marks = marks(expected, stack.config);
+        assertThat(doc.get("MarksWritten").asDouble()).isEqualTo(marks.size());
+
+        // Warm container: no cold start, the catalog is not written again, and neither is a mark the container
+        // set for a period no build can have consumed yet (the rest are written again).
         assertThat(second.get(0).get("ColdStart").asDouble()).isZero();
         assertThat(second.get(0).get("ItemsWritten").asDouble()).isEqualTo(expected.partials());
+        MarkMemory memory = new MarkMemory(1000, stack.config.buildGrace().toMillis(),
+                stack.config.ingestTimeout().toMillis() + 5_000);
+        memory.remember(marks);
+        assertThat(second.get(0).get("MarksWritten").asDouble()).isEqualTo(memory.toWrite(marks, expected.now()).size());
+    }
+
+    @Test
+    void handleRequest_whenFixtureEvent_marksTheRollupItemOfEveryHourAndDayItTouches() {
+        String eventFile = "ingest-kinesis-native.json";
+        ExpectedResults expected = ExpectedResults.forEvent(eventFile);
+        Stack stack = new Stack(expected.now());
+
+        stack.invoke(eventFile);
+
+        Map<String, Long> marked = new TreeMap<>();
+        stack.reader.scanPaginator(b -> b.tableName(stack.table)).items().forEach(i -> {
+            if (i.containsKey(BuildMarks.MARKED)) {
+                assertThat(i).as("a mark's item carries its queue key and TTL").containsKeys(BuildMarks.DUE, RollupItems.TTL);
+                assertThat(i).as("a mark alone is not a built rollup").doesNotContainKey(RollupItems.VERSION);
+                marked.put(i.get("pk").s() + '|' + i.get("sk").s(), Long.parseLong(i.get(BuildMarks.MARKED).n()));
+            }
+        });
+        assertThat(marked.keySet()).containsExactlyInAnyOrderElementsOf(
+                marks(expected, stack.config).stream().map(BuildMarks.Mark::id).toList());
+        assertThat(marked.values()).as("marked at the invocation's time").containsOnly(expected.now());
+    }
+
+    /** The build marks the fixture's data needs: one per (series, hour) and (series, day). */
+    private static List<BuildMarks.Mark> marks(ExpectedResults expected, PulseConfig config) {
+        Map<String, BuildMarks.Mark> marks = new TreeMap<>();
+        expected.series().forEach((series, byMinute) -> byMinute.keySet().forEach(minute -> {
+            BuildMarks.Mark hour = BuildMarks.hourMark(series, Math.floorDiv(minute, 3_600_000L) * 3_600_000L,
+                    config.hourlyTtl().toSeconds());
+            BuildMarks.Mark day = BuildMarks.dayMark(series, Math.floorDiv(minute, 86_400_000L) * 86_400_000L,
+                    config.dailyTtl().toSeconds());
+            marks.put(hour.id(), hour);
+            marks.put(day.id(), day);
+        }));
+        return List.copyOf(marks.values());
     }
 
     private static List<String> catalog(Stack stack) {
@@ -211,21 +255,16 @@ class IngestHandlerIT {
         final String table = "pulse-handler-" + STACKS.incrementAndGet();
         final String queueUrl = Emulators.sqs().createQueue(table + "-dlq");
         final DynamoDbClient reader = Emulators.dynamo().client();
+        final PulseConfig config;
         final IngestHandler handler;
 
         Stack(long nowMillis) {
-            Emulators.dynamo().createTable(table);
-            Clock clock = Clock.fixed(Instant.ofEpochMilli(nowMillis), ZoneOffset.UTC);
-            Backoff backoff = new Backoff(5, 100);
-            IngestService service = new IngestService(
-                    new RecordDecoder(new DatapointValidator(clock, Duration.ofDays(14), Duration.ofHours(2))),
-                    new DynamoDbStore(Emulators.dynamo().asyncClient(), table, 8, backoff),
-                    new SeriesCatalog(1000),
-                    new DeadLetterQueue(Emulators.sqs().client(), queueUrl, backoff),
-                    Duration.ofDays(35).toSeconds(),
-                    clock);
+            LocalDynamoDb.createTable(reader, table, false);
+            config = TestConfig.of(table, queueUrl, Map.of());
+            IngestService service = IngestHandler.create(config, Emulators.dynamoAsync(), Emulators.sqs().client(),
+                    Clock.fixed(Instant.ofEpochMilli(nowMillis), ZoneOffset.UTC));
             Metrics metrics = MetricsBuilder.builder().withNamespace("PulseTest").withService("ingest").build();
-            handler = new IngestHandler(service, metrics, 3_000);
+            handler = new IngestHandler(service, metrics, config.safetyMarginMillis());
         }
 
         StreamsEventResponse invoke(String eventFile) {

@@ -3,16 +3,14 @@ package dev.pulse.loadgen;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
-import dev.pulse.metrics.InvocationMetrics;
-import dev.pulse.query.QueryMetric;
-import dev.pulse.query.QueryParser;
-import dev.pulse.query.QueryResult;
-import dev.pulse.query.QueryService;
-import dev.pulse.query.RollupCache;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pulse.query.QueryHandler;
+import dev.pulse.query.QueryHandlerAccess;
 import dev.pulse.retry.Deadline;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.KinesisRecords;
 import dev.pulse.testing.Pipeline;
+import dev.pulse.testing.RawData;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -21,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Canaries written through the real ingest path and read back through the query service: the verdict
+ * Canaries written through the real ingest path and read back through the query handler: the verdict
  * catches an injected loss, an injected duplicate, and both at once (same count, wrong sum).
  */
 @ExtendWith(Emulators.class)
@@ -46,28 +44,21 @@ class CanaryVerificationIT {
                 }
             }
             p.ingest(records);
-            QueryService service = new QueryService(Emulators.dynamo().asyncClient(), p.table, 8, 300_000L,
-                    new RollupCache(10_000, 300_000L), p.clock());
+            QueryHandler handler = QueryHandlerAccess.create(p);
             CanaryVerifier.Reader reader = (id, from, to) -> {
-                try {
-                    long start = Math.floorDiv(from, 60_000L) * 60_000L;
-                    QueryResult r = service.query(QueryParser.parse("{\"series\":[{\"name\":\"" + CanaryVerifier.SERIES_NAME
-                            + "\",\"dims\":{\"run\":\"" + id + "\"}}],\"start\":" + start + ",\"end\":" + to
-                            + ",\"period\":60,\"stats\":[\"count\",\"sum\"]}"), Deadline.inMillis(5_000),
-                            new InvocationMetrics<>(QueryMetric.class));
-                    long count = 0;
-                    double sum = 0;
-                    for (int i = 0; i < r.timestamps().size(); i++) {
-                        Double c = r.series().get(0).values().get("count").get(i);
-                        if (c != null) {
-                            count += c.longValue();
-                            sum += r.series().get(0).values().get("sum").get(i);
-                        }
+                long start = Math.floorDiv(from, 60_000L) * 60_000L;
+                JsonNode values = RawData.post(handler, "{\"series\":[{\"name\":\"" + CanaryVerifier.SERIES_NAME
+                        + "\",\"dims\":{\"run\":\"" + id + "\"}}],\"start\":" + start + ",\"end\":" + to
+                        + ",\"period\":60,\"stats\":[\"count\",\"sum\"]}").at("/series/0/values");
+                long count = 0;
+                double sum = 0;
+                for (int i = 0; i < values.get("count").size(); i++) {
+                    if (!values.get("count").get(i).isNull()) {
+                        count += values.get("count").get(i).asLong();
+                        sum += values.get("sum").get(i).asDouble();
                     }
-                    return new CanaryVerifier.Observed(count, sum);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
                 }
+                return new CanaryVerifier.Observed(count, sum);
             };
             return CanaryVerifier.verify(runId, sendTimes, reader, Deadline.inMillis(1_000), 100);
         }

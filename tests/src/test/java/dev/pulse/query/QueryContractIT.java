@@ -4,17 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
-import com.amazonaws.services.lambda.runtime.events.DynamodbEvent;
-import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
+import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import com.amazonaws.services.lambda.runtime.tests.EventLoader;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.compact.CompactHandlerAccess;
+import dev.pulse.compact.CompactResult;
+import dev.pulse.testing.ApiRequests;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.ExpectedResults;
 import dev.pulse.testing.KinesisRecords;
 import dev.pulse.testing.OpenApiContract;
 import dev.pulse.testing.Pipeline;
+import dev.pulse.testing.RecordingMetrics;
 import dev.pulse.testing.TestContext;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -55,7 +57,7 @@ class QueryContractIT {
                     NOW.toEpochMilli()));
         }
         pipeline.ingest(records);
-        pipeline.compactAll();
+        pipeline.buildAll();
         handler = QueryHandlerAccess.create(pipeline);
     }
 
@@ -84,7 +86,7 @@ class QueryContractIT {
     @ParameterizedTest
     @MethodSource("badRequests")
     void post_whenBadRequest_returns400NamingCodeAndFieldPerContract(String body, String code, String field) throws Exception {
-        APIGatewayV2HTTPResponse resp = handler.handleRequest(QueryIT.post(body), new TestContext("bad", 30_000, 1024));
+        APIGatewayV2HTTPResponse resp = handler.handleRequest(ApiRequests.post(body), new TestContext("bad", 30_000, 1024));
 
         assertThat(resp.getStatusCode()).isEqualTo(400);
         JsonNode json = JSON.readTree(resp.getBody());
@@ -127,13 +129,13 @@ class QueryContractIT {
     @Test
     void routes_whenUnknownPathWrongMethodOrBadCatalogParams_returnErrorsPerContract() throws Exception {
         List<APIGatewayV2HTTPResponse> responses = List.of(
-                handler.handleRequest(request("GET", "/nope", null), new TestContext("r", 30_000, 1024)),
-                handler.handleRequest(request("GET", "/query", null), new TestContext("r", 30_000, 1024)),
-                handler.handleRequest(request("GET", "/series", Map.of()), new TestContext("r", 30_000, 1024)),
-                handler.handleRequest(request("GET", "/series", Map.of("name", "a", "prefix", "b")), new TestContext("r", 30_000, 1024)),
-                handler.handleRequest(request("GET", "/series", Map.of("name", "a", "limit", "0")), new TestContext("r", 30_000, 1024)),
-                handler.handleRequest(request("GET", "/series", Map.of("prefix", "api", "nextToken", "")), new TestContext("r", 30_000, 1024)),
-                handler.handleRequest(request("GET", "/series", Map.of("prefix", "api", "nextToken", "Y2hlY2tvdXQ")),
+                handler.handleRequest(ApiRequests.request("GET", "/nope", null), new TestContext("r", 30_000, 1024)),
+                handler.handleRequest(ApiRequests.request("GET", "/query", null), new TestContext("r", 30_000, 1024)),
+                handler.handleRequest(ApiRequests.request("GET", "/series", Map.of()), new TestContext("r", 30_000, 1024)),
+                handler.handleRequest(ApiRequests.request("GET", "/series", Map.of("name", "a", "prefix", "b")), new TestContext("r", 30_000, 1024)),
+                handler.handleRequest(ApiRequests.request("GET", "/series", Map.of("name", "a", "limit", "0")), new TestContext("r", 30_000, 1024)),
+                handler.handleRequest(ApiRequests.request("GET", "/series", Map.of("prefix", "api", "nextToken", "")), new TestContext("r", 30_000, 1024)),
+                handler.handleRequest(ApiRequests.request("GET", "/series", Map.of("prefix", "api", "nextToken", "Y2hlY2tvdXQ")),
                         new TestContext("r", 30_000, 1024)));
 
         assertThat(responses).extracting(APIGatewayV2HTTPResponse::getStatusCode).containsExactly(404, 405, 400, 400, 400, 400, 400);
@@ -157,19 +159,17 @@ class QueryContractIT {
     }
 
     @Test
-    void compactFixture_whenHandled_reportsNoFailure() {
-        DynamodbEvent event = EventLoader.loadDynamoDbEvent(ExpectedResults.event("compact-ddb-stream.json").toString());
+    void compactFixture_whenScheduledEventHandled_runsTheBuilderWithoutFailure() {
+        ScheduledEvent event = EventLoader.loadScheduledEvent(ExpectedResults.event("compact-scheduled.json").toString());
+        RecordingMetrics metrics = new RecordingMetrics();
 
-        StreamsEventResponse resp = CompactHandlerAccess.handle(pipeline, event);
+        CompactResult r = CompactHandlerAccess.handler(pipeline.config, Emulators.dynamoAsync(), pipeline.clock(), metrics)
+                .handleRequest(event, new TestContext("compact-fixture", 60_000, 1024));
 
-        assertThat(resp.getBatchItemFailures()).isEmpty();
-    }
-
-    private static APIGatewayV2HTTPEvent request(String method, String path, Map<String, String> params) {
-        return APIGatewayV2HTTPEvent.builder().withRawPath(path).withQueryStringParameters(params)
-                .withRequestContext(APIGatewayV2HTTPEvent.RequestContext.builder()
-                        .withHttp(APIGatewayV2HTTPEvent.RequestContext.Http.builder().withMethod(method).withPath(path).build())
-                        .build())
-                .build();
+        // The stack's closed hours were built when it was set up: the scheduled run finds nothing left.
+        assertThat(r.stopped()).as(r.stopReason()).isFalse();
+        assertThat(r.periodsQueued()).isZero();
+        assertThat(metrics.last("HoursBuilt")).isZero();
+        assertThat(metrics.last("RunsStopped")).isZero();
     }
 }

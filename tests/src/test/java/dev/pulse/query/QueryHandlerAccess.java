@@ -2,18 +2,21 @@ package dev.pulse.query;
 
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.Pipeline;
-import software.amazon.lambda.powertools.metrics.MetricsBuilder;
+import dev.pulse.testing.RecordingMetrics;
+import software.amazon.lambda.powertools.metrics.Metrics;
 
-/** Builds a QueryHandler (its collaborator constructor is package-private) on a pipeline's table. */
+/** The production wiring of QueryHandler (package-private) on a pipeline's table, configuration and clock. */
 public final class QueryHandlerAccess {
 
     private QueryHandlerAccess() {
     }
 
+    /** A cold query container on {@code p}: its own rollup cache. */
     public static QueryHandler create(Pipeline p) {
-        return new QueryHandler(new QueryService(Emulators.dynamo().asyncClient(), p.table, 8, 300_000L,
-                new RollupCache(100_000, 300_000L), p.clock()),
-                new CatalogService(Emulators.dynamo().asyncClient(), p.table),
-                MetricsBuilder.builder().withNamespace("PulseTest").withService("query").build(), 3_000);
+        return create(p, new RecordingMetrics());
+    }
+
+    public static QueryHandler create(Pipeline p, Metrics metrics) {
+        return new QueryHandler(p.config, Emulators.dynamoAsync(), p.clock(), metrics);
     }
 }

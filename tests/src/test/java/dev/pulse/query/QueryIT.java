@@ -1,39 +1,40 @@
 package dev.pulse.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.withinPercentage;
 
-import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.compact.CompactMetric;
+import dev.pulse.compact.CompactResult;
 import dev.pulse.metrics.InvocationMetrics;
-import dev.pulse.model.SeriesKey;
 import dev.pulse.retry.Deadline;
+import dev.pulse.testing.ApiRequests;
+import dev.pulse.testing.ControlledPuts;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.KinesisRecords;
 import dev.pulse.testing.Pipeline;
+import dev.pulse.testing.RawData;
+import dev.pulse.testing.RecordingMetrics;
 import dev.pulse.testing.StoredPartials;
 import dev.pulse.testing.TestContext;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import software.amazon.lambda.powertools.metrics.MetricsBuilder;
 
 /**
- * Kinesis records -> ingest -> table stream -> compaction -> query API, with every statistic checked against a
- * direct computation from the raw datapoints, at minute, hourly and daily levels and across their boundaries.
+ * Kinesis records -> ingest -> rollup builder -> query API, with every statistic checked against a direct
+ * computation from the raw datapoints, at minute, hourly and daily levels and across their boundaries; and the
+ * same exactness when the builder has not run, stopped halfway, or late data marked built periods again: the
+ * query then answers from the level below instead of from a rollup that may be short.
  */
 @ExtendWith(Emulators.class)
 class QueryIT {
@@ -41,36 +42,37 @@ class QueryIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Instant NOW = Instant.parse("2026-11-21T12:20:00Z");
     private static final String[] ROUTES = {"GET /cart", "POST /pay", "GET /items/{id}"};
-    private static final String[] STATS = {"count", "sum", "avg", "min", "max", "p50", "p90", "p99"};
 
-    /** series key -> raw (ts, value) pairs. */
-    private final Map<String, List<double[]>> raw = new TreeMap<>();
+    private final RawData raw = new RawData();
     private long sequence;
 
     @Test
-    void query_whenDataSpansDays_everyStatEqualsDirectComputationAtEveryLevel() throws Exception {
+    void query_whenDataSpansDays_everyStatEqualsDirectComputationAtEveryLevel() {
         try (Pipeline p = new Pipeline("pulse-query", NOW, Duration.ofDays(14))) {
             Random random = new Random(21);
             p.ingest(generate(random, 2500, NOW.minus(Duration.ofDays(3)).toEpochMilli(), NOW.toEpochMilli()));
-            p.compactAll();
-            // Late data for hours and days that were already compacted.
+            p.buildAll();
+            // Late data for hours and days that were already built.
             p.ingest(generate(random, 500, NOW.minus(Duration.ofDays(3)).toEpochMilli(), NOW.toEpochMilli()));
-            p.compactAll();
-            // Fresh data in the open hour, not compacted yet: queries must still see it (from the partials).
+            p.buildAll();
+            // Fresh data in the open hour, not built yet: queries must still see it (from the partials).
             p.ingest(generate(random, 200, NOW.minus(Duration.ofMinutes(20)).toEpochMilli(), NOW.toEpochMilli()));
-            QueryHandler handler = handler(p);
+            RecordingMetrics metrics = new RecordingMetrics();
+            QueryHandler handler = QueryHandlerAccess.create(p, metrics);
 
-            assertQueryMatches(handler, "2026-11-21T10:20:00Z", "2026-11-21T12:20:00Z", "PT5M"); // hourly + open hour
-            assertQueryMatches(handler, "2026-11-18T00:00:00Z", "2026-11-21T12:20:00Z", "PT1H"); // daily + hourly + open
-            assertQueryMatches(handler, "2026-11-18T00:00:00Z", "2026-11-21T00:00:00Z", "P1D");  // daily only
-            assertQueryMatches(handler, "2026-11-19T22:13:00Z", "2026-11-20T03:00:00Z", "PT7M"); // across midnight
-            assertQueryMatches(handler, "2026-11-21T12:00:00Z", "2026-11-21T12:20:00Z", "60");   // partials only
-            assertQueryMatches(handler, "2026-11-20T00:00:00Z", "2026-11-20T10:30:00Z", "PT1H"); // closed day, cut hour
+            raw.assertQueryMatches(handler, "2026-11-18T00:00:00Z", "2026-11-21T00:00:00Z", "P1D");  // daily only
+            assertThat(metrics.last("ItemsRead")).as("3 days of 3 series: their daily rollups").isEqualTo(9);
+            raw.assertQueryMatches(handler, "2026-11-21T10:20:00Z", "2026-11-21T12:20:00Z", "PT5M"); // hourly + open hour
+            raw.assertQueryMatches(handler, "2026-11-18T00:00:00Z", "2026-11-21T12:20:00Z", "PT1H"); // daily + hourly + open
+            raw.assertQueryMatches(handler, "2026-11-19T22:13:00Z", "2026-11-20T03:00:00Z", "PT7M"); // across midnight
+            raw.assertQueryMatches(handler, "2026-11-21T12:00:00Z", "2026-11-21T12:20:00Z", "60");   // partials only
+            raw.assertQueryMatches(handler, "2026-11-20T00:00:00Z", "2026-11-20T10:30:00Z", "PT1H"); // closed day, cut hour
+            assertThat(metrics.documents()).allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isZero());
         }
     }
 
     @Test
-    void query_when30DaysAtOneHourPeriod_readsDailyRollupsNotMinutePartials() throws Exception {
+    void query_when30DaysAtOneHourPeriod_readsDailyRollupsNotMinutePartials() {
         try (Pipeline p = new Pipeline("pulse-query30", NOW, Duration.ofDays(40))) {
             List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>();
             long from = NOW.minus(Duration.ofDays(30)).toEpochMilli();
@@ -80,28 +82,98 @@ class QueryIT {
                 }
             }
             p.ingest(records);
-            p.compactAll();
-            long partials = StoredPartials.partialItemCount(Emulators.dynamo().client(), p.table);
-            QueryService service = service(p);
-            InvocationMetrics<QueryMetric> metrics = new InvocationMetrics<>(QueryMetric.class);
+            p.buildAll();
+            long partials = StoredPartials.partialItemCount(p.reader(), p.table);
+            RecordingMetrics metrics = new RecordingMetrics();
+            QueryHandler handler = QueryHandlerAccess.create(p, metrics);
+            String request = raw.query("2026-10-22T00:00:00Z", "2026-11-21T12:20:00Z", "PT1H");
 
-            QueryRequest request = QueryParser.parse(query("2026-10-22T00:00:00Z", "2026-11-21T12:20:00Z", "PT1H"));
-            QueryResult result = service.query(request, Deadline.inMillis(20_000), metrics);
+            JsonNode result = RawData.post(handler, request);
 
-            long reads = metrics.count(QueryMetric.ITEMS_READ);
+            long reads = metrics.last("ItemsRead");
             // Per series: 30 closed days (daily items) + 12 closed hours of today (hourly) + the open hour's partials.
             assertThat(reads).isLessThanOrEqualTo(ROUTES.length * (30 + 12 + 1));
             assertThat(reads * 20).isLessThan(partials);
-            assertThat(result.series()).hasSize(ROUTES.length);
-            double counted = result.series().stream().flatMap(s -> s.values().get("count").stream())
-                    .filter(v -> v != null).mapToDouble(Double::doubleValue).sum();
-            assertThat((long) counted).isEqualTo(records.size());
+            assertThat(metrics.last("RollupFallbacks")).isZero();
+            assertThat(result.get("series")).hasSize(ROUTES.length);
+            long counted = 0;
+            for (JsonNode series : result.get("series")) {
+                for (JsonNode c : series.get("values").get("count")) {
+                    counted += c.asLong();
+                }
+            }
+            assertThat(counted).isEqualTo(records.size());
 
             // The same query warm: closed items come from the container's cache.
-            InvocationMetrics<QueryMetric> warm = new InvocationMetrics<>(QueryMetric.class);
-            service.query(request, Deadline.inMillis(20_000), warm);
-            assertThat(warm.count(QueryMetric.CACHE_HITS)).isEqualTo(ROUTES.length * (30L + 12));
-            assertThat(warm.count(QueryMetric.ITEMS_READ)).isLessThanOrEqualTo(ROUTES.length);
+            RawData.post(handler, request);
+            assertThat(metrics.last("CacheHits")).isEqualTo(ROUTES.length * (30L + 12));
+            assertThat(metrics.last("ItemsRead")).isLessThanOrEqualTo(ROUTES.length);
+        }
+    }
+
+    @Test
+    void query_whenBuilderNeverRan_closedHoursAndDaysAreExactFromThePartials() {
+        try (Pipeline p = new Pipeline("pulse-query-nobuild", NOW, Duration.ofDays(14))) {
+            p.ingest(generate(new Random(31), 1500, NOW.minus(Duration.ofDays(3)).toEpochMilli(), NOW.toEpochMilli()));
+            p.clock().advance(Duration.ofHours(2)); // every hour of the data long closed, and still no build
+            RecordingMetrics metrics = new RecordingMetrics();
+
+            assertClosedRangesMatch(QueryHandlerAccess.create(p, metrics));
+
+            // Every closed day and hour was answered from below: marked, never built.
+            assertThat(metrics.documents()).allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isPositive());
+        }
+    }
+
+    @Test
+    void query_whenBuildRunDiedHalfway_closedHoursAndDaysAreExactFromRollupsAndPartials() {
+        try (Pipeline p = new Pipeline("pulse-query-halfway", NOW, Duration.ofDays(14))) {
+            p.ingest(generate(new Random(32), 1500, NOW.minus(Duration.ofDays(3)).toEpochMilli(), NOW.toEpochMilli()));
+            p.clock().advance(p.config.markSettle().plusMinutes(1));
+            // The run dies after 40 rollup writes (the process crashed, or its work was discarded): the rest stays marked.
+            ControlledPuts dying = new ControlledPuts(Emulators.dynamoAsync());
+            dying.failAfter(40);
+            CompactResult r = p.builder(dying).build(Deadline.inMillis(60_000), new InvocationMetrics<>(CompactMetric.class));
+            assertThat(r.stopped()).isTrue();
+            assertThat(r.hoursBuilt()).isEqualTo(40);
+            assertThat(r.daysBuilt()).isZero();
+            RecordingMetrics metrics = new RecordingMetrics();
+
+            assertClosedRangesMatch(QueryHandlerAccess.create(p, metrics));
+
+            assertThat(metrics.documents()).allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isPositive());
+        }
+    }
+
+    @Test
+    void query_whenLateDataMarksBuiltPeriodsAndBuilderDoesNotRun_servesTheLateDataNotTheStaleRollups() {
+        try (Pipeline p = new Pipeline("pulse-query-late", NOW, Duration.ofDays(14))) {
+            Random random = new Random(33);
+            long from = NOW.minus(Duration.ofDays(3)).toEpochMilli();
+            p.ingest(generate(random, 1200, from, NOW.toEpochMilli()));
+            p.buildAll();
+            RecordingMetrics warmMetrics = new RecordingMetrics();
+            QueryHandler warm = QueryHandlerAccess.create(p, warmMetrics);
+            assertClosedRangesMatch(warm); // served by the built rollups, which it caches
+            assertThat(warmMetrics.documents()).allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isZero());
+
+            // Late data into built hours and days of every series; the builder is stopped from here on.
+            p.clock().advance(Duration.ofMinutes(1));
+            p.ingest(generate(random, 300, from, NOW.minus(Duration.ofHours(1)).toEpochMilli()));
+            RecordingMetrics metrics = new RecordingMetrics();
+
+            assertClosedRangesMatch(QueryHandlerAccess.create(p, metrics));
+            assertThat(metrics.documents()).allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isPositive());
+
+            // A warm container keeps its cached rollups for the cache's 5 minutes at most, then reads again.
+            p.clock().advance(Duration.ofMinutes(5));
+            assertClosedRangesMatch(warm);
+
+            // Once the builder runs again, the rebuilt rollups are complete and give the same answers.
+            p.buildAll();
+            RecordingMetrics rebuilt = new RecordingMetrics();
+            assertClosedRangesMatch(QueryHandlerAccess.create(p, rebuilt));
+            assertThat(rebuilt.documents()).allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isZero());
         }
     }
 
@@ -116,7 +188,7 @@ class QueryIT {
                     ("{\"name\":\"checkout.orders\",\"ts\":" + (NOW.toEpochMilli() - 1000) + ",\"value\":1}")
                             .getBytes(StandardCharsets.UTF_8), NOW.toEpochMilli()));
             p.ingest(records);
-            QueryHandler handler = handler(p);
+            QueryHandler handler = QueryHandlerAccess.create(p);
 
             JsonNode first = get(handler, Map.of("name", "api.latency", "limit", "2"));
             assertThat(first.get("series")).hasSize(2);
@@ -125,7 +197,7 @@ class QueryIT {
             List<String> keys = new ArrayList<>();
             first.get("series").forEach(s -> keys.add(s.get("key").asText()));
             second.get("series").forEach(s -> keys.add(s.get("key").asText()));
-            assertThat(keys).containsExactlyInAnyOrderElementsOf(raw.keySet());
+            assertThat(keys).containsExactlyInAnyOrderElementsOf(raw.keys());
             assertThat(first.get("series").get(0).get("dims").has("route")).isTrue();
 
             JsonNode names = get(handler, Map.of("prefix", "api."));
@@ -135,57 +207,12 @@ class QueryIT {
         }
     }
 
-    private void assertQueryMatches(QueryHandler handler, String start, String end, String period) throws Exception {
-        APIGatewayV2HTTPResponse resp = handler.handleRequest(post(query(start, end, period)),
-                new TestContext("q", 30_000, 1024));
-        assertThat(resp.getStatusCode()).as(resp.getBody()).isEqualTo(200);
-        JsonNode body = JSON.readTree(resp.getBody());
-        assertThat(body.get("unprocessed")).isEmpty();
-        long from = Instant.parse(start).toEpochMilli();
-        long to = Instant.parse(end).toEpochMilli();
-        long step = period.startsWith("P") ? Duration.parse(period).toMillis() : Long.parseLong(period) * 1000;
-        JsonNode ts = body.get("timestamps");
-        assertThat(ts.size()).isEqualTo((int) ((to - from + step - 1) / step));
-        for (JsonNode s : body.get("series")) {
-            String key = s.get("key").asText();
-            for (int i = 0; i < ts.size(); i++) {
-                long b0 = from + i * step;
-                long b1 = Math.min(to, b0 + step);
-                List<Double> values = new ArrayList<>();
-                for (double[] tv : raw.getOrDefault(key, List.of())) {
-                    if (tv[0] >= b0 && tv[0] < b1) {
-                        values.add(tv[1]);
-                    }
-                }
-                String at = key + " " + period + " bucket " + Instant.ofEpochMilli(b0);
-                assertBucket(at, s.get("values"), i, values);
-            }
-        }
-        assertThat(body.get("series")).hasSize(ROUTES.length);
-    }
-
-    private static void assertBucket(String at, JsonNode values, int i, List<Double> raw) {
-        if (raw.isEmpty()) {
-            for (String stat : STATS) {
-                assertThat(values.get(stat).get(i).isNull()).as(at + " " + stat + " of an empty bucket").isTrue();
-            }
-            return;
-        }
-        StoredPartials.Summary want = StoredPartials.Summary.of(raw);
-        assertThat(values.get("count").get(i).asLong()).as(at + " count").isEqualTo(want.count());
-        assertThat(values.get("sum").get(i).asDouble()).as(at + " sum").isEqualTo(want.sum());
-        assertThat(values.get("min").get(i).asDouble()).as(at + " min").isEqualTo(want.min());
-        assertThat(values.get("max").get(i).asDouble()).as(at + " max").isEqualTo(want.max());
-        double avg = new BigDecimal(want.sum()).doubleValue() / want.count();
-        assertThat(values.get("avg").get(i).asDouble()).as(at + " avg")
-                .isCloseTo(avg, org.assertj.core.api.Assertions.within(Math.abs(avg) * 1e-9));
-        List<Double> sorted = new ArrayList<>(raw);
-        Collections.sort(sorted);
-        for (String p : new String[] {"p50", "p90", "p99"}) {
-            double q = Double.parseDouble(p.substring(1)) / 100;
-            double exact = sorted.get((int) Math.floor(q * (sorted.size() - 1)));
-            assertThat(values.get(p).get(i).asDouble()).as(at + " " + p).isCloseTo(exact, withinPercentage(1.0001));
-        }
+    /** Closed days at P1D, closed days and hours at PT1H, minutes of closed hours across midnight. */
+    private void assertClosedRangesMatch(QueryHandler handler) {
+        raw.assertQueryMatches(handler, "2026-11-18T00:00:00Z", "2026-11-21T00:00:00Z", "P1D");
+        raw.assertQueryMatches(handler, "2026-11-18T00:00:00Z", "2026-11-21T12:00:00Z", "PT1H");
+        raw.assertQueryMatches(handler, "2026-11-19T21:00:00Z", "2026-11-20T03:00:00Z", "PT5M");
+        raw.assertQueryMatches(handler, "2026-11-20T23:13:00Z", "2026-11-21T00:47:00Z", "60");
     }
 
     private List<KinesisEvent.KinesisEventRecord> generate(Random random, int n, long from, long to) {
@@ -201,48 +228,14 @@ class QueryIT {
     private KinesisEvent.KinesisEventRecord record(String route, long ts, double value) {
         String json = String.format(Locale.ROOT, "{\"name\":\"api.latency\",\"dims\":{\"route\":\"%s\"},\"ts\":%d,\"value\":%s}",
                 route, ts, Double.toString(value));
-        raw.computeIfAbsent(SeriesKey.of("api.latency", Map.of("route", route)), k -> new ArrayList<>())
-                .add(new double[] {ts, value});
+        raw.add("api.latency", Map.of("route", route), ts, value);
         return KinesisRecords.record("shardId-000000000000", sequence++, route, json.getBytes(StandardCharsets.UTF_8),
                 NOW.toEpochMilli());
     }
 
-    private static String query(String start, String end, String period) {
-        StringBuilder series = new StringBuilder("[");
-        for (int i = 0; i < ROUTES.length; i++) {
-            series.append(i == 0 ? "" : ",").append("{\"name\":\"api.latency\",\"dims\":{\"route\":\"")
-                    .append(ROUTES[i]).append("\"}}");
-        }
-        String p = period.startsWith("P") ? "\"" + period + "\"" : period;
-        return "{\"series\":" + series + "],\"start\":\"" + start + "\",\"end\":\"" + end + "\",\"period\":" + p
-                + ",\"stats\":[\"" + String.join("\",\"", STATS) + "\"]}";
-    }
-
-    private static QueryService service(Pipeline p) {
-        return new QueryService(Emulators.dynamo().asyncClient(), p.table, 16, 5 * 60_000L,
-                new RollupCache(1_000_000, 5 * 60_000L), p.clock());
-    }
-
-    private static QueryHandler handler(Pipeline p) {
-        return new QueryHandler(service(p), new CatalogService(Emulators.dynamo().asyncClient(), p.table),
-                MetricsBuilder.builder().withNamespace("PulseTest").withService("query").build(), 3_000);
-    }
-
-    static APIGatewayV2HTTPEvent post(String body) {
-        return APIGatewayV2HTTPEvent.builder().withRawPath("/query").withBody(body).withIsBase64Encoded(false)
-                .withRequestContext(APIGatewayV2HTTPEvent.RequestContext.builder()
-                        .withHttp(APIGatewayV2HTTPEvent.RequestContext.Http.builder().withMethod("POST").withPath("/query").build())
-                        .build())
-                .build();
-    }
-
     private static JsonNode get(QueryHandler handler, Map<String, String> params) throws Exception {
-        APIGatewayV2HTTPEvent event = APIGatewayV2HTTPEvent.builder().withRawPath("/series").withQueryStringParameters(params)
-                .withRequestContext(APIGatewayV2HTTPEvent.RequestContext.builder()
-                        .withHttp(APIGatewayV2HTTPEvent.RequestContext.Http.builder().withMethod("GET").withPath("/series").build())
-                        .build())
-                .build();
-        APIGatewayV2HTTPResponse resp = handler.handleRequest(event, new TestContext("s", 30_000, 1024));
+        APIGatewayV2HTTPResponse resp = handler.handleRequest(ApiRequests.request("GET", "/series", params),
+                new TestContext("s", 30_000, 1024));
         assertThat(resp.getStatusCode()).as(resp.getBody()).isEqualTo(200);
         return JSON.readTree(resp.getBody());
     }

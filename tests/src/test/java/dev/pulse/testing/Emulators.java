@@ -4,6 +4,7 @@ import dev.pulse.local.emulator.LocalDynamoDb;
 import dev.pulse.local.emulator.MotoSqs;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 
 /**
  * Starts DynamoDB Local and moto once for the whole test run, on 127.0.0.1, and stops both when the run
@@ -27,14 +28,21 @@ public final class Emulators implements BeforeAllCallback {
         return running.sqs;
     }
 
+    /** One async client on DynamoDB Local for the whole run (each client has its own connection pool and threads). */
+    public static DynamoDbAsyncClient dynamoAsync() {
+        return running.async;
+    }
+
     /** Both emulators; closed by JUnit at the end of the run. */
     static final class Running implements AutoCloseable {
         final LocalDynamoDb dynamo;
         final MotoSqs sqs;
+        final DynamoDbAsyncClient async;
 
         private Running(LocalDynamoDb dynamo, MotoSqs sqs) {
             this.dynamo = dynamo;
             this.sqs = sqs;
+            this.async = dynamo.asyncClient();
         }
 
         static Running start() {
@@ -57,6 +65,7 @@ public final class Emulators implements BeforeAllCallback {
         @Override
         public void close() throws Exception {
             try {
+                async.close();
                 sqs.close();
             } finally {
                 dynamo.close();

@@ -13,17 +13,19 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 
 /**
  * Wraps the real async client and injects the failures DynamoDB produces under load: throttling errors,
  * UnprocessedItems (part of a call written, the rest handed back), and a crash after some calls of the
  * current attempt succeeded. Only the fault decisions are simulated; every write that "succeeds" is a real
- * write to DynamoDB Local.
+ * write to DynamoDB Local. Faults are drawn for {@code BatchWriteItem} (the partials); other calls (the build
+ * marks' {@code UpdateItem}) pass through, except after a crash, when nothing gets through.
  */
-public final class FaultInjectingDynamoDb implements DynamoDbAsyncClient {
+public final class FaultInjectingDynamoDb extends DelegatingDynamoDb {
 
-    private final DynamoDbAsyncClient delegate;
     private final Random random;
     private volatile double throttleRate;
     private volatile double unprocessedRate;
@@ -36,7 +38,7 @@ public final class FaultInjectingDynamoDb implements DynamoDbAsyncClient {
     public final AtomicLong crashesInjected = new AtomicLong();
 
     public FaultInjectingDynamoDb(DynamoDbAsyncClient delegate, long seed) {
-        this.delegate = delegate;
+        super(delegate);
         this.random = new Random(seed);
     }
 
@@ -98,13 +100,8 @@ public final class FaultInjectingDynamoDb implements DynamoDbAsyncClient {
     }
 
     @Override
-    public String serviceName() {
-        return delegate.serviceName();
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
+    public CompletableFuture<UpdateItemResponse> updateItem(UpdateItemRequest request) {
+        return crashed.get() ? CompletableFuture.failedFuture(new SimulatedCrashException()) : delegate.updateItem(request);
     }
 
     /** What a process that died mid-invocation looks like to the caller: not retryable, not a DynamoDB error. */

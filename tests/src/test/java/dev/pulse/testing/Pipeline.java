@@ -2,67 +2,75 @@ package dev.pulse.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.amazonaws.services.lambda.runtime.events.DynamodbEvent;
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
-import dev.pulse.codec.RecordDecoder;
+import dev.pulse.compact.CompactHandlerAccess;
 import dev.pulse.compact.CompactMetric;
 import dev.pulse.compact.CompactResult;
 import dev.pulse.compact.CompactService;
-import dev.pulse.dlq.DeadLetterQueue;
+import dev.pulse.config.PulseConfig;
+import dev.pulse.ingest.IngestHandlerAccess;
 import dev.pulse.ingest.IngestMetric;
 import dev.pulse.ingest.IngestResult;
 import dev.pulse.ingest.IngestService;
+import dev.pulse.local.emulator.LocalDynamoDb;
 import dev.pulse.metrics.InvocationMetrics;
-import dev.pulse.model.DatapointValidator;
-import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.DynamoDbStore;
-import dev.pulse.store.SeriesCatalog;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * The write side of a stack on the emulators: a table with its stream, ingest into it, and compaction of
- * everything its stream holds, the way the two event source mappings would drive them.
+ * The write side of a stack on the emulators, wired as in production: a table (with the build queue index),
+ * ingest into it (one warm container), and the scheduled rollup builder, all on a clock the test moves. Time
+ * passes only when the test says so, so "the schedule fires", "the marks have settled" and "the hour has closed"
+ * are steps of the test, not waits.
  */
 public final class Pipeline implements AutoCloseable {
 
     private static final AtomicInteger TABLES = new AtomicInteger();
 
     public final String table;
-    private final Clock clock;
+    public final PulseConfig config;
+    private final MutableClock clock;
     private final IngestService ingest;
-    private final CompactService compact;
-    private final TableStream stream;
-    /** Every stream record handed to the compactor so far, in order. */
-    public final List<DynamodbEvent.DynamodbStreamRecord> streamRecords = new ArrayList<>();
+    private final CompactService builder;
+    private final DynamoDbClient reader = Emulators.dynamo().client();
 
+    /** A stack accepting datapoints up to {@code acceptPast} old, the template's defaults otherwise. */
     public Pipeline(String prefix, Instant now, Duration acceptPast) {
-        this.table = prefix + "-" + TABLES.incrementAndGet();
-        this.clock = Clock.fixed(now, ZoneOffset.UTC);
-        Emulators.dynamo().createTable(table);
-        String dlq = Emulators.sqs().createQueue(table + "-dlq");
-        this.ingest = new IngestService(
-                new RecordDecoder(new DatapointValidator(clock, acceptPast, Duration.ofHours(2))),
-                new DynamoDbStore(Emulators.dynamo().asyncClient(), table, 8, new Backoff(5, 100)),
-                new SeriesCatalog(10_000),
-                new DeadLetterQueue(Emulators.sqs().client(), dlq, new Backoff(5, 100)),
-                Duration.ofDays(35).toSeconds(), clock);
-        this.compact = new CompactService(Emulators.dynamo().asyncClient(), table, 4,
-                Duration.ofDays(400).toSeconds(), Duration.ofDays(3650).toSeconds(), clock);
-        this.stream = TableStream.of(Emulators.dynamo(), table);
+        this(prefix, now, TestConfig.acceptingPast(acceptPast));
     }
 
-    public Clock clock() {
+    /** A stack with the template's defaults and {@code settings} (function environment variables) over them. */
+    public Pipeline(String prefix, Instant now, Map<String, String> settings) {
+        this.table = prefix + "-" + TABLES.incrementAndGet();
+        this.clock = new MutableClock(now);
+        // No stream: nothing reads it any more, and DynamoDB Local slows writes to a streamed table as it fills.
+        LocalDynamoDb.createTable(reader, table, false);
+        this.config = TestConfig.of(table, Emulators.sqs().createQueue(table + "-dlq"), settings);
+        this.ingest = IngestHandlerAccess.service(config, Emulators.dynamoAsync(), Emulators.sqs().client(), clock);
+        this.builder = builder(Emulators.dynamoAsync());
+    }
+
+    public MutableClock clock() {
         return clock;
     }
 
-    /** Ingests {@code records} in batches of 100; every batch must succeed. */
+    /** A reader on the emulator (synchronous, for checks). */
+    public DynamoDbClient reader() {
+        return reader;
+    }
+
+    /** Another builder on this table and clock, through {@code client} (a wrapper that delays or fails calls). */
+    public CompactService builder(DynamoDbAsyncClient client) {
+        return CompactHandlerAccess.service(config, client, clock);
+    }
+
+    /** Ingests {@code records} in batches of 100 at the clock's time; every batch must succeed. */
     public void ingest(List<KinesisEvent.KinesisEventRecord> records) {
         for (int i = 0; i < records.size(); i += 100) {
             IngestResult r = ingest.ingest(records.subList(i, Math.min(records.size(), i + 100)), Deadline.inMillis(30_000),
@@ -71,31 +79,28 @@ public final class Pipeline implements AutoCloseable {
         }
     }
 
-    /** Feeds the table's stream to the compactor until it settles (rollup writes feed it again). */
-    public void compactAll() {
-        for (int round = 0; round < 20; round++) {
-            List<DynamodbEvent.DynamodbStreamRecord> batch = stream.poll();
-            if (batch.isEmpty()) {
-                return;
-            }
-            streamRecords.addAll(batch);
-            compact(batch);
-        }
-        throw new AssertionError("the stream did not settle within 20 rounds");
+    /** One scheduled run of the builder at the clock's time. */
+    public CompactResult build() {
+        return builder.build(Deadline.inMillis(60_000), new InvocationMetrics<>(CompactMetric.class));
     }
 
-    /** Hands {@code records} to the compactor in batches of 100; every batch must succeed. */
-    public void compact(List<DynamodbEvent.DynamodbStreamRecord> records) {
-        for (int i = 0; i < records.size(); i += 100) {
-            CompactResult r = compact.compact(records.subList(i, Math.min(records.size(), i + 100)),
-                    Deadline.inMillis(60_000), new InvocationMetrics<>(CompactMetric.class));
-            assertThat(r.failed()).as(r.failureReason()).isFalse();
-        }
+    /**
+     * Lets every mark settle (the clock moves on by {@link PulseConfig#markSettle()}), then runs the builder once;
+     * that run must build every closed period and leave nothing pending.
+     */
+    public CompactResult buildAll() {
+        clock.advance(config.markSettle().plusMillis(1));
+        CompactResult r = build();
+        assertThat(r.stopped()).as(r.stopReason()).isFalse();
+        assertThat(r.periodsPending()).as("periods left pending by " + r).isZero();
+        assertThat(r.losingWrites()).as("losing writes in " + r).isZero();
+        return r;
     }
 
-
+    /** Drops the table (DynamoDB Local keeps every table in memory for the whole run). */
     @Override
     public void close() {
-        stream.close();
+        reader.deleteTable(b -> b.tableName(table));
+        reader.close();
     }
 }

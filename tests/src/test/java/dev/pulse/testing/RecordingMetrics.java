@@ -1,0 +1,100 @@
+package dev.pulse.testing;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import software.amazon.lambda.powertools.metrics.Metrics;
+import software.amazon.lambda.powertools.metrics.model.DimensionSet;
+import software.amazon.lambda.powertools.metrics.model.MetricResolution;
+import software.amazon.lambda.powertools.metrics.model.MetricUnit;
+
+/**
+ * A metrics sink that keeps what a handler publishes instead of printing EMF: one map per flushed document
+ * (one per invocation), metric name to value.
+ */
+public final class RecordingMetrics implements Metrics {
+
+    private final Map<String, Double> current = new HashMap<>();
+    private final List<Map<String, Double>> documents = new ArrayList<>();
+
+    @Override
+    public synchronized void addMetric(String key, double value, MetricUnit unit, MetricResolution resolution) {
+        current.merge(key, value, Double::sum);
+    }
+
+    @Override
+    public synchronized void flush() {
+        documents.add(Map.copyOf(current));
+        current.clear();
+    }
+
+    /** The last invocation's metrics. */
+    public synchronized Map<String, Double> last() {
+        if (documents.isEmpty()) {
+            throw new IllegalStateException("nothing flushed yet");
+        }
+        return documents.get(documents.size() - 1);
+    }
+
+    /** {@code name} in the last invocation's document, as a count. */
+    public long last(String name) {
+        Double v = last().get(name);
+        if (v == null) {
+            throw new IllegalArgumentException("no metric " + name + " in " + last().keySet());
+        }
+        return v.longValue();
+    }
+
+    public synchronized List<Map<String, Double>> documents() {
+        return List.copyOf(documents);
+    }
+
+    @Override
+    public void addDimension(DimensionSet dimensionSet) {
+    }
+
+    @Override
+    public void setTimestamp(Instant timestamp) {
+    }
+
+    @Override
+    public void addMetadata(String key, Object value) {
+    }
+
+    @Override
+    public void setDefaultDimensions(DimensionSet dimensionSet) {
+    }
+
+    @Override
+    public DimensionSet getDefaultDimensions() {
+        return DimensionSet.of(Map.of());
+    }
+
+    @Override
+    public void setNamespace(String namespace) {
+    }
+
+    @Override
+    public void setRaiseOnEmptyMetrics(boolean raiseOnEmptyMetrics) {
+    }
+
+    @Override
+    public void clearDefaultDimensions() {
+    }
+
+    @Override
+    public void captureColdStartMetric(com.amazonaws.services.lambda.runtime.Context context, DimensionSet dimensions) {
+    }
+
+    @Override
+    public void captureColdStartMetric(DimensionSet dimensions) {
+    }
+
+    @Override
+    public void flushMetrics(Consumer<Metrics> metricsConsumer) {
+        metricsConsumer.accept(this);
+    }
+}

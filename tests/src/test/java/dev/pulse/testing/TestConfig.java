@@ -1,0 +1,37 @@
+package dev.pulse.testing;
+
+import dev.pulse.config.PulseConfig;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The functions' configuration for a test table, read the way the functions read it ({@link
+ * PulseConfig#fromEnvironment}), so every retention rule applies: the template's defaults except a short
+ * retry backoff, and whatever the test overrides.
+ */
+public final class TestConfig {
+
+    private TestConfig() {
+    }
+
+    public static PulseConfig of(String table, String deadLetterUrl, Map<String, String> overrides) {
+        Map<String, String> env = new HashMap<>();
+        env.put("TABLE_NAME", table);
+        env.put("DLQ_URL", deadLetterUrl);
+        env.put("RETRY_BASE_MS", "5");
+        env.put("RETRY_CAP_MS", "100");
+        env.putAll(overrides);
+        return PulseConfig.fromEnvironment(env);
+    }
+
+    /**
+     * Settings accepting datapoints up to {@code acceptPast} old, with the shortest partial and hourly retention
+     * the rules allow for it (past the late window, an hour, the grace and a day of builder lag).
+     */
+    public static Map<String, String> acceptingPast(Duration acceptPast) {
+        long ttlDays = acceptPast.plusHours(2).plusSeconds(300).plusDays(1).toDays() + 1;
+        return Map.of("ACCEPT_PAST_SECONDS", Long.toString(acceptPast.toSeconds()),
+                "PARTIAL_TTL_DAYS", Long.toString(ttlDays), "HOURLY_TTL_DAYS", Long.toString(Math.max(35, ttlDays)));
+    }
+}
