@@ -23,8 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A DynamoDB endpoint on 127.0.0.1 in front of DynamoDB Local that misbehaves the way DynamoDB does under
- * load: a share of {@code BatchWriteItem} calls is refused with {@code ProvisionedThroughputExceededException},
- * and another share is only half applied, the rest handed back as {@code UnprocessedItems}. Everything else
+ * load: a share of {@code BatchWriteItem} and {@code UpdateItem} calls (ingest's partials and build marks) is refused
+ * with {@code ProvisionedThroughputExceededException}, and another share of {@code BatchWriteItem} calls is only half
+ * applied, the rest handed back as {@code UnprocessedItems}. Everything else
  * passes through unchanged (DynamoDB Local does not check signatures, so a rewritten body needs no re-signing).
  */
 final class DynamoDbFaultProxy implements AutoCloseable {
@@ -43,12 +44,20 @@ final class DynamoDbFaultProxy implements AutoCloseable {
     final AtomicLong unprocessedCalls = new AtomicLong();
     final AtomicLong unprocessedItems = new AtomicLong();
     final AtomicLong forwarded = new AtomicLong();
+    /** Requests forwarded, by operation ({@code PutItem}: the rollup builder's writes). */
+    final Map<String, AtomicLong> calls = new java.util.concurrent.ConcurrentHashMap<>();
 
     DynamoDbFaultProxy(URI target, double throttleRate, double unprocessedRate) throws IOException {
         this.target = target;
         this.throttleRate = throttleRate;
         this.unprocessedRate = unprocessedRate;
         this.server = LoopbackHttp.start(0, 128, this::handle, executor);
+    }
+
+    /** Requests of operation {@code op} forwarded so far. */
+    long calls(String op) {
+        AtomicLong n = calls.get(op);
+        return n == null ? 0 : n.get();
     }
 
     URI endpoint() {
@@ -60,8 +69,10 @@ final class DynamoDbFaultProxy implements AutoCloseable {
             byte[] body = LoopbackHttp.body(ex);
             String op = String.valueOf(ex.getRequestHeaders().getFirst("X-Amz-Target"));
             boolean batchWrite = op.endsWith(".BatchWriteItem");
+            // Ingest's writes: its partials (BatchWriteItem) and its build marks (UpdateItem).
+            boolean ingestWrite = batchWrite || op.endsWith(".UpdateItem");
             double dice = ThreadLocalRandom.current().nextDouble();
-            if (batchWrite && dice < throttleRate) {
+            if (ingestWrite && dice < throttleRate) {
                 throttled.incrementAndGet();
                 reply(ex, 400, Map.of(), ("{\"__type\":\"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException\","
                         + "\"message\":\"The level of configured provisioned throughput for the table was exceeded (injected)\"}")
@@ -109,6 +120,7 @@ final class DynamoDbFaultProxy implements AutoCloseable {
                 return;
             }
             forwarded.incrementAndGet();
+            calls.computeIfAbsent(op.substring(op.lastIndexOf('.') + 1), k -> new AtomicLong()).incrementAndGet();
             byte[] out = r.body();
             if (held != null && r.statusCode() == 200) {
                 ObjectNode resp = (ObjectNode) JSON.readTree(out);

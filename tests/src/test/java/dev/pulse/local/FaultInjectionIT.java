@@ -7,8 +7,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.aggregate.ExactSum;
+import dev.pulse.local.esm.InvokeResult;
 import dev.pulse.local.lambda.FaultPlan;
 import dev.pulse.local.template.MappingSpec;
+import dev.pulse.store.BuildMarks;
+import dev.pulse.store.RollupItems;
+import dev.pulse.testing.TestConfig;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -28,6 +32,7 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
@@ -35,29 +40,50 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
- * Exactly-once under fire, end to end on the local stack: 200,000+ datapoints through Kinesis, ingest,
- * compaction and the query API while DynamoDB throttles and half-applies batch writes, ingest and compaction
- * JVMs are killed or time out mid-batch, the event source mappings deliver batches twice, 1% of the records
- * are poison, and the Kinesis emulator restarts. Then every (series, minute) read back through the API is
- * compared with a direct computation from what was sent: nothing lost, nothing counted twice, and every
- * poison record in the DLQ with its reason.
+ * Exactly-once under fire, end to end on the local stack: 200,000 datapoints through Kinesis, ingest, the
+ * scheduled rollup builder and the query API while DynamoDB throttles ingest's writes and half-applies its batch
+ * writes, ingest and builder JVMs are killed or time out mid-invocation, the mapping delivers batches twice and
+ * the schedule delivers runs twice, 1% of the records are poison, and the Kinesis emulator restarts. The data lies
+ * in two closed hours, every batch spanning all their minutes (the worst case for work per batch), and a fifth of
+ * it arrives late, after those hours were built. Then every (series, minute) read back through the API from the
+ * rebuilt rollups is compared with a direct computation from what was sent: nothing lost, nothing counted
+ * twice, every poison record in the DLQ with its reason, and the builder's writes bounded by the periods it had
+ * to build, not by the batches that marked them.
  */
 class FaultInjectionIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int SERIES = 40;
-    private static final int RECORDS = 20_200;
+    private static final long HOUR = 3_600_000L;
+    private static final long DAY = 86_400_000L;
+    private static final int SERIES = 10;
+    private static final int HOURS = 2;
+    /** Records sent before the build, and late ones sent after it. */
+    private static final int RECORDS = 16_000;
+    private static final int LATE_RECORDS = 4_200;
     private static final int DATAPOINTS_PER_RECORD = 10;
     private static final double POISON_RATE = 0.01;
-    private static final int MINUTES = 30;
+    /** The stack's IngestTimeout (s): small, so build marks settle within the test (40 s). */
+    private static final String INGEST_TIMEOUT = "15";
+    private static final Duration MARK_SETTLE = TestConfig.of("t", "q", Map.of("INGEST_TIMEOUT_SECONDS", INGEST_TIMEOUT)).markSettle();
 
-    /** Faults by kind, counted as injected. */
+    /**
+     * Faults by kind, counted as injected: random ones (3% crashes, 2% timeouts, 5% second deliveries), and one of
+     * each for sure (an early ingest invocation, the builder when the test arms it), so every kind happens in every run.
+     */
     static final class Plan implements FaultPlan {
         final Map<String, AtomicLong> injected = new ConcurrentHashMap<>();
+        final Map<String, AtomicLong> invocations = new ConcurrentHashMap<>();
+        final Map<String, AtomicLong> deliveries = new ConcurrentHashMap<>();
+        final Map<String, Map.Entry<Kind, Long>> armed = new ConcurrentHashMap<>();
         volatile DynamoDbFaultProxy proxy;
 
         private void count(String kind) {
             injected.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
+        }
+
+        /** The first invocation of {@code logicalId} that starts at {@code notBefore} (epoch ms) or later meets {@code kind}. */
+        void arm(String logicalId, Kind kind, long notBefore) {
+            armed.put(logicalId, Map.entry(kind, notBefore));
         }
 
         @Override
@@ -65,13 +91,19 @@ class FaultInjectionIT {
             if (!logicalId.equals("IngestFunction") && !logicalId.equals("CompactFunction")) {
                 return Fault.NONE;
             }
+            long n = invocations.computeIfAbsent(logicalId, k -> new AtomicLong()).incrementAndGet();
+            Map.Entry<Kind, Long> arm = armed.get(logicalId);
+            Kind sure = arm != null && arm.getValue() <= System.currentTimeMillis() && armed.remove(logicalId, arm) ? arm.getKey() : null;
+            if (sure == null && logicalId.equals("IngestFunction")) {
+                sure = n == 5 ? Kind.CRASH : n == 9 ? Kind.TIMEOUT : null;
+            }
             double dice = ThreadLocalRandom.current().nextDouble();
             Duration after = Duration.ofMillis(20 + ThreadLocalRandom.current().nextInt(250));
-            if (dice < 0.03) {
-                count(logicalId + " crash mid-batch");
+            if (sure == Kind.CRASH || sure == null && dice < 0.03) {
+                count(logicalId + " crash mid-invocation");
                 return new Fault(Kind.CRASH, after);
             }
-            if (dice < 0.05) {
+            if (sure == Kind.TIMEOUT || sure == null && dice < 0.05) {
                 count(logicalId + " timeout");
                 return new Fault(Kind.TIMEOUT, after);
             }
@@ -80,9 +112,10 @@ class FaultInjectionIT {
 
         @Override
         public boolean duplicateDelivery(String functionLogicalId) {
-            boolean dup = ThreadLocalRandom.current().nextDouble() < 0.05;
+            long n = deliveries.computeIfAbsent(functionLogicalId, k -> new AtomicLong()).incrementAndGet();
+            boolean dup = n == 4 || ThreadLocalRandom.current().nextDouble() < 0.05;
             if (dup) {
-                count(functionLogicalId + " batch delivered twice");
+                count(functionLogicalId + " delivered twice");
             }
             return dup;
         }
@@ -113,69 +146,63 @@ class FaultInjectionIT {
         }
     }
 
+    /** The records of one phase: payloads, which are poison, and the datapoints they carry. */
+    private static final class Phase {
+        final List<String> payloads = new ArrayList<>();
+        final Set<Integer> poison = new HashSet<>();
+        long datapoints;
+    }
+
     @Test
-    void pipeline_whenFaultsInjected_storesEveryDatapointExactlyOnce() throws Exception {
+    void pipeline_whenFaultsInjectedAndLateDataArrivesAfterTheBuild_queryCountsEveryDatapointExactlyOnce() throws Exception {
         Plan plan = new Plan();
         StackOptions base = LocalStacks.options("fault-injection");
+        // Marks settle 40 s after the last write; hours are built 60 s after they end; the schedule (every 5
+        // minutes in the template) runs every 5 s.
         StackOptions options = base.withParameters(Map.of("StreamMode", "PROVISIONED", "StreamShardCount", "2",
-                        "BatchSize", "100", "CompactBatchSize", "100"))
-                .withFaults(plan, base.workDir().resolve("kinesis-store"));
+                        "BatchSize", "500", "IngestTimeout", INGEST_TIMEOUT, "BuildGraceSeconds", "60"))
+                .withFaults(plan, base.workDir().resolve("kinesis-store"))
+                .withScheduleEvery(Duration.ofSeconds(5));
         Artifacts.deleteRecursively(base.workDir().resolve("kinesis-store"));
-        long minute0 = (System.currentTimeMillis() / 60_000 - MINUTES) * 60_000;
+        // Two hours that closed at least an hour ago.
+        long hour0 = (System.currentTimeMillis() / HOUR - 3) * HOUR;
         Map<String, Map<Long, Expected>> expected = new TreeMap<>();
-        List<String> payloads = new ArrayList<>();
-        Set<Integer> poisonIndexes = new HashSet<>();
         SplittableRandom random = new SplittableRandom(20261121);
-        long datapoints = 0;
-        for (int i = 0; i < RECORDS; i++) {
-            if (random.nextDouble() < POISON_RATE) {
-                poisonIndexes.add(i);
-                payloads.add(random.nextBoolean() ? "{\"name\":\"fault.broken\",\"ts\":\"yesterday\",\"value\":1}" : "not json at all " + i);
-                continue;
-            }
-            ArrayNode batch = JSON.createArrayNode();
-            for (int j = 0; j < DATAPOINTS_PER_RECORD; j++) {
-                int s = random.nextInt(SERIES);
-                // Time-local like a live stream: record i carries datapoints from around its position in the
-                // 30 minutes (and up to a minute late), so a batch touches a few minutes, not all of them.
-                long ts = Math.min(minute0 + MINUTES * 60_000L - 1,
-                        minute0 + (long) i * MINUTES * 60_000L / RECORDS + random.nextLong(60_000L));
-                // Values over twelve orders of magnitude and both signs: sums must still be exact.
-                double v = (random.nextDouble() - 0.2) * Math.pow(10, random.nextInt(-3, 9));
-                ObjectNode d = batch.addObject();
-                d.put("name", "fault.metric" + (s % 8));
-                d.putObject("dims").put("host", "h" + s);
-                d.put("ts", ts);
-                d.put("value", v);
-                expected.computeIfAbsent("fault.metric" + (s % 8) + "|h" + s, k -> new TreeMap<>())
-                        .computeIfAbsent(ts / 60_000 * 60_000, k -> new Expected()).add(v);
-                datapoints++;
-            }
-            payloads.add(batch.toString());
-        }
-        assertThat(datapoints).isGreaterThanOrEqualTo(200_000);
+        Phase onTime = generate(random, RECORDS, hour0, expected);
+        Phase late = generate(random, LATE_RECORDS, hour0, expected);
+        assertThat(onTime.datapoints + late.datapoints).isGreaterThanOrEqualTo(200_000);
+        int hourPeriods = SERIES * HOURS;
 
         long started = System.nanoTime();
         try (LocalStack stack = LocalStack.start(options, null);
                 KinesisClient kinesis = KinesisClient.builder().endpointOverride(stack.kinesisUrl()).region(Region.US_EAST_1)
                         .credentialsProvider(LocalStack.CREDENTIALS).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
+                DynamoDbClient table = DynamoDbClient.builder().endpointOverride(stack.dynamoDbUrl()).region(Region.US_EAST_1)
+                        .credentialsProvider(LocalStack.CREDENTIALS).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
                 SignedApi api = new SignedApi(stack.apiUrl())) {
             String stream = stack.ref("Stream");
+            ScheduleRunner builder = stack.schedules().stream().filter(s -> s.spec().functionId().equals("CompactFunction"))
+                    .findFirst().orElseThrow();
             Set<String> poisonSent = new HashSet<>();
-            int restarts = 0;
-            for (int from = 0; from < payloads.size(); from += 500) {
-                if (restarts == 0 && from >= payloads.size() / 2) {
-                    stack.restartKinesis();
-                    restarts++;
-                }
-                List<Integer> indexes = new ArrayList<>();
-                for (int i = from; i < Math.min(from + 500, payloads.size()); i++) {
-                    indexes.add(i);
-                }
-                put(kinesis, stream, payloads, indexes, poisonIndexes, poisonSent);
-            }
 
-            awaitSettled(stack, RECORDS, Duration.ofMinutes(8));
+            send(kinesis, stream, onTime, poisonSent, () -> stack.restartKinesis());
+            awaitConsumed(stack, RECORDS, Duration.ofMinutes(6));
+            // The builder dies in the run that builds the data (the first once the newest mark has settled).
+            plan.arm("CompactFunction", FaultPlan.Kind.CRASH, settledAt(table, stack.ref("Table")));
+            awaitBuilt(builder, Duration.ofMinutes(3));
+            Map<String, Long> built = hourlyVersions(table, stack.ref("Table"));
+            assertThat(built).as("every hour built before the late data").hasSize(hourPeriods);
+            long putsBeforeLate = plan.proxy.calls("PutItem");
+
+            send(kinesis, stream, late, poisonSent, null);
+            awaitConsumed(stack, RECORDS + LATE_RECORDS, Duration.ofMinutes(4));
+            // And runs into its timeout in the one that rebuilds them.
+            plan.arm("CompactFunction", FaultPlan.Kind.TIMEOUT, settledAt(table, stack.ref("Table")));
+            awaitBuilt(builder, Duration.ofMinutes(3));
+            Map<String, Long> rebuilt = hourlyVersions(table, stack.ref("Table"));
+            // Every hour took late data, so every hour was rebuilt after it; none is marked: the query serves them.
+            assertThat(rebuilt.keySet()).isEqualTo(built.keySet());
+            rebuilt.forEach((k, v) -> assertThat(v).as(k + " rebuilt").isGreaterThan(built.get(k)));
 
             // The check, through the API: every (series, minute) of the sent data.
             long lost = 0;
@@ -183,39 +210,36 @@ class FaultInjectionIT {
             long inconsistent = 0;
             long cells = 0;
             List<String> keys = new ArrayList<>(expected.keySet());
-            for (int from = 0; from < keys.size(); from += 100) {
-                List<String> group = keys.subList(from, Math.min(from + 100, keys.size()));
-                ObjectNode q = JSON.createObjectNode();
-                ArrayNode series = q.putArray("series");
-                for (String k : group) {
-                    ObjectNode s = series.addObject();
-                    s.put("name", k.substring(0, k.indexOf('|')));
-                    s.putObject("dims").put("host", k.substring(k.indexOf('|') + 1));
-                }
-                q.put("start", minute0);
-                q.put("end", minute0 + MINUTES * 60_000L);
-                q.put("period", 60);
-                q.putArray("stats").add("count").add("sum").add("min").add("max");
-                SignedApi.Response r = api.post("/query", q.toString());
-                assertThat(r.status()).as(r.body()).isEqualTo(200);
-                JsonNode body = JSON.readTree(r.body());
-                assertThat(body.path("unprocessed").isEmpty()).as(r.body()).isTrue();
-                JsonNode timestamps = body.path("timestamps");
-                for (int s = 0; s < group.size(); s++) {
-                    Map<Long, Expected> want = expected.get(group.get(s));
-                    JsonNode values = body.path("series").get(s).path("values");
-                    for (int t = 0; t < timestamps.size(); t++) {
-                        long minute = timestamps.get(t).asLong();
-                        Expected e = want.get(minute);
-                        long got = values.path("count").get(t).isNull() ? 0 : values.path("count").get(t).asLong();
-                        long exp = e == null ? 0 : e.count;
-                        cells++;
-                        lost += Math.max(0, exp - got);
-                        duplicated += Math.max(0, got - exp);
-                        if (e != null && got == exp && (values.path("sum").get(t).asDouble() != e.sum.value()
-                                || values.path("min").get(t).asDouble() != e.min || values.path("max").get(t).asDouble() != e.max)) {
-                            inconsistent++;
-                        }
+            ObjectNode q = JSON.createObjectNode();
+            ArrayNode series = q.putArray("series");
+            for (String k : keys) {
+                ObjectNode s = series.addObject();
+                s.put("name", k.substring(0, k.indexOf('|')));
+                s.putObject("dims").put("host", k.substring(k.indexOf('|') + 1));
+            }
+            q.put("start", hour0);
+            q.put("end", hour0 + HOURS * HOUR);
+            q.put("period", 60);
+            q.putArray("stats").add("count").add("sum").add("min").add("max");
+            SignedApi.Response r = api.post("/query", q.toString());
+            assertThat(r.status()).as(r.body()).isEqualTo(200);
+            JsonNode body = JSON.readTree(r.body());
+            assertThat(body.path("unprocessed").isEmpty()).as(r.body()).isTrue();
+            JsonNode timestamps = body.path("timestamps");
+            for (int s = 0; s < keys.size(); s++) {
+                Map<Long, Expected> want = expected.get(keys.get(s));
+                JsonNode values = body.path("series").get(s).path("values");
+                for (int t = 0; t < timestamps.size(); t++) {
+                    long minute = timestamps.get(t).asLong();
+                    Expected e = want.get(minute);
+                    long got = values.path("count").get(t).isNull() ? 0 : values.path("count").get(t).asLong();
+                    long exp = e == null ? 0 : e.count;
+                    cells++;
+                    lost += Math.max(0, exp - got);
+                    duplicated += Math.max(0, got - exp);
+                    if (e != null && got == exp && (values.path("sum").get(t).asDouble() != e.sum.value()
+                            || values.path("min").get(t).asDouble() != e.min || values.path("max").get(t).asDouble() != e.max)) {
+                        inconsistent++;
                     }
                 }
             }
@@ -240,18 +264,24 @@ class FaultInjectionIT {
             long redundantPoisonMessages = poisonSeen.values().stream().mapToLong(n -> n - 1).sum();
 
             MappingRunner ingest = stack.mappings().stream().filter(m -> m.spec().source() == MappingSpec.SourceType.KINESIS).findFirst().orElseThrow();
-            MappingRunner compact = stack.mappings().stream().filter(m -> m.spec().source() == MappingSpec.SourceType.DYNAMODB).findFirst().orElseThrow();
+            long puts = plan.proxy.calls("PutItem");
+            long closedDays = java.util.stream.LongStream.of(hour0, hour0 + (HOURS - 1) * HOUR).map(h -> Math.floorDiv(h, DAY))
+                    .distinct().filter(d -> (d + 1) * DAY + 60_000 <= System.currentTimeMillis()).count();
+            long periods = hourPeriods + SERIES * closedDays;
             System.out.println();
-            System.out.println("fault injection: " + RECORDS + " records, " + datapoints + " datapoints in " + expected.size()
-                    + " series x " + MINUTES + " minutes, " + poisonSent.size() + " poison records, in "
+            System.out.println("fault injection: " + (RECORDS + LATE_RECORDS) + " records, " + (onTime.datapoints + late.datapoints)
+                    + " datapoints (" + late.datapoints + " late, after the build) in " + expected.size() + " series x "
+                    + HOURS * 60 + " minutes, every batch spanning all of them, " + poisonSent.size() + " poison records, in "
                     + (System.nanoTime() - started) / 1_000_000_000L + " s");
-            System.out.println("  injected: DynamoDB throttled BatchWriteItem " + plan.proxy.throttled.get()
-                    + ", half-applied BatchWriteItem " + plan.proxy.unprocessedCalls.get() + " (" + plan.proxy.unprocessedItems.get()
-                    + " items unprocessed), Kinesis emulator restarts " + restarts);
+            System.out.println("  injected: DynamoDB throttled " + plan.proxy.throttled.get() + " ingest writes, half-applied BatchWriteItem "
+                    + plan.proxy.unprocessedCalls.get() + " (" + plan.proxy.unprocessedItems.get() + " items unprocessed), Kinesis emulator restarts 1");
             new TreeMap<>(plan.injected).forEach((k, v) -> System.out.println("  injected: " + k + " " + v.get()));
-            System.out.println(String.format(Locale.ROOT, "  mappings: ingest %d invocations, %d function errors; compact %d invocations, %d function errors",
-                    ingest.invocations(), ingest.functionErrors(), compact.invocations(), compact.functionErrors()));
-            System.out.println("  checked " + cells + " (series, minute) cells through the query API");
+            System.out.println(String.format(Locale.ROOT, "  ingest: %d invocations, %d function errors; builder: %d runs, %d invocations, %d errors",
+                    ingest.invocations(), ingest.functionErrors(), builder.runs(), builder.invocations(), builder.errors()));
+            System.out.println("  builder: " + puts + " rollup writes (" + putsBeforeLate + " before the late data) for " + hourPeriods
+                    + " hours and their days; " + plan.proxy.calls("UpdateItem") + " build marks set by "
+                    + plan.proxy.calls("BatchWriteItem") + " partial batch writes");
+            System.out.println("  checked " + cells + " (series, minute) cells through the query API, from rebuilt hourly rollups");
             System.out.println("  lost " + lost + ", double counted " + duplicated + ", sum/min/max mismatches " + inconsistent);
             System.out.println("  poison sent " + poisonSent.size() + ", poison in DLQ " + poisonSeen.size() + " (distinct; "
                     + redundantPoisonMessages + " repeated messages from retried batches), batches given up " + failureRecords);
@@ -259,18 +289,75 @@ class FaultInjectionIT {
             assertThat(lost).isZero();
             assertThat(duplicated).isZero();
             assertThat(inconsistent).isZero();
+            assertThat(cells).isEqualTo((long) SERIES * HOURS * 60);
             assertThat(poisonSeen.keySet()).isEqualTo(poisonSent);
             assertThat(withoutReason).isZero();
             assertThat(failureRecords).isZero();
             assertThat(plan.proxy.throttled.get()).isPositive();
             assertThat(plan.proxy.unprocessedCalls.get()).isPositive();
-            assertThat(plan.injected.keySet()).contains("IngestFunction crash mid-batch", "IngestFunction timeout",
-                    "IngestFunction batch delivered twice", "CompactFunction batch delivered twice");
+            assertThat(plan.injected.keySet()).contains("IngestFunction crash mid-invocation", "IngestFunction timeout",
+                    "IngestFunction delivered twice", "CompactFunction crash mid-invocation", "CompactFunction timeout",
+                    "CompactFunction delivered twice");
+            assertThat(builder.errors()).isPositive();
+            // Each period is built once when its data has settled and once after the late data, plus the writes
+            // of runs cut short: bounded by the periods, whatever the number of batches (~45) that marked them.
+            assertThat(puts).isLessThanOrEqualTo(4 * periods);
         } finally {
             if (plan.proxy != null) {
                 plan.proxy.close();
             }
         }
+    }
+
+    /**
+     * {@code records} records of {@link #DATAPOINTS_PER_RECORD} datapoints over {@link #SERIES} series, timestamps
+     * anywhere in the {@link #HOURS} hours from {@code hour0} (a batch spans every minute), values over twelve
+     * orders of magnitude and both signs; 1% poison.
+     */
+    private static Phase generate(SplittableRandom random, int records, long hour0, Map<String, Map<Long, Expected>> expected) {
+        Phase p = new Phase();
+        for (int i = 0; i < records; i++) {
+            if (random.nextDouble() < POISON_RATE) {
+                p.poison.add(i);
+                p.payloads.add(random.nextBoolean() ? "{\"name\":\"fault.broken\",\"ts\":\"yesterday\",\"value\":1}" : "not json at all " + i);
+                continue;
+            }
+            ArrayNode batch = JSON.createArrayNode();
+            for (int j = 0; j < DATAPOINTS_PER_RECORD; j++) {
+                int s = random.nextInt(SERIES);
+                long ts = hour0 + random.nextLong(HOURS * HOUR);
+                double v = (random.nextDouble() - 0.2) * Math.pow(10, random.nextInt(-3, 9));
+                ObjectNode d = batch.addObject();
+                d.put("name", "fault.metric" + (s % 4));
+                d.putObject("dims").put("host", "h" + s);
+                d.put("ts", ts);
+                d.put("value", v);
+                expected.computeIfAbsent("fault.metric" + (s % 4) + "|h" + s, k -> new TreeMap<>())
+                        .computeIfAbsent(ts / 60_000 * 60_000, k -> new Expected()).add(v);
+                p.datapoints++;
+            }
+            p.payloads.add(batch.toString());
+        }
+        return p;
+    }
+
+    /** Sends a phase in PutRecords of 500; {@code midway}, if given, runs once halfway (the emulator's restart). */
+    private static void send(KinesisClient kinesis, String stream, Phase phase, Set<String> poisonSent, ThrowingRunnable midway)
+            throws Exception {
+        for (int from = 0; from < phase.payloads.size(); from += 500) {
+            if (midway != null && from >= phase.payloads.size() / 2 && from - 500 < phase.payloads.size() / 2) {
+                midway.run();
+            }
+            List<Integer> indexes = new ArrayList<>();
+            for (int i = from; i < Math.min(from + 500, phase.payloads.size()); i++) {
+                indexes.add(i);
+            }
+            put(kinesis, stream, phase.payloads, indexes, phase.poison, poisonSent);
+        }
+    }
+
+    interface ThrowingRunnable {
+        void run() throws Exception;
     }
 
     /** PutRecords until every record is in, through the emulator's restart; notes where poison records landed. */
@@ -306,29 +393,69 @@ class FaultInjectionIT {
         }
     }
 
-    /** Until both mappings have settled everything and the ingest mapping has read every record. */
-    private static void awaitSettled(LocalStack stack, long records, Duration max) throws InterruptedException {
+    /** Until the ingest mapping has read {@code records} records and settled every batch. */
+    private static void awaitConsumed(LocalStack stack, long records, Duration max) throws InterruptedException {
         long deadline = System.nanoTime() + max.toNanos();
         long quietSince = System.nanoTime();
         long lastDone = -1;
+        MappingRunner ingest = stack.mappings().stream().filter(m -> m.spec().source() == MappingSpec.SourceType.KINESIS)
+                .findFirst().orElseThrow();
         while (System.nanoTime() < deadline) {
-            long done = stack.mappings().stream().mapToLong(MappingRunner::recordsDone).sum();
-            boolean allRead = stack.mappings().stream().filter(m -> m.spec().source() == MappingSpec.SourceType.KINESIS)
-                    .allMatch(m -> m.recordsRead() >= records);
-            boolean settled = stack.mappings().stream().allMatch(m -> m.backlog() == 0);
+            long done = ingest.recordsDone();
             if (done != lastDone) {
                 lastDone = done;
                 quietSince = System.nanoTime();
             }
-            if (allRead && settled && System.nanoTime() - quietSince > 5_000_000_000L) {
+            if (ingest.recordsRead() >= records && ingest.backlog() == 0 && System.nanoTime() - quietSince > 3_000_000_000L) {
                 return;
             }
             Thread.sleep(500);
         }
-        StringBuilder state = new StringBuilder();
-        stack.mappings().forEach(m -> state.append(m.describe()).append(": read ").append(m.recordsRead()).append(" done ")
-                .append(m.recordsDone()).append("; "));
-        throw new AssertionError("the pipeline did not settle within " + max + ": " + state);
+        throw new AssertionError("ingest did not settle within " + max + ": " + ingest.describe() + ": read "
+                + ingest.recordsRead() + " done " + ingest.recordsDone());
+    }
+
+    /**
+     * Runs the builder (as its schedule would, retries included) until a run finds nothing left to build in the
+     * closed periods; returns that run's result.
+     */
+    private static JsonNode awaitBuilt(ScheduleRunner builder, Duration max) throws Exception {
+        long deadline = System.nanoTime() + max.toNanos();
+        String last = null;
+        while (System.nanoTime() < deadline) {
+            InvokeResult r = builder.runNow();
+            last = new String(r.payload(), StandardCharsets.UTF_8);
+            if (!r.failed()) {
+                JsonNode result = JSON.readTree(r.payload());
+                if (result.path("periodsQueued").asLong(-1) == 0 && !result.path("stopped").asBoolean()) {
+                    return result;
+                }
+            }
+            Thread.sleep(2_000);
+        }
+        throw new AssertionError("the builder did not finish within " + max + "; its last run: " + last);
+    }
+
+    /** When the newest build mark in the table has settled: from then on a run builds everything marked. */
+    private static long settledAt(DynamoDbClient client, String table) {
+        long newest = client.scanPaginator(b -> b.tableName(table).consistentRead(true)).items().stream()
+                .filter(i -> i.containsKey(BuildMarks.MARKED)).mapToLong(i -> Long.parseLong(i.get(BuildMarks.MARKED).n()))
+                .max().orElseThrow();
+        return newest + MARK_SETTLE.toMillis() + 1_000;
+    }
+
+    /** pk|sk -> build version of every hourly rollup; each must be built and unmarked. */
+    private static Map<String, Long> hourlyVersions(DynamoDbClient client, String table) {
+        Map<String, Long> out = new TreeMap<>();
+        client.scanPaginator(b -> b.tableName(table).consistentRead(true)).items().forEach(i -> {
+            String pk = i.get("pk").s();
+            if (pk.startsWith("H#")) {
+                String id = pk + "|" + i.get("sk").s();
+                assertThat(RollupItems.complete(i)).as(id + " built and not marked since").isTrue();
+                out.put(id, Long.parseLong(i.get(RollupItems.VERSION).n()));
+            }
+        });
+        return out;
     }
 
     private static List<Message> drain(LocalStack stack, String url) {
