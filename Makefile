@@ -30,7 +30,7 @@ CHECKOV_VENV := $(VENV)/checkov
 SCAN_CFN_LINT := $(VENV)/bin/cfn-lint --format pretty --append-rules cfn_lint_serverless.rules -- template.yaml
 SCAN_CHECKOV  := $(CHECKOV_VENV)/bin/checkov --file template.yaml --framework cloudformation --compact --quiet --skip-download
 
-.PHONY: help test verify lint build deploy events clean run invoke local-stack bench
+.PHONY: help test verify lint build deploy events clean run invoke local-stack bench capacity
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -94,17 +94,30 @@ invoke: local-stack ## One handler with an event file, no Docker: make invoke FU
 # Benchmarks (module bench/): each hot path against its baseline in the same run, one line each. A full run
 # records itself in docs/benchmarks.md (between the generated markers) and docs/benchmarks.json; ONLY=name,...
 # or QUICK=1 (a smoke run in seconds) print and write .local/bench.md instead. cold-start measures the packaged
-# artifacts, hence sam build.
-ONLY       ?=
-QUICK      ?=
-BENCH_OUT   = $(if $(or $(ONLY),$(filter 1 yes true,$(QUICK))),.local/bench,docs/benchmarks)
+# artifacts, hence sam build. The cost benchmark's measured units also give docs/capacity.md (.local/capacity.md
+# for ONLY= and QUICK= runs); BENCH_PRICES="name=value,..." changes its list prices (names: make capacity ARGS=--help).
+ONLY         ?=
+QUICK        ?=
+BENCH_PRICES ?=
+BENCH_OUT     = $(if $(or $(ONLY),$(filter 1 yes true,$(QUICK))),.local/bench,docs/benchmarks)
+CAPACITY_OUT  = $(if $(or $(ONLY),$(filter 1 yes true,$(QUICK))),.local/capacity.md,docs/capacity.md)
+BENCH_CP      = bench/target/classes:$$(cat bench/target/classpath.txt)
 bench: $(VENV)/.installed $(KINESIS)/node_modules/.installed ## Benchmarks vs baselines -> docs/benchmarks.md (ONLY=name,... QUICK=1)
 	mvn $(MVN_FLAGS) -q package -DskipTests -pl bench -am
 	$(SAM) build
-	java --enable-native-access=ALL-UNNAMED -cp "bench/target/classes:$$(cat bench/target/classpath.txt)" dev.pulse.bench.BenchMain \
+	BENCH_PRICES="$(BENCH_PRICES)" java --enable-native-access=ALL-UNNAMED -cp "$(BENCH_CP)" dev.pulse.bench.BenchMain \
 	  --kinesis-dir $(CURDIR)/$(KINESIS) --moto-bin $(CURDIR)/$(VENV)/bin/moto_server --out $(BENCH_OUT).md --json $(BENCH_OUT).json \
 	  $(if $(ONLY),--only "$(ONLY)") $(if $(filter 1 yes true,$(QUICK)),--quick) \
 	  --command "make bench$(if $(ONLY), ONLY=$(ONLY))$(if $(filter 1 yes true,$(QUICK)), QUICK=1)"
+	BENCH_PRICES="$(BENCH_PRICES)" java -cp "$(BENCH_CP)" dev.pulse.bench.CapacityDoc --bench $(BENCH_OUT).json --out $(CAPACITY_OUT)
+
+# docs/capacity.md again from measured units already taken (BENCH_JSON, default the last full run), e.g. with other
+# prices: make capacity BENCH_JSON=.local/bench.json ARGS="--price-ddb-million-wru 0.5 --rates 5000,50000"
+BENCH_JSON ?= docs/benchmarks.json
+ARGS       ?=
+capacity: ## docs/capacity.md from the cost benchmark's measured units (BENCH_JSON=.local/bench.json after ONLY=cost, ARGS=--help)
+	mvn $(MVN_FLAGS) -q package -DskipTests -pl bench -am
+	BENCH_PRICES="$(BENCH_PRICES)" java -cp "$(BENCH_CP)" dev.pulse.bench.CapacityDoc --bench "$(BENCH_JSON)" --out docs/capacity.md $(ARGS)
 
 lint: $(VENV)/.installed ## sam validate --lint, an offline SAM transform, cfn-lint-serverless and checkov on the template
 	$(SAM) validate --lint --region $(AWS_DEFAULT_REGION)

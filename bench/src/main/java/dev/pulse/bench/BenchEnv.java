@@ -5,6 +5,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
@@ -84,6 +86,12 @@ public final class BenchEnv implements AutoCloseable {
      * when the caller retries itself ({@code DynamoDbStore}), or the SDK's standard retries.
      */
     public DynamoDbAsyncClient dynamoAsync(int maxConcurrency, boolean sdkRetries) throws Exception {
+        return dynamoAsync(maxConcurrency, sdkRetries, List.of());
+    }
+
+    /** As {@link #dynamoAsync(int, boolean)}, with {@code interceptors} on every call (the cost benchmark's meters). */
+    public DynamoDbAsyncClient dynamoAsync(int maxConcurrency, boolean sdkRetries, List<ExecutionInterceptor> interceptors)
+            throws Exception {
         DynamoDbAsyncClient c = DynamoDbAsyncClient.builder()
                 .endpointOverride(dynamo().endpoint())
                 .region(Region.US_EAST_1)
@@ -93,7 +101,8 @@ public final class BenchEnv implements AutoCloseable {
                         .connectionTimeout(Duration.ofSeconds(3)))
                 .overrideConfiguration(o -> o
                         .retryStrategy(sdkRetries ? AwsRetryStrategy.standardRetryStrategy() : AwsRetryStrategy.doNotRetry())
-                        .apiCallAttemptTimeout(Duration.ofSeconds(10)))
+                        .apiCallAttemptTimeout(Duration.ofSeconds(10))
+                        .executionInterceptors(List.copyOf(interceptors)))
                 .build();
         return track(c);
     }

@@ -50,7 +50,8 @@ public final class BenchMain {
                 new MetricsOverheadBench(),
                 new LoadGenBench(),
                 new ColdStartBench(),
-                new MemoryBench());
+                new MemoryBench(),
+                new CostBench());
     }
 
     public static void main(String[] args) throws Exception {

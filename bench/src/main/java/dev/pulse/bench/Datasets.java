@@ -108,24 +108,30 @@ public final class Datasets {
     public static KinesisEvent kinesisEvent(String shardId, List<byte[]> data, long firstSequence, long arrivalMillis) {
         List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>(data.size());
         for (int i = 0; i < data.size(); i++) {
-            KinesisEvent.Record k = new KinesisEvent.Record();
-            k.setSequenceNumber(sequence(firstSequence + i));
-            k.setPartitionKey("pk-" + (i % 64));
-            k.setData(ByteBuffer.wrap(data.get(i)));
-            k.setApproximateArrivalTimestamp(new Date(arrivalMillis));
-            k.setKinesisSchemaVersion("1.0");
-            KinesisEvent.KinesisEventRecord r = new KinesisEvent.KinesisEventRecord();
-            r.setKinesis(k);
-            r.setEventID(shardId + ":" + k.getSequenceNumber());
-            r.setEventSource("aws:kinesis");
-            r.setEventName("aws:kinesis:record");
-            r.setEventSourceARN("arn:aws:kinesis:us-east-1:123456789012:stream/pulse-bench");
-            r.setAwsRegion("us-east-1");
-            records.add(r);
+            records.add(kinesisRecord(shardId, sequence(firstSequence + i), "pk-" + (i % 64), data.get(i), arrivalMillis));
         }
         KinesisEvent event = new KinesisEvent();
         event.setRecords(records);
         return event;
+    }
+
+    /** One record of an event source mapping batch, as Lambda delivers it. */
+    static KinesisEvent.KinesisEventRecord kinesisRecord(String shardId, String sequence, String partitionKey, byte[] data,
+            long arrivalMillis) {
+        KinesisEvent.Record k = new KinesisEvent.Record();
+        k.setSequenceNumber(sequence);
+        k.setPartitionKey(partitionKey);
+        k.setData(ByteBuffer.wrap(data));
+        k.setApproximateArrivalTimestamp(new Date(arrivalMillis));
+        k.setKinesisSchemaVersion("1.0");
+        KinesisEvent.KinesisEventRecord r = new KinesisEvent.KinesisEventRecord();
+        r.setKinesis(k);
+        r.setEventID(shardId + ":" + sequence);
+        r.setEventSource("aws:kinesis");
+        r.setEventName("aws:kinesis:record");
+        r.setEventSourceARN("arn:aws:kinesis:us-east-1:123456789012:stream/pulse-bench");
+        r.setAwsRegion("us-east-1");
+        return r;
     }
 
     static byte[] gzip(byte[] data) {

@@ -1,6 +1,7 @@
 package dev.pulse.ingest;
 
 import dev.pulse.config.PulseConfig;
+import java.time.Clock;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.lambda.powertools.metrics.Metrics;
@@ -18,6 +19,11 @@ public final class IngestHandlerAccess {
     /** {@code IngestHandler.create(config, dynamo, sqs)}: the production wiring on the given clients. */
     public static IngestService service(PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs) {
         return IngestHandler.create(config, dynamo, sqs);
+    }
+
+    /** {@code IngestHandler.create(config, dynamo, sqs, clock)}: the same wiring on a given (simulated) clock. */
+    public static IngestService service(PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs, Clock clock) {
+        return IngestHandler.create(config, dynamo, sqs, clock);
     }
 
     /** {@code new IngestHandler(service, metrics, safetyMarginMillis)}. */

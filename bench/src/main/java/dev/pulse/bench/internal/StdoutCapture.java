@@ -15,6 +15,7 @@ public final class StdoutCapture implements AutoCloseable {
     private final PrintStream previous;
     private final AtomicLong bytes = new AtomicLong();
     private final AtomicLong emfDocuments = new AtomicLong();
+    private final AtomicLong emfBytes = new AtomicLong();
     private volatile String lastEmf;
 
     private StdoutCapture() {
@@ -34,6 +35,11 @@ public final class StdoutCapture implements AutoCloseable {
     /** Lines that were EMF documents (they carry the {@code "_aws"} metadata key). */
     public long emfDocuments() {
         return emfDocuments.get();
+    }
+
+    /** Bytes of the EMF lines (newline included); the rest of {@link #bytes()} is log lines. */
+    public long emfBytes() {
+        return emfBytes.get();
     }
 
     public String lastEmf() {
@@ -80,6 +86,7 @@ public final class StdoutCapture implements AutoCloseable {
         private void endLine() {
             if (line.indexOf("\"_aws\"") >= 0) {
                 owner.emfDocuments.incrementAndGet();
+                owner.emfBytes.addAndGet(line.length() + 1L);
                 owner.lastEmf = line.toString();
             }
             line.setLength(0);
