@@ -536,6 +536,11 @@ final class CostBench implements Benchmark {
                     CostModel.money(b.prometheus()) + String.format(Locale.ROOT, " %.1fx", b.prometheus() / b.onDemand()),
                     before == null ? "n/a" : CostModel.money(before) + String.format(Locale.ROOT, " %.2f", b.perMillion(before))));
         }
+        StringBuilder kinesis = new StringBuilder("  with a Kinesis ON_DEMAND stream (the template's default StreamMode), on-demand $/M dp:");
+        for (CostModel.Bill b : bills) {
+            kinesis.append(String.format(Locale.ROOT, " %s/s %.4f;", Format.count(b.rate()), b.perMillion(b.allOnDemand())));
+        }
+        out.add(kinesis.substring(0, kinesis.length() - 1));
         return out;
     }
 
@@ -573,8 +578,10 @@ final class CostBench implements Benchmark {
         }
         out.add(String.format(Locale.ROOT, "  %-40s %12s %12s %10.5f", "total", CostModel.money(here.onDemand()),
                 CostModel.money(here.provisioned()), here.perMillionOnDemand()));
-        out.add(String.format(Locale.ROOT, "  (Kinesis ON_DEMAND, the template's default StreamMode, would be %s instead of %s)",
-                CostModel.money(here.kinesisOnDemand()), CostModel.money(here.line("Kinesis (provisioned stream)").onDemand())));
+        out.add(String.format(Locale.ROOT, "  (Kinesis ON_DEMAND, the template's default StreamMode, would be %s instead of %s:"
+                + " %s, $%.4f a million, all on-demand)", CostModel.money(here.kinesisOnDemand()),
+                CostModel.money(here.line("Kinesis (provisioned stream)").onDemand()), CostModel.money(here.allOnDemand()),
+                here.perMillion(here.allOnDemand())));
         return out;
     }
 

@@ -147,6 +147,12 @@ public final class CostModel {
             return provisioned() / (datapointsPerMonth / 1e6);
         }
 
+        /** The on-demand bill with the Kinesis stream in ON_DEMAND mode (the template's default StreamMode). */
+        public double allOnDemand() {
+            Line k = line("Kinesis (provisioned stream)");
+            return onDemand() - (k == null ? 0 : k.onDemand()) + kinesisOnDemand;
+        }
+
         public double perMillion(double monthly) {
             return monthly / (datapointsPerMonth / 1e6);
         }
