@@ -165,7 +165,7 @@ final class CostBench implements Benchmark {
                 + " series), on-demand; provisioned $" + String.format(Locale.ROOT, "%.4f", here.perMillionProvisioned())
                 + " per million");
         details.add("");
-        details.addAll(summary(bills));
+        details.addAll(summary(bills, mixInputs));
         details.add("");
         details.addAll(terms("mix", mixed, mixRun, here, mixInputs, model));
         details.add("");
@@ -521,10 +521,11 @@ final class CostBench implements Benchmark {
 
     // --- The details ---------------------------------------------------------------------------------------------
 
-    private static List<String> summary(List<CostModel.Bill> bills) {
+    private static List<String> summary(List<CostModel.Bill> bills, CostModel.Inputs in) {
         List<String> out = new ArrayList<>();
-        out.add("monthly at the mix's shape (10 datapoints a series-minute, one record a series-minute), storage at month "
-                + STORAGE_MONTH + "; before = docs/capacity.md at 341b57c (no storage, no queries):");
+        out.add(String.format(Locale.ROOT, "monthly at the mix's shape (%.1f datapoints a series-minute, %.1f a record), storage at"
+                + " month %d; before = docs/capacity.md at 341b57c (no storage, no queries):", in.get(In.DP_PER_SERIES_MINUTE),
+                in.get(In.DP_PER_RECORD), STORAGE_MONTH));
         out.add(String.format(Locale.ROOT, "  %-13s %12s %9s %12s %9s %14s %14s %16s", "datapoints/s", "on-demand", "$/M dp",
                 "provisioned", "$/M dp", "CloudWatch", "Prometheus", "before"));
         for (CostModel.Bill b : bills) {
