@@ -286,7 +286,7 @@ class CompactIT {
             p.ingest(generate(new Random(19), 2000, START, END, 40));
             int hours = periods(HOUR).size();
             ControlledPuts slow = new ControlledPuts(Emulators.dynamoAsync());
-            slow.latency(Duration.ofMillis(300));
+            slow.latency(Duration.ofMillis(600)); // 32 builds in flight: at most two rounds of writes fit in the budget
             // A run before the marks settle only scans the queue: the budget is that, and a second for building.
             long scanning = System.nanoTime();
             assertThat(run(p.builder(slow), 60_000).hoursBuilt()).isZero();
