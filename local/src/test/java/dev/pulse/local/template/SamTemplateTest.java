@@ -162,10 +162,11 @@ class SamTemplateTest {
     }
 
     @Test
-    void schedules_whenDefaults_buildEveryFiveMinutesWithLambdasAsyncRetries() {
+    void schedules_whenDefaults_buildEveryFiveMinutesWithoutAsyncRetries() {
+        // EventInvokeConfig.MaximumRetryAttempts 0: a failed run is not retried, the next run takes what it left.
         assertThat(stack(Map.of()).schedules()).containsExactly(
                 new ScheduleSpec("CompactFunction", "Build", "rate(5 minutes)", Duration.ofMinutes(5),
-                        "pulse-CompactFunctionBuild-LOCAL", null, ScheduleSpec.DEFAULT_ASYNC_RETRY_ATTEMPTS));
+                        "pulse-CompactFunctionBuild-LOCAL", null, 0));
         assertThat(stack(Map.of()).schedules().get(0).ruleArn("us-east-1", "000000000000"))
                 .isEqualTo("arn:aws:events:us-east-1:000000000000:rule/pulse-CompactFunctionBuild-LOCAL");
     }
