@@ -28,8 +28,7 @@ public final class RollupItems {
     public static final String TTL = "ttl";
     /**
      * Build version: when the build that wrote the item started reading (epoch ms). Only grows; every rollup
-     * write is conditional on it, so an older build never replaces a newer one. Items without it were never
-     * built by the rollup builder (a mark alone, or a rollup from before versioning) and are never served.
+     * write is conditional on it, so an older build never replaces a newer one.
      */
     public static final String VERSION = "v";
 
@@ -69,12 +68,13 @@ public final class RollupItems {
     }
 
     /**
-     * Whether a rollup item may be served: built by the builder (it has a version) and not marked since (no data
-     * announced after the build). Marks are set before the partials they announce, so such an item holds
-     * everything stored for its period.
+     * Whether a rollup item may be served: it carries no build mark, so no data was announced for its period
+     * after it was built. Marks are set before the partials they announce, so such an item holds everything
+     * stored for its period. Rollups written before build marks existed (no version, no mark) are what that
+     * design had and stay served after an upgrade; a period marked since is rebuilt like any other.
      */
     public static boolean complete(Map<String, AttributeValue> item) {
-        return item.containsKey(VERSION) && !item.containsKey(BuildMarks.MARKED);
+        return !item.containsKey(BuildMarks.MARKED);
     }
 
     /** The nested summaries of a rollup item ({@link #MINUTES} or {@link #HOURS}), by minute or hour number. */
