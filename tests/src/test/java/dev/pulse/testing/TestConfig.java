@@ -30,8 +30,8 @@ public final class TestConfig {
      * the rules allow for it (past the late window, an hour, the grace and a day of builder lag).
      */
     public static Map<String, String> acceptingPast(Duration acceptPast) {
-        long ttlDays = acceptPast.plusHours(2).plusSeconds(300).plusDays(1).toDays() + 1;
+        long ttlDays = acceptPast.plusHours(2).plusSeconds(300 + 130).plusDays(1).toDays() + 1;
         return Map.of("ACCEPT_PAST_SECONDS", Long.toString(acceptPast.toSeconds()),
-                "PARTIAL_TTL_DAYS", Long.toString(ttlDays), "HOURLY_TTL_DAYS", Long.toString(Math.max(35, ttlDays)));
+                "PARTIAL_TTL_DAYS", Long.toString(ttlDays), "HOURLY_TTL_DAYS", Long.toString(Math.max(35, ttlDays + 1)));
     }
 }

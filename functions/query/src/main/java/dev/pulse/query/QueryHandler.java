@@ -60,7 +60,7 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
     /** The production wiring on a given client, clock and metrics sink (the benchmarks' way in). */
     QueryHandler(PulseConfig config, DynamoDbAsyncClient client, Clock clock, Metrics metrics) {
         this(new QueryService(client, config.tableName(), config.writeConcurrency() * 4, config.buildGrace().toMillis(),
-                new RollupCache(400_000, 5 * 60_000L), clock, config.hourlyTtl().toMillis()),
+                new RollupCache(400_000, 5 * 60_000L), clock, config.hourlyTtl().toMillis(), config.acceptFuture().toMillis()),
                 new CatalogService(client, config.tableName()), metrics, config.safetyMarginMillis());
     }
 

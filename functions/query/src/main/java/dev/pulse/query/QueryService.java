@@ -52,7 +52,7 @@ public final class QueryService {
     static final int BATCH_GET = 100;
     private static final Backoff RETRY = new Backoff(10, 500);
     private static final int MAX_BATCH_GET_ATTEMPTS = 8;
-    /** Ingest accepts datapoints at most this far ahead of arrival; later hours cannot hold data. */
+    /** Ingest's default ACCEPT_FUTURE_SECONDS: datapoints at most this far ahead of arrival. */
     static final long FUTURE_WINDOW = 2 * HOUR;
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(QueryService.class);
 
@@ -69,15 +69,20 @@ public final class QueryService {
     private final RollupCache cache;
     private final Clock clock;
     private final long minuteDetailMillis;
+    private final long futureWindowMillis;
 
     public QueryService(DynamoDbAsyncClient client, String table, int concurrency, long graceMillis, RollupCache cache,
             Clock clock) {
-        this(client, table, concurrency, graceMillis, cache, clock, Long.MAX_VALUE / 4);
+        this(client, table, concurrency, graceMillis, cache, clock, Long.MAX_VALUE / 4, FUTURE_WINDOW);
     }
 
-    /** {@code minuteDetailMillis}: how long hourly rollups (minute detail) are kept ({@code HOURLY_TTL_DAYS}). */
+    /**
+     * {@code minuteDetailMillis}: how long hourly rollups (minute detail) are kept ({@code HOURLY_TTL_DAYS});
+     * {@code futureWindowMillis}: how far ahead of arrival ingest accepts datapoints ({@code ACCEPT_FUTURE_SECONDS}):
+     * nothing later than now plus that can hold data, so it is never read.
+     */
     public QueryService(DynamoDbAsyncClient client, String table, int concurrency, long graceMillis, RollupCache cache,
-            Clock clock, long minuteDetailMillis) {
+            Clock clock, long minuteDetailMillis, long futureWindowMillis) {
         this.client = client;
         this.table = table;
         this.concurrency = concurrency;
@@ -85,6 +90,7 @@ public final class QueryService {
         this.cache = cache;
         this.clock = clock;
         this.minuteDetailMillis = minuteDetailMillis;
+        this.futureWindowMillis = futureWindowMillis;
     }
 
     /**
@@ -210,7 +216,7 @@ public final class QueryService {
 
     /** Which items to read for one series; nothing past now + the ingest's future window (it cannot hold data). */
     List<Unit> plan(dev.pulse.query.QueryRequest r, long now) {
-        long end = Math.min(r.end(), now + FUTURE_WINDOW);
+        long end = Math.min(r.end(), now + futureWindowMillis);
         // Daily items hold whole hours: exact only where neither a bucket nor the range cuts an hour.
         boolean hourAligned = r.start() % HOUR == 0 && r.periodMillis() % HOUR == 0;
         List<Unit> out = new ArrayList<>();

@@ -134,6 +134,21 @@ class QueryServiceTest {
     }
 
     @Test
+    void plan_whenIngestAcceptsADayAhead_readsUpToADayAhead() throws Exception {
+        // ACCEPT_FUTURE_SECONDS may be up to 7 days: data stored that far ahead must be read, not cut at 2 h.
+        QueryRequest r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"2026-11-21T12:00:00Z\","
+                + "\"end\":\"2026-11-23T12:00:00Z\",\"period\":\"PT1H\",\"stats\":[\"avg\"]}");
+        QueryService oneDayAhead = new QueryService(client(CompletableFuture::completedFuture), "t", 8, 300_000L,
+                new RollupCache(100, 300_000L), Clock.fixed(NOW, ZoneOffset.UTC), 35L * 86_400_000, 86_400_000L);
+
+        var plan = oneDayAhead.plan(r, NOW.toEpochMilli());
+
+        // 12:00 up to now + 24 h = 2026-11-22T12:20: 25 hours.
+        assertThat(plan).extracting(QueryService.Unit::start).hasSize(25)
+                .endsWith(Instant.parse("2026-11-22T12:00:00Z").toEpochMilli());
+    }
+
+    @Test
     void plan_whenClosedDayButRangeEndsMidHour_readsThatDayHourByHour() throws Exception {
         QueryRequest r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"2026-11-20T00:00:00Z\","
                 + "\"end\":\"2026-11-20T10:30:00Z\",\"period\":\"PT1H\",\"stats\":[\"avg\"]}");

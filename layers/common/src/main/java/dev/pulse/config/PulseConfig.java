@@ -31,8 +31,8 @@ import java.util.Map;
  * <p>Retention must not lose data: a late datapoint (up to {@code ACCEPT_PAST_SECONDS} before its arrival,
  * ingested up to {@code MAX_RECORD_AGE_SECONDS} after it) rebuilds its hour from all of that hour's partials, so
  * those must still exist; and its day is rebuilt from the day's hourly rollups, so those must live at least as
- * long. Hence {@code PARTIAL_TTL_DAYS} > late window + an hour + the grace + a day of builder lag,
- * {@code HOURLY_TTL_DAYS} >= {@code PARTIAL_TTL_DAYS}, {@code DAILY_TTL_DAYS} >= {@code HOURLY_TTL_DAYS}.
+ * long. Hence {@code PARTIAL_TTL_DAYS} > late window + an hour + the grace + the mark settle time + a day of builder lag,
+ * {@code HOURLY_TTL_DAYS} >= {@code PARTIAL_TTL_DAYS} + 1, {@code DAILY_TTL_DAYS} >= {@code HOURLY_TTL_DAYS}.
  */
 public record PulseConfig(String tableName, String deadLetterUrl, Duration partialTtl, int writeConcurrency,
         long retryBaseMillis, long retryCapMillis, long safetyMarginMillis, Duration acceptPast, Duration acceptFuture,
@@ -63,16 +63,19 @@ public record PulseConfig(String tableName, String deadLetterUrl, Duration parti
         }
         // Retention rules compare settings, so only once each one is valid on its own.
         boolean eachValid = r.problems.isEmpty();
-        long needed = past + recordAge + 3600 + grace + BUILD_LAG_ALLOWANCE.toSeconds();
+        long settle = 2 * (ingestTimeout + 5);
+        long needed = past + recordAge + 3600 + grace + settle + BUILD_LAG_ALLOWANCE.toSeconds();
         if (eachValid && ttlDays * 86_400 <= needed) {
             r.problems.add("PARTIAL_TTL_DAYS (" + ttlDays + ") must exceed ACCEPT_PAST_SECONDS (" + past
                     + ") + MAX_RECORD_AGE_SECONDS (" + recordAge + ") + BUILD_GRACE_SECONDS (" + grace
+                    + ") + the mark settle time (2 x (INGEST_TIMEOUT_SECONDS + 5) = " + settle
                     + ") + 1 hour + 1 day of builder lag = " + String.format(java.util.Locale.ROOT, "%.2f", needed / 86_400.0)
                     + " days, or a late datapoint would rebuild an hour whose other partials have expired");
         }
-        if (eachValid && hourlyDays < ttlDays) {
-            r.problems.add("HOURLY_TTL_DAYS (" + hourlyDays + ") must be >= PARTIAL_TTL_DAYS (" + ttlDays
-                    + "): a day is rebuilt from its hourly rollups for as long as its hours can take late data");
+        if (eachValid && hourlyDays < ttlDays + 1) {
+            r.problems.add("HOURLY_TTL_DAYS (" + hourlyDays + ") must be >= PARTIAL_TTL_DAYS + 1 (" + (ttlDays + 1)
+                    + "): a day is rebuilt from its hourly rollups for as long as its last hour takes late data, a day"
+                    + " after its first hour");
         }
         if (eachValid && dailyDays < hourlyDays) {
             r.problems.add("DAILY_TTL_DAYS (" + dailyDays + ") must be >= HOURLY_TTL_DAYS (" + hourlyDays

@@ -151,9 +151,9 @@ class PulseConfigTest {
 
     @Test
     void fromEnvironment_whenPartialsOutliveTheLateWindowByExactlyTheMinimum_acceptsTheSmallestTtl() {
-        // 82,800 s + 3,600 s (record age) + 1 h + 300 s grace + 1 day of lag = 2.05 days < 3 days.
+        // 82,800 s + 3,600 s (record age) + 1 h + 300 s grace + 130 s settle + 1 day of lag = 2.05 days < 3 days.
         PulseConfig c = PulseConfig.fromEnvironment(env("ACCEPT_PAST_SECONDS", "82800", "PARTIAL_TTL_DAYS", "3",
-                "HOURLY_TTL_DAYS", "3", "DAILY_TTL_DAYS", "3"));
+                "HOURLY_TTL_DAYS", "4", "DAILY_TTL_DAYS", "4"));
 
         assertThat(c.partialTtl()).isEqualTo(Duration.ofDays(3));
     }
@@ -161,13 +161,13 @@ class PulseConfigTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
             // the partials would expire before a late datapoint's hour is rebuilt
-            "PARTIAL_TTL_DAYS=14 | PARTIAL_TTL_DAYS (14) must exceed ACCEPT_PAST_SECONDS (1209600) + MAX_RECORD_AGE_SECONDS (3600) + BUILD_GRACE_SECONDS (300) + 1 hour + 1 day of builder lag = 15.09 days",
+            "PARTIAL_TTL_DAYS=14 | PARTIAL_TTL_DAYS (14) must exceed ACCEPT_PAST_SECONDS (1209600) + MAX_RECORD_AGE_SECONDS (3600) + BUILD_GRACE_SECONDS (300) + the mark settle time (2 x (INGEST_TIMEOUT_SECONDS + 5) = 130) + 1 hour + 1 day of builder lag = 15.09 days",
             "PARTIAL_TTL_DAYS=15 | PARTIAL_TTL_DAYS (15) must exceed",
-            "ACCEPT_PAST_SECONDS=1382400 | PARTIAL_TTL_DAYS (16) must exceed ACCEPT_PAST_SECONDS (1382400)",
+            "ACCEPT_PAST_SECONDS=1296000 | PARTIAL_TTL_DAYS (16) must exceed ACCEPT_PAST_SECONDS (1296000)",
             "MAX_RECORD_AGE_SECONDS=86400 | PARTIAL_TTL_DAYS (16) must exceed ACCEPT_PAST_SECONDS (1209600) + MAX_RECORD_AGE_SECONDS (86400)",
             "BUILD_GRACE_SECONDS=86400 | PARTIAL_TTL_DAYS (16) must exceed ACCEPT_PAST_SECONDS (1209600) + MAX_RECORD_AGE_SECONDS (3600) + BUILD_GRACE_SECONDS (86400)",
             // a day's rebuild would read hourly rollups that have expired
-            "HOURLY_TTL_DAYS=15 | HOURLY_TTL_DAYS (15) must be >= PARTIAL_TTL_DAYS (16)",
+            "HOURLY_TTL_DAYS=16 | HOURLY_TTL_DAYS (16) must be >= PARTIAL_TTL_DAYS + 1 (17)",
             // past the minute detail, nothing would answer
             "DAILY_TTL_DAYS=34 | DAILY_TTL_DAYS (34) must be >= HOURLY_TTL_DAYS (35)",
     })
@@ -185,7 +185,21 @@ class PulseConfigTest {
                 "DAILY_TTL_DAYS", "2")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("PARTIAL_TTL_DAYS (10) must exceed")
-                .hasMessageContaining("HOURLY_TTL_DAYS (5) must be >= PARTIAL_TTL_DAYS (10)")
+                .hasMessageContaining("HOURLY_TTL_DAYS (5) must be >= PARTIAL_TTL_DAYS + 1 (11)")
                 .hasMessageContaining("DAILY_TTL_DAYS (2) must be >= HOURLY_TTL_DAYS (5)");
+    }
+
+    @Test
+    void fromEnvironment_whenTheSettleTimeTipsTheLateWindowOverTheTtl_rejects() {
+        // 15 days - 3,600 - 3,600 - 300 - 86,400 s leaves 1,209,600 s + 1,000 s of margin for the settle time:
+        // a 60 s ingest timeout (130 s settle) fits, a 900 s one (1,810 s settle) does not.
+        Map<String, String> fits = env("PARTIAL_TTL_DAYS", "15", "ACCEPT_PAST_SECONDS", Long.toString(15 * 86_400 - 3_600 - 3_600 - 300 - 86_400 - 1_000));
+        Map<String, String> tipped = new HashMap<>(fits);
+        tipped.put("INGEST_TIMEOUT_SECONDS", "900");
+
+        assertThat(PulseConfig.fromEnvironment(fits).partialTtl()).isEqualTo(Duration.ofDays(15));
+        assertThatThrownBy(() -> PulseConfig.fromEnvironment(tipped))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("the mark settle time (2 x (INGEST_TIMEOUT_SECONDS + 5) = 1810)");
     }
 }
