@@ -19,7 +19,6 @@ import dev.pulse.testing.TestConfig;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -217,8 +216,8 @@ class IngestExactlyOnceIT {
                     return;
                 }
                 partialWrites.incrementAndGet();
-                String series = pk.substring(2, pk.lastIndexOf('#'));
-                long hour = LocalDateTime.parse(pk.substring(pk.lastIndexOf('#') + 1) + ":00").toEpochSecond(ZoneOffset.UTC) * 1000;
+                String series = KeyScheme.seriesKey(pk);
+                long hour = KeyScheme.hourStart(pk.substring(pk.lastIndexOf('#') + 1));
                 for (BuildMarks.Mark m : List.of(BuildMarks.hourMark(series, hour, 0),
                         BuildMarks.dayMark(series, Math.floorDiv(hour, DAY) * DAY, 0))) {
                     if (!stored.contains(m.id())) {

@@ -44,7 +44,7 @@ public final class StoredPartials {
             dev.pulse.aggregate.Summary s = dev.pulse.store.SummaryAttributes.read(item, false);
             Acc a = new Acc(s.count(), s.exactSum(), s.min(), s.max());
             String pk = item.get("pk").s();
-            acc.computeIfAbsent(pk.substring(2, pk.length() - "#yyyy-MM-ddTHH".length()), k -> new TreeMap<>())
+            acc.computeIfAbsent(dev.pulse.store.KeyScheme.seriesKey(pk), k -> new TreeMap<>())
                     .merge(Long.parseLong(n(item, "minute")), a, (x, y) -> {
                         x.sum().add(y.sum());
                         return new Acc(x.count() + y.count(), x.sum(), Math.min(x.min(), y.min()), Math.max(x.max(), y.max()));

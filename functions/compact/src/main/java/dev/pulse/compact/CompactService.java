@@ -11,9 +11,6 @@ import dev.pulse.store.RollupItems;
 import dev.pulse.store.SummaryAttributes;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -148,12 +145,8 @@ public final class CompactService {
     }
 
     static Queued queued(String pk, String sk, boolean day, long marked) {
-        if (day) {
-            long start = LocalDate.parse(sk).atStartOfDay().toEpochSecond(ZoneOffset.UTC) * 1000;
-            return new Queued(pk, sk, pk.substring(2, pk.length() - "#yyyy-MM".length()), start, true, marked);
-        }
-        long start = LocalDateTime.parse(sk + ":00").toEpochSecond(ZoneOffset.UTC) * 1000;
-        return new Queued(pk, sk, pk.substring(2, pk.length() - "#yyyy-MM-dd".length()), start, false, marked);
+        long start = day ? KeyScheme.dayStart(sk) : KeyScheme.hourStart(sk);
+        return new Queued(pk, sk, KeyScheme.seriesKey(pk), start, day, marked);
     }
 
     private CompletableFuture<Void> buildHour(Queued q, Run run) {

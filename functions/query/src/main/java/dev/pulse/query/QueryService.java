@@ -342,8 +342,7 @@ public final class QueryService {
         return query(KeyScheme.hourlyPk(r.series().key(), r.unit().start()), item -> {
             metrics.increment(QueryMetric.ITEMS_READ);
             // From the key: an hour that was marked but never built has no other attribute than its mark.
-            long hour = java.time.LocalDateTime.parse(item.get(KeyScheme.SK).s() + ":00")
-                    .toEpochSecond(java.time.ZoneOffset.UTC) * 1000;
+            long hour = KeyScheme.hourStart(item.get(KeyScheme.SK).s());
             if (!RollupItems.complete(item)) {
                 markedHours.add(hour);
                 return;

@@ -43,6 +43,30 @@ public final class KeyScheme {
         return "C#" + name;
     }
 
+    /**
+     * The series key of a partial, hourly or daily partition key: the inverse of {@link #partialPk},
+     * {@link #hourlyPk} and {@link #dailyPk}, which end in a fixed-width time suffix.
+     */
+    public static String seriesKey(String pk) {
+        int suffix = switch (pk.charAt(0)) {
+            case 'P' -> "#yyyy-MM-ddTHH".length();
+            case 'H' -> "#yyyy-MM-dd".length();
+            case 'D' -> "#yyyy-MM".length();
+            default -> throw new IllegalArgumentException("not a partial or rollup partition key: " + pk);
+        };
+        return pk.substring(2, pk.length() - suffix);
+    }
+
+    /** Epoch ms of an {@link #hour} string ({@code yyyy-MM-ddTHH}, UTC): an hourly rollup's sort key. */
+    public static long hourStart(String hour) {
+        return LocalDateTime.parse(hour + ":00").toEpochSecond(ZoneOffset.UTC) * 1000;
+    }
+
+    /** Epoch ms of a {@link #day} string ({@code yyyy-MM-dd}, UTC): a daily rollup's sort key. */
+    public static long dayStart(String day) {
+        return java.time.LocalDate.parse(day).atStartOfDay().toEpochSecond(ZoneOffset.UTC) * 1000;
+    }
+
     /** {@code yyyy-MM} in UTC. */
     public static String month(long epochMillis) {
         LocalDateTime t = LocalDateTime.ofEpochSecond(Math.floorDiv(epochMillis, 1000L), 0, ZoneOffset.UTC);

@@ -82,4 +82,25 @@ class KeySchemeTest {
 
         assertThat(labels).isSorted();
     }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"lat{op=Pay}", "a#b{k=#v}", "x"})
+    void seriesKey_whenPartialOrRollupPk_givesBackTheSeriesKey(String series) {
+        long t = java.time.Instant.parse("2026-11-21T16:05:00Z").toEpochMilli();
+
+        org.assertj.core.api.Assertions.assertThat(java.util.List.of(KeyScheme.seriesKey(KeyScheme.partialPk(series, t)),
+                KeyScheme.seriesKey(KeyScheme.hourlyPk(series, t)), KeyScheme.seriesKey(KeyScheme.dailyPk(series, t))))
+                .containsOnly(series);
+    }
+
+    @org.junit.jupiter.api.Test
+    void hourStartAndDayStart_whenFormatted_parseBackToThePeriodStart() {
+        long hour = java.time.Instant.parse("2026-11-21T16:00:00Z").toEpochMilli();
+        long day = java.time.Instant.parse("2026-11-21T00:00:00Z").toEpochMilli();
+
+        org.assertj.core.api.Assertions.assertThat(KeyScheme.hourStart(KeyScheme.hour(hour + 59 * 60_000))).isEqualTo(hour);
+        org.assertj.core.api.Assertions.assertThat(KeyScheme.dayStart(KeyScheme.day(day + 86_399_000))).isEqualTo(day);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> KeyScheme.seriesKey("C#lat"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }
