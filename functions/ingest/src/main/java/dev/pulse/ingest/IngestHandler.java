@@ -18,6 +18,7 @@ import dev.pulse.store.BuildMarks;
 import dev.pulse.store.DynamoDbStore;
 import dev.pulse.store.MarkMemory;
 import dev.pulse.store.SeriesCatalog;
+import dev.pulse.store.ShardCheckpoints;
 import java.time.Clock;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -39,6 +40,8 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
     private static final Logger LOG = LoggerFactory.getLogger(IngestHandler.class);
     private static final int MAX_REMEMBERED_SERIES = 100_000;
     private static final int MAX_REMEMBERED_MARKS = 200_000;
+    /** The {@code eventName} of the records in a batch sent by the redrive tool (scripts/redrive.py). */
+    public static final String REDRIVE_EVENT_NAME = "pulse:redrive";
 
     private final IngestService service;
     private final Metrics metrics;
@@ -80,6 +83,7 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
                 new SeriesCatalog(MAX_REMEMBERED_SERIES),
                 new BuildMarks(dynamo, config.tableName(), config.writeConcurrency() * 2, backoff),
                 new MarkMemory(MAX_REMEMBERED_MARKS, config.buildGrace().toMillis(), config.ingestTimeout().toMillis() + 5_000),
+                new ShardCheckpoints(dynamo, config.tableName(), backoff),
                 new DeadLetterQueue(sqs, config.deadLetterUrl(), backoff),
                 config.partialTtl().toSeconds(),
                 config.hourlyTtl().toSeconds(),
@@ -99,7 +103,12 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
             List<KinesisEvent.KinesisEventRecord> records = event == null || event.getRecords() == null
                     ? List.of() : event.getRecords();
             Deadline deadline = Deadline.inMillis(context.getRemainingTimeInMillis() - safetyMarginMillis);
-            IngestResult r = service.ingest(records, deadline, counters);
+            boolean redrive = isRedrive(records);
+            IngestResult r = redrive ? service.redrive(records, deadline, counters) : service.ingest(records, deadline, counters);
+            if (redrive && r.failed()) {
+                // A synchronous invocation by the redrive tool: it reads the error and keeps the DLQ message.
+                throw new RedriveFailedException("redrive of " + r.records() + " records failed: " + r.failureReason());
+            }
             if (r.failed()) {
                 if (r.failedSequence() == null) {
                     // Nothing to report a partial failure against: a function error makes Lambda retry it all.
@@ -113,11 +122,32 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
                         .withBatchItemFailures(List.of(new StreamsEventResponse.BatchItemFailure(r.failedSequence())))
                         .build();
             }
-            LOG.info("batch ingested", entry("records", r.records()), entry("datapoints", r.datapoints()),
+            LOG.info(redrive ? "batch redriven" : "batch ingested", entry("records", r.records()), entry("datapoints", r.datapoints()),
                     entry("partials", r.partials()), entry("poison", r.poisonRecords()),
-                    entry("skipped", r.skippedEvents()), entry("itemsWritten", r.write().itemsWritten()),
+                    entry("skipped", r.skippedEvents()), entry("alreadyStored", r.alreadyStored()),
+                    entry("itemsWritten", r.write().itemsWritten()), entry("redrive", redrive),
                     entry("retries", r.write().retries()), entry("lagMs", r.maxLagMillis()));
             return StreamsEventResponse.builder().withBatchItemFailures(List.of()).build();
         });
+    }
+
+    /**
+     * True for a batch the redrive tool sent: every record's {@code eventName} is {@value #REDRIVE_EVENT_NAME}.
+     * A batch that mixes it with stream records is a hand-made event and is refused.
+     */
+    static boolean isRedrive(List<KinesisEvent.KinesisEventRecord> records) {
+        long marked = records.stream().filter(r -> REDRIVE_EVENT_NAME.equals(r.getEventName())).count();
+        if (marked > 0 && marked < records.size()) {
+            throw new IllegalArgumentException("a batch mixes " + marked + " redrive records (eventName "
+                    + REDRIVE_EVENT_NAME + ") with " + (records.size() - marked) + " stream records");
+        }
+        return marked > 0;
+    }
+
+    /** A redrive that could not store its batch; the redrive tool shows the message and keeps the DLQ message. */
+    public static final class RedriveFailedException extends RuntimeException {
+        RedriveFailedException(String message) {
+            super(message);
+        }
     }
 }

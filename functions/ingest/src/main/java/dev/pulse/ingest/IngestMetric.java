@@ -15,6 +15,10 @@ public enum IngestMetric implements MetricName {
     THROTTLES,
     UNPROCESSED_ITEMS,
     BATCH_FAILURES,
+    /** Redelivered records the shard's committed position already covers: skipped. */
+    ALREADY_STORED_RECORDS,
+    /** Attempts that found a newer attempt of their shard and failed without committing. */
+    SUPERSEDED_ATTEMPTS,
     INGEST_LAG_MS {
         @Override
         public MetricUnit unit() {

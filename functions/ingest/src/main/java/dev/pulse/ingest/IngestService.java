@@ -16,7 +16,9 @@ import dev.pulse.store.DynamoDbStore;
 import dev.pulse.store.MarkMemory;
 import dev.pulse.store.PartialItems;
 import dev.pulse.store.SeriesCatalog;
+import dev.pulse.store.ShardCheckpoints;
 import dev.pulse.store.StoreException;
+import dev.pulse.store.SupersededException;
 import dev.pulse.store.WriteStats;
 import java.nio.ByteBuffer;
 import java.time.Clock;
@@ -30,23 +32,29 @@ import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * Turns one Kinesis batch into stored minute partials.
+ * Turns one Kinesis batch into stored minute partials, exactly once whatever the delivery (docs/design.md,
+ * "Exactly once"):
+ * <ol>
+ *   <li>The attempt claims its shard ({@link ShardCheckpoints#claim}): a new fencing generation, and the committed
+ *       position. Records at or below that position are already stored and are skipped.</li>
+ *   <li>It sets the build marks of the hours and days it touches ({@link BuildMarks}), then puts its partials,
+ *       each keyed by its first contributing record and written only if no newer generation holds the key.</li>
+ *   <li>It sends its poison records to the DLQ, then commits the batch's last record as the shard's position,
+ *       on condition that the generation is still its own.</li>
+ * </ol>
+ * Any failure fails the <em>whole</em> batch by reporting its first record, so Lambda retries (or bisects) from
+ * it and every partial the failed attempt wrote is overwritten by the attempts that store those records.
+ * Poison records never fail a batch.
  *
- * <p>Poison records go to the dead-letter queue and never fail the batch. Any storage or dead-letter
- * failure that outlives the retries fails the <em>whole</em> batch by reporting its first record: Lambda
- * then retries (or bisects) from that record, and because every partial is keyed by its first contributing
- * record, the retry overwrites whatever the failed attempt wrote. A partial checkpoint (reporting the first
- * record whose items failed) would instead let a later attempt re-aggregate part of a minute under a
- * different first record and count it twice. docs/design.md has the full argument.
- *
- * <p>Before any partial is written, the batch sets the build marks of the hours and days it touches
- * ({@link BuildMarks}): the rollup builder then knows which closed periods to build, and the query knows a rollup
- * without a mark holds everything stored for its period.
+ * <p>{@link #redrive} stores a batch that Lambda discarded, read back from the stream with its original
+ * sequence numbers: below the committed position, overwriting what the discarded attempts left.
  */
 public final class IngestService {
 
     private static final Logger LOG = LoggerFactory.getLogger(IngestService.class);
     static final String SOURCE = "IngestFunction";
+    static final String NO_ARRIVAL = "record without approximateArrivalTimestamp: its timestamps cannot be checked"
+            + " against a fixed window, so one attempt could accept it and another refuse it";
 
     private final RecordDecoder decoder;
     private final DynamoDbStore store;
@@ -54,19 +62,21 @@ public final class IngestService {
     private final DeadLetterQueue deadLetters;
     private final BuildMarks marks;
     private final MarkMemory markMemory;
+    private final ShardCheckpoints checkpoints;
     private final long partialTtlSeconds;
     private final long hourlyTtlSeconds;
     private final long dailyTtlSeconds;
     private final Clock clock;
 
     public IngestService(RecordDecoder decoder, DynamoDbStore store, SeriesCatalog catalog, BuildMarks marks,
-            MarkMemory markMemory, DeadLetterQueue deadLetters, long partialTtlSeconds, long hourlyTtlSeconds,
-            long dailyTtlSeconds, Clock clock) {
+            MarkMemory markMemory, ShardCheckpoints checkpoints, DeadLetterQueue deadLetters, long partialTtlSeconds,
+            long hourlyTtlSeconds, long dailyTtlSeconds, Clock clock) {
         this.decoder = decoder;
         this.store = store;
         this.catalog = catalog;
         this.marks = marks;
         this.markMemory = markMemory;
+        this.checkpoints = checkpoints;
         this.deadLetters = deadLetters;
         this.partialTtlSeconds = partialTtlSeconds;
         this.hourlyTtlSeconds = hourlyTtlSeconds;
@@ -74,95 +84,217 @@ public final class IngestService {
         this.clock = clock;
     }
 
-    /** Ingests the batch, records what happened in {@code metrics}, and never throws for bad data. */
+    /** Ingests a batch delivered by the event source mapping; never throws for bad data. */
     public IngestResult ingest(List<KinesisEvent.KinesisEventRecord> records, Deadline deadline,
             InvocationMetrics<IngestMetric> metrics) {
+        return run(records, false, deadline, metrics);
+    }
+
+    /**
+     * Stores a discarded batch again, read back from the stream with its original sequence numbers and
+     * arrival times, as one batch starting at its first record. Its partials get the same keys as the discarded
+     * attempts' (the same first contributors) and replace them. It is refused (a failed result, nothing written)
+     * unless the shard's committed position has passed the batch's last record: before that, live delivery may
+     * still store these records itself.
+     */
+    public IngestResult redrive(List<KinesisEvent.KinesisEventRecord> records, Deadline deadline,
+            InvocationMetrics<IngestMetric> metrics) {
+        return run(records, true, deadline, metrics);
+    }
+
+    private IngestResult run(List<KinesisEvent.KinesisEventRecord> records, boolean redrive, Deadline deadline,
+            InvocationMetrics<IngestMetric> metrics) {
         long now = clock.millis();
-        long oldestArrival = now;
-        Map<String, BatchAggregator> byShard = new LinkedHashMap<>(2);
-        List<PoisonRecord> poison = new ArrayList<>();
-        long skipped = 0;
+        Tally t = new Tally(now);
+        List<PoisonRecord> unkeyed = new ArrayList<>();
+        Map<String, List<KinesisEvent.KinesisEventRecord>> byShard = new LinkedHashMap<>(2);
         for (KinesisEvent.KinesisEventRecord r : records) {
             KinesisEvent.Record k = r.getKinesis();
-            String shardId = shardId(r);
             if (k == null || k.getSequenceNumber() == null) {
                 // Not something the event source mapping sends; kept out of the store, where it has no key.
-                poison.add(new PoisonRecord(SOURCE, shardId, k == null ? null : k.getSequenceNumber(),
+                unkeyed.add(new PoisonRecord(SOURCE, shardId(r), k == null ? null : k.getSequenceNumber(),
                         k == null ? null : k.getPartitionKey(), now, "record without Kinesis data or sequence number",
                         new byte[0]));
                 continue;
             }
+            byShard.computeIfAbsent(ShardCheckpoints.key(streamName(r), shardId(r)), x -> new ArrayList<>()).add(r);
+        }
+        String failure = null;
+        try {
+            for (Map.Entry<String, List<KinesisEvent.KinesisEventRecord>> shard : byShard.entrySet()) {
+                failure = ingestShard(shard.getKey(), shard.getValue(), redrive, unkeyed, t, deadline, metrics);
+                unkeyed = List.of();
+                if (failure != null) {
+                    break;
+                }
+            }
+            if (failure == null && !unkeyed.isEmpty()) {
+                send(unkeyed, t, deadline);
+            }
+        } catch (DeadLetterException e) {
+            failure = "dead-letter queue: " + e.getMessage() + (e.getCause() == null ? "" : " (" + e.getCause() + ")");
+        }
+
+        metrics.add(IngestMetric.RECORDS_IN, records.size());
+        metrics.add(IngestMetric.DATAPOINTS_IN, t.datapoints);
+        metrics.add(IngestMetric.SKIPPED_EVENTS, t.skipped);
+        metrics.add(IngestMetric.ALREADY_STORED_RECORDS, t.alreadyStored);
+        metrics.add(IngestMetric.POISON_RECORDS, t.poisonSent);
+        metrics.set(IngestMetric.INGEST_LAG_MS, Math.max(0, now - t.oldestArrival));
+        metrics.add(IngestMetric.MARKS_WRITTEN, t.marksWritten);
+        metrics.add(IngestMetric.ITEMS_WRITTEN, t.stats.itemsWritten());
+        metrics.add(IngestMetric.WRITE_RETRIES, t.stats.retries());
+        metrics.add(IngestMetric.THROTTLES, t.stats.throttles());
+        metrics.add(IngestMetric.UNPROCESSED_ITEMS, t.stats.unprocessedItems());
+        if (t.poisonSent > 0) {
+            // One line per batch, not per record: poison is visible without reading the queue.
+            LOG.warn("{} poison record(s) sent to the dead-letter queue; first: {} {}: {}", t.poisonSent,
+                    t.firstPoison.shardId(), t.firstPoison.sequenceNumber(), t.firstPoison.reason());
+        }
+        String failedSequence = null;
+        if (failure != null && !records.isEmpty()) {
+            failedSequence = firstSequence(records);
+            metrics.increment(IngestMetric.BATCH_FAILURES);
+            if (t.superseded) {
+                metrics.increment(IngestMetric.SUPERSEDED_ATTEMPTS);
+            }
+        }
+        return new IngestResult(records.size(), t.datapoints, t.poisonSent, t.skipped, t.partials, t.alreadyStored,
+                t.stats, failedSequence, failure, Math.max(0, now - t.oldestArrival));
+    }
+
+    /** One shard's records (a mapping's batch is always one shard); returns the failure, or null. */
+    private String ingestShard(String key, List<KinesisEvent.KinesisEventRecord> records, boolean redrive,
+            List<PoisonRecord> unkeyed, Tally t, Deadline deadline, InvocationMetrics<IngestMetric> metrics) {
+        String last = records.get(records.size() - 1).getKinesis().getSequenceNumber();
+        ShardCheckpoints.Position position;
+        try {
+            position = (redrive ? checkpoints.read(key, deadline) : checkpoints.claim(key, deadline)).join();
+        } catch (CompletionException e) {
+            return storageFailure(e, t);
+        }
+        if (redrive && !position.covers(last)) {
+            return "redrive refused: shard " + key + " has committed " + (position.committed() == null ? "nothing"
+                    : position.committed()) + ", below the batch's last record " + last + "; live delivery may still"
+                    + " store these records, so redrive once the shard has moved past them";
+        }
+
+        String shardId = shardId(records.get(0));
+        BatchAggregator aggregator = new BatchAggregator(shardId);
+        List<PoisonRecord> poison = new ArrayList<>(unkeyed);
+        boolean anyNew = false;
+        for (KinesisEvent.KinesisEventRecord r : records) {
+            KinesisEvent.Record k = r.getKinesis();
+            if (!redrive && position.covers(k.getSequenceNumber())) {
+                t.alreadyStored++; // redelivered: stored (or sent to the DLQ) by a committed batch
+                continue;
+            }
+            anyNew = true;
             byte[] data = bytes(k.getData());
-            long arrival = k.getApproximateArrivalTimestamp() == null ? now : k.getApproximateArrivalTimestamp().getTime();
-            oldestArrival = Math.min(oldestArrival, arrival);
+            if (k.getApproximateArrivalTimestamp() == null) {
+                poison.add(new PoisonRecord(SOURCE, shardId, k.getSequenceNumber(), k.getPartitionKey(), t.now,
+                        NO_ARRIVAL, data));
+                continue;
+            }
+            long arrival = k.getApproximateArrivalTimestamp().getTime();
+            t.oldestArrival = Math.min(t.oldestArrival, arrival);
             try {
                 // The window is centred on the arrival time, not the clock: every attempt at this batch must
                 // accept exactly the same records, or a retry would key partials differently.
                 Decoded d = decoder.decode(data, arrival);
-                byShard.computeIfAbsent(shardId, BatchAggregator::new).addRecord(k.getSequenceNumber(), d.datapoints());
-                skipped += d.skippedEvents();
+                aggregator.addRecord(k.getSequenceNumber(), d.datapoints());
+                t.skipped += d.skippedEvents();
             } catch (DecodeException e) {
                 LOG.debug("poison record {} {}: {}", shardId, k.getSequenceNumber(), e.getMessage());
                 poison.add(new PoisonRecord(SOURCE, shardId, k.getSequenceNumber(), k.getPartitionKey(), arrival,
                         e.getMessage(), data));
             }
         }
+        if (!anyNew) {
+            send(poison, t, deadline); // only unkeyed poison can be left
+            return null;
+        }
 
-        List<MinuteAggregate> partials = new ArrayList<>();
-        long datapoints = 0;
-        for (BatchAggregator a : byShard.values()) {
-            partials.addAll(a.partials());
-            datapoints += a.datapoints();
+        List<MinuteAggregate> partials = new ArrayList<>(aggregator.partials());
+        t.partials += partials.size();
+        t.datapoints += aggregator.datapoints();
+        List<Map<String, AttributeValue>> partialItems = new ArrayList<>(partials.size());
+        for (MinuteAggregate p : partials) {
+            partialItems.add(PartialItems.partial(p, partialTtlSeconds));
         }
         List<SeriesCatalog.CatalogEntry> newSeries = catalog.unseen(partials);
-        List<Map<String, AttributeValue>> items = new ArrayList<>(partials.size() + newSeries.size());
-        for (MinuteAggregate p : partials) {
-            items.add(PartialItems.partial(p, partialTtlSeconds));
-        }
+        List<Map<String, AttributeValue>> catalogItems = new ArrayList<>(newSeries.size());
         for (SeriesCatalog.CatalogEntry c : newSeries) {
-            items.add(c.item());
+            catalogItems.add(c.item());
         }
-
-        metrics.add(IngestMetric.RECORDS_IN, records.size());
-        metrics.add(IngestMetric.DATAPOINTS_IN, datapoints);
-        metrics.add(IngestMetric.SKIPPED_EVENTS, skipped);
-        metrics.set(IngestMetric.INGEST_LAG_MS, Math.max(0, now - oldestArrival));
-
-        List<BuildMarks.Mark> newMarks = markMemory.toWrite(BuildMarks.marksFor(partials, hourlyTtlSeconds, dailyTtlSeconds), now);
-        WriteStats stats = new WriteStats(0, 0, 0, 0, 0);
-        String failure = null;
+        List<BuildMarks.Mark> newMarks = markMemory.toWrite(BuildMarks.marksFor(partials, hourlyTtlSeconds, dailyTtlSeconds), t.now);
         try {
             // Marks first, partials after: a stored partial always has a mark at least as old (BuildMarks).
-            marks.writeAll(newMarks, now, deadline).join();
+            marks.writeAll(newMarks, t.now, deadline).join();
             markMemory.remember(newMarks);
-            metrics.add(IngestMetric.MARKS_WRITTEN, newMarks.size());
-            stats = store.writeAll(items, deadline).join();
+            t.marksWritten += newMarks.size();
+            t.add(store.putAllFenced(partialItems, position.generation(), deadline).join());
+            t.add(store.writeAll(catalogItems, deadline).join());
             catalog.markWritten(newSeries);
             // Only after the data is safe: a storage failure then retries the batch without re-sending poison.
-            deadLetters.sendAll(poison, deadline);
-            metrics.add(IngestMetric.POISON_RECORDS, poison.size());
-        } catch (CompletionException e) {
-            StoreException se = e.getCause() instanceof StoreException s ? s : null;
-            if (se == null) {
-                throw e;
+            send(poison, t, deadline);
+            if (!redrive) {
+                checkpoints.commit(position, last, t.now, deadline).join();
             }
-            stats = se.stats();
-            failure = "storage: " + se.getMessage();
-        } catch (DeadLetterException e) {
-            failure = "dead-letter queue: " + e.getMessage() + (e.getCause() == null ? "" : " (" + e.getCause() + ")");
+            return null;
+        } catch (CompletionException e) {
+            return storageFailure(e, t);
         }
-        metrics.add(IngestMetric.ITEMS_WRITTEN, stats.itemsWritten());
-        metrics.add(IngestMetric.WRITE_RETRIES, stats.retries());
-        metrics.add(IngestMetric.THROTTLES, stats.throttles());
-        metrics.add(IngestMetric.UNPROCESSED_ITEMS, stats.unprocessedItems());
+    }
 
-        String failedSequence = null;
-        if (failure != null && !records.isEmpty()) {
-            failedSequence = firstSequence(records);
-            metrics.increment(IngestMetric.BATCH_FAILURES);
+    private void send(List<PoisonRecord> poison, Tally t, Deadline deadline) {
+        if (poison.isEmpty()) {
+            return;
         }
-        return new IngestResult(records.size(), datapoints, poison.size(), skipped, partials.size(), stats,
-                failedSequence, failure, Math.max(0, now - oldestArrival));
+        deadLetters.sendAll(poison, deadline);
+        t.poisonSent += poison.size();
+        if (t.firstPoison == null) {
+            t.firstPoison = poison.get(0);
+        }
+    }
+
+    private static String storageFailure(CompletionException e, Tally t) {
+        Throwable cause = e.getCause();
+        if (cause instanceof SupersededException s) {
+            t.superseded = true;
+            return "superseded: " + s.getMessage();
+        }
+        if (cause instanceof StoreException se) {
+            t.add(se.stats());
+            return "storage: " + se.getMessage();
+        }
+        throw e;
+    }
+
+    /** What the shards of one invocation did. */
+    private static final class Tally {
+        final long now;
+        long oldestArrival;
+        long datapoints;
+        long skipped;
+        long alreadyStored;
+        int partials;
+        int poisonSent;
+        int marksWritten;
+        boolean superseded;
+        PoisonRecord firstPoison;
+        WriteStats stats = new WriteStats(0, 0, 0, 0, 0);
+
+        Tally(long now) {
+            this.now = now;
+            this.oldestArrival = now;
+        }
+
+        void add(WriteStats s) {
+            stats = new WriteStats(stats.itemsWritten() + s.itemsWritten(), stats.retries() + s.retries(),
+                    stats.throttles() + s.throttles(), stats.unprocessedItems() + s.unprocessedItems(),
+                    stats.requests() + s.requests());
+        }
     }
 
     /** The batch's first record, as Lambda needs it to retry (or bisect) the whole batch. */
@@ -179,6 +311,16 @@ public final class IngestService {
         }
         int colon = id.indexOf(':');
         return colon < 0 ? id : id.substring(0, colon);
+    }
+
+    /** {@code arn:aws:kinesis:us-east-1:123456789012:stream/pulse-stream} -> {@code pulse-stream}. */
+    static String streamName(KinesisEvent.KinesisEventRecord r) {
+        String arn = r.getEventSourceARN();
+        if (arn == null) {
+            return null;
+        }
+        int slash = arn.indexOf(":stream/");
+        return slash < 0 ? arn : arn.substring(slash + ":stream/".length());
     }
 
     private static byte[] bytes(ByteBuffer buf) {

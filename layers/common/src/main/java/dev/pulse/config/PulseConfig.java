@@ -12,7 +12,7 @@ import java.util.Map;
  *
  * @param tableName         {@code TABLE_NAME}: the time-series table
  * @param deadLetterUrl     {@code DLQ_URL}: SQS queue URL for poison records
- * @param partialTtl        {@code PARTIAL_TTL_DAYS} (default 16): retention of minute partials
+ * @param partialTtl        {@code PARTIAL_TTL_DAYS} (default 17): retention of minute partials
  * @param writeConcurrency  {@code WRITE_CONCURRENCY} (default 8, 1-64): BatchWriteItem calls in flight
  * @param retryBaseMillis   {@code RETRY_BASE_MS} (default 50): first backoff ceiling
  * @param retryCapMillis    {@code RETRY_CAP_MS} (default 5000): largest backoff ceiling
@@ -22,8 +22,9 @@ import java.util.Map;
  * @param acceptFuture      {@code ACCEPT_FUTURE_SECONDS} (default 2 hours): newest accepted datapoint
  * @param hourlyTtl         {@code HOURLY_TTL_DAYS} (default 35): retention of hourly rollups (minute detail)
  * @param dailyTtl          {@code DAILY_TTL_DAYS} (default 3650): retention of daily rollups
- * @param maxRecordAge      {@code MAX_RECORD_AGE_SECONDS} (default 3600): the ingest mapping's
- *                          MaximumRecordAgeInSeconds; how long after arrival a record may still be ingested
+ * @param maxRecordAge      how long after arrival a record may still be ingested: {@code MAX_RECORD_AGE_SECONDS}
+ *                          (the ingest mapping's MaximumRecordAgeInSeconds), or at its default -1 (no limit)
+ *                          {@code STREAM_RETENTION_HOURS} (default 24), when the record leaves the stream
  * @param ingestTimeout     {@code INGEST_TIMEOUT_SECONDS} (default 60): IngestFunction's timeout, the longest a
  *                          write announced by a build mark can take to land
  * @param buildGrace        {@code BUILD_GRACE_SECONDS} (default 300): how long after a period ends it is built
@@ -46,7 +47,7 @@ public record PulseConfig(String tableName, String deadLetterUrl, Duration parti
         Reader r = new Reader(env);
         String table = r.required("TABLE_NAME");
         String dlq = r.required("DLQ_URL");
-        long ttlDays = r.number("PARTIAL_TTL_DAYS", 16, 1, 3650);
+        long ttlDays = r.number("PARTIAL_TTL_DAYS", 17, 1, 3650);
         long concurrency = r.number("WRITE_CONCURRENCY", 8, 1, 64);
         long base = r.number("RETRY_BASE_MS", 50, 1, 10_000);
         long cap = r.number("RETRY_CAP_MS", 5_000, 1, 60_000);
@@ -55,7 +56,13 @@ public record PulseConfig(String tableName, String deadLetterUrl, Duration parti
         long future = r.number("ACCEPT_FUTURE_SECONDS", Duration.ofHours(2).toSeconds(), 0, Duration.ofDays(7).toSeconds());
         long hourlyDays = r.number("HOURLY_TTL_DAYS", 35, 1, 3650);
         long dailyDays = r.number("DAILY_TTL_DAYS", 3650, 1, 36500);
-        long recordAge = r.number("MAX_RECORD_AGE_SECONDS", 3600, 60, 604_800);
+        long ageSetting = r.number("MAX_RECORD_AGE_SECONDS", -1, -1, 604_800);
+        long retentionHours = r.number("STREAM_RETENTION_HOURS", 24, 24, 8760);
+        if (ageSetting >= 0 && ageSetting < 60) {
+            r.problems.add("MAX_RECORD_AGE_SECONDS must be -1 (no limit) or between 60 and 604800, got " + ageSetting);
+        }
+        // Without a limit a record may still be ingested until it leaves the stream.
+        long recordAge = ageSetting < 0 ? retentionHours * 3600 : Math.min(ageSetting, retentionHours * 3600);
         long ingestTimeout = r.number("INGEST_TIMEOUT_SECONDS", 60, 1, 900);
         long grace = r.number("BUILD_GRACE_SECONDS", 300, 60, 86_400);
         if (cap < base) {
@@ -67,7 +74,7 @@ public record PulseConfig(String tableName, String deadLetterUrl, Duration parti
         long needed = past + recordAge + 3600 + grace + settle + BUILD_LAG_ALLOWANCE.toSeconds();
         if (eachValid && ttlDays * 86_400 <= needed) {
             r.problems.add("PARTIAL_TTL_DAYS (" + ttlDays + ") must exceed ACCEPT_PAST_SECONDS (" + past
-                    + ") + MAX_RECORD_AGE_SECONDS (" + recordAge + ") + BUILD_GRACE_SECONDS (" + grace
+                    + ") + the longest record age (" + recordAge + ": MAX_RECORD_AGE_SECONDS, or STREAM_RETENTION_HOURS at -1) + BUILD_GRACE_SECONDS (" + grace
                     + ") + the mark settle time (2 x (INGEST_TIMEOUT_SECONDS + 5) = " + settle
                     + ") + 1 hour + 1 day of builder lag = " + String.format(java.util.Locale.ROOT, "%.2f", needed / 86_400.0)
                     + " days, or a late datapoint would rebuild an hour whose other partials have expired");

@@ -10,7 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
@@ -106,7 +105,7 @@ public final class BuildMarks {
      * exceptionally with {@link StoreException} if a mark could not be set.
      */
     public CompletableFuture<Void> writeAll(List<Mark> marks, long at, Deadline deadline) {
-        return Bounded.forEach(marks, concurrency, m -> write(m, at, deadline, 0), deadline::expired)
+        return Bounded.forEach(marks, concurrency, m -> write(m, at, deadline), deadline::expired)
                 .handle((v, e) -> {
                     if (e != null) {
                         Throwable cause = Bounded.unwrap(e);
@@ -118,8 +117,8 @@ public final class BuildMarks {
                 });
     }
 
-    private CompletableFuture<Void> write(Mark m, long at, Deadline deadline, int attempt) {
-        UpdateItemRequest request = UpdateItemRequest.builder()
+    private CompletableFuture<?> write(Mark m, long at, Deadline deadline) {
+        return AsyncRetry.call(() -> client.updateItem(UpdateItemRequest.builder()
                 .tableName(table)
                 .key(Map.of(KeyScheme.PK, AttributeValue.fromS(m.pk()), KeyScheme.SK, AttributeValue.fromS(m.sk())))
                 // A built item keeps its TTL; a mark that creates the item gives it the period's rollup TTL.
@@ -128,18 +127,6 @@ public final class BuildMarks {
                 .expressionAttributeValues(Map.of(":d", AttributeValue.fromN(Long.toString(at)),
                         ":q", AttributeValue.fromS(m.due()), ":t", AttributeValue.fromN(Long.toString(m.ttlEpochSeconds()))))
                 .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofMillis(Math.max(1, deadline.remainingMillis()))))
-                .build();
-        return client.updateItem(request).handle((r, e) -> {
-            if (e == null) {
-                return CompletableFuture.<Void>completedFuture(null);
-            }
-            Throwable cause = Bounded.unwrap(e);
-            long delay = backoff.delayMillis(attempt);
-            if (!DynamoDbStore.isRetryable(cause) || deadline.remainingMillis() <= delay) {
-                return CompletableFuture.<Void>failedFuture(cause);
-            }
-            return CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS))
-                    .thenCompose(x -> write(m, at, deadline, attempt + 1));
-        }).thenCompose(f -> f);
+                .build()), backoff, deadline, e -> { });
     }
 }
