@@ -1,6 +1,7 @@
 package dev.pulse.bench;
 
 import dev.pulse.store.KeyScheme;
+import dev.pulse.store.ShardCheckpoints;
 import dev.pulse.store.RollupItems;
 import dev.pulse.aggregate.Summary;
 import java.util.ArrayList;
@@ -64,6 +65,7 @@ public final class CapacityMeter implements ExecutionInterceptor {
         CATALOG("catalog", true),
         HOUR_MARKS("hour marks", true),
         DAY_MARKS("day marks", true),
+        CHECKPOINTS("shard checkpoints (claim and commit)", true),
         HOURLY_BUILD_READS("hourly build reads", false),
         HOURLY_BUILD_WRITES("hourly build writes", true),
         DAILY_BUILD_READS("daily build reads", false),
@@ -235,6 +237,7 @@ public final class CapacityMeter implements ExecutionInterceptor {
     static final String HOURLY = prefix(KeyScheme.hourlyPk(SERIES_MARK, 0));
     static final String DAILY = prefix(KeyScheme.dailyPk(SERIES_MARK, 0));
     static final String CATALOG = prefix(KeyScheme.catalogPk(SERIES_MARK));
+    static final String CHECKPOINT = ShardCheckpoints.key(SERIES_MARK, "").substring(0, 2);
 
     private static String prefix(String key) {
         int i = key.indexOf(SERIES_MARK);
@@ -342,6 +345,16 @@ public final class CapacityMeter implements ExecutionInterceptor {
             String key = key(p.item());
             Term term = putTerm(key);
             long size = ItemSize.of(p.item());
+            if (term == Term.PARTIALS) {
+                // Ingest's fenced puts: one item a request, billed like the same item in a BatchWriteItem.
+                add(term, out.consumedCapacity(), 0);
+                tally(term).items.increment();
+                tally(term).bytes.add(size);
+                checkSize(out.consumedCapacity(), size);
+                ledger.partialItems.increment();
+                ledger.partialBytes.add(size + ItemSize.STORAGE_OVERHEAD);
+                return;
+            }
             Long previous = ledger.rollups.get(key);
             add(term, out.consumedCapacity(), 0);
             tally(term).items.increment();
@@ -509,12 +522,18 @@ public final class CapacityMeter implements ExecutionInterceptor {
 
     private Term updateTerm(String key) {
         if (function.equals("ingest")) {
+            if (key.startsWith(CHECKPOINT)) {
+                return Term.CHECKPOINTS;
+            }
             return key.startsWith(DAILY) ? Term.DAY_MARKS : key.startsWith(HOURLY) ? Term.HOUR_MARKS : Term.OTHER_WRITES;
         }
         return function.equals("compact") ? Term.MARK_CLEARS : Term.OTHER_WRITES;
     }
 
     private Term putTerm(String key) {
+        if (function.equals("ingest")) {
+            return key.startsWith(PARTIAL) ? Term.PARTIALS : Term.OTHER_WRITES;
+        }
         if (!function.equals("compact")) {
             return Term.OTHER_WRITES;
         }

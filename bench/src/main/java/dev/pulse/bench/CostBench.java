@@ -256,6 +256,7 @@ final class CostBench implements Benchmark {
         v.put(In.INGEST_MEMORY_MB, (double) settings.ingest().memoryMb());
         v.put(In.PARTIAL_WRU_PER_DP, run.get(Term.PARTIALS) / datapoints);
         v.put(In.CATALOG_WRU_PER_SERIES, run.get(Term.CATALOG) / series);
+        v.put(In.CHECKPOINT_WRU_PER_INVOCATION, run.get(Term.CHECKPOINTS) / Math.max(1, st.ingestInvocations()));
         v.put(In.HOUR_MARK_WRU_PER_SERIES_HOUR, run.get(Term.HOUR_MARKS) / seriesHours);
         v.put(In.DAY_MARK_WRU_PER_SERIES_DAY, run.get(Term.DAY_MARKS) / seriesDays);
         v.put(In.HOURLY_RRU_PER_SERIES_HOUR, run.get(Term.HOURLY_BUILD_READS) / seriesHours);

@@ -30,6 +30,7 @@ public final class CostModel {
         INGEST_LOG_BYTES_PER_INVOCATION("ingestLogBytesPerInvocation", "ingest EMF and log bytes an invocation"),
         INGEST_MEMORY_MB("ingestMemoryMb", "IngestFunction MemorySize"),
         PARTIAL_WRU_PER_DP("partialWruPerDp", "partial write units a datapoint"),
+        CHECKPOINT_WRU_PER_INVOCATION("checkpointWruPerInvocation", "shard checkpoint write units an ingest invocation (claim and commit)"),
         CATALOG_WRU_PER_SERIES("catalogWruPerSeries", "catalog write units a series, once per ingest container"),
         HOUR_MARK_WRU_PER_SERIES_HOUR("hourMarkWruPerSeriesHour", "hour-mark write units a series-hour (with the due index)"),
         DAY_MARK_WRU_PER_SERIES_DAY("dayMarkWruPerSeriesDay", "day-mark write units a series-day (with the due index)"),
@@ -231,6 +232,9 @@ public final class CostModel {
         // DynamoDB requests: on-demand per unit, provisioned per unit-hour at the utilisation target.
         double partials = rate * in.get(In.PARTIAL_WRU_PER_DP);
         lines.add(writes("partials", partials, f("%s datapoints/s x %s WRU a datapoint", c(rate), n4(in.get(In.PARTIAL_WRU_PER_DP)))));
+        double checkpoints = invocations * in.get(In.CHECKPOINT_WRU_PER_INVOCATION);
+        lines.add(writes("shard checkpoints", checkpoints, f("%s invocations/s x %s WRU (claim and commit)", c2(invocations),
+                n2(in.get(In.CHECKPOINT_WRU_PER_INVOCATION)))));
         double catalog = series * in.get(In.CATALOG_WRU_PER_SERIES) / (p.get("container-lifetime-hours") * 3600);
         lines.add(writes("catalog", catalog, f("%s series x %s WRU once per container (%s h)", c(series),
                 n2(in.get(In.CATALOG_WRU_PER_SERIES)), n(p.get("container-lifetime-hours")))));

@@ -327,7 +327,7 @@ final class CostSim {
 
     CapacityMeter.Tally tally(Term t) {
         return switch (t) {
-            case PARTIALS, CATALOG, HOUR_MARKS, DAY_MARKS -> ingestMeter.tally(t);
+            case PARTIALS, CATALOG, HOUR_MARKS, DAY_MARKS, CHECKPOINTS -> ingestMeter.tally(t);
             case QUERY_PARTIAL_READS, QUERY_ROLLUP_READS -> queryMeter.tally(t);
             case OTHER_READS, OTHER_WRITES -> ingestMeter.tally(t);
             default -> compactMeter.tally(t);

@@ -120,7 +120,8 @@ public final class DynamoDbStore {
         AttributeValue g = AttributeValue.fromN(Long.toString(generation));
         Map<String, String> names = Map.of("#g", ShardCheckpoints.GENERATION);
         Map<String, AttributeValue> values = Map.of(":g", g);
-        return Bounded.forEach(items, concurrency, item -> {
+        // One small request an item: twice the lanes of the batch writes, as for the build marks (the client has the connections).
+        return Bounded.forEach(items, concurrency * 2, item -> {
             Map<String, AttributeValue> fenced = new java.util.HashMap<>(item);
             fenced.put(ShardCheckpoints.GENERATION, g);
             return AsyncRetry.call(() -> {
