@@ -1,27 +1,35 @@
 #!/usr/bin/env python3
-"""Put the batches that the ingest event source mapping gave up on back on the Pulse stream.
+"""Store the batches that the ingest event source mapping gave up on again, exactly; list poison records.
 
 Reads the dead-letter queue and handles each message by its kind:
 
 * a Lambda on-failure record with ``KinesisBatchInfo`` (a batch that ran out of retries or record age):
-  reads the shard from ``startSequenceNumber`` to ``endSequenceNumber`` and puts those records back on the
-  stream with their original partition keys and data; the message is deleted only once every record of the
-  batch was put. Records past the stream's retention are reported as lost and the message stays.
+  reads the shard from ``startSequenceNumber`` to ``endSequenceNumber`` and invokes IngestFunction
+  synchronously with exactly those records, with their original sequence numbers and arrival times, as one
+  Kinesis event whose records carry ``eventName`` = ``pulse:redrive``. The function then writes the batch's
+  partials under the same keys as the discarded attempts (overwriting what they left) and does not move the
+  shard's committed position. The message is deleted only after a response without a function error and
+  without ``batchItemFailures``. What cannot be redriven exactly is refused, reported and kept: records past
+  the stream's retention, a range that cannot be read completely, an event over Lambda's 6 MB synchronous
+  payload limit, and (said by the function) a shard whose committed position has not yet passed the batch.
 * a poison record sent by IngestFunction (``kind`` = ``poison``): listed with its reason and left, since
   putting bad data back fails again; ``--delete-poison`` deletes them.
 * an on-failure record with ``DDBStreamBatchInfo`` (the compaction mapping): listed and left; it needs no
   redrive (docs/redrive.md says what to do).
 * anything else: listed and left.
 
-Redriven records get new sequence numbers and arrival times: read docs/redrive.md ("Exactly once") before
-using this on a batch whose failed attempts may have written partials.
+``--reput`` keeps the old behaviour: the records are put back on the stream as new records (new sequence
+numbers and arrival times), which counts twice whatever the discarded attempts stored (docs/redrive.md).
 
 Every message that is not deleted is made visible again at the end of the run. Exit status: 0 when every
 Kinesis batch read was redriven (poison and compaction messages that stay are not failures), 1 when a batch
-stays in the queue (records lost or not put) or an AWS call failed, 2 for bad arguments.
+stays in the queue (refused, records lost, the invocation or the put failed) or an AWS call failed, 2 for bad
+arguments.
 """
 
 import argparse
+import base64
+import datetime
 import json
 import random
 import sys
@@ -45,15 +53,19 @@ GET_RECORDS_LIMIT = 1000
 EMPTY_PAGES_MAX = 25                       # consecutive empty GetRecords pages before giving up on a position
 VISIBILITY_S = 1800                        # messages being handled stay hidden from other readers this long
 RECEIVE_WAIT_S = 1                         # long poll, so an empty answer means the queue is empty
+INVOKE_PAYLOAD_MAX = 6 * 1024 * 1024       # Lambda: 6 MB (6,291,456 bytes) request payload, synchronous invoke
+INVOKE_READ_TIMEOUT_S = 905                # a synchronous invoke may run up to the function timeout (max 900 s)
+REDRIVE_EVENT_NAME = "pulse:redrive"       # IngestHandler.REDRIVE_EVENT_NAME: store below the committed position
+EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 EPILOG = """\
 examples:
   redrive.py --stack-name pulse --dry-run
   redrive.py --queue-url https://sqs.us-east-1.amazonaws.com/123456789012/pulse-DeadLetterQueue-X \\
-             --stream-name pulse-Stream-Y --max-messages 10
+             --stream-name pulse-Stream-Y --function-name pulse-IngestFunction-Z --max-messages 10
   make redrive STACK=pulse DRY_RUN=1
 
-AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_<SERVICE> (SQS, KINESIS, CLOUDFORMATION) are honoured.
+AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_<SERVICE> (SQS, KINESIS, LAMBDA, CLOUDFORMATION) are honoured.
 exit status: 0 all Kinesis batches redriven, 1 something stays in the queue or an AWS call failed,
 2 bad arguments. Read docs/redrive.md before the first run.
 """
@@ -72,27 +84,37 @@ def positive_int(text):
 def parse_args(argv):
     p = argparse.ArgumentParser(
         prog="redrive.py",
-        description="Put the failed ingest batches of the Pulse dead-letter queue back on the stream; "
-                    "list poison records.",
+        description="Store the failed ingest batches of the Pulse dead-letter queue again, exactly (by invoking "
+                    "IngestFunction with the original records); list poison records.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--stack-name", help="read DeadLetterQueueUrl and StreamName from this stack's outputs")
+    p.add_argument("--stack-name", help="read DeadLetterQueueUrl, StreamName and IngestFunctionName from this "
+                                        "stack's outputs")
     p.add_argument("--queue-url", help="the dead-letter queue (overrides the stack output)")
-    p.add_argument("--stream-name", help="the stream to put records back on (overrides the stack output)")
+    p.add_argument("--stream-name", help="the stream the failed batches were read from (overrides the stack output)")
+    p.add_argument("--function-name", help="the ingest function to invoke (overrides the stack output "
+                                           "IngestFunctionName)")
     p.add_argument("--region", help="AWS region (default: AWS_DEFAULT_REGION / the AWS config)")
     p.add_argument("--dry-run", action="store_true",
-                   help="read the queue and the stream and print what would be done; put and delete nothing")
+                   help="read the queue and the stream and print what would be done; invoke, put and delete nothing")
     p.add_argument("--max-messages", type=positive_int, metavar="N", help="read at most N messages")
     p.add_argument("--delete-poison", action="store_true", help="delete the poison-record messages after listing them")
+    p.add_argument("--reput", action="store_true",
+                   help="the old, inexact redrive: put the records back on the stream as new records. It counts "
+                        "twice whatever the discarded attempts stored (docs/redrive.md)")
     p.add_argument("--accept-loss", action="store_true",
-                   help="for a batch of which some records expired: put the records still on the stream and "
-                        "delete the message (without it such a batch is left untouched)")
+                   help="with --reput, for a batch of which some records expired: put the records still on the "
+                        "stream and delete the message (without it such a batch is left untouched)")
     args = p.parse_args(argv)
-    for name in ("stack_name", "queue_url", "stream_name", "region"):
+    for name in ("stack_name", "queue_url", "stream_name", "function_name", "region"):
         value = getattr(args, name)
         if value is not None and not value.strip():
             p.error("--%s must not be empty" % name.replace("_", "-"))
     if not args.stack_name and not (args.queue_url and args.stream_name):
         p.error("give --stack-name, or both --queue-url and --stream-name")
+    if not args.reput and not args.stack_name and not args.function_name:
+        p.error("give --function-name (or --stack-name) for the exact redrive, or --reput")
+    if args.accept_loss and not args.reput:
+        p.error("--accept-loss needs --reput: the exact redrive stores a batch only with every one of its records")
     return args
 
 
@@ -101,11 +123,12 @@ def out(line=""):
 
 
 class Stats:
-    def __init__(self):
+    def __init__(self, reput):
+        self.sent_label = "put" if reput else "redriven"
         self.messages = 0
         self.batches_redriven = 0
         self.batches_left = 0
-        self.records_put = 0
+        self.records_sent = 0      # put on the stream (--reput) or sent to the function (exact mode)
         self.records_expired = 0
         self.poison_listed = 0
         self.poison_deleted = 0
@@ -114,11 +137,11 @@ class Stats:
 
     def line(self, dry_run):
         verb = "would be " if dry_run else ""
-        return ("summary%s: messages read %d, batches %sredriven %d, records %sput %d, records expired %d, "
+        return ("summary%s: messages read %d, batches %sredriven %d, records %s%s %d, records expired %d, "
                 "batches left %d, poison listed %d, poison %sdeleted %d, compaction listed %d, other listed %d"
                 % (" (dry run, nothing changed)" if dry_run else "", self.messages, verb, self.batches_redriven,
-                   verb, self.records_put, self.records_expired, self.batches_left, self.poison_listed, verb,
-                   self.poison_deleted, self.compaction_listed, self.other_listed))
+                   verb, self.sent_label, self.records_sent, self.records_expired, self.batches_left,
+                   self.poison_listed, verb, self.poison_deleted, self.compaction_listed, self.other_listed))
 
 
 def backoff(attempt):
@@ -135,6 +158,65 @@ def stream_name_of(arn):
     parts = (arn or "").split(":", 5)
     if len(parts) == 6 and parts[2] == "kinesis" and parts[5].startswith("stream/"):
         return parts[5][len("stream/"):]
+    return None
+
+
+def region_of(arn):
+    parts = (arn or "").split(":", 5)
+    return parts[3] if len(parts) == 6 and parts[3] else None
+
+
+# ------------------------------------------------------------------------------------- the redrive event
+
+def arrival_seconds(timestamp):
+    """GetRecords' ApproximateArrivalTimestamp (a datetime, millisecond precision) as the event source mapping
+    writes it: epoch seconds with the milliseconds as fraction (1795262230.8)."""
+    if timestamp.tzinfo is None:
+        timestamp = timestamp.replace(tzinfo=datetime.timezone.utc)
+    millis = (timestamp - EPOCH) // datetime.timedelta(milliseconds=1)
+    return millis / 1000.0
+
+
+def kinesis_event(records, shard_id, stream_arn, region):
+    """The Lambda event the mapping would deliver for ``records`` (GetRecords dicts, shard order), as a redrive.
+
+    Same shape as events/ingest-kinesis-native.json; ``eventName`` marks it as a redrive, and
+    ``eventSourceARN`` is the stream's ARN, whose stream name is part of the shard's checkpoint key."""
+    return {"Records": [{
+        "kinesis": {
+            "kinesisSchemaVersion": "1.0",
+            "partitionKey": r["PartitionKey"],
+            "sequenceNumber": r["SequenceNumber"],
+            "data": base64.b64encode(r["Data"]).decode("ascii"),
+            "approximateArrivalTimestamp": arrival_seconds(r["ApproximateArrivalTimestamp"]),
+        },
+        "eventSource": "aws:kinesis",
+        "eventVersion": "1.0",
+        "eventID": "%s:%s" % (shard_id, r["SequenceNumber"]),
+        "eventName": REDRIVE_EVENT_NAME,
+        "awsRegion": region,
+        "eventSourceARN": stream_arn,
+    } for r in records]}
+
+
+def invoke(lam, function, payload):
+    """Invokes ``function`` synchronously; returns None on success, else why it failed."""
+    resp = lam.invoke(FunctionName=function, InvocationType="RequestResponse", Payload=payload)
+    body = resp["Payload"].read() if resp.get("Payload") is not None else b""
+    try:
+        answer = json.loads(body.decode("utf-8")) if body else None
+    except ValueError:
+        answer = None
+    if resp.get("FunctionError"):
+        if isinstance(answer, dict) and answer.get("errorMessage") is not None:
+            return "function error (%s) %s: %s" % (resp["FunctionError"], answer.get("errorType", "?"),
+                                                  answer["errorMessage"])
+        return "function error (%s): %s" % (resp["FunctionError"], body[:500].decode("utf-8", "replace"))
+    if not isinstance(answer, dict):
+        return "unexpected response (not a batch response): %s" % body[:500].decode("utf-8", "replace")
+    failures = answer.get("batchItemFailures") or []
+    if failures:
+        return "the function reported batchItemFailures %s" % json.dumps(failures)
     return None
 
 
@@ -266,13 +348,17 @@ def put_chunk(kinesis, stream, chunk):
 # ------------------------------------------------------------------------------------------------ the queue
 
 class Redrive:
-    def __init__(self, args, sqs, kinesis, queue_url, stream):
+    def __init__(self, args, sqs, kinesis, lam, queue_url, stream, function, region):
         self.args = args
         self.sqs = sqs
         self.kinesis = kinesis
+        self.lam = lam
         self.queue_url = queue_url
         self.stream = stream
-        self.stats = Stats()
+        self.function = function
+        self.region = region
+        self.stream_arn = None  # looked up once, for failure records without streamArn
+        self.stats = Stats(args.reput)
         self.kept = {}          # receipt handles of messages that stay, made visible again at the end
         self.seen = set()
         self.poison_keys = set()
@@ -380,6 +466,73 @@ class Redrive:
                 "other lanes' records, which were ingested); not redriven, left in the queue" % (head, found, size))
             self.left(m)
             return
+        if self.args.reput:
+            self.reput(m, head, start, size, records)
+        else:
+            self.exact(m, head, info, shard, start, end, size, records)
+
+    def exact(self, m, head, info, shard, start, end, size, records):
+        """Invokes the ingest function with exactly the batch's records; refuses what it cannot do exactly."""
+        found = len(records)
+        first, last = records[0]["SequenceNumber"], records[-1]["SequenceNumber"]
+        if int(first) != start:
+            lost = (size - found) if size is not None else None
+            self.stats.records_expired += lost or 0
+            out("%s: its first record %s is past the stream's retention (the oldest still readable is %s; %s of %s "
+                "records lost); an exact redrive needs every record, not redriven, left in the queue"
+                % (head, start, first, lost if lost is not None else "some", size if size is not None else "?"))
+            self.left(m)
+            return
+        if int(last) != end or (size is not None and found != size):
+            out("%s: the range could not be read completely (%d records read, %s to %s; the batch had %s, %s to %s); "
+                "not redriven, left in the queue" % (head, found, first, last, size if size is not None else "?",
+                                                     start, end))
+            self.left(m)
+            return
+        stream_arn = info.get("streamArn") or self.lookup_stream_arn()
+        region = region_of(stream_arn) or self.region
+        payload = json.dumps(kinesis_event(records, shard, stream_arn, region), separators=(",", ":")).encode("utf-8")
+        if len(payload) > INVOKE_PAYLOAD_MAX:
+            out("%s: the event would be %d bytes, more than Lambda's synchronous payload limit of %d; not redriven, "
+                "left in the queue" % (head, len(payload), INVOKE_PAYLOAD_MAX))
+            self.left(m)
+            return
+        if self.args.dry_run:
+            out("%s: would invoke %s with the %d records (%d bytes) and delete the message"
+                % (head, self.function, found, len(payload)))
+            self.stats.batches_redriven += 1
+            self.stats.records_sent += found
+            self.keep(m)
+            return
+        try:
+            why = invoke(self.lam, self.function, payload)
+        except (ClientError, BotoCoreError) as e:
+            why = "the invocation failed: %s" % e
+        if why is not None:
+            out("%s: redrive through %s failed, left in the queue: %s" % (head, self.function, why))
+            self.left(m)
+            return
+        self.stats.records_sent += found
+        try:
+            self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=m["ReceiptHandle"])
+        except ClientError as e:
+            out("%s: redriven (%d records stored by %s), but the message could not be deleted (%s): delete it by "
+                "hand; redriving it again is harmless (the same partials are written again)"
+                % (head, found, self.function, error_code(e)))
+            self.failed = True
+            return
+        self.stats.batches_redriven += 1
+        out("%s: %d records stored by %s, message deleted" % (head, found, self.function))
+
+    def lookup_stream_arn(self):
+        if self.stream_arn is None:
+            self.stream_arn = self.kinesis.describe_stream_summary(
+                StreamName=self.stream)["StreamDescriptionSummary"]["StreamARN"]
+        return self.stream_arn
+
+    def reput(self, m, head, start, size, records):
+        """--reput: puts the records back on the stream as new records (not exact: docs/redrive.md)."""
+        found = len(records)
         lost = (size - found) if size is not None else 0
         if lost:
             self.stats.records_expired += lost
@@ -397,11 +550,11 @@ class Redrive:
             out("%s: would put %d records (partition keys %s) on %s and delete the message"
                 % (head, found, ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else ""), self.stream))
             self.stats.batches_redriven += 1
-            self.stats.records_put += found
+            self.stats.records_sent += found
             self.keep(m)
             return
         put = put_all(self.kinesis, self.stream, records)
-        self.stats.records_put += put
+        self.stats.records_sent += put
         if put < found:
             out("%s: put %d of %d records; left in the queue. The %d put records are on the stream again: "
                 "running the redrive again would put them twice (docs/redrive.md)" % (head, put, found, put))
@@ -452,29 +605,50 @@ def condition(body):
 # ------------------------------------------------------------------------------------------------------ main
 
 def resolve(args, session, config):
-    queue_url, stream = args.queue_url, args.stream_name
-    if args.stack_name and not (queue_url and stream):
+    queue_url, stream, function = args.queue_url, args.stream_name, args.function_name
+    need_function = not args.reput
+    if args.stack_name and not (queue_url and stream and (function or not need_function)):
         cfn = session.client("cloudformation", config=config)
         stacks = cfn.describe_stacks(StackName=args.stack_name)["Stacks"]
         outputs = {o["OutputKey"]: o["OutputValue"] for o in stacks[0].get("Outputs", [])}
-        missing = [k for k in ("DeadLetterQueueUrl", "StreamName") if k not in outputs]
-        if missing and ((not queue_url and "DeadLetterQueueUrl" in missing) or (not stream and "StreamName" in missing)):
+        wanted = [("DeadLetterQueueUrl", queue_url), ("StreamName", stream)]
+        if need_function:
+            wanted.append(("IngestFunctionName", function))
+        missing = [k for k, given in wanted if not given and k not in outputs]
+        if missing:
             raise RuntimeError("stack %s has no output %s" % (args.stack_name, " or ".join(missing)))
         queue_url = queue_url or outputs["DeadLetterQueueUrl"]
         stream = stream or outputs["StreamName"]
-    return queue_url, stream
+        if need_function:
+            function = function or outputs["IngestFunctionName"]
+    return queue_url, stream, function
+
+
+REPUT_WARNING = ("warning: --reput puts the failed batches' records back on the stream as NEW records (new sequence "
+                 "numbers and arrival times). Whatever the discarded attempts stored stays in the table, so it is "
+                 "counted twice. Without --reput the batch is stored exactly (docs/redrive.md).\n")
 
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     config = Config(retries={"mode": "standard", "max_attempts": 8})
+    # A repeated Invoke is harmless (a redrive writes the same items again), but one that outlives the read
+    # timeout must not be cut short: the function may run up to its timeout.
+    invoke_config = Config(retries={"mode": "standard", "max_attempts": 3}, read_timeout=INVOKE_READ_TIMEOUT_S,
+                           connect_timeout=10)
+    if args.reput:
+        sys.stderr.write(REPUT_WARNING)
+        sys.stderr.flush()
     redrive = None
     try:
         session = boto3.session.Session(region_name=args.region)
-        queue_url, stream = resolve(args, session, config)
-        out("redrive%s: queue %s, stream %s" % (" (dry run)" if args.dry_run else "", queue_url, stream))
+        queue_url, stream, function = resolve(args, session, config)
+        out("redrive%s: queue %s, stream %s, %s" % (" (dry run)" if args.dry_run else "", queue_url, stream,
+                                                    "--reput (records put back on the stream)" if args.reput
+                                                    else "function " + function))
+        lam = None if args.reput else session.client("lambda", config=invoke_config)
         redrive = Redrive(args, session.client("sqs", config=config), session.client("kinesis", config=config),
-                          queue_url, stream)
+                          lam, queue_url, stream, function, session.region_name)
         redrive.run()
     except (ClientError, BotoCoreError, RuntimeError) as e:
         sys.stderr.write("redrive.py: %s\n" % e)

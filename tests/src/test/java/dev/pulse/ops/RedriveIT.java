@@ -2,64 +2,115 @@ package dev.pulse.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
+import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
+import dev.pulse.config.PulseConfig;
 import dev.pulse.dlq.DeadLetterQueue;
 import dev.pulse.dlq.PoisonRecord;
+import dev.pulse.ingest.IngestHandler;
+import dev.pulse.ingest.IngestHandlerAccess;
+import dev.pulse.ingest.IngestMetric;
+import dev.pulse.ingest.IngestResult;
+import dev.pulse.ingest.IngestService;
 import dev.pulse.local.emulator.KinesisEmulator;
+import dev.pulse.local.emulator.LocalDynamoDb;
 import dev.pulse.local.emulator.MotoSqs;
+import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.ops.StreamRecords.Rec;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
+import dev.pulse.store.ShardCheckpoints;
+import dev.pulse.testing.DelegatingDynamoDb;
+import dev.pulse.testing.Emulators;
+import dev.pulse.testing.FaultInjectingDynamoDb.SimulatedCrashException;
+import dev.pulse.testing.RecordingMetrics;
+import dev.pulse.testing.StoredPartials;
+import dev.pulse.testing.StoredPartials.Summary;
+import dev.pulse.testing.TestConfig;
+import dev.pulse.testing.TestContext;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import software.amazon.awssdk.core.SdkBytes;
+import software.amazon.awssdk.core.SdkRequest;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.PutItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 import software.amazon.awssdk.services.kinesis.KinesisAsyncClient;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
- * {@code make redrive} (scripts/redrive.py) against kinesalite and moto on 127.0.0.1: a discarded batch's records
- * go back on the stream with their data and partition keys and its message is deleted; poison and compaction
- * messages stay (poison ones go with --delete-poison); expired records keep the message; --dry-run changes
- * nothing; the stack's outputs name the queue and stream; bad arguments exit 2 with the usage.
+ * {@code make redrive} (scripts/redrive.py) against kinesalite, moto and DynamoDB Local on 127.0.0.1, with the
+ * Lambda Invoke API served by {@link LambdaInvokeServer} around the real IngestHandler.
+ *
+ * <p>The default, exact mode: a discarded batch (the bisected half of a batch whose first attempt stored its partials
+ * and crashed before committing) is read back from the stream with its original sequence numbers and arrival
+ * times and sent to IngestFunction as one redrive batch; afterwards the stored count/sum/min/max equal the input and
+ * the message is gone. Refused, with the message kept: a redrive before the shard's committed position has passed
+ * the batch (the function refuses it), records past the stream's retention, a function error or batch item
+ * failure. {@code --reput} still puts the records back on the stream, with its warning. Poison and compaction
+ * messages stay (poison ones go with --delete-poison); --dry-run changes nothing; the stack's outputs name the queue,
+ * stream and function; bad arguments exit 2 with the usage.
  */
+@ExtendWith(Emulators.class)
 class RedriveIT {
 
     private static final AtomicInteger NAMES = new AtomicInteger();
+    /** A function name nothing serves: a test that reaches the Invoke API with it fails. */
+    private static final String NO_FUNCTION = "pulse-IngestFunction-none";
 
     private static KinesisEmulator kinesis;
     private static MotoSqs sqs;
     private static KinesisAsyncClient client;
+    private static LambdaInvokeServer lambda;
     private static RedriveScript script;
 
     @BeforeAll
     static void start() throws Exception {
+        sqs = Emulators.sqs();
         kinesis = KinesisEmulator.start();
         try {
-            sqs = MotoSqs.start();
+            lambda = LambdaInvokeServer.start(() -> new TestContext("redrive-" + NAMES.incrementAndGet(), 60_000, 1024));
         } catch (Exception e) {
             kinesis.close();
             throw e;
         }
         client = kinesis.client();
-        script = RedriveScript.against(kinesis.endpoint(), sqs.endpoint());
+        script = RedriveScript.against(kinesis.endpoint(), sqs.endpoint(), lambda.endpoint());
     }
 
     @AfterAll
@@ -70,8 +121,8 @@ class RedriveIT {
             }
         } finally {
             try {
-                if (sqs != null) {
-                    sqs.close();
+                if (lambda != null) {
+                    lambda.close();
                 }
             } finally {
                 if (kinesis != null) {
@@ -124,9 +175,10 @@ class RedriveIT {
                     .filter(r -> !before.contains(r.shardId() + "/" + r.sequenceNumber())).toList();
         }
 
+        /** The queue and stream, a function nothing serves, and {@code more}. */
         String[] args(String... more) {
-            return Stream.concat(Stream.of("--queue-url", queueUrl, "--stream-name", stream), Stream.of(more))
-                    .toArray(String[]::new);
+            return Stream.concat(Stream.of("--queue-url", queueUrl, "--stream-name", stream, "--function-name", NO_FUNCTION),
+                    Stream.of(more)).toArray(String[]::new);
         }
     }
 
@@ -165,16 +217,19 @@ class RedriveIT {
     }
 
     @Test
-    void redrive_whenFailedBatchInQueue_putsItsRecordsBackAndDeletesTheMessage() throws Exception {
+    void redrive_withReput_putsItsRecordsBackWarnsAndDeletesTheMessage() throws Exception {
         Fixture f = fixture();
         List<Rec> shard = f.busiestShard();
         assertThat(shard).hasSizeGreaterThanOrEqualTo(20);
         List<Rec> batch = shard.subList(3, 9);
         f.send(f.failureRecord(batch));
 
-        RedriveScript.Run r = script.redrive(f.args());
+        RedriveScript.Run r = script.redrive(f.args("--reput"));
 
         assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.err()).startsWith("warning: --reput puts the failed batches' records back on the stream as NEW records")
+                .contains("counted twice");
+        assertThat(r.out()).contains("--reput (records put back on the stream)");
         List<Rec> added = f.added();
         // Exactly the batch's records, each once, byte for byte with its partition key: nothing before or after the
         // range, nothing from the other shard.
@@ -186,7 +241,7 @@ class RedriveIT {
     }
 
     @Test
-    void redrive_whenTwoBatchesOnBothShards_putsBothAndDeletesBothMessages() throws Exception {
+    void redrive_withReput_whenTwoBatchesOnBothShards_putsBothAndDeletesBothMessages() throws Exception {
         Fixture f = fixture();
         Map<String, List<Rec>> byShard = f.records().stream().collect(Collectors.groupingBy(Rec::shardId));
         assertThat(byShard).hasSize(2);
@@ -197,7 +252,7 @@ class RedriveIT {
             expected.addAll(batch);
         }
 
-        RedriveScript.Run r = script.redrive(f.args());
+        RedriveScript.Run r = script.redrive(f.args("--reput"));
 
         assertThat(r.status()).as(r.err()).isZero();
         assertThat(contents(f.added())).containsExactlyInAnyOrderElementsOf(contents(expected));
@@ -220,7 +275,7 @@ class RedriveIT {
         assertThat(r.out()).contains("poison " + bad.shardId() + " " + bad.sequenceNumber())
                 .contains("value must be a number, found VALUE_STRING")
                 .contains("compaction batch shardId-00000001700000000000-a1b2c3d4");
-        assertThat(r.summary()).contains("messages read 2, batches redriven 0, records put 0")
+        assertThat(r.summary()).contains("messages read 2, batches redriven 0, records redriven 0")
                 .contains("poison listed 1, poison deleted 0, compaction listed 1");
         assertThat(f.added()).isEmpty();
         // Both stay, and are visible again at once (not hidden until their visibility timeout ends).
@@ -268,28 +323,52 @@ class RedriveIT {
         f.send(failure);
         f.sendPoison(f.records().get(7), "datapoint #1: name is missing");
 
+        int invocations = lambda.invocations.size();
+
         RedriveScript.Run r = script.redrive(f.args("--dry-run", "--delete-poison"));
 
         assertThat(r.status()).as(r.err()).isZero();
-        assertThat(r.out()).contains("would put 4 records");
+        assertThat(r.out()).contains("would invoke " + NO_FUNCTION + " with the 4 records");
         assertThat(r.summary()).startsWith("summary (dry run, nothing changed)")
-                .contains("messages read 2, batches would be redriven 1, records would be put 4")
+                .contains("messages read 2, batches would be redriven 1, records would be redriven 4")
                 .contains("poison listed 1, poison would be deleted 1");
         assertThat(f.added()).isEmpty();
+        assertThat(lambda.invocations).hasSize(invocations);
         assertThat(f.visible()).extracting(Message::body).contains(failure).hasSize(2);
     }
 
     @Test
-    void redrive_whenRecordsExpired_reportsThemLostPutsNothingAndKeepsTheMessage() throws Exception {
+    void redrive_whenRecordsExpired_refusesInvokesNothingAndKeepsTheMessage() throws Exception {
         Fixture f = fixture();
         List<Rec> shard = f.busiestShard();
         // kinesalite keeps every record, so expiry is staged: a batch of 5 whose range starts at the shard's very
         // first sequence number, before its first record, looks exactly like a batch whose two oldest records were
         // trimmed: the stream still holds 3 of them.
+        String start = shardStart(f, shard.getFirst().shardId());
+        String failure = f.failureRecord(start, shard.subList(0, 3), 5);
+        f.send(failure);
+        int invocations = lambda.invocations.size();
+
+        RedriveScript.Run r = script.redrive(f.args());
+
+        assertThat(r.status()).isEqualTo(1);
+        assertThat(r.out()).contains("its first record " + new java.math.BigInteger(start) + " is past the stream's retention"
+                + " (the oldest still readable is " + shard.getFirst().sequenceNumber() + "; 2 of 5 records lost); an exact"
+                + " redrive needs every record, not redriven, left in the queue");
+        assertThat(r.summary()).contains("batches redriven 0, records redriven 0, records expired 2, batches left 1");
+        assertThat(lambda.invocations).hasSize(invocations);
+        assertThat(f.added()).isEmpty();
+        assertThat(f.visible()).extracting(Message::body).containsExactly(failure);
+    }
+
+    @Test
+    void redrive_withReput_whenRecordsExpired_reportsThemLostPutsNothingAndKeepsTheMessage() throws Exception {
+        Fixture f = fixture();
+        List<Rec> shard = f.busiestShard();
         String failure = f.failureRecord(shardStart(f, shard.getFirst().shardId()), shard.subList(0, 3), 5);
         f.send(failure);
 
-        RedriveScript.Run r = script.redrive(f.args());
+        RedriveScript.Run r = script.redrive(f.args("--reput"));
 
         assertThat(r.status()).isEqualTo(1);
         assertThat(r.out()).contains("2 of 5 records lost (past the stream's retention), 3 still readable");
@@ -299,13 +378,13 @@ class RedriveIT {
     }
 
     @Test
-    void redrive_withAcceptLoss_putsTheRecordsStillReadableAndDeletesTheMessage() throws Exception {
+    void redrive_withReputAndAcceptLoss_putsTheRecordsStillReadableAndDeletesTheMessage() throws Exception {
         Fixture f = fixture();
         List<Rec> shard = f.busiestShard();
         String failure = f.failureRecord(shardStart(f, shard.getFirst().shardId()), shard.subList(0, 3), 5);
         f.send(failure);
 
-        RedriveScript.Run r = script.redrive(f.args("--accept-loss"));
+        RedriveScript.Run r = script.redrive(f.args("--reput", "--accept-loss"));
 
         assertThat(r.status()).as(r.err()).isZero();
         assertThat(r.out()).contains("2 of 5 records lost (past the stream's retention); --accept-loss");
@@ -322,11 +401,18 @@ class RedriveIT {
     }
 
     @Test
-    void redrive_whenStackNameGiven_readsQueueAndStreamFromItsOutputs() throws Exception {
+    void redrive_whenStackNameGiven_readsQueueStreamAndFunctionFromItsOutputsAndSendsTheRecordsAsTheMappingDoes()
+            throws Exception {
         String stack = "pulse-redrive-" + NAMES.incrementAndGet();
+        String function = stack + "-IngestFunction";
+        List<KinesisEvent> received = new java.util.concurrent.CopyOnWriteArrayList<>();
+        lambda.function(function, (event, context) -> {
+            received.add(event);
+            return StreamsEventResponse.builder().withBatchItemFailures(List.of()).build();
+        });
         Fixture streamOnly = fixture();
         // CloudFormation on the moto endpoint: the stack's DeadLetterQueue is created there, its StreamName output
-        // names the kinesalite stream.
+        // names the kinesalite stream, IngestFunctionName the function the test serves.
         RedriveScript.Run created = script.python("""
                 import json, sys, boto3
                 cfn = boto3.client("cloudformation")
@@ -334,23 +420,395 @@ class RedriveIT {
                     "Resources": {"DeadLetterQueue": {"Type": "AWS::SQS::Queue",
                                                       "Properties": {"MessageRetentionPeriod": 1209600}}},
                     "Outputs": {"DeadLetterQueueUrl": {"Value": {"Ref": "DeadLetterQueue"}},
-                                "StreamName": {"Value": sys.argv[2]}}}))
+                                "StreamName": {"Value": sys.argv[2]},
+                                "IngestFunctionName": {"Value": sys.argv[3]}}}))
                 outputs = cfn.describe_stacks(StackName=sys.argv[1])["Stacks"][0]["Outputs"]
                 print([o["OutputValue"] for o in outputs if o["OutputKey"] == "DeadLetterQueueUrl"][0])
-                """, stack, streamOnly.stream());
+                """, stack, streamOnly.stream(), function);
         assertThat(created.status()).as(created.err()).isZero();
         String queueName = created.out().strip().substring(created.out().strip().lastIndexOf('/') + 1);
         Fixture f = new Fixture(streamOnly.stream(), streamOnly.streamArn(),
                 sqs.client().getQueueUrl(b -> b.queueName(queueName)).queueUrl(), streamOnly.records());
-        List<Rec> batch = f.busiestShard().subList(10, 12);
+        List<Rec> batch = f.busiestShard().subList(10, 14);
         f.send(f.failureRecord(batch));
 
         RedriveScript.Run r = script.redrive("--stack-name", stack);
 
         assertThat(r.status()).as(r.err()).isZero();
-        assertThat(r.out()).contains("stream " + f.stream());
-        assertThat(contents(f.added())).containsExactlyInAnyOrderElementsOf(contents(batch));
+        assertThat(r.out()).contains("stream " + f.stream()).contains("function " + function)
+                .contains("4 records stored by " + function + ", message deleted");
+        assertThat(r.summary()).contains("messages read 1, batches redriven 1, records redriven 4, records expired 0, batches left 0");
         assertThat(f.visible()).isEmpty();
+        assertThat(f.added()).isEmpty();
+        // One invocation, exactly the batch, each record as the event source mapping delivers it (same sequence
+        // number, data, partition key and arrival time), marked as a redrive.
+        assertThat(received).hasSize(1);
+        List<KinesisEvent.KinesisEventRecord> got = received.getFirst().getRecords();
+        assertThat(got).hasSize(batch.size());
+        for (int i = 0; i < batch.size(); i++) {
+            Rec want = batch.get(i);
+            KinesisEvent.KinesisEventRecord e = got.get(i);
+            assertThat(e.getEventName()).isEqualTo(IngestHandler.REDRIVE_EVENT_NAME);
+            assertThat(e.getEventSource()).isEqualTo("aws:kinesis");
+            assertThat(e.getEventVersion()).isEqualTo("1.0");
+            assertThat(e.getEventID()).isEqualTo(want.shardId() + ":" + want.sequenceNumber());
+            assertThat(e.getEventSourceARN()).isEqualTo(f.streamArn());
+            assertThat(e.getAwsRegion()).isEqualTo("us-east-1");
+            assertThat(e.getKinesis().getKinesisSchemaVersion()).isEqualTo("1.0");
+            assertThat(e.getKinesis().getSequenceNumber()).isEqualTo(want.sequenceNumber());
+            assertThat(e.getKinesis().getPartitionKey()).isEqualTo(want.partitionKey());
+            assertThat(bytes(e.getKinesis().getData())).isEqualTo(want.data());
+            assertThat(e.getKinesis().getApproximateArrivalTimestamp().toInstant()).isEqualTo(want.arrival());
+        }
+    }
+
+    @Test
+    void redrive_whenFunctionReportsBatchItemFailures_keepsTheMessage() throws Exception {
+        String function = "pulse-failing-" + NAMES.incrementAndGet();
+        lambda.function(function, (event, context) -> StreamsEventResponse.builder().withBatchItemFailures(List.of(
+                new StreamsEventResponse.BatchItemFailure(event.getRecords().getFirst().getKinesis().getSequenceNumber())))
+                .build());
+        Fixture f = fixture();
+        List<Rec> batch = f.busiestShard().subList(0, 2);
+        String failure = f.failureRecord(batch);
+        f.send(failure);
+
+        RedriveScript.Run r = script.redrive("--queue-url", f.queueUrl(), "--stream-name", f.stream(), "--function-name", function);
+
+        assertThat(r.status()).isEqualTo(1);
+        assertThat(r.out()).contains("redrive through " + function + " failed, left in the queue: the function reported"
+                + " batchItemFailures [{\"itemIdentifier\": \"" + batch.getFirst().sequenceNumber() + "\"}]");
+        assertThat(r.summary()).contains("batches redriven 0, records redriven 0, records expired 0, batches left 1");
+        assertThat(f.visible()).extracting(Message::body).containsExactly(failure);
+    }
+
+    private static byte[] bytes(ByteBuffer buffer) {
+        ByteBuffer b = buffer.duplicate();
+        byte[] out = new byte[b.remaining()];
+        b.get(out);
+        return out;
+    }
+
+    // ------------------------------------------------------------------------------------- the exact redrive
+
+    /**
+     * The async client of a function that dies mid-batch: from the first call {@code crashWhen} accepts, every call
+     * fails as after a crash (not retried, not a DynamoDB error). Every call before it is a real write.
+     */
+    private static final class Crashing extends DelegatingDynamoDb {
+
+        private volatile Predicate<SdkRequest> crashWhen = r -> false;
+        private final AtomicBoolean crashed = new AtomicBoolean();
+        volatile SdkRequest crashedAt;
+
+        Crashing() {
+            super(Emulators.dynamoAsync());
+        }
+
+        /** The next attempt dies at the first call {@code when} accepts. */
+        void crashWhen(Predicate<SdkRequest> when) {
+            crashedAt = null;
+            crashed.set(false);
+            crashWhen = when;
+        }
+
+        /** The next attempt dies after {@code calls} successful calls. */
+        void crashAfter(int calls) {
+            AtomicInteger n = new AtomicInteger();
+            crashWhen(r -> n.getAndIncrement() >= calls);
+        }
+
+        void healthy() {
+            crashWhen(r -> false);
+        }
+
+        private <T> CompletableFuture<T> call(SdkRequest request, java.util.function.Supplier<CompletableFuture<T>> real) {
+            if (crashed.get() || crashWhen.test(request)) {
+                if (crashed.compareAndSet(false, true)) {
+                    crashedAt = request;
+                }
+                return CompletableFuture.failedFuture(new SimulatedCrashException());
+            }
+            return real.get();
+        }
+
+        @Override
+        public CompletableFuture<PutItemResponse> putItem(PutItemRequest request) {
+            return call(request, () -> delegate.putItem(request));
+        }
+
+        @Override
+        public CompletableFuture<UpdateItemResponse> updateItem(UpdateItemRequest request) {
+            return call(request, () -> delegate.updateItem(request));
+        }
+
+        @Override
+        public CompletableFuture<GetItemResponse> getItem(GetItemRequest request) {
+            return call(request, () -> delegate.getItem(request));
+        }
+
+        @Override
+        public CompletableFuture<BatchWriteItemResponse> batchWriteItem(BatchWriteItemRequest request) {
+            return call(request, () -> delegate.batchWriteItem(request));
+        }
+    }
+
+    /** The commit of a batch: the conditional UpdateItem of the shard's checkpoint item. */
+    private static boolean isCommit(SdkRequest request) {
+        return request instanceof UpdateItemRequest u && u.key().get(dev.pulse.store.KeyScheme.PK).s().startsWith("W#")
+                && u.conditionExpression() != null;
+    }
+
+    /**
+     * Ten records r1..r10 on a one-shard stream, all adding to one (series, minute) with the values 1..10 (true sum
+     * 55), read back with their real sequence numbers and arrival times; a table; the real IngestService driven the
+     * way the event source mapping drives it through a client that can crash; and the same function, healthy, served
+     * on the Invoke API for the redrive (a new container of the deployed fix).
+     */
+    private static final class Scenario implements AutoCloseable {
+
+        static final Summary TRUE = new Summary(10, 55, 1, 10);
+
+        final String stream;
+        final String streamArn;
+        final String shardId;
+        final String queueUrl;
+        final String table;
+        final String function;
+        final List<Rec> records;
+        final Crashing faulty = new Crashing();
+        final IngestService live;
+        final DynamoDbClient reader = Emulators.dynamo().client();
+        String failure;
+
+        Scenario() throws Exception {
+            int n = NAMES.incrementAndGet();
+            stream = "redrive-exact-" + n;
+            kinesis.createStream(stream, 1);
+            streamArn = client.describeStreamSummary(b -> b.streamName(stream)).join().streamDescriptionSummary().streamARN();
+            long ts = Instant.now().truncatedTo(ChronoUnit.MINUTES).minus(1, ChronoUnit.MINUTES).toEpochMilli();
+            for (int i = 1; i <= 10; i++) {
+                String json = "{\"name\":\"redrive.exact\",\"dims\":{\"run\":\"" + n + "\"},\"ts\":" + ts
+                        + ",\"value\":" + i + ",\"unit\":\"Count\"}";
+                // One at a time, so r1..r10 are in this order on the shard.
+                client.putRecord(b -> b.streamName(stream).partitionKey("redrive.exact").data(SdkBytes.fromUtf8String(json)))
+                        .join();
+            }
+            records = StreamRecords.all(client, stream);
+            assertThat(records).hasSize(10);
+            shardId = records.getFirst().shardId();
+            table = "redrive-exact-" + n;
+            LocalDynamoDb.createTable(reader, table, false);
+            queueUrl = sqs.createQueue("redrive-exact-dlq-" + n);
+            PulseConfig config = TestConfig.of(table, queueUrl, Map.of());
+            live = IngestHandlerAccess.service(config, faulty, sqs.client(), Clock.systemUTC());
+            function = "pulse-IngestFunction-" + n;
+            lambda.function(function, IngestHandlerAccess.handler(
+                    IngestHandlerAccess.service(config, Emulators.dynamoAsync(), sqs.client(), Clock.systemUTC()),
+                    new RecordingMetrics(), config.safetyMarginMillis()));
+        }
+
+        List<Rec> r(int from, int to) {
+            return records.subList(from - 1, to);
+        }
+
+        /** One attempt of the event source mapping at {@code batch}: true if it succeeded. */
+        boolean attempt(List<Rec> batch) {
+            try {
+                IngestResult r = live.ingest(events(batch), Deadline.inMillis(30_000), new InvocationMetrics<>(IngestMetric.class));
+                return !r.failed();
+            } catch (RuntimeException e) {
+                return false; // a function error: Lambda retries the batch just the same
+            }
+        }
+
+        /** [r1..r10] stores its partial (keyed by r1, holding all ten) and dies before its commit. */
+        void crashBeforeCommit() {
+            faulty.crashWhen(RedriveIT::isCommit);
+            assertThat(attempt(r(1, 10))).isFalse();
+            assertThat(faulty.crashedAt).matches(RedriveIT::isCommit, "the commit");
+            assertThat(stored()).isEqualTo(TRUE);
+        }
+
+        /**
+         * Bisection's [r1..r5] fails on every retry (after claiming the shard, before writing) until Lambda gives up
+         * and sends its on-failure record to the DLQ.
+         */
+        void discardFirstHalf() {
+            for (int attempt = 0; attempt < 3; attempt++) {
+                faulty.crashAfter(1);
+                assertThat(attempt(r(1, 5))).isFalse();
+            }
+            List<Rec> half = r(1, 5);
+            failure = FailureRecords.kinesis(streamArn, shardId, half.getFirst().sequenceNumber(),
+                    half.getLast().sequenceNumber(), half.size(), half.getFirst().arrival(), half.getLast().arrival());
+            sqs.client().sendMessage(b -> b.queueUrl(queueUrl).messageBody(failure));
+        }
+
+        /** Bisection's [r6..r10] succeeds: its partial keyed by r6, the shard committed up to r10. */
+        void secondHalfSucceeds() {
+            faulty.healthy();
+            assertThat(attempt(r(6, 10))).isTrue();
+            assertThat(committed()).isEqualTo(records.getLast().sequenceNumber());
+        }
+
+        /** The one (series, minute) of the scenario, summed over its stored partials. */
+        Summary stored() {
+            Map<String, Map<Long, Summary>> all = StoredPartials.read(reader, table);
+            assertThat(all).hasSize(1);
+            Map<Long, Summary> minutes = all.values().iterator().next();
+            assertThat(minutes).hasSize(1);
+            return minutes.values().iterator().next();
+        }
+
+        /** Every item of the table. */
+        Set<Map<String, AttributeValue>> items() {
+            return reader.scanPaginator(b -> b.tableName(table).consistentRead(true)).items().stream()
+                    .collect(Collectors.toSet());
+        }
+
+        /** The shard's committed position, or null. */
+        String committed() {
+            Map<String, AttributeValue> item = reader.getItem(b -> b.tableName(table).consistentRead(true).key(Map.of(
+                    dev.pulse.store.KeyScheme.PK, AttributeValue.fromS(ShardCheckpoints.key(stream, shardId)),
+                    dev.pulse.store.KeyScheme.SK, AttributeValue.fromS("w")))).item();
+            AttributeValue w = item == null ? null : item.get(ShardCheckpoints.COMMITTED);
+            return w == null ? null : w.s();
+        }
+
+        List<String> visible() {
+            return sqs.client().receiveMessage(b -> b.queueUrl(queueUrl).maxNumberOfMessages(10).visibilityTimeout(0)
+                    .waitTimeSeconds(0)).messages().stream().map(Message::body).toList();
+        }
+
+        String[] args(String... more) {
+            return Stream.concat(Stream.of("--queue-url", queueUrl, "--stream-name", stream, "--function-name", function),
+                    Stream.of(more)).toArray(String[]::new);
+        }
+
+        /** The records as the event source mapping delivers them. */
+        List<KinesisEvent.KinesisEventRecord> events(List<Rec> batch) {
+            List<KinesisEvent.KinesisEventRecord> out = new ArrayList<>();
+            for (Rec r : batch) {
+                KinesisEvent.Record k = new KinesisEvent.Record();
+                k.setKinesisSchemaVersion("1.0");
+                k.setSequenceNumber(r.sequenceNumber());
+                k.setPartitionKey(r.partitionKey());
+                k.setData(ByteBuffer.wrap(r.data()));
+                k.setApproximateArrivalTimestamp(Date.from(r.arrival()));
+                KinesisEvent.KinesisEventRecord e = new KinesisEvent.KinesisEventRecord();
+                e.setKinesis(k);
+                e.setEventID(r.shardId() + ":" + r.sequenceNumber());
+                e.setEventSource("aws:kinesis");
+                e.setEventName("aws:kinesis:record");
+                e.setEventVersion("1.0");
+                e.setEventSourceARN(streamArn);
+                e.setAwsRegion("us-east-1");
+                out.add(e);
+            }
+            return out;
+        }
+
+        @Override
+        public void close() {
+            try {
+                reader.deleteTable(b -> b.tableName(table));
+            } finally {
+                reader.close();
+            }
+        }
+    }
+
+    @Test
+    void redrive_whenBisectedHalfWasDiscarded_storesItExactlyAndDeletesTheMessage() throws Exception {
+        try (Scenario s = new Scenario()) {
+            s.crashBeforeCommit();
+            s.discardFirstHalf();
+            s.secondHalfSucceeds();
+            // The problem is real: r1's partial still holds r1..r10, r6's holds r6..r10 again.
+            assertThat(s.stored()).isEqualTo(new Summary(15, 95, 1, 10));
+            String committed = s.committed();
+
+            RedriveScript.Run r = script.redrive(s.args());
+
+            assertThat(r.status()).as(r.out() + r.err()).isZero();
+            assertThat(r.out()).contains("function " + s.function)
+                    .contains("5 records stored by " + s.function + ", message deleted");
+            assertThat(r.summary()).contains("messages read 1, batches redriven 1, records redriven 5, records expired 0, batches left 0");
+            assertThat(s.stored()).isEqualTo(Scenario.TRUE);
+            assertThat(s.visible()).isEmpty();
+            assertThat(s.committed()).as("a redrive does not move the committed position").isEqualTo(committed);
+            // Through the real handler, as a redrive, without a function error.
+            LambdaInvokeServer.Invocation last = lambda.invocations.stream().filter(i -> i.function().equals(s.function))
+                    .reduce((a, b) -> b).orElseThrow();
+            assertThat(last.functionError()).isNull();
+            assertThat(last.event().getRecords()).extracting(e -> e.getKinesis().getSequenceNumber())
+                    .containsExactlyElementsOf(s.r(1, 5).stream().map(Rec::sequenceNumber).toList());
+
+            // The same message again (delivered twice, or a rerun after a lost delete): the same partial again.
+            sqs.client().sendMessage(b -> b.queueUrl(s.queueUrl).messageBody(s.failure));
+            RedriveScript.Run again = script.redrive(s.args());
+            assertThat(again.status()).as(again.out() + again.err()).isZero();
+            assertThat(s.stored()).isEqualTo(Scenario.TRUE);
+            assertThat(s.visible()).isEmpty();
+        }
+    }
+
+    @Test
+    void redrive_whenShardHasNotPassedTheBatch_isRefusedKeepsTheMessageAndChangesNothing() throws Exception {
+        try (Scenario s = new Scenario()) {
+            s.crashBeforeCommit();
+            s.discardFirstHalf();
+            // [r6..r10] has not run yet: nothing is committed on the shard, live delivery may still store r1..r5.
+            assertThat(s.committed()).isNull();
+            Set<Map<String, AttributeValue>> before = s.items();
+
+            RedriveScript.Run r = script.redrive(s.args());
+
+            assertThat(r.status()).isEqualTo(1);
+            assertThat(r.out()).contains("redrive through " + s.function + " failed, left in the queue: function error"
+                    + " (Unhandled) " + IngestHandler.RedriveFailedException.class.getName() + ": redrive of 5 records failed:"
+                    + " redrive refused: shard " + ShardCheckpoints.key(s.stream, s.shardId) + " has committed nothing, below"
+                    + " the batch's last record " + s.r(1, 5).getLast().sequenceNumber());
+            assertThat(r.summary()).contains("batches redriven 0, records redriven 0, records expired 0, batches left 1");
+            assertThat(s.items()).isEqualTo(before);
+            assertThat(s.visible()).containsExactly(s.failure);
+
+            // Once live delivery has passed the batch, the message kept is redriven exactly.
+            s.secondHalfSucceeds();
+            RedriveScript.Run later = script.redrive(s.args());
+            assertThat(later.status()).as(later.out() + later.err()).isZero();
+            assertThat(s.stored()).isEqualTo(Scenario.TRUE);
+            assertThat(s.visible()).isEmpty();
+        }
+    }
+
+    @Test
+    void redrive_whenEventWouldExceedTheSynchronousPayloadLimit_refusesAndKeepsTheMessage() throws Exception {
+        int n = NAMES.incrementAndGet();
+        String stream = "redrive-big-" + n;
+        kinesis.createStream(stream, 1);
+        String arn = client.describeStreamSummary(b -> b.streamName(stream)).join().streamDescriptionSummary().streamARN();
+        byte[] data = new byte[1_000_000];
+        new java.util.Random(5).nextBytes(data);
+        for (int i = 0; i < 5; i++) {
+            client.putRecord(b -> b.streamName(stream).partitionKey("big").data(SdkBytes.fromByteArray(data))).join();
+        }
+        List<Rec> batch = StreamRecords.all(client, stream);
+        assertThat(batch).hasSize(5);
+        Fixture f = new Fixture(stream, arn, sqs.createQueue("redrive-big-dlq-" + n), batch);
+        String failure = f.failureRecord(batch);
+        f.send(failure);
+        int invocations = lambda.invocations.size();
+
+        // 5 MB of data is 6.7 MB of base64: more than Invoke takes.
+        RedriveScript.Run r = script.redrive(f.args());
+
+        assertThat(r.status()).isEqualTo(1);
+        assertThat(r.out()).contains("more than Lambda's synchronous payload limit of 6291456; not redriven, left in the queue");
+        assertThat(r.summary()).contains("batches redriven 0, records redriven 0, records expired 0, batches left 1");
+        assertThat(lambda.invocations).hasSize(invocations);
+        assertThat(f.visible()).extracting(Message::body).containsExactly(failure);
     }
 
     static Stream<Arguments> badArguments() {
@@ -363,7 +821,11 @@ class RedriveIT {
                 Arguments.of(List.of("--stack-name", "pulse", "--max-messages", "0")),
                 Arguments.of(List.of("--stack-name", "pulse", "--max-messages", "ten")),
                 Arguments.of(List.of("--stack-name", "pulse", "--redrive-everything")),
-                Arguments.of(List.of("--stack-name", "pulse", "extra")));
+                Arguments.of(List.of("--stack-name", "pulse", "extra")),
+                // The exact redrive needs the function; --accept-loss only means something when re-putting.
+                Arguments.of(List.of("--queue-url", "http://127.0.0.1:1/123456789012/q", "--stream-name", "s")),
+                Arguments.of(List.of("--stack-name", "pulse", "--function-name", "")),
+                Arguments.of(List.of("--stack-name", "pulse", "--accept-loss")));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -8,9 +8,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -36,13 +39,22 @@ final class RedriveScript {
 
     /** A script talking to Kinesis at {@code kinesis} and SQS (and CloudFormation) at {@code sqs}. */
     static RedriveScript against(URI kinesis, URI sqs) {
-        return new RedriveScript(Map.of(
+        return against(kinesis, sqs, null);
+    }
+
+    /** As above, with the Lambda API at {@code lambda} (none if null). */
+    static RedriveScript against(URI kinesis, URI sqs, URI lambda) {
+        Map<String, String> env = new HashMap<>(Map.of(
                 "AWS_ENDPOINT_URL_KINESIS", kinesis.toString(),
                 "AWS_ENDPOINT_URL_SQS", sqs.toString(),
                 "AWS_ENDPOINT_URL_CLOUDFORMATION", sqs.toString(),
                 "AWS_ACCESS_KEY_ID", "local",
                 "AWS_SECRET_ACCESS_KEY", "local",
                 "AWS_DEFAULT_REGION", "us-east-1"));
+        if (lambda != null) {
+            env.put("AWS_ENDPOINT_URL_LAMBDA", lambda.toString());
+        }
+        return new RedriveScript(Map.copyOf(env));
     }
 
     static Path repoRoot() {
@@ -77,10 +89,13 @@ final class RedriveScript {
         // Only what the test sets: no endpoint, profile or region of the machine's own leaks in.
         pb.environment().keySet().removeIf(k -> k.startsWith("AWS_"));
         pb.environment().putAll(env);
-        try {
+        // The pipes are read on threads of their own, not the common pool: a test may serve the script's calls in
+        // this JVM (LambdaInvokeServer), and the functions' async code needs the common pool, which has a single
+        // worker on a two-core machine.
+        try (ExecutorService readers = Executors.newVirtualThreadPerTaskExecutor()) {
             Process p = pb.start();
-            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(p.getInputStream()));
-            CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(p.getErrorStream()));
+            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(p.getInputStream()), readers);
+            CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(p.getErrorStream()), readers);
             if (!p.waitFor(120, TimeUnit.SECONDS)) {
                 p.destroyForcibly().waitFor();
                 throw new IllegalStateException(command + " did not finish in 120 s");
