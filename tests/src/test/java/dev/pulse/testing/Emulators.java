@@ -8,7 +8,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 
 /**
  * Starts DynamoDB Local and moto once for the whole test run, on 127.0.0.1, and stops both when the run
- * ends (JUnit closes the resource kept in its root store). Use with {@code @ExtendWith(Emulators.class)}.
+ * ends (JUnit closes the resource kept in its root store). Use with {@code @ExtendWith(Emulators.class)};
+ * engines without Jupiter extensions (jqwik) call {@link #ensureStarted()}.
  */
 public final class Emulators implements BeforeAllCallback {
 
@@ -18,6 +19,26 @@ public final class Emulators implements BeforeAllCallback {
     public void beforeAll(ExtensionContext context) {
         running = context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
                 .getOrComputeIfAbsent(Running.class, k -> Running.start(), Running.class);
+    }
+
+    /**
+     * For engines that do not run Jupiter extensions (jqwik): reuses the running emulators, or starts them and
+     * stops them when the JVM exits (the engines of a run execute one after the other, so Jupiter's may have
+     * closed its own already).
+     */
+    public static synchronized void ensureStarted() {
+        Running r = running;
+        if (r == null || r.closed) {
+            Running started = Running.start();
+            running = started;
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    started.close();
+                } catch (Exception ignored) {
+                    // the JVM is exiting
+                }
+            }, "emulators-shutdown"));
+        }
     }
 
     public static LocalDynamoDb dynamo() {
@@ -38,6 +59,7 @@ public final class Emulators implements BeforeAllCallback {
         final LocalDynamoDb dynamo;
         final MotoSqs sqs;
         final DynamoDbAsyncClient async;
+        volatile boolean closed;
 
         private Running(LocalDynamoDb dynamo, MotoSqs sqs) {
             this.dynamo = dynamo;
@@ -64,6 +86,10 @@ public final class Emulators implements BeforeAllCallback {
 
         @Override
         public void close() throws Exception {
+            if (closed) {
+                return;
+            }
+            closed = true;
             try {
                 async.close();
                 sqs.close();

@@ -13,23 +13,35 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.PutItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 
 /**
- * Wraps the real async client and injects the failures DynamoDB produces under load: throttling errors,
- * UnprocessedItems (part of a call written, the rest handed back), and a crash after some calls of the
- * current attempt succeeded. Only the fault decisions are simulated; every write that "succeeds" is a real
- * write to DynamoDB Local. Faults are drawn for {@code BatchWriteItem} (the partials); other calls (the build
- * marks' {@code UpdateItem}) pass through, except after a crash, when nothing gets through.
+ * Wraps the real async client and injects the failures DynamoDB produces under load, and the death of the
+ * function mid-batch. Only the fault decisions are simulated; every write that "succeeds" is a real write to
+ * DynamoDB Local.
+ * <ul>
+ *   <li>Throttling errors, drawn for every data write: the partials' conditional {@code PutItem} calls and the
+ *       catalog's {@code BatchWriteItem}.</li>
+ *   <li>UnprocessedItems (part of a call written, the rest handed back): only {@code BatchWriteItem} has them,
+ *       and since partials are fenced single-item puts, that call carries only the series catalog (the first
+ *       time an invocation sees a series).</li>
+ *   <li>A crash after {@code n} more successful writes of the attempt, counting every write call ({@code PutItem},
+ *       {@code BatchWriteItem}, and the {@code UpdateItem} calls: the shard claim, the build marks, the commit):
+ *       from then on nothing gets through, reads included, like a process that died.</li>
+ * </ul>
  */
 public final class FaultInjectingDynamoDb extends DelegatingDynamoDb {
 
     private final Random random;
     private volatile double throttleRate;
     private volatile double unprocessedRate;
-    /** After this many more successful calls, every call fails until re-armed; negative: disarmed. */
+    /** After this many more successful write calls, every call fails until re-armed; negative: disarmed. */
     private final AtomicInteger crashAfterCalls = new AtomicInteger(-1);
     private final AtomicBoolean crashed = new AtomicBoolean();
 
@@ -47,7 +59,7 @@ public final class FaultInjectingDynamoDb extends DelegatingDynamoDb {
         this.unprocessedRate = unprocessedRate;
     }
 
-    /** The attempt dies after {@code calls} more successful calls: the rest of it fails like a dead process. */
+    /** The attempt dies after {@code calls} more successful write calls: the rest of it fails like a dead process. */
     public void crashAfter(int calls) {
         crashed.set(false);
         crashAfterCalls.set(calls);
@@ -58,28 +70,22 @@ public final class FaultInjectingDynamoDb extends DelegatingDynamoDb {
         crashed.set(false);
     }
 
+    public boolean crashed() {
+        return crashed.get();
+    }
+
+    @Override
+    public CompletableFuture<PutItemResponse> putItem(PutItemRequest request) {
+        CompletableFuture<PutItemResponse> fault = fault(draw() < throttleRate);
+        return fault != null ? fault : delegate.putItem(request);
+    }
+
     @Override
     public CompletableFuture<BatchWriteItemResponse> batchWriteItem(BatchWriteItemRequest request) {
-        if (crashed.get()) {
-            return CompletableFuture.failedFuture(new SimulatedCrashException());
-        }
-        double r;
-        synchronized (random) {
-            r = random.nextDouble();
-        }
-        if (r < throttleRate) {
-            throttlesInjected.incrementAndGet();
-            return CompletableFuture.failedFuture(DynamoDbException.builder()
-                    .statusCode(400)
-                    .awsErrorDetails(AwsErrorDetails.builder()
-                            .errorCode("ProvisionedThroughputExceededException")
-                            .errorMessage("injected throttle").build())
-                    .message("injected throttle").build());
-        }
-        if (crashAfterCalls.get() >= 0 && crashAfterCalls.getAndDecrement() == 0) {
-            crashed.set(true);
-            crashesInjected.incrementAndGet();
-            return CompletableFuture.failedFuture(new SimulatedCrashException());
+        double r = draw();
+        CompletableFuture<BatchWriteItemResponse> fault = fault(r < throttleRate);
+        if (fault != null) {
+            return fault;
         }
         if (r < throttleRate + unprocessedRate) {
             Map.Entry<String, List<WriteRequest>> e = request.requestItems().entrySet().iterator().next();
@@ -101,7 +107,44 @@ public final class FaultInjectingDynamoDb extends DelegatingDynamoDb {
 
     @Override
     public CompletableFuture<UpdateItemResponse> updateItem(UpdateItemRequest request) {
-        return crashed.get() ? CompletableFuture.failedFuture(new SimulatedCrashException()) : delegate.updateItem(request);
+        CompletableFuture<UpdateItemResponse> fault = fault(false);
+        return fault != null ? fault : delegate.updateItem(request);
+    }
+
+    @Override
+    public CompletableFuture<GetItemResponse> getItem(GetItemRequest request) {
+        return crashed.get() ? CompletableFuture.failedFuture(new SimulatedCrashException()) : delegate.getItem(request);
+    }
+
+    private double draw() {
+        synchronized (random) {
+            return random.nextDouble();
+        }
+    }
+
+    /**
+     * The fault for the next write call, or null to let it through: a crash once crashed (or when this call is
+     * the one the crash was armed for), else a throttle when {@code throttle} (drawn for data writes only).
+     */
+    private <T> CompletableFuture<T> fault(boolean throttle) {
+        if (crashed.get()) {
+            return CompletableFuture.failedFuture(new SimulatedCrashException());
+        }
+        if (throttle) {
+            throttlesInjected.incrementAndGet();
+            return CompletableFuture.failedFuture(DynamoDbException.builder()
+                    .statusCode(400)
+                    .awsErrorDetails(AwsErrorDetails.builder()
+                            .errorCode("ProvisionedThroughputExceededException")
+                            .errorMessage("injected throttle").build())
+                    .message("injected throttle").build());
+        }
+        if (crashAfterCalls.get() >= 0 && crashAfterCalls.getAndDecrement() == 0) {
+            crashed.set(true);
+            crashesInjected.incrementAndGet();
+            return CompletableFuture.failedFuture(new SimulatedCrashException());
+        }
+        return null;
     }
 
     /** What a process that died mid-invocation looks like to the caller: not retryable, not a DynamoDB error. */
