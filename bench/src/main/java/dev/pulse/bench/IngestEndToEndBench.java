@@ -249,15 +249,19 @@ final class IngestEndToEndBench implements Benchmark {
                 throw new IllegalStateException("the stored partials count " + stored.datapoints() + " datapoints, sent "
                         + datapoints);
             }
-            if (stored.items() - stored.marks() != itemsWritten) {
+            if (stored.items() - stored.marks() - stored.checkpoints() != itemsWritten) {
                 throw new IllegalStateException("EMF ItemsWritten " + itemsWritten + " but the table holds "
-                        + (stored.items() - stored.marks()) + " partials and catalog entries");
+                        + (stored.items() - stored.marks() - stored.checkpoints()) + " partials and catalog entries");
+            }
+            if (stored.checkpoints() != 1) {
+                throw new IllegalStateException("expected the shard's checkpoint item, the table holds " + stored.checkpoints());
             }
             if (stored.marks() != doc.path("MarksWritten").asLong(-1)) {
                 throw new IllegalStateException("EMF MarksWritten " + doc.path("MarksWritten") + " but the table holds "
                         + stored.marks() + " marked rollup items");
             }
-            return new Batch(millis, itemsWritten, stored.partials(), stored.items() - stored.partials() - stored.marks(),
+            return new Batch(millis, itemsWritten, stored.partials(),
+                    stored.items() - stored.partials() - stored.marks() - stored.checkpoints(),
                     doc.path("WriteRetries").asLong(), doc.path("Throttles").asLong(), doc.path("UnprocessedItems").asLong());
         }
 
@@ -270,25 +274,29 @@ final class IngestEndToEndBench implements Benchmark {
 
     /**
      * The table's items after a batch: minute partials and the datapoints they count, rollup items holding only
-     * a build mark (set by ingest before the partials), and everything else.
+     * a build mark (set by ingest before the partials), shard checkpoints ({@code W#}, one per shard: not counted
+     * in ItemsWritten), and everything else.
      */
-    record Stored(long items, long partials, long datapoints, long marks) {
+    record Stored(long items, long partials, long datapoints, long marks, long checkpoints) {
 
         static Stored read(DynamoDbClient reader, String table) {
             long items = 0;
             long partials = 0;
             long datapoints = 0;
             long marks = 0;
+            long checkpoints = 0;
             for (Map<String, AttributeValue> item : reader.scanPaginator(b -> b.tableName(table)).items()) {
                 items++;
-                if (item.get(KeyScheme.PK).s().startsWith("P#")) {
+                if (item.get(KeyScheme.PK).s().startsWith("W#")) {
+                    checkpoints++;
+                } else if (item.get(KeyScheme.PK).s().startsWith("P#")) {
                     partials++;
                     datapoints += SummaryAttributes.read(item, false).count();
                 } else if (item.containsKey(dev.pulse.store.BuildMarks.MARKED)) {
                     marks++;
                 }
             }
-            return new Stored(items, partials, datapoints, marks);
+            return new Stored(items, partials, datapoints, marks, checkpoints);
         }
     }
 

@@ -107,11 +107,13 @@ public final class MemoryProbe {
         IngestService service = IngestHandlerAccess.service(cfg, client, IngestEndToEndBench.unusedQueueClient(cfg.deadLetterUrl()));
         IngestHandler handler = IngestHandlerAccess.handler(service, MetricsBuilder.builder().withNamespace("PulseBench")
                 .withService("ingest").build(), cfg.safetyMarginMillis());
+        // Each run is the shard's next batch: a batch at or below the committed position would be skipped unread.
+        java.util.concurrent.atomic.AtomicLong nextSequence = new java.util.concurrent.atomic.AtomicLong(1_000_000);
         return () -> {
             // The event is part of what the function holds: the runtime deserialises it into the heap.
             long now = System.currentTimeMillis();
             KinesisEvent event = Datasets.kinesisEvent("shardId-000000000000",
-                    Datasets.ndjson(records, 5, now - 300_000, 240_000, 23), 1_000_000, now);
+                    Datasets.ndjson(records, 5, now - 300_000, 240_000, 23), nextSequence.getAndAdd(records), now);
             StreamsEventResponse r = handler.handleRequest(event, new BenchContext("ingest", "memory", 60_000, 1024));
             if (!r.getBatchItemFailures().isEmpty()) {
                 throw new IllegalStateException("the batch failed: " + r.getBatchItemFailures());

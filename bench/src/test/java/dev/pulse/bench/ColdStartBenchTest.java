@@ -60,6 +60,37 @@ class ColdStartBenchTest {
     }
 
     @Test
+    void laterBatch_whenIngestEvent_raisesEverySequenceNumberAndEventIdKeepingTheRest() throws Exception {
+        byte[] event = java.nio.file.Files.readAllBytes(repoRoot().resolve("events/ingest-kinesis-native.json"));
+        JsonNode before = JSON.readTree(event);
+
+        JsonNode later = JSON.readTree(ColdStartBench.laterBatch(event, 3));
+
+        assertThat(later.path("Records")).hasSameSizeAs(before.path("Records"));
+        for (int i = 0; i < before.path("Records").size(); i++) {
+            JsonNode was = before.path("Records").get(i);
+            JsonNode is = later.path("Records").get(i);
+            String seq = is.path("kinesis").path("sequenceNumber").asText();
+            assertThat(new java.math.BigInteger(seq))
+                    .isEqualTo(new java.math.BigInteger(was.path("kinesis").path("sequenceNumber").asText()).add(java.math.BigInteger.valueOf(3_000)));
+            assertThat(seq).hasSameSizeAs(was.path("kinesis").path("sequenceNumber").asText());
+            assertThat(is.path("eventID").asText()).isEqualTo("shardId-000000000000:" + seq);
+            assertThat(is.path("kinesis").path("data")).isEqualTo(was.path("kinesis").path("data"));
+            assertThat(is.path("kinesis").path("approximateArrivalTimestamp"))
+                    .isEqualTo(was.path("kinesis").path("approximateArrivalTimestamp"));
+        }
+        assertThat(JSON.readTree(ColdStartBench.laterBatch(event, 0))).isEqualTo(before);
+    }
+
+    private static java.nio.file.Path repoRoot() {
+        java.nio.file.Path dir = java.nio.file.Path.of("").toAbsolutePath();
+        while (dir != null && !java.nio.file.Files.exists(dir.resolve("template.yaml"))) {
+            dir = dir.getParent();
+        }
+        return dir;
+    }
+
+    @Test
     void loadGenEvent_whenParsedAsTheFunctionDoes_isAOneSecondSingleWorkerRun() throws Exception {
         LoadGenRequest r = LoadGenRequest.parse(json(ColdStartBench.LOADGEN_EVENT), 60, "id");
 

@@ -101,9 +101,10 @@ public final class MappingRunner implements AutoCloseable {
     public String describe() {
         String from = spec.source() == MappingSpec.SourceType.KINESIS
                 ? spec.sourceArn().substring(spec.sourceArn().lastIndexOf('/') + 1) + " (Kinesis)" : "table stream";
-        return String.format("%s -> %s: %d shard(s), batch %d, window %ds, bisect %s, retries %d, max age %s, %s%s%s",
+        return String.format("%s -> %s: %d shard(s), batch %d, window %ds, bisect %s, retries %s, max age %s, %s%s%s",
                 from, spec.functionId(), shards.size(), spec.batchSize(), spec.maxBatchingWindow().toSeconds(), spec.bisectOnError(),
-                spec.maxRetryAttempts(), spec.maxRecordAge() == null ? "none" : spec.maxRecordAge().toSeconds() + "s",
+                spec.maxRetryAttempts() < 0 ? "unlimited" : Integer.toString(spec.maxRetryAttempts()),
+                spec.maxRecordAge() == null ? "none" : spec.maxRecordAge().toSeconds() + "s",
                 spec.reportBatchItemFailures() ? "partial batch responses" : "whole batches",
                 spec.filterPatterns().isEmpty() ? "" : ", " + spec.filterPatterns().size() + " filter(s)",
                 spec.parallelizationFactor() > 1 ? ", parallelization " + spec.parallelizationFactor() + " run as 1" : "");

@@ -37,6 +37,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.lambda.powertools.metrics.Metrics;
 import software.amazon.lambda.powertools.metrics.MetricsBuilder;
@@ -112,13 +113,119 @@ class IngestHandlerIT {
     }
 
     @Test
+    void handleRequest_whenRecordHasNoArrivalTimestamp_sendsItToDlqWithThatReasonAndStoresTheRest() throws Exception {
+        // The fixture's invalid-JSON record, without its arrival time: refused for that before it is decoded, so
+        // every attempt refuses it the same way whatever the clock says.
+        String eventFile = "ingest-kinesis-poison.json";
+        ExpectedResults expected = ExpectedResults.forEvent(eventFile);
+        Stack stack = new Stack(expected.now());
+        KinesisEvent event = EventLoader.loadKinesisEvent(ExpectedResults.event(eventFile).toString());
+        String poisonSeq = expected.poisonSequenceNumbers().get(0);
+        KinesisEvent.Record poison = event.getRecords().stream().map(KinesisEvent.KinesisEventRecord::getKinesis)
+                .filter(k -> k.getSequenceNumber().equals(poisonSeq)).findFirst().orElseThrow();
+        poison.setApproximateArrivalTimestamp(null);
+
+        StreamsEventResponse response = stack.handler.handleRequest(event, new TestContext("req-no-arrival", 60_000, 1024));
+
+        assertThat(response.getBatchItemFailures()).isEmpty();
+        long storedDatapoints = StoredPartials.read(stack.reader, stack.table).values().stream()
+                .flatMap(m -> m.values().stream()).mapToLong(Summary::count).sum();
+        assertThat(storedDatapoints).isEqualTo(expected.datapoints());
+        List<Message> messages = Emulators.sqs().drain(stack.queueUrl);
+        assertThat(messages).hasSize(1);
+        JsonNode body = JSON.readTree(messages.get(0).body());
+        assertThat(body.get("kind").asText()).isEqualTo("poison");
+        assertThat(body.get("sequenceNumber").asText()).isEqualTo(poisonSeq);
+        assertThat(body.get("reason").asText()).isEqualTo(IngestService.NO_ARRIVAL)
+                .startsWith("record without approximateArrivalTimestamp");
+        assertThat(body.get("payloadBytes").asInt()).isEqualTo(bytes(poison.getData()).length);
+    }
+
+    @Test
+    void handleRequest_whenBatchesHavePoison_logsOneWarnLinePerBatchWithTheCountAndTheFirstReason() throws Exception {
+        String eventFile = "ingest-kinesis-poison.json";
+        ExpectedResults expected = ExpectedResults.forEvent(eventFile);
+        Stack stack = new Stack(expected.now());
+        // Two poison records in the batch: a good record without its arrival time, ahead of the invalid JSON one.
+        KinesisEvent first = shifted(eventFile, 0);
+        KinesisEvent.Record noArrival = first.getRecords().get(0).getKinesis();
+        assertThat(noArrival.getSequenceNumber()).isNotEqualTo(expected.poisonSequenceNumbers().get(0));
+        noArrival.setApproximateArrivalTimestamp(null);
+        // The next batch of the shard: the same data under later sequence numbers, only the invalid JSON poison.
+        KinesisEvent second = shifted(eventFile, 1_000);
+        // And one without poison.
+        KinesisEvent clean = shifted("ingest-kinesis-native.json", 1_000_000);
+
+        List<JsonNode> firstLines = jsonLines(() -> stack.handler.handleRequest(first, new TestContext("req-1", 60_000, 1024)));
+        List<JsonNode> secondLines = jsonLines(() -> stack.handler.handleRequest(second, new TestContext("req-2", 60_000, 1024)));
+        List<JsonNode> cleanLines = jsonLines(() -> stack.handler.handleRequest(clean, new TestContext("req-3", 60_000, 1024)));
+
+        List<JsonNode> firstWarns = warnings(firstLines);
+        assertThat(firstWarns).hasSize(1);
+        assertThat(firstWarns.get(0).get("message").asText())
+                .startsWith("2 poison record(s) sent to the dead-letter queue; first: shardId-000000000000 "
+                        + noArrival.getSequenceNumber() + ": " + IngestService.NO_ARRIVAL);
+        List<JsonNode> secondWarns = warnings(secondLines);
+        assertThat(secondWarns).hasSize(1);
+        String shiftedPoison = new java.math.BigInteger(expected.poisonSequenceNumbers().get(0)).add(java.math.BigInteger.valueOf(1_000)).toString();
+        assertThat(secondWarns.get(0).get("message").asText())
+                .startsWith("1 poison record(s) sent to the dead-letter queue; first: shardId-000000000000 " + shiftedPoison
+                        + ": invalid JSON");
+        assertThat(warnings(cleanLines)).isEmpty();
+        assertThat(Emulators.sqs().drain(stack.queueUrl)).hasSize(3);
+    }
+
+    @Test
+    void handleRequest_whenTheSameBatchIsDeliveredTwice_theSecondWritesNothingAndCountsAlreadyStoredRecords() throws Exception {
+        String eventFile = "ingest-kinesis-poison.json";
+        ExpectedResults expected = ExpectedResults.forEvent(eventFile);
+        Stack stack = new Stack(expected.now());
+
+        List<JsonNode> first = emfDocuments(() -> stack.invoke(eventFile));
+        Map<String, Map<String, AttributeValue>> before = items(stack);
+        Emulators.sqs().drain(stack.queueUrl);
+        List<JsonNode> second = emfDocuments(() -> stack.invoke(eventFile));
+
+        assertThat(first).hasSize(1);
+        assertThat(first.get(0).get("AlreadyStoredRecords").asDouble()).isZero();
+        assertThat(first.get(0).get("PoisonRecords").asDouble()).isEqualTo(expected.poisonRecords());
+        JsonNode doc = second.get(0);
+        assertThat(second).hasSize(1);
+        assertThat(doc.get("RecordsIn").asDouble()).isEqualTo(expected.records());
+        assertThat(doc.get("AlreadyStoredRecords").asDouble()).isEqualTo(expected.records());
+        assertThat(doc.get("DatapointsIn").asDouble()).isZero();
+        assertThat(doc.get("ItemsWritten").asDouble()).isZero();
+        assertThat(doc.get("MarksWritten").asDouble()).isZero();
+        assertThat(doc.get("PoisonRecords").asDouble()).as("poison went to the DLQ with the first delivery").isZero();
+        assertThat(doc.get("BatchFailures").asDouble()).isZero();
+        assertThat(doc.get("SupersededAttempts").asDouble()).isZero();
+        assertThat(Emulators.sqs().drain(stack.queueUrl)).isEmpty();
+
+        // The table is as the first delivery left it, but for the generation the second attempt took.
+        Map<String, Map<String, AttributeValue>> after = items(stack);
+        String checkpoint = "W#pulse-stream#shardId-000000000000|w";
+        assertThat(after.keySet()).isEqualTo(before.keySet()).contains(checkpoint);
+        Map<String, Map<String, AttributeValue>> unchangedBefore = new TreeMap<>(before);
+        Map<String, Map<String, AttributeValue>> unchangedAfter = new TreeMap<>(after);
+        unchangedBefore.remove(checkpoint);
+        unchangedAfter.remove(checkpoint);
+        assertThat(unchangedAfter).isEqualTo(unchangedBefore);
+        String last = shifted(eventFile, 0).getRecords().get(expected.records() - 1).getKinesis().getSequenceNumber();
+        assertThat(after.get(checkpoint).get("w").s()).isEqualTo(before.get(checkpoint).get("w").s()).isEqualTo(last);
+        assertThat(Long.parseLong(after.get(checkpoint).get("g").n())).isEqualTo(Long.parseLong(before.get(checkpoint).get("g").n()) + 1);
+    }
+
+    @Test
     void handleRequest_whenInvokedTwice_printsOneEmfDocumentPerInvocationWithTheCounters() throws Exception {
         String eventFile = "ingest-kinesis-cwlogs.json";
         ExpectedResults expected = ExpectedResults.forEvent(eventFile);
         Stack stack = new Stack(expected.now());
 
         List<JsonNode> first = emfDocuments(() -> stack.invoke(eventFile));
-        List<JsonNode> second = emfDocuments(() -> stack.invoke(eventFile));
+        // The shard's next batch, with the same data (the same series and periods) under later sequence numbers:
+        // a redelivery of the first one would be skipped as already stored.
+        KinesisEvent next = shifted(eventFile, 1_000);
+        List<JsonNode> second = emfDocuments(() -> stack.handler.handleRequest(next, new TestContext("req-next", 60_000, 1024)));
 
         assertThat(first).hasSize(1);
         assertThat(second).hasSize(1);
@@ -129,7 +236,7 @@ class IngestHandlerIT {
         directive.get("Metrics").forEach(m -> names.add(m.get("Name").asText()));
         assertThat(names).containsExactlyInAnyOrder("RecordsIn", "DatapointsIn", "PoisonRecords", "SkippedEvents",
                 "ItemsWritten", "MarksWritten", "WriteRetries", "Throttles", "UnprocessedItems", "BatchFailures",
-                "IngestLagMs", "ColdStart");
+                "AlreadyStoredRecords", "SupersededAttempts", "IngestLagMs", "ColdStart");
         // One C# entry per series and one N# entry per metric name.
         int catalogEntries = expected.series().size() + (int) expected.series().keySet().stream()
                 .map(k -> k.substring(0, k.indexOf('{'))).distinct().count();
@@ -149,6 +256,8 @@ class IngestHandlerIT {
         // Warm container: no cold start, the catalog is not written again, and neither is a mark the container
         // set for a period no build can have consumed yet (the rest are written again).
         assertThat(second.get(0).get("ColdStart").asDouble()).isZero();
+        assertThat(second.get(0).get("AlreadyStoredRecords").asDouble()).isZero();
+        assertThat(second.get(0).get("DatapointsIn").asDouble()).isEqualTo(expected.datapoints());
         assertThat(second.get(0).get("ItemsWritten").asDouble()).isEqualTo(expected.partials());
         MarkMemory memory = new MarkMemory(1000, stack.config.buildGrace().toMillis(),
                 stack.config.ingestTimeout().toMillis() + 5_000);
@@ -216,6 +325,30 @@ class IngestHandlerIT {
         assertThat(summary.get("records").asInt()).isEqualTo(expected.records());
         assertThat(summary.get("datapoints").asInt()).isEqualTo(expected.datapoints());
         assertThat(summary.get("function_request_id").asText()).isEqualTo("req-ingest-kinesis-native.json");
+    }
+
+    /** Every item of the stack's table by {@code pk|sk}. */
+    private static Map<String, Map<String, AttributeValue>> items(Stack stack) {
+        Map<String, Map<String, AttributeValue>> out = new TreeMap<>();
+        stack.reader.scanPaginator(b -> b.tableName(stack.table).consistentRead(true)).items()
+                .forEach(i -> out.put(i.get("pk").s() + '|' + i.get("sk").s(), i));
+        return out;
+    }
+
+    /** The fixture's event with every sequence number raised by {@code by} (the same number of digits). */
+    private static KinesisEvent shifted(String eventFile, long by) {
+        KinesisEvent event = EventLoader.loadKinesisEvent(ExpectedResults.event(eventFile).toString());
+        for (KinesisEvent.KinesisEventRecord r : event.getRecords()) {
+            String seq = new java.math.BigInteger(r.getKinesis().getSequenceNumber()).add(java.math.BigInteger.valueOf(by)).toString();
+            r.getKinesis().setSequenceNumber(seq);
+            r.setEventID("shardId-000000000000:" + seq);
+        }
+        return event;
+    }
+
+    /** The WARN log lines among {@code lines}. */
+    private static List<JsonNode> warnings(List<JsonNode> lines) {
+        return lines.stream().filter(n -> !n.has("_aws") && "WARN".equals(n.path("level").asText())).toList();
     }
 
     /** Runs {@code body} and returns the EMF documents it printed to stdout. */

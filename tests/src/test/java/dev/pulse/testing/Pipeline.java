@@ -79,6 +79,19 @@ public final class Pipeline implements AutoCloseable {
         }
     }
 
+    /**
+     * Stores {@code records} again as the redrive tool does ({@link IngestService#redrive}), in the batches of 100
+     * {@link #ingest} made of them: below the shard's committed position, overwriting the partials those batches
+     * wrote with the same items; every batch must succeed.
+     */
+    public void redrive(List<KinesisEvent.KinesisEventRecord> records) {
+        for (int i = 0; i < records.size(); i += 100) {
+            IngestResult r = ingest.redrive(records.subList(i, Math.min(records.size(), i + 100)), Deadline.inMillis(30_000),
+                    new InvocationMetrics<>(IngestMetric.class));
+            assertThat(r.failed()).as(r.failureReason()).isFalse();
+        }
+    }
+
     /** One scheduled run of the builder at the clock's time. */
     public CompactResult build() {
         return builder.build(Deadline.inMillis(60_000), new InvocationMetrics<>(CompactMetric.class));

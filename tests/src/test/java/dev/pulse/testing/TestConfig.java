@@ -27,10 +27,11 @@ public final class TestConfig {
 
     /**
      * Settings accepting datapoints up to {@code acceptPast} old, with the shortest partial and hourly retention
-     * the rules allow for it (past the late window, an hour, the grace and a day of builder lag).
+     * the rules allow for it (past the late window, the default record age of 24 hours (MAX_RECORD_AGE_SECONDS -1:
+     * the stream's retention), an hour, the grace, the settle time and a day of builder lag).
      */
     public static Map<String, String> acceptingPast(Duration acceptPast) {
-        long ttlDays = acceptPast.plusHours(2).plusSeconds(300 + 130).plusDays(1).toDays() + 1;
+        long ttlDays = acceptPast.plusHours(24 + 1).plusSeconds(300 + 130).plusDays(1).toDays() + 1;
         return Map.of("ACCEPT_PAST_SECONDS", Long.toString(acceptPast.toSeconds()),
                 "PARTIAL_TTL_DAYS", Long.toString(ttlDays), "HOURLY_TTL_DAYS", Long.toString(Math.max(35, ttlDays + 1)));
     }

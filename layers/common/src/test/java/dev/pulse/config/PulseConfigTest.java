@@ -30,9 +30,10 @@ class PulseConfigTest {
     void fromEnvironment_whenOnlyRequiredSet_usesDocumentedDefaults() {
         PulseConfig c = PulseConfig.fromEnvironment(env());
 
-        assertThat(c).isEqualTo(new PulseConfig(TABLE, DLQ, Duration.ofDays(16), 8, 50, 5_000, 3_000,
+        // MAX_RECORD_AGE_SECONDS -1 (no limit): a record may be ingested until it leaves the stream, 24 hours.
+        assertThat(c).isEqualTo(new PulseConfig(TABLE, DLQ, Duration.ofDays(17), 8, 50, 5_000, 3_000,
                 Duration.ofDays(14), Duration.ofHours(2), Duration.ofDays(35), Duration.ofDays(3650),
-                Duration.ofHours(1), Duration.ofSeconds(60), Duration.ofMinutes(5)));
+                Duration.ofHours(24), Duration.ofSeconds(60), Duration.ofMinutes(5)));
         assertThat(c.markSettle()).isEqualTo(Duration.ofSeconds(130));
     }
 
@@ -42,7 +43,7 @@ class PulseConfigTest {
                 "PARTIAL_TTL_DAYS", "7", "WRITE_CONCURRENCY", "64", "RETRY_BASE_MS", "10", "RETRY_CAP_MS", "60000",
                 "SAFETY_MARGIN_MS", "0", "ACCEPT_PAST_SECONDS", "3600", "ACCEPT_FUTURE_SECONDS", "0",
                 "HOURLY_TTL_DAYS", "90", "DAILY_TTL_DAYS", "730", "MAX_RECORD_AGE_SECONDS", "600",
-                "INGEST_TIMEOUT_SECONDS", "900", "BUILD_GRACE_SECONDS", "3600"));
+                "STREAM_RETENTION_HOURS", "48", "INGEST_TIMEOUT_SECONDS", "900", "BUILD_GRACE_SECONDS", "3600"));
 
         assertThat(c).isEqualTo(new PulseConfig(TABLE, DLQ, Duration.ofDays(7), 64, 10, 60_000, 0,
                 Duration.ofHours(1), Duration.ZERO, Duration.ofDays(90), Duration.ofDays(730),
@@ -107,6 +108,10 @@ class PulseConfigTest {
             "ACCEPT_PAST_SECONDS,   59,          60, 315360000",
             "ACCEPT_PAST_SECONDS,   315360001,   60, 315360000",
             "ACCEPT_FUTURE_SECONDS, -1,          0,  604800",
+            "MAX_RECORD_AGE_SECONDS, -2,         -1, 604800",
+            "MAX_RECORD_AGE_SECONDS, 604801,     -1, 604800",
+            "STREAM_RETENTION_HOURS, 23,         24, 8760",
+            "STREAM_RETENTION_HOURS, 8761,       24, 8760",
     })
     void fromEnvironment_whenOutOfRange_namesVariableRangeAndValue(String name, String value, long min, long max) {
         assertThatThrownBy(() -> PulseConfig.fromEnvironment(env(name, value)))
@@ -130,9 +135,52 @@ class PulseConfigTest {
             "SAFETY_MARGIN_MS,      600000",
             "ACCEPT_PAST_SECONDS,   60",
             "ACCEPT_FUTURE_SECONDS, 604800",
+            "MAX_RECORD_AGE_SECONDS, -1",
+            "MAX_RECORD_AGE_SECONDS, 60",
+            "MAX_RECORD_AGE_SECONDS, 604800",
+            "STREAM_RETENTION_HOURS, 24",
     })
     void fromEnvironment_whenOnRangeBoundary_accepts(String name, String value) {
         assertThat(PulseConfig.fromEnvironment(env(name, value))).isNotNull();
+    }
+
+    @ParameterizedTest(name = "[{index}] {0}")
+    @ValueSource(strings = {"0", "1", "59"})
+    void fromEnvironment_whenRecordAgeBetweenZeroAndAMinute_refusesNamingBothForms(String value) {
+        // The event source mapping takes -1 or 60..604800; 0..59 is neither "no limit" nor a valid limit.
+        assertThatThrownBy(() -> PulseConfig.fromEnvironment(env("MAX_RECORD_AGE_SECONDS", value)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("invalid configuration: MAX_RECORD_AGE_SECONDS must be -1 (no limit) or between 60 and"
+                        + " 604800, got " + value);
+    }
+
+    @ParameterizedTest(name = "MAX_RECORD_AGE_SECONDS={0}, STREAM_RETENTION_HOURS={1}")
+    @CsvSource({
+            // -1: no limit, so a record is ingested until it leaves the stream
+            "-1,     24,  86400",
+            "-1,     168, 604800",
+            "'',     48,  172800",
+            // a limit shorter than the retention is the record age
+            "600,    24,  600",
+            "3600,   168, 3600",
+            // a limit longer than the retention: the record leaves the stream first
+            "604800, 24,  86400",
+            "604800, 168, 604800",
+    })
+    void fromEnvironment_recordAge_isTheLimitOrTheStreamRetentionWhicheverIsShorter(String age, long hours, long expected) {
+        // PARTIAL_TTL_DAYS 23 outlives every combination here (7 days of record age needs more than 22.05).
+        PulseConfig c = PulseConfig.fromEnvironment(env("MAX_RECORD_AGE_SECONDS", age,
+                "STREAM_RETENTION_HOURS", Long.toString(hours), "PARTIAL_TTL_DAYS", "23"));
+
+        assertThat(c.maxRecordAge()).isEqualTo(Duration.ofSeconds(expected));
+    }
+
+    @Test
+    void fromEnvironment_whenStreamRetentionIsAYearButRecordsAreLimited_acceptsTheDefaultTtl() {
+        PulseConfig c = PulseConfig.fromEnvironment(env("STREAM_RETENTION_HOURS", "8760", "MAX_RECORD_AGE_SECONDS", "3600"));
+
+        assertThat(c.maxRecordAge()).isEqualTo(Duration.ofHours(1));
+        assertThat(c.partialTtl()).isEqualTo(Duration.ofDays(17));
     }
 
     @Test
@@ -151,30 +199,51 @@ class PulseConfigTest {
 
     @Test
     void fromEnvironment_whenPartialsOutliveTheLateWindowByExactlyTheMinimum_acceptsTheSmallestTtl() {
-        // 82,800 s + 3,600 s (record age) + 1 h + 300 s grace + 130 s settle + 1 day of lag = 2.05 days < 3 days.
-        PulseConfig c = PulseConfig.fromEnvironment(env("ACCEPT_PAST_SECONDS", "82800", "PARTIAL_TTL_DAYS", "3",
+        // 82,369 s + 86,400 s (record age: 24 h of stream retention at -1) + 1 h + 300 s grace + 130 s settle
+        // + 1 day of lag = 259,199 s, one second under 3 days; a second more of ACCEPT_PAST_SECONDS reaches it.
+        PulseConfig c = PulseConfig.fromEnvironment(env("ACCEPT_PAST_SECONDS", "82369", "PARTIAL_TTL_DAYS", "3",
                 "HOURLY_TTL_DAYS", "4", "DAILY_TTL_DAYS", "4"));
 
         assertThat(c.partialTtl()).isEqualTo(Duration.ofDays(3));
+        assertThatThrownBy(() -> PulseConfig.fromEnvironment(env("ACCEPT_PAST_SECONDS", "82370", "PARTIAL_TTL_DAYS", "3",
+                "HOURLY_TTL_DAYS", "4", "DAILY_TTL_DAYS", "4")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("PARTIAL_TTL_DAYS (3) must exceed ACCEPT_PAST_SECONDS (82370)");
+    }
+
+    @Test
+    void fromEnvironment_whenRecordAgeIsLimited_theLimitNotTheRetentionEntersTheRule() {
+        // 82,800 s + 3,600 s (MAX_RECORD_AGE_SECONDS) + 1 h + 300 s + 130 s + 1 day = 2.05 days < 3 days; at -1 the
+        // 24 h retention would need 259,630 s, more than 3 days.
+        PulseConfig c = PulseConfig.fromEnvironment(env("ACCEPT_PAST_SECONDS", "82800", "PARTIAL_TTL_DAYS", "3",
+                "HOURLY_TTL_DAYS", "4", "DAILY_TTL_DAYS", "4", "MAX_RECORD_AGE_SECONDS", "3600"));
+
+        assertThat(c.partialTtl()).isEqualTo(Duration.ofDays(3));
+        assertThatThrownBy(() -> PulseConfig.fromEnvironment(env("ACCEPT_PAST_SECONDS", "82800", "PARTIAL_TTL_DAYS", "3",
+                "HOURLY_TTL_DAYS", "4", "DAILY_TTL_DAYS", "4")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("the longest record age (86400: MAX_RECORD_AGE_SECONDS, or STREAM_RETENTION_HOURS at -1)");
     }
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
             // the partials would expire before a late datapoint's hour is rebuilt
-            "PARTIAL_TTL_DAYS=14 | PARTIAL_TTL_DAYS (14) must exceed ACCEPT_PAST_SECONDS (1209600) + MAX_RECORD_AGE_SECONDS (3600) + BUILD_GRACE_SECONDS (300) + the mark settle time (2 x (INGEST_TIMEOUT_SECONDS + 5) = 130) + 1 hour + 1 day of builder lag = 15.09 days",
-            "PARTIAL_TTL_DAYS=15 | PARTIAL_TTL_DAYS (15) must exceed",
-            "ACCEPT_PAST_SECONDS=1296000 | PARTIAL_TTL_DAYS (16) must exceed ACCEPT_PAST_SECONDS (1296000)",
-            "MAX_RECORD_AGE_SECONDS=86400 | PARTIAL_TTL_DAYS (16) must exceed ACCEPT_PAST_SECONDS (1209600) + MAX_RECORD_AGE_SECONDS (86400)",
-            "BUILD_GRACE_SECONDS=86400 | PARTIAL_TTL_DAYS (16) must exceed ACCEPT_PAST_SECONDS (1209600) + MAX_RECORD_AGE_SECONDS (3600) + BUILD_GRACE_SECONDS (86400)",
+            // (16 days, the default before records waited for the stream's 24 h retention, is one of them)
+            "PARTIAL_TTL_DAYS=16 | PARTIAL_TTL_DAYS (16) must exceed ACCEPT_PAST_SECONDS (1209600) + the longest record age (86400: MAX_RECORD_AGE_SECONDS, or STREAM_RETENTION_HOURS at -1) + BUILD_GRACE_SECONDS (300) + the mark settle time (2 x (INGEST_TIMEOUT_SECONDS + 5) = 130) + 1 hour + 1 day of builder lag = 16.05 days",
+            "PARTIAL_TTL_DAYS=14 | PARTIAL_TTL_DAYS (14) must exceed",
+            "ACCEPT_PAST_SECONDS=1296000 | PARTIAL_TTL_DAYS (17) must exceed ACCEPT_PAST_SECONDS (1296000)",
+            "STREAM_RETENTION_HOURS=48 | PARTIAL_TTL_DAYS (17) must exceed ACCEPT_PAST_SECONDS (1209600) + the longest record age (172800",
+            "STREAM_RETENTION_HOURS=168,MAX_RECORD_AGE_SECONDS=172800 | PARTIAL_TTL_DAYS (17) must exceed ACCEPT_PAST_SECONDS (1209600) + the longest record age (172800",
+            "BUILD_GRACE_SECONDS=86400 | PARTIAL_TTL_DAYS (17) must exceed ACCEPT_PAST_SECONDS (1209600) + the longest record age (86400: MAX_RECORD_AGE_SECONDS, or STREAM_RETENTION_HOURS at -1) + BUILD_GRACE_SECONDS (86400)",
             // a day's rebuild would read hourly rollups that have expired
-            "HOURLY_TTL_DAYS=16 | HOURLY_TTL_DAYS (16) must be >= PARTIAL_TTL_DAYS + 1 (17)",
+            "HOURLY_TTL_DAYS=17 | HOURLY_TTL_DAYS (17) must be >= PARTIAL_TTL_DAYS + 1 (18)",
             // past the minute detail, nothing would answer
             "DAILY_TTL_DAYS=34 | DAILY_TTL_DAYS (34) must be >= HOURLY_TTL_DAYS (35)",
     })
     void fromEnvironment_whenRetentionCouldLoseData_rejectsNamingTheRule(String setting, String message) {
-        String[] kv = setting.split("=");
+        String[] kv = setting.split("[=,]");
 
-        assertThatThrownBy(() -> PulseConfig.fromEnvironment(env(kv[0], kv[1])))
+        assertThatThrownBy(() -> PulseConfig.fromEnvironment(env(kv)))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(message);
     }
@@ -191,9 +260,9 @@ class PulseConfigTest {
 
     @Test
     void fromEnvironment_whenTheSettleTimeTipsTheLateWindowOverTheTtl_rejects() {
-        // 15 days - 3,600 - 3,600 - 300 - 86,400 s leaves 1,209,600 s + 1,000 s of margin for the settle time:
-        // a 60 s ingest timeout (130 s settle) fits, a 900 s one (1,810 s settle) does not.
-        Map<String, String> fits = env("PARTIAL_TTL_DAYS", "15", "ACCEPT_PAST_SECONDS", Long.toString(15 * 86_400 - 3_600 - 3_600 - 300 - 86_400 - 1_000));
+        // 15 days - 86,400 (record age) - 3,600 - 300 - 86,400 s leaves ACCEPT_PAST_SECONDS + 1,000 s of margin for
+        // the settle time: a 60 s ingest timeout (130 s settle) fits, a 900 s one (1,810 s settle) does not.
+        Map<String, String> fits = env("PARTIAL_TTL_DAYS", "15", "ACCEPT_PAST_SECONDS", Long.toString(15 * 86_400 - 86_400 - 3_600 - 300 - 86_400 - 1_000));
         Map<String, String> tipped = new HashMap<>(fits);
         tipped.put("INGEST_TIMEOUT_SECONDS", "900");
 

@@ -81,12 +81,13 @@ class SamTemplateTest {
                 "POWERTOOLS_LOG_LEVEL", "INFO",
                 "POWERTOOLS_LOGGER_SAMPLE_RATE", "0.01",
                 "POWERTOOLS_METRICS_NAMESPACE", "Pulse",
-                "PARTIAL_TTL_DAYS", "16",
+                "PARTIAL_TTL_DAYS", "17",
                 "HOURLY_TTL_DAYS", "35",
                 "DAILY_TTL_DAYS", "3650",
                 "ACCEPT_PAST_SECONDS", "1209600",
                 "ACCEPT_FUTURE_SECONDS", "7200",
-                "MAX_RECORD_AGE_SECONDS", "3600",
+                "MAX_RECORD_AGE_SECONDS", "-1",
+                "STREAM_RETENTION_HOURS", "24",
                 "INGEST_TIMEOUT_SECONDS", "60",
                 "BUILD_GRACE_SECONDS", "300",
                 "JAVA_TOOL_OPTIONS", "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 -XX:MaxRAMPercentage=75"
@@ -115,10 +116,11 @@ class SamTemplateTest {
 
     @Test
     void mappings_whenDefaults_followTemplate() {
-        // The rollup builder runs on a schedule: the ingest mapping is the only event source mapping.
+        // The rollup builder runs on a schedule: the ingest mapping is the only event source mapping. Retries and
+        // record age are unlimited by default (-1): a failing batch waits on its shard instead of being discarded.
         assertThat(stack(Map.of()).mappings()).containsExactly(
                 new MappingSpec("IngestFunction", "Stream", SourceType.KINESIS, STREAM_ARN, "LATEST", 500,
-                        Duration.ofSeconds(1), 1, true, 10, Duration.ofSeconds(3600), true, DLQ_ARN, List.of()));
+                        Duration.ofSeconds(1), 1, true, -1, null, true, DLQ_ARN, List.of()));
     }
 
     @Test
@@ -271,12 +273,42 @@ class SamTemplateTest {
     @Test
     void resolve_whenParameterOverridden_mappingUsesIt() {
         MappingSpec ingest = stack(Map.of("BatchSize", "50", "StartingPosition", "TRIM_HORIZON",
-                "MaximumRecordAgeInSeconds", "60", "ParallelizationFactor", "4")).mappings().get(0);
+                "MaximumRecordAgeInSeconds", "60", "MaximumRetryAttempts", "3")).mappings().get(0);
 
         assertThat(ingest.batchSize()).isEqualTo(50);
         assertThat(ingest.startingPosition()).isEqualTo("TRIM_HORIZON");
         assertThat(ingest.maxRecordAge()).isEqualTo(Duration.ofSeconds(60));
-        assertThat(ingest.parallelizationFactor()).isEqualTo(4);
+        assertThat(ingest.maxRetryAttempts()).isEqualTo(3);
+        assertThat(ingest.parallelizationFactor()).isEqualTo(1);
+    }
+
+    @Test
+    void resolve_whenRetryAndAgeLimitsAreMinusOne_mappingHasNoLimit() {
+        Stack stack = stack(Map.of("MaximumRecordAgeInSeconds", "-1", "MaximumRetryAttempts", "-1"));
+        MappingSpec ingest = stack.mappings().get(0);
+
+        assertThat(ingest.maxRetryAttempts()).isEqualTo(-1);
+        assertThat(ingest.maxRecordAge()).isNull();
+        assertThat(stack.function("IngestFunction").environment()).containsEntry("MAX_RECORD_AGE_SECONDS", "-1");
+    }
+
+    @Test
+    void resolve_whenRetryOrAgeLimitBelowMinusOne_throwsNamingParameter() {
+        assertThatThrownBy(() -> stack(Map.of("MaximumRetryAttempts", "-2")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("MaximumRetryAttempts")
+                .hasMessageContaining("MinValue -1");
+        assertThatThrownBy(() -> stack(Map.of("MaximumRecordAgeInSeconds", "-2")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("MaximumRecordAgeInSeconds")
+                .hasMessageContaining("MinValue -1");
+    }
+
+    @Test
+    void resolve_whenParallelizationFactorAboveOne_throwsNamingAllowedValues() {
+        // One committed position per shard: lanes would interleave it, so the template allows only 1.
+        assertThatThrownBy(() -> stack(Map.of("ParallelizationFactor", "4")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("parameter ParallelizationFactor: '4' is not one of [1]");
+        assertThat(stack(Map.of("ParallelizationFactor", "1")).mappings().get(0).parallelizationFactor()).isEqualTo(1);
     }
 
     @Test
@@ -298,6 +330,13 @@ class SamTemplateTest {
     void layers_whenCommonLayer_pointToItsDirectory() {
         assertThat(stack(Map.of()).layers())
                 .containsExactly(new LayerSpec("CommonLayer", root.resolve("layers/common"), "makefile"));
+    }
+
+    @Test
+    void function_whenStreamRetentionOverridden_ingestKnowsIt() {
+        assertThat(stack(Map.of("StreamRetentionHours", "168", "PartialTtlDays", "23")).function("IngestFunction").environment())
+                .containsEntry("STREAM_RETENTION_HOURS", "168")
+                .containsEntry("PARTIAL_TTL_DAYS", "23");
     }
 
     @Test
