@@ -6,6 +6,7 @@ import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Deadline;
 import dev.pulse.store.BuildMarks;
 import dev.pulse.store.KeyScheme;
+import dev.pulse.store.LatestPartials;
 import dev.pulse.store.PartialItems;
 import dev.pulse.store.RollupItems;
 import dev.pulse.store.SummaryAttributes;
@@ -160,11 +161,12 @@ public final class CompactService {
         }
         long version = clock.millis();
         SortedMap<Integer, Summary> minutes = new TreeMap<>();
-        return query(KeyScheme.partialPk(q.seriesKey(), q.start()), item -> {
+        LatestPartials latest = new LatestPartials(item -> {
             long minute = Long.parseLong(item.get(PartialItems.MINUTE).n());
             minutes.computeIfAbsent((int) ((minute - q.start()) / 60_000L), k -> new Summary())
                     .merge(SummaryAttributes.read(item));
-        }, run).thenCompose(v -> put(q, minutes.isEmpty()
+        });
+        return query(KeyScheme.partialPk(q.seriesKey(), q.start()), latest, run).thenRun(latest::finish).thenCompose(v -> put(q, minutes.isEmpty()
                 ? RollupItems.empty(q.pk(), q.sk(), q.seriesKey(), q.start(), q.end() / 1000 + settings.hourlyTtlSeconds())
                 : RollupItems.hourly(q.seriesKey(), q.start(), minutes, settings.hourlyTtlSeconds()), version, run,
                 run.hoursBuilt));

@@ -38,7 +38,8 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  *   <li>The attempt claims its shard ({@link ShardCheckpoints#claim}): a new fencing generation, and the committed
  *       position. Records at or below that position are already stored and are skipped.</li>
  *   <li>It sets the build marks of the hours and days it touches ({@link BuildMarks}), then puts its partials,
- *       each keyed by its first contributing record and written only if no newer generation holds the key.</li>
+ *       each keyed by its first contributing record and its generation: readers sum, per (minute, shard, first
+ *       record), only the newest generation ({@link dev.pulse.store.LatestPartials}).</li>
  *   <li>It sends its poison records to the DLQ, then commits the batch's last record as the shard's position,
  *       on condition that the generation is still its own.</li>
  * </ol>
@@ -218,9 +219,9 @@ public final class IngestService {
         List<MinuteAggregate> partials = new ArrayList<>(aggregator.partials());
         t.partials += partials.size();
         t.datapoints += aggregator.datapoints();
-        List<Map<String, AttributeValue>> partialItems = new ArrayList<>(partials.size());
+        List<Map<String, AttributeValue>> partialItems = new ArrayList<>(partials.size() + 16);
         for (MinuteAggregate p : partials) {
-            partialItems.add(PartialItems.partial(p, partialTtlSeconds));
+            partialItems.add(PartialItems.partial(p, partialTtlSeconds, position.generation()));
         }
         List<SeriesCatalog.CatalogEntry> newSeries = catalog.unseen(partials);
         List<Map<String, AttributeValue>> catalogItems = new ArrayList<>(newSeries.size());
@@ -233,8 +234,8 @@ public final class IngestService {
             marks.writeAll(newMarks, t.now, deadline).join();
             markMemory.remember(newMarks);
             t.marksWritten += newMarks.size();
-            t.add(store.putAllFenced(partialItems, position.generation(), deadline).join());
-            t.add(store.writeAll(catalogItems, deadline).join());
+            partialItems.addAll(catalogItems);
+            t.add(store.writeAll(partialItems, deadline).join());
             catalog.markWritten(newSeries);
             // Only after the data is safe: a storage failure then retries the batch without re-sending poison.
             send(poison, t, deadline);

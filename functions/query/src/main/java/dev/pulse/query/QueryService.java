@@ -6,6 +6,7 @@ import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
 import dev.pulse.store.KeyScheme;
+import dev.pulse.store.LatestPartials;
 import dev.pulse.store.PartialItems;
 import dev.pulse.store.RollupItems;
 import dev.pulse.store.SummaryAttributes;
@@ -242,12 +243,16 @@ public final class QueryService {
     private CompletableFuture<SortedMap<Long, Summary>> readPartials(SeriesSpec s, Unit u, boolean withSketch,
             InvocationMetrics<QueryMetric> metrics) {
         SortedMap<Long, Summary> minutes = new TreeMap<>();
+        LatestPartials latest = new LatestPartials(item -> minutes.computeIfAbsent(
+                Long.parseLong(item.get(PartialItems.MINUTE).n()), m -> withSketch ? new Summary() : Summary.withoutSketch())
+                .merge(SummaryAttributes.read(item, withSketch)));
         return query(KeyScheme.partialPk(s.key(), u.start()), item -> {
             metrics.increment(QueryMetric.ITEMS_READ);
-            minutes.computeIfAbsent(Long.parseLong(item.get(PartialItems.MINUTE).n()),
-                    m -> withSketch ? new Summary() : Summary.withoutSketch())
-                    .merge(SummaryAttributes.read(item, withSketch));
-        }).thenApply(v -> minutes);
+            latest.accept(item);
+        }).thenApply(v -> {
+            latest.finish();
+            return minutes;
+        });
     }
 
     /** A closed daily or hourly item of one series. */

@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -23,9 +22,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
-import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
-import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.PutRequest;
 import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 
@@ -101,58 +98,6 @@ public final class DynamoDbStore {
             });
         }
         return done;
-    }
-
-    /**
-     * Puts every item with the attribute {@value ShardCheckpoints#GENERATION} set to {@code generation}, each with
-     * its own PutItem on condition that the stored item, if any, carries no newer generation. So a stale attempt
-     * can never replace what a newer attempt of the same shard stored, even when its write reaches DynamoDB
-     * after the newer one's (docs/design.md, "Exactly once"). A put whose condition fails ends the call with
-     * {@link SupersededException}; other errors are retried as in {@link #writeAll}. Each put costs the same
-     * write units as inside a BatchWriteItem.
-     */
-    public CompletableFuture<WriteStats> putAllFenced(List<Map<String, AttributeValue>> items, long generation,
-            Deadline deadline) {
-        LongAdder written = new LongAdder();
-        LongAdder retries = new LongAdder();
-        LongAdder throttles = new LongAdder();
-        LongAdder requests = new LongAdder();
-        AttributeValue g = AttributeValue.fromN(Long.toString(generation));
-        Map<String, String> names = Map.of("#g", ShardCheckpoints.GENERATION);
-        Map<String, AttributeValue> values = Map.of(":g", g);
-        // One small request an item: twice the lanes of the batch writes, as for the build marks (the client has the connections).
-        return Bounded.forEach(items, concurrency * 2, item -> {
-            Map<String, AttributeValue> fenced = new java.util.HashMap<>(item);
-            fenced.put(ShardCheckpoints.GENERATION, g);
-            return AsyncRetry.call(() -> {
-                requests.increment();
-                return client.putItem(PutItemRequest.builder()
-                        .tableName(tableName)
-                        .item(fenced)
-                        .conditionExpression("attribute_not_exists(#g) OR #g <= :g")
-                        .expressionAttributeNames(names)
-                        .expressionAttributeValues(values)
-                        .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofMillis(Math.max(1, deadline.remainingMillis()))))
-                        .build());
-            }, backoff, deadline, e -> {
-                retries.increment();
-                if (isThrottling(e)) {
-                    throttles.increment();
-                }
-            }).thenRun(written::increment);
-        }, deadline::expired).handle((v, e) -> {
-            WriteStats stats = new WriteStats(written.sum(), retries.sum(), throttles.sum(), 0, requests.sum());
-            if (e == null) {
-                return stats;
-            }
-            Throwable cause = Bounded.unwrap(e);
-            if (cause instanceof ConditionalCheckFailedException) {
-                throw new CompletionException(new SupersededException("an item of this batch already holds a newer"
-                        + " attempt's data (generation > " + generation + "); this attempt is stale"));
-            }
-            throw new CompletionException(new StoreException("could not write " + (items.size() - written.sum())
-                    + " of " + items.size() + " items: " + cause.getMessage(), cause, stats));
-        });
     }
 
     /**

@@ -6,7 +6,8 @@ import java.time.ZoneOffset;
 /**
  * The single-table key layout. Keys are readable in the console and sort chronologically:
  * <ul>
- *   <li>minute partial: PK {@code P#<seriesKey>#<yyyy-MM-ddTHH>}, SK {@code <yyyy-MM-ddTHH:mm>#<shardId>#<seq>}</li>
+ *   <li>minute partial: PK {@code P#<seriesKey>#<yyyy-MM-ddTHH>}, SK {@code <yyyy-MM-ddTHH:mm>#<shardId>#<seq>#<generation>}
+ *       (partials written before checkpoints have no generation: read as 0)</li>
  *   <li>hourly rollup: PK {@code H#<seriesKey>#<yyyy-MM-dd>}, SK {@code <yyyy-MM-ddTHH>}</li>
  *   <li>daily rollup: PK {@code D#<seriesKey>#<yyyy-MM>}, SK {@code <yyyy-MM-dd>}</li>
  *   <li>catalog: PK {@code C#<name>}, SK {@code <seriesKey>}; name index: PK {@code N#}, SK {@code <name>}</li>
@@ -27,8 +28,33 @@ public final class KeyScheme {
         return "P#" + seriesKey + "#" + hour(minuteStart);
     }
 
-    public static String partialSk(long minuteStart, String shardId, String firstSequence) {
-        return minute(minuteStart) + "#" + shardId + "#" + firstSequence;
+    /**
+     * A partial's sort key: its minute, shard and first contributing record (what every attempt that stores that
+     * record as the minute's first contributor shares), then the generation of the attempt that wrote it.
+     */
+    public static String partialSk(long minuteStart, String shardId, String firstSequence, long generation) {
+        return minute(minuteStart) + "#" + shardId + "#" + firstSequence + "#" + generation;
+    }
+
+    /** The part of a partial's sort key that attempts share: minute, shard and first contributing record. */
+    public static String partialSlot(String sk) {
+        int last = sk.lastIndexOf('#');
+        return hashes(sk) >= 3 ? sk.substring(0, last) : sk;
+    }
+
+    /** The generation of the attempt that wrote a partial; 0 for a partial written before generations. */
+    public static long partialGeneration(String sk) {
+        return hashes(sk) >= 3 ? Long.parseLong(sk.substring(sk.lastIndexOf('#') + 1)) : 0;
+    }
+
+    private static int hashes(String s) {
+        int n = 0;
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) == '#') {
+                n++;
+            }
+        }
+        return n;
     }
 
     public static String hourlyPk(String seriesKey, long hourStart) {

@@ -23,11 +23,14 @@ public final class PartialItems {
     private PartialItems() {
     }
 
-    /** The item for one partial; {@code ttlSeconds} counts from the end of the partial's minute. */
-    public static Map<String, AttributeValue> partial(MinuteAggregate a, long ttlSeconds) {
+    /**
+     * The item for one partial written by the attempt of {@code generation} ({@link ShardCheckpoints});
+     * {@code ttlSeconds} counts from the end of the partial's minute.
+     */
+    public static Map<String, AttributeValue> partial(MinuteAggregate a, long ttlSeconds, long generation) {
         Map<String, AttributeValue> item = new HashMap<>(10);
         item.put(KeyScheme.PK, s(KeyScheme.partialPk(a.seriesKey(), a.minuteStart())));
-        item.put(KeyScheme.SK, s(KeyScheme.partialSk(a.minuteStart(), a.shardId(), a.firstSequence())));
+        item.put(KeyScheme.SK, s(KeyScheme.partialSk(a.minuteStart(), a.shardId(), a.firstSequence(), generation)));
         item.put(MINUTE, n(Long.toString(a.minuteStart())));
         SummaryAttributes.put(item, a.summary());
         item.put(TTL, n(Long.toString(a.minuteStart() / 1000 + 60 + ttlSeconds)));

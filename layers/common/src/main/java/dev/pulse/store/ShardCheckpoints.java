@@ -22,9 +22,10 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  *       below it is stored (or was poison and went to the DLQ), so a redelivered record at or below it is
  *       skipped, whatever the batch boundaries of the redelivery.</li>
  *   <li>{@code g}: incremented by every attempt when it starts ({@link #claim}). The attempt writes its partials
- *       with that generation, on condition that no item carries a newer one ({@link DynamoDbStore#putAllFenced}),
- *       and commits only if {@code g} is still its own. An older attempt whose writes land late, or which still
- *       runs, therefore cannot overwrite what a newer attempt stored, and fails its commit.</li>
+ *       under that generation (the last part of their sort key), and readers take, of the partials with the same
+ *       minute, shard and first record, only the newest generation ({@link LatestPartials}); it commits only if
+ *       {@code g} is still its own. So an older attempt whose writes land late, or which still runs, cannot change
+ *       what a newer attempt stored, and fails its commit.</li>
  * </ul>
  * docs/design.md, "Exactly once", has the argument and what it costs (two single-item writes per batch).
  */

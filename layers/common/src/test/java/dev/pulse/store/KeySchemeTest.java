@@ -60,9 +60,25 @@ class KeySchemeTest {
     }
 
     @Test
-    void partialSk_whenMinuteShardAndSequence_joinsWithHash() {
-        assertThat(KeyScheme.partialSk(1763740860000L, "shardId-000000000001", "4959033827149025660855969253836157"))
-                .isEqualTo("2025-11-21T16:01#shardId-000000000001#4959033827149025660855969253836157");
+    void partialSk_whenMinuteShardSequenceAndGeneration_joinsWithHash() {
+        assertThat(KeyScheme.partialSk(1763740860000L, "shardId-000000000001", "4959033827149025660855969253836157", 12))
+                .isEqualTo("2025-11-21T16:01#shardId-000000000001#4959033827149025660855969253836157#12");
+    }
+
+    @Test
+    void partialSlot_whenGeneration_isTheKeyWithoutIt() {
+        String sk = KeyScheme.partialSk(1763740860000L, "shardId-000000000001", "495", 12);
+
+        assertThat(KeyScheme.partialSlot(sk)).isEqualTo("2025-11-21T16:01#shardId-000000000001#495");
+        assertThat(KeyScheme.partialGeneration(sk)).isEqualTo(12);
+    }
+
+    @Test
+    void partialSlot_whenWrittenBeforeGenerations_isTheWholeKeyAndGenerationZero() {
+        String legacy = "2025-11-21T16:01#shardId-000000000001#495";
+
+        assertThat(KeyScheme.partialSlot(legacy)).isEqualTo(legacy);
+        assertThat(KeyScheme.partialGeneration(legacy)).isZero();
     }
 
     @Test

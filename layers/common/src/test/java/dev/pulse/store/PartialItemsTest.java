@@ -26,10 +26,10 @@ class PartialItemsTest {
 
     @Test
     void partial_whenAggregate_mapsKeysAndSummary() {
-        Map<String, AttributeValue> item = PartialItems.partial(partial("Milliseconds", 2, 5, 1), 86_400);
+        Map<String, AttributeValue> item = PartialItems.partial(partial("Milliseconds", 2, 5, 1), 86_400, 7);
 
         assertThat(item.get(KeyScheme.PK).s()).isEqualTo("P#lat{op=Pay}#2025-11-21T16");
-        assertThat(item.get(KeyScheme.SK).s()).isEqualTo("2025-11-21T16:01#shardId-000000000001#500");
+        assertThat(item.get(KeyScheme.SK).s()).isEqualTo("2025-11-21T16:01#shardId-000000000001#500#7");
         assertThat(item.get(PartialItems.MINUTE).n()).isEqualTo(Long.toString(T0 + 60_000));
         dev.pulse.aggregate.Summary s = SummaryAttributes.read(item);
         assertThat(s.count()).isEqualTo(3);
@@ -48,7 +48,7 @@ class PartialItemsTest {
         for (int i = 0; i < sequences.size(); i++) {
             agg.addRecord(sequences.get(i), List.of(new Datapoint("a", Map.of(), T0 + i, 1, null)));
         }
-        return PartialItems.partial(agg.partials().iterator().next(), 60);
+        return PartialItems.partial(agg.partials().iterator().next(), 60, 3);
     }
 
     @Test
@@ -64,26 +64,26 @@ class PartialItemsTest {
             assertThat(retry.get(KeyScheme.PK)).isEqualTo(failedAttempt.get(KeyScheme.PK));
             assertThat(retry.get(KeyScheme.SK)).isEqualTo(failedAttempt.get(KeyScheme.SK));
         });
-        assertThat(largerRetry.get(KeyScheme.SK).s()).endsWith("#101");
+        assertThat(largerRetry.get(KeyScheme.SK).s()).endsWith("#101#3");
     }
 
     @Test
     void partial_whenTtl_countsFromEndOfMinuteInSeconds() {
-        Map<String, AttributeValue> item = PartialItems.partial(partial(null, 1), 3_600);
+        Map<String, AttributeValue> item = PartialItems.partial(partial(null, 1), 3_600, 1);
 
         assertThat(Long.parseLong(item.get(PartialItems.TTL).n())).isEqualTo((T0 + 120_000) / 1000 + 3_600);
     }
 
     @Test
     void partial_whenNoUnit_omitsUnitAttribute() {
-        assertThat(PartialItems.partial(partial(null, 1), 60)).doesNotContainKey(PartialItems.UNIT);
+        assertThat(PartialItems.partial(partial(null, 1), 60, 1)).doesNotContainKey(PartialItems.UNIT);
     }
 
     @Test
     void partial_whenSketchStored_roundTripsThroughItem() {
         MinuteAggregate p = partial(null, 1, 10, 100, 1000);
 
-        var stored = SummaryAttributes.read(PartialItems.partial(p, 60)).sketch();
+        var stored = SummaryAttributes.read(PartialItems.partial(p, 60, 1)).sketch();
 
         assertThat(stored.getCount()).isEqualTo(4.0);
         assertThat(stored.getValueAtQuantile(0.5)).isEqualTo(p.sketch().getValueAtQuantile(0.5));

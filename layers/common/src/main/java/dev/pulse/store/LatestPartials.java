@@ -1,0 +1,58 @@
+package dev.pulse.store;
+
+import java.util.Map;
+import java.util.function.Consumer;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * What a reader of minute partials must sum: of the partials that share a slot (minute, shard, first contributing
+ * record), only the one of the newest generation. Older ones were written by attempts that a newer attempt
+ * replaced, or by a stale attempt whose write landed late (docs/design.md, "Exactly once"). Partials of one
+ * partition arrive sorted by sort key, where a slot's partials are adjacent, so one is held back at a time.
+ *
+ * <p>Feed it the items of one partition in key order ({@link #accept}), then call {@link #finish}.
+ */
+public final class LatestPartials implements Consumer<Map<String, AttributeValue>> {
+
+    private final Consumer<Map<String, AttributeValue>> downstream;
+    private String slot;
+    private long generation;
+    private Map<String, AttributeValue> held;
+    private long superseded;
+
+    public LatestPartials(Consumer<Map<String, AttributeValue>> downstream) {
+        this.downstream = downstream;
+    }
+
+    @Override
+    public void accept(Map<String, AttributeValue> item) {
+        String sk = item.get(KeyScheme.SK).s();
+        String s = KeyScheme.partialSlot(sk);
+        long g = KeyScheme.partialGeneration(sk);
+        if (s.equals(slot)) {
+            superseded++;
+            if (g > generation) {
+                held = item;
+                generation = g;
+            }
+            return;
+        }
+        finish();
+        slot = s;
+        generation = g;
+        held = item;
+    }
+
+    /** Passes on the last held partial; call once the partition has been read. */
+    public void finish() {
+        if (held != null) {
+            downstream.accept(held);
+            held = null;
+        }
+    }
+
+    /** Partials skipped because a newer generation holds their slot. */
+    public long superseded() {
+        return superseded;
+    }
+}
