@@ -58,6 +58,9 @@ class AdversarialReviewIT {
         volatile boolean failCommit;
         volatile int claimLostResponses; // claims applied, then reported as a (retryable) connection error
         volatile int commitLostResponses;
+        volatile boolean holdMarks; // a mark UpdateItem is held (reported as a crash) and lands later
+        volatile CompletableFuture<Void> gate; // batch writes wait for it (an attempt in flight)
+        final java.util.concurrent.CountDownLatch atGate = new java.util.concurrent.CountDownLatch(1);
 
         Ctl(DynamoDbAsyncClient delegate) {
             super(delegate);
@@ -65,6 +68,11 @@ class AdversarialReviewIT {
 
         @Override
         public CompletableFuture<BatchWriteItemResponse> batchWriteItem(BatchWriteItemRequest request) {
+            CompletableFuture<Void> g = gate;
+            if (g != null) {
+                atGate.countDown();
+                return g.thenCompose(v -> delegate.batchWriteItem(request));
+            }
             if (holdWrites) {
                 synchronized (held) {
                     held.add(() -> delegate.batchWriteItem(request));
@@ -78,6 +86,12 @@ class AdversarialReviewIT {
         public CompletableFuture<UpdateItemResponse> updateItem(UpdateItemRequest request) {
             boolean commit = request.updateExpression().startsWith("SET #w");
             boolean claim = request.updateExpression().startsWith("ADD #g");
+            if (holdMarks && request.updateExpression().startsWith("SET #d")) {
+                synchronized (held) {
+                    held.add(() -> delegate.updateItem(request));
+                }
+                return CompletableFuture.failedFuture(new IllegalStateException("simulated crash (mark held)"));
+            }
             if (commit && failCommit) {
                 return CompletableFuture.failedFuture(new IllegalStateException("simulated crash before commit"));
             }
@@ -347,6 +361,42 @@ class AdversarialReviewIT {
             System.out.println("poisonResent: first attempt poison=" + (a == null ? "crash" : a.poisonRecords())
                     + ", retry poison=" + b.poisonRecords() + ", DLQ messages=" + n);
             assertThat(n).as("DLQ messages for one poison record").isEqualTo(2); // documents the duplicate
+        }
+    }
+
+    /**
+     * A failed attempt's build-mark write lands late (after markSettle) with an older {@code d}, overwriting the
+     * newer mark of the attempt in flight: the builder sees a settled mark, builds without the in-flight partials
+     * and clears the mark; the partials then land unannounced and the hourly rollup misses them for good.
+     * Premise: a DynamoDB write landing more than markSettle (2 x (IngestTimeout + 5 s)) after it was sent, which
+     * MarkMemory's and the builder's settle argument assume cannot happen, but docs/design.md's "Exactly once"
+     * allows ("a write of a failed attempt can also reach DynamoDB after the client gave up on it").
+     */
+    @Test
+    @org.junit.jupiter.api.Disabled("late mark write with an older d hides an in-flight attempt from the builder: fails by design")
+    void lateMarkWithOlderValueHidesInFlightPartials() throws Exception {
+        Instant t0 = Instant.parse("2026-11-21T13:00:00Z");
+        try (Pipeline p = new Pipeline("rev-g", t0, Duration.ofDays(1))) {
+            RawData raw = new RawData();
+            List<KinesisEvent.KinesisEventRecord> r = List.of(rec(raw, KinesisRecords.sequence(1), 1),
+                    rec(raw, KinesisRecords.sequence(2), 2));
+            Ctl ctl = new Ctl(Emulators.dynamoAsync());
+            IngestService svc = service(p, ctl);
+            ctl.holdMarks = true;
+            assertThat(ok(run(svc, r, false))).isFalse(); // A: its mark (d = t0) is held
+            ctl.holdMarks = false;
+            p.clock().advance(p.config.markSettle().plusSeconds(1));
+            CompletableFuture<Void> gate = new CompletableFuture<>();
+            ctl.gate = gate;
+            CompletableFuture<IngestResult> b = CompletableFuture.supplyAsync(() -> run(svc, r, false)); // B in flight
+            assertThat(ctl.atGate.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue(); // B's mark is set
+            ctl.land(); // A's mark lands: d = t0, settled
+            System.out.println("lateMark first build: " + p.build());
+            gate.complete(null);
+            assertThat(ok(b.get(10, java.util.concurrent.TimeUnit.SECONDS))).isTrue(); // B commits
+            p.clock().advance(p.config.markSettle().plusSeconds(1));
+            System.out.println("lateMark second build: " + p.build());
+            raw.assertQueryMatches(QueryHandlerAccess.create(p), "2026-11-21T11:00:00Z", "2026-11-21T12:00:00Z", "60");
         }
     }
 }
