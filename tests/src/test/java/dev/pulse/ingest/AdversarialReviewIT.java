@@ -1,0 +1,432 @@
+package dev.pulse.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
+import dev.pulse.metrics.InvocationMetrics;
+import dev.pulse.query.QueryHandler;
+import dev.pulse.query.QueryHandlerAccess;
+import dev.pulse.retry.Deadline;
+import dev.pulse.store.KeyScheme;
+import dev.pulse.store.LatestPartials;
+import dev.pulse.store.ShardCheckpoints;
+import dev.pulse.store.SummaryAttributes;
+import dev.pulse.testing.DelegatingDynamoDb;
+import dev.pulse.testing.Emulators;
+import dev.pulse.testing.KinesisRecords;
+import dev.pulse.testing.Pipeline;
+import dev.pulse.testing.RawData;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
+
+/**
+ * Adversarial review of issue 13's exactly-once claims after the generation moved into the partial's key
+ * (reviewer's scratch reproductions, wt-e). Every scenario drives the real IngestService against DynamoDB Local
+ * and reads back through the real readers: the query API (open hour: partials through LatestPartials) and the
+ * rollup builder (hourly rollup), then the query again (from the rollup).
+ */
+@ExtendWith(Emulators.class)
+class AdversarialReviewIT {
+
+    private static final Instant NOW = Instant.parse("2026-11-21T12:00:00Z");
+    private static final long MINUTE = Instant.parse("2026-11-21T11:30:00Z").toEpochMilli();
+    private static final String SHARD = "shardId-000000000000";
+    private static final String STREAM_ARN = "arn:aws:kinesis:us-east-1:123456789012:stream/pulse-test";
+    private static final String CP_KEY = ShardCheckpoints.key("pulse-test", SHARD);
+
+    /** A client wrapper: holds batch writes (a zombie: reported as a crash, landed later), fails or repeats calls. */
+    static final class Ctl extends DelegatingDynamoDb {
+        final List<Supplier<CompletableFuture<?>>> held = new ArrayList<>();
+        volatile boolean holdWrites;
+        volatile boolean failCommit;
+        volatile int claimLostResponses; // claims applied, then reported as a (retryable) connection error
+        volatile int commitLostResponses;
+        volatile boolean holdMarks; // a mark UpdateItem is held (reported as a crash) and lands later
+        volatile CompletableFuture<Void> gate; // batch writes wait for it (an attempt in flight)
+        final java.util.concurrent.CountDownLatch atGate = new java.util.concurrent.CountDownLatch(1);
+
+        Ctl(DynamoDbAsyncClient delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public CompletableFuture<BatchWriteItemResponse> batchWriteItem(BatchWriteItemRequest request) {
+            CompletableFuture<Void> g = gate;
+            if (g != null) {
+                atGate.countDown();
+                return g.thenCompose(v -> delegate.batchWriteItem(request));
+            }
+            if (holdWrites) {
+                synchronized (held) {
+                    held.add(() -> delegate.batchWriteItem(request));
+                }
+                return CompletableFuture.failedFuture(new IllegalStateException("simulated crash (write held)"));
+            }
+            return delegate.batchWriteItem(request);
+        }
+
+        @Override
+        public CompletableFuture<UpdateItemResponse> updateItem(UpdateItemRequest request) {
+            boolean commit = request.updateExpression().startsWith("SET #w");
+            boolean claim = request.updateExpression().startsWith("ADD #g");
+            if (holdMarks && request.updateExpression().startsWith("SET #d")) {
+                synchronized (held) {
+                    held.add(() -> delegate.updateItem(request));
+                }
+                return CompletableFuture.failedFuture(new IllegalStateException("simulated crash (mark held)"));
+            }
+            if (commit && failCommit) {
+                return CompletableFuture.failedFuture(new IllegalStateException("simulated crash before commit"));
+            }
+            if ((claim && claimLostResponses > 0) || (commit && commitLostResponses > 0)) {
+                if (claim) {
+                    claimLostResponses--;
+                } else {
+                    commitLostResponses--;
+                }
+                return delegate.updateItem(request).thenCompose(r -> CompletableFuture.failedFuture(
+                        SdkClientException.builder().message("simulated lost response").build()));
+            }
+            return delegate.updateItem(request);
+        }
+
+        void land() {
+            List<Supplier<CompletableFuture<?>>> now;
+            synchronized (held) {
+                now = new ArrayList<>(held);
+                held.clear();
+            }
+            for (Supplier<CompletableFuture<?>> h : now) {
+                h.get().join();
+            }
+        }
+    }
+
+    private static KinesisEvent.KinesisEventRecord rec(RawData raw, String seq, double... values) {
+        StringBuilder nd = new StringBuilder();
+        for (double v : values) {
+            long ts = MINUTE + 1_000;
+            nd.append(String.format(Locale.ROOT, "{\"name\":\"rev.x\",\"dims\":{\"k\":\"a\"},\"ts\":%d,\"value\":%s}%n",
+                    ts, Double.toString(v)));
+            raw.add("rev.x", Map.of("k", "a"), ts, v);
+        }
+        KinesisEvent.KinesisEventRecord r = KinesisRecords.record(SHARD, 0, "pk", nd.toString()
+                .getBytes(StandardCharsets.UTF_8), NOW.toEpochMilli() - 60_000);
+        r.getKinesis().setSequenceNumber(seq);
+        r.setEventID(SHARD + ":" + seq);
+        r.setEventSourceARN(STREAM_ARN);
+        return r;
+    }
+
+    private static IngestResult run(IngestService s, List<KinesisEvent.KinesisEventRecord> batch, boolean redrive) {
+        InvocationMetrics<IngestMetric> m = new InvocationMetrics<>(IngestMetric.class);
+        try {
+            return redrive ? s.redrive(batch, Deadline.inMillis(10_000), m) : s.ingest(batch, Deadline.inMillis(10_000), m);
+        } catch (RuntimeException crash) {
+            return null; // the invocation crashed: Lambda retries the batch
+        }
+    }
+
+    private static boolean ok(IngestResult r) {
+        return r != null && !r.failed();
+    }
+
+    private static IngestService service(Pipeline p, DynamoDbAsyncClient client) {
+        return IngestHandlerAccess.service(p.config, client, Emulators.sqs().client(), p.clock());
+    }
+
+    private static void setGeneration(Pipeline p, long g) {
+        p.reader().putItem(b -> b.tableName(p.table).item(Map.of(KeyScheme.PK, AttributeValue.fromS(CP_KEY),
+                KeyScheme.SK, AttributeValue.fromS("w"), ShardCheckpoints.GENERATION, AttributeValue.fromN(Long.toString(g)))));
+    }
+
+    private static List<String> partialSks(Pipeline p) {
+        List<String> out = new ArrayList<>();
+        p.reader().scanPaginator(b -> b.tableName(p.table)).items().forEach(i -> {
+            if (i.get(KeyScheme.PK).s().startsWith("P#")) {
+                out.add(i.get(KeyScheme.SK).s() + " count=" + SummaryAttributes.read(i, false).count());
+            }
+        });
+        out.sort(null);
+        return out;
+    }
+
+    /** The query before the build (open hour, from partials), the build, the query after (from the rollup). */
+    private static void assertExactEverywhere(Pipeline p, RawData raw) {
+        QueryHandler q = QueryHandlerAccess.create(p);
+        raw.assertQueryMatches(q, "2026-11-21T11:00:00Z", "2026-11-21T12:00:00Z", "60");
+        p.clock().set(NOW.plus(Duration.ofHours(1)));
+        p.buildAll();
+        raw.assertQueryMatches(QueryHandlerAccess.create(p), "2026-11-21T11:00:00Z", "2026-11-21T12:00:00Z", "60");
+        raw.assertQueryMatches(QueryHandlerAccess.create(p), "2026-11-21T00:00:00Z", "2026-11-22T00:00:00Z", "PT1H");
+    }
+
+    /**
+     * Generations crossing a digit count (9 -> 10 -> 11), sequence numbers of different lengths (98, 99, 100,
+     * 101: "100" sorts before "98" in the SK), a zombie of generation 9 landing after both commits, and a legacy
+     * (generation-less) partial in the same slot.
+     */
+    @Test
+    void generationDigitsShortSequencesZombieAndLegacy() {
+        try (Pipeline p = new Pipeline("rev-a", NOW, Duration.ofDays(1))) {
+            RawData raw = new RawData();
+            List<KinesisEvent.KinesisEventRecord> r = List.of(rec(raw, "98", 1), rec(raw, "99", 2), rec(raw, "100", 3),
+                    rec(raw, "101", 4));
+            setGeneration(p, 8);
+            Ctl ctl = new Ctl(Emulators.dynamoAsync());
+            IngestService svc = service(p, ctl);
+            ctl.holdWrites = true;
+            assertThat(ok(run(svc, r, false))).isFalse(); // gen 9: writes held
+            ctl.holdWrites = false;
+            assertThat(ok(run(svc, r.subList(0, 2), false))).isTrue(); // gen 10, bisected half
+            assertThat(ok(run(svc, r.subList(2, 4), false))).isTrue(); // gen 11
+            ctl.land(); // gen 9 lands: slot 98 holding 1..4
+            // A generation-less partial in slot 98 (as written before generations) holding all four records.
+            Map<String, AttributeValue> legacy = new HashMap<>();
+            p.reader().scanPaginator(b -> b.tableName(p.table)).items().forEach(i -> {
+                if (i.get(KeyScheme.SK).s().endsWith("#98#9")) {
+                    legacy.putAll(i);
+                }
+            });
+            assertThat(legacy).isNotEmpty();
+            legacy.put(KeyScheme.SK, AttributeValue.fromS(KeyScheme.partialSlot(legacy.get(KeyScheme.SK).s())));
+            p.reader().putItem(b -> b.tableName(p.table).item(legacy));
+            System.out.println("generationDigits partials: " + partialSks(p));
+            assertExactEverywhere(p, raw);
+        }
+    }
+
+    /**
+     * A discarded batch redriven while a live attempt holds the current generation (it crashed before its commit,
+     * and its retry commits after the redrive), plus a zombie of the live attempt landing after the redrive.
+     */
+    @Test
+    void redriveWhileLiveAttemptHoldsCurrentGeneration() {
+        try (Pipeline p = new Pipeline("rev-b", NOW, Duration.ofDays(1))) {
+            RawData raw = new RawData();
+            List<KinesisEvent.KinesisEventRecord> r = new ArrayList<>();
+            for (int i = 1; i <= 8; i++) {
+                r.add(rec(raw, KinesisRecords.sequence(i), i));
+            }
+            Ctl ctl = new Ctl(Emulators.dynamoAsync());
+            IngestService svc = service(p, ctl);
+            ctl.failCommit = true;
+            assertThat(ok(run(svc, r.subList(0, 6), false))).isFalse(); // g1: r1..r6 written, no commit
+            assertThat(ok(run(svc, r.subList(0, 3), false))).isFalse(); // g2: bisected half, fails too: discarded
+            ctl.failCommit = false;
+            assertThat(ok(run(svc, r.subList(3, 6), false))).isTrue(); // g3: r4..r6 commits, w = r6
+            ctl.failCommit = true;
+            ctl.holdWrites = true;
+            assertThat(ok(run(svc, r.subList(6, 8), false))).isFalse(); // g4 (current): zombie writes held
+            ctl.holdWrites = false;
+            ctl.failCommit = false;
+            assertThat(ok(run(svc, r.subList(0, 3), true))).as("redrive").isTrue(); // at g4
+            ctl.land(); // g4's late writes
+            assertThat(ok(run(svc, r.subList(6, 8), false))).isTrue(); // g5
+            System.out.println("redriveWhileLive partials: " + partialSks(p));
+            assertExactEverywhere(p, raw);
+        }
+    }
+
+    /** The claim's and the commit's responses lost (each applied, then retried): double ADD, repeated commit. */
+    @Test
+    void lostClaimAndCommitResponses() {
+        try (Pipeline p = new Pipeline("rev-c", NOW, Duration.ofDays(1))) {
+            RawData raw = new RawData();
+            List<KinesisEvent.KinesisEventRecord> r = new ArrayList<>();
+            for (int i = 1; i <= 6; i++) {
+                r.add(rec(raw, KinesisRecords.sequence(i), i));
+            }
+            Ctl ctl = new Ctl(Emulators.dynamoAsync());
+            IngestService svc = service(p, ctl);
+            ctl.claimLostResponses = 1;
+            ctl.commitLostResponses = 1;
+            IngestResult a = run(svc, r.subList(0, 3), false);
+            System.out.println("lost responses, first batch: " + (a == null ? "crashed" : a.failureReason()));
+            assertThat(ok(a)).isTrue();
+            assertThat(ok(run(svc, r.subList(0, 6), false))).isTrue(); // redelivered with other boundaries
+            System.out.println("lostResponses partials: " + partialSks(p));
+            assertExactEverywhere(p, raw);
+        }
+    }
+
+    /** LatestPartials fed a legacy partial between two generations of the same slot. */
+    @Test
+    void latestPartialsOrderingUnit() {
+        List<String> out = new ArrayList<>();
+        LatestPartials lp = new LatestPartials(i -> out.add(i.get(KeyScheme.SK).s()));
+        for (String sk : new String[] {"2026-11-21T11:30#s#100#11", "2026-11-21T11:30#s#98", "2026-11-21T11:30#s#98#10",
+                "2026-11-21T11:30#s#98#9", "2026-11-21T11:30#s#99"}) {
+            lp.accept(Map.of(KeyScheme.SK, AttributeValue.fromS(sk)));
+        }
+        lp.finish();
+        assertThat(out).containsExactly("2026-11-21T11:30#s#100#11", "2026-11-21T11:30#s#98#10", "2026-11-21T11:30#s#99");
+    }
+
+    /**
+     * README ("Storage layout") still says a minute's total is the merge of all items in the pk whose sk starts with
+     * that minute. After one failed attempt and its bisection that rule counts the outvoted partials too.
+     */
+    @Test
+    @org.junit.jupiter.api.Disabled("documentation bug (README storage contract ignores generations): fails by design")
+    void readmeStorageContractDoubleCounts() {
+        try (Pipeline p = new Pipeline("rev-d", NOW, Duration.ofDays(1))) {
+            RawData raw = new RawData();
+            List<KinesisEvent.KinesisEventRecord> r = new ArrayList<>();
+            for (int i = 1; i <= 4; i++) {
+                r.add(rec(raw, KinesisRecords.sequence(i), i));
+            }
+            Ctl ctl = new Ctl(Emulators.dynamoAsync());
+            IngestService svc = service(p, ctl);
+            ctl.failCommit = true;
+            assertThat(ok(run(svc, r, false))).isFalse();
+            ctl.failCommit = false;
+            assertThat(ok(run(svc, r.subList(0, 2), false))).isTrue();
+            assertThat(ok(run(svc, r.subList(2, 4), false))).isTrue();
+            long[] count = {0};
+            double[] sum = {0};
+            String pk = KeyScheme.partialPk(raw.keys().get(0), MINUTE);
+            p.reader().queryPaginator(b -> b.tableName(p.table).keyConditionExpression("pk = :pk")
+                    .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS(pk)))).items().forEach(i -> {
+                        if (i.get(KeyScheme.SK).s().startsWith(KeyScheme.minute(MINUTE))) {
+                            count[0] += SummaryAttributes.read(i, false).count();
+                            sum[0] += SummaryAttributes.read(i, false).sum();
+                        }
+                    });
+            assertThat(count[0]).as("count by README's rule; partials " + partialSks(p)).isEqualTo(4);
+            assertThat(sum[0]).isEqualTo(10.0);
+        }
+    }
+
+    /**
+     * A hand-made (not ESM) batch whose records are out of shard order: the commit stores the batch's *last* record,
+     * which here is below the committed position, so w moves backwards and a redelivery stores r3 and r4 again.
+     */
+    @Test
+    @org.junit.jupiter.api.Disabled("hand-made out-of-order batch moves the committed position backwards: fails by design")
+    void outOfOrderBatchMovesCommittedPositionBackwards() {
+        try (Pipeline p = new Pipeline("rev-e", NOW, Duration.ofDays(1))) {
+            RawData raw = new RawData();
+            List<KinesisEvent.KinesisEventRecord> r = new ArrayList<>();
+            for (int i = 1; i <= 5; i++) {
+                r.add(rec(raw, KinesisRecords.sequence(i), i));
+            }
+            IngestService svc = service(p, Emulators.dynamoAsync());
+            assertThat(ok(run(svc, r.subList(0, 2), false))).isTrue(); // w = r2
+            assertThat(ok(run(svc, List.of(r.get(3), r.get(2), r.get(1)), false))).isTrue(); // r4, r3 new; w = r2 again
+            assertThat(ok(run(svc, r.subList(2, 5), false))).isTrue(); // r3, r4 stored a second time, r5
+            System.out.println("outOfOrder partials: " + partialSks(p));
+            raw.assertQueryMatches(QueryHandlerAccess.create(p), "2026-11-21T11:00:00Z", "2026-11-21T12:00:00Z", "60");
+        }
+    }
+
+    /** Poison sent, then the commit fails: the retry sends the same poison record to the DLQ again. */
+    @Test
+    void poisonResentWhenCommitFails() {
+        try (Pipeline p = new Pipeline("rev-f", NOW, Duration.ofDays(1))) {
+            RawData raw = new RawData();
+            KinesisEvent.KinesisEventRecord good = rec(raw, KinesisRecords.sequence(1), 1);
+            KinesisEvent.KinesisEventRecord bad = KinesisRecords.record(SHARD, 2, "pk",
+                    "not json".getBytes(StandardCharsets.UTF_8), NOW.toEpochMilli() - 60_000);
+            bad.setEventSourceARN(STREAM_ARN);
+            Ctl ctl = new Ctl(Emulators.dynamoAsync());
+            IngestService svc = service(p, ctl);
+            ctl.failCommit = true;
+            IngestResult a = run(svc, List.of(good, bad), false);
+            ctl.failCommit = false;
+            IngestResult b = run(svc, List.of(good, bad), false);
+            int n = 0;
+            String url = p.config.deadLetterUrl();
+            for (int k = 0; k < 5; k++) {
+                n += Emulators.sqs().client().receiveMessage(x -> x.queueUrl(url).maxNumberOfMessages(10)
+                        .visibilityTimeout(600)).messages().size();
+            }
+            System.out.println("poisonResent: first attempt poison=" + (a == null ? "crash" : a.poisonRecords())
+                    + ", retry poison=" + b.poisonRecords() + ", DLQ messages=" + n);
+            assertThat(n).as("DLQ messages for one poison record").isEqualTo(2); // documents the duplicate
+        }
+    }
+
+    /**
+     * A failed attempt's build-mark write lands late (after markSettle) with an older {@code d}, overwriting the
+     * newer mark of the attempt in flight: the builder sees a settled mark, builds without the in-flight partials
+     * and clears the mark; the partials then land unannounced and the hourly rollup misses them for good.
+     * Premise: a DynamoDB write landing more than markSettle (2 x (IngestTimeout + 5 s)) after it was sent, which
+     * MarkMemory's and the builder's settle argument assume cannot happen, but docs/design.md's "Exactly once"
+     * allows ("a write of a failed attempt can also reach DynamoDB after the client gave up on it").
+     */
+    @Test
+    @org.junit.jupiter.api.Disabled("late mark write with an older d hides an in-flight attempt from the builder: fails by design")
+    void lateMarkWithOlderValueHidesInFlightPartials() throws Exception {
+        Instant t0 = Instant.parse("2026-11-21T13:00:00Z");
+        try (Pipeline p = new Pipeline("rev-g", t0, Duration.ofDays(1))) {
+            RawData raw = new RawData();
+            List<KinesisEvent.KinesisEventRecord> r = List.of(rec(raw, KinesisRecords.sequence(1), 1),
+                    rec(raw, KinesisRecords.sequence(2), 2));
+            Ctl ctl = new Ctl(Emulators.dynamoAsync());
+            IngestService svc = service(p, ctl);
+            ctl.holdMarks = true;
+            assertThat(ok(run(svc, r, false))).isFalse(); // A: its mark (d = t0) is held
+            ctl.holdMarks = false;
+            p.clock().advance(p.config.markSettle().plusSeconds(1));
+            CompletableFuture<Void> gate = new CompletableFuture<>();
+            ctl.gate = gate;
+            CompletableFuture<IngestResult> b = CompletableFuture.supplyAsync(() -> run(svc, r, false)); // B in flight
+            assertThat(ctl.atGate.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue(); // B's mark is set
+            ctl.land(); // A's mark lands: d = t0, settled
+            System.out.println("lateMark first build: " + p.build());
+            gate.complete(null);
+            assertThat(ok(b.get(10, java.util.concurrent.TimeUnit.SECONDS))).isTrue(); // B commits
+            p.clock().advance(p.config.markSettle().plusSeconds(1));
+            System.out.println("lateMark second build: " + p.build());
+            raw.assertQueryMatches(QueryHandlerAccess.create(p), "2026-11-21T11:00:00Z", "2026-11-21T12:00:00Z", "60");
+        }
+    }
+
+    /**
+     * A validation setting changed between two attempts at one batch (a deploy while a batch is failing: here
+     * ACCEPT_FUTURE_SECONDS from 2 h to 10 min; any decoder change has the same effect). The first record's datapoint
+     * is accepted by attempt 1 (which keys the minute by it) and refused by attempt 2 (which keys it by r2), so
+     * attempt 1's partial is never replaced: 5 datapoints stored where 2 or 3 are right.
+     */
+    @Test
+    @org.junit.jupiter.api.Disabled("decoding that changes between attempts (config or code deploy) double counts: fails by design")
+    void validationChangeBetweenAttemptsDoubleCounts() {
+        try (Pipeline p = new Pipeline("rev-h", NOW, Duration.ofDays(1))) {
+            RawData raw = new RawData();
+            KinesisEvent.KinesisEventRecord r1 = rec(raw, KinesisRecords.sequence(1), 1);
+            r1.getKinesis().setApproximateArrivalTimestamp(new java.util.Date(MINUTE - 20 * 60_000L)); // ts 20 min ahead
+            List<KinesisEvent.KinesisEventRecord> r = List.of(r1, rec(raw, KinesisRecords.sequence(2), 2),
+                    rec(raw, KinesisRecords.sequence(3), 3));
+            Ctl ctl = new Ctl(Emulators.dynamoAsync());
+            ctl.failCommit = true;
+            assertThat(ok(run(service(p, ctl), r, false))).isFalse(); // attempt 1, old setting: r1 accepted
+            Map<String, String> env = new HashMap<>(dev.pulse.testing.TestConfig.acceptingPast(Duration.ofDays(1)));
+            env.put("ACCEPT_FUTURE_SECONDS", "600");
+            IngestService redeployed = IngestHandlerAccess.service(dev.pulse.testing.TestConfig.of(p.table,
+                    p.config.deadLetterUrl(), env), Emulators.dynamoAsync(), Emulators.sqs().client(), p.clock());
+            IngestResult two = run(redeployed, r, false); // attempt 2, new setting: r1 refused
+            assertThat(ok(two)).isTrue();
+            System.out.println("validationChange: attempt 2 poison=" + two.poisonRecords() + " skipped=" + two.skippedEvents()
+                    + " partials " + partialSks(p));
+            raw.assertQueryMatches(QueryHandlerAccess.create(p), "2026-11-21T11:00:00Z", "2026-11-21T12:00:00Z", "60");
+        }
+    }
+}
