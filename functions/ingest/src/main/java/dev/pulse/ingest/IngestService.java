@@ -167,7 +167,13 @@ public final class IngestService {
     /** One shard's records (a mapping's batch is always one shard); returns the failure, or null. */
     private String ingestShard(String key, List<KinesisEvent.KinesisEventRecord> records, boolean redrive,
             List<PoisonRecord> unkeyed, Tally t, Deadline deadline, InvocationMetrics<IngestMetric> metrics) {
-        String last = records.get(records.size() - 1).getKinesis().getSequenceNumber();
+        // The highest, not the last: a hand-made batch out of shard order must not move the position backwards.
+        String last = records.get(0).getKinesis().getSequenceNumber();
+        for (KinesisEvent.KinesisEventRecord r : records) {
+            if (ShardCheckpoints.compareSequences(r.getKinesis().getSequenceNumber(), last) > 0) {
+                last = r.getKinesis().getSequenceNumber();
+            }
+        }
         ShardCheckpoints.Position position;
         try {
             position = (redrive ? checkpoints.read(key, deadline) : checkpoints.claim(key, deadline)).join();
@@ -237,7 +243,8 @@ public final class IngestService {
             partialItems.addAll(catalogItems);
             t.add(store.writeAll(partialItems, deadline).join());
             catalog.markWritten(newSeries);
-            // Only after the data is safe: a storage failure then retries the batch without re-sending poison.
+            // Only after the data is safe: a storage failure then retries the batch without re-sending poison (a
+            // failed commit after it does re-send it; docs/design.md, "Poison records").
             send(poison, t, deadline);
             if (!redrive) {
                 checkpoints.commit(position, last, t.now, deadline).join();

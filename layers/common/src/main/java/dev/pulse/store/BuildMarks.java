@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
@@ -123,10 +124,19 @@ public final class BuildMarks {
                 .key(Map.of(KeyScheme.PK, AttributeValue.fromS(m.pk()), KeyScheme.SK, AttributeValue.fromS(m.sk())))
                 // A built item keeps its TTL; a mark that creates the item gives it the period's rollup TTL.
                 .updateExpression("SET #d = :d, #q = :q, #t = if_not_exists(#t, :t)")
+                // Forward only: a mark write that lands late (after a newer attempt's mark) must not make the period
+                // look settled while the newer attempt's partials are still on their way.
+                .conditionExpression("attribute_not_exists(#d) OR #d < :d")
                 .expressionAttributeNames(Map.of("#d", MARKED, "#q", DUE, "#t", RollupItems.TTL))
                 .expressionAttributeValues(Map.of(":d", AttributeValue.fromN(Long.toString(at)),
                         ":q", AttributeValue.fromS(m.due()), ":t", AttributeValue.fromN(Long.toString(m.ttlEpochSeconds()))))
                 .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofMillis(Math.max(1, deadline.remainingMillis()))))
-                .build()), backoff, deadline, e -> { });
+                .build()), backoff, deadline, e -> { })
+                .exceptionally(e -> {
+                    if (Bounded.unwrap(e) instanceof ConditionalCheckFailedException) {
+                        return null; // a mark at least as new is already set: it announces this attempt's data too
+                    }
+                    throw e instanceof java.util.concurrent.CompletionException c ? c : new java.util.concurrent.CompletionException(e);
+                });
     }
 }
