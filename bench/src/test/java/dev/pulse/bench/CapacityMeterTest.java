@@ -238,7 +238,7 @@ class CapacityMeterTest {
 
     private static Map<String, AttributeValue> partial(String series, int blob) {
         return Map.of(KeyScheme.PK, s(KeyScheme.partialPk(series + "{}", HOUR)),
-                KeyScheme.SK, s(KeyScheme.partialSk(HOUR, "shardId-000000000000", "1")),
+                KeyScheme.SK, s(KeyScheme.partialSk(HOUR, "shardId-000000000000", "1", 1)),
                 "s", AttributeValue.fromB(SdkBytes.fromByteArray(new byte[blob])));
     }
 
