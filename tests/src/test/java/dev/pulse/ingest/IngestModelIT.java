@@ -105,8 +105,8 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  * RedriveGap has a minimal reproduction of each, disabled.
  *
  * <p><b>Fixed examples</b>: the three scenarios of issue 13 (ten records adding 1..10 to one (series, minute), true
- * sum 55), scenario 2 through the function as the redrive tool invokes it, and a stale put landing after later
- * batches.
+ * sum 55), scenario 2 through the function as the redrive tool invokes it, and a stale batch write landing after
+ * later batches.
  *
  * <p><b>Mutation checks</b>: the test must be able to fail. The mutations live in the test's client wrapper
  * ({@link Control}), not in production code.
@@ -298,8 +298,13 @@ class IngestModelIT {
         assertThat(landing.rejected()).as("a late batch write has no condition: it lands").isZero();
         assertThat(m.storedSumOfTheOneMinute()).isEqualTo(55.0);
         assertThat(m.mismatches()).isEmpty();
-        // Slot r1 holds two generations (the stale attempt's and [r1..r4]'s), slot r5 one: readers sum the newest.
-        assertThat(m.partialItems()).hasSize(3);
+        // Slot r1 holds two generations (the stale attempt's 1 and [r1..r4]'s 2), slot r5 one ([r5..r10]'s 3): the
+        // generation is the last part of the key, and readers sum the newest of each slot.
+        List<String> sks = m.partialItems().stream().map(i -> i.get(KeyScheme.SK).s()).toList();
+        assertThat(sks).hasSize(3);
+        assertThat(sks.stream().map(KeyScheme::partialGeneration).sorted().toList()).containsExactly(1L, 2L, 3L);
+        assertThat(sks.stream().map(KeyScheme::partialSlot).distinct().count()).isEqualTo(2);
+        assertThat(sks).allMatch(sk -> sk.matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d#" + SHARD + "#\\d+#[123]"), "<minute>#<shard>#<seq>#<g>");
     }
 
     /**
@@ -824,8 +829,9 @@ class IngestModelIT {
                 Fault fault = switch (step.kind()) {
                     case OK -> Fault.none();
                     case CRASH -> Fault.crashAfter(step.k());
-                    // Two in three stale attempts time out from their k-th partial put on and die, their requests
-                    // landing later; the others have some calls time out, retry them, and may well succeed.
+                    // Two in three stale attempts die at their partial batch write, k % 4 of its items applied at
+                    // once, their requests landing later; the others have some calls time out, retry them, and may
+                    // well succeed.
                     case STALE -> step.mask() % 3 != 0 ? new Fault(-1, false, 0, step.k() % 4, -1)
                             : new Fault(-1, false, step.mask() & ~1, -1, -1);
                 };
