@@ -345,16 +345,6 @@ public final class CapacityMeter implements ExecutionInterceptor {
             String key = key(p.item());
             Term term = putTerm(key);
             long size = ItemSize.of(p.item());
-            if (term == Term.PARTIALS) {
-                // Ingest's fenced puts: one item a request, billed like the same item in a BatchWriteItem.
-                add(term, out.consumedCapacity(), 0);
-                tally(term).items.increment();
-                tally(term).bytes.add(size);
-                checkSize(out.consumedCapacity(), size);
-                ledger.partialItems.increment();
-                ledger.partialBytes.add(size + ItemSize.STORAGE_OVERHEAD);
-                return;
-            }
             Long previous = ledger.rollups.get(key);
             add(term, out.consumedCapacity(), 0);
             tally(term).items.increment();
@@ -531,9 +521,6 @@ public final class CapacityMeter implements ExecutionInterceptor {
     }
 
     private Term putTerm(String key) {
-        if (function.equals("ingest")) {
-            return key.startsWith(PARTIAL) ? Term.PARTIALS : Term.OTHER_WRITES;
-        }
         if (!function.equals("compact")) {
             return Term.OTHER_WRITES;
         }

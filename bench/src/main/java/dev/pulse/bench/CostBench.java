@@ -371,19 +371,24 @@ final class CostBench implements Benchmark {
         Map<String, Map<String, AttributeValue>> hourly = new HashMap<>();
         Map<String, Map<String, AttributeValue>> daily = new HashMap<>();
         long partialTotal = 0;
+        LivePartials partials = new LivePartials();
         for (Map<String, AttributeValue> item : c.scanPaginator(b -> b.tableName(sim.table()).consistentRead(true)).items()) {
             String pk = item.get(KeyScheme.PK).s();
             if (pk.startsWith(CapacityMeter.PARTIAL)) {
-                long n = SummaryAttributes.read(item, false).count();
-                long minute = Long.parseLong(item.get(PartialItems.MINUTE).n());
-                partialTotal += n;
-                String series = pk.substring(CapacityMeter.PARTIAL.length(), pk.lastIndexOf('#'));
-                partialCounts.merge(series + "|" + Math.floorDiv(minute, CostTraffic.HOUR) * CostTraffic.HOUR, n, Long::sum);
+                partials.add(item);
             } else if (pk.startsWith(CapacityMeter.HOURLY)) {
                 hourly.put(pk + "|" + item.get(KeyScheme.SK).s(), item);
             } else if (pk.startsWith(CapacityMeter.DAILY)) {
                 daily.put(pk + "|" + item.get(KeyScheme.SK).s(), item);
             }
+        }
+        for (Map<String, AttributeValue> item : partials.live()) { // the newest generation of each slot, as readers sum
+            String pk = item.get(KeyScheme.PK).s();
+            long n = SummaryAttributes.read(item, false).count();
+            long minute = Long.parseLong(item.get(PartialItems.MINUTE).n());
+            partialTotal += n;
+            String series = pk.substring(CapacityMeter.PARTIAL.length(), pk.lastIndexOf('#'));
+            partialCounts.merge(series + "|" + Math.floorDiv(minute, CostTraffic.HOUR) * CostTraffic.HOUR, n, Long::sum);
         }
         if (partialTotal != sim.stats.datapointsIn) {
             throw new IllegalStateException("recording: the partials count " + partialTotal + " datapoints, ingest reported "

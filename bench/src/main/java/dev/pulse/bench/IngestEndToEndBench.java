@@ -273,9 +273,9 @@ final class IngestEndToEndBench implements Benchmark {
     }
 
     /**
-     * The table's items after a batch: minute partials and the datapoints they count, rollup items holding only
-     * a build mark (set by ingest before the partials), shard checkpoints ({@code W#}, one per shard: not counted
-     * in ItemsWritten), and everything else.
+     * The table's items after a batch: minute partials and the datapoints they count (the newest generation of each
+     * slot, {@link LivePartials}), rollup items holding only a build mark (set by ingest before the partials), shard
+     * checkpoints ({@code W#}, one per shard: not counted in ItemsWritten), and everything else.
      */
     record Stored(long items, long partials, long datapoints, long marks, long checkpoints) {
 
@@ -285,16 +285,20 @@ final class IngestEndToEndBench implements Benchmark {
             long datapoints = 0;
             long marks = 0;
             long checkpoints = 0;
+            LivePartials stored = new LivePartials();
             for (Map<String, AttributeValue> item : reader.scanPaginator(b -> b.tableName(table)).items()) {
                 items++;
                 if (item.get(KeyScheme.PK).s().startsWith("W#")) {
                     checkpoints++;
                 } else if (item.get(KeyScheme.PK).s().startsWith("P#")) {
                     partials++;
-                    datapoints += SummaryAttributes.read(item, false).count();
+                    stored.add(item);
                 } else if (item.containsKey(dev.pulse.store.BuildMarks.MARKED)) {
                     marks++;
                 }
+            }
+            for (Map<String, AttributeValue> item : stored.live()) { // the newest generation of each slot, as readers sum
+                datapoints += SummaryAttributes.read(item, false).count();
             }
             return new Stored(items, partials, datapoints, marks, checkpoints);
         }

@@ -9,6 +9,7 @@ import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.model.SeriesKey;
 import dev.pulse.retry.Deadline;
 import dev.pulse.store.KeyScheme;
+import dev.pulse.store.LatestPartials;
 import dev.pulse.store.ShardCheckpoints;
 import dev.pulse.store.SummaryAttributes;
 import dev.pulse.testing.DelegatingDynamoDb;
@@ -57,11 +58,10 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
-import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
-import software.amazon.awssdk.services.dynamodb.model.PutItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 
 /**
  * Model-based test of exactly-once ingest (issue 13, docs/design.md "Exactly once"): the real {@link IngestService}
@@ -76,23 +76,26 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
  * pending queue (retries, bisection halves) or {@code [cp, cp+size)}, with one outcome:
  * <ul>
  *   <li>OK: no fault;</li>
- *   <li>CRASH: the attempt dies after {@code k} successful DynamoDB write calls (claim, marks, puts, catalog and
- *       commit all count): everything after fails like a dead process, and the next attempt runs on a new
- *       instance ({@link FaultInjectingDynamoDb});</li>
- *   <li>STALE ({@link Control}): some write calls ({@code PutItem}, {@code BatchWriteItem}, {@code UpdateItem}) are
- *       not sent and the caller sees an {@link ApiCallTimeoutException}; the held requests are executed against
- *       DynamoDB Local later, once at least one later batch has succeeded: between two attempts, in the middle
- *       of a later attempt (before its n-th write call), or at the end. Two in three such attempts time out from
- *       their k-th partial put on and die (an invocation killed with requests in flight); the others have calls
- *       chosen by a bit mask time out (the claim, a mark, a put, the commit...), retry them and may succeed.</li>
+ *   <li>CRASH: the attempt dies after {@code k} successful DynamoDB write calls (claim, marks, the partials' and
+ *       catalog's batch writes, and commit all count): everything after fails like a dead process, and the next
+ *       attempt runs on a new instance ({@link FaultInjectingDynamoDb});</li>
+ *   <li>STALE ({@link Control}): some write calls ({@code BatchWriteItem}, {@code UpdateItem}) are not sent and the
+ *       caller sees an {@link ApiCallTimeoutException}; the held requests are executed against DynamoDB Local
+ *       later, once at least one later batch has succeeded: between two attempts, in the middle of a later attempt
+ *       (before its n-th write call), or at the end. Two in three such attempts die at their first partial batch
+ *       write (an invocation killed with requests in flight): its first {@code k} (0-3) items are applied at once,
+ *       the caller sees a timeout, the whole request lands later, and every call after it fails; the others have
+ *       calls chosen by a bit mask time out (the claim, a mark, a batch write, the commit...), retry them and may
+ *       succeed.</li>
  * </ul>
  * A failed batch is retried from its first record, with the same boundaries or new ones, or bisected into halves;
  * past the schedule's retry budget (0-3) it is <em>discarded</em>: the checkpoint moves past it and the range is
  * remembered. After any attempt the checkpoint may fall back to an earlier position (redelivery with new
  * boundaries). The schedule ends by delivering everything up to the end without faults, landing every held write,
  * then redriving each discarded range as one batch with {@link IngestService#redrive}, which must succeed. Then
- * every (series, minute) count, sum, min and max read back from the table equals the direct computation, with no
- * extra series or minute. {@link #everySchedule_storesEachDatapointExactlyOnce} runs {@value #TRIES} schedules
+ * every (series, minute) count, sum, min and max read back from the table the way readers do (of the partials of a
+ * slot, only the newest generation: {@link LatestPartials}) equals the direct computation, with no extra series or
+ * minute. {@link #everySchedule_storesEachDatapointExactlyOnce} runs {@value #TRIES} schedules
  * (about a minute on two busy cores; the class prints how many attempts, crashes, discards, fallbacks and late
  * writes they made).
  *
@@ -102,8 +105,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
  * RedriveGap has a minimal reproduction of each, disabled.
  *
  * <p><b>Fixed examples</b>: the three scenarios of issue 13 (ten records adding 1..10 to one (series, minute), true
- * sum 55), scenario 2 through the function as the redrive tool invokes it, and a stale put landing after later
- * batches.
+ * sum 55), scenario 2 through the function as the redrive tool invokes it, and a stale batch write landing after
+ * later batches.
  *
  * <p><b>Mutation checks</b>: the test must be able to fail. The mutations live in the test's client wrapper
  * ({@link Control}), not in production code.
@@ -112,10 +115,11 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
  *       (ALL_NEW) response, so the service never skips a redelivered record. {@link #mutation_withoutWatermark_isCaught}
  *       runs scenario 3 with it (stored 95, not 55) and {@link #mutation_withoutWatermark_failsGeneratedSchedules}
  *       30 generated schedules, and both assert a wrong result (typically a third to a half of the schedules).</li>
- *   <li>Fence dropped ({@link Mutation#NO_FENCE}): partial puts lose their condition.
- *       {@link #mutation_withoutFence_isCaught} runs the stale example with it (stored 100, not 55). Generated
- *       schedules catch it only rarely (about 6 in 100: a dead attempt's put must land after a retry with other
- *       boundaries rewrote its key), too rarely for a dependable check here.</li>
+ *   <li>Every generation summed ({@link Mutation#ALL_GENERATIONS}): the table is read back without
+ *       {@link LatestPartials}, as a reader that ignored the generation in the key would, so outvoted partials of
+ *       failed and stale attempts count beside the newer ones. {@link #mutation_summingEveryGeneration_isCaught}
+ *       runs the stale example with it (stored 110, not 55) and
+ *       {@link #mutation_summingEveryGeneration_failsGeneratedSchedules} 30 generated schedules.</li>
  * </ul>
  */
 class IngestModelIT {
@@ -156,7 +160,7 @@ class IngestModelIT {
     static void summary() {
         System.out.printf(Locale.ROOT, "IngestModelIT: %d schedules, %d attempts, %d crashes, %d discarded ranges"
                         + " (%d schedules redriven; %d ranges past their budget kept, below the committed position),"
-                        + " %d fallbacks, %d late writes landed (%d of them rejected by their condition)%n",
+                        + " %d fallbacks, %d late writes landed (%d of them failed: a stale commit's condition)%n",
                 SCHEDULES.get(), ATTEMPTS.get(), CRASHES.get(), DISCARDS.get(), REDRIVEN_SCHEDULES.get(),
                 NOT_DISCARDED.get(), FALLBACKS.get(), LATE_WRITES.get(), LATE_REJECTED.get());
     }
@@ -174,6 +178,12 @@ class IngestModelIT {
     @Example
     void mutation_withoutWatermark_failsGeneratedSchedules() {
         assertThat(caught(Mutation.NO_WATERMARK, 30)).as("generated schedules caught without the watermark check")
+                .isPositive();
+    }
+
+    @Example
+    void mutation_summingEveryGeneration_failsGeneratedSchedules() {
+        assertThat(caught(Mutation.ALL_GENERATIONS, 30)).as("generated schedules caught when every generation is summed")
                 .isPositive();
     }
 
@@ -275,18 +285,26 @@ class IngestModelIT {
     }
 
     /**
-     * A stale attempt: [r1..r10]'s partial put is held (the client times out and retries, and the retry lands),
-     * then the attempt dies before its commit. [r1..r4] and [r5..r10] succeed; then the held put lands, with the
-     * old generation, on the key [r1..r4] rewrote: the fence refuses it. Exact.
+     * A stale attempt: [r1..r10]'s batch write (its partial, keyed by r1, and the catalog) is held (the client
+     * times out and retries, and the retry lands), then the attempt dies before its commit. [r1..r4] and [r5..r10]
+     * succeed; then the held batch lands, with the old generation, in the slot [r1..r4] rewrote with a newer one:
+     * outvoted, it changes nothing. Exact.
      */
     @Example
     void staleAttempt_writesLandingAfterLaterBatches_changeNothing() {
         Model m = Model.tenRecords(Mutation.NONE);
         Control.Landing landing = staleAttempt(m);
         assertThat(landing.landed()).isEqualTo(1);
-        assertThat(landing.rejected()).as("the late put is refused by its condition").isEqualTo(1);
+        assertThat(landing.rejected()).as("a late batch write has no condition: it lands").isZero();
         assertThat(m.storedSumOfTheOneMinute()).isEqualTo(55.0);
         assertThat(m.mismatches()).isEmpty();
+        // Slot r1 holds two generations (the stale attempt's 1 and [r1..r4]'s 2), slot r5 one ([r5..r10]'s 3): the
+        // generation is the last part of the key, and readers sum the newest of each slot.
+        List<String> sks = m.partialItems().stream().map(i -> i.get(KeyScheme.SK).s()).toList();
+        assertThat(sks).hasSize(3);
+        assertThat(sks.stream().map(KeyScheme::partialGeneration).sorted().toList()).containsExactly(1L, 2L, 3L);
+        assertThat(sks.stream().map(KeyScheme::partialSlot).distinct().count()).isEqualTo(2);
+        assertThat(sks).allMatch(sk -> sk.matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d#" + SHARD + "#\\d+#[123]"), "<minute>#<shard>#<seq>#<g>");
     }
 
     /**
@@ -338,22 +356,27 @@ class IngestModelIT {
         }
     }
 
-    /** The stale example with the fence dropped (the second mutation): the late put double counts r1..r4. */
+    /**
+     * The stale example read back summing every generation (the second mutation): the stale attempt's partial
+     * (r1..r10, generation 1) counts beside [r1..r4]'s in the same slot and [r5..r10]'s.
+     */
     @Example
-    void mutation_withoutFence_isCaught() {
-        Model m = Model.tenRecords(Mutation.NO_FENCE);
+    void mutation_summingEveryGeneration_isCaught() {
+        Model m = Model.tenRecords(Mutation.ALL_GENERATIONS);
         staleAttempt(m);
-        assertThat(m.storedSumOfTheOneMinute()).isEqualTo(100.0).isNotEqualTo(55.0); // r1..r10 over r1..r4, beside r5..r10
+        assertThat(m.storedSumOfTheOneMinute()).isEqualTo(110.0).isNotEqualTo(55.0); // 55 + 10 + 45
         assertThat(m.mismatches()).isNotEmpty();
     }
 
     private static Control.Landing staleAttempt(Model m) {
-        // Write calls of this attempt: 0 claim, 1-2 marks, 3 the put (held), 4 its retry, 5 catalog, then the commit.
+        // Write calls of this attempt: 0 claim, 1-2 marks, 3 the batch write (held), 4 its retry, then the commit.
         assertThat(m.deliver(0, 10, new Fault(-1, true, 1 << 3, -1, -1))).isFalse();
         assertThat(m.control.heldCount()).isEqualTo(1);
         assertThat(m.deliver(0, 4, Fault.none())).isTrue();
         assertThat(m.deliver(4, 10, Fault.none())).isTrue();
-        assertThat(m.storedSumOfTheOneMinute()).isEqualTo(55.0);
+        if (m.mutation == Mutation.NONE) {
+            assertThat(m.storedSumOfTheOneMinute()).isEqualTo(55.0);
+        }
         return m.control.land();
     }
 
@@ -395,13 +418,19 @@ class IngestModelIT {
 
     enum Kind { OK, CRASH, STALE }
 
-    /** Deliberate bugs, put in by the client wrapper ({@link Control}) to show the test can fail. */
+    /**
+     * Deliberate bugs, put in by the client wrapper ({@link Control}) or the model's reader ({@link Model#stored})
+     * to show the test can fail.
+     */
     enum Mutation {
         NONE,
         /** The claim's response loses {@code w}: the service never skips a committed record. */
         NO_WATERMARK,
-        /** Partial puts lose their condition: a stale attempt's late put overwrites a newer attempt's partial. */
-        NO_FENCE
+        /**
+         * Readers sum every partial, not only the newest generation of each slot: outvoted partials of failed and
+         * stale attempts count again.
+         */
+        ALL_GENERATIONS
     }
 
     /**
@@ -445,8 +474,9 @@ class IngestModelIT {
     /**
      * What happens to one attempt: nothing, a crash after {@code crashAt} write calls or at the commit, or held
      * calls (up to {@value #MAX_HELD} per attempt): those of {@code holdMask} (bit i: the attempt's i-th write
-     * call; the service retries them), or, with {@code holdPut} &ge; 0, the attempt's {@code holdPut}-th partial
-     * put and every call after it, after which it dies: an invocation that timed out with requests in flight.
+     * call; the service retries them), or, with {@code holdPut} &ge; 0, the attempt's first batch write of
+     * partials, of which the first {@code holdPut} items are applied at once and the whole request is held, and
+     * every call after it, after which it dies: an invocation that timed out with requests in flight.
      * {@code landAt}: held writes of earlier attempts land just before this attempt's n-th write call.
      */
     record Fault(int crashAt, boolean failCommit, int holdMask, int holdPut, int landAt) {
@@ -479,7 +509,7 @@ class IngestModelIT {
         private final AtomicInteger calls = new AtomicInteger();
         private final AtomicInteger heldThisAttempt = new AtomicInteger();
         private volatile int holdMask;
-        private final AtomicInteger puts = new AtomicInteger();
+        private final AtomicInteger partialWrites = new AtomicInteger();
         private volatile int holdPut = -1;
         private volatile boolean dying;
         private volatile boolean failCommit;
@@ -498,7 +528,7 @@ class IngestModelIT {
             calls.set(0);
             heldThisAttempt.set(0);
             holdMask = f.holdMask();
-            puts.set(0);
+            partialWrites.set(0);
             holdPut = f.holdPut();
             dying = false;
             failCommit = f.failCommit();
@@ -552,13 +582,18 @@ class IngestModelIT {
             return chain.thenApply(acc -> new Landing(acc[0], acc[1]));
         }
 
-        /** The write call's fate: held (a timeout to the caller), or sent, after any writes due to land first. */
-        private <T> CompletableFuture<T> write(boolean put, Supplier<CompletableFuture<T>> send,
-                Supplier<CompletableFuture<?>> late) {
+        /**
+         * The write call's fate: held (a timeout to the caller), or sent, after any writes due to land first.
+         * {@code partial}: a batch write holding partials; {@code applyNow}, the part of it applied at once when the
+         * attempt dies at it.
+         */
+        private <T> CompletableFuture<T> write(boolean partial, Supplier<CompletableFuture<T>> send,
+                Supplier<CompletableFuture<?>> late, java.util.function.IntFunction<CompletableFuture<?>> applyNow) {
             int i = calls.getAndIncrement();
-            int p = put ? puts.getAndIncrement() : -1;
+            int p = partial ? partialWrites.getAndIncrement() : -1;
             int mask = holdMask;
-            if (p >= 0 && p == holdPut) {
+            boolean diesHere = p == 0 && holdPut >= 0;
+            if (diesHere) {
                 dying = true;
             }
             if (dying || (i < 31 && (mask & (1 << i)) != 0)) {
@@ -566,7 +601,10 @@ class IngestModelIT {
                     synchronized (this) {
                         held.add(late);
                     }
-                    return CompletableFuture.failedFuture(ApiCallTimeoutException.create(1000));
+                    CompletableFuture<?> before = diesHere && holdPut > 0 ? applyNow.apply(holdPut)
+                            : CompletableFuture.completedFuture(null);
+                    return before.handle((r, e) -> null)
+                            .thenCompose(v -> CompletableFuture.failedFuture(ApiCallTimeoutException.create(1000)));
                 }
                 heldThisAttempt.decrementAndGet();
                 if (dying) {
@@ -585,18 +623,18 @@ class IngestModelIT {
         }
 
         @Override
-        public CompletableFuture<PutItemResponse> putItem(PutItemRequest original) {
-            PutItemRequest request = mutation == Mutation.NO_FENCE
-                    ? original.toBuilder().conditionExpression(null).expressionAttributeNames(null)
-                            .expressionAttributeValues(null).build()
-                    : original;
-            boolean partial = request.item().get(KeyScheme.PK).s().startsWith("P#");
-            return write(partial, () -> delegate.putItem(request), () -> real.putItem(request));
+        public CompletableFuture<BatchWriteItemResponse> batchWriteItem(BatchWriteItemRequest request) {
+            boolean partial = request.requestItems().values().stream().flatMap(List::stream)
+                    .anyMatch(w -> w.putRequest() != null && w.putRequest().item().get(KeyScheme.PK).s().startsWith("P#"));
+            return write(partial, () -> delegate.batchWriteItem(request), () -> real.batchWriteItem(request),
+                    n -> real.batchWriteItem(firstItems(request, n)));
         }
 
-        @Override
-        public CompletableFuture<BatchWriteItemResponse> batchWriteItem(BatchWriteItemRequest request) {
-            return write(false, () -> delegate.batchWriteItem(request), () -> real.batchWriteItem(request));
+        /** The request cut to its first {@code n} items (what DynamoDB applied of it before the invocation died). */
+        private static BatchWriteItemRequest firstItems(BatchWriteItemRequest request, int n) {
+            Map<String, List<WriteRequest>> cut = new HashMap<>();
+            request.requestItems().forEach((t, writes) -> cut.put(t, writes.subList(0, Math.min(n, writes.size()))));
+            return request.toBuilder().requestItems(cut).build();
         }
 
         @Override
@@ -607,7 +645,8 @@ class IngestModelIT {
             }
             boolean claim = request.returnValues() == ReturnValue.ALL_NEW
                     && request.key().get(KeyScheme.PK).s().startsWith("W#");
-            CompletableFuture<UpdateItemResponse> r = write(false, () -> delegate.updateItem(request), () -> real.updateItem(request));
+            CompletableFuture<UpdateItemResponse> r = write(false, () -> delegate.updateItem(request),
+                    () -> real.updateItem(request), n -> CompletableFuture.completedFuture(null));
             if (claim && mutation == Mutation.NO_WATERMARK) {
                 // The mutation: the service never learns the committed position, so it skips nothing.
                 return r.thenApply(resp -> {
@@ -631,6 +670,7 @@ class IngestModelIT {
 
     static final class Model {
         final int id = IDS.incrementAndGet();
+        final Mutation mutation;
         final String stream = "model-" + id;
         final List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>();
         final Map<String, Map<Long, List<Double>>> values = new TreeMap<>();
@@ -655,6 +695,7 @@ class IngestModelIT {
          * until the stream moves on: correct, but then the model's data would stay missing).
          */
         Model(List<List<Dp>> input, Mutation mutation, boolean tail) {
+            this.mutation = mutation;
             control = new Control(faulty, Emulators.dynamoAsync(), mutation);
             scheduled = input.size();
             if (tail) {
@@ -788,8 +829,9 @@ class IngestModelIT {
                 Fault fault = switch (step.kind()) {
                     case OK -> Fault.none();
                     case CRASH -> Fault.crashAfter(step.k());
-                    // Two in three stale attempts time out from their k-th partial put on and die, their requests
-                    // landing later; the others have some calls time out, retry them, and may well succeed.
+                    // Two in three stale attempts die at their partial batch write, k % 4 of its items applied at
+                    // once, their requests landing later; the others have some calls time out, retry them, and may
+                    // well succeed.
                     case STALE -> step.mask() % 3 != 0 ? new Fault(-1, false, 0, step.k() % 4, -1)
                             : new Fault(-1, false, step.mask() & ~1, -1, -1);
                 };
@@ -881,27 +923,47 @@ class IngestModelIT {
                     records.get(range.from()).getKinesis().getSequenceNumber(), w.s()) > 0;
         }
 
-        /** series -> minute -> summary, read back from the table for every series this try could have written. */
+        /** Every partial item stored for this try's series, outvoted generations included, in key order. */
+        List<Map<String, AttributeValue>> partialItems() {
+            List<Map<String, AttributeValue>> out = new ArrayList<>();
+            for (String series : allSeries) {
+                reader.queryPaginator(b -> b.tableName(table).consistentRead(true)
+                        .keyConditionExpression("pk = :pk")
+                        .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS(KeyScheme.partialPk(series, MINUTE0)))))
+                        .items().forEach(out::add);
+            }
+            return out;
+        }
+
+        /**
+         * series -> minute -> summary, read back from the table for every series this try could have written, as the
+         * readers do: each partition queried in key order through {@link LatestPartials}. With
+         * {@link Mutation#ALL_GENERATIONS}, every item is summed instead.
+         */
         Map<String, Map<Long, Summary>> stored() {
             record Acc(long count, ExactSum sum, double min, double max) {
             }
             Map<String, Map<Long, Summary>> out = new TreeMap<>();
             for (String series : allSeries) {
                 Map<Long, Acc> acc = new TreeMap<>();
+                java.util.function.Consumer<Map<String, AttributeValue>> add = item -> {
+                    dev.pulse.aggregate.Summary s = SummaryAttributes.read(item, false);
+                    ExactSum sum = new ExactSum();
+                    sum.add(s.exactSum());
+                    acc.merge(Long.parseLong(item.get("minute").n()), new Acc(s.count(), sum, s.min(), s.max()),
+                            (x, y) -> {
+                                x.sum().add(y.sum());
+                                return new Acc(x.count() + y.count(), x.sum(), Math.min(x.min(), y.min()),
+                                        Math.max(x.max(), y.max()));
+                            });
+                };
+                LatestPartials latest = new LatestPartials(add);
+                java.util.function.Consumer<Map<String, AttributeValue>> read = mutation == Mutation.ALL_GENERATIONS ? add : latest;
                 reader.queryPaginator(b -> b.tableName(table).consistentRead(true)
                         .keyConditionExpression("pk = :pk")
                         .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS(KeyScheme.partialPk(series, MINUTE0)))))
-                        .items().forEach(item -> {
-                            dev.pulse.aggregate.Summary s = SummaryAttributes.read(item, false);
-                            ExactSum sum = new ExactSum();
-                            sum.add(s.exactSum());
-                            acc.merge(Long.parseLong(item.get("minute").n()), new Acc(s.count(), sum, s.min(), s.max()),
-                                    (x, y) -> {
-                                        x.sum().add(y.sum());
-                                        return new Acc(x.count() + y.count(), x.sum(), Math.min(x.min(), y.min()),
-                                                Math.max(x.max(), y.max()));
-                                    });
-                        });
+                        .items().forEach(read);
+                latest.finish();
                 acc.forEach((minute, a) -> out.computeIfAbsent(series, k -> new TreeMap<>())
                         .put(minute, new Summary(a.count(), a.sum().value(), a.min(), a.max())));
             }

@@ -23,12 +23,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A DynamoDB endpoint on 127.0.0.1 in front of DynamoDB Local that misbehaves the way DynamoDB does under
- * load: a share of ingest's writes is refused with {@code ProvisionedThroughputExceededException}: its partials (a
- * conditional {@code PutItem} each, told apart from the rollup builder's puts by the fencing generation {@code g} in
- * the item), its series catalog ({@code BatchWriteItem}), and its build marks and shard checkpoints
- * ({@code UpdateItem}). Another share of {@code BatchWriteItem} calls (and the first one) is only half applied, the
- * rest handed back as {@code UnprocessedItems}. Everything else
- * passes through unchanged (DynamoDB Local does not check signatures, so a rewritten body needs no re-signing).
+ * load: a share of ingest's writes is refused with {@code ProvisionedThroughputExceededException}: its partials and
+ * series catalog ({@code BatchWriteItem}), and its build marks and shard checkpoints ({@code UpdateItem}). Another
+ * share of {@code BatchWriteItem} calls is only half applied, the rest handed back as {@code UnprocessedItems}.
+ * Everything else passes through unchanged (DynamoDB Local does not check signatures, so a rewritten body needs no
+ * re-signing).
  */
 final class DynamoDbFaultProxy implements AutoCloseable {
 
@@ -46,15 +45,12 @@ final class DynamoDbFaultProxy implements AutoCloseable {
     final AtomicLong unprocessedCalls = new AtomicLong();
     final AtomicLong unprocessedItems = new AtomicLong();
     final AtomicLong forwarded = new AtomicLong();
-    private final AtomicLong batchWrites = new AtomicLong();
     /**
-     * Requests forwarded, by operation ({@code PutItem}: the rollup builder's writes), except ingest's partials,
-     * counted as {@value #PUT_PARTIAL}, and its shard checkpoint claims and commits, counted as {@value #CHECKPOINT}.
+     * Requests forwarded, by operation ({@code PutItem}: the rollup builder's writes; {@code BatchWriteItem}: ingest's
+     * partials and catalog), except ingest's shard checkpoint claims and commits, counted as {@value #CHECKPOINT}.
      */
     final Map<String, AtomicLong> calls = new java.util.concurrent.ConcurrentHashMap<>();
 
-    /** The key in {@link #calls} of ingest's partial puts. */
-    static final String PUT_PARTIAL = "PutItem(partial)";
     /** The key in {@link #calls} of ingest's UpdateItem calls on a shard checkpoint ({@code W#<stream>#<shard>}). */
     static final String CHECKPOINT = "UpdateItem(checkpoint)";
 
@@ -81,14 +77,11 @@ final class DynamoDbFaultProxy implements AutoCloseable {
             String op = String.valueOf(ex.getRequestHeaders().getFirst("X-Amz-Target"));
             boolean batchWrite = op.endsWith(".BatchWriteItem");
             String counted = op.substring(op.lastIndexOf('.') + 1);
-            if (op.endsWith(".PutItem") && JSON.readTree(body).path("Item").has("g")) {
-                counted = PUT_PARTIAL;
-            } else if (op.endsWith(".UpdateItem") && JSON.readTree(body).path("Key").path("pk").path("S").asText().startsWith("W#")) {
+            if (op.endsWith(".UpdateItem") && JSON.readTree(body).path("Key").path("pk").path("S").asText().startsWith("W#")) {
                 counted = CHECKPOINT;
             }
-            // Ingest's writes: its partials (PutItem with a generation), its catalog (BatchWriteItem), its build
-            // marks and checkpoints (UpdateItem).
-            boolean ingestWrite = batchWrite || op.endsWith(".UpdateItem") || counted.equals(PUT_PARTIAL);
+            // Ingest's writes: its partials and catalog (BatchWriteItem), its build marks and checkpoints (UpdateItem).
+            boolean ingestWrite = batchWrite || op.endsWith(".UpdateItem");
             double dice = ThreadLocalRandom.current().nextDouble();
             if (ingestWrite && dice < throttleRate) {
                 throttled.incrementAndGet();
@@ -98,10 +91,7 @@ final class DynamoDbFaultProxy implements AutoCloseable {
                 return;
             }
             ObjectNode held = null;
-            // BatchWriteItem carries only ingest's catalog now, a few calls per container: the first is always
-            // half applied, so every run sees UnprocessedItems.
-            boolean first = batchWrite && batchWrites.getAndIncrement() == 0;
-            if (batchWrite && (first || dice < throttleRate + unprocessedRate)) {
+            if (batchWrite && dice < throttleRate + unprocessedRate) {
                 // Apply the first half of each table's items; hand the rest back as unprocessed.
                 ObjectNode request = (ObjectNode) JSON.readTree(body);
                 held = JSON.createObjectNode();

@@ -15,8 +15,6 @@ import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
-import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
-import software.amazon.awssdk.services.dynamodb.model.PutItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
@@ -26,13 +24,12 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  * function mid-batch. Only the fault decisions are simulated; every write that "succeeds" is a real write to
  * DynamoDB Local.
  * <ul>
- *   <li>Throttling errors, drawn for every data write: the partials' conditional {@code PutItem} calls and the
- *       catalog's {@code BatchWriteItem}.</li>
- *   <li>UnprocessedItems (part of a call written, the rest handed back): only {@code BatchWriteItem} has them,
- *       and since partials are fenced single-item puts, that call carries only the series catalog (the first
- *       time an invocation sees a series).</li>
- *   <li>A crash after {@code n} more successful writes of the attempt, counting every write call ({@code PutItem},
- *       {@code BatchWriteItem}, and the {@code UpdateItem} calls: the shard claim, the build marks, the commit):
+ *   <li>Throttling errors, drawn for every data write: the {@code BatchWriteItem} calls that carry the partials
+ *       (keyed by the attempt's generation) and new catalog entries.</li>
+ *   <li>UnprocessedItems (part of a call written, the rest handed back), drawn for the same
+ *       {@code BatchWriteItem} calls.</li>
+ *   <li>A crash after {@code n} more successful writes of the attempt, counting every write call
+ *       ({@code BatchWriteItem}, and the {@code UpdateItem} calls: the shard claim, the build marks, the commit):
  *       from then on nothing gets through, reads included, like a process that died.</li>
  * </ul>
  */
@@ -72,12 +69,6 @@ public final class FaultInjectingDynamoDb extends DelegatingDynamoDb {
 
     public boolean crashed() {
         return crashed.get();
-    }
-
-    @Override
-    public CompletableFuture<PutItemResponse> putItem(PutItemRequest request) {
-        CompletableFuture<PutItemResponse> fault = fault(draw() < throttleRate);
-        return fault != null ? fault : delegate.putItem(request);
     }
 
     @Override

@@ -1,14 +1,22 @@
 package dev.pulse.testing;
 
 import dev.pulse.aggregate.ExactSum;
+import dev.pulse.store.KeyScheme;
+import dev.pulse.store.LatestPartials;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * Reads every minute partial back from the table and sums them per (series, minute): what any reader of the
- * store (the compactor, the query API) will see.
+ * Reads the minute partials back from the table and sums them per (series, minute) the way every reader of the
+ * store (the compactor, the query API) does: of the partials that share a slot (minute, shard, first record), only
+ * the newest generation counts ({@link LatestPartials}, the production rule). Outvoted partials of older
+ * generations stay in the table until their TTL: {@link #partialItemCount} counts them, {@link #liveSlotCount}
+ * does not.
  */
 public final class StoredPartials {
 
@@ -32,24 +40,57 @@ public final class StoredPartials {
         }
     }
 
-    /** series key -> minute start -> summary over all partials of that (series, minute). */
+    /** series key -> minute start -> summary over the live partials (newest generation per slot) of that (series, minute). */
     public static Map<String, Map<Long, Summary>> read(DynamoDbClient client, String table) {
+        return sum(live(client, table));
+    }
+
+    /**
+     * series key -> minute start -> summary over EVERY partial item, outvoted generations included: what a reader
+     * that ignored the generations would see. Only for showing that a test catches such a reader.
+     */
+    public static Map<String, Map<Long, Summary>> readIgnoringGenerations(DynamoDbClient client, String table) {
+        return sum(all(client, table));
+    }
+
+    /**
+     * The partial items that count, in key order per partition: every partition's items sorted by sort key (a Scan
+     * promises no order) and fed through the production {@link LatestPartials}.
+     */
+    public static List<Map<String, AttributeValue>> live(DynamoDbClient client, String table) {
+        Map<String, TreeMap<String, Map<String, AttributeValue>>> byPartition = new TreeMap<>();
+        for (Map<String, AttributeValue> item : all(client, table)) {
+            byPartition.computeIfAbsent(item.get(KeyScheme.PK).s(), k -> new TreeMap<>()).put(item.get(KeyScheme.SK).s(), item);
+        }
+        List<Map<String, AttributeValue>> out = new ArrayList<>();
+        byPartition.values().forEach(partition -> {
+            LatestPartials latest = new LatestPartials(out::add);
+            partition.values().forEach(latest);
+            latest.finish();
+        });
+        return out;
+    }
+
+    private static List<Map<String, AttributeValue>> all(DynamoDbClient client, String table) {
+        return client.scanPaginator(b -> b.tableName(table).consistentRead(true)).items().stream()
+                .filter(i -> i.get(KeyScheme.PK).s().startsWith("P#")).toList();
+    }
+
+    private static Map<String, Map<Long, Summary>> sum(List<Map<String, AttributeValue>> items) {
         record Acc(long count, ExactSum sum, double min, double max) {
         }
         Map<String, Map<Long, Acc>> acc = new TreeMap<>();
-        client.scanPaginator(b -> b.tableName(table)).items().forEach(item -> {
-            if (!item.get("pk").s().startsWith("P#")) {
-                return;
-            }
+        Consumer<Map<String, AttributeValue>> add = item -> {
             dev.pulse.aggregate.Summary s = dev.pulse.store.SummaryAttributes.read(item, false);
             Acc a = new Acc(s.count(), s.exactSum(), s.min(), s.max());
-            String pk = item.get("pk").s();
-            acc.computeIfAbsent(dev.pulse.store.KeyScheme.seriesKey(pk), k -> new TreeMap<>())
+            String pk = item.get(KeyScheme.PK).s();
+            acc.computeIfAbsent(KeyScheme.seriesKey(pk), k -> new TreeMap<>())
                     .merge(Long.parseLong(n(item, "minute")), a, (x, y) -> {
                         x.sum().add(y.sum());
                         return new Acc(x.count() + y.count(), x.sum(), Math.min(x.min(), y.min()), Math.max(x.max(), y.max()));
                     });
-        });
+        };
+        items.forEach(add);
         Map<String, Map<Long, Summary>> out = new TreeMap<>();
         acc.forEach((series, minutes) -> minutes.forEach((minute, a) -> out.computeIfAbsent(series, k -> new TreeMap<>())
                 .put(minute, new Summary(a.count(), a.sum().value(), a.min(), a.max()))));
@@ -57,24 +98,27 @@ public final class StoredPartials {
     }
 
     /**
-     * Partial items whose stored sketch does not decode to a sketch holding exactly {@code count} values:
-     * percentiles are computed from these sketches, so each must be readable and complete.
+     * Partial items (outvoted ones included) whose stored sketch does not decode to a sketch holding exactly
+     * {@code count} values: percentiles are computed from these sketches, so each must be readable and complete.
      */
-    public static java.util.List<String> sketchMismatches(DynamoDbClient client, String table) {
-        return client.scanPaginator(b -> b.tableName(table)).items().stream()
-                .filter(i -> i.get("pk").s().startsWith("P#"))
+    public static List<String> sketchMismatches(DynamoDbClient client, String table) {
+        return all(client, table).stream()
                 .filter(i -> {
                     dev.pulse.aggregate.Summary s = dev.pulse.store.SummaryAttributes.read(i, true);
                     return s.sketch().getCount() != s.count();
                 })
-                .map(i -> i.get("pk").s() + " " + i.get("sk").s())
+                .map(i -> i.get(KeyScheme.PK).s() + " " + i.get(KeyScheme.SK).s())
                 .toList();
     }
 
-    /** Number of partial items stored (not summed). */
+    /** Number of partial items stored, outvoted generations included (what the table holds and TTL removes). */
     public static long partialItemCount(DynamoDbClient client, String table) {
-        return client.scanPaginator(b -> b.tableName(table)).items().stream()
-                .filter(i -> i.get("pk").s().startsWith("P#")).count();
+        return all(client, table).size();
+    }
+
+    /** Number of live slots: partial items that readers sum (the newest generation of each slot). */
+    public static long liveSlotCount(DynamoDbClient client, String table) {
+        return live(client, table).size();
     }
 
     private static String n(Map<String, AttributeValue> item, String name) {
