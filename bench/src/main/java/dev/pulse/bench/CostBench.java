@@ -6,6 +6,7 @@ import dev.pulse.bench.CapacityMeter.Term;
 import dev.pulse.bench.CostModel.In;
 import dev.pulse.bench.internal.StdoutCapture;
 import dev.pulse.store.KeyScheme;
+import dev.pulse.store.LatestPartials;
 import dev.pulse.store.PartialItems;
 import dev.pulse.store.RollupItems;
 import dev.pulse.store.SummaryAttributes;
@@ -371,7 +372,7 @@ final class CostBench implements Benchmark {
         Map<String, Map<String, AttributeValue>> hourly = new HashMap<>();
         Map<String, Map<String, AttributeValue>> daily = new HashMap<>();
         long partialTotal = 0;
-        LivePartials partials = new LivePartials();
+        List<Map<String, AttributeValue>> partials = new ArrayList<>();
         for (Map<String, AttributeValue> item : c.scanPaginator(b -> b.tableName(sim.table()).consistentRead(true)).items()) {
             String pk = item.get(KeyScheme.PK).s();
             if (pk.startsWith(CapacityMeter.PARTIAL)) {
@@ -382,7 +383,7 @@ final class CostBench implements Benchmark {
                 daily.put(pk + "|" + item.get(KeyScheme.SK).s(), item);
             }
         }
-        for (Map<String, AttributeValue> item : partials.live()) { // the newest generation of each slot, as readers sum
+        for (Map<String, AttributeValue> item : LatestPartials.newestOf(partials)) { // the newest generation of each slot, as readers sum
             String pk = item.get(KeyScheme.PK).s();
             long n = SummaryAttributes.read(item, false).count();
             long minute = Long.parseLong(item.get(PartialItems.MINUTE).n());

@@ -16,6 +16,7 @@ import dev.pulse.local.emulator.Ports;
 import dev.pulse.model.Datapoint;
 import dev.pulse.model.DatapointValidator;
 import dev.pulse.store.KeyScheme;
+import dev.pulse.store.LatestPartials;
 import dev.pulse.store.SummaryAttributes;
 import java.net.URI;
 import java.time.Clock;
@@ -274,7 +275,7 @@ final class IngestEndToEndBench implements Benchmark {
 
     /**
      * The table's items after a batch: minute partials and the datapoints they count (the newest generation of each
-     * slot, {@link LivePartials}), rollup items holding only a build mark (set by ingest before the partials), shard
+     * slot, {@link LatestPartials#newestOf}), rollup items holding only a build mark (set by ingest before the partials), shard
      * checkpoints ({@code W#}, one per shard: not counted in ItemsWritten), and everything else.
      */
     record Stored(long items, long partials, long datapoints, long marks, long checkpoints) {
@@ -285,7 +286,7 @@ final class IngestEndToEndBench implements Benchmark {
             long datapoints = 0;
             long marks = 0;
             long checkpoints = 0;
-            LivePartials stored = new LivePartials();
+            List<Map<String, AttributeValue>> stored = new ArrayList<>();
             for (Map<String, AttributeValue> item : reader.scanPaginator(b -> b.tableName(table)).items()) {
                 items++;
                 if (item.get(KeyScheme.PK).s().startsWith("W#")) {
@@ -297,7 +298,7 @@ final class IngestEndToEndBench implements Benchmark {
                     marks++;
                 }
             }
-            for (Map<String, AttributeValue> item : stored.live()) { // the newest generation of each slot, as readers sum
+            for (Map<String, AttributeValue> item : LatestPartials.newestOf(stored)) { // the newest generation of each slot, as readers sum
                 datapoints += SummaryAttributes.read(item, false).count();
             }
             return new Stored(items, partials, datapoints, marks, checkpoints);

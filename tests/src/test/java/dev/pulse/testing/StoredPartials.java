@@ -58,17 +58,7 @@ public final class StoredPartials {
      * promises no order) and fed through the production {@link LatestPartials}.
      */
     public static List<Map<String, AttributeValue>> live(DynamoDbClient client, String table) {
-        Map<String, TreeMap<String, Map<String, AttributeValue>>> byPartition = new TreeMap<>();
-        for (Map<String, AttributeValue> item : all(client, table)) {
-            byPartition.computeIfAbsent(item.get(KeyScheme.PK).s(), k -> new TreeMap<>()).put(item.get(KeyScheme.SK).s(), item);
-        }
-        List<Map<String, AttributeValue>> out = new ArrayList<>();
-        byPartition.values().forEach(partition -> {
-            LatestPartials latest = new LatestPartials(out::add);
-            partition.values().forEach(latest);
-            latest.finish();
-        });
-        return out;
+        return LatestPartials.newestOf(all(client, table));
     }
 
     private static List<Map<String, AttributeValue>> all(DynamoDbClient client, String table) {

@@ -1,6 +1,10 @@
 package dev.pulse.store;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -49,6 +53,24 @@ public final class LatestPartials implements Consumer<Map<String, AttributeValue
             downstream.accept(held);
             held = null;
         }
+    }
+
+    /**
+     * The partials a reader sums, from partial items of any partitions in any order (a Scan's, say): each partition's
+     * items in key order through this rule. For tools and checks that read a whole table.
+     */
+    public static List<Map<String, AttributeValue>> newestOf(Collection<Map<String, AttributeValue>> items) {
+        Map<String, TreeMap<String, Map<String, AttributeValue>>> byPartition = new TreeMap<>();
+        for (Map<String, AttributeValue> item : items) {
+            byPartition.computeIfAbsent(item.get(KeyScheme.PK).s(), k -> new TreeMap<>()).put(item.get(KeyScheme.SK).s(), item);
+        }
+        List<Map<String, AttributeValue>> out = new ArrayList<>(items.size());
+        byPartition.values().forEach(partition -> {
+            LatestPartials latest = new LatestPartials(out::add);
+            partition.values().forEach(latest);
+            latest.finish();
+        });
+        return out;
     }
 
     /** Partials skipped because a newer generation holds their slot. */

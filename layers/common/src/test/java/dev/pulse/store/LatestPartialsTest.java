@@ -48,6 +48,19 @@ class LatestPartialsTest {
     }
 
     @Test
+    void newestOf_whenPartitionsInterleavedAndUnordered_keepsNewestPerPartitionAndSlot() {
+        // Two series whose minute was first touched by the same record share a slot string, in different partitions.
+        String slot1 = KeyScheme.partialSk(MINUTE, "s", "100", 1);
+        String slot2 = KeyScheme.partialSk(MINUTE, "s", "100", 2);
+        List<Map<String, AttributeValue>> items = List.of(
+                Map.of(KeyScheme.PK, AttributeValue.fromS("P#b"), KeyScheme.SK, AttributeValue.fromS(slot1), "tag", AttributeValue.fromS("b1")),
+                Map.of(KeyScheme.PK, AttributeValue.fromS("P#a"), KeyScheme.SK, AttributeValue.fromS(slot2), "tag", AttributeValue.fromS("a2")),
+                Map.of(KeyScheme.PK, AttributeValue.fromS("P#a"), KeyScheme.SK, AttributeValue.fromS(slot1), "tag", AttributeValue.fromS("a1")));
+
+        assertThat(LatestPartials.newestOf(items)).extracting(i -> i.get("tag").s()).containsExactly("a2", "b1");
+    }
+
+    @Test
     void finish_whenNothingRead_passesNothing() {
         assertThat(run(List.of())).isEmpty();
     }
