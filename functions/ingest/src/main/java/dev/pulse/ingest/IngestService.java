@@ -43,8 +43,9 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  *   <li>It sends its poison records to the DLQ, then commits the batch's last record as the shard's position,
  *       on condition that the generation is still its own.</li>
  * </ol>
- * Any failure fails the <em>whole</em> batch by reporting its first record, so Lambda retries (or bisects) from
- * it and every partial the failed attempt wrote is overwritten by the attempts that store those records.
+ * Any failure fails the <em>whole</em> batch by reporting its first record (or, in a redelivery that starts below
+ * the committed position, its first record above it), so Lambda retries (or bisects) from it and every partial
+ * the failed attempt wrote is outvoted by the attempts that store those records.
  * Poison records never fail a batch.
  *
  * <p>{@link #redrive} stores a batch that Lambda discarded, read back from the stream with its original
@@ -154,7 +155,9 @@ public final class IngestService {
         }
         String failedSequence = null;
         if (failure != null && !records.isEmpty()) {
-            failedSequence = firstSequence(records);
+            // From the first record the committed position does not cover: the ones before it are stored, so Lambda
+            // may checkpoint them, and its retry (or bisection, or discard) then starts where a redrive must start.
+            failedSequence = byShard.size() == 1 && t.firstUncommitted != null ? t.firstUncommitted : firstSequence(records);
             metrics.increment(IngestMetric.BATCH_FAILURES);
             if (t.superseded) {
                 metrics.increment(IngestMetric.SUPERSEDED_ATTEMPTS);
@@ -195,6 +198,9 @@ public final class IngestService {
             if (!redrive && position.covers(k.getSequenceNumber())) {
                 t.alreadyStored++; // redelivered: stored (or sent to the DLQ) by a committed batch
                 continue;
+            }
+            if (!anyNew && !redrive && position.committed() != null && t.firstUncommitted == null) {
+                t.firstUncommitted = k.getSequenceNumber();
             }
             anyNew = true;
             byte[] data = bytes(k.getData());
@@ -291,6 +297,8 @@ public final class IngestService {
         int marksWritten;
         boolean superseded;
         PoisonRecord firstPoison;
+        /** In a batch that starts below the committed position, its first record above it. */
+        String firstUncommitted;
         WriteStats stats = new WriteStats(0, 0, 0, 0, 0);
 
         Tally(long now) {
