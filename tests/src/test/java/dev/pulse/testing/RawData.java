@@ -184,8 +184,9 @@ public final class RawData {
             return new Exact(s.count(), s.sum(), s.min(), s.max(), sorted);
         }
 
+        /** Nearest rank, the API's definition: the value at rank ceil(q x count). */
         double quantile(double q) {
-            return sorted.get((int) Math.floor(q * (sorted.size() - 1)));
+            return sorted.get((int) Math.max(1, Math.ceil(q * sorted.size() * (1 - 1e-12))) - 1);
         }
     }
 }

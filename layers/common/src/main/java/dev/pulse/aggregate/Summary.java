@@ -133,12 +133,40 @@ public final class Summary {
         return encodedSketch;
     }
 
-    /** The value at quantile {@code q} (0..1) from the sketch, or NaN when empty. */
+    /**
+     * The value at quantile {@code q} (0..1) by <em>nearest rank</em>, as CloudWatch answers percentiles: the value
+     * at rank {@code ceil(q x count)} of the sorted values (rank 1 for {@code q} = 0), from the sketch within its
+     * relative accuracy, and exact when that rank is the lowest or the highest (the stored min and max). So the p99
+     * of 1, 2, 3, 4, 5, 10, 20 is 20, not an interpolation between 10 and 20. NaN when empty.
+     */
     public double quantile(double q) {
         if (!hasSketch()) {
             throw new IllegalStateException("summary was read without its sketch");
         }
-        return count == 0 ? Double.NaN : sketch().getValueAtQuantile(q);
+        if (count == 0) {
+            return Double.NaN;
+        }
+        long rank = nearestRank(q, count);
+        if (rank <= 1) {
+            return min;
+        }
+        if (rank >= count) {
+            return max;
+        }
+        // DDSketch answers the value whose 0-based index is the first with a cumulative count above
+        // q' x (count - 1): aim half a rank past index rank - 1, so float rounding cannot fall back a bucket.
+        DDSketch sk = sketch();
+        double at = Math.min(1.0, (rank - 0.5) / (sk.getCount() - 1));
+        return Math.max(min, Math.min(max, sk.getValueAtQuantile(at)));
+    }
+
+    /**
+     * {@code ceil(q x count)}, at least 1. The product is nudged down by a relative 1e-12 first, so a product that
+     * should be a whole number but came out a rounding error above it (0.9 x 10 = 9.000000000000002) does not move
+     * to the next rank.
+     */
+    static long nearestRank(double q, long count) {
+        return Math.max(1, (long) Math.ceil(q * count * (1 - 1e-12)));
     }
 
     /** Whether this summary carries a sketch (percentiles). */

@@ -2,8 +2,15 @@ package dev.pulse.aggregate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Random;
+import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class SummaryTest {
 
@@ -68,5 +75,79 @@ class SummaryTest {
         assertThat(restored.count()).isEqualTo(101);
         assertThat(restored.quantile(1)).isEqualTo(source.quantile(1));
         assertThat(restored.quantile(0.5)).isEqualTo(source.quantile(0.5));
+    }
+
+    private static final double[] PERCENTILES = {0.1, 1, 10, 25, 50, 75, 90, 95, 99, 99.9, 100};
+
+    /** The nearest-rank value: rank ceil(p/100 x n) of the sorted values, exactly, with BigDecimal-free integers. */
+    private static double nearestRank(List<Double> sorted, double percentile) {
+        long thousandths = Math.round(percentile * 1000); // the API allows three decimals
+        long rank = Math.max(1, (thousandths * sorted.size() + 100_000 - 1) / 100_000);
+        return sorted.get((int) rank - 1);
+    }
+
+    @Test
+    void quantile_whenFewValues_answersTheValueAtTheNearestRankLikeCloudWatch() {
+        Summary s = new Summary();
+        for (double v : new double[] {1, 2, 3, 4, 5, 10, 20}) {
+            s.add(v);
+        }
+
+        assertThat(s.quantile(0.99)).isEqualTo(20.0); // rank ceil(6.93) = 7: the max, exactly
+        assertThat(s.quantile(0.5)).isCloseTo(4.0, Percentage.withPercentage(1)); // rank ceil(3.5) = 4
+        assertThat(s.quantile(0.01)).isEqualTo(1.0); // rank 1: the min, exactly
+        assertThat(s.quantile(0.9)).isCloseTo(20.0, Percentage.withPercentage(1)); // rank ceil(6.3) = 7
+        assertThat(s.quantile(0.85)).isCloseTo(10.0, Percentage.withPercentage(1)); // rank ceil(5.95) = 6
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
+    void quantile_whenOneToTenValues_everyPercentileIsTheNearestRankWithinOnePercent(int n) {
+        Random random = new Random(n);
+        List<Double> values = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            values.add(Math.pow(10, -1 + 4 * random.nextDouble()));
+        }
+        Summary s = new Summary();
+        values.forEach(s::add);
+        List<Double> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+
+        for (double p : PERCENTILES) {
+            assertThat(s.quantile(p / 100)).as("n=%d p%s", n, p)
+                    .isCloseTo(nearestRank(sorted, p), Percentage.withPercentage(1.0001));
+        }
+    }
+
+    @Test
+    void quantile_whenManyValuesMergedFromParts_everyPercentileIsTheNearestRankWithinOnePercent() {
+        Random random = new Random(11);
+        List<Double> values = new ArrayList<>();
+        Summary total = new Summary();
+        for (int part = 0; part < 100; part++) {
+            Summary s = new Summary();
+            for (int i = 0; i < 1_000 + part; i++) {
+                double v = Math.pow(10, -2 + 8 * random.nextDouble());
+                values.add(v);
+                s.add(v);
+            }
+            total.merge(s);
+        }
+        Collections.sort(values);
+
+        for (double p : PERCENTILES) {
+            assertThat(total.quantile(p / 100)).as("p%s", p).isCloseTo(nearestRank(values, p), Percentage.withPercentage(1.0001));
+        }
+        assertThat(total.quantile(1.0)).isEqualTo(values.get(values.size() - 1));
+    }
+
+    @Test
+    void nearestRank_whenProductIsWholeButRoundsUp_staysOnThatRank() {
+        assertThat(Summary.nearestRank(0.9, 10)).isEqualTo(9); // 0.9 x 10 = 9.000000000000002 in doubles
+        assertThat(Summary.nearestRank(0.07, 100)).isEqualTo(7);
+        assertThat(Summary.nearestRank(0.99, 7)).isEqualTo(7);
+        assertThat(Summary.nearestRank(0.0001, 7)).isEqualTo(1);
+        assertThat(Summary.nearestRank(0.5, 1)).isEqualTo(1);
+        assertThat(Summary.nearestRank(0.999, 1_000_000_000_000L)).isEqualTo(999_000_000_000L);
     }
 }
