@@ -156,17 +156,21 @@ public final class Summary {
         // DDSketch answers the value whose 0-based index is the first with a cumulative count above
         // q' x (count - 1): aim half a rank past index rank - 1, so float rounding cannot fall back a bucket.
         DDSketch sk = sketch();
-        double at = Math.min(1.0, (rank - 0.5) / (sk.getCount() - 1));
+        // Scaled to the sketch's own count, which equals count for every summary built by add, merge and the codecs.
+        double skCount = sk.getCount();
+        double at = Math.min(1.0, (rank - 0.5) * skCount / count / (skCount - 1));
         return Math.max(min, Math.min(max, sk.getValueAtQuantile(at)));
     }
 
     /**
-     * {@code ceil(q x count)}, at least 1. The product is nudged down by a relative 1e-12 first, so a product that
-     * should be a whole number but came out a rounding error above it (0.9 x 10 = 9.000000000000002) does not move
-     * to the next rank.
+     * {@code ceil(q x count)}, at least 1. A product within a few ulps of a whole number is that number: it should
+     * be one but came out a rounding error above it (0.9 x 10 = 9.000000000000002). A percentile has at most three
+     * decimals, so a product that is not whole misses one by at least 1e-5, far more than the rounding error.
      */
     static long nearestRank(double q, long count) {
-        return Math.max(1, (long) Math.ceil(q * count * (1 - 1e-12)));
+        double x = q * count;
+        double whole = Math.rint(x);
+        return Math.max(1, (long) (Math.abs(x - whole) <= 4 * Math.ulp(x) ? whole : Math.ceil(x)));
     }
 
     /** Whether this summary carries a sketch (percentiles). */

@@ -149,5 +149,10 @@ class SummaryTest {
         assertThat(Summary.nearestRank(0.0001, 7)).isEqualTo(1);
         assertThat(Summary.nearestRank(0.5, 1)).isEqualTo(1);
         assertThat(Summary.nearestRank(0.999, 1_000_000_000_000L)).isEqualTo(999_000_000_000L);
+        // 0.99999 x 9,999,999 = 9,999,899.00001: not whole, so the next rank (a relative nudge once lost it).
+        assertThat(Summary.nearestRank(new java.math.BigDecimal("99.999").movePointLeft(2).doubleValue(), 9_999_999L))
+                .isEqualTo(9_999_900L);
+        assertThat(Summary.nearestRank(new java.math.BigDecimal("50.545").movePointLeft(2).doubleValue(), 123_456_789L))
+                .isEqualTo(Math.ceilDiv(50_545L * 123_456_789L, 100_000L));
     }
 }
