@@ -282,7 +282,7 @@ public final class CompactService {
         }
 
         Duration callTimeout() {
-            return Duration.ofMillis(Math.max(1, deadline.remainingMillis()));
+            return deadline.callTimeout();
         }
 
         /**

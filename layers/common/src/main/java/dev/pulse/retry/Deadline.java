@@ -21,6 +21,11 @@ public final class Deadline {
         return (deadlineNanos - System.nanoTime()) / 1_000_000L;
     }
 
+    /** The time left as a call timeout: at least 1 ms, since the SDK refuses a zero or negative one. */
+    public java.time.Duration callTimeout() {
+        return java.time.Duration.ofMillis(Math.max(1, remainingMillis()));
+    }
+
     public boolean expired() {
         return remainingMillis() <= 0;
     }

@@ -5,7 +5,6 @@ import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -18,14 +17,12 @@ final class AsyncRetry {
     private AsyncRetry() {
     }
 
-    /** {@code onRetry} sees each error that is retried (for throttle counters). */
-    static <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> call, Backoff backoff, Deadline deadline,
-            Consumer<Throwable> onRetry) {
-        return attempt(call, backoff, deadline, onRetry, 0);
+    static <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> call, Backoff backoff, Deadline deadline) {
+        return attempt(call, backoff, deadline, 0);
     }
 
     private static <T> CompletableFuture<T> attempt(Supplier<CompletableFuture<T>> call, Backoff backoff,
-            Deadline deadline, Consumer<Throwable> onRetry, int n) {
+            Deadline deadline, int n) {
         CompletableFuture<T> started;
         try {
             started = call.get();
@@ -41,9 +38,8 @@ final class AsyncRetry {
             if (!DynamoDbStore.isRetryable(cause) || deadline.remainingMillis() <= delay) {
                 return CompletableFuture.<T>failedFuture(cause);
             }
-            onRetry.accept(cause);
             return CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS))
-                    .thenCompose(x -> attempt(call, backoff, deadline, onRetry, n + 1));
+                    .thenCompose(x -> attempt(call, backoff, deadline, n + 1));
         }).thenCompose(f -> f);
     }
 }

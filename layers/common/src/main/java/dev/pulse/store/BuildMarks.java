@@ -4,7 +4,6 @@ import dev.pulse.aggregate.MinuteAggregate;
 import dev.pulse.concurrent.Bounded;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
-import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -130,8 +129,8 @@ public final class BuildMarks {
                 .expressionAttributeNames(Map.of("#d", MARKED, "#q", DUE, "#t", RollupItems.TTL))
                 .expressionAttributeValues(Map.of(":d", AttributeValue.fromN(Long.toString(at)),
                         ":q", AttributeValue.fromS(m.due()), ":t", AttributeValue.fromN(Long.toString(m.ttlEpochSeconds()))))
-                .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofMillis(Math.max(1, deadline.remainingMillis()))))
-                .build()), backoff, deadline, e -> { })
+                .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
+                .build()), backoff, deadline)
                 .exceptionally(e -> {
                     if (Bounded.unwrap(e) instanceof ConditionalCheckFailedException) {
                         return null; // a mark at least as new is already set: it announces this attempt's data too

@@ -122,10 +122,10 @@ public final class DynamoDbStore {
 
     private CompletableFuture<Void> writeChunk(Run run, List<WriteRequest> chunk, int attempt) {
         // No call may outlive the deadline: the handler must still be alive to report a failure.
-        long remaining = Math.max(1, run.deadline.remainingMillis());
+        Duration timeout = run.deadline.callTimeout();
         BatchWriteItemRequest request = BatchWriteItemRequest.builder()
                 .requestItems(Map.of(tableName, chunk))
-                .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofMillis(remaining)))
+                .overrideConfiguration(o -> o.apiCallTimeout(timeout))
                 .build();
         run.requests.increment();
         CompletableFuture<BatchWriteItemResponse> call;

@@ -22,7 +22,6 @@ public final class LatestPartials implements Consumer<Map<String, AttributeValue
     private String slot;
     private long generation;
     private Map<String, AttributeValue> held;
-    private long superseded;
 
     public LatestPartials(Consumer<Map<String, AttributeValue>> downstream) {
         this.downstream = downstream;
@@ -34,7 +33,6 @@ public final class LatestPartials implements Consumer<Map<String, AttributeValue
         String s = KeyScheme.partialSlot(sk);
         long g = KeyScheme.partialGeneration(sk);
         if (s.equals(slot)) {
-            superseded++;
             if (g > generation) {
                 held = item;
                 generation = g;
@@ -71,10 +69,5 @@ public final class LatestPartials implements Consumer<Map<String, AttributeValue
             latest.finish();
         });
         return out;
-    }
-
-    /** Partials skipped because a newer generation holds their slot. */
-    public long superseded() {
-        return superseded;
     }
 }

@@ -3,7 +3,6 @@ package dev.pulse.store;
 import dev.pulse.concurrent.Bounded;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -88,8 +87,8 @@ public final class ShardCheckpoints {
                         .expressionAttributeNames(Map.of("#g", GENERATION))
                         .expressionAttributeValues(Map.of(":one", AttributeValue.fromN("1")))
                         .returnValues(ReturnValue.ALL_NEW)
-                        .overrideConfiguration(o -> o.apiCallTimeout(timeout(deadline)))
-                        .build()), backoff, deadline, e -> { })
+                        .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
+                        .build()), backoff, deadline)
                 .thenApply(r -> position(key, r.attributes()))
                 .exceptionally(e -> {
                     throw storeFailure("could not claim shard " + key, e);
@@ -102,8 +101,8 @@ public final class ShardCheckpoints {
                         .tableName(table)
                         .key(key(key))
                         .consistentRead(true)
-                        .overrideConfiguration(o -> o.apiCallTimeout(timeout(deadline)))
-                        .build()), backoff, deadline, e -> { })
+                        .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
+                        .build()), backoff, deadline)
                 .thenApply(r -> position(key, r.hasItem() ? r.item() : Map.of()))
                 .exceptionally(e -> {
                     throw storeFailure("could not read the checkpoint of shard " + key, e);
@@ -126,8 +125,8 @@ public final class ShardCheckpoints {
                         .expressionAttributeValues(Map.of(":w", AttributeValue.fromS(lastSequence),
                                 ":at", AttributeValue.fromN(Long.toString(now)),
                                 ":g", AttributeValue.fromN(Long.toString(position.generation()))))
-                        .overrideConfiguration(o -> o.apiCallTimeout(timeout(deadline)))
-                        .build()), backoff, deadline, e -> { })
+                        .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
+                        .build()), backoff, deadline)
                 .<Void>thenApply(r -> null)
                 .exceptionally(e -> {
                     Throwable cause = Bounded.unwrap(e);
@@ -150,15 +149,8 @@ public final class ShardCheckpoints {
         return Map.of(KeyScheme.PK, AttributeValue.fromS(key), KeyScheme.SK, AttributeValue.fromS(SK_VALUE));
     }
 
-    private static Duration timeout(Deadline deadline) {
-        return Duration.ofMillis(Math.max(1, deadline.remainingMillis()));
-    }
-
     private static CompletionException storeFailure(String what, Throwable e) {
         Throwable cause = Bounded.unwrap(e);
-        if (cause instanceof SupersededException || cause instanceof StoreException) {
-            return new CompletionException(cause);
-        }
         return new CompletionException(new StoreException(what + ": " + cause, cause, new WriteStats(0, 0, 0, 0, 0)));
     }
 }
