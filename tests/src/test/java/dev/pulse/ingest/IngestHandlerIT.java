@@ -89,16 +89,14 @@ class IngestHandlerIT {
         StreamsEventResponse response = stack.handler.handleRequest(event, new TestContext("req-poison", 60_000, 1024));
 
         assertThat(response.getBatchItemFailures()).isEmpty();
-        long storedDatapoints = StoredPartials.read(stack.reader, stack.table).values().stream()
-                .flatMap(m -> m.values().stream()).mapToLong(Summary::count).sum();
+        long storedDatapoints = storedDatapoints(stack);
         assertThat(storedDatapoints).isEqualTo(expected.datapoints());
 
         List<Message> messages = Emulators.sqs().drain(stack.queueUrl);
         assertThat(messages).hasSize(1);
         JsonNode body = JSON.readTree(messages.get(0).body());
         String poisonSeq = expected.poisonSequenceNumbers().get(0);
-        KinesisEvent.Record poison = event.getRecords().stream().map(KinesisEvent.KinesisEventRecord::getKinesis)
-                .filter(k -> k.getSequenceNumber().equals(poisonSeq)).findFirst().orElseThrow();
+        KinesisEvent.Record poison = record(event, poisonSeq);
         byte[] data = bytes(poison.getData());
         assertThat(body.get("kind").asText()).isEqualTo("poison");
         assertThat(body.get("source").asText()).isEqualTo("IngestFunction");
@@ -121,15 +119,13 @@ class IngestHandlerIT {
         Stack stack = new Stack(expected.now());
         KinesisEvent event = EventLoader.loadKinesisEvent(ExpectedResults.event(eventFile).toString());
         String poisonSeq = expected.poisonSequenceNumbers().get(0);
-        KinesisEvent.Record poison = event.getRecords().stream().map(KinesisEvent.KinesisEventRecord::getKinesis)
-                .filter(k -> k.getSequenceNumber().equals(poisonSeq)).findFirst().orElseThrow();
+        KinesisEvent.Record poison = record(event, poisonSeq);
         poison.setApproximateArrivalTimestamp(null);
 
         StreamsEventResponse response = stack.handler.handleRequest(event, new TestContext("req-no-arrival", 60_000, 1024));
 
         assertThat(response.getBatchItemFailures()).isEmpty();
-        long storedDatapoints = StoredPartials.read(stack.reader, stack.table).values().stream()
-                .flatMap(m -> m.values().stream()).mapToLong(Summary::count).sum();
+        long storedDatapoints = storedDatapoints(stack);
         assertThat(storedDatapoints).isEqualTo(expected.datapoints());
         List<Message> messages = Emulators.sqs().drain(stack.queueUrl);
         assertThat(messages).hasSize(1);
@@ -404,5 +400,15 @@ class IngestHandlerIT {
             KinesisEvent event = EventLoader.loadKinesisEvent(ExpectedResults.event(eventFile).toString());
             return handler.handleRequest(event, new TestContext("req-" + eventFile, 60_000, 1024));
         }
+    }
+
+    private static long storedDatapoints(Stack stack) {
+        return StoredPartials.read(stack.reader, stack.table).values().stream()
+                .flatMap(m -> m.values().stream()).mapToLong(Summary::count).sum();
+    }
+
+    private static KinesisEvent.Record record(KinesisEvent event, String sequenceNumber) {
+        return event.getRecords().stream().map(KinesisEvent.KinesisEventRecord::getKinesis)
+                .filter(k -> k.getSequenceNumber().equals(sequenceNumber)).findFirst().orElseThrow();
     }
 }

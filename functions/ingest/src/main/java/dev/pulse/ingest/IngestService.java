@@ -40,7 +40,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  *   <li>It sets the build marks of the hours and days it touches ({@link BuildMarks}), then puts its partials,
  *       each keyed by its first contributing record and its generation: readers sum, per (minute, shard, first
  *       record), only the newest generation ({@link dev.pulse.store.LatestPartials}).</li>
- *   <li>It sends its poison records to the DLQ, then commits the batch's last record as the shard's position,
+ *   <li>It sends its poison records to the DLQ, then commits the batch's highest record as the shard's position,
  *       on condition that the generation is still its own.</li>
  * </ol>
  * Any failure fails the <em>whole</em> batch by reporting its first record (or, in a redelivery that starts below
@@ -124,7 +124,7 @@ public final class IngestService {
         String failure = null;
         try {
             for (Map.Entry<String, List<KinesisEvent.KinesisEventRecord>> shard : byShard.entrySet()) {
-                failure = ingestShard(shard.getKey(), shard.getValue(), redrive, unkeyed, t, deadline, metrics);
+                failure = ingestShard(shard.getKey(), shard.getValue(), redrive, unkeyed, t, deadline);
                 unkeyed = List.of();
                 if (failure != null) {
                     break;
@@ -169,7 +169,7 @@ public final class IngestService {
 
     /** One shard's records (a mapping's batch is always one shard); returns the failure, or null. */
     private String ingestShard(String key, List<KinesisEvent.KinesisEventRecord> records, boolean redrive,
-            List<PoisonRecord> unkeyed, Tally t, Deadline deadline, InvocationMetrics<IngestMetric> metrics) {
+            List<PoisonRecord> unkeyed, Tally t, Deadline deadline) {
         // The highest, not the last: a hand-made batch out of shard order must not move the position backwards.
         String last = records.get(0).getKinesis().getSequenceNumber();
         for (KinesisEvent.KinesisEventRecord r : records) {
@@ -231,14 +231,13 @@ public final class IngestService {
         List<MinuteAggregate> partials = new ArrayList<>(aggregator.partials());
         t.partials += partials.size();
         t.datapoints += aggregator.datapoints();
-        List<Map<String, AttributeValue>> partialItems = new ArrayList<>(partials.size() + 16);
-        for (MinuteAggregate p : partials) {
-            partialItems.add(PartialItems.partial(p, partialTtlSeconds, position.generation()));
-        }
         List<SeriesCatalog.CatalogEntry> newSeries = catalog.unseen(partials);
-        List<Map<String, AttributeValue>> catalogItems = new ArrayList<>(newSeries.size());
+        List<Map<String, AttributeValue>> items = new ArrayList<>(partials.size() + newSeries.size());
+        for (MinuteAggregate p : partials) {
+            items.add(PartialItems.partial(p, partialTtlSeconds, position.generation()));
+        }
         for (SeriesCatalog.CatalogEntry c : newSeries) {
-            catalogItems.add(c.item());
+            items.add(c.item());
         }
         List<BuildMarks.Mark> newMarks = markMemory.toWrite(BuildMarks.marksFor(partials, hourlyTtlSeconds, dailyTtlSeconds), t.now);
         try {
@@ -246,8 +245,7 @@ public final class IngestService {
             marks.writeAll(newMarks, t.now, deadline).join();
             markMemory.remember(newMarks);
             t.marksWritten += newMarks.size();
-            partialItems.addAll(catalogItems);
-            t.add(store.writeAll(partialItems, deadline).join());
+            t.add(store.writeAll(items, deadline).join());
             catalog.markWritten(newSeries);
             // Only after the data is safe: a storage failure then retries the batch without re-sending poison (a
             // failed commit after it does re-send it; docs/design.md, "Poison records").
