@@ -27,7 +27,9 @@ import software.amazon.lambda.powertools.metrics.MetricsBuilder;
 final class QueryBench implements Benchmark {
 
     static final double TARGET_RATIO = 10;
+    /** For the whole query (all its pages), as a dashboard panel waits for it. */
     static final double TARGET_WARM_P99_MS = 20;
+    static final double TARGET_COLD_MS = 1_000;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Override
@@ -44,9 +46,13 @@ final class QueryBench implements Benchmark {
                 container each time (cold cache) and following `nextToken` until the last page, as a client does. \
                 The baseline answers the same question the N+1 way: for each series and each 5-minute bucket, one \
                 sequential `GetItem` (blocking client) of the hourly item holding the bucket, then merges the bucket's \
-                five minutes. Both answers are checked against the known counts and sums of every bucket. The ratio \
-                is baseline time / product time (target >= 10x). Then the warm figure: the same query again and again \
-                on one warm handler, per invocation (page) latency percentiles; target p99 <= 20 ms.""";
+                five minutes. Both answers are checked against the known counts and sums of every bucket. Times are \
+                the handler's, summed over the query's pages (what a client waits for, less the network); items and \
+                read capacity units come from the handler's EMF documents (DynamoDB Local reports consumed capacity as \
+                DynamoDB bills it), bytes are items x the hourly item's size. The ratio is baseline time / product time \
+                (target >= 10x, and cold <= 1 s). Then the warm figure: the same query again and again on one warm \
+                handler (its first answers checked), whole-query latency percentiles (target p99 <= 20 ms) and per \
+                invocation (page).""";
     }
 
     @Override
@@ -60,16 +66,14 @@ final class QueryBench implements Benchmark {
         try (StdoutCapture out = StdoutCapture.install()) {
             // Warm-up of the JIT on a separate handler, then cold-container queries.
             for (int i = 0; i < env.scale(3, 1); i++) {
-                fullQuery(data.handler(client, metrics()), data, stats, true);
+                fullQuery(data.handler(client, metrics()), data, stats, true, out, null);
             }
             int coldRuns = env.scale(5, 2);
             double[] cold = new double[coldRuns];
-            int pages = 0;
+            QueryRun coldRun = null;
             for (int i = 0; i < coldRuns; i++) {
-                QueryHandler fresh = data.handler(client, metrics());
-                long t0 = System.nanoTime();
-                pages = fullQuery(fresh, data, stats, true);
-                cold[i] = (System.nanoTime() - t0) / 1e6;
+                coldRun = fullQuery(data.handler(client, metrics()), data, stats, true, out, null);
+                cold[i] = coldRun.handlerMillis();
             }
             Samples coldMs = Samples.of(cold);
 
@@ -81,20 +85,22 @@ final class QueryBench implements Benchmark {
             double baselineMs = (System.nanoTime() - b0) / 1e6;
             double baselineFullMs = baselineMs * data.series().size() / baselineSeries;
 
-            // Warm: one container answering the same query repeatedly.
+            // Warm: one container answering the same query repeatedly; the first answer of each is checked.
             QueryHandler warm = data.handler(client, metrics());
             for (int i = 0; i < env.scale(30, 3); i++) {
-                fullQuery(warm, data, stats, i == 0);
+                fullQuery(warm, data, stats, i < 2, out, null);
             }
             List<Double> perPage = new ArrayList<>();
             // 200 queries, or 60 s if they are slow (a cache that cannot hold the day reads DynamoDB every time).
             List<Double> warmFull = new ArrayList<>();
+            long warmItems = 0;
             long warmEnd = System.nanoTime() + env.scale(60, 5) * 1_000_000_000L;
             while (warmFull.size() < env.scale(200, 10) && System.nanoTime() < warmEnd) {
-                long t0 = System.nanoTime();
-                fullQuery(warm, data, stats, false, perPage);
-                warmFull.add((System.nanoTime() - t0) / 1e6);
+                QueryRun run = fullQuery(warm, data, stats, false, out, perPage);
+                warmFull.add(run.handlerMillis());
+                warmItems += run.itemsRead();
             }
+            fullQuery(warm, data, stats, true, out, null);
             Samples pageMs = Samples.of(perPage.stream().mapToDouble(Double::doubleValue).toArray());
             Samples warmMs = Samples.of(warmFull.stream().mapToDouble(Double::doubleValue).toArray());
             if (out.emfDocuments() == 0) {
@@ -102,30 +108,44 @@ final class QueryBench implements Benchmark {
             }
 
             double ratio = baselineFullMs / coldMs.median();
-            boolean met = ratio >= TARGET_RATIO && pageMs.percentile(99) <= TARGET_WARM_P99_MS;
-            details.add("cold container, whole query (" + pages + " pages): " + coldMs.spread("%.0f") + " runs, ms");
+            boolean met = ratio >= TARGET_RATIO && warmMs.percentile(99) <= TARGET_WARM_P99_MS
+                    && coldMs.median() <= TARGET_COLD_MS;
+            details.add("cold container, whole query (" + coldRun.pages() + " pages, the handler's time summed): "
+                    + coldMs.spread("%.0f") + " runs, ms; it read " + Format.count(coldRun.itemsRead()) + " items, "
+                    + String.format(java.util.Locale.ROOT, "%.1f", coldRun.readUnits()) + " read capacity units ("
+                    + Format.count(Math.round(coldRun.itemsRead() * data.hourlyItemBytes())) + " bytes)");
             details.add("N+1 baseline: " + reads + " sequential GetItem for " + baselineSeries + " series in "
                     + Format.millis(baselineMs) + (baselineSeries < data.series().size()
                     ? ", scaled to " + data.series().size() + " series: " + Format.millis(baselineFullMs) : ""));
+            details.add("warm container, whole query: p50 " + Format.millis(warmMs.median()) + ", p99 "
+                    + Format.millis(warmMs.percentile(99)) + ", max " + Format.millis(warmMs.max()) + " over "
+                    + warmMs.size() + " queries; items read " + warmItems);
             details.add("warm container, per invocation (page): p50 " + Format.millis(pageMs.median()) + ", p90 "
                     + Format.millis(pageMs.percentile(90)) + ", p99 " + Format.millis(pageMs.percentile(99)) + ", max "
                     + Format.millis(pageMs.max()) + " over " + pageMs.size());
-            details.add("warm container, whole query: p50 " + Format.millis(warmMs.median()) + ", p99 "
-                    + Format.millis(warmMs.percentile(99)));
             details.add("dataset: " + data.series().size() + " series, " + data.itemsWritten() + " rollup items; a full hourly"
                     + " item " + Format.count(data.hourlyItemBytes()) + " bytes, a daily item " + Format.count(data.dailyItemBytes()));
-            if (!met) {
+            if (warmMs.percentile(99) > TARGET_WARM_P99_MS) {
                 QueryHandler profiled = data.handler(client, metrics());
-                fullQuery(profiled, data, stats, false);
+                fullQuery(profiled, data, stats, false, out, null);
                 details.addAll(JfrProfile.profile("warm query, " + env.scale(100, 5) + " times", () -> {
                     for (int i = 0; i < env.scale(100, 5); i++) {
-                        fullQuery(profiled, data, stats, false);
+                        fullQuery(profiled, data, stats, false, out, null);
                     }
                 }, null));
             }
+            if (coldMs.median() > TARGET_COLD_MS) {
+                details.addAll(JfrProfile.profile("cold query, " + env.scale(5, 2) + " times", () -> {
+                    for (int i = 0; i < env.scale(5, 2); i++) {
+                        fullQuery(data.handler(client, metrics()), data, stats, false, out, null);
+                    }
+                }, null, List.of("dev.pulse.", "com.datadoghq.", "software.amazon.awssdk.")));
+            }
             values.put("coldQueryMillis", coldMs.median());
             values.put("baselineQueryMillis", baselineFullMs);
-            values.put("pagesPerQuery", (double) pages);
+            values.put("pagesPerQuery", (double) coldRun.pages());
+            values.put("coldItemsRead", (double) coldRun.itemsRead());
+            values.put("coldReadUnits", coldRun.readUnits());
             values.put("warmPageP50Millis", pageMs.median());
             values.put("warmPageP99Millis", pageMs.percentile(99));
             values.put("warmQueryP99Millis", warmMs.percentile(99));
@@ -133,9 +153,9 @@ final class QueryBench implements Benchmark {
             values.put("dailyItemBytes", data.dailyItemBytes());
             return new Result(name(),
                     Format.millis(coldMs.median()) + " for " + data.series().size() + " series x 24 h at PT5M, cold; warm p99 "
-                            + Format.millis(pageMs.percentile(99)) + " per invocation",
+                            + Format.millis(warmMs.percentile(99)) + " for the whole query",
                     "N+1 " + Format.millis(baselineFullMs), Format.times(ratio),
-                    ">= 10x and warm p99 <= 20 ms", met, details, values);
+                    ">= 10x, cold <= 1 s and warm p99 <= 20 ms", met, details, values);
         }
     }
 
@@ -143,28 +163,39 @@ final class QueryBench implements Benchmark {
         return MetricsBuilder.builder().withNamespace("PulseBench").withService("query").build();
     }
 
-    private static int fullQuery(QueryHandler handler, QueryDataset data, List<String> stats, boolean check) throws Exception {
-        return fullQuery(handler, data, stats, check, null);
+    /**
+     * One whole query: its pages, the handler's time summed over them (what the client waits for, less the
+     * network), and the items and read capacity units the handler reported in its EMF documents.
+     */
+    record QueryRun(int pages, double handlerMillis, long itemsRead, double readUnits) {
     }
 
-    /** The whole query, page after page; checked against the dataset when {@code check}. The pages it took. */
-    private static int fullQuery(QueryHandler handler, QueryDataset data, List<String> stats, boolean check,
-            List<Double> pageMillis) throws Exception {
+    /** The whole query, page after page; checked against the dataset when {@code check}. */
+    private static QueryRun fullQuery(QueryHandler handler, QueryDataset data, List<String> stats, boolean check,
+            StdoutCapture out, List<Double> pageMillis) throws Exception {
         String token = null;
         int pages = 0;
+        double handlerMillis = 0;
+        long items = 0;
+        double units = 0;
         Map<String, QueryDataset.Series> expected = data.byKey();
         int seen = 0;
         do {
             long t0 = System.nanoTime();
             APIGatewayV2HTTPResponse r = handler.handleRequest(data.event(stats, token),
                     new BenchContext("query", "q" + pages, 29_000, 1024));
+            double ms = (System.nanoTime() - t0) / 1e6;
+            handlerMillis += ms;
             if (pageMillis != null) {
-                pageMillis.add((System.nanoTime() - t0) / 1e6);
+                pageMillis.add(ms);
             }
             pages++;
             if (r.getStatusCode() != 200) {
                 throw new IllegalStateException("query answered " + r.getStatusCode() + ": " + r.getBody());
             }
+            JsonNode emf = JSON.readTree(out.lastEmf());
+            items += emf.path("ItemsRead").asLong();
+            units += emf.path("ReadUnits").asDouble();
             JsonNode body = JSON.readTree(r.getBody());
             if (!body.path("unprocessed").isEmpty()) {
                 throw new IllegalStateException("series left unprocessed: " + body.path("unprocessed"));
@@ -180,7 +211,7 @@ final class QueryBench implements Benchmark {
         if (check && seen != expected.size()) {
             throw new IllegalStateException("the query answered " + seen + " of " + expected.size() + " series");
         }
-        return pages;
+        return new QueryRun(pages, handlerMillis, items, units);
     }
 
     private static void check(QueryDataset.Series want, JsonNode values) {

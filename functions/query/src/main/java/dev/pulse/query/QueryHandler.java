@@ -4,9 +4,10 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.io.SegmentedStringWriter;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.config.AwsClients;
 import dev.pulse.config.PulseConfig;
@@ -127,47 +128,75 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
         return body;
     }
 
-    static ObjectNode toJson(QueryResult r, QueryRequest request) {
-        ObjectNode out = JSON.createObjectNode();
-        out.put("start", request.start());
-        out.put("end", request.end());
-        out.put("period", r.periodSeconds());
-        ArrayNode ts = out.putArray("timestamps");
-        r.timestamps().forEach(ts::add);
-        ArrayNode series = out.putArray("series");
-        for (QueryResult.SeriesValues s : r.series()) {
-            ObjectNode n = describe(series.addObject(), s.series());
-            ObjectNode values = n.putObject("values");
-            s.values().forEach((stat, vs) -> {
-                ArrayNode a = values.putArray(stat);
-                vs.forEach(v -> {
-                    if (v == null || !Double.isFinite(v)) {
-                        a.addNull();
-                    } else {
-                        a.add(v);
+    /**
+     * The answer as JSON, written straight to text: a day of 100 series is over 100,000 numbers, and a tree of
+     * nodes first (then its serialisation) was a quarter of a warm query's time.
+     */
+    static String toJson(QueryResult r, QueryRequest request) {
+        // Jackson's own writer for writeValueAsString: text in recycled segments, one copy into the String.
+        SegmentedStringWriter w = new SegmentedStringWriter(JSON.getFactory()._getBufferRecycler());
+        try (JsonGenerator g = JSON.getFactory().createGenerator(w)) {
+            g.writeStartObject();
+            g.writeNumberField("start", request.start());
+            g.writeNumberField("end", request.end());
+            g.writeNumberField("period", r.periodSeconds());
+            g.writeArrayFieldStart("timestamps");
+            for (long t : r.timestamps()) {
+                g.writeNumber(t);
+            }
+            g.writeEndArray();
+            g.writeArrayFieldStart("series");
+            for (QueryResult.SeriesValues s : r.series()) {
+                g.writeStartObject();
+                describe(g, s.series());
+                g.writeObjectFieldStart("values");
+                for (Map.Entry<String, java.util.List<Double>> e : s.values().entrySet()) {
+                    g.writeArrayFieldStart(e.getKey());
+                    for (Double v : e.getValue()) {
+                        if (v == null || !Double.isFinite(v)) {
+                            g.writeNull();
+                        } else {
+                            g.writeNumber(v);
+                        }
                     }
-                });
-            });
+                    g.writeEndArray();
+                }
+                g.writeEndObject();
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeArrayFieldStart("unprocessed");
+            for (QueryResult.Unprocessed u : r.unprocessed()) {
+                g.writeStartObject();
+                describe(g, u.series());
+                g.writeStringField("reason", u.reason());
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeStringField("nextToken", r.nextToken());
+            g.writeEndObject();
+            g.flush();
+            return w.getAndClear();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
-        ArrayNode unprocessed = out.putArray("unprocessed");
-        r.unprocessed().forEach(u -> describe(unprocessed.addObject(), u.series()).put("reason", u.reason()));
-        if (r.nextToken() == null) {
-            out.putNull("nextToken");
-        } else {
-            out.put("nextToken", r.nextToken());
-        }
-        return out;
     }
 
-    private static ObjectNode describe(ObjectNode n, SeriesSpec s) {
-        n.put("name", s.name());
-        ObjectNode dims = n.putObject("dims");
-        new TreeMap<>(s.dims()).forEach(dims::put);
-        n.put("key", s.key());
-        return n;
+    private static void describe(JsonGenerator g, SeriesSpec s) throws java.io.IOException {
+        g.writeStringField("name", s.name());
+        g.writeObjectFieldStart("dims");
+        for (Map.Entry<String, String> d : new TreeMap<>(s.dims()).entrySet()) {
+            g.writeStringField(d.getKey(), d.getValue());
+        }
+        g.writeEndObject();
+        g.writeStringField("key", s.key());
     }
 
     private static APIGatewayV2HTTPResponse ok(ObjectNode body) {
+        return response(200, body);
+    }
+
+    private static APIGatewayV2HTTPResponse ok(String body) {
         return response(200, body);
     }
 
@@ -186,13 +215,17 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
 
     private static APIGatewayV2HTTPResponse response(int status, ObjectNode body) {
         try {
-            return APIGatewayV2HTTPResponse.builder()
-                    .withStatusCode(status)
-                    .withHeaders(Map.of("Content-Type", "application/json"))
-                    .withBody(JSON.writeValueAsString(body))
-                    .build();
+            return response(status, JSON.writeValueAsString(body));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private static APIGatewayV2HTTPResponse response(int status, String body) {
+        return APIGatewayV2HTTPResponse.builder()
+                .withStatusCode(status)
+                .withHeaders(Map.of("Content-Type", "application/json"))
+                .withBody(body)
+                .build();
     }
 }

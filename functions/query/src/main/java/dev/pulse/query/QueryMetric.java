@@ -13,6 +13,8 @@ public enum QueryMetric implements MetricName {
     },
     SERIES_REQUESTED,
     ITEMS_READ,
+    /** DynamoDB read capacity units the invocation consumed (as DynamoDB reports them: item sizes, not bytes sent). */
+    READ_UNITS,
     CACHE_HITS,
     /** Rollups not complete (marked since their build, or not built yet) answered from the level below. */
     ROLLUP_FALLBACKS,

@@ -22,10 +22,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.DoubleAdder;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
 
 /**
  * Answers queries from the cheapest level that is exact for the requested buckets:
@@ -125,47 +127,76 @@ public final class QueryService {
         List<SeriesSpec> page = request.series().subList(from, to);
         metrics.add(QueryMetric.SERIES_REQUESTED, page.size());
 
-        Map<SeriesSpec, Summary[]> results = new ConcurrentHashMap<>();
+        Map<SeriesSpec, Buckets> results = new ConcurrentHashMap<>();
         Map<SeriesSpec, List<Unit>> plans = new LinkedHashMap<>();
         List<Map.Entry<SeriesSpec, Unit>> reads = new ArrayList<>();
         for (SeriesSpec s : page) {
             List<Unit> plan = plan(request, now);
             plans.put(s, plan);
-            Summary[] acc = new Summary[buckets];
-            results.put(s, acc);
+            results.put(s, new Buckets(buckets, withSketch));
             plan.forEach(u -> reads.add(Map.entry(s, u)));
         }
         Map<SeriesSpec, Integer> pending = new ConcurrentHashMap<>();
         plans.forEach((s, p) -> pending.put(s, p.size()));
-        java.util.function.BiConsumer<SeriesSpec, SortedMap<Long, Summary>> apply = (s, entries) -> {
-            Summary[] acc = results.get(s);
-            synchronized (acc) {
-                addToBuckets(request, entries, acc, withSketch);
+        DoubleAdder readUnits = new DoubleAdder();
+        Reads sink = new Reads() {
+            @Override
+            public void entries(SeriesSpec s, SortedMap<Long, Summary> entries) {
+                results.get(s).addEntries(request, entries);
+                pending.merge(s, -1, Integer::sum);
             }
-            pending.merge(s, -1, Integer::sum);
+
+            @Override
+            public void rollup(RollupRead r, SortedMap<Long, Summary> entries) {
+                String shape = shapeKey(request, r);
+                PeriodBucket[] grouped = PeriodBucket.group(entries, request.periodMillis(),
+                        Math.floorMod(request.start(), request.periodMillis()), cut(request, r.unit()), withSketch,
+                        request.stats());
+                cache.putPeriodBuckets(shape, grouped, now);
+                periodBuckets(r.series(), grouped);
+            }
+
+            @Override
+            public void periodBuckets(SeriesSpec s, PeriodBucket[] grouped) {
+                results.get(s).addPeriodBuckets(request, grouped);
+                pending.merge(s, -1, Integer::sum);
+            }
+
+            @Override
+            public void readUnits(double units) {
+                readUnits.add(units);
+            }
         };
-        // Closed rollups come from the cache or from BatchGetItem (100 keys a call); open hours from Query.
+        // Closed rollups come from the cache (at this query's period if it was asked before, else as stored) or
+        // from BatchGetItem (100 keys a call); open hours from Query.
         List<java.util.function.Supplier<CompletableFuture<?>>> tasks = new ArrayList<>();
         List<RollupRead> uncached = new ArrayList<>();
         for (Map.Entry<SeriesSpec, Unit> r : reads) {
             SeriesSpec s = r.getKey();
             Unit u = r.getValue();
             if (u.level() == Level.PARTIALS) {
-                tasks.add(() -> readPartials(s, u, withSketch, metrics).thenAccept(entries -> apply.accept(s, entries)));
+                tasks.add(() -> readPartials(s, u, withSketch, metrics, sink)
+                        .thenAccept(entries -> sink.entries(s, entries)));
                 continue;
             }
             RollupRead read = new RollupRead(s, u, withSketch);
+            PeriodBucket[] grouped = cache.periodBuckets(shapeKey(request, read), now);
+            if (grouped != null) {
+                metrics.increment(QueryMetric.CACHE_HITS);
+                sink.periodBuckets(s, grouped);
+                continue;
+            }
             SortedMap<Long, Summary> cached = cache.get(read.cacheKey(), now);
             if (cached != null) {
                 metrics.increment(QueryMetric.CACHE_HITS);
-                apply.accept(s, cached);
+                sink.rollup(read, cached);
             } else {
                 uncached.add(read);
             }
         }
         for (int i = 0; i < uncached.size(); i += BATCH_GET) {
             List<RollupRead> chunk = uncached.subList(i, Math.min(uncached.size(), i + BATCH_GET));
-            tasks.add(() -> batchGet(chunk, 0, now, deadline, metrics, apply));
+            tasks.add(() -> batchGet(chunk, 0, now, deadline, metrics, sink));
         }
         CompletableFuture<Void> all = Bounded.forEach(tasks, concurrency, java.util.function.Supplier::get,
                 deadline::expired);
@@ -197,20 +228,11 @@ public final class QueryService {
                 unprocessed.add(new QueryResult.Unprocessed(s, failure == null ? "Incomplete" : failure));
                 continue;
             }
-            Summary[] acc = results.get(s);
-            Map<String, List<Double>> values = new LinkedHashMap<>();
-            synchronized (acc) {
-                for (Stat stat : request.stats()) {
-                    List<Double> v = new ArrayList<>(buckets);
-                    for (Summary b : acc) {
-                        v.add(stat.of(b));
-                    }
-                    values.put(stat.label(), Collections.unmodifiableList(v));
-                }
-            }
+            Map<String, List<Double>> values = results.get(s).values(request.stats());
             served.add(new QueryResult.SeriesValues(s, values));
         }
         metrics.add(QueryMetric.UNPROCESSED, unprocessed.size());
+        metrics.set(QueryMetric.READ_UNITS, readUnits.sum());
         String next = to < request.series().size() ? QueryParser.nextToken(request, to) : null;
         return new QueryResult(timestamps, request.periodSeconds(), served, unprocessed, next);
     }
@@ -241,12 +263,12 @@ public final class QueryService {
 
     /** The minute summaries of one open hour, merged from its partials. */
     private CompletableFuture<SortedMap<Long, Summary>> readPartials(SeriesSpec s, Unit u, boolean withSketch,
-            InvocationMetrics<QueryMetric> metrics) {
+            InvocationMetrics<QueryMetric> metrics, Reads sink) {
         SortedMap<Long, Summary> minutes = new TreeMap<>();
         LatestPartials latest = new LatestPartials(item -> minutes.computeIfAbsent(
                 Long.parseLong(item.get(PartialItems.MINUTE).n()), m -> withSketch ? new Summary() : Summary.withoutSketch())
                 .merge(SummaryAttributes.read(item, withSketch)));
-        return query(KeyScheme.partialPk(s.key(), u.start()), item -> {
+        return query(KeyScheme.partialPk(s.key(), u.start()), sink, item -> {
             metrics.increment(QueryMetric.ITEMS_READ);
             latest.accept(item);
         }).thenApply(v -> {
@@ -277,7 +299,7 @@ public final class QueryService {
      * comes back with no item is a closed hour or day without data. Every result is cached.
      */
     private CompletableFuture<Void> batchGet(List<RollupRead> reads, int attempt, long now, Deadline deadline,
-            InvocationMetrics<QueryMetric> metrics, java.util.function.BiConsumer<SeriesSpec, SortedMap<Long, Summary>> apply) {
+            InvocationMetrics<QueryMetric> metrics, Reads sink) {
         Map<String, RollupRead> byKey = new LinkedHashMap<>();
         List<Map<String, AttributeValue>> keys = new ArrayList<>(reads.size());
         for (RollupRead r : reads) {
@@ -285,8 +307,10 @@ public final class QueryService {
                 keys.add(Map.of(KeyScheme.PK, AttributeValue.fromS(r.pk()), KeyScheme.SK, AttributeValue.fromS(r.sk())));
             }
         }
-        return client.batchGetItem(b -> b.requestItems(Map.of(table, KeysAndAttributes.builder().keys(keys).build())))
+        return client.batchGetItem(b -> b.requestItems(Map.of(table, KeysAndAttributes.builder().keys(keys).build()))
+                        .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL))
                 .thenCompose(resp -> {
+                    resp.consumedCapacity().forEach(c -> sink.readUnits(c.capacityUnits() == null ? 0 : c.capacityUnits()));
                     List<CompletableFuture<Void>> below = new ArrayList<>();
                     for (Map<String, AttributeValue> item : resp.responses().getOrDefault(table, List.of())) {
                         metrics.increment(QueryMetric.ITEMS_READ);
@@ -296,13 +320,13 @@ public final class QueryService {
                             continue;
                         }
                         if (RollupItems.complete(item)) {
-                            apply.accept(r.series(), cacheRollup(r, item, now));
+                            sink.rollup(r, cacheRollup(r, item, now));
                         } else {
                             // Marked since its build (or never built): the level below is exact, the rollup may not be.
                             metrics.increment(QueryMetric.ROLLUP_FALLBACKS);
                             below.add(deadline.expired()
                                     ? CompletableFuture.failedFuture(new Bounded.StoppedException("time budget spent"))
-                                    : readBelow(r, metrics).thenAccept(entries -> apply.accept(r.series(), entries)));
+                                    : readBelow(r, metrics, sink).thenAccept(entries -> sink.entries(r.series(), entries)));
                         }
                     }
                     List<RollupRead> retry = new ArrayList<>();
@@ -317,7 +341,7 @@ public final class QueryService {
                         }
                     }
                     // No item: the period has no data (a period is marked, creating its item, before any partial).
-                    byKey.values().forEach(r -> apply.accept(r.series(), Collections.emptySortedMap()));
+                    byKey.values().forEach(r -> sink.entries(r.series(), Collections.emptySortedMap()));
                     CompletableFuture<Void> belowDone = CompletableFuture.allOf(below.toArray(CompletableFuture[]::new));
                     if (retry.isEmpty()) {
                         return belowDone;
@@ -329,7 +353,7 @@ public final class QueryService {
                     }
                     return CompletableFuture.supplyAsync(() -> null,
                             CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS))
-                            .thenCompose(v -> batchGet(retry, attempt + 1, now, deadline, metrics, apply))
+                            .thenCompose(v -> batchGet(retry, attempt + 1, now, deadline, metrics, sink))
                             .thenCombine(belowDone, (a, b) -> null);
                 });
     }
@@ -338,13 +362,14 @@ public final class QueryService {
      * The buckets of a rollup that is not complete, from the level below: an hour from its partials; a day from
      * its hourly items, each complete one as it is and each marked one from its partials.
      */
-    private CompletableFuture<SortedMap<Long, Summary>> readBelow(RollupRead r, InvocationMetrics<QueryMetric> metrics) {
+    private CompletableFuture<SortedMap<Long, Summary>> readBelow(RollupRead r, InvocationMetrics<QueryMetric> metrics,
+            Reads sink) {
         if (r.unit().level() == Level.HOURLY) {
-            return readPartials(r.series(), r.unit(), r.withSketch(), metrics);
+            return readPartials(r.series(), r.unit(), r.withSketch(), metrics, sink);
         }
         SortedMap<Long, Summary> minutes = new TreeMap<>();
         List<Long> markedHours = new ArrayList<>();
-        return query(KeyScheme.hourlyPk(r.series().key(), r.unit().start()), item -> {
+        return query(KeyScheme.hourlyPk(r.series().key(), r.unit().start()), sink, item -> {
             metrics.increment(QueryMetric.ITEMS_READ);
             // From the key: an hour that was marked but never built has no other attribute than its mark.
             long hour = KeyScheme.hourStart(item.get(KeyScheme.SK).s());
@@ -358,7 +383,7 @@ public final class QueryService {
             List<CompletableFuture<Void>> reads = new ArrayList<>();
             for (long hour : markedHours) {
                 metrics.increment(QueryMetric.ROLLUP_FALLBACKS);
-                reads.add(readPartials(r.series(), new Unit(Level.PARTIALS, hour), r.withSketch(), metrics)
+                reads.add(readPartials(r.series(), new Unit(Level.PARTIALS, hour), r.withSketch(), metrics, sink)
                         .thenAccept(m -> {
                             synchronized (minutes) {
                                 minutes.putAll(m);
@@ -380,23 +405,103 @@ public final class QueryService {
         return frozen;
     }
 
-    private CompletableFuture<Void> query(String pk, java.util.function.Consumer<Map<String, AttributeValue>> each) {
+    private CompletableFuture<Void> query(String pk, Reads sink, java.util.function.Consumer<Map<String, AttributeValue>> each) {
         QueryRequest q = QueryRequest.builder().tableName(table).keyConditionExpression("pk = :pk")
-                .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS(pk))).build();
-        return client.queryPaginator(q).items().subscribe(each);
+                .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS(pk)))
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL).build();
+        return client.queryPaginator(q).subscribe(page -> {
+            if (page.consumedCapacity() != null && page.consumedCapacity().capacityUnits() != null) {
+                sink.readUnits(page.consumedCapacity().capacityUnits());
+            }
+            page.items().forEach(each);
+        });
     }
 
-    private static void addToBuckets(dev.pulse.query.QueryRequest r, SortedMap<Long, Summary> entries, Summary[] acc,
-            boolean withSketch) {
-        entries.forEach((t, summary) -> {
-            if (t < r.start() || t >= r.end()) {
-                return;
+    /** Where this query's reads deliver: a series' entries, a closed rollup's, its period buckets, read units. */
+    private interface Reads {
+        /** Minute or hour summaries by start time (partials, a rollup read below, or nothing for a missing item). */
+        void entries(SeriesSpec s, SortedMap<Long, Summary> entries);
+
+        /** A complete closed rollup's entries: grouped at the query's period, cached in that shape, then added. */
+        void rollup(RollupRead r, SortedMap<Long, Summary> entries);
+
+        void periodBuckets(SeriesSpec s, PeriodBucket[] grouped);
+
+        void readUnits(double units);
+    }
+
+    /** The shape key of a rollup for this query: {@link RollupCache#shapeKey}. */
+    private static String shapeKey(dev.pulse.query.QueryRequest request, RollupRead r) {
+        return RollupCache.shapeKey(r.cacheKey(), request.periodMillis(),
+                Math.floorMod(request.start(), request.periodMillis()), cut(request, r.unit()));
+    }
+
+    /** Where the query's end cuts a rollup's period, or {@code Long.MAX_VALUE} when it does not. */
+    private static long cut(dev.pulse.query.QueryRequest request, Unit u) {
+        long end = u.start() + (u.level() == Level.DAILY ? DAY : HOUR);
+        return request.end() > u.start() && request.end() < end ? request.end() : Long.MAX_VALUE;
+    }
+
+    /**
+     * One series' buckets while its reads come in. A slot holds nothing, one {@link PeriodBucket} (the common
+     * case: the bucket lies within one closed rollup, and is answered from its remembered values), or a summary
+     * being merged (a bucket spanning rollups, or minutes of an open hour).
+     */
+    private static final class Buckets {
+        private final Object[] slots;
+        private final boolean withSketch;
+
+        Buckets(int buckets, boolean withSketch) {
+            this.slots = new Object[buckets];
+            this.withSketch = withSketch;
+        }
+
+        synchronized void addPeriodBuckets(dev.pulse.query.QueryRequest r, PeriodBucket[] grouped) {
+            for (PeriodBucket b : grouped) {
+                if (b.start < r.start() || b.start >= r.end()) {
+                    continue;
+                }
+                int i = (int) ((b.start - r.start()) / r.periodMillis());
+                if (slots[i] == null) {
+                    slots[i] = b;
+                } else {
+                    merged(i).merge(b.summary);
+                }
             }
-            int i = (int) ((t - r.start()) / r.periodMillis());
-            if (acc[i] == null) {
-                acc[i] = withSketch ? new Summary() : Summary.withoutSketch();
+        }
+
+        synchronized void addEntries(dev.pulse.query.QueryRequest r, SortedMap<Long, Summary> entries) {
+            entries.forEach((t, summary) -> {
+                if (t >= r.start() && t < r.end() && !summary.isEmpty()) {
+                    merged((int) ((t - r.start()) / r.periodMillis())).merge(summary);
+                }
+            });
+        }
+
+        /** The slot as a summary this series owns, to merge into. */
+        private Summary merged(int i) {
+            if (slots[i] instanceof Summary s) {
+                return s;
             }
-            acc[i].merge(summary);
-        });
+            Summary s = withSketch ? new Summary() : Summary.withoutSketch();
+            if (slots[i] instanceof PeriodBucket b) {
+                s.merge(b.summary);
+            }
+            slots[i] = s;
+            return s;
+        }
+
+        synchronized Map<String, List<Double>> values(List<Stat> stats) {
+            Map<String, List<Double>> out = new LinkedHashMap<>();
+            for (Stat stat : stats) {
+                Double[] v = new Double[slots.length];
+                for (int i = 0; i < slots.length; i++) {
+                    Object slot = slots[i];
+                    v[i] = slot == null ? null : slot instanceof PeriodBucket b ? b.value(stat) : stat.of((Summary) slot);
+                }
+                out.put(stat.label(), Collections.unmodifiableList(java.util.Arrays.asList(v)));
+            }
+            return out;
+        }
     }
 }

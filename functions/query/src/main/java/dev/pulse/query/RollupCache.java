@@ -7,11 +7,14 @@ import java.util.Map;
 import java.util.SortedMap;
 
 /**
- * Closed hourly and daily rollups kept in the warm container, read-only once cached. Entries expire after
- * {@code ttlMillis} so late data (accepted up to 14 days back) shows up within that time. The size is bounded
- * by weight, not entry count: an entry weighs one per summary, {@value #SKETCH_WEIGHT} per summary with a
- * decoded sketch (a sketch is most of a summary's memory), and a summary whose sketch is still encoded (as read
- * from storage) one more per {@value #ENCODED_BYTES_PER_UNIT} bytes of it; least recently used entries go first.
+ * Closed hourly and daily rollups kept in the warm container, read-only once cached, in two shapes: the
+ * rollup's own entries (minute or hour summaries, as read), and the same rollup already grouped at a query's
+ * period ({@link PeriodBucket}s, with the percentiles asked so far), which is what a repeated dashboard query
+ * is served from. Entries expire after {@code ttlMillis} so late data (accepted up to 14 days back) shows up
+ * within that time. The size is bounded by weight, not entry count, shared by both shapes: an entry weighs one
+ * per summary, {@value #SKETCH_WEIGHT} per summary with a decoded sketch (a sketch is most of a summary's
+ * memory), and a summary whose sketch is still encoded (as read from storage) one more per
+ * {@value #ENCODED_BYTES_PER_UNIT} bytes of it; least recently used entries go first.
  */
 public final class RollupCache {
 
@@ -19,7 +22,7 @@ public final class RollupCache {
     /** A summary without a sketch is about this many bytes: the unit of weight. */
     static final int ENCODED_BYTES_PER_UNIT = 150;
 
-    private record Cached(SortedMap<Long, Summary> buckets, long expiresAt, long weight) {
+    private record Cached(Object value, long expiresAt, long weight) {
     }
 
     private final long maxWeight;
@@ -32,8 +35,43 @@ public final class RollupCache {
         this.ttlMillis = ttlMillis;
     }
 
-    /** The cached buckets of an item, or null; callers must not modify the summaries. */
-    public synchronized SortedMap<Long, Summary> get(String key, long now) {
+    /** The cached entries of a rollup, or null; callers must not modify the summaries. */
+    @SuppressWarnings("unchecked")
+    public SortedMap<Long, Summary> get(String key, long now) {
+        return lookup(key, now) instanceof SortedMap<?, ?> m ? (SortedMap<Long, Summary>) m : null;
+    }
+
+    /** The cached period buckets of a rollup at one query shape ({@link #shapeKey}), or null. */
+    PeriodBucket[] periodBuckets(String shapeKey, long now) {
+        return lookup(shapeKey, now) instanceof PeriodBucket[] b ? b : null;
+    }
+
+    public void put(String key, SortedMap<Long, Summary> buckets, long now) {
+        long w = 1;
+        for (Summary s : buckets.values()) {
+            byte[] encoded = s.encodedSketch();
+            w += encoded != null ? 1 + encoded.length / ENCODED_BYTES_PER_UNIT : s.hasSketch() ? SKETCH_WEIGHT : 1;
+        }
+        store(key, buckets, w, now);
+    }
+
+    void putPeriodBuckets(String shapeKey, PeriodBucket[] buckets, long now) {
+        long w = 1;
+        for (PeriodBucket b : buckets) {
+            w += b.weight();
+        }
+        store(shapeKey, buckets, w, now);
+    }
+
+    /**
+     * The key of a rollup at a query's shape: its period, the phase of the query's bucket grid, and where the
+     * query's end cuts the rollup (else every bucket is whole), as the grouping depends on all three.
+     */
+    static String shapeKey(String rollupKey, long periodMillis, long phase, long cut) {
+        return rollupKey + "|" + periodMillis + "|" + phase + "|" + cut;
+    }
+
+    private synchronized Object lookup(String key, long now) {
         Cached e = entries.get(key);
         if (e == null) {
             return null;
@@ -43,19 +81,14 @@ public final class RollupCache {
             weight -= e.weight();
             return null;
         }
-        return e.buckets();
+        return e.value();
     }
 
-    public synchronized void put(String key, SortedMap<Long, Summary> buckets, long now) {
-        long w = 1;
-        for (Summary s : buckets.values()) {
-            byte[] encoded = s.encodedSketch();
-            w += encoded != null ? 1 + encoded.length / ENCODED_BYTES_PER_UNIT : s.hasSketch() ? SKETCH_WEIGHT : 1;
-        }
+    private synchronized void store(String key, Object value, long w, long now) {
         if (w > maxWeight) {
             return;
         }
-        Cached old = entries.put(key, new Cached(buckets, now + ttlMillis, w));
+        Cached old = entries.put(key, new Cached(value, now + ttlMillis, w));
         weight += w - (old == null ? 0 : old.weight());
         for (Iterator<Map.Entry<String, Cached>> it = entries.entrySet().iterator(); weight > maxWeight && it.hasNext();) {
             Cached eldest = it.next().getValue();

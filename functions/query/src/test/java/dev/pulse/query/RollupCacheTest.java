@@ -53,4 +53,22 @@ class RollupCacheTest {
         assertThat(cache.get("a", 60_000)).isNull();
         assertThat(cache.weight()).isZero();
     }
+
+    @Test
+    void periodBuckets_whenSharingTheWeightLimitWithEntries_evictTheLeastRecentlyUsedOfEither() {
+        RollupCache cache = new RollupCache(70, 60_000);
+        PeriodBucket[] grouped = PeriodBucket.group(buckets(60, false), 5, 0, Long.MAX_VALUE, false, java.util.List.of());
+        String shape = RollupCache.shapeKey("a", 5, 0, Long.MAX_VALUE);
+        cache.putPeriodBuckets(shape, grouped, 0);
+
+        assertThat(cache.weight()).isEqualTo(1 + 12);
+        assertThat(cache.periodBuckets(shape, 1)).isSameAs(grouped);
+        assertThat(cache.get(shape, 1)).as("a shape is not a rollup's entries").isNull();
+
+        cache.put("b", buckets(60, false), 0); // 13 + 61 > 70: the shape, used least recently, goes
+
+        assertThat(cache.periodBuckets(shape, 1)).isNull();
+        assertThat(cache.get("b", 1)).hasSize(60);
+        assertThat(cache.weight()).isEqualTo(61);
+    }
 }

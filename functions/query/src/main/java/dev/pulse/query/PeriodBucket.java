@@ -1,0 +1,119 @@
+package dev.pulse.query;
+
+import dev.pulse.aggregate.Sketches;
+import dev.pulse.aggregate.Summary;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+
+/**
+ * The values of a closed rollup that fall into one bucket of a query's period, merged once: what a warm
+ * container serves a repeated query from. A dashboard asks the same period again and again, so the merge of a
+ * bucket's minute summaries (a sketch decoded and merged per minute) and its percentiles are computed on the
+ * first request and remembered; a repeat reads numbers. Immutable apart from the remembered percentiles.
+ */
+final class PeriodBucket {
+
+    /** Start of the query's bucket this belongs to, epoch ms. */
+    final long start;
+    /** The bucket's summary; its sketch, if any, kept in its stored encoding (tens of bytes, not kilobytes). */
+    final Summary summary;
+    private final boolean withSketch;
+    /** Percentiles answered so far: pairs of quantile and value (a dashboard asks one or two). */
+    private volatile double[] percentiles = new double[0];
+
+    private PeriodBucket(long start, Summary summary, boolean withSketch) {
+        this.start = start;
+        this.summary = summary;
+        this.withSketch = withSketch;
+    }
+
+    /**
+     * Groups a rollup's entries (minute or hour summaries by start time) into buckets of {@code periodMillis} on
+     * the grid through {@code phase}, leaving out entries at or after {@code endMillis}; the percentiles in
+     * {@code stats} are computed while each merged sketch is decoded. Empty entries make no bucket.
+     */
+    static PeriodBucket[] group(SortedMap<Long, Summary> entries, long periodMillis, long phase, long endMillis,
+            boolean withSketch, List<Stat> stats) {
+        List<PeriodBucket> out = new ArrayList<>();
+        long current = Long.MIN_VALUE;
+        List<Summary> members = new ArrayList<>();
+        for (Map.Entry<Long, Summary> e : entries.entrySet()) {
+            long t = e.getKey();
+            if (t >= endMillis || e.getValue().isEmpty()) {
+                continue;
+            }
+            long bucket = t - Math.floorMod(t - phase, periodMillis);
+            if (bucket != current && !members.isEmpty()) {
+                out.add(merge(current, members, withSketch, stats));
+                members.clear();
+            }
+            current = bucket;
+            members.add(e.getValue());
+        }
+        if (!members.isEmpty()) {
+            out.add(merge(current, members, withSketch, stats));
+        }
+        return out.toArray(PeriodBucket[]::new);
+    }
+
+    private static PeriodBucket merge(long start, List<Summary> members, boolean withSketch, List<Stat> stats) {
+        Summary merged = withSketch ? new Summary() : Summary.withoutSketch();
+        members.forEach(merged::merge);
+        PeriodBucket b;
+        if (withSketch) {
+            // Percentiles now, while the sketch is decoded; then keep only its encoding.
+            List<double[]> answered = new ArrayList<>();
+            for (Stat s : stats) {
+                if (s.kind() == Stat.Kind.PERCENTILE) {
+                    answered.add(new double[] {s.q(), merged.quantile(s.q())});
+                }
+            }
+            Summary compact = Summary.withEncodedSketch(merged.count(), merged.exactSum(), merged.min(), merged.max(),
+                    Sketches.serialize(merged.sketch()));
+            b = new PeriodBucket(start, compact, true);
+            double[] p = new double[answered.size() * 2];
+            for (int i = 0; i < answered.size(); i++) {
+                p[2 * i] = answered.get(i)[0];
+                p[2 * i + 1] = answered.get(i)[1];
+            }
+            b.percentiles = p;
+        } else {
+            b = new PeriodBucket(start, merged, false);
+        }
+        return b;
+    }
+
+    /** The statistic's value for this bucket (never empty), a percentile remembered after its first answer. */
+    Double value(Stat stat) {
+        if (stat.kind() != Stat.Kind.PERCENTILE) {
+            return stat.of(summary);
+        }
+        double[] p = percentiles;
+        for (int i = 0; i < p.length; i += 2) {
+            if (p[i] == stat.q()) {
+                return p[i + 1];
+            }
+        }
+        double v = summary.quantile(stat.q());
+        synchronized (this) {
+            double[] now = percentiles;
+            double[] more = java.util.Arrays.copyOf(now, now.length + 2);
+            more[now.length] = stat.q();
+            more[now.length + 1] = v;
+            percentiles = more;
+        }
+        return v;
+    }
+
+    boolean withSketch() {
+        return withSketch;
+    }
+
+    /** Cache weight, in the units of {@link RollupCache}: one a summary, plus its encoded sketch's size. */
+    long weight() {
+        byte[] encoded = summary.encodedSketch();
+        return 1 + (encoded == null ? 0 : encoded.length / RollupCache.ENCODED_BYTES_PER_UNIT) + percentiles.length / 8;
+    }
+}

@@ -1,0 +1,96 @@
+package dev.pulse.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pulse.aggregate.Summary;
+import dev.pulse.store.SummaryCodec;
+import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class PeriodBucketTest {
+
+    private static final long MINUTE = 60_000L;
+    private static final List<Stat> STATS = List.of(Stat.parse("count"), Stat.parse("p99"), Stat.parse("p50"));
+
+    /** An hour of minute summaries as read from storage (sketches still encoded), minute m holding m+1 values. */
+    private static SortedMap<Long, Summary> hour(long start) {
+        SortedMap<Long, Summary> out = new TreeMap<>();
+        for (int m = 0; m < 60; m++) {
+            Summary s = new Summary();
+            for (int v = 0; v <= m; v++) {
+                s.add(1 + v * 7.5 + m);
+            }
+            out.put(start + m * MINUTE, SummaryCodec.decode(SummaryCodec.encode(s), true));
+        }
+        return out;
+    }
+
+    /** The same bucket merged directly from the minutes, the way a bucket spanning rollups is. */
+    private static Summary direct(SortedMap<Long, Summary> minutes, long from, long to) {
+        Summary s = new Summary();
+        minutes.subMap(from, to).values().forEach(s::merge);
+        return s;
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "5, 0, 12",   // PT5M on the hour
+        "5, 2, 13",   // PT5M on a grid two minutes past: a short first and last bucket
+        "7, 3, 10",   // PT7M: buckets that cross the hour end partly
+        "1, 0, 60",   // PT1M: one minute a bucket
+        "60, 0, 1",
+        "90, 30, 2",  // longer than the rollup
+    })
+    void group_whenPeriodAndPhaseVary_everyBucketEqualsTheDirectMerge(long periodMinutes, long phaseMinutes, int buckets) {
+        SortedMap<Long, Summary> minutes = hour(0);
+        long period = periodMinutes * MINUTE;
+
+        PeriodBucket[] grouped = PeriodBucket.group(minutes, period, phaseMinutes * MINUTE, Long.MAX_VALUE, true, STATS);
+
+        assertThat(grouped).hasSize(buckets);
+        long covered = 0;
+        for (PeriodBucket b : grouped) {
+            assertThat(Math.floorMod(b.start - phaseMinutes * MINUTE, period)).isZero();
+            Summary want = direct(minutes, b.start, b.start + period);
+            covered += want.count();
+            for (Stat st : List.of(Stat.parse("count"), Stat.parse("sum"), Stat.parse("min"), Stat.parse("max"),
+                    Stat.parse("p99"), Stat.parse("p50"), Stat.parse("p75"))) {
+                assertThat(b.value(st)).as("%s of the bucket at %d", st.label(), b.start).isEqualTo(st.of(want));
+            }
+        }
+        assertThat(covered).isEqualTo(60 * 61 / 2);
+    }
+
+    @Test
+    void group_whenEndCutsTheRollup_leavesOutEntriesAtOrAfterIt() {
+        SortedMap<Long, Summary> minutes = hour(0);
+
+        PeriodBucket[] grouped = PeriodBucket.group(minutes, 5 * MINUTE, 0, 23 * MINUTE, false, List.of());
+
+        assertThat(grouped).hasSize(5);
+        assertThat(grouped[4].start).isEqualTo(20 * MINUTE);
+        assertThat(grouped[4].summary.count()).isEqualTo(21 + 22 + 23);
+        assertThat(grouped[4].summary.hasSketch()).isFalse();
+    }
+
+    @Test
+    void group_whenEntriesEmpty_makesNoBucket() {
+        SortedMap<Long, Summary> minutes = new TreeMap<>();
+        minutes.put(0L, new Summary());
+        minutes.put(10 * MINUTE, Summary.withoutSketch());
+
+        assertThat(PeriodBucket.group(minutes, 5 * MINUTE, 0, Long.MAX_VALUE, true, STATS)).isEmpty();
+    }
+
+    @Test
+    void group_whenSketched_keepsTheMergedSketchEncoded() {
+        PeriodBucket[] grouped = PeriodBucket.group(hour(0), 5 * MINUTE, 0, Long.MAX_VALUE, true, STATS);
+
+        assertThat(grouped).allSatisfy(b -> assertThat(b.summary.encodedSketch()).isNotNull());
+        assertThat(grouped[0].weight()).isLessThan(RollupCache.SKETCH_WEIGHT);
+    }
+}
