@@ -54,10 +54,23 @@ final class MemoryBench implements Benchmark {
         QueryDataset data = QueryDataset.create(env, series);
         JsonNode ingest = probe(env, ingestFn, "ingest", ingestTable, records);
         JsonNode query = probe(env, queryFn, "query", data.table(), series);
+        // The rollup cache's memory per unit of weight, from what the day query left cached, scaled to its limit:
+        // the heap a warm container holds when its cache is full, plus one query's working set.
+        double cacheBytes = query.path("heapRetainedBytes").asDouble() - query.path("heapBeforeBytes").asDouble();
+        double weight = query.path("cacheWeight").asDouble();
+        double fullCacheBytes = cacheBytes / weight * query.path("cacheMaxWeight").asDouble();
+        double workingSet = query.path("peakHeapBytes").asDouble() - query.path("heapRetainedBytes").asDouble();
+        double fullRatio = (query.path("heapBeforeBytes").asDouble() + fullCacheBytes + workingSet)
+                / query.path("heapMaxBytes").asDouble();
 
         List<String> details = new ArrayList<>();
         details.add(describe("IngestFunction, " + records + "-record batch", ingestFn, ingest));
         details.add(describe("QueryFunction, " + series + "-series day query", queryFn, query));
+        details.add("QueryFunction's rollup cache after the day query: weight " + Format.count(weight) + " of its limit "
+                + Format.count(query.path("cacheMaxWeight").asDouble()) + ", " + Format.mib(cacheBytes) + " of heap ("
+                + Format.count(cacheBytes / weight) + " bytes a unit); full, it would hold about "
+                + Format.mib(fullCacheBytes) + ", which with a query's working set (" + Format.mib(workingSet)
+                + ") is " + Format.ratio(fullRatio) + " of the heap limit");
         double ingestRatio = ingest.path("peakHeapBytes").asDouble() / ingest.path("heapMaxBytes").asDouble();
         double queryRatio = query.path("peakHeapBytes").asDouble() / query.path("heapMaxBytes").asDouble();
         Map<String, Double> values = new LinkedHashMap<>();
@@ -67,6 +80,8 @@ final class MemoryBench implements Benchmark {
         values.put("queryPeakHeapMb", query.path("peakHeapBytes").asDouble() / MB);
         values.put("queryRetainedMb", query.path("heapRetainedBytes").asDouble() / MB);
         values.put("queryPeakRssMb", query.path("peakRssBytes").asDouble() / MB);
+        values.put("queryCacheWeight", weight);
+        values.put("queryFullCacheMb", fullCacheBytes / MB);
         return new Result(name(),
                 "ingest " + Format.mib(ingest.path("peakHeapBytes").asDouble()) + " peak heap (live "
                         + Format.mib(ingest.path("maxLiveAfterGcBytes").asDouble()) + "); query "
@@ -76,7 +91,8 @@ final class MemoryBench implements Benchmark {
                         + Format.mib(ingest.path("heapMaxBytes").asDouble()) + " / "
                         + Format.mib(query.path("heapMaxBytes").asDouble()),
                 "ratio " + Format.ratio(ingestRatio) + " and " + Format.ratio(queryRatio) + " of the heap limit",
-                "peak heap within the heap limit", ingestRatio < 1 && queryRatio < 1, details, values);
+                "peak heap within the heap limit, also with a full query cache", ingestRatio < 1 && queryRatio < 1
+                        && fullRatio < 1, details, values);
     }
 
     private static String describe(String what, FunctionSettings fn, JsonNode m) {

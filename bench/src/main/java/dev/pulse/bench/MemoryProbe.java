@@ -13,6 +13,7 @@ import dev.pulse.ingest.IngestService;
 import dev.pulse.local.emulator.LocalDynamoDb;
 import dev.pulse.query.QueryBenchAccess;
 import dev.pulse.query.QueryHandler;
+import dev.pulse.query.RollupCache;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
@@ -60,9 +61,10 @@ public final class MemoryProbe {
                 .credentialsProvider(LocalDynamoDb.credentials())
                 .httpClientBuilder(AwsCrtAsyncHttpClient.builder().maxConcurrency(Math.max(8, concurrency * 4)))
                 .build();
+        RollupCache cache = new RollupCache(RollupCache.DEFAULT_MAX_WEIGHT, RollupCache.DEFAULT_TTL_MILLIS);
         Runnable invocation = switch (kind) {
             case "ingest" -> ingest(client, cfg, size);
-            case "query" -> query(client, cfg, size);
+            case "query" -> query(client, cfg, size, cache);
             default -> throw new IllegalArgumentException("ingest or query: " + kind);
         };
 
@@ -97,7 +99,9 @@ public final class MemoryProbe {
                 .put("heapBeforeBytes", before)
                 .put("heapRetainedBytes", retained)
                 .put("heapMaxBytes", Runtime.getRuntime().maxMemory())
-                .put("peakRssBytes", peakRss()));
+                .put("peakRssBytes", peakRss())
+                .put("cacheWeight", cache.weight())
+                .put("cacheMaxWeight", RollupCache.DEFAULT_MAX_WEIGHT));
         client.close();
         System.exit(0);
     }
@@ -121,9 +125,9 @@ public final class MemoryProbe {
         };
     }
 
-    private static Runnable query(DynamoDbAsyncClient client, PulseConfig cfg, int series) {
+    private static Runnable query(DynamoDbAsyncClient client, PulseConfig cfg, int series, RollupCache cache) {
         QueryHandler handler = QueryBenchAccess.handler(cfg, client, QueryDataset.clock(),
-                MetricsBuilder.builder().withNamespace("PulseBench").withService("query").build());
+                MetricsBuilder.builder().withNamespace("PulseBench").withService("query").build(), cache);
         return () -> {
             try {
                 String token = null;

@@ -17,4 +17,10 @@ public final class QueryBenchAccess {
     public static QueryHandler handler(PulseConfig config, DynamoDbAsyncClient client, Clock clock, Metrics metrics) {
         return new QueryHandler(config, client, clock, metrics);
     }
+
+    /** As {@link #handler}, with its rollup cache given, so a benchmark can weigh it. */
+    public static QueryHandler handler(PulseConfig config, DynamoDbAsyncClient client, Clock clock, Metrics metrics,
+            RollupCache cache) {
+        return new QueryHandler(config, client, clock, metrics, cache);
+    }
 }

@@ -20,6 +20,8 @@ final class PeriodBucket {
     /** The bucket's summary; its sketch, if any, kept in its stored encoding (tens of bytes, not kilobytes). */
     final Summary summary;
     private final boolean withSketch;
+    /** The exact sum rounded once: every repeat would otherwise add up the exact sum's partials again. */
+    private final double sum;
     /** Percentiles answered so far: pairs of quantile and value (a dashboard asks one or two). */
     private volatile double[] percentiles = new double[0];
 
@@ -27,6 +29,7 @@ final class PeriodBucket {
         this.start = start;
         this.summary = summary;
         this.withSketch = withSketch;
+        this.sum = summary.sum();
     }
 
     /**
@@ -86,9 +89,20 @@ final class PeriodBucket {
     }
 
     /** The statistic's value for this bucket (never empty), a percentile remembered after its first answer. */
-    Double value(Stat stat) {
-        if (stat.kind() != Stat.Kind.PERCENTILE) {
-            return stat.of(summary);
+    double value(Stat stat) {
+        switch (stat.kind()) {
+            case COUNT:
+                return summary.count();
+            case SUM:
+                return sum;
+            case AVG:
+                return sum / summary.count();
+            case MIN:
+                return summary.min();
+            case MAX:
+                return summary.max();
+            default:
+                break;
         }
         double[] p = percentiles;
         for (int i = 0; i < p.length; i += 2) {

@@ -60,8 +60,13 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
 
     /** The production wiring on a given client, clock and metrics sink (the benchmarks' way in). */
     QueryHandler(PulseConfig config, DynamoDbAsyncClient client, Clock clock, Metrics metrics) {
+        this(config, client, clock, metrics, new RollupCache(RollupCache.DEFAULT_MAX_WEIGHT, RollupCache.DEFAULT_TTL_MILLIS));
+    }
+
+    /** As the production wiring, with a given cache (the memory benchmark weighs it). */
+    QueryHandler(PulseConfig config, DynamoDbAsyncClient client, Clock clock, Metrics metrics, RollupCache cache) {
         this(new QueryService(client, config.tableName(), config.writeConcurrency() * 4, config.buildGrace().toMillis(),
-                new RollupCache(400_000, 5 * 60_000L), clock, config.hourlyTtl().toMillis(), config.acceptFuture().toMillis()),
+                cache, clock, config.hourlyTtl().toMillis(), config.acceptFuture().toMillis()),
                 new CatalogService(client, config.tableName()), metrics, config.safetyMarginMillis());
     }
 
@@ -150,10 +155,10 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
                 g.writeStartObject();
                 describe(g, s.series());
                 g.writeObjectFieldStart("values");
-                for (Map.Entry<String, java.util.List<Double>> e : s.values().entrySet()) {
+                for (Map.Entry<String, double[]> e : s.values().entrySet()) {
                     g.writeArrayFieldStart(e.getKey());
-                    for (Double v : e.getValue()) {
-                        if (v == null || !Double.isFinite(v)) {
+                    for (double v : e.getValue()) {
+                        if (!Double.isFinite(v)) {
                             g.writeNull();
                         } else {
                             g.writeNumber(v);

@@ -4,14 +4,15 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The answer to a query: one shared time axis, values per series and stat (null for an empty bucket), the
+ * The answer to a query: one shared time axis, values per series and stat (NaN for an empty bucket, written as
+ * null), the
  * series not served within the time budget, and a token for the series beyond the point limit.
  */
 public record QueryResult(List<Long> timestamps, long periodSeconds, List<SeriesValues> series,
         List<Unprocessed> unprocessed, String nextToken) {
 
-    /** Values of one series: stat label -> one value per timestamp. */
-    public record SeriesValues(SeriesSpec series, Map<String, List<Double>> values) {
+    /** Values of one series: stat label -> one value per timestamp, NaN where the bucket is empty. */
+    public record SeriesValues(SeriesSpec series, Map<String, double[]> values) {
     }
 
     /** A series that was not served, and why. */

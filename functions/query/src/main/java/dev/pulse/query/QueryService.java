@@ -228,7 +228,7 @@ public final class QueryService {
                 unprocessed.add(new QueryResult.Unprocessed(s, failure == null ? "Incomplete" : failure));
                 continue;
             }
-            Map<String, List<Double>> values = results.get(s).values(request.stats());
+            Map<String, double[]> values = results.get(s).values(request.stats());
             served.add(new QueryResult.SeriesValues(s, values));
         }
         metrics.add(QueryMetric.UNPROCESSED, unprocessed.size());
@@ -491,15 +491,21 @@ public final class QueryService {
             return s;
         }
 
-        synchronized Map<String, List<Double>> values(List<Stat> stats) {
-            Map<String, List<Double>> out = new LinkedHashMap<>();
+        /** Per stat, one value per bucket; NaN for an empty one. */
+        synchronized Map<String, double[]> values(List<Stat> stats) {
+            Map<String, double[]> out = new LinkedHashMap<>();
             for (Stat stat : stats) {
-                Double[] v = new Double[slots.length];
+                double[] v = new double[slots.length];
                 for (int i = 0; i < slots.length; i++) {
                     Object slot = slots[i];
-                    v[i] = slot == null ? null : slot instanceof PeriodBucket b ? b.value(stat) : stat.of((Summary) slot);
+                    if (slot instanceof PeriodBucket b) {
+                        v[i] = b.value(stat);
+                    } else {
+                        Double x = slot == null ? null : stat.of((Summary) slot);
+                        v[i] = x == null ? Double.NaN : x;
+                    }
                 }
-                out.put(stat.label(), Collections.unmodifiableList(java.util.Arrays.asList(v)));
+                out.put(stat.label(), v);
             }
             return out;
         }

@@ -59,7 +59,7 @@ class PeriodBucketTest {
             covered += want.count();
             for (Stat st : List.of(Stat.parse("count"), Stat.parse("sum"), Stat.parse("min"), Stat.parse("max"),
                     Stat.parse("p99"), Stat.parse("p50"), Stat.parse("p75"))) {
-                assertThat(b.value(st)).as("%s of the bucket at %d", st.label(), b.start).isEqualTo(st.of(want));
+                assertThat(b.value(st)).as("%s of the bucket at %d", st.label(), b.start).isEqualTo((double) st.of(want));
             }
         }
         assertThat(covered).isEqualTo(60 * 61 / 2);
