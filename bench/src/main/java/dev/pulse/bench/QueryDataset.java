@@ -185,11 +185,20 @@ public final class QueryDataset {
 
     /** The POST /query event for every series over the day at PT5M with {@code stats}, from {@code nextToken}. */
     public APIGatewayV2HTTPEvent event(List<String> stats, String nextToken) {
-        return event(series.size(), stats, nextToken);
+        return event(series.size(), stats, nextToken, 0);
+    }
+
+    /** The query of the day moved by {@code shiftMillis}: "the last 24 hours" asked at a minute past midnight. */
+    public APIGatewayV2HTTPEvent event(List<String> stats, String nextToken, long shiftMillis) {
+        return event(series.size(), stats, nextToken, shiftMillis);
     }
 
     /** The same event for a dataset of {@code seriesCount} series, without the dataset (a forked probe builds it). */
     static APIGatewayV2HTTPEvent event(int seriesCount, List<String> stats, String nextToken) {
+        return event(seriesCount, stats, nextToken, 0);
+    }
+
+    private static APIGatewayV2HTTPEvent event(int seriesCount, List<String> stats, String nextToken, long shiftMillis) {
         ObjectNode body = JSON.createObjectNode();
         ArrayNode list = body.putArray("series");
         for (int s = 0; s < seriesCount; s++) {
@@ -197,8 +206,8 @@ public final class QueryDataset {
             ObjectNode d = n.putObject("dims");
             dims(s).forEach(d::put);
         }
-        body.put("start", Instant.ofEpochMilli(DAY_START).toString());
-        body.put("end", Instant.ofEpochMilli(DAY_START + 86_400_000L).toString());
+        body.put("start", Instant.ofEpochMilli(DAY_START + shiftMillis).toString());
+        body.put("end", Instant.ofEpochMilli(DAY_START + shiftMillis + 86_400_000L).toString());
         body.put("period", "PT5M");
         stats.forEach(body.putArray("stats")::add);
         if (nextToken != null) {

@@ -91,6 +91,7 @@ class QueryIT {
                 {"2026-11-18T00:00:00Z", "2026-11-21T00:00:00Z", "P1D"},
                 {"2026-11-20T23:13:00Z", "2026-11-21T00:47:00Z", "60"},
                 {"2026-11-21T10:20:00Z", "2026-11-21T12:20:00Z", "PT5M"},
+                {"2026-11-10T00:00:00Z", "2026-11-10T06:00:00Z", "PT5M"}, // hours without data: no items
             };
             for (String[] q : shapes) {
                 boolean coldContainer = q == shapes[0]; // later shapes find the stored rollups cached by earlier ones

@@ -24,6 +24,18 @@ final class PeriodBucket {
     private final double sum;
     /** Percentiles answered so far: pairs of quantile and value (a dashboard asks one or two). */
     private volatile double[] percentiles = new double[0];
+    /**
+     * The last bucket this one was joined with and the result: a query bucket that spans two rollups (a grid
+     * not on the hour, as "the last 24 hours" from now has) is the same pair on every refresh, so the merge of
+     * the pair is kept with its first part, at most one a bucket.
+     */
+    private PeriodBucket joinedWith;
+    private PeriodBucket joined;
+    /**
+     * Values as JSON text, by stat label, in pairs: a repeat writes them as they are. Printing a double is most
+     * of the cost of a day's answer (over 100,000 numbers) once nothing is merged.
+     */
+    private volatile String[] texts = new String[0];
 
     private PeriodBucket(long start, Summary summary, boolean withSketch) {
         this.start = start;
@@ -121,8 +133,36 @@ final class PeriodBucket {
         return v;
     }
 
-    boolean withSketch() {
-        return withSketch;
+    /** The statistic's value as JSON writes it ({@link Double#toString}), remembered; null when not finite. */
+    String text(Stat stat) {
+        String[] t = texts;
+        for (int i = 0; i < t.length; i += 2) {
+            if (t[i].equals(stat.label())) {
+                return t[i + 1];
+            }
+        }
+        double v = value(stat);
+        if (!Double.isFinite(v)) {
+            return null;
+        }
+        String text = Double.toString(v);
+        synchronized (this) {
+            String[] now = texts;
+            String[] more = java.util.Arrays.copyOf(now, now.length + 2);
+            more[now.length] = stat.label();
+            more[now.length + 1] = text;
+            texts = more;
+        }
+        return text;
+    }
+
+    /** This bucket merged with {@code other} (the same query bucket, from the next rollup), remembered. */
+    synchronized PeriodBucket join(PeriodBucket other) {
+        if (joinedWith != other) {
+            joined = merge(start, List.of(summary, other.summary), withSketch, List.of());
+            joinedWith = other;
+        }
+        return joined;
     }
 
     /** Cache weight, in the units of {@link RollupCache}: one a summary, plus its encoded sketch's size. */

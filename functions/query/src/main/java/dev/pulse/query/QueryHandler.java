@@ -157,11 +157,16 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
                 g.writeObjectFieldStart("values");
                 for (Map.Entry<String, double[]> e : s.values().entrySet()) {
                     g.writeArrayFieldStart(e.getKey());
-                    for (double v : e.getValue()) {
-                        if (!Double.isFinite(v)) {
+                    double[] values = e.getValue();
+                    String[] texts = s.texts().get(e.getKey());
+                    for (int i = 0; i < values.length; i++) {
+                        String text = texts == null ? null : texts[i];
+                        if (text != null) {
+                            g.writeRawValue(text);
+                        } else if (!Double.isFinite(values[i])) {
                             g.writeNull();
                         } else {
-                            g.writeNumber(v);
+                            g.writeNumber(values[i]);
                         }
                     }
                     g.writeEndArray();

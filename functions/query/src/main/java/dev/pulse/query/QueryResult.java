@@ -11,8 +11,11 @@ import java.util.Map;
 public record QueryResult(List<Long> timestamps, long periodSeconds, List<SeriesValues> series,
         List<Unprocessed> unprocessed, String nextToken) {
 
-    /** Values of one series: stat label -> one value per timestamp, NaN where the bucket is empty. */
-    public record SeriesValues(SeriesSpec series, Map<String, double[]> values) {
+    /**
+     * Values of one series: stat label -> one value per timestamp, NaN where the bucket is empty; and, where a
+     * cached bucket has it, the value already as JSON text (else null), which the response writes as it is.
+     */
+    public record SeriesValues(SeriesSpec series, Map<String, double[]> values, Map<String, String[]> texts) {
     }
 
     /** A series that was not served, and why. */

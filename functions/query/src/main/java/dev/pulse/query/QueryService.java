@@ -228,8 +228,10 @@ public final class QueryService {
                 unprocessed.add(new QueryResult.Unprocessed(s, failure == null ? "Incomplete" : failure));
                 continue;
             }
-            Map<String, double[]> values = results.get(s).values(request.stats());
-            served.add(new QueryResult.SeriesValues(s, values));
+            Map<String, double[]> values = new LinkedHashMap<>();
+            Map<String, String[]> texts = new LinkedHashMap<>();
+            results.get(s).values(request.stats(), values, texts);
+            served.add(new QueryResult.SeriesValues(s, values, texts));
         }
         metrics.add(QueryMetric.UNPROCESSED, unprocessed.size());
         metrics.set(QueryMetric.READ_UNITS, readUnits.sum());
@@ -340,8 +342,9 @@ public final class QueryService {
                             }
                         }
                     }
-                    // No item: the period has no data (a period is marked, creating its item, before any partial).
-                    byKey.values().forEach(r -> sink.entries(r.series(), Collections.emptySortedMap()));
+                    // No item: the period has no data (a period is marked, creating its item, before any partial);
+                    // cached like a complete rollup, so a warm repeat over a sparse series reads nothing either.
+                    byKey.values().forEach(r -> sink.rollup(r, cacheRollup(r, Map.of(), now)));
                     CompletableFuture<Void> belowDone = CompletableFuture.allOf(below.toArray(CompletableFuture[]::new));
                     if (retry.isEmpty()) {
                         return belowDone;
@@ -464,8 +467,10 @@ public final class QueryService {
                 int i = (int) ((b.start - r.start()) / r.periodMillis());
                 if (slots[i] == null) {
                     slots[i] = b;
+                } else if (slots[i] instanceof PeriodBucket first) {
+                    slots[i] = first.join(b);
                 } else {
-                    merged(i).merge(b.summary);
+                    ((Summary) slots[i]).merge(b.summary);
                 }
             }
         }
@@ -491,23 +496,24 @@ public final class QueryService {
             return s;
         }
 
-        /** Per stat, one value per bucket; NaN for an empty one. */
-        synchronized Map<String, double[]> values(List<Stat> stats) {
-            Map<String, double[]> out = new LinkedHashMap<>();
+        /** Per stat, one value per bucket (NaN for an empty one), and the cached buckets' values as JSON text. */
+        synchronized void values(List<Stat> stats, Map<String, double[]> values, Map<String, String[]> texts) {
             for (Stat stat : stats) {
                 double[] v = new double[slots.length];
+                String[] t = new String[slots.length];
                 for (int i = 0; i < slots.length; i++) {
                     Object slot = slots[i];
                     if (slot instanceof PeriodBucket b) {
                         v[i] = b.value(stat);
+                        t[i] = b.text(stat);
                     } else {
                         Double x = slot == null ? null : stat.of((Summary) slot);
                         v[i] = x == null ? Double.NaN : x;
                     }
                 }
-                out.put(stat.label(), v);
+                values.put(stat.label(), v);
+                texts.put(stat.label(), t);
             }
-            return out;
         }
     }
 }

@@ -93,4 +93,28 @@ class PeriodBucketTest {
         assertThat(grouped).allSatisfy(b -> assertThat(b.summary.encodedSketch()).isNotNull());
         assertThat(grouped[0].weight()).isLessThan(RollupCache.SKETCH_WEIGHT);
     }
+
+    @Test
+    void join_whenTheSamePartnerAgain_returnsTheRememberedMergeEqualToTheDirectOne() {
+        // PT5M on a grid three minutes past the hour: the bucket at 0:58 takes 0:58-0:59 and 1:00-1:02.
+        SortedMap<Long, Summary> first = hour(0);
+        SortedMap<Long, Summary> second = hour(60 * MINUTE);
+        PeriodBucket[] a = PeriodBucket.group(first, 5 * MINUTE, 3 * MINUTE, Long.MAX_VALUE, true, STATS);
+        PeriodBucket[] b = PeriodBucket.group(second, 5 * MINUTE, 3 * MINUTE, Long.MAX_VALUE, true, STATS);
+        PeriodBucket tail = a[a.length - 1];
+        PeriodBucket head = b[0];
+        assertThat(tail.start).isEqualTo(head.start).isEqualTo(58 * MINUTE);
+
+        PeriodBucket joined = tail.join(head);
+
+        SortedMap<Long, Summary> both = new TreeMap<>(first);
+        both.putAll(second);
+        Summary want = direct(both, 58 * MINUTE, 63 * MINUTE);
+        for (Stat st : STATS) {
+            assertThat(joined.value(st)).as(st.label()).isEqualTo((double) st.of(want));
+        }
+        assertThat(tail.join(head)).isSameAs(joined);
+        PeriodBucket other = PeriodBucket.group(hour(60 * MINUTE), 5 * MINUTE, 3 * MINUTE, Long.MAX_VALUE, true, STATS)[0];
+        assertThat(tail.join(other)).as("another partner (the next rollup read again)").isNotSameAs(joined);
+    }
 }
