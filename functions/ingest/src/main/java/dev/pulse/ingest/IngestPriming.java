@@ -55,7 +55,7 @@ final class IngestPriming extends Priming {
                     throw new IllegalStateException("priming batch failed: " + response.getBatchItemFailures());
                 }
                 if (RuntimeSerialization.roundTrip(KinesisEvent.class, event)) {
-                    RuntimeSerialization.roundTrip(StreamsEventResponse.class, response);
+                    RuntimeSerialization.write(StreamsEventResponse.class, response);
                 }
                 paths++;
             }

@@ -18,7 +18,7 @@ class IngestPrimingTest {
 
         // No AWS credentials in this JVM: a call through the default provider chain would have failed the priming.
         assertThat(priming.failures()).isZero();
-        assertThat(priming.primedPaths()).isEqualTo(2 + IngestPriming.ROUNDS);
+        assertThat(priming.primedPaths()).isEqualTo(1 + 2 + IngestPriming.ROUNDS);
         assertThat(priming.lastRequests()).containsKeys("BatchWriteItem", "UpdateItem").doesNotContainKey("SendMessage");
         assertThat(priming.emfBytes()).isPositive();
     }

@@ -51,7 +51,7 @@ final class QueryPriming extends Priming {
                                 + response.getBody());
                     }
                     if (RuntimeSerialization.roundTrip(APIGatewayV2HTTPEvent.class, event)) {
-                        RuntimeSerialization.roundTrip(APIGatewayV2HTTPResponse.class, response);
+                        RuntimeSerialization.write(APIGatewayV2HTTPResponse.class, response);
                     }
                     paths++;
                 }

@@ -63,7 +63,7 @@ public abstract class Priming implements Resource {
     public final void beforeCheckpoint(Context<? extends Resource> context) {
         long started = System.nanoTime();
         try {
-            primedPaths.addAndGet(prime());
+            primedPaths.addAndGet(prime() + (PrimingClients.primeCrtHttpClient() ? 1 : 0));
             // Loaded and drawn from once here, so the first retry after a restore pays no class loading.
             Jitter.nextLong(2);
         } catch (Exception | LinkageError e) {

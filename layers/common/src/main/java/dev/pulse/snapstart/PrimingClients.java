@@ -94,6 +94,32 @@ public final class PrimingClients implements AutoCloseable {
                 .build();
     }
 
+    /**
+     * The AWS CRT HTTP client's request path (the production async client's), which the in-memory client skips: one
+     * GetItem through a throwaway CRT client to a loopback port nothing listens on, refused at once. It never leaves
+     * this machine; the client and its connection manager are closed before this returns.
+     *
+     * @return whether the request failed as it must (refused); false means something answered and nothing is primed
+     */
+    public static boolean primeCrtHttpClient() throws java.io.IOException {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        try (DynamoDbAsyncClient crt = DynamoDbAsyncClient.builder().region(region()).credentialsProvider(CREDENTIALS)
+                .endpointOverride(URI.create("http://127.0.0.1:" + port))
+                .httpClientBuilder(software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient.builder()
+                        .connectionTimeout(java.time.Duration.ofSeconds(1)))
+                .overrideConfiguration(o -> o.retryStrategy(software.amazon.awssdk.awscore.retry.AwsRetryStrategy.doNotRetry()))
+                .build()) {
+            crt.getItem(b -> b.tableName("priming").key(Map.of("pk",
+                    software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("priming")))).join();
+            return false;
+        } catch (java.util.concurrent.CompletionException e) {
+            return true;
+        }
+    }
+
     @Override
     public void close() {
         dynamoDb.close();

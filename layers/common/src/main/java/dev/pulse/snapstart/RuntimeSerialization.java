@@ -24,11 +24,24 @@ public final class RuntimeSerialization {
     }
 
     /**
-     * Serialises {@code value} as the runtime would and reads it back as {@code type}.
+     * An event: serialised as the runtime would and read back as {@code type}, as the runtime reads the event.
      *
      * @return whether the runtime's serializer was there to prime
      */
     public static <T> boolean roundTrip(Class<T> type, T value) throws ReflectiveOperationException {
+        return prime(type, value, true);
+    }
+
+    /**
+     * A response: serialised as the runtime writes it (a response is never read back, and need not be readable).
+     *
+     * @return whether the runtime's serializer was there to prime
+     */
+    public static <T> boolean write(Class<T> type, T value) throws ReflectiveOperationException {
+        return prime(type, value, false);
+    }
+
+    private static <T> boolean prime(Class<T> type, T value, boolean readBack) throws ReflectiveOperationException {
         ClassLoader loader = type.getClassLoader() == null ? ClassLoader.getSystemClassLoader() : type.getClassLoader();
         Object serializer;
         try {
@@ -48,7 +61,9 @@ public final class RuntimeSerialization {
         Method fromJson = pojo.getMethod("fromJson", InputStream.class);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         toJson.invoke(serializer, value, out);
-        fromJson.invoke(serializer, new ByteArrayInputStream(out.toByteArray()));
+        if (readBack) {
+            fromJson.invoke(serializer, new ByteArrayInputStream(out.toByteArray()));
+        }
         return true;
     }
 }
