@@ -6,7 +6,10 @@ plain string but was given an intrinsic function), so a template can pass it and
 time. Local CodeUri/ContentUri paths are swapped for placeholder S3 URIs, as `sam package` would do.
 Also asserts what the deployed stack relies on: IAM auth on every API route, finite retries and bisection on every
 event source mapping, and a schedule expression EventBridge accepts on every rule a Schedule event creates (for a
-parameter: its Default and each of its AllowedValues; a bad one would only fail at deploy time).
+parameter: its Default and each of its AllowedValues; a bad one would only fail at deploy time). For SnapStart: every
+function with SnapStart on published versions has an AutoPublishAlias, and whatever invokes it (event source mappings,
+EventBridge rule targets, the HTTP API's integrations and their invoke permissions) names the alias, not the function
+itself, which would run $LATEST: never from a snapshot.
 Checks the CloudWatch dashboard too, which no linter reads: its body must be JSON once the !Sub placeholders are
 filled in, and every custom metric a dashboard widget or an alarm names (namespace MetricsNamespace, dimension
 Service=<POWERTOOLS_SERVICE_NAME>) must be a constant of that function's *Metric.java enums (in PascalCase).
@@ -159,6 +162,71 @@ def check_schedules(out, params):
     return problems, checked
 
 
+def check_aliases(template, out):
+    """Problems with SnapStart and the alias its callers must name, and how many invoker references were checked."""
+    problems = []
+    aliases = {}  # function logical id -> the alias's logical id in the transformed template
+    for name, res in template.get("Resources", {}).items():
+        if res["Type"] != "AWS::Serverless::Function":
+            continue
+        props = res.get("Properties", {})
+        alias = props.get("AutoPublishAlias")
+        snap = props.get("SnapStart", {}).get("ApplyOn")
+        if snap is not None and snap != "PublishedVersions":
+            problems.append(f"{name}: SnapStart.ApplyOn is {snap!r}, expected PublishedVersions")
+        if snap == "PublishedVersions" and not alias:
+            problems.append(f"{name}: SnapStart without AutoPublishAlias; its events would invoke $LATEST, never a snapshot")
+        if alias:
+            if not isinstance(alias, str):
+                problems.append(f"{name}: AutoPublishAlias must be a plain string")
+                continue
+            aliases[name] = name + "Alias" + alias
+            fn = out["Resources"].get(name, {}).get("Properties", {})
+            if fn.get("SnapStart", {}).get("ApplyOn") != "PublishedVersions":
+                problems.append(f"{name}: no SnapStart on published versions in the transformed AWS::Lambda::Function")
+            target = out["Resources"].get(aliases[name])
+            if not target or target["Type"] != "AWS::Lambda::Alias":
+                problems.append(f"{name}: the transform made no alias {aliases[name]}")
+    checked = 0
+    per_alias = {}
+
+    def names(value, where):
+        """The function or alias a reference names (Ref, GetAtt or a ${...} in a Sub), checked against the alias."""
+        nonlocal checked
+        refs = set()
+        if isinstance(value, dict) and "Ref" in value:
+            refs.add(value["Ref"])
+        elif isinstance(value, dict) and "Fn::GetAtt" in value:
+            att = value["Fn::GetAtt"]
+            refs.add(att[0] if isinstance(att, list) else att.split(".")[0])
+        else:
+            text = sub_string(value)
+            if text:
+                refs.update(m.split(".")[0] for m in PLACEHOLDER.findall(text))
+        for ref in refs:
+            if ref in aliases:
+                problems.append(f"{where} names {ref} ($LATEST), not its alias {aliases[ref]}")
+            if ref in aliases.values():
+                checked += 1
+                per_alias[ref] = per_alias.get(ref, 0) + 1
+
+    for name, res in out["Resources"].items():
+        props = res.get("Properties", {})
+        if res["Type"] in ("AWS::Lambda::EventSourceMapping", "AWS::Lambda::Permission"):
+            names(props.get("FunctionName"), name)
+        elif res["Type"] == "AWS::Events::Rule":
+            for t in props.get("Targets", []):
+                names(t.get("Arn"), f"{name} target {t.get('Id')}")
+        elif res["Type"] == "AWS::ApiGatewayV2::Api":
+            for route, ops in props.get("Body", {}).get("paths", {}).items():
+                for method, op in ops.items():
+                    names(op.get("x-amazon-apigateway-integration", {}).get("uri"), f"{name} {method.upper()} {route}")
+    for fn, alias in aliases.items():
+        if template["Resources"][fn].get("Properties", {}).get("Events") and not per_alias.get(alias):
+            problems.append(f"{fn} has events but nothing in the transformed template invokes its alias {alias}")
+    return problems, checked, sorted(aliases)
+
+
 class NoManagedPolicies:
     def load(self):
         return {}
@@ -185,7 +253,8 @@ def main() -> int:
         print(f"{path}: SAM transform failed: {e}", file=sys.stderr)
         return 1
     schedule_problems, schedules_checked = check_schedules(out, template.get("Parameters", {}))
-    problems = dashboard_problems + schedule_problems
+    alias_problems, invokers_checked, aliased = check_aliases(template, out)
+    problems = dashboard_problems + schedule_problems + alias_problems
     for name, res in out["Resources"].items():
         if res["Type"] == "AWS::ApiGatewayV2::Api":
             for route, ops in res["Properties"].get("Body", {}).get("paths", {}).items():
@@ -203,7 +272,8 @@ def main() -> int:
         print("\n".join(problems), file=sys.stderr)
         return 1
     print(f"{path}: SAM transform OK ({len(out['Resources'])} resources); "
-          f"dashboard JSON and {metrics_checked} custom metric references OK; {schedules_checked} schedule expression(s) OK")
+          f"dashboard JSON and {metrics_checked} custom metric references OK; {schedules_checked} schedule expression(s) OK; "
+          f"SnapStart and alias of {', '.join(aliased) or 'no function'} OK ({invokers_checked} invokers name the alias)")
     return 0
 
 

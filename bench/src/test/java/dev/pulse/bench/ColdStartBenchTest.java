@@ -98,4 +98,26 @@ class ColdStartBenchTest {
         assertThat(r.worker()).isZero();
         assertThat(r.workers()).isEqualTo(1);
     }
+
+    @Test
+    void primingMs_whenThePrimingLineIsLogged_readsItsDuration() {
+        var log = java.util.List.of("Picked up JAVA_TOOL_OPTIONS: x",
+                "{\"level\":\"INFO\",\"message\":\"snapstart priming done\",\"function\":\"ingest\",\"paths\":5,"
+                        + "\"failures\":0,\"ms\":412}");
+
+        assertThat(ColdStartBench.primingMs(log, "IngestFunction")).isEqualTo(412.0);
+    }
+
+    @Test
+    void primingMs_whenNoPrimingRan_isMinusOne() {
+        assertThat(ColdStartBench.primingMs(java.util.List.of("START", "END"), "IngestFunction")).isEqualTo(-1.0);
+    }
+
+    @Test
+    void primingMs_whenPrimingFailed_isAnError() {
+        var log = java.util.List.of("{\"message\":\"snapstart priming done\",\"failures\":1,\"ms\":3}");
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ColdStartBench.primingMs(log, "QueryFunction"))
+                .hasMessageContaining("priming failed");
+    }
 }

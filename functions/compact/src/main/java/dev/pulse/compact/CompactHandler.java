@@ -9,6 +9,7 @@ import dev.pulse.metrics.ColdStart;
 import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Deadline;
+import dev.pulse.snapstart.Priming;
 import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,14 +38,20 @@ public final class CompactHandler implements RequestHandler<ScheduledEvent, Comp
     private final Metrics metrics;
     private final long safetyMarginMillis;
     private final ColdStart coldStart = new ColdStart();
+    /** The SnapStart hooks; held here because the runtime's CRaC context holds them weakly. */
+    private Priming priming;
 
-    /** Used by the Lambda runtime: configuration from the environment, clients built once per container. */
+    /**
+     * Used by the Lambda runtime: configuration from the environment, clients built once per container, the
+     * SnapStart priming hooks registered.
+     */
     public CompactHandler() {
         this(PulseConfig.fromEnvironment(System.getenv()));
     }
 
     private CompactHandler(PulseConfig config) {
         this(create(config), PulseMetrics.create("compact"), config.safetyMarginMillis());
+        this.priming = Priming.register(new CompactPriming(config));
     }
 
     CompactHandler(CompactService service, Metrics metrics, long safetyMarginMillis) {

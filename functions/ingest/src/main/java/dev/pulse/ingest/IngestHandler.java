@@ -14,6 +14,7 @@ import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.model.DatapointValidator;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
+import dev.pulse.snapstart.Priming;
 import dev.pulse.store.BuildMarks;
 import dev.pulse.store.DynamoDbStore;
 import dev.pulse.store.MarkMemory;
@@ -47,14 +48,20 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
     private final Metrics metrics;
     private final long safetyMarginMillis;
     private final ColdStart coldStart = new ColdStart();
+    /** The SnapStart hooks; held here because the runtime's CRaC context holds them weakly. */
+    private Priming priming;
 
-    /** Used by the Lambda runtime: configuration from the environment, clients built once per container. */
+    /**
+     * Used by the Lambda runtime: configuration from the environment, clients built once per container, the
+     * SnapStart priming hooks registered.
+     */
     public IngestHandler() {
         this(PulseConfig.fromEnvironment(System.getenv()));
     }
 
     private IngestHandler(PulseConfig config) {
         this(create(config), PulseMetrics.create("ingest"), config.safetyMarginMillis());
+        this.priming = Priming.register(new IngestPriming(config));
     }
 
     IngestHandler(IngestService service, Metrics metrics, long safetyMarginMillis) {

@@ -15,6 +15,7 @@ import dev.pulse.metrics.ColdStart;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.retry.Deadline;
+import dev.pulse.snapstart.Priming;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Base64;
@@ -44,14 +45,20 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
     private final Metrics metrics;
     private final long safetyMarginMillis;
     private final ColdStart coldStart = new ColdStart();
+    /** The SnapStart hooks; held here because the runtime's CRaC context holds them weakly. */
+    private Priming priming;
 
-    /** Used by the Lambda runtime: configuration from the environment, clients built once per container. */
+    /**
+     * Used by the Lambda runtime: configuration from the environment, clients built once per container, the
+     * SnapStart priming hooks registered.
+     */
     public QueryHandler() {
         this(PulseConfig.fromEnvironment(System.getenv()));
     }
 
     private QueryHandler(PulseConfig config) {
         this(config, AwsClients.dynamoDbAsync(config.writeConcurrency() * 4, true));
+        this.priming = Priming.register(new QueryPriming(config));
     }
 
     private QueryHandler(PulseConfig config, DynamoDbAsyncClient client) {

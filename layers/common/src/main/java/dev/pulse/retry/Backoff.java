@@ -1,11 +1,10 @@
 package dev.pulse.retry;
 
-import java.util.concurrent.ThreadLocalRandom;
-
 /**
  * Exponential backoff with full jitter: attempt {@code n} waits a uniformly random time in
  * {@code [0, min(cap, base * 2^n)]}. Full jitter spreads retries of many concurrent writers so they do not
- * hit a throttled partition in lockstep. Uses {@link ThreadLocalRandom}: never blocks on entropy.
+ * hit a throttled partition in lockstep. Draws from {@link Jitter}: never blocks on entropy, reseeded after a
+ * SnapStart restore so environments restored from one snapshot do not share their delays.
  *
  * @param baseMillis delay ceiling of the first retry
  * @param capMillis  largest delay ceiling
@@ -31,7 +30,6 @@ public record Backoff(long baseMillis, long capMillis) {
     /** A delay for attempt {@code attempt} (0-based), uniformly drawn from {@code [0, ceiling]}. */
     public long delayMillis(int attempt) {
         long ceiling = ceilingMillis(attempt);
-        ThreadLocalRandom r = ThreadLocalRandom.current();
-        return ceiling == Long.MAX_VALUE ? r.nextLong() & Long.MAX_VALUE : r.nextLong(ceiling + 1);
+        return ceiling == Long.MAX_VALUE ? Jitter.nextLong() & Long.MAX_VALUE : Jitter.nextLong(ceiling + 1);
     }
 }

@@ -60,6 +60,10 @@ final class ExecutionEnvironment implements AutoCloseable {
             // so -XX:MaxRAMPercentage in JAVA_TOOL_OPTIONS means the same here.
             cmd.add("-XX:MaxRAM=" + config.memoryMb() + "m");
             cmd.add("--enable-native-access=ALL-UNNAMED");
+            if (config.init() != FunctionConfig.Init.SNAP_START_WITHOUT_HOOKS) {
+                // As the managed java21 runtime starts the JVM: org.crac registers with the runtime client's context.
+                cmd.add("-Dorg.crac.Core.Compat=com.amazonaws.services.lambda.crac");
+            }
             Path jni = nativeClient(config.classPath());
             if (jni != null) {
                 // The client otherwise unpacks its JNI library to one fixed file in /tmp: environments starting
@@ -84,7 +88,7 @@ final class ExecutionEnvironment implements AutoCloseable {
             env.put("AWS_LAMBDA_FUNCTION_NAME", config.name());
             env.put("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", Integer.toString(config.memoryMb()));
             env.put("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST");
-            env.put("AWS_LAMBDA_INITIALIZATION_TYPE", "on-demand");
+            env.put("AWS_LAMBDA_INITIALIZATION_TYPE", config.init() == FunctionConfig.Init.ON_DEMAND ? "on-demand" : "snap-start");
             env.putIfAbsent("AWS_EXECUTION_ENV", "AWS_Lambda_java21");
             env.putIfAbsent("AWS_LAMBDA_LOG_GROUP_NAME", "/aws/lambda/" + config.name());
             env.put("AWS_LAMBDA_LOG_STREAM_NAME", "local/[$LATEST]" + new UUID(ThreadLocalRandom.current().nextLong(), ThreadLocalRandom.current().nextLong()).toString().replace("-", ""));

@@ -22,7 +22,34 @@ import java.util.Map;
  * @param classPath   the layers' {@code java/lib} jars and the runtime interface client (what the managed
  *                    runtime provides)
  * @param javaHome    the JDK that runs the function
+ * @param init        how its environments initialise: on demand (the default), or as a SnapStart snapshot
  */
 public record FunctionConfig(String logicalId, String name, String arn, String handler, int memoryMb, Duration timeout,
-        Map<String, String> environment, Path taskRoot, List<Path> classPath, Path javaHome) {
+        Map<String, String> environment, Path taskRoot, List<Path> classPath, Path javaHome, Init init) {
+
+    /**
+     * How an environment initialises. The JVM cannot be snapshotted here, so a SnapStart init runs the same JVM on
+     * through the snapshot point: the runtime interface client (AWS_LAMBDA_INITIALIZATION_TYPE=snap-start) runs the
+     * beforeCheckpoint hooks, asks the Runtime API for {@code /restore/next} (answered at once), runs the
+     * afterRestore hooks and then asks for the first invocation.
+     */
+    public enum Init {
+        /** On-demand, as a function without SnapStart (hooks registered, as in the managed runtime, never run). */
+        ON_DEMAND,
+        /** The snapshot point emulated, hooks registered through org.crac as the managed runtime does. */
+        SNAP_START,
+        /** The snapshot point emulated without the runtime's CRaC property: org.crac registers nothing, no hook runs. */
+        SNAP_START_WITHOUT_HOOKS
+    }
+
+    /** On-demand init. */
+    public FunctionConfig(String logicalId, String name, String arn, String handler, int memoryMb, Duration timeout,
+            Map<String, String> environment, Path taskRoot, List<Path> classPath, Path javaHome) {
+        this(logicalId, name, arn, handler, memoryMb, timeout, environment, taskRoot, classPath, javaHome, Init.ON_DEMAND);
+    }
+
+    /** The same function initialising as {@code init}. */
+    public FunctionConfig withInit(Init init) {
+        return new FunctionConfig(logicalId, name, arn, handler, memoryMb, timeout, environment, taskRoot, classPath, javaHome, init);
+    }
 }

@@ -79,7 +79,11 @@ final class RuntimeApiServer implements AutoCloseable {
                 ex.getResponseHeaders().add("Lambda-Runtime-Invoked-Function-Arn", inv.functionArn());
                 ex.getResponseHeaders().add("Lambda-Runtime-Trace-Id", inv.traceId());
                 send(ex, 200, inv.payload());
-            } else if (path.equals("/init/error") && ex.getRequestMethod().equals("POST")) {
+            } else if (path.equals("/restore/next") && ex.getRequestMethod().equals("GET")) {
+                // A SnapStart init (FunctionConfig.Init): the beforeCheckpoint hooks are done and Lambda would take
+                // the snapshot now; answered at once, so the runtime goes on to the afterRestore hooks.
+                send(ex, 200, new byte[0]);
+            } else if ((path.equals("/init/error") || path.equals("/restore/error")) && ex.getRequestMethod().equals("POST")) {
                 initError.complete(LoopbackHttp.body(ex));
                 send(ex, 202, "{\"status\":\"OK\"}".getBytes(StandardCharsets.UTF_8));
             } else if (path.startsWith("/invocation/") && ex.getRequestMethod().equals("POST")

@@ -1,0 +1,132 @@
+package dev.pulse.ingest;
+
+import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
+import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
+import dev.pulse.config.PulseConfig;
+import dev.pulse.snapstart.Priming;
+import dev.pulse.snapstart.PrimingClients;
+import dev.pulse.snapstart.PrimingContext;
+import dev.pulse.snapstart.RuntimeSerialization;
+import dev.pulse.snapstart.ThrowawayMetrics;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.GZIPOutputStream;
+
+/**
+ * IngestFunction's SnapStart priming: the production wiring of {@link IngestHandler} built again on
+ * {@link PrimingClients} and a throwaway EMF sink, invoked with synthetic Kinesis batches in every input format
+ * (a native object, an array, NDJSON, a gzip CloudWatch Logs payload with an EMF document and a REPORT line), so
+ * decode, validation, aggregation, the partial, mark and checkpoint writes (marshalled, answered in memory), the
+ * partial batch response and the EMF document all run before the snapshot. The function's own handler, clients,
+ * series catalog, mark memory and cold-start flag are not touched.
+ */
+final class IngestPriming extends Priming {
+
+    static final int ROUNDS = 3;
+    private final PulseConfig config;
+    private final AtomicLong emfBytes = new AtomicLong();
+    private volatile Map<String, Long> lastRequests = Map.of();
+
+    IngestPriming(PulseConfig config) {
+        super("ingest");
+        this.config = config;
+    }
+
+    @Override
+    protected int prime() throws Exception {
+        int paths = primeCodecs();
+        try (PrimingClients clients = new PrimingClients()) {
+            IngestHandler handler = new IngestHandler(IngestHandler.create(config, clients.dynamoDb(), clients.sqs(),
+                    Clock.systemUTC()), ThrowawayMetrics.create("ingest", emfBytes), config.safetyMarginMillis());
+            PrimingContext context = new PrimingContext();
+            for (int round = 0; round < ROUNDS; round++) {
+                KinesisEvent event = event(round, System.currentTimeMillis());
+                StreamsEventResponse response = handler.handleRequest(event, context);
+                if (!response.getBatchItemFailures().isEmpty()) {
+                    throw new IllegalStateException("priming batch failed: " + response.getBatchItemFailures());
+                }
+                if (RuntimeSerialization.roundTrip(KinesisEvent.class, event)) {
+                    RuntimeSerialization.write(StreamsEventResponse.class, response);
+                }
+                paths++;
+            }
+            lastRequests = clients.requests();
+        }
+        return paths;
+    }
+
+    /** The DynamoDB and SQS requests the last priming made, all answered in memory (tests). */
+    Map<String, Long> lastRequests() {
+        return lastRequests;
+    }
+
+    /** Characters of EMF the priming serialised and dropped (tests). */
+    long emfBytes() {
+        return emfBytes.get();
+    }
+
+    /** A batch of one shard: one record per input format, sequence numbers above the previous round's. */
+    static KinesisEvent event(int round, long nowMillis) throws IOException {
+        String dp = "{\"name\":\"pulse.priming\",\"dims\":{\"fn\":\"ingest\",\"round\":\"" + round + "\"},\"ts\":" + nowMillis
+                + ",\"value\":%s,\"unit\":\"Milliseconds\"}";
+        String emf = "{\"_aws\":{\"Timestamp\":" + nowMillis + ",\"CloudWatchMetrics\":[{\"Namespace\":\"Priming\","
+                + "\"Dimensions\":[[\"Service\"]],\"Metrics\":[{\"Name\":\"Latency\",\"Unit\":\"Milliseconds\"}]}]},"
+                + "\"Service\":\"priming\",\"Latency\":[1.5,2.5]}";
+        String report = "REPORT RequestId: 00000000-0000-0000-0000-000000000000\tDuration: 12.34 ms\tBilled Duration: 13 ms"
+                + "\tMemory Size: 1024 MB\tMax Memory Used: 100 MB\tInit Duration: 456.78 ms";
+        String logs = "{\"messageType\":\"DATA_MESSAGE\",\"owner\":\"000000000000\",\"logGroup\":\"/aws/lambda/priming\","
+                + "\"logStream\":\"priming\",\"subscriptionFilters\":[\"priming\"],\"logEvents\":["
+                + "{\"id\":\"1\",\"timestamp\":" + nowMillis + ",\"message\":" + quote(emf) + "},"
+                + "{\"id\":\"2\",\"timestamp\":" + nowMillis + ",\"message\":" + quote(report) + "}]}";
+        List<byte[]> payloads = List.of(
+                dp.formatted("12.5").getBytes(StandardCharsets.UTF_8),
+                ("[" + dp.formatted("30.1") + "," + dp.formatted("1") + "]").getBytes(StandardCharsets.UTF_8),
+                (dp.formatted("2") + "\n" + dp.formatted("3") + "\n").getBytes(StandardCharsets.UTF_8),
+                gzip(logs));
+        List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>();
+        BigInteger base = new BigInteger("49590338271490256608559692538361571095921575989130000000")
+                .add(BigInteger.valueOf(round * 100L));
+        for (int i = 0; i < payloads.size(); i++) {
+            String seq = base.add(BigInteger.valueOf(i + 1)).toString();
+            KinesisEvent.Record k = new KinesisEvent.Record();
+            k.setKinesisSchemaVersion("1.0");
+            k.setPartitionKey("priming");
+            k.setSequenceNumber(seq);
+            k.setData(ByteBuffer.wrap(payloads.get(i)));
+            k.setApproximateArrivalTimestamp(new Date(nowMillis));
+            KinesisEvent.KinesisEventRecord r = new KinesisEvent.KinesisEventRecord();
+            r.setKinesis(k);
+            r.setEventSource("aws:kinesis");
+            r.setEventVersion("1.0");
+            r.setEventID("shardId-priming:" + seq);
+            r.setEventName("aws:kinesis:record");
+            r.setAwsRegion("us-east-1");
+            r.setEventSourceARN("arn:aws:kinesis:us-east-1:000000000000:stream/priming");
+            records.add(r);
+        }
+        KinesisEvent event = new KinesisEvent();
+        event.setRecords(records);
+        return event;
+    }
+
+    private static String quote(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\t", "\\t") + "\"";
+    }
+
+    private static byte[] gzip(String s) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (GZIPOutputStream z = new GZIPOutputStream(out)) {
+            z.write(s.getBytes(StandardCharsets.UTF_8));
+        }
+        return out.toByteArray();
+    }
+}

@@ -1,0 +1,105 @@
+package dev.pulse.query;
+
+import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
+import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
+import dev.pulse.config.PulseConfig;
+import dev.pulse.snapstart.Priming;
+import dev.pulse.snapstart.PrimingClients;
+import dev.pulse.snapstart.PrimingContext;
+import dev.pulse.snapstart.RuntimeSerialization;
+import dev.pulse.snapstart.ThrowawayMetrics;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * QueryFunction's SnapStart priming: a second {@link QueryHandler} with the production wiring on
+ * {@link PrimingClients} and a throwaway EMF sink (its own rollup cache, so nothing primed is served later), asked
+ * {@code POST /query} over a range that reads partials and rollups, {@code GET /series} by name and by prefix, and a
+ * bad request: parsing, validation, the planned reads (marshalled, answered in memory with no items), the JSON
+ * answer and the EMF document run before the snapshot. The function's own handler, client, cache and cold-start
+ * flag are not touched.
+ */
+final class QueryPriming extends Priming {
+
+    static final int ROUNDS = 3;
+    private final PulseConfig config;
+    private final AtomicLong emfBytes = new AtomicLong();
+    private volatile Map<String, Long> lastRequests = Map.of();
+
+    QueryPriming(PulseConfig config) {
+        super("query");
+        this.config = config;
+    }
+
+    @Override
+    protected int prime() throws Exception {
+        int paths = primeCodecs();
+        try (PrimingClients clients = new PrimingClients()) {
+            QueryHandler handler = new QueryHandler(config, clients.dynamoDb(), Clock.systemUTC(),
+                    ThrowawayMetrics.create("query", emfBytes));
+            PrimingContext context = new PrimingContext();
+            for (int round = 0; round < ROUNDS; round++) {
+                for (APIGatewayV2HTTPEvent event : events(Instant.now())) {
+                    APIGatewayV2HTTPResponse response = handler.handleRequest(event, context);
+                    boolean bad = event.getBody() != null && event.getBody().contains("\"priming-bad\"");
+                    if (response.getStatusCode() != (bad ? 400 : 200)) {
+                        throw new IllegalStateException("priming request answered " + response.getStatusCode() + ": "
+                                + response.getBody());
+                    }
+                    if (RuntimeSerialization.roundTrip(APIGatewayV2HTTPEvent.class, event)) {
+                        RuntimeSerialization.write(APIGatewayV2HTTPResponse.class, response);
+                    }
+                    paths++;
+                }
+            }
+            lastRequests = clients.requests();
+        }
+        return paths;
+    }
+
+    Map<String, Long> lastRequests() {
+        return lastRequests;
+    }
+
+    long emfBytes() {
+        return emfBytes.get();
+    }
+
+    /** POST /query over the last two days (partials and rollups), GET /series by name and prefix, a bad query. */
+    static List<APIGatewayV2HTTPEvent> events(Instant now) {
+        Instant end = now.truncatedTo(ChronoUnit.HOURS);
+        String query = "{\"series\":[{\"name\":\"pulse.priming\",\"dims\":{\"fn\":\"query\"}},{\"name\":\"Priming/Latency\"}],"
+                + "\"start\":\"" + end.minus(2, ChronoUnit.DAYS) + "\",\"end\":\"" + end + "\",\"period\":\"PT1H\","
+                + "\"stats\":[\"count\",\"sum\",\"avg\",\"min\",\"max\",\"p50\",\"p99\",\"p99.9\"]}";
+        String recent = "{\"series\":[{\"name\":\"pulse.priming\"}],\"start\":" + now.minus(1, ChronoUnit.HOURS).toEpochMilli()
+                + ",\"end\":" + now.toEpochMilli() + ",\"period\":60,\"stats\":[\"avg\",\"p90\"]}";
+        String bad = "{\"series\":[{\"name\":\"priming-bad\"}],\"start\":\"yesterday\"}";
+        return List.of(request("POST", "/query", query, null), request("POST", "/query", recent, null),
+                request("GET", "/series", null, Map.of("name", "pulse.priming")),
+                request("GET", "/series", null, Map.of("prefix", "pulse.")),
+                request("POST", "/query", bad, null));
+    }
+
+    private static APIGatewayV2HTTPEvent request(String method, String path, String body, Map<String, String> params) {
+        return APIGatewayV2HTTPEvent.builder()
+                .withVersion("2.0")
+                .withRouteKey(method + " " + path)
+                .withRawPath(path)
+                .withHeaders(Map.of("content-type", "application/json"))
+                .withQueryStringParameters(params)
+                .withBody(body)
+                .withIsBase64Encoded(false)
+                .withRequestContext(APIGatewayV2HTTPEvent.RequestContext.builder()
+                        .withRequestId(PrimingContext.REQUEST_ID)
+                        .withRouteKey(method + " " + path)
+                        .withStage("$default")
+                        .withHttp(APIGatewayV2HTTPEvent.RequestContext.Http.builder().withMethod(method).withPath(path)
+                                .withProtocol("HTTP/1.1").withSourceIp("127.0.0.1").build())
+                        .build())
+                .build();
+    }
+}
