@@ -4,6 +4,7 @@ import com.amazonaws.services.lambda.runtime.Context;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -101,6 +102,9 @@ public final class EmfMetrics implements Metrics, org.crac.Resource {
             if (inv.powertools == null) {
                 EmfTemplate t = template;
                 if (t != null && resolution != MetricResolution.HIGH && t.matches(inv.size, name, unit)) {
+                    if (inv.size == inv.values.length) {
+                        inv.values = Arrays.copyOf(inv.values, t.size());
+                    }
                     inv.values[inv.size++] = value;
                     return;
                 }
