@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.local.emulator.LocalDynamoDb;
+import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.store.BuildMarks;
 import dev.pulse.store.MarkMemory;
 import dev.pulse.store.RollupItems;
@@ -40,7 +41,6 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.lambda.powertools.metrics.Metrics;
-import software.amazon.lambda.powertools.metrics.MetricsBuilder;
 
 /**
  * IngestFunction's handler on the fixtures in events/ (the files a user passes to {@code sam local invoke}),
@@ -392,7 +392,7 @@ class IngestHandlerIT {
             config = TestConfig.of(table, queueUrl, Map.of());
             IngestService service = IngestHandler.create(config, Emulators.dynamoAsync(), Emulators.sqs().client(),
                     Clock.fixed(Instant.ofEpochMilli(nowMillis), ZoneOffset.UTC));
-            Metrics metrics = MetricsBuilder.builder().withNamespace("PulseTest").withService("ingest").build();
+            Metrics metrics = PulseMetrics.create("PulseTest", "ingest");
             handler = new IngestHandler(service, metrics, config.safetyMarginMillis());
         }
 

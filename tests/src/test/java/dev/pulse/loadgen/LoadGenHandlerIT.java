@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.metrics.InvocationMetrics;
+import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
 import dev.pulse.testing.ExpectedResults;
@@ -18,7 +19,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.kinesis.KinesisAsyncClient;
-import software.amazon.lambda.powertools.metrics.MetricsBuilder;
 
 /**
  * The load generator's handler on the bundled recording against a Kinesis emulator: two workers (run
@@ -59,7 +59,7 @@ class LoadGenHandlerIT {
                         throw new IllegalStateException(e);
                     }
                 }), null);
-        return new LoadGenHandler(self[0], MetricsBuilder.builder().withNamespace("PulseTest").withService("loadgen").build());
+        return new LoadGenHandler(self[0], PulseMetrics.create("PulseTest", "loadgen"));
     }
 
     private static JsonNode invoke(String event) throws Exception {

@@ -14,10 +14,25 @@ import software.amazon.lambda.powertools.metrics.Metrics;
  */
 public final class InvocationMetrics<M extends Enum<M> & MetricName> {
 
+    /** Each enum's CloudWatch names by ordinal, made once: the same strings every invocation. */
+    private static final ClassValue<String[]> NAMES = new ClassValue<>() {
+        @Override
+        protected String[] computeValue(Class<?> type) {
+            Object[] constants = type.getEnumConstants();
+            String[] names = new String[constants.length];
+            for (int i = 0; i < constants.length; i++) {
+                names[i] = ((MetricName) constants[i]).metricName();
+            }
+            return names;
+        }
+    };
+
     private final Map<M, LongAdder> counters;
     private final Map<M, Double> gauges;
+    private final String[] names;
 
     public InvocationMetrics(Class<M> names) {
+        this.names = NAMES.get(names);
         this.counters = new EnumMap<>(names);
         this.gauges = new EnumMap<>(names);
         for (M m : names.getEnumConstants()) {
@@ -62,7 +77,7 @@ public final class InvocationMetrics<M extends Enum<M> & MetricName> {
         for (Map.Entry<M, LongAdder> e : counters.entrySet()) {
             M m = e.getKey();
             Double g = gauges.get(m);
-            metrics.addMetric(m.metricName(), g != null ? g : e.getValue().sum(), m.unit());
+            metrics.addMetric(names[m.ordinal()], g != null ? g : e.getValue().sum(), m.unit());
         }
     }
 

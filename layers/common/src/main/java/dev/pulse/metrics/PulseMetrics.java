@@ -1,9 +1,12 @@
 package dev.pulse.metrics;
 
 import software.amazon.lambda.powertools.metrics.Metrics;
-import software.amazon.lambda.powertools.metrics.MetricsBuilder;
 
-/** The Powertools metrics instance of a function, named from the environment template.yaml sets. */
+/**
+ * The Powertools metrics instance of a function, named from the environment template.yaml sets. It is an
+ * {@link EmfMetrics}: the Powertools API, with the end-of-invocation document printed from a per-container
+ * template once Powertools has printed the first one.
+ */
 public final class PulseMetrics {
 
     private PulseMetrics() {
@@ -13,6 +16,11 @@ public final class PulseMetrics {
     public static Metrics create(String defaultService) {
         String namespace = System.getenv().getOrDefault("POWERTOOLS_METRICS_NAMESPACE", "Pulse");
         String service = System.getenv().getOrDefault("POWERTOOLS_SERVICE_NAME", defaultService);
-        return MetricsBuilder.builder().withNamespace(namespace).withService(service).build();
+        return create(namespace, service);
+    }
+
+    /** A given namespace and {@code Service} dimension (tests and benchmarks). */
+    public static Metrics create(String namespace, String service) {
+        return EmfMetrics.create(namespace, service);
     }
 }
