@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.bench.CapacityMeter.Term;
 import dev.pulse.bench.internal.StdoutCapture;
 import dev.pulse.compact.CompactHandler;
@@ -29,7 +30,6 @@ import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequest;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
-import software.amazon.lambda.powertools.metrics.MetricsBuilder;
 
 /**
  * One workload of the cost benchmark on its own table: the real IngestFunction, CompactFunction and QueryFunction
@@ -317,7 +317,7 @@ final class CostSim {
 
     /** Points the Powertools metrics singleton at {@code service}, as each function's own instance is. */
     private static software.amazon.lambda.powertools.metrics.Metrics metrics(String service) {
-        return MetricsBuilder.builder().withNamespace("Pulse").withService(service).build();
+        return PulseMetrics.create("Pulse", service);
     }
 
     /** Read units a term spent, all functions. */

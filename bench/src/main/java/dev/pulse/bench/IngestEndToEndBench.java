@@ -4,6 +4,7 @@ import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.bench.internal.JfrProfile;
 import dev.pulse.bench.internal.StdoutCapture;
 import dev.pulse.codec.Decoded;
@@ -35,7 +36,6 @@ import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 import software.amazon.awssdk.services.dynamodb.model.Select;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.lambda.powertools.metrics.Metrics;
-import software.amazon.lambda.powertools.metrics.MetricsBuilder;
 
 /**
  * ingest-end-to-end: one 10,000-record Kinesis batch through the real {@code IngestHandler} (decode, validate,
@@ -191,7 +191,7 @@ final class IngestEndToEndBench implements Benchmark {
         private final KinesisEvent event;
         private final int records;
         private final long datapoints;
-        private final Metrics metrics = MetricsBuilder.builder().withNamespace("PulseBench").withService("ingest").build();
+        private final Metrics metrics = PulseMetrics.create("PulseBench", "ingest");
 
         Product(FunctionSettings fn, DynamoDbAsyncClient async, DynamoDbClient reader, SqsClient sqs,
                 String queueUrl, KinesisEvent event, int records, long datapoints) {

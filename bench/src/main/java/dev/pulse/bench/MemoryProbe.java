@@ -6,6 +6,7 @@ import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.management.GarbageCollectionNotificationInfo;
+import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.ingest.IngestHandler;
 import dev.pulse.ingest.IngestHandlerAccess;
@@ -27,7 +28,6 @@ import javax.management.openmbean.CompositeData;
 import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
-import software.amazon.lambda.powertools.metrics.MetricsBuilder;
 
 /**
  * The memory benchmark's child JVM, started with the function's heap settings: builds a handler on the
@@ -109,8 +109,7 @@ public final class MemoryProbe {
     private static Runnable ingest(DynamoDbAsyncClient client, PulseConfig cfg, int records) {
         // No poison in the data: the queue is never called, and a call would fail on the refused connection.
         IngestService service = IngestHandlerAccess.service(cfg, client, IngestEndToEndBench.unusedQueueClient(cfg.deadLetterUrl()));
-        IngestHandler handler = IngestHandlerAccess.handler(service, MetricsBuilder.builder().withNamespace("PulseBench")
-                .withService("ingest").build(), cfg.safetyMarginMillis());
+        IngestHandler handler = IngestHandlerAccess.handler(service, PulseMetrics.create("PulseBench", "ingest"), cfg.safetyMarginMillis());
         // Each run is the shard's next batch: a batch at or below the committed position would be skipped unread.
         java.util.concurrent.atomic.AtomicLong nextSequence = new java.util.concurrent.atomic.AtomicLong(1_000_000);
         return () -> {
@@ -127,7 +126,7 @@ public final class MemoryProbe {
 
     private static Runnable query(DynamoDbAsyncClient client, PulseConfig cfg, int series, RollupCache cache) {
         QueryHandler handler = QueryBenchAccess.handler(cfg, client, QueryDataset.clock(),
-                MetricsBuilder.builder().withNamespace("PulseBench").withService("query").build(), cache);
+                PulseMetrics.create("PulseBench", "query"), cache);
         return () -> {
             try {
                 String token = null;

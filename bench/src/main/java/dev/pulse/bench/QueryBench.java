@@ -3,6 +3,7 @@ package dev.pulse.bench;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.aggregate.Summary;
 import dev.pulse.bench.internal.JfrProfile;
 import dev.pulse.bench.internal.StdoutCapture;
@@ -17,7 +18,6 @@ import java.util.SortedMap;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.lambda.powertools.metrics.MetricsBuilder;
 
 /**
  * query: a dashboard's question (100 series, a day, PT5M, count/avg/max/p99) through the real QueryHandler
@@ -176,7 +176,7 @@ final class QueryBench implements Benchmark {
     }
 
     private static software.amazon.lambda.powertools.metrics.Metrics metrics() {
-        return MetricsBuilder.builder().withNamespace("PulseBench").withService("query").build();
+        return PulseMetrics.create("PulseBench", "query");
     }
 
     /**
