@@ -143,12 +143,12 @@ final class QueryBench implements Benchmark {
         return MetricsBuilder.builder().withNamespace("PulseBench").withService("query").build();
     }
 
-    private static int fullQuery(QueryHandler handler, QueryDataset data, List<String> stats, boolean check) throws Exception {
+    static int fullQuery(QueryHandler handler, QueryDataset data, List<String> stats, boolean check) throws Exception {
         return fullQuery(handler, data, stats, check, null);
     }
 
     /** The whole query, page after page; checked against the dataset when {@code check}. The pages it took. */
-    private static int fullQuery(QueryHandler handler, QueryDataset data, List<String> stats, boolean check,
+    static int fullQuery(QueryHandler handler, QueryDataset data, List<String> stats, boolean check,
             List<Double> pageMillis) throws Exception {
         String token = null;
         int pages = 0;
