@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * memory: the heap one cold invocation needs, measured in a child JVM with the function's heap settings
- * ({@code -XX:MaxRAM=MemorySize} and the template's JAVA_TOOL_OPTIONS, as Lambda runs it), to justify the
+ * ({@code -XX:MaxRAM=MemorySize} and the function's JAVA_TOOL_OPTIONS, as Lambda runs it), to justify the
  * MemorySize defaults in template.yaml.
  */
 final class MemoryBench implements Benchmark {
@@ -25,7 +25,7 @@ final class MemoryBench implements Benchmark {
     public String howToRead() {
         return """
                 One cold invocation in a fresh JVM started as Lambda starts the function: `-XX:MaxRAM=MemorySize` \
-                and the template's JAVA_TOOL_OPTIONS (`-XX:MaxRAMPercentage=75 -XX:+UseSerialGC ...`), so the heap \
+                and the function's JAVA_TOOL_OPTIONS from the template (`-XX:MaxRAMPercentage=75 -XX:+UseSerialGC ...`), so the heap \
                 limit is 75% of MemorySize. IngestFunction: a 10,000-record batch (50,000 datapoints, the event built \
                 inside the measurement as the runtime deserialises it) into DynamoDB Local; QueryFunction: every page \
                 of the 100-series day query (its cache filled as a cold container fills it). Peak heap is the sum of \
