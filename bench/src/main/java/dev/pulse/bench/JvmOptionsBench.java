@@ -1,6 +1,9 @@
 package dev.pulse.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +25,9 @@ final class JvmOptionsBench implements Benchmark {
     /** The flag that stops tiered compilation at C1. */
     static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
     private static final String STOP_AT = "-XX:TieredStopAtLevel=";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** JVMs per function and variant: C1, full, C1, full, C1, full. */
+    static final int ROUNDS = 3;
 
     /** The two compilation settings, in the order each round runs them. */
     enum Variant {
@@ -57,28 +63,31 @@ final class JvmOptionsBench implements Benchmark {
                 hot code) for the two functions with hot paths. Each variant is the function's JAVA_TOOL_OPTIONS \
                 from template.yaml with only the TieredStopAtLevel flag changed (removed for full tiered), given \
                 as JAVA_TOOL_OPTIONS to a fresh JVM with `-XX:MaxRAM` = MemorySize, as Lambda starts it; each JVM \
-                reports the TieredStopAtLevel it really ran with, and a JVM that ran the other one fails the run. \
-                In each JVM the real handler is built as the runtime builds it and invoked against DynamoDB Local \
-                (in the parent process): IngestFunction with the ingest-end-to-end batch (10,000 native NDJSON \
-                records, 50,000 datapoints over 200 series), the shard's next batch each time into one table, as a \
-                warm container sees them: the first batch on the cold JVM, 5 warm-up batches, then 10 timed (at most \
-                20 s); QueryFunction with the query benchmark's question (100 series x 24 h at PT5M, count, avg, \
-                max, p99; 2 pages): the first query on the cold JVM, 20 warm-up queries, then 50 timed (at most \
-                20 s), per invocation (page). Every batch is checked by its EMF document (records, datapoints, no \
-                poison, no failure) and the table afterwards by the datapoints its partials count; the first query, \
-                the first warm-up query and one after the timed ones are checked bucket by bucket, and every \
-                invocation answers 200 with one EMF document. Two rounds, the variants alternating (C1, full, C1, \
-                full for each function); the warm figures pool both rounds' invocations (median [min .. max], and \
-                p50/p99 for the query's pages), the cold ones are the median of the two JVMs. First invocation: \
-                the handler's first call on the cold JVM (the 10,000-record batch; the query's first page); first \
-                response: the JVM's uptime at its end (JVM start, class loading, the handler's construction, the \
-                first call). The ratio is full tiered / C1 only: below 1, full tiered is faster. JIT is the JVM's \
-                total compilation time, and the part of it spent during the timed invocations (near 0: the code \
-                had settled). This machine's 2 shared cores run C2 beside the handler; Lambda gives a 1,024 MB \
-                function about 0.6 vCPU, where C2's compilations compete with the handler for longer, so the early \
-                invocations favour C1 more there than here; the warm figures are after compilation settled. The \
-                cold-start benchmark measures the init of every handler through the runtime interface client with \
-                the template's options against none.""";
+                reports the TieredStopAtLevel it really ran with, and one that ran the other fails the run. Each JVM \
+                runs on one CPU (`taskset`) while counting two (`-XX:ActiveProcessorCount`), as a 1,024 MB \
+                function's JVM sees 2 vCPUs but gets about 0.6 of one: the compiler's threads take their CPU from \
+                the handler's. In each JVM the real handler is built as the runtime builds it and invoked against \
+                DynamoDB Local (in the parent process): IngestFunction with the ingest-end-to-end batch (10,000 \
+                native NDJSON records, 50,000 datapoints over 200 series), the shard's next batch each time into \
+                one table, as a warm container sees them; QueryFunction with the query benchmark's question (100 \
+                series x 24 h at PT5M, count, avg, max, p99; 2 pages, an invocation each). The two variants run side \
+                by side: each JVM starts and answers its first unit (a batch; a whole query) while the other is not \
+                started or frozen, then they take turns one unit at a time, the idle one frozen (SIGSTOP: as Lambda \
+                freezes an environment between invocations, its compiler threads stop too), the order of each pair \
+                alternating; so whatever else the machine runs falls on both within seconds. Warm-up: at least 5 \
+                batches / 10 queries, then more while either JIT compiled for over a tenth of its last unit (at \
+                most 20 / 30); then 10 batches / 25 queries timed (at most 15 / 12 s). Every batch is checked by its \
+                EMF document (records, datapoints, no poison, no failure) and the table afterwards by the \
+                datapoints its partials count; the first query, the first warm-up query and one at the end are \
+                checked bucket by bucket, and every invocation answers 200 with one EMF document. Three pairs per \
+                function (C1 started first in the first and third); the warm figures pool the pairs' invocations \
+                (median [min .. max], p50/p99 for the query's pages), the cold ones are the median of the three \
+                JVMs. First invocation: the handler's first call on the cold JVM (the 10,000-record batch; the \
+                query's first page); first response: the JVM's uptime at its end (JVM start, class loading, the \
+                handler's construction, the first call); the first N invocations: the cold one and the warm-ups \
+                every JVM ran, summed (the price of getting warm). The ratio is full tiered / C1 only: below 1, \
+                full tiered is faster. JIT is the JVM's total compilation time, and the part during the timed \
+                units (a JVM whose JIT compiled for over a tenth of them is marked: not yet C2's steady state).""";
     }
 
     @Override
@@ -91,7 +100,9 @@ final class JvmOptionsBench implements Benchmark {
         data.save(datasetFile);
         DynamoDbClient tables = env.dynamoSync();
         String endpoint = env.dynamo().endpoint().toString();
-        int rounds = env.scale(2, 1);
+        String root = env.root().toString();
+        Schedule ingestSchedule = new Schedule(env.scale(5, 1), env.scale(20, 2), env.scale(10, 2), env.scale(15, 5));
+        Schedule querySchedule = new Schedule(env.scale(10, 1), env.scale(30, 2), env.scale(25, 3), env.scale(12, 3));
 
         // runs.get(function key).get(variant) = each round's JVM report
         Map<String, Map<Variant, List<JsonNode>>> runs = new LinkedHashMap<>();
@@ -102,38 +113,123 @@ final class JvmOptionsBench implements Benchmark {
             }
             runs.put(f.key(), byVariant);
         }
-        for (int r = 0; r < rounds; r++) {
-            for (Variant v : Variant.values()) {
-                String table = StreamlessTables.create(tables, "jvm-options-ingest");
-                try {
-                    runs.get(INGEST.key()).get(v).add(probe(ingestFn, v, List.of("ingest", endpoint, table,
-                            env.root().toString(), Integer.toString(records), Integer.toString(env.scale(5, 1)),
-                            Integer.toString(env.scale(10, 2)), Integer.toString(env.scale(20, 5)))));
-                } finally {
-                    StreamlessTables.delete(tables, table);
-                }
+        for (int r = 0; r < env.scale(ROUNDS, 1); r++) {
+            List<String> ingestTables = List.of(StreamlessTables.create(tables, "jvm-options-ingest"),
+                    StreamlessTables.create(tables, "jvm-options-ingest"));
+            try {
+                Map<Variant, JsonNode> ingest = pair(ingestFn, r, ingestSchedule, v -> List.of("ingest", endpoint,
+                        ingestTables.get(v.ordinal()), root, Integer.toString(records)));
+                ingest.forEach((v, n) -> runs.get(INGEST.key()).get(v).add(n));
+            } finally {
+                ingestTables.forEach(t -> StreamlessTables.delete(tables, t));
             }
-            for (Variant v : Variant.values()) {
-                runs.get(QUERY.key()).get(v).add(probe(queryFn, v, List.of("query", endpoint, datasetFile.toString(),
-                        env.root().toString(), "0", Integer.toString(env.scale(20, 2)), Integer.toString(env.scale(50, 3)),
-                        Integer.toString(env.scale(20, 3)))));
-            }
+            Map<Variant, JsonNode> query = pair(queryFn, r, querySchedule,
+                    v -> List.of("query", endpoint, datasetFile.toString(), root, "0"));
+            query.forEach((v, n) -> runs.get(QUERY.key()).get(v).add(n));
         }
         return result(ingestFn, queryFn, runs, records, data.series().size());
     }
 
-    /** One JVM of {@code fn} with variant {@code v} of its options; its report, checked for the flag in force. */
-    private static JsonNode probe(FunctionSettings fn, Variant v, List<String> args) throws Exception {
-        List<String> options = options(fn.javaToolOptions(), v);
-        JsonNode report = ChildJvm.run(fn.logicalId() + " " + v.label, fn.memoryMb(), options, JvmOptionsProbe.class, args,
-                JvmOptionsProbe.PREFIX, Duration.ofMinutes(5));
-        if (!v.stopAtLevel.equals(report.path("tieredStopAtLevel").asText())
-                || !"true".equals(report.path("tieredCompilation").asText())) {
-            throw new IllegalStateException(fn.logicalId() + " " + v.label + " ran with TieredCompilation "
-                    + report.path("tieredCompilation").asText() + ", TieredStopAtLevel " + report.path("tieredStopAtLevel").asText()
-                    + " (JAVA_TOOL_OPTIONS " + String.join(" ", options) + ")");
+    /**
+     * How a pair of containers is driven: at least {@code minWarmUps} warm-up units each, then more while either
+     * JVM's JIT is still busy (it compiled for more than a tenth of its last unit's wall time), at most
+     * {@code maxWarmUps}; then {@code timed} units each, or as many as {@code seconds} allow (at least one).
+     */
+    record Schedule(int minWarmUps, int maxWarmUps, int timed, int seconds) {
+    }
+
+    /**
+     * One JVM of each variant of {@code fn}, side by side: each starts and answers its first unit while the other
+     * is not yet started or frozen; then they take turns, one unit at a time, the other frozen (as Lambda freezes
+     * an idle environment: its compiler threads stop too), the order of each pair alternating. So whatever else
+     * the machine runs falls on both within seconds. Each JVM's report, checked for the flag in force.
+     */
+    private static Map<Variant, JsonNode> pair(FunctionSettings fn, int round, Schedule schedule,
+            java.util.function.Function<Variant, List<String>> args) throws Exception {
+        List<Variant> order = round % 2 == 0 ? List.of(Variant.C1, Variant.FULL) : List.of(Variant.FULL, Variant.C1);
+        Map<Variant, ChildJvm> jvms = new LinkedHashMap<>();
+        Map<Variant, ObjectNode> reports = new LinkedHashMap<>();
+        try {
+            for (Variant v : order) {
+                List<String> options = options(fn.javaToolOptions(), v);
+                ChildJvm jvm = ChildJvm.start(fn.logicalId() + " " + v.label, fn.memoryMb(), options, JvmOptionsProbe.class,
+                        args.apply(v), true);
+                jvms.put(v, jvm);
+                JsonNode first = jvm.await(JvmOptionsProbe.UNIT, UNIT_TIMEOUT);
+                jvm.pause();
+                ObjectNode report = JSON.createObjectNode();
+                report.put("initMillis", first.path("initMillis").asDouble());
+                report.put("firstResponseUptimeMillis", first.path("firstResponseUptimeMillis").asDouble());
+                report.put("firstInvocationMillis", first.path("millis").get(0).asDouble());
+                report.putArray("earlyMillis").addAll((ArrayNode) first.path("millis"));
+                report.putArray("warmMillis");
+                report.putArray("warmUnitMillis");
+                reports.put(v, report);
+            }
+            int warmUps = 0;
+            boolean settled = false;
+            while (warmUps < schedule.maxWarmUps() && !settled) {
+                settled = ++warmUps >= schedule.minWarmUps();
+                for (Variant v : turn(order, warmUps)) {
+                    JsonNode u = unit(jvms.get(v));
+                    ((ArrayNode) reports.get(v).path("earlyMillis"))
+                            .addAll((ArrayNode) u.path("millis"));
+                    settled &= u.path("compileMillis").asDouble() <= u.path("unitMillis").asDouble() / 10;
+                }
+            }
+            Map<Variant, Long> timedCompile = new LinkedHashMap<>();
+            long end = System.nanoTime() + schedule.seconds() * 1_000_000_000L;
+            for (int t = 0; t < schedule.timed() && (t == 0 || System.nanoTime() < end); t++) {
+                for (Variant v : turn(order, t)) {
+                    JsonNode u = unit(jvms.get(v));
+                    ((ArrayNode) reports.get(v).path("warmMillis"))
+                            .addAll((ArrayNode) u.path("millis"));
+                    ((ArrayNode) reports.get(v).path("warmUnitMillis"))
+                            .add(u.path("unitMillis").asDouble());
+                    timedCompile.merge(v, u.path("compileMillis").asLong(), Long::sum);
+                }
+            }
+            for (Variant v : order) {
+                ChildJvm jvm = jvms.get(v);
+                jvm.send("end");
+                JsonNode ended = jvm.await(JvmOptionsProbe.END, UNIT_TIMEOUT);
+                jvm.finish(Duration.ofSeconds(30));
+                if (!v.stopAtLevel.equals(ended.path("tieredStopAtLevel").asText())
+                        || !"true".equals(ended.path("tieredCompilation").asText())) {
+                    throw new IllegalStateException(fn.logicalId() + " " + v.label + " ran with TieredCompilation "
+                            + ended.path("tieredCompilation").asText() + ", TieredStopAtLevel "
+                            + ended.path("tieredStopAtLevel").asText() + " (JAVA_TOOL_OPTIONS "
+                            + String.join(" ", options(fn.javaToolOptions(), v)) + ")");
+                }
+                ObjectNode report = reports.get(v);
+                report.setAll((ObjectNode) ended);
+                report.put("warmUps", warmUps);
+                report.put("settled", settled);
+                report.put("timedCompileMillis", timedCompile.getOrDefault(v, 0L));
+            }
+            Map<Variant, JsonNode> out = new LinkedHashMap<>();
+            for (Variant v : Variant.values()) {
+                out.put(v, reports.get(v));
+            }
+            return out;
+        } finally {
+            jvms.values().forEach(ChildJvm::close);
         }
-        return report;
+    }
+
+    private static final Duration UNIT_TIMEOUT = Duration.ofMinutes(3);
+
+    /** The pair's order for turn {@code t}: as started, then reversed, and so on (C1 full, full C1, ...). */
+    private static List<Variant> turn(List<Variant> order, int t) {
+        return t % 2 == 0 ? order : List.of(order.get(1), order.get(0));
+    }
+
+    /** One unit on {@code jvm}: thawed, the command, its report, frozen again. */
+    private static JsonNode unit(ChildJvm jvm) throws Exception {
+        jvm.send("unit");
+        JsonNode u = jvm.await(JvmOptionsProbe.UNIT, UNIT_TIMEOUT);
+        jvm.pause();
+        return u;
     }
 
     /**
@@ -185,7 +281,7 @@ final class JvmOptionsBench implements Benchmark {
             List<JsonNode> query = runs.get(QUERY.key()).get(v);
             ingestWarm.put(v, pooled(ingest, "warmMillis"));
             queryWarm.put(v, pooled(query, "warmMillis"));
-            queryWhole.put(v, pooled(query, "warmQueryMillis"));
+            queryWhole.put(v, pooled(query, "warmUnitMillis"));
             ingestFirst.put(v, each(ingest, n -> n.path("firstInvocationMillis").asDouble()));
             queryFirst.put(v, each(query, n -> n.path("firstInvocationMillis").asDouble()));
         }
@@ -212,6 +308,9 @@ final class JvmOptionsBench implements Benchmark {
                 Format.ratio(queryWarm.get(full).percentile(99) / queryWarm.get(c1).percentile(99))));
         details.add(String.format(Locale.ROOT, "QueryFunction, warm whole query (every page), ms: full tiered %s; C1 only %s",
                 queryWhole.get(full).spread("%,.1f"), queryWhole.get(c1).spread("%,.1f")));
+        for (Function f : List.of(INGEST, QUERY)) {
+            details.add(early(f, runs.get(f.key())));
+        }
         details.add(String.format(Locale.ROOT, "first invocation on a cold JVM, ms: IngestFunction full tiered %s, C1 only %s"
                 + " (full/C1 %s); QueryFunction full tiered %s, C1 only %s (full/C1 %s)",
                 ingestFirst.get(full).spread("%,.0f"), ingestFirst.get(c1).spread("%,.0f"),
@@ -262,12 +361,46 @@ final class JvmOptionsBench implements Benchmark {
     /** One JVM's figures: its warm invocations, its cold ones, its JIT time. */
     private static String describe(Function f, Variant v, int round, JsonNode n) {
         Samples warm = pooled(List.of(n), "warmMillis");
-        return String.format(Locale.ROOT, "%-14s %-11s JVM %d: warm %s ms %s (p99 %s); init %s ms, first invocation %s"
-                + " ms, first response %s ms; JIT %,d ms (%,d ms during the timed invocations); %d invocations",
-                f.logicalId(), v.label, round + 1, f.warmUnit(), warm.spread("%,.1f"), Format.count(warm.percentile(99)),
+        return String.format(Locale.ROOT, "%-14s %-11s JVM %d: warm %s ms %s (p99 %s) after %d warm-ups%s; init %s ms,"
+                + " first invocation %s ms, first response %s ms; JIT %,d ms (%,d ms during the timed invocations);"
+                + " %d invocations", f.logicalId(), v.label, round + 1, f.warmUnit(), warm.spread("%,.1f"),
+                Format.count(warm.percentile(99)), n.path("warmUps").asInt(),
+                !n.path("settled").asBoolean() ? " (JIT still busy)"
+                        : n.path("timedCompileMillis").asDouble() > sum(n.path("warmUnitMillis")) / 10
+                                ? " (the JIT compiled on through the timed ones: not yet its steady state)" : "",
                 Format.count(n.path("initMillis").asDouble()), Format.count(n.path("firstInvocationMillis").asDouble()),
                 Format.count(n.path("firstResponseUptimeMillis").asDouble()), n.path("compileMillis").asLong(),
                 n.path("timedCompileMillis").asLong(), n.path("invocations").asInt());
+    }
+
+    /**
+     * The way to warm: the first invocations of each JVM (the cold one, then warm-ups while the JIT compiles),
+     * summed over as many as every JVM of the function ran, per variant (median [min .. max] of the JVMs).
+     */
+    private static String early(Function f, Map<Variant, List<JsonNode>> byVariant) {
+        int k = byVariant.values().stream().flatMap(List::stream).mapToInt(n -> n.path("earlyMillis").size()).min().orElse(0);
+        Map<Variant, Samples> sums = new LinkedHashMap<>();
+        for (Variant v : Variant.values()) {
+            sums.put(v, each(byVariant.get(v), n -> {
+                double sum = 0;
+                for (int i = 0; i < k; i++) {
+                    sum += n.path("earlyMillis").get(i).asDouble();
+                }
+                return sum;
+            }));
+        }
+        return String.format(Locale.ROOT, "%s, its first %d invocations on a fresh JVM (cold, then warming up), total ms:"
+                + " full tiered %s; C1 only %s; full/C1 %s", f.logicalId(), k, sums.get(Variant.FULL).spread("%,.0f"),
+                sums.get(Variant.C1).spread("%,.0f"),
+                Format.ratio(sums.get(Variant.FULL).median() / sums.get(Variant.C1).median()));
+    }
+
+    private static double sum(JsonNode values) {
+        double sum = 0;
+        for (JsonNode v : values) {
+            sum += v.asDouble();
+        }
+        return sum;
     }
 
     /** Each round's full/C1 ratio of {@code figure}: {@code median [min .. max]}. */

@@ -90,9 +90,8 @@ class SamTemplateTest {
                 "STREAM_RETENTION_HOURS", "24",
                 "INGEST_TIMEOUT_SECONDS", "60",
                 "BUILD_GRACE_SECONDS", "300",
-                // Globals' value, replaced by the function's own (SAM merges Environment.Variables key by key)
-                "JAVA_TOOL_OPTIONS", "-XX:+TieredCompilation -XX:MaxRAMPercentage=75 -XX:+UseSerialGC"
-                        + " -Djava.net.preferIPv4Stack=true",
+                "JAVA_TOOL_OPTIONS", "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 -XX:MaxRAMPercentage=75"
+                        + " -XX:+UseSerialGC -Djava.net.preferIPv4Stack=true",
                 "POWERTOOLS_SERVICE_NAME", "ingest",
                 "WRITE_CONCURRENCY", "8",
                 "SAFETY_MARGIN_MS", "3000",
@@ -105,10 +104,11 @@ class SamTemplateTest {
         Stack stack = stack(Map.of());
         String shared = "-XX:MaxRAMPercentage=75 -XX:+UseSerialGC -Djava.net.preferIPv4Stack=true";
 
-        assertThat(stack.function("IngestFunction").environment()).containsEntry("JAVA_TOOL_OPTIONS",
-                "-XX:+TieredCompilation " + shared);
+        // Globals' value, replaced by QueryFunction's own (SAM merges Environment.Variables key by key)
         assertThat(stack.function("QueryFunction").environment()).containsEntry("JAVA_TOOL_OPTIONS",
                 "-XX:+TieredCompilation " + shared);
+        assertThat(stack.function("IngestFunction").environment()).containsEntry("JAVA_TOOL_OPTIONS",
+                "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 " + shared);
         assertThat(stack.function("CompactFunction").environment()).containsEntry("JAVA_TOOL_OPTIONS",
                 "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 " + shared);
         assertThat(stack.function("LoadGenFunction").environment()).containsEntry("JAVA_TOOL_OPTIONS",
