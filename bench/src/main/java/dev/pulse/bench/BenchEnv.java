@@ -1,6 +1,7 @@
 package dev.pulse.bench;
 
 import dev.pulse.local.emulator.LocalDynamoDb;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -92,8 +93,17 @@ public final class BenchEnv implements AutoCloseable {
     /** As {@link #dynamoAsync(int, boolean)}, with {@code interceptors} on every call (the cost benchmark's meters). */
     public DynamoDbAsyncClient dynamoAsync(int maxConcurrency, boolean sdkRetries, List<ExecutionInterceptor> interceptors)
             throws Exception {
-        DynamoDbAsyncClient c = DynamoDbAsyncClient.builder()
-                .endpointOverride(dynamo().endpoint())
+        return track(dynamoAsync(dynamo().endpoint(), maxConcurrency, sdkRetries, interceptors));
+    }
+
+    /**
+     * The functions' async client on the DynamoDB Local at {@code endpoint}, not tracked: for a child JVM (a
+     * probe) on its parent's emulator.
+     */
+    static DynamoDbAsyncClient dynamoAsync(URI endpoint, int maxConcurrency, boolean sdkRetries,
+            List<ExecutionInterceptor> interceptors) {
+        return DynamoDbAsyncClient.builder()
+                .endpointOverride(endpoint)
                 .region(Region.US_EAST_1)
                 .credentialsProvider(LocalDynamoDb.credentials())
                 .httpClientBuilder(AwsCrtAsyncHttpClient.builder()
@@ -104,17 +114,21 @@ public final class BenchEnv implements AutoCloseable {
                         .apiCallAttemptTimeout(Duration.ofSeconds(10))
                         .executionInterceptors(List.copyOf(interceptors)))
                 .build();
-        return track(c);
     }
 
     /** A blocking client (URL connection HTTP, standard retries): what the baselines use. */
     public DynamoDbClient dynamoSync() throws Exception {
-        return track(DynamoDbClient.builder()
-                .endpointOverride(dynamo().endpoint())
+        return track(dynamoSync(dynamo().endpoint()));
+    }
+
+    /** A blocking client of the DynamoDB Local at {@code endpoint}, not tracked (a probe's, for its checks). */
+    static DynamoDbClient dynamoSync(URI endpoint) {
+        return DynamoDbClient.builder()
+                .endpointOverride(endpoint)
                 .region(Region.US_EAST_1)
                 .credentialsProvider(LocalDynamoDb.credentials())
                 .httpClientBuilder(UrlConnectionHttpClient.builder())
-                .build());
+                .build();
     }
 
     /** Closes {@code resource} with the environment, in reverse order of registration. */

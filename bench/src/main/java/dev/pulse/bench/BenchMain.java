@@ -50,6 +50,7 @@ public final class BenchMain {
                 new MetricsOverheadBench(),
                 new LoadGenBench(),
                 new ColdStartBench(),
+                new JvmOptionsBench(),
                 new MemoryBench(),
                 new CostBench());
     }

@@ -74,7 +74,8 @@ final class ColdStartBench implements Benchmark {
                 Each handler started as Lambda starts it: a fresh JVM per execution environment running the AWS \
                 Lambda runtime interface client against a local Runtime API (the local stack's Lambda service), with \
                 the artifact `sam build` packaged (`.aws-sam/build/<Function>` as LAMBDA_TASK_ROOT, CommonLayer's \
-                jars and the runtime client's on the class path), the function's environment from template.yaml and \
+                jars and the runtime client's on the class path), the function's environment from template.yaml (its \
+                own JAVA_TOOL_OPTIONS: the compilation choice differs per function, see jvm-options) and \
                 `-XX:MaxRAM` = MemorySize, against the local stack's emulators (DynamoDB Local, kinesalite, moto; a \
                 table without a stream and a stream without a mapping, so no other function starts meanwhile). \
                 Init: from spawning the JVM until the runtime asks for its first invocation (static initialisers and \
@@ -84,7 +85,7 @@ final class ColdStartBench implements Benchmark {
                 every response is checked (no failed batch items, HTTP 200, a build run that did not stop). LoadGenFunction's init counts, but its \
                 first response does not enter the medians: its shortest run sends for a whole second (1 s at \
                 100 records/s, after loading the 56,000-line bundled recording), so it is reported apart. Five \
-                environments per handler and variant, with the template's JAVA_TOOL_OPTIONS and without, alternating \
+                environments per handler and variant, with the function's JAVA_TOOL_OPTIONS and without, alternating \
                 (the emulators warmed up first with the operations the functions use); medians pooled over the \
                 handlers' environments, median [min .. max] per handler in the details. Ratio: with / without (below \
                 1: the options shorten the cold start); this comparison is the "on demand" detail line. The headline \
@@ -170,12 +171,14 @@ final class ColdStartBench implements Benchmark {
             stack.start();
             double stackSeconds = (System.nanoTime() - starting) / 1e9;
             Map<String, FunctionConfig[]> variants = new LinkedHashMap<>();
-            String templateOptions = null;
+            // Each function's own: the compilation choice differs between them (template.yaml, jvm-options).
+            Map<String, String> templateOptions = new LinkedHashMap<>();
             for (Handler h : HANDLERS) {
                 FunctionConfig base = stack.lambda().config(h.logicalId());
                 Map<String, String> with = new LinkedHashMap<>(base.environment());
-                templateOptions = with.get(OPTIONS);
-                if (templateOptions == null || templateOptions.isBlank()) {
+                String functionOptions = with.get(OPTIONS);
+                templateOptions.put(h.logicalId(), functionOptions);
+                if (functionOptions == null || functionOptions.isBlank()) {
                     throw new IllegalStateException(h.logicalId() + " has no " + OPTIONS + " in template.yaml: nothing to compare");
                 }
                 with.put("TABLE_NAME", TABLE);
@@ -241,10 +244,10 @@ final class ColdStartBench implements Benchmark {
     static final double PRIMING_TARGET = 0.3;
 
     private Result result(Map<String, List<List<Sample>>> samples, Map<String, List<List<Sample>>> restored,
-            String templateOptions, Path build) {
+            Map<String, String> templateOptions, Path build) {
         List<String> details = new ArrayList<>();
         Map<String, Double> values = new LinkedHashMap<>();
-        details.add("JAVA_TOOL_OPTIONS of the template: " + templateOptions);
+        templateOptions.forEach((fn, o) -> details.add("JAVA_TOOL_OPTIONS of " + fn + " in the template: " + o));
         details.add("artifacts: " + build + "; JVM: " + System.getProperty("java.home") + " ("
                 + Runtime.version() + ")");
         List<List<Double>> init = List.of(new ArrayList<>(), new ArrayList<>());

@@ -55,8 +55,8 @@ final class IngestEndToEndBench implements Benchmark {
      * about a millisecond against DynamoDB Local and all 50,000 would take longer than the whole benchmark may.
      */
     static final int BASELINE_RECORDS = 2_000;
-    private static final String SHARD = "shardId-000000000000";
-    private static final long FIRST_SEQUENCE = 1_000_000;
+    static final String SHARD = "shardId-000000000000";
+    static final long FIRST_SEQUENCE = 1_000_000;
 
     @Override
     public String name() {
@@ -94,8 +94,7 @@ final class IngestEndToEndBench implements Benchmark {
         int records = env.scale(RECORDS, 1_000);
         int baselineRecords = Math.min(records, env.scale(BASELINE_RECORDS, 200));
         long arrival = System.currentTimeMillis();
-        // Datapoints from the last few minutes, as a live stream carries them; the handler's clock is the real one.
-        List<byte[]> data = Datasets.ndjson(records, PER_RECORD, arrival - 300_000, 240_000, 23);
+        List<byte[]> data = batchData(records, arrival);
         KinesisEvent event = Datasets.kinesisEvent(SHARD, data, FIRST_SEQUENCE, arrival);
         long datapoints = (long) records * PER_RECORD;
 
@@ -174,6 +173,14 @@ final class IngestEndToEndBench implements Benchmark {
                         + Format.count(datapoints) + " datapoints in " + Format.count(millis.median()) + " ms)",
                 "one blocking PutItem a datapoint " + Format.count(base.median()) + " datapoints/s",
                 Format.times(ratio), ">= 10x", met, details, values);
+    }
+
+    /**
+     * The batch's records: native NDJSON of {@link #PER_RECORD} datapoints over 200 series, stamped within the few
+     * minutes before {@code arrival}, as a live stream carries them (the handler's clock is the real one).
+     */
+    static List<byte[]> batchData(int records, long arrival) {
+        return Datasets.ndjson(records, PER_RECORD, arrival - 300_000, 240_000, 23);
     }
 
     /** What one product batch did, as measured and as checked afterwards. */
@@ -266,10 +273,12 @@ final class IngestEndToEndBench implements Benchmark {
                     doc.path("WriteRetries").asLong(), doc.path("Throttles").asLong(), doc.path("UnprocessedItems").asLong());
         }
 
-        private static void expect(JsonNode doc, String metric, long want) {
-            if (!doc.has(metric) || doc.get(metric).asLong() != want) {
-                throw new IllegalStateException("EMF " + metric + " is " + doc.get(metric) + ", expected " + want + ": " + doc);
-            }
+    }
+
+    /** The EMF document's {@code metric} is {@code want}, or the batch's answer is wrong. */
+    static void expect(JsonNode doc, String metric, long want) {
+        if (!doc.has(metric) || doc.get(metric).asLong() != want) {
+            throw new IllegalStateException("EMF " + metric + " is " + doc.get(metric) + ", expected " + want + ": " + doc);
         }
     }
 

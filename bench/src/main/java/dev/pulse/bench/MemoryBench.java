@@ -1,25 +1,19 @@
 package dev.pulse.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * memory: the heap one cold invocation needs, measured in a child JVM with the function's heap settings
- * ({@code -XX:MaxRAM=MemorySize} and the template's JAVA_TOOL_OPTIONS, as Lambda runs it), to justify the
+ * ({@code -XX:MaxRAM=MemorySize} and the function's JAVA_TOOL_OPTIONS, as Lambda runs it), to justify the
  * MemorySize defaults in template.yaml.
  */
 final class MemoryBench implements Benchmark {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final double MB = 1024 * 1024;
 
     @Override
@@ -31,7 +25,7 @@ final class MemoryBench implements Benchmark {
     public String howToRead() {
         return """
                 One cold invocation in a fresh JVM started as Lambda starts the function: `-XX:MaxRAM=MemorySize` \
-                and the template's JAVA_TOOL_OPTIONS (`-XX:MaxRAMPercentage=75 -XX:+UseSerialGC ...`), so the heap \
+                and the function's JAVA_TOOL_OPTIONS from the template (`-XX:MaxRAMPercentage=75 -XX:+UseSerialGC ...`), so the heap \
                 limit is 75% of MemorySize. IngestFunction: a 10,000-record batch (50,000 datapoints, the event built \
                 inside the measurement as the runtime deserialises it) into DynamoDB Local; QueryFunction: every page \
                 of the 100-series day query (its cache filled as a cold container fills it). Peak heap is the sum of \
@@ -106,41 +100,8 @@ final class MemoryBench implements Benchmark {
 
     /** Runs {@link MemoryProbe} in a child JVM with the function's memory settings; its MEMORY line. */
     private static JsonNode probe(BenchEnv env, FunctionSettings fn, String kind, String table, int size) throws Exception {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        cmd.add("-XX:MaxRAM=" + fn.memoryMb() + "m");
-        cmd.addAll(fn.javaToolOptions());
-        cmd.add("--enable-native-access=ALL-UNNAMED");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(MemoryProbe.class.getName());
-        cmd.addAll(List.of(kind, env.dynamo().endpoint().toString(), table, Integer.toString(size), env.root().toString()));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("AWS_EMF_ENVIRONMENT", "Local");
-        pb.environment().put("AWS_REGION", "us-east-1");
-        Process p = pb.start();
-        try {
-            JsonNode result = null;
-            List<String> tail = new ArrayList<>();
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line = r.readLine(); line != null; line = r.readLine()) {
-                    if (line.startsWith("MEMORY ")) {
-                        result = JSON.readTree(line.substring(7));
-                    } else if (!line.startsWith("{")) {
-                        tail.add(line);
-                        if (tail.size() > 20) {
-                            tail.remove(0);
-                        }
-                    }
-                }
-            }
-            if (!p.waitFor(5, TimeUnit.MINUTES) || p.exitValue() != 0 || result == null) {
-                throw new IllegalStateException(kind + " memory probe failed (exit " + (p.isAlive() ? "none" : p.exitValue())
-                        + "): " + String.join("\n", tail));
-            }
-            return result;
-        } finally {
-            p.destroyForcibly();
-        }
+        return ChildJvm.run(kind + " memory probe", fn.memoryMb(), fn.javaToolOptions(), MemoryProbe.class,
+                List.of(kind, env.dynamo().endpoint().toString(), table, Integer.toString(size), env.root().toString()),
+                "MEMORY", Duration.ofMinutes(5));
     }
 }

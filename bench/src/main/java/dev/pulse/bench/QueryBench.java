@@ -187,7 +187,7 @@ final class QueryBench implements Benchmark {
     }
 
     /** The whole query, page after page; checked against the dataset when {@code check}. */
-    private static QueryRun fullQuery(QueryHandler handler, QueryDataset data, List<String> stats, boolean check,
+    static QueryRun fullQuery(QueryHandler handler, QueryDataset data, List<String> stats, boolean check,
             StdoutCapture out, List<Double> pageMillis) throws Exception {
         return fullQuery(handler, data, stats, check, out, pageMillis, 0);
     }
@@ -196,7 +196,7 @@ final class QueryBench implements Benchmark {
      * As above for the day moved by {@code shiftMillis} (whole minutes): its buckets straddle the hours, so the
      * check is each series' total count (the day's, less the minutes moved out of it: no data follows the day).
      */
-    private static QueryRun fullQuery(QueryHandler handler, QueryDataset data, List<String> stats, boolean check,
+    static QueryRun fullQuery(QueryHandler handler, QueryDataset data, List<String> stats, boolean check,
             StdoutCapture out, List<Double> pageMillis, long shiftMillis) throws Exception {
         String token = null;
         int pages = 0;

@@ -1,6 +1,8 @@
 package dev.pulse.bench;
 
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -13,6 +15,9 @@ import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
 import dev.pulse.store.DynamoDbStore;
 import dev.pulse.store.RollupItems;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -111,6 +116,28 @@ public final class QueryDataset {
         PulseConfig config = FunctionSettings.load(env.root(), "QueryFunction").config(table, UNUSED_QUEUE);
         return new QueryDataset(config, table, List.copyOf(all), items, hourlyBytes / (24.0 * seriesCount),
                 (double) dailyBytes / seriesCount);
+    }
+
+    /**
+     * Writes what a child JVM needs to query this dataset and check the answers (the table, every series' expected
+     * buckets) to {@code file}; {@link #load} reads it back.
+     */
+    void save(Path file) throws IOException {
+        ObjectNode root = JSON.createObjectNode().put("table", table).put("itemsWritten", itemsWritten)
+                .put("hourlyItemBytes", hourlyItemBytes).put("dailyItemBytes", dailyItemBytes);
+        root.set("series", JSON.valueToTree(series));
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        JSON.writeValue(file.toFile(), root);
+    }
+
+    /** The dataset {@link #save} wrote, with QueryFunction's configuration from {@code repository}'s template. */
+    static QueryDataset load(Path file, Path repository) throws IOException {
+        JsonNode root = JSON.readTree(file.toFile());
+        String table = root.path("table").asText();
+        List<Series> series = JSON.convertValue(root.path("series"), new TypeReference<List<Series>>() { });
+        PulseConfig config = FunctionSettings.load(repository, "QueryFunction").config(table, UNUSED_QUEUE);
+        return new QueryDataset(config, table, List.copyOf(series), root.path("itemsWritten").asInt(),
+                root.path("hourlyItemBytes").asDouble(), root.path("dailyItemBytes").asDouble());
     }
 
     /** Average size of a full hourly item (60 minute summaries), as DynamoDB counts it for capacity units. */

@@ -34,6 +34,15 @@ class FunctionSettingsTest {
         assertThat(config.deadLetterUrl()).isEqualTo("http://127.0.0.1:1/queue");
         assertThat(config.writeConcurrency()).isEqualTo(8);
         assertThat(config.safetyMarginMillis()).isEqualTo(3_000);
-        assertThat(fn.javaToolOptions()).contains("-XX:MaxRAMPercentage=75", "-XX:+UseSerialGC");
+        assertThat(fn.javaToolOptions()).containsExactly("-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1",
+                "-XX:MaxRAMPercentage=75", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true");
+    }
+
+    @Test
+    void load_whenQueryFunction_hasItsOwnFullTieredOptionsWithTheSharedPart() throws Exception {
+        FunctionSettings fn = FunctionSettings.load(ROOT, "QueryFunction");
+
+        assertThat(fn.javaToolOptions()).containsExactly("-XX:+TieredCompilation", "-XX:MaxRAMPercentage=75",
+                "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true");
     }
 }

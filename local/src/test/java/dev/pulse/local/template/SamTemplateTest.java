@@ -100,6 +100,22 @@ class SamTemplateTest {
     }
 
     @Test
+    void function_whenJvmOptionsChosenPerFunction_eachHasItsOwnWithTheSharedPart() {
+        Stack stack = stack(Map.of());
+        String shared = "-XX:MaxRAMPercentage=75 -XX:+UseSerialGC -Djava.net.preferIPv4Stack=true";
+
+        // Globals' value, replaced by QueryFunction's own (SAM merges Environment.Variables key by key)
+        assertThat(stack.function("QueryFunction").environment()).containsEntry("JAVA_TOOL_OPTIONS",
+                "-XX:+TieredCompilation " + shared);
+        assertThat(stack.function("IngestFunction").environment()).containsEntry("JAVA_TOOL_OPTIONS",
+                "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 " + shared);
+        assertThat(stack.function("CompactFunction").environment()).containsEntry("JAVA_TOOL_OPTIONS",
+                "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 " + shared);
+        assertThat(stack.function("LoadGenFunction").environment()).containsEntry("JAVA_TOOL_OPTIONS",
+                "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 " + shared);
+    }
+
+    @Test
     void function_whenLoadGen_apiUrlIsSubstituted() {
         assertThat(stack(Map.of()).function("LoadGenFunction").environment())
                 .containsEntry("API_URL", "https://local.execute-api.us-east-1.amazonaws.com")
