@@ -15,6 +15,16 @@ import java.util.SortedMap;
  */
 final class PeriodBucket {
 
+    /**
+     * At most this many stat labels' values are remembered per bucket (texts, and percentiles by quantile); past it
+     * a value is computed each time. A client asking ever new labels would otherwise grow a cached bucket without
+     * bound, and the cache weighs each bucket for this many ({@link #weight}).
+     */
+    static final int MAX_REMEMBERED = 8;
+    /** Bytes one remembered label costs at most (a short String and its slot, a percentile pair), in weight units. */
+    private static final int REMEMBERED_WEIGHT = (MAX_REMEMBERED * 80 + RollupCache.ENCODED_BYTES_PER_UNIT - 1)
+            / RollupCache.ENCODED_BYTES_PER_UNIT;
+
     /** Start of the query's bucket this belongs to, epoch ms. */
     final long start;
     /** The bucket's summary; its sketch, if any, kept in its stored encoding (tens of bytes, not kilobytes). */
@@ -31,16 +41,19 @@ final class PeriodBucket {
      */
     private PeriodBucket joinedWith;
     private PeriodBucket joined;
+    /** Whether a join is remembered here: only on a bucket grouped from a rollup, never on a join's result. */
+    private final boolean joinable;
     /**
      * Values as JSON text, by stat label, in pairs: a repeat writes them as they are. Printing a double is most
      * of the cost of a day's answer (over 100,000 numbers) once nothing is merged.
      */
     private volatile String[] texts = new String[0];
 
-    private PeriodBucket(long start, Summary summary, boolean withSketch) {
+    private PeriodBucket(long start, Summary summary, boolean withSketch, boolean joinable) {
         this.start = start;
         this.summary = summary;
         this.withSketch = withSketch;
+        this.joinable = joinable;
         this.sum = summary.sum();
     }
 
@@ -61,19 +74,20 @@ final class PeriodBucket {
             }
             long bucket = t - Math.floorMod(t - phase, periodMillis);
             if (bucket != current && !members.isEmpty()) {
-                out.add(merge(current, members, withSketch, stats));
+                out.add(merge(current, members, withSketch, stats, true));
                 members.clear();
             }
             current = bucket;
             members.add(e.getValue());
         }
         if (!members.isEmpty()) {
-            out.add(merge(current, members, withSketch, stats));
+            out.add(merge(current, members, withSketch, stats, true));
         }
         return out.toArray(PeriodBucket[]::new);
     }
 
-    private static PeriodBucket merge(long start, List<Summary> members, boolean withSketch, List<Stat> stats) {
+    private static PeriodBucket merge(long start, List<Summary> members, boolean withSketch, List<Stat> stats,
+            boolean joinable) {
         Summary merged = withSketch ? new Summary() : Summary.withoutSketch();
         members.forEach(merged::merge);
         PeriodBucket b;
@@ -81,13 +95,13 @@ final class PeriodBucket {
             // Percentiles now, while the sketch is decoded; then keep only its encoding.
             List<double[]> answered = new ArrayList<>();
             for (Stat s : stats) {
-                if (s.kind() == Stat.Kind.PERCENTILE) {
+                if (s.kind() == Stat.Kind.PERCENTILE && answered.size() < MAX_REMEMBERED) {
                     answered.add(new double[] {s.q(), merged.quantile(s.q())});
                 }
             }
             Summary compact = Summary.withEncodedSketch(merged.count(), merged.exactSum(), merged.min(), merged.max(),
                     Sketches.serialize(merged.sketch()));
-            b = new PeriodBucket(start, compact, true);
+            b = new PeriodBucket(start, compact, true, joinable);
             double[] p = new double[answered.size() * 2];
             for (int i = 0; i < answered.size(); i++) {
                 p[2 * i] = answered.get(i)[0];
@@ -95,7 +109,7 @@ final class PeriodBucket {
             }
             b.percentiles = p;
         } else {
-            b = new PeriodBucket(start, merged, false);
+            b = new PeriodBucket(start, merged, false, joinable);
         }
         return b;
     }
@@ -125,6 +139,9 @@ final class PeriodBucket {
         double v = summary.quantile(stat.q());
         synchronized (this) {
             double[] now = percentiles;
+            if (now.length / 2 >= MAX_REMEMBERED) {
+                return v;
+            }
             double[] more = java.util.Arrays.copyOf(now, now.length + 2);
             more[now.length] = stat.q();
             more[now.length + 1] = v;
@@ -148,6 +165,9 @@ final class PeriodBucket {
         String text = Double.toString(v);
         synchronized (this) {
             String[] now = texts;
+            if (now.length / 2 >= MAX_REMEMBERED) {
+                return text;
+            }
             String[] more = java.util.Arrays.copyOf(now, now.length + 2);
             more[now.length] = stat.label();
             more[now.length + 1] = text;
@@ -158,16 +178,24 @@ final class PeriodBucket {
 
     /** This bucket merged with {@code other} (the same query bucket, from the next rollup), remembered. */
     synchronized PeriodBucket join(PeriodBucket other) {
+        if (!joinable) {
+            // A bucket spanning three or more rollups (a period longer than the rollup): merged every time, so
+            // what hangs off a cached bucket stays one join deep.
+            return merge(start, List.of(summary, other.summary), withSketch, List.of(), false);
+        }
         if (joinedWith != other) {
-            joined = merge(start, List.of(summary, other.summary), withSketch, List.of());
+            joined = merge(start, List.of(summary, other.summary), withSketch, List.of(), false);
             joinedWith = other;
         }
         return joined;
     }
 
-    /** Cache weight, in the units of {@link RollupCache}: one a summary, plus its encoded sketch's size. */
+    /**
+     * Cache weight, in the units of {@link RollupCache}: one a summary, plus its encoded sketch's size, plus the
+     * most it can remember ({@value #MAX_REMEMBERED} labels), so the weight is an upper bound from the start.
+     */
     long weight() {
         byte[] encoded = summary.encodedSketch();
-        return 1 + (encoded == null ? 0 : encoded.length / RollupCache.ENCODED_BYTES_PER_UNIT) + percentiles.length / 8;
+        return 1 + (encoded == null ? 0 : encoded.length / RollupCache.ENCODED_BYTES_PER_UNIT) + REMEMBERED_WEIGHT;
     }
 }

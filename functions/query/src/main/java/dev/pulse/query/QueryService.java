@@ -147,12 +147,12 @@ public final class QueryService {
             }
 
             @Override
-            public void rollup(RollupRead r, SortedMap<Long, Summary> entries) {
+            public void rollup(RollupRead r, SortedMap<Long, Summary> entries, long expiresAt) {
                 String shape = shapeKey(request, r);
                 PeriodBucket[] grouped = PeriodBucket.group(entries, request.periodMillis(),
                         Math.floorMod(request.start(), request.periodMillis()), cut(request, r.unit()), withSketch,
                         request.stats());
-                cache.putPeriodBuckets(shape, grouped, now);
+                cache.putPeriodBuckets(shape, grouped, expiresAt);
                 periodBuckets(r.series(), grouped);
             }
 
@@ -189,7 +189,7 @@ public final class QueryService {
             SortedMap<Long, Summary> cached = cache.get(read.cacheKey(), now);
             if (cached != null) {
                 metrics.increment(QueryMetric.CACHE_HITS);
-                sink.rollup(read, cached);
+                sink.rollup(read, cached, cache.expiresAt(read.cacheKey()));
             } else {
                 uncached.add(read);
             }
@@ -322,7 +322,7 @@ public final class QueryService {
                             continue;
                         }
                         if (RollupItems.complete(item)) {
-                            sink.rollup(r, cacheRollup(r, item, now));
+                            cacheRollup(r, item, now, sink);
                         } else {
                             // Marked since its build (or never built): the level below is exact, the rollup may not be.
                             metrics.increment(QueryMetric.ROLLUP_FALLBACKS);
@@ -344,7 +344,7 @@ public final class QueryService {
                     }
                     // No item: the period has no data (a period is marked, creating its item, before any partial);
                     // cached like a complete rollup, so a warm repeat over a sparse series reads nothing either.
-                    byKey.values().forEach(r -> sink.rollup(r, cacheRollup(r, Map.of(), now)));
+                    byKey.values().forEach(r -> cacheRollup(r, Map.of(), now, sink));
                     CompletableFuture<Void> belowDone = CompletableFuture.allOf(below.toArray(CompletableFuture[]::new));
                     if (retry.isEmpty()) {
                         return belowDone;
@@ -397,15 +397,15 @@ public final class QueryService {
         });
     }
 
-    private SortedMap<Long, Summary> cacheRollup(RollupRead r, Map<String, AttributeValue> item, long now) {
+    /** Caches a complete rollup item's entries (none for a missing item) and hands them to the query. */
+    private void cacheRollup(RollupRead r, Map<String, AttributeValue> item, long now, Reads sink) {
         SortedMap<Long, Summary> out = new TreeMap<>();
         boolean daily = r.unit().level() == Level.DAILY;
         long step = daily ? HOUR : 60_000L;
         RollupItems.buckets(item, daily ? RollupItems.HOURS : RollupItems.MINUTES, r.withSketch())
                 .forEach((i, summary) -> out.put(r.unit().start() + i * step, summary));
         SortedMap<Long, Summary> frozen = Collections.unmodifiableSortedMap(out);
-        cache.put(r.cacheKey(), frozen, now);
-        return frozen;
+        sink.rollup(r, frozen, cache.put(r.cacheKey(), frozen, now));
     }
 
     private CompletableFuture<Void> query(String pk, Reads sink, java.util.function.Consumer<Map<String, AttributeValue>> each) {
@@ -425,8 +425,11 @@ public final class QueryService {
         /** Minute or hour summaries by start time (partials, a rollup read below, or nothing for a missing item). */
         void entries(SeriesSpec s, SortedMap<Long, Summary> entries);
 
-        /** A complete closed rollup's entries: grouped at the query's period, cached in that shape, then added. */
-        void rollup(RollupRead r, SortedMap<Long, Summary> entries);
+        /**
+         * A complete closed rollup's entries, cached until {@code expiresAt}: grouped at the query's period, cached
+         * in that shape until the same time, then added.
+         */
+        void rollup(RollupRead r, SortedMap<Long, Summary> entries, long expiresAt);
 
         void periodBuckets(SeriesSpec s, PeriodBucket[] grouped);
 

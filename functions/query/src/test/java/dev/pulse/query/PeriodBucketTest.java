@@ -117,4 +117,34 @@ class PeriodBucketTest {
         PeriodBucket other = PeriodBucket.group(hour(60 * MINUTE), 5 * MINUTE, 3 * MINUTE, Long.MAX_VALUE, true, STATS)[0];
         assertThat(tail.join(other)).as("another partner (the next rollup read again)").isNotSameAs(joined);
     }
+
+    @Test
+    void text_whenEverNewLabelsAreAsked_remembersAtMostTheBoundAndStillAnswersEveryOne() throws Exception {
+        PeriodBucket b = PeriodBucket.group(hour(0), 5 * MINUTE, 0, Long.MAX_VALUE, true, List.of())[0];
+        long weight = b.weight();
+        java.lang.reflect.Field texts = PeriodBucket.class.getDeclaredField("texts");
+        java.lang.reflect.Field percentiles = PeriodBucket.class.getDeclaredField("percentiles");
+        texts.setAccessible(true);
+        percentiles.setAccessible(true);
+
+        for (int i = 1; i <= 500; i++) {
+            Stat st = Stat.parse("p" + (i / 10) + "." + (i % 10));
+            assertThat(b.text(st)).isEqualTo(Double.toString(b.summary.quantile(st.q())));
+        }
+
+        assertThat(((String[]) texts.get(b)).length / 2).isEqualTo(PeriodBucket.MAX_REMEMBERED);
+        assertThat(((double[]) percentiles.get(b)).length / 2).isEqualTo(PeriodBucket.MAX_REMEMBERED);
+        assertThat(b.weight()).as("weighed for the bound from the start").isEqualTo(weight);
+    }
+
+    @Test
+    void join_whenTheResultIsJoinedAgain_doesNotRememberDeeper() {
+        PeriodBucket[] a = PeriodBucket.group(hour(0), 90 * MINUTE, 0, Long.MAX_VALUE, true, STATS);
+        PeriodBucket[] b = PeriodBucket.group(hour(60 * MINUTE), 90 * MINUTE, 0, Long.MAX_VALUE, true, STATS);
+        PeriodBucket ab = a[0].join(b[0]);
+        PeriodBucket c = PeriodBucket.group(hour(0), 90 * MINUTE, 0, Long.MAX_VALUE, true, STATS)[0];
+
+        assertThat(ab.join(c)).isNotSameAs(ab.join(c));
+        assertThat(ab.join(c).summary.count()).isEqualTo(ab.summary.count() + c.summary.count());
+    }
 }

@@ -56,19 +56,36 @@ class RollupCacheTest {
 
     @Test
     void periodBuckets_whenSharingTheWeightLimitWithEntries_evictTheLeastRecentlyUsedOfEither() {
-        RollupCache cache = new RollupCache(70, 60_000);
         PeriodBucket[] grouped = PeriodBucket.group(buckets(60, false), 5, 0, Long.MAX_VALUE, false, java.util.List.of());
+        long each = grouped[0].weight();
+        long shapeWeight = 1 + 12 * each + 2 * (each + each); // the buckets, and the joins the edge ones may keep
+        RollupCache cache = new RollupCache(shapeWeight + 60, 60_000);
         String shape = RollupCache.shapeKey("a", 5, 0, Long.MAX_VALUE);
-        cache.putPeriodBuckets(shape, grouped, 0);
+        cache.putPeriodBuckets(shape, grouped, 60_000);
 
-        assertThat(cache.weight()).isEqualTo(1 + 12);
+        assertThat(grouped).hasSize(12);
+        assertThat(each).as("a bucket is weighed with what it may remember").isGreaterThan(1);
+        assertThat(cache.weight()).isEqualTo(shapeWeight);
         assertThat(cache.periodBuckets(shape, 1)).isSameAs(grouped);
         assertThat(cache.get(shape, 1)).as("a shape is not a rollup's entries").isNull();
 
-        cache.put("b", buckets(60, false), 0); // 13 + 61 > 70: the shape, used least recently, goes
+        cache.put("b", buckets(60, false), 0); // 61 more: over the limit, and the shape was used least recently
 
         assertThat(cache.periodBuckets(shape, 1)).isNull();
         assertThat(cache.get("b", 1)).hasSize(60);
         assertThat(cache.weight()).isEqualTo(61);
+    }
+
+    @Test
+    void putPeriodBuckets_whenGivenTheEntriesExpiry_expiresWithThem() {
+        RollupCache cache = new RollupCache(10_000, 300_000);
+        long entriesExpire = cache.put("a", buckets(60, false), 0);
+        PeriodBucket[] grouped = PeriodBucket.group(cache.get("a", 299_000), 5, 0, Long.MAX_VALUE, false, java.util.List.of());
+        cache.putPeriodBuckets(RollupCache.shapeKey("a", 5, 0, Long.MAX_VALUE), grouped, cache.expiresAt("a"));
+
+        assertThat(entriesExpire).isEqualTo(300_000);
+        assertThat(cache.periodBuckets(RollupCache.shapeKey("a", 5, 0, Long.MAX_VALUE), 299_999)).isNotNull();
+        assertThat(cache.periodBuckets(RollupCache.shapeKey("a", 5, 0, Long.MAX_VALUE), 300_000))
+                .as("grouped at 299 s, it still expires with the entries read at 0").isNull();
     }
 }

@@ -7,7 +7,9 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
+import dev.pulse.retry.SdkBackoff;
 import java.time.Duration;
+import software.amazon.awssdk.retries.api.RetryStrategy;
 
 /**
  * Builds the SDK v2 clients once per container, with an explicit region and the lightweight HTTP clients
@@ -50,9 +52,20 @@ public final class AwsClients {
                         .maxConcurrency(Math.max(maxConcurrency, 8))
                         .connectionTimeout(Duration.ofSeconds(3)))
                 .overrideConfiguration(ClientOverrideConfiguration.builder()
-                        .retryStrategy(sdkRetries ? AwsRetryStrategy.standardRetryStrategy() : AwsRetryStrategy.doNotRetry())
+                        .retryStrategy(sdkRetries ? standardRetries() : AwsRetryStrategy.doNotRetry())
                         .apiCallAttemptTimeout(Duration.ofSeconds(10))
                         .build())
+                .build();
+    }
+
+    /**
+     * The SDK's standard retries with DynamoDB's delays (25 ms, 500 ms when throttled, at most 20 s), jittered by
+     * {@link SdkBackoff}: the SDK's own jitter could not be reseeded after a SnapStart restore.
+     */
+    static RetryStrategy standardRetries() {
+        return AwsRetryStrategy.standardRetryStrategy().toBuilder()
+                .backoffStrategy(SdkBackoff.create(Duration.ofMillis(25), Duration.ofSeconds(20)))
+                .throttlingBackoffStrategy(SdkBackoff.create(Duration.ofMillis(500), Duration.ofSeconds(20)))
                 .build();
     }
 
