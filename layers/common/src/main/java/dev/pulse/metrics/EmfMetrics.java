@@ -4,10 +4,10 @@ import com.amazonaws.services.lambda.runtime.Context;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Consumer;
 import software.amazon.cloudwatchlogs.emf.exception.InvalidMetricException;
 import software.amazon.lambda.powertools.metrics.Metrics;
@@ -33,6 +33,19 @@ import software.amazon.lambda.powertools.metrics.provider.MetricsProvider;
  * invocation's X-Ray trace is sampled). A non-finite value is rejected by {@code addMetric} with
  * aws-embedded-metrics' exception, as before; {@code POWERTOOLS_METRICS_DISABLED=true} prints nothing.
  *
+ * <p>An invocation is what is added between two {@code flush} calls within one request (the request's trace
+ * header, {@code com.amazonaws.xray.traceHeader} as the Lambda runtime sets it, else {@code _X_AMZN_TRACE_ID}), as
+ * Powertools' request-scoped proxy keeps it: what a request added and never flushed is dropped when another
+ * request adds or flushes, never printed with it. A value is printed under the name it was added with: an
+ * invocation keeps the template it started on and is printed from it only if that is still the template at its
+ * flush, else Powertools prints it. A name Powertools rejects never enters a template, and a shape a template
+ * cannot write (a name Jackson cannot encode, such as a lone surrogate) stays on Powertools.
+ *
+ * <p>Default dimensions, as Powertools' request-scoped proxy: {@code clearDefaultDimensions} clears them for the
+ * current invocation only (its document is Powertools'; the next has the configured ones again), and {@code
+ * getDefaultDimensions} answers the current invocation's Powertools instance when it has one, else the configured
+ * ones ({@code addDimension} adds to the document, not to the default dimensions, in Powertools as here).
+ *
  * <p>One invocation at a time per instance, as in a Lambda execution environment; the monitor guards only the
  * few fields an {@code addMetric} touches and is never held while printing. Nothing runs in the background.
  */
@@ -40,6 +53,9 @@ public final class EmfMetrics implements Metrics, org.crac.Resource {
 
     private static final String DISABLED_ENV = "POWERTOOLS_METRICS_DISABLED";
     private static final String TRACE_ENV = "_X_AMZN_TRACE_ID";
+    /** The request's trace header, set by the Lambda Java runtime for each invocation. */
+    private static final String TRACE_PROPERTY = "com.amazonaws.xray.traceHeader";
+    private static final double[] NO_VALUES = {};
 
     /** Where aws-embedded-metrics would send the document. */
     enum Target {
@@ -99,19 +115,15 @@ public final class EmfMetrics implements Metrics, org.crac.Resource {
         }
         synchronized (this) {
             Invocation inv = invocation();
-            if (inv.powertools == null) {
-                EmfTemplate t = template;
-                if (t != null && resolution != MetricResolution.HIGH && t.matches(inv.size, name, unit)) {
-                    if (inv.size == inv.values.length) {
-                        inv.values = Arrays.copyOf(inv.values, t.size());
-                    }
-                    inv.values[inv.size++] = value;
-                    return;
-                }
-                toPowertools(inv, t);
+            if (inv.take(name, value, unit, resolution)) {
+                return;
             }
-            inv.record(name, unit, resolution);
+            if (inv.powertools == null) {
+                toPowertools(inv);
+            }
             inv.powertools.addMetric(name, value, unit, resolution);
+            // Only once Powertools took it: a name it rejects (blank, null) never reaches a template.
+            inv.record(name, unit, resolution);
         }
     }
 
@@ -124,6 +136,9 @@ public final class EmfMetrics implements Metrics, org.crac.Resource {
             current = null;
             t = template;
         }
+        if (inv != null && !inv.isFor(request())) {
+            inv = null; // another request's, never flushed: not this one's (dropped, as the proxy never printed it)
+        }
         if (disabled()) {
             return; // as Powertools: nothing printed, the invocation's metrics dropped
         }
@@ -132,7 +147,7 @@ public final class EmfMetrics implements Metrics, org.crac.Resource {
             configured().flush();
             return;
         }
-        if (inv.powertools == null && t != null && inv.size == t.size()) {
+        if (inv.powertools == null && t != null && inv.template == t && inv.size == t.size()) {
             byte[] line = t.render(System.currentTimeMillis(), inv.values, target == Target.LAMBDA ? sampledTrace() : null);
             PrintStream out = System.out;
             out.write(line, 0, line.length);
@@ -140,8 +155,8 @@ public final class EmfMetrics implements Metrics, org.crac.Resource {
             return;
         }
         if (inv.powertools == null) {
-            // A prefix of the template's metrics only: Powertools prints it.
-            toPowertools(inv, t);
+            // A prefix of its template's metrics, or a template replaced since: Powertools prints it.
+            toPowertools(inv);
         }
         inv.powertools.flush();
         learn(inv);
@@ -161,7 +176,13 @@ public final class EmfMetrics implements Metrics, org.crac.Resource {
             dims = validDimensions(defaultDimensions);
             ns = namespace;
         }
-        EmfTemplate t = EmfTemplate.of(ns, dims, properties(), inv.names, inv.units, target == Target.LAMBDA);
+        EmfTemplate t;
+        try {
+            t = EmfTemplate.of(ns, dims, properties(), inv.names, inv.units, target == Target.LAMBDA);
+        } catch (RuntimeException e) {
+            // What Powertools printed but Jackson's encoder refuses (a lone surrogate): no template, Powertools'.
+            t = null;
+        }
         if (t != null) {
             template = t;
         }
@@ -211,25 +232,34 @@ public final class EmfMetrics implements Metrics, org.crac.Resource {
         return "true".equalsIgnoreCase(env.get(DISABLED_ENV));
     }
 
+    /** The request's invocation: the current one, or a new one if there is none or it is another request's. */
     private Invocation invocation() {
         Invocation inv = current;
-        if (inv == null) {
-            EmfTemplate t = template;
-            inv = new Invocation(t == null ? 8 : t.size(), configVersion);
+        String request = request();
+        if (inv == null || !inv.isFor(request)) {
+            // Another request's, never flushed (a publish that failed): dropped, not merged into this one.
+            inv = new Invocation(template, configVersion, request);
             current = inv;
         }
         return inv;
     }
 
+    /** The current request's trace header (null outside Lambda): the same String for every call of a request. */
+    private String request() {
+        String header = System.getProperty(TRACE_PROPERTY);
+        return header != null ? header : env.get(TRACE_ENV);
+    }
+
     /** Moves {@code inv} to a Powertools instance: the values it took so far are added there, in order. */
-    private void toPowertools(Invocation inv, EmfTemplate t) {
+    private void toPowertools(Invocation inv) {
         Metrics m = configured();
+        EmfTemplate t = inv.template;
         for (int i = 0; i < inv.size; i++) {
-            // matched the template: these names and units are t's
+            // matched its template: these names and units are t's
             String name = t.name(i);
             MetricUnit unit = t.unit(i);
-            inv.record(name, unit, MetricResolution.STANDARD);
             m.addMetric(name, inv.values[i], unit, MetricResolution.STANDARD);
+            inv.record(name, unit, MetricResolution.STANDARD);
         }
         inv.size = 0;
         inv.powertools = m;
@@ -252,7 +282,7 @@ public final class EmfMetrics implements Metrics, org.crac.Resource {
     private synchronized void offTemplate(Consumer<Metrics> call) {
         Invocation inv = invocation();
         if (inv.powertools == null) {
-            toPowertools(inv, template);
+            toPowertools(inv);
         }
         inv.templatable = false;
         call.accept(inv.powertools);
@@ -264,7 +294,7 @@ public final class EmfMetrics implements Metrics, org.crac.Resource {
     private void reconfigured() {
         configVersion++;
         if (current != null && current.powertools == null) {
-            toPowertools(current, template);
+            toPowertools(current);
         }
         template = null;
     }
@@ -296,8 +326,13 @@ public final class EmfMetrics implements Metrics, org.crac.Resource {
         }
     }
 
+    /** As the proxy: the current invocation's Powertools instance's, if it has one, else the configured ones. */
     @Override
     public synchronized DimensionSet getDefaultDimensions() {
+        Invocation inv = current;
+        if (inv != null && inv.powertools != null && inv.isFor(request())) {
+            return inv.powertools.getDefaultDimensions();
+        }
         return DimensionSet.of(defaultDimensions);
     }
 
@@ -319,13 +354,10 @@ public final class EmfMetrics implements Metrics, org.crac.Resource {
         }
     }
 
+    /** As the proxy: for this invocation only (its document is Powertools'); the next has the configured ones. */
     @Override
-    public synchronized void clearDefaultDimensions() {
-        reconfigured();
-        defaultDimensions = new LinkedHashMap<>();
-        if (current != null) {
-            current.powertools.clearDefaultDimensions();
-        }
+    public void clearDefaultDimensions() {
+        offTemplate(Metrics::clearDefaultDimensions);
     }
 
     @Override
@@ -352,7 +384,10 @@ public final class EmfMetrics implements Metrics, org.crac.Resource {
     public void beforeCheckpoint(org.crac.Context<? extends org.crac.Resource> context) {
     }
 
-    /** A restored snapshot may run under another environment: its first document is Powertools' again. */
+    /**
+     * A restored snapshot may run under another environment: its first document is Powertools' again (an
+     * invocation under way keeps its template for its names, and Powertools prints it).
+     */
     @Override
     public synchronized void afterRestore(org.crac.Context<? extends org.crac.Resource> context) {
         template = null;
@@ -363,23 +398,43 @@ public final class EmfMetrics implements Metrics, org.crac.Resource {
         return template != null;
     }
 
-    /** One invocation's metrics: values in template order, or a Powertools instance once off the template. */
+    /** One invocation's metrics: values in its template's order, or a Powertools instance once off it. */
     private static final class Invocation {
-        double[] values;
+        /** The template when the invocation started: the names of {@code values}; null: Powertools from the start. */
+        final EmfTemplate template;
+        final double[] values;
         int size;
         Metrics powertools;
         final int configVersion;
+        /** The request it belongs to ({@link #request()}). */
+        final String request;
         /** Only addMetric calls so far, each name once, standard resolution. */
         boolean templatable = true;
         final List<String> names = new ArrayList<>();
         final List<MetricUnit> units = new ArrayList<>();
 
-        Invocation(int capacity, int configVersion) {
-            this.values = new double[Math.max(1, capacity)];
+        Invocation(EmfTemplate template, int configVersion, String request) {
+            this.template = template;
+            this.values = template == null ? NO_VALUES : new double[template.size()];
             this.configVersion = configVersion;
+            this.request = request;
         }
 
-        /** A call that went to Powertools, kept to make the next template from. */
+        boolean isFor(String request) {
+            return Objects.equals(this.request, request);
+        }
+
+        /** Keeps {@code value} if the metric is the next of this invocation's template; false: Powertools'. */
+        boolean take(String name, double value, MetricUnit unit, MetricResolution resolution) {
+            if (powertools != null || template == null || resolution == MetricResolution.HIGH
+                    || !template.matches(size, name, unit)) {
+                return false;
+            }
+            values[size++] = value;
+            return true;
+        }
+
+        /** A call Powertools took, kept to make the next template from. */
         void record(String name, MetricUnit unit, MetricResolution resolution) {
             if (resolution == MetricResolution.HIGH || unit == null || names.contains(name)) {
                 templatable = false;

@@ -3,6 +3,8 @@ package dev.pulse.metrics;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import software.amazon.lambda.powertools.metrics.Metrics;
 
 /**
@@ -13,6 +15,8 @@ import software.amazon.lambda.powertools.metrics.Metrics;
  * @param <M> the function's metric names
  */
 public final class InvocationMetrics<M extends Enum<M> & MetricName> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(InvocationMetrics.class);
 
     /** Each enum's CloudWatch names by ordinal, made once: the same strings every invocation. */
     private static final ClassValue<String[]> NAMES = new ClassValue<>() {
@@ -59,7 +63,8 @@ public final class InvocationMetrics<M extends Enum<M> & MetricName> {
 
     /**
      * Runs {@code body} with fresh counters and publishes them to {@code sink} as one EMF document when it
-     * ends, normally or not: the shape of every handler's invocation.
+     * ends, normally or not: the shape of every handler's invocation. The sink is flushed even when publishing
+     * fails, so nothing this invocation added is left in it for the next one.
      */
     public static <M extends Enum<M> & MetricName, R> R measure(Class<M> names, Metrics sink,
             java.util.function.Function<InvocationMetrics<M>, R> body) {
@@ -67,17 +72,33 @@ public final class InvocationMetrics<M extends Enum<M> & MetricName> {
         try {
             return body.apply(counters);
         } finally {
-            counters.publishTo(sink);
-            sink.flush();
+            try {
+                counters.publishTo(sink);
+            } finally {
+                sink.flush();
+            }
         }
     }
 
-    /** Adds every metric to {@code metrics}; the caller flushes it in its {@code finally}. */
+    /**
+     * Adds every metric to {@code metrics}; the caller flushes it in its {@code finally}. A gauge set to NaN or
+     * an infinity is left out (EMF has no such value, and {@code addMetric} would throw and lose the metrics
+     * after it), with one warning per call naming the gauges left out.
+     */
     public synchronized void publishTo(Metrics metrics) {
+        String skipped = null;
         for (Map.Entry<M, LongAdder> e : counters.entrySet()) {
             M m = e.getKey();
             Double g = gauges.get(m);
+            if (g != null && !Double.isFinite(g)) {
+                String name = names[m.ordinal()] + "=" + g;
+                skipped = skipped == null ? name : skipped + ", " + name;
+                continue;
+            }
             metrics.addMetric(names[m.ordinal()], g != null ? g : e.getValue().sum(), m.unit());
+        }
+        if (skipped != null) {
+            LOG.warn("Metrics not published, their value is not finite: {}", skipped);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.pulse.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -246,17 +247,22 @@ class EmfMetricsTest {
     }
 
     @Test
-    void measure_whenAGaugeIsNotFinite_throwsAndPrintsNothingForThatInvocation() {
+    void measure_whenAGaugeIsNotFinite_printsTheOtherMetricsWithoutIt() throws Exception {
         EmfMetrics metrics = emf(LOCAL, "PulseTest", "query");
         List<String> lines = stdout(() -> {
             invoke(metrics, 0);
-            assertThatThrownBy(() -> InvocationMetrics.measure(TestMetric.class, metrics, c -> {
+            assertThatCode(() -> InvocationMetrics.measure(TestMetric.class, metrics, c -> {
+                c.add(TestMetric.ITEMS_READ, 3);
                 c.set(TestMetric.LATENCY_MS, Double.NaN);
                 return null;
-            })).isInstanceOf(InvalidMetricException.class);
-        });
+            })).doesNotThrowAnyException();
+        }).stream().filter(l -> l.startsWith("{\"_aws\"")).toList();
 
-        assertThat(lines).hasSize(1);
+        assertThat(lines).hasSize(2);
+        JsonNode doc = JSON.readTree(lines.get(1));
+        assertValidEmf(doc);
+        assertThat(doc.has("LatencyMs")).isFalse();
+        assertThat(doc.get("ItemsRead").asDouble()).isEqualTo(3);
     }
 
     @Test
