@@ -29,6 +29,11 @@ CHECKOV_VENV := $(VENV)/checkov
 # Metadata.checkov.skip (id + comment), cfn-lint in Metadata.cfn-lint.config.ignore_checks (with a YAML comment).
 SCAN_CFN_LINT := $(VENV)/bin/cfn-lint --format pretty --append-rules cfn_lint_serverless.rules -- template.yaml
 SCAN_CHECKOV  := $(CHECKOV_VENV)/bin/checkov --file template.yaml --framework cloudformation --compact --quiet --skip-download
+# checkov leaves out resources whose Condition is false by default: the log subscription (off by default) is scanned
+# in a copy of the template with SubscribeAccountLogs=true.
+SCAN_CHECKOV_SUBSCRIBED := mkdir -p .local && $(PYTHON) scripts/template_with_defaults.py template.yaml \
+  .local/template-subscribed.yaml SubscribeAccountLogs=true && $(CHECKOV_VENV)/bin/checkov \
+  --file .local/template-subscribed.yaml --framework cloudformation --compact --quiet --skip-download
 
 .PHONY: help test verify lint build deploy events clean run invoke local-stack bench capacity
 
@@ -58,6 +63,7 @@ test: $(VENV)/.installed $(KINESIS)/node_modules/.installed ## Unit and integrat
 	$(VENV)/bin/python scripts/translate_template.py template.yaml
 	$(SCAN_CFN_LINT)
 	$(SCAN_CHECKOV)
+	$(SCAN_CHECKOV_SUBSCRIBED)
 	$(SAM) build
 	echo "make test: all checks passed"
 
@@ -124,6 +130,7 @@ lint: $(VENV)/.installed ## sam validate --lint, an offline SAM transform, cfn-l
 	$(VENV)/bin/python scripts/translate_template.py template.yaml
 	$(SCAN_CFN_LINT)
 	$(SCAN_CHECKOV)
+	$(SCAN_CHECKOV_SUBSCRIBED)
 
 build: $(VENV)/.installed ## Compile and package with Maven, then sam build (no tests)
 	mvn $(MVN_FLAGS) -q package -DskipTests

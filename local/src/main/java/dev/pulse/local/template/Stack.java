@@ -45,6 +45,11 @@ public final class Stack {
         return resolvedObject(template.properties(logicalId));
     }
 
+    /** Logical ids of the resources of {@code type} this stack creates (their Condition, if any, true), in template order. */
+    public List<String> resourceIds(String type) {
+        return created(type);
+    }
+
     /** Every {@code AWS::Serverless::Function}, in template order. */
     public List<FunctionSpec> functions() {
         return created(FUNCTION).stream().map(this::functionSpec).toList();
