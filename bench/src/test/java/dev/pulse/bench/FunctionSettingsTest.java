@@ -39,10 +39,10 @@ class FunctionSettingsTest {
     }
 
     @Test
-    void load_whenQueryFunction_hasItsOwnFullTieredOptionsWithTheSharedPart() throws Exception {
+    void load_whenQueryFunction_hasTheGlobalC1OnlyOptionsWithTheSharedPart() throws Exception {
         FunctionSettings fn = FunctionSettings.load(ROOT, "QueryFunction");
 
-        assertThat(fn.javaToolOptions()).containsExactly("-XX:+TieredCompilation", "-XX:MaxRAMPercentage=75",
-                "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true");
+        assertThat(fn.javaToolOptions()).containsExactly("-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1",
+                "-XX:MaxRAMPercentage=75", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true");
     }
 }

@@ -104,9 +104,9 @@ class SamTemplateTest {
         Stack stack = stack(Map.of());
         String shared = "-XX:MaxRAMPercentage=75 -XX:+UseSerialGC -Djava.net.preferIPv4Stack=true";
 
-        // Globals' value, replaced by QueryFunction's own (SAM merges Environment.Variables key by key)
+        // Globals' value for every function (a function may set its own: SAM merges Environment.Variables key by key)
         assertThat(stack.function("QueryFunction").environment()).containsEntry("JAVA_TOOL_OPTIONS",
-                "-XX:+TieredCompilation " + shared);
+                "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 " + shared);
         assertThat(stack.function("IngestFunction").environment()).containsEntry("JAVA_TOOL_OPTIONS",
                 "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 " + shared);
         assertThat(stack.function("CompactFunction").environment()).containsEntry("JAVA_TOOL_OPTIONS",
