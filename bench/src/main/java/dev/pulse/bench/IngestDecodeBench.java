@@ -58,7 +58,9 @@ final class IngestDecodeBench implements Benchmark {
                 CloudWatch Logs: gunzip, the envelope and each EMF message): the floor of any JSON decoder, so the \
                 ratio is the share of that floor the full path keeps (1.0 would mean validation and aggregation were \
                 free). Median of rounds of at least one second, product and baseline alternating; [min .. max] is \
-                the spread. KPL: the NDJSON records packed ten to a KPL aggregate (`RecordDecoder.decodeUnits`, each                 user record decoded on its own), against de-aggregation alone (MD5 and protobuf, nothing decoded).                 Target: >= 300,000 datapoints/s for NDJSON.""";
+                the spread. KPL: the NDJSON records packed ten to a KPL aggregate (`RecordDecoder.decodeUnits`, each \
+                user record decoded on its own), against de-aggregation alone (MD5 and protobuf, nothing decoded). \
+                Target: >= 300,000 datapoints/s for NDJSON.""";
     }
 
     @Override
