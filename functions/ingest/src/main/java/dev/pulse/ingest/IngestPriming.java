@@ -75,7 +75,10 @@ final class IngestPriming extends Priming {
         return emfBytes.get();
     }
 
-    /** A batch of one shard: one record per input format (KPL aggregates included), sequence numbers above the previous round's. */
+    /**
+     * A batch of one shard: one record per input format (a KPL aggregate included), sequence numbers above the
+     * previous round's.
+     */
     static KinesisEvent event(int round, long nowMillis) throws IOException {
         String dp = "{\"name\":\"pulse.priming\",\"dims\":{\"fn\":\"ingest\",\"round\":\"" + round + "\"},\"ts\":" + nowMillis
                 + ",\"value\":%s,\"unit\":\"Milliseconds\"}";

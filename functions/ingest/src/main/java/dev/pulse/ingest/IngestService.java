@@ -226,7 +226,7 @@ public final class IngestService {
             for (RecordDecoder.Unit u : units) {
                 // A user record of an aggregate is keyed by its sub-sequence too, so the slot names the user record
                 // that first touched the (series, minute). The aggregate itself is stored all or nothing with its
-                // batch: Lambda retries from a Kinesis record, never from inside one (docs/design.md, "KPL").
+                // batch: Lambda retries from a Kinesis record, never from inside one (docs/design.md, "KPL aggregation").
                 String sequence = ShardCheckpoints.userRecordSequence(k.getSequenceNumber(), u.subSequence());
                 Decoded d = u.decoded();
                 if (d != null) {

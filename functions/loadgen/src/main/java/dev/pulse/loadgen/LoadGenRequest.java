@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
  * @param workers         parallel invocations sharing the rate
  * @param runId           names the run and its canary series
  * @param worker          this invocation's worker index, or -1 for the coordinator
- * @param aggregate       pack the records into KPL aggregates before PutRecords (docs/operations.md, "Load test")
+ * @param aggregate       pack the records into KPL aggregates before PutRecords (docs/design.md, "Load generator")
  * @param maxAggregateBytes an aggregate's size limit, magic and MD5 included (with {@code aggregate})
  */
 public record LoadGenRequest(String source, String mode, double rate, double speed, double rampUpSeconds,
