@@ -160,8 +160,9 @@ redrive: $(VENV)/.installed ## Redrive DLQ batches exactly: make redrive STACK=<
 	  $(if $(filter 1 yes true,$(DELETE_POISON)),--delete-poison) $(if $(filter 1 yes true,$(REPUT)),--reput) \
 	  $(if $(filter 1 yes true,$(ACCEPT_LOSS)),--accept-loss)
 
-events: ## Regenerate events/*.json (NOW=now for timestamps that pass the ingest window today)
+events: $(VENV)/.installed ## Regenerate events/*.json (NOW=now for timestamps that pass the ingest window today)
 	$(PYTHON) scripts/gen_events.py --now "$${NOW:-2026-11-21T12:00:00Z}"
+	$(VENV)/bin/python scripts/gen_kpl_events.py --now "$${NOW:-2026-11-21T12:00:00Z}"
 
 clean: ## Remove build output (keeps .venv)
 	mvn $(MVN_FLAGS) -q clean

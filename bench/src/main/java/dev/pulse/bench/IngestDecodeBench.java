@@ -7,6 +7,7 @@ import dev.pulse.aggregate.BatchAggregator;
 import dev.pulse.bench.internal.JfrProfile;
 import dev.pulse.codec.DecodeException;
 import dev.pulse.codec.Decoded;
+import dev.pulse.codec.KplAggregate;
 import dev.pulse.codec.RecordDecoder;
 import dev.pulse.model.DatapointValidator;
 import java.io.ByteArrayInputStream;
@@ -57,18 +58,21 @@ final class IngestDecodeBench implements Benchmark {
                 CloudWatch Logs: gunzip, the envelope and each EMF message): the floor of any JSON decoder, so the \
                 ratio is the share of that floor the full path keeps (1.0 would mean validation and aggregation were \
                 free). Median of rounds of at least one second, product and baseline alternating; [min .. max] is \
-                the spread. Target: >= 300,000 datapoints/s for NDJSON.""";
+                the spread. KPL: the NDJSON records packed ten to a KPL aggregate (`RecordDecoder.decodeUnits`, each \
+                user record decoded on its own), against de-aggregation alone (MD5 and protobuf, nothing decoded). \
+                Target: >= 300,000 datapoints/s for NDJSON.""";
     }
 
     @Override
     public Result run(BenchEnv env) throws Exception {
         List<byte[]> ndjson = Datasets.ndjson(2_000, 50, START, 240_000, 7);
         List<byte[]> logs = Datasets.cloudWatchLogs(1_000, 25, START, 240_000, 11);
+        List<byte[]> kpl = aggregates(ndjson, 10);
         int rounds = env.scale(10, 2);
         long roundNanos = env.quick() ? 200_000_000L : 1_000_000_000L;
 
         Map<String, double[]> rates = new LinkedHashMap<>();
-        String[] series = {"ndjson", "ndjson-baseline", "logs", "logs-baseline"};
+        String[] series = {"ndjson", "ndjson-baseline", "logs", "logs-baseline", "kpl", "kpl-baseline"};
         for (String s : series) {
             rates.put(s, new double[rounds]);
         }
@@ -78,19 +82,26 @@ final class IngestDecodeBench implements Benchmark {
             measure(() -> tokenizeAll(ndjson, false), roundNanos);
             measure(() -> decodeAll(logs), roundNanos);
             measure(() -> tokenizeAll(logs, true), roundNanos);
+            measure(() -> decodeAllUnits(kpl), roundNanos);
+            measure(() -> deaggregateAll(kpl), roundNanos);
         }
         long ndjsonPoints = decodeAll(ndjson);
         long logsPoints = decodeAll(logs);
+        long kplPoints = decodeAllUnits(kpl);
         for (int r = 0; r < rounds; r++) {
             rates.get("ndjson")[r] = measure(() -> decodeAll(ndjson), roundNanos);
             rates.get("ndjson-baseline")[r] = measure(() -> tokenizeAll(ndjson, false) == 0 ? 0 : ndjsonPoints, roundNanos);
             rates.get("logs")[r] = measure(() -> decodeAll(logs), roundNanos);
             rates.get("logs-baseline")[r] = measure(() -> tokenizeAll(logs, true) == 0 ? 0 : logsPoints, roundNanos);
+            rates.get("kpl")[r] = measure(() -> decodeAllUnits(kpl), roundNanos);
+            rates.get("kpl-baseline")[r] = measure(() -> deaggregateAll(kpl) == 0 ? 0 : kplPoints, roundNanos);
         }
         Samples nd = Samples.of(rates.get("ndjson"));
         Samples ndBase = Samples.of(rates.get("ndjson-baseline"));
         Samples lg = Samples.of(rates.get("logs"));
         Samples lgBase = Samples.of(rates.get("logs-baseline"));
+        Samples kp = Samples.of(rates.get("kpl"));
+        Samples kpBase = Samples.of(rates.get("kpl-baseline"));
         boolean met = nd.median() >= TARGET_DATAPOINTS_PER_SECOND;
 
         List<String> details = new ArrayList<>();
@@ -98,6 +109,9 @@ final class IngestDecodeBench implements Benchmark {
         details.add("  tokenizer only: " + ndBase.spread("%,.0f"));
         details.add("CloudWatch Logs: " + lg.spread("%,.0f") + " rounds, datapoints/s (" + logsPoints + " datapoints a pass)");
         details.add("  tokenizer only: " + lgBase.spread("%,.0f"));
+        details.add("KPL aggregates:  " + kp.spread("%,.0f") + " rounds, datapoints/s (" + kplPoints
+                + " datapoints a pass, 10 user records an aggregate)");
+        details.add("  de-aggregation only: " + kpBase.spread("%,.0f"));
         if (!met) {
             details.addAll(JfrProfile.profile("NDJSON decode + aggregate", () -> measure(() -> decodeAll(ndjson),
                     env.quick() ? 500_000_000L : 5_000_000_000L), null));
@@ -107,9 +121,11 @@ final class IngestDecodeBench implements Benchmark {
         values.put("ndjsonTokenizerDatapointsPerSecond", ndBase.median());
         values.put("logsDatapointsPerSecond", lg.median());
         values.put("logsTokenizerDatapointsPerSecond", lgBase.median());
+        values.put("kplDatapointsPerSecond", kp.median());
+        values.put("kplDeaggregateOnlyDatapointsPerSecond", kpBase.median());
         return new Result(name(),
                 "NDJSON " + Format.count(nd.median()) + " datapoints/s, CloudWatch Logs " + Format.count(lg.median())
-                        + " datapoints/s, one thread",
+                        + " datapoints/s, KPL " + Format.count(kp.median()) + " datapoints/s, one thread",
                 "tokenizer only " + Format.count(ndBase.median()) + " and " + Format.count(lgBase.median())
                         + " datapoints/s",
                 "ratio " + Format.ratio(nd.median() / ndBase.median()) + " and " + Format.ratio(lg.median() / lgBase.median()),
@@ -150,6 +166,46 @@ final class IngestDecodeBench implements Benchmark {
             throw new IllegalStateException("nothing aggregated");
         }
         return points;
+    }
+
+    /** {@code records} packed {@code per} to a KPL aggregate, in order. */
+    static List<byte[]> aggregates(List<byte[]> records, int per) {
+        List<byte[]> out = new ArrayList<>();
+        for (int i = 0; i < records.size(); i += per) {
+            List<Map.Entry<String, byte[]>> users = new ArrayList<>();
+            for (int j = i; j < Math.min(records.size(), i + per); j++) {
+                users.add(Map.entry("pk-" + (j % 16), records.get(j)));
+            }
+            out.add(KplAggregate.write(users));
+        }
+        return out;
+    }
+
+    /** As {@link #decodeAll}, through the per-user-record path IngestService takes. */
+    long decodeAllUnits(List<byte[]> records) throws DecodeException {
+        long points = 0;
+        for (int b = 0; b < records.size(); b += BATCH) {
+            BatchAggregator agg = new BatchAggregator("shardId-000000000000");
+            for (int i = b; i < Math.min(records.size(), b + BATCH); i++) {
+                for (RecordDecoder.Unit u : decoder.decodeUnits(records.get(i), "pk", ARRIVAL)) {
+                    if (u.decoded() == null) {
+                        throw new IllegalStateException(u.poisonReason());
+                    }
+                    agg.addRecord(Datasets.sequence(i) + "." + u.subSequence(), u.decoded().datapoints());
+                }
+            }
+            points += agg.datapoints();
+        }
+        return points;
+    }
+
+    /** The KPL baseline: de-aggregation alone; the user records read. */
+    static long deaggregateAll(List<byte[]> records) throws DecodeException {
+        long users = 0;
+        for (byte[] r : records) {
+            users += KplAggregate.read(r).size();
+        }
+        return users;
     }
 
     /** The baseline: every token of every record (and of each EMF message inside a log payload); the tokens read. */

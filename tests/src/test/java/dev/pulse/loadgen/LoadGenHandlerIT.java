@@ -14,6 +14,7 @@ import dev.pulse.testing.TestContext;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -82,6 +83,31 @@ class LoadGenHandlerIT {
         assertThat(report.get("latencyMs").get("p99").asDouble()).isPositive();
         assertThat(report.get("canary").get("sent").asInt()).isEqualTo(6);
         assertThat(report.get("canary").get("verified").asBoolean()).isFalse();
+    }
+
+    @Test
+    void handleRequest_whenAggregating_sendsTheSameRecordsInFewerKinesisRecordsAndPutPayloadUnits() throws Exception {
+        String run = "{\"source\":\"events/replay/sample.ndjson.gz\",\"mode\":\"rate\",\"rate\":2000,"
+                + "\"durationSeconds\":3,\"maxRecords\":6000,\"runId\":\"it-agg\"";
+        JsonNode plain = invoke(run + "}");
+        JsonNode aggregated = invoke(run + ",\"aggregate\":true}");
+
+        for (JsonNode r : List.of(plain, aggregated)) {
+            assertThat(r.has("error")).as(r.toString()).isFalse();
+            assertThat(r.get("acked").asLong()).as(r.toString()).isEqualTo(r.get("sent").asLong()).isPositive();
+            assertThat(r.get("failed").asLong()).isZero();
+        }
+        // Without aggregation both unit counts are the real one; with it, the unaggregated count is what the same
+        // records would have cost, so the two runs' unaggregated counts agree per record sent.
+        assertThat(plain.get("kinesisRecords").asLong()).isEqualTo(plain.get("acked").asLong());
+        assertThat(plain.get("putPayloadUnits").asLong()).isEqualTo(plain.get("putPayloadUnitsUnaggregated").asLong());
+        assertThat(aggregated.get("aggregate").asBoolean()).isTrue();
+        assertThat(aggregated.get("kinesisRecords").asLong()).isLessThan(aggregated.get("acked").asLong() / 3);
+        assertThat(aggregated.get("putPayloadUnits").asLong())
+                .isLessThan(aggregated.get("putPayloadUnitsUnaggregated").asLong() / 2);
+        assertThat((double) aggregated.get("putPayloadUnitsUnaggregated").asLong() / aggregated.get("acked").asLong())
+                .isCloseTo((double) plain.get("putPayloadUnits").asLong() / plain.get("acked").asLong(),
+                        org.assertj.core.data.Offset.offset(0.05));
     }
 
     @Test

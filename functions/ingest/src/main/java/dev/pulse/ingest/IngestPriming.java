@@ -2,6 +2,7 @@ package dev.pulse.ingest;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
+import dev.pulse.codec.KplAggregate;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.snapstart.Priming;
 import dev.pulse.snapstart.PrimingClients;
@@ -74,7 +75,10 @@ final class IngestPriming extends Priming {
         return emfBytes.get();
     }
 
-    /** A batch of one shard: one record per input format, sequence numbers above the previous round's. */
+    /**
+     * A batch of one shard: one record per input format (a KPL aggregate included), sequence numbers above the
+     * previous round's.
+     */
     static KinesisEvent event(int round, long nowMillis) throws IOException {
         String dp = "{\"name\":\"pulse.priming\",\"dims\":{\"fn\":\"ingest\",\"round\":\"" + round + "\"},\"ts\":" + nowMillis
                 + ",\"value\":%s,\"unit\":\"Milliseconds\"}";
@@ -91,7 +95,10 @@ final class IngestPriming extends Priming {
                 dp.formatted("12.5").getBytes(StandardCharsets.UTF_8),
                 ("[" + dp.formatted("30.1") + "," + dp.formatted("1") + "]").getBytes(StandardCharsets.UTF_8),
                 (dp.formatted("2") + "\n" + dp.formatted("3") + "\n").getBytes(StandardCharsets.UTF_8),
-                gzip(logs));
+                gzip(logs),
+                // A KPL aggregate: de-aggregation (MD5 included) is in the snapshot too.
+                KplAggregate.write(List.of(Map.entry("priming", dp.formatted("4").getBytes(StandardCharsets.UTF_8)),
+                        Map.entry("priming-2", dp.formatted("5").getBytes(StandardCharsets.UTF_8)))));
         List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>();
         BigInteger base = new BigInteger("49590338271490256608559692538361571095921575989130000000")
                 .add(BigInteger.valueOf(round * 100L));

@@ -211,16 +211,32 @@ public final class IngestService {
             }
             long arrival = k.getApproximateArrivalTimestamp().getTime();
             t.oldestArrival = Math.min(t.oldestArrival, arrival);
+            List<RecordDecoder.Unit> units;
             try {
                 // The window is centred on the arrival time, not the clock: every attempt at this batch must
                 // accept exactly the same records, or a retry would key partials differently.
-                Decoded d = decoder.decode(data, arrival);
-                aggregator.addRecord(k.getSequenceNumber(), d.datapoints());
-                t.skipped += d.skippedEvents();
+                units = decoder.decodeUnits(data, k.getPartitionKey(), arrival);
             } catch (DecodeException e) {
+                // A KPL aggregate that cannot be split: no user record of it can be trusted.
                 LOG.debug("poison record {} {}: {}", shardId, k.getSequenceNumber(), e.getMessage());
                 poison.add(new PoisonRecord(SOURCE, shardId, k.getSequenceNumber(), k.getPartitionKey(), arrival,
                         e.getMessage(), data));
+                continue;
+            }
+            for (RecordDecoder.Unit u : units) {
+                // A user record of an aggregate is keyed by its sub-sequence too, so the slot names the user record
+                // that first touched the (series, minute). The aggregate itself is stored all or nothing with its
+                // batch: Lambda retries from a Kinesis record, never from inside one (docs/design.md, "KPL aggregation").
+                String sequence = ShardCheckpoints.userRecordSequence(k.getSequenceNumber(), u.subSequence());
+                Decoded d = u.decoded();
+                if (d != null) {
+                    aggregator.addRecord(sequence, d.datapoints());
+                    t.skipped += d.skippedEvents();
+                } else {
+                    LOG.debug("poison record {} {}: {}", shardId, sequence, u.poisonReason());
+                    poison.add(new PoisonRecord(SOURCE, shardId, sequence, u.partitionKey(), arrival,
+                            u.poisonReason(), u.data()));
+                }
             }
         }
         if (!anyNew) {

@@ -1,12 +1,16 @@
 package dev.pulse.loadgen;
 
+import dev.pulse.codec.KplAggregate;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -23,6 +27,10 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry;
  * the target before the next send: calls overlap, so a slow or stalled stream delays acknowledgements, not
  * the offered rate. Latency runs from each record's intended time to its acknowledgement. Failed records
  * are retried with backoff (throttling counted apart from errors); partition keys are kept.
+ *
+ * <p>With {@link #withAggregation} the records due in one tick are packed into KPL aggregates
+ * ({@link KplAggregate}) up to a size, each put under its first record's partition key: what a KPL producer sends,
+ * so a run measures what aggregation saves in Kinesis records and PUT payload units ({@link SendReport.Units}).
  */
 public final class KinesisSender {
 
@@ -37,16 +45,45 @@ public final class KinesisSender {
     private final String stream;
     private final Backoff backoff;
     private final int maxAttempts;
+    /** 0: one Kinesis record per replayed record. */
+    private final int maxAggregateBytes;
 
     public KinesisSender(KinesisAsyncClient client, String stream, Backoff backoff, int maxAttempts) {
+        this(client, stream, backoff, maxAttempts, 0);
+    }
+
+    private KinesisSender(KinesisAsyncClient client, String stream, Backoff backoff, int maxAttempts,
+            int maxAggregateBytes) {
         this.client = client;
         this.stream = stream;
         this.backoff = backoff;
         this.maxAttempts = maxAttempts;
+        this.maxAggregateBytes = maxAggregateBytes;
     }
 
-    /** A record on its way: what to send, when it was meant to go, and how often it was tried. */
-    private record Entry(ReplayRecord record, long intendedNanos, int attempt, long retryAtNanos, boolean canary) {
+    /** This sender packing records into KPL aggregates of at most {@code maxBytes} (0: not at all). */
+    public KinesisSender withAggregation(int maxBytes) {
+        return new KinesisSender(client, stream, backoff, maxAttempts, maxBytes);
+    }
+
+    /**
+     * A Kinesis record on its way: what to send, when it was meant to go (its earliest user record's time), how
+     * often it was tried, how many replayed records it carries and what they would cost sent one by one.
+     */
+    private record Entry(ReplayRecord record, long intendedNanos, int attempt, long retryAtNanos, boolean canary,
+            int users, long plainUnits) {
+
+        static Entry of(ReplayRecord r, long intendedNanos, boolean canary) {
+            return new Entry(r, intendedNanos, 0, 0, canary, 1, SendReport.Units.of(size(r)));
+        }
+
+        Entry retry(long at) {
+            return new Entry(record, intendedNanos, attempt + 1, at, canary, users, plainUnits);
+        }
+    }
+
+    private static int size(ReplayRecord r) {
+        return r.data().length + r.partitionKey().getBytes(StandardCharsets.UTF_8).length;
     }
 
     /**
@@ -69,11 +106,11 @@ public final class KinesisSender {
             if (scheduling) {
                 long offset;
                 while (i < maxRecords && (offset = schedule.offsetNanos(i)) <= now && offset < end) {
-                    due.add(new Entry(records.get((int) (i % records.size())), offset, 0, 0, false));
+                    due.add(Entry.of(records.get((int) (i % records.size())), offset, false));
                     i++;
                 }
                 if (canary != null && nextCanary * 1_000_000_000L <= now && nextCanary < durationSeconds) {
-                    due.add(new Entry(canary.record(nextCanary), nextCanary * 1_000_000_000L, 0, 0, true));
+                    due.add(Entry.of(canary.record(nextCanary), nextCanary * 1_000_000_000L, true));
                     st.canaries.add(System.currentTimeMillis());
                     nextCanary++;
                 }
@@ -109,14 +146,19 @@ public final class KinesisSender {
             perSecond[s] = st.perSecond.get(s);
         }
         return new SendReport(st.sent.sum(), st.acked.sum(), st.failed.sum(), st.throttled.sum(), st.retried.sum(),
-                targetRate, achieved, perSecond, List.copyOf(st.canaries), st.latency);
+                targetRate, achieved, perSecond, List.copyOf(st.canaries), st.latency,
+                new SendReport.Units(st.kinesisRecords.sum(), st.payloadBytes.sum(), st.units.sum(),
+                        st.plainUnits.sum()));
     }
 
     private void send(List<Entry> due, State st, long start) {
+        if (maxAggregateBytes > 0) {
+            due = aggregate(due);
+        }
         List<Entry> call = new ArrayList<>();
         int bytes = 0;
         for (Entry e : due) {
-            int size = e.record().data().length + e.record().partitionKey().getBytes(StandardCharsets.UTF_8).length;
+            int size = size(e.record());
             if (!call.isEmpty() && (call.size() == MAX_RECORDS_PER_CALL || bytes + size > MAX_BYTES_PER_CALL)) {
                 put(call, st, start);
                 call = new ArrayList<>();
@@ -130,19 +172,69 @@ public final class KinesisSender {
         }
     }
 
+    /**
+     * Packs the new records of one tick into aggregates, in order, each within {@link #maxAggregateBytes}. Retries
+     * stay what they were (an aggregate is retried whole), canaries stay plain (CanaryVerifier reads them one by
+     * one), and a group of one is sent plain, as the KPL does.
+     */
+    private List<Entry> aggregate(List<Entry> due) {
+        List<Entry> out = new ArrayList<>(due.size());
+        List<Entry> group = new ArrayList<>();
+        Set<String> keys = new HashSet<>();
+        int bytes = KplAggregate.OVERHEAD_BYTES;
+        for (Entry e : due) {
+            if (e.attempt() > 0 || e.canary()) {
+                out.add(e);
+                continue;
+            }
+            String pk = e.record().partitionKey();
+            int cost = KplAggregate.recordCost(pk, e.record().data().length, !keys.contains(pk));
+            if (!group.isEmpty() && bytes + cost > maxAggregateBytes) {
+                out.add(pack(group));
+                group = new ArrayList<>();
+                keys.clear();
+                bytes = KplAggregate.OVERHEAD_BYTES;
+                cost = KplAggregate.recordCost(pk, e.record().data().length, true);
+            }
+            group.add(e);
+            keys.add(pk);
+            bytes += cost;
+        }
+        if (!group.isEmpty()) {
+            out.add(pack(group));
+        }
+        return out;
+    }
+
+    private static Entry pack(List<Entry> group) {
+        if (group.size() == 1) {
+            return group.get(0);
+        }
+        List<Map.Entry<String, byte[]>> users = new ArrayList<>(group.size());
+        long plainUnits = 0;
+        for (Entry e : group) {
+            users.add(Map.entry(e.record().partitionKey(), e.record().data()));
+            plainUnits += e.plainUnits();
+        }
+        Entry first = group.get(0);
+        ReplayRecord agg = new ReplayRecord(KplAggregate.write(users), first.record().partitionKey(),
+                first.record().recordedMillis());
+        return new Entry(agg, first.intendedNanos(), 0, 0, false, group.size(), plainUnits);
+    }
+
     private void put(List<Entry> call, State st, long start) {
         long sentAt = System.nanoTime() - start;
         int second = (int) (sentAt / 1_000_000_000L);
         for (Entry e : call) {
             if (e.attempt() == 0 && !e.canary()) {
-                st.sent.increment();
+                st.sent.add(e.users());
                 if (second < st.perSecond.length()) {
-                    st.perSecond.incrementAndGet(second);
+                    st.perSecond.addAndGet(second, e.users());
                 }
             }
         }
         if (st.inFlight.get() >= MAX_IN_FLIGHT_CALLS) {
-            st.failed.add(call.stream().filter(e -> !e.canary()).count());
+            st.failed.add(call.stream().filter(e -> !e.canary()).mapToLong(Entry::users).sum());
             return;
         }
         List<PutRecordsRequestEntry> entries = new ArrayList<>(call.size());
@@ -172,8 +264,16 @@ public final class KinesisSender {
             PutRecordsResultEntry r = k < results.size() ? results.get(k) : null;
             if (r != null && r.errorCode() == null) {
                 if (!e.canary()) {
-                    st.acked.increment();
-                    st.latency.recordMicros((now - e.intendedNanos()) / 1000);
+                    st.acked.add(e.users());
+                    // Per user record: an aggregate's records share its acknowledgement, from its first's time.
+                    for (int u = 0; u < e.users(); u++) {
+                        st.latency.recordMicros((now - e.intendedNanos()) / 1000);
+                    }
+                    int bytes = size(e.record());
+                    st.kinesisRecords.increment();
+                    st.payloadBytes.add(bytes);
+                    st.units.add(SendReport.Units.of(bytes));
+                    st.plainUnits.add(e.plainUnits());
                 }
             } else {
                 retryOrFail(e, st, now, r != null && "ProvisionedThroughputExceededException".equals(r.errorCode()));
@@ -187,13 +287,13 @@ public final class KinesisSender {
         }
         if (e.attempt() + 1 >= maxAttempts) {
             if (!e.canary()) {
-                st.failed.increment();
+                st.failed.add(e.users());
             }
             return;
         }
         st.retried.increment();
         long delay = backoff.delayMillis(e.attempt()) * 1_000_000L;
-        st.toRetry.add(new Entry(e.record(), e.intendedNanos(), e.attempt() + 1, now + delay, e.canary()));
+        st.toRetry.add(e.retry(now + delay));
     }
 
     /** Shared between the scheduling thread and the SDK's completion threads. */
@@ -203,6 +303,10 @@ public final class KinesisSender {
         final LongAdder failed = new LongAdder();
         final LongAdder throttled = new LongAdder();
         final LongAdder retried = new LongAdder();
+        final LongAdder kinesisRecords = new LongAdder();
+        final LongAdder payloadBytes = new LongAdder();
+        final LongAdder units = new LongAdder();
+        final LongAdder plainUnits = new LongAdder();
         final AtomicInteger inFlight = new AtomicInteger();
         final Queue<Entry> toRetry = new ConcurrentLinkedQueue<>();
         final AtomicLongArray perSecond;

@@ -134,7 +134,11 @@ public final class LoadGenHandler implements RequestStreamHandler {
                         LoadGenRequest r = LoadGenRequest.parse(event, maxDuration, context.getAwsRequestId());
                         ObjectNode report = service.run(r, Deadline.inMillis(context.getRemainingTimeInMillis() - 5_000), counters);
                         LOG.info("load run finished", entry("runId", r.runId()), entry("worker", r.worker()),
-                                entry("sent", report.path("sent").asLong()), entry("acked", report.path("acked").asLong()));
+                                entry("sent", report.path("sent").asLong()), entry("acked", report.path("acked").asLong()),
+                                entry("aggregate", r.aggregate()),
+                                entry("kinesisRecords", report.path("kinesisRecords").asLong()),
+                                entry("putPayloadUnits", report.path("putPayloadUnits").asLong()),
+                                entry("putPayloadUnitsUnaggregated", report.path("putPayloadUnitsUnaggregated").asLong()));
                         return report;
                     } catch (LoadGenRequest.InvalidRequestException e) {
                         ObjectNode error = JSON.createObjectNode();

@@ -17,11 +17,28 @@ import java.util.regex.Pattern;
  * @param workers         parallel invocations sharing the rate
  * @param runId           names the run and its canary series
  * @param worker          this invocation's worker index, or -1 for the coordinator
+ * @param aggregate       pack the records into KPL aggregates before PutRecords (docs/design.md, "Load generator")
+ * @param maxAggregateBytes an aggregate's size limit, magic and MD5 included (with {@code aggregate})
  */
 public record LoadGenRequest(String source, String mode, double rate, double speed, double rampUpSeconds,
-        long durationSeconds, long maxRecords, int workers, String runId, int worker) {
+        long durationSeconds, long maxRecords, int workers, String runId, int worker, boolean aggregate,
+        int maxAggregateBytes) {
 
     public static final int MAX_WORKERS = 100;
+    /** The KPL's own default AggregationMaxSize: two PUT payload units. */
+    public static final int DEFAULT_AGGREGATE_BYTES = 51_200;
+    /**
+     * Kinesis's 1 MiB record limit counts data and partition key; a replayed key is at most 256 bytes, so an
+     * aggregate this size always fits.
+     */
+    public static final int MAX_AGGREGATE_BYTES = 1_048_576 - 256;
+
+    /** A request without aggregation. */
+    public LoadGenRequest(String source, String mode, double rate, double speed, double rampUpSeconds,
+            long durationSeconds, long maxRecords, int workers, String runId, int worker) {
+        this(source, mode, rate, speed, rampUpSeconds, durationSeconds, maxRecords, workers, runId, worker, false,
+                DEFAULT_AGGREGATE_BYTES);
+    }
     public static final double MAX_RATE_PER_WORKER = 50_000;
     private static final Pattern RUN_ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
@@ -84,14 +101,22 @@ public record LoadGenRequest(String source, String mode, double rate, double spe
             throw new InvalidRequestException("runId", "must be 1-64 letters, digits, '-' or '_'");
         }
         int worker = (int) number(event, "worker", -1, -1, MAX_WORKERS - 1);
-        return new LoadGenRequest(source, mode, rate, speed, ramp, duration, maxRecords, workers, runId, worker);
+        JsonNode agg = event.get("aggregate");
+        if (agg != null && !agg.isNull() && !agg.isBoolean()) {
+            throw new InvalidRequestException("aggregate", "must be true or false");
+        }
+        boolean aggregate = agg != null && agg.asBoolean();
+        int maxAggregateBytes = (int) number(event, "maxAggregateBytes", DEFAULT_AGGREGATE_BYTES, 1024,
+                MAX_AGGREGATE_BYTES);
+        return new LoadGenRequest(source, mode, rate, speed, ramp, duration, maxRecords, workers, runId, worker,
+                aggregate, maxAggregateBytes);
     }
 
     /** This worker's share of the request: its part of the rate and record budget. */
     public LoadGenRequest forWorker(int index) {
         long share = maxRecords == 0 ? 0 : Math.max(1, maxRecords / workers + (index < maxRecords % workers ? 1 : 0));
         return new LoadGenRequest(source, mode, rate / workers, speed / workers, rampUpSeconds, durationSeconds, share,
-                1, runId, index);
+                1, runId, index, aggregate, maxAggregateBytes);
     }
 
     private static String text(JsonNode e, String field, String dflt) {

@@ -60,7 +60,8 @@ public final class LoadGenService {
             Schedule schedule = r.mode().equals("rate") ? Schedule.rate(r.rate(), r.rampUpSeconds())
                     : Schedule.recorded(ReplaySource.offsets(records), r.speed());
             boolean writesCanary = r.worker() <= 0;
-            SendReport s = sender.run(records, schedule, r.rate(), r.rampUpSeconds(), r.durationSeconds(),
+            KinesisSender send = r.aggregate() ? sender.withAggregation(r.maxAggregateBytes()) : sender;
+            SendReport s = send.run(records, schedule, r.rate(), r.rampUpSeconds(), r.durationSeconds(),
                     r.maxRecords() == 0 ? Long.MAX_VALUE : r.maxRecords(), deadline,
                     writesCanary ? k -> CanaryVerifier.record(r.runId(), k, System.currentTimeMillis()) : null);
             report = toJson(r, s);
@@ -107,6 +108,12 @@ public final class LoadGenService {
         n.put("retried", s.retried());
         n.put("targetRate", s.targetRate());
         n.put("achievedRate", s.achievedRate());
+        n.put("aggregate", r.aggregate());
+        n.put("kinesisRecords", s.units().kinesisRecords());
+        n.put("payloadBytes", s.units().payloadBytes());
+        n.put("putPayloadUnits", s.units().putPayloadUnits());
+        n.put("putPayloadUnitsUnaggregated", s.units().putPayloadUnitsUnaggregated());
+        shards(n, r.durationSeconds());
         latency(n.putObject("latencyMs"), s.latency());
         ArrayNode per = n.putArray("sentPerSecond");
         for (long v : s.sentPerSecond()) {
@@ -123,7 +130,8 @@ public final class LoadGenService {
         n.put("worker", -1);
         LatencyHistogram all = new LatencyHistogram();
         long[] perSecond = new long[(int) r.durationSeconds()];
-        String[] counters = {"sent", "acked", "failed", "throttled", "retried"};
+        String[] counters = {"sent", "acked", "failed", "throttled", "retried", "kinesisRecords", "payloadBytes",
+            "putPayloadUnits", "putPayloadUnitsUnaggregated"};
         long[] totals = new long[counters.length];
         double achieved = 0;
         ArrayNode workers = n.putArray("workers");
@@ -149,12 +157,25 @@ public final class LoadGenService {
         }
         n.put("targetRate", r.rate());
         n.put("achievedRate", achieved);
+        n.put("aggregate", r.aggregate());
+        shards(n, r.durationSeconds());
         latency(n.putObject("latencyMs"), all);
         ArrayNode per = n.putArray("sentPerSecond");
         for (long v : perSecond) {
             per.add(v);
         }
         return n;
+    }
+
+    /**
+     * The shards the run's average write load needs by Kinesis's per-shard write limits (1,000 records/s and 1 MiB/s):
+     * what aggregation changes, since it trades many small records for few large ones. A floor: bursts need more.
+     */
+    static void shards(ObjectNode n, long seconds) {
+        double s = Math.max(1, seconds);
+        double byRecords = n.path("kinesisRecords").asLong() / s / 1000.0;
+        double byBytes = n.path("payloadBytes").asLong() / s / 1_048_576.0;
+        n.put("shardsNeeded", (long) Math.max(1, Math.ceil(Math.max(byRecords, byBytes))));
     }
 
     private static void latency(ObjectNode n, LatencyHistogram h) {

@@ -15,7 +15,30 @@ import java.util.List;
  * @param sentPerSecond records sent in each second of the run, by actual send time
  * @param canaries      canary records sent, with their send times (epoch ms)
  * @param latency       put latency from each record's intended send time to its acknowledgement
+ * @param units         what Kinesis billed for the acknowledged records, aggregated or not
  */
 public record SendReport(long sent, long acked, long failed, long throttled, long retried, double targetRate,
-        double achievedRate, long[] sentPerSecond, List<Long> canaries, LatencyHistogram latency) {
+        double achievedRate, long[] sentPerSecond, List<Long> canaries, LatencyHistogram latency, Units units) {
+
+    /** A 25 KB PUT payload unit: Kinesis bills each record by the started 25 KB of its payload. */
+    public static final int PUT_PAYLOAD_UNIT_BYTES = 25 * 1024;
+
+    /**
+     * Kinesis-side cost of the acknowledged records (canaries excluded). Counts, sent, acked and latency above are
+     * per replayed (user) record whether aggregated or not; throttled and retried are per Kinesis record.
+     *
+     * @param kinesisRecords             Kinesis records acknowledged (aggregates when aggregating)
+     * @param payloadBytes               their data and partition keys
+     * @param putPayloadUnits            their PUT payload units
+     * @param putPayloadUnitsUnaggregated what the same user records would have cost as one Kinesis record each
+     */
+    public record Units(long kinesisRecords, long payloadBytes, long putPayloadUnits, long putPayloadUnitsUnaggregated) {
+
+        public static final Units NONE = new Units(0, 0, 0, 0);
+
+        /** PUT payload units of one record of {@code bytes} (data and partition key). */
+        public static long of(long bytes) {
+            return Math.max(1, (bytes + PUT_PAYLOAD_UNIT_BYTES - 1) / PUT_PAYLOAD_UNIT_BYTES);
+        }
+    }
 }

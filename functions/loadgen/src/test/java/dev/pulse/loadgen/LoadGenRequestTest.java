@@ -27,6 +27,18 @@ class LoadGenRequestTest {
                 120, 0, 1, "peak-1", 3));
     }
 
+    @Test
+    void parse_whenAggregateAsked_keepsItAndTheSizeForEveryWorker() throws Exception {
+        LoadGenRequest r = parse("{\"source\":\"x\",\"rate\":100,\"durationSeconds\":5,\"workers\":2,"
+                + "\"aggregate\":true,\"maxAggregateBytes\":25600}");
+
+        assertThat(r.aggregate()).isTrue();
+        assertThat(r.forWorker(1).aggregate()).isTrue();
+        assertThat(r.forWorker(1).maxAggregateBytes()).isEqualTo(25_600);
+        assertThat(parse("{\"source\":\"x\",\"rate\":100,\"durationSeconds\":5}").maxAggregateBytes())
+                .isEqualTo(LoadGenRequest.DEFAULT_AGGREGATE_BYTES);
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "{}|source",
@@ -38,6 +50,8 @@ class LoadGenRequestTest {
         "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":900}|durationSeconds",
         "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"rampUpSeconds\":6}|rampUpSeconds",
         "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"workers\":101}|workers",
+        "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"aggregate\":\"yes\"}|aggregate",
+        "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"aggregate\":true,\"maxAggregateBytes\":2000000}|maxAggregateBytes",
         "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"runId\":\"a b\"}|runId",
         "{\"source\":\"x\",\"mode\":\"recorded\",\"speed\":-1,\"durationSeconds\":5}|speed",
     })

@@ -24,7 +24,8 @@ class LoadGenServiceTest {
                 pooled.recordMicros(micros);
             }
             reports.add(LoadGenService.toJson(r.forWorker(w),
-                    new SendReport(300, 299, 1, 2, 3, 100, 99.5, new long[] {100, 100, 100}, List.of(), h)));
+                    new SendReport(300, 299, 1, 2, 3, 100, 99.5, new long[] {100, 100, 100}, List.of(), h,
+                            new SendReport.Units(30, 3_000_000, 150, 299))));
         }
 
         JsonNode merged = LoadGenService.merge(r, reports);
@@ -33,6 +34,11 @@ class LoadGenServiceTest {
         assertThat(merged.get("acked").asLong()).isEqualTo(1196);
         assertThat(merged.get("failed").asLong()).isEqualTo(4);
         assertThat(merged.get("throttled").asLong()).isEqualTo(8);
+        assertThat(merged.get("kinesisRecords").asLong()).isEqualTo(120);
+        assertThat(merged.get("putPayloadUnits").asLong()).isEqualTo(600);
+        assertThat(merged.get("putPayloadUnitsUnaggregated").asLong()).isEqualTo(1196);
+        // 12 MB over 3 s is 3.8 MiB/s: four shards by bytes, though 40 records/s would fit in one.
+        assertThat(merged.get("shardsNeeded").asLong()).isEqualTo(4);
         assertThat(merged.get("achievedRate").asDouble()).isEqualTo(398.0);
         assertThat(merged.get("sentPerSecond")).extracting(JsonNode::asLong).containsExactly(400L, 400L, 400L);
         assertThat(merged.get("latencyMs").get("p99").asDouble()).isEqualTo(pooled.percentileMillis(99));

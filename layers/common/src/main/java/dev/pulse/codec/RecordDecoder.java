@@ -3,6 +3,7 @@ package dev.pulse.codec;
 import dev.pulse.model.Datapoint;
 import dev.pulse.model.DatapointValidator;
 import dev.pulse.model.ValidationException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -11,7 +12,8 @@ import java.util.List;
  * <p>A record is all or nothing: if any part of it cannot be decoded or any datapoint is invalid the
  * whole record is poison, so a fixed record can be put back on the stream without double counting the
  * part that was accepted. Gzip data (magic {@code 1f 8b}) is a CloudWatch Logs subscription payload;
- * anything else is native JSON.
+ * anything else is native JSON. A KPL aggregate (magic {@code F3 89 9A C2}) is split by {@link #decodeUnits} into
+ * its user records, each all or nothing on its own.
  */
 public final class RecordDecoder {
 
@@ -21,6 +23,40 @@ public final class RecordDecoder {
 
     public RecordDecoder(DatapointValidator validator) {
         this.validator = validator;
+    }
+
+    /**
+     * One unit of poison handling: a plain record ({@code subSequence} -1) or one user record of a KPL aggregate.
+     * Exactly one of {@code decoded} and {@code poisonReason} is set.
+     */
+    public record Unit(int subSequence, String partitionKey, byte[] data, Decoded decoded, String poisonReason) {
+    }
+
+    /**
+     * Decodes a Kinesis record into its units: itself, or the user records of a KPL aggregate, each decoded and
+     * validated on its own so that one bad user record is poison alone. Throws {@link DecodeException} only for an
+     * aggregate that cannot be split (bad MD5, bad protobuf): then the whole Kinesis record is poison.
+     * {@code partitionKey} is the Kinesis record's.
+     */
+    public List<Unit> decodeUnits(byte[] data, String partitionKey, long referenceMillis) throws DecodeException {
+        if (!KplAggregate.isAggregate(data)) {
+            try {
+                return List.of(new Unit(-1, partitionKey, data, decode(data, referenceMillis), null));
+            } catch (DecodeException e) {
+                return List.of(new Unit(-1, partitionKey, data, null, e.getMessage()));
+            }
+        }
+        List<KplAggregate.UserRecord> users = KplAggregate.read(data);
+        List<Unit> out = new ArrayList<>(users.size());
+        for (KplAggregate.UserRecord u : users) {
+            try {
+                out.add(new Unit(u.subSequence(), u.partitionKey(), u.data(), decode(u.data(), referenceMillis), null));
+            } catch (DecodeException e) {
+                out.add(new Unit(u.subSequence(), u.partitionKey(), u.data(), null,
+                        "user record #" + u.subSequence() + " of a KPL aggregate: " + e.getMessage()));
+            }
+        }
+        return out;
     }
 
     /** Decodes and validates against the current time; see {@link #decode(byte[], long)}. */

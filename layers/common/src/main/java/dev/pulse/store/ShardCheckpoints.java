@@ -66,6 +66,16 @@ public final class ShardCheckpoints {
     }
 
     /**
+     * The sequence of one user record of a KPL aggregate, {@code <sequence number>.<sub-sequence number>}, or the
+     * sequence number itself for a plain record ({@code subSequence} -1). Names the first contributor of a partial
+     * and a poison user record; never a committed position, which stays a whole Kinesis record because Lambda
+     * cannot resume inside one.
+     */
+    public static String userRecordSequence(String sequenceNumber, int subSequence) {
+        return subSequence < 0 ? sequenceNumber : sequenceNumber + "." + subSequence;
+    }
+
+    /**
      * Compares two Kinesis sequence numbers (decimal strings of up to 128 digits, no leading zeros) by value.
      */
     public static int compareSequences(String a, String b) {

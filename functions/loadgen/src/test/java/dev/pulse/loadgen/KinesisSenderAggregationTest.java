@@ -1,0 +1,96 @@
+package dev.pulse.loadgen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pulse.codec.KplAggregate;
+import dev.pulse.retry.Backoff;
+import dev.pulse.retry.Deadline;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.kinesis.KinesisAsyncClient;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsRequest;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry;
+
+/** The sender's KPL aggregation against a client that records what it was given and accepts everything. */
+class KinesisSenderAggregationTest {
+
+    /** Accepts every record; keeps the entries in the order they were put. */
+    private static final class Recording implements KinesisAsyncClient {
+        final List<PutRecordsRequestEntry> put = Collections.synchronizedList(new ArrayList<>());
+
+        @Override
+        public CompletableFuture<PutRecordsResponse> putRecords(PutRecordsRequest request) {
+            put.addAll(request.records());
+            List<PutRecordsResultEntry> ok = request.records().stream()
+                    .map(e -> PutRecordsResultEntry.builder().sequenceNumber("1").shardId("s").build()).toList();
+            return CompletableFuture.completedFuture(PutRecordsResponse.builder().records(ok).build());
+        }
+
+        @Override
+        public String serviceName() {
+            return "kinesis";
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private static List<ReplayRecord> records(int n, int bytes) {
+        List<ReplayRecord> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String body = "{\"name\":\"m\",\"value\":" + i + ",\"pad\":\"" + "x".repeat(bytes) + "\"}";
+            out.add(new ReplayRecord(body.getBytes(StandardCharsets.UTF_8), "pk-" + (i % 7), 0));
+        }
+        return out;
+    }
+
+    private static SendReport run(KinesisSender sender, List<ReplayRecord> records) {
+        return sender.run(records, Schedule.rate(20_000, 0), 20_000, 0, 2, records.size(), Deadline.inMillis(10_000),
+                null);
+    }
+
+    @Test
+    void run_whenAggregating_sendsEveryRecordOnceInOrderInFewerKinesisRecordsAndPayloadUnits() throws Exception {
+        Recording client = new Recording();
+        List<ReplayRecord> records = records(2_000, 200);
+
+        SendReport r = run(new KinesisSender(client, "s", new Backoff(1, 10), 3).withAggregation(51_200), records);
+
+        List<String> received = new ArrayList<>();
+        for (PutRecordsRequestEntry e : client.put) {
+            byte[] data = e.data().asByteArray();
+            assertThat(data.length + e.partitionKey().length()).isLessThanOrEqualTo(51_200 + 16);
+            if (KplAggregate.isAggregate(data)) {
+                KplAggregate.read(data).forEach(u -> received.add(u.partitionKey() + " " + new String(u.data())));
+            } else {
+                received.add(e.partitionKey() + " " + new String(data));
+            }
+        }
+        assertThat(received).containsExactlyElementsOf(records.stream()
+                .map(x -> x.partitionKey() + " " + new String(x.data())).toList());
+        assertThat(r.sent()).isEqualTo(2_000);
+        assertThat(r.acked()).isEqualTo(2_000);
+        assertThat(r.latency().count()).isEqualTo(2_000);
+        assertThat(r.units().kinesisRecords()).isEqualTo(client.put.size()).isLessThan(2_000);
+        assertThat(r.units().putPayloadUnitsUnaggregated()).isEqualTo(2_000);
+        assertThat(r.units().putPayloadUnits()).isLessThan(r.units().putPayloadUnitsUnaggregated());
+    }
+
+    @Test
+    void run_whenNotAggregating_sendsOneKinesisRecordPerRecordAndTheSameUnitsBothWays() {
+        Recording client = new Recording();
+
+        SendReport r = run(new KinesisSender(client, "s", new Backoff(1, 10), 3), records(500, 30_000));
+
+        assertThat(client.put).hasSize(500).noneMatch(e -> KplAggregate.isAggregate(e.data().asByteArray()));
+        assertThat(r.units().kinesisRecords()).isEqualTo(500);
+        assertThat(r.units().putPayloadUnits()).isEqualTo(1_000).isEqualTo(r.units().putPayloadUnitsUnaggregated());
+    }
+}
