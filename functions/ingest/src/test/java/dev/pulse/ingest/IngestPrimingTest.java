@@ -28,9 +28,9 @@ class IngestPrimingTest {
         var first = IngestPriming.event(0, 1_000L).getRecords();
         var second = IngestPriming.event(1, 1_000L).getRecords();
 
-        assertThat(first).hasSize(4);
+        assertThat(first).hasSize(6);
         assertThat(new java.math.BigInteger(second.get(0).getKinesis().getSequenceNumber()))
-                .isGreaterThan(new java.math.BigInteger(first.get(3).getKinesis().getSequenceNumber()));
+                .isGreaterThan(new java.math.BigInteger(first.get(5).getKinesis().getSequenceNumber()));
     }
 
     @Test
