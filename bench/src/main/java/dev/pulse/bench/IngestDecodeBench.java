@@ -57,18 +57,22 @@ final class IngestDecodeBench implements Benchmark {
                 CloudWatch Logs: gunzip, the envelope and each EMF message): the floor of any JSON decoder, so the \
                 ratio is the share of that floor the full path keeps (1.0 would mean validation and aggregation were \
                 free). Median of rounds of at least one second, product and baseline alternating; [min .. max] is \
-                the spread. Target: >= 300,000 datapoints/s for NDJSON.""";
+                the spread. OTLP: otlp_proto records (the exporter's default, uncompressed) of 50 data points, half \
+                gauges and half delta histograms of 20 values in 10 buckets (a histogram is one pre-aggregated \
+                datapoint); its floor is protobuf's parser alone (ExportMetricsServiceRequest.parseFrom). Target: \
+                >= 300,000 datapoints/s for NDJSON.""";
     }
 
     @Override
     public Result run(BenchEnv env) throws Exception {
         List<byte[]> ndjson = Datasets.ndjson(2_000, 50, START, 240_000, 7);
         List<byte[]> logs = Datasets.cloudWatchLogs(1_000, 25, START, 240_000, 11);
+        List<byte[]> otlp = Datasets.otlp(1_000, 50, START, 240_000, 13);
         int rounds = env.scale(10, 2);
         long roundNanos = env.quick() ? 200_000_000L : 1_000_000_000L;
 
         Map<String, double[]> rates = new LinkedHashMap<>();
-        String[] series = {"ndjson", "ndjson-baseline", "logs", "logs-baseline"};
+        String[] series = {"ndjson", "ndjson-baseline", "logs", "logs-baseline", "otlp", "otlp-baseline"};
         for (String s : series) {
             rates.put(s, new double[rounds]);
         }
@@ -78,19 +82,26 @@ final class IngestDecodeBench implements Benchmark {
             measure(() -> tokenizeAll(ndjson, false), roundNanos);
             measure(() -> decodeAll(logs), roundNanos);
             measure(() -> tokenizeAll(logs, true), roundNanos);
+            measure(() -> decodeAll(otlp), roundNanos);
+            measure(() -> parseAllOtlp(otlp), roundNanos);
         }
         long ndjsonPoints = decodeAll(ndjson);
         long logsPoints = decodeAll(logs);
+        long otlpPoints = decodeAll(otlp);
         for (int r = 0; r < rounds; r++) {
             rates.get("ndjson")[r] = measure(() -> decodeAll(ndjson), roundNanos);
             rates.get("ndjson-baseline")[r] = measure(() -> tokenizeAll(ndjson, false) == 0 ? 0 : ndjsonPoints, roundNanos);
             rates.get("logs")[r] = measure(() -> decodeAll(logs), roundNanos);
             rates.get("logs-baseline")[r] = measure(() -> tokenizeAll(logs, true) == 0 ? 0 : logsPoints, roundNanos);
+            rates.get("otlp")[r] = measure(() -> decodeAll(otlp), roundNanos);
+            rates.get("otlp-baseline")[r] = measure(() -> parseAllOtlp(otlp) == 0 ? 0 : otlpPoints, roundNanos);
         }
         Samples nd = Samples.of(rates.get("ndjson"));
         Samples ndBase = Samples.of(rates.get("ndjson-baseline"));
         Samples lg = Samples.of(rates.get("logs"));
         Samples lgBase = Samples.of(rates.get("logs-baseline"));
+        Samples ot = Samples.of(rates.get("otlp"));
+        Samples otBase = Samples.of(rates.get("otlp-baseline"));
         boolean met = nd.median() >= TARGET_DATAPOINTS_PER_SECOND;
 
         List<String> details = new ArrayList<>();
@@ -98,6 +109,8 @@ final class IngestDecodeBench implements Benchmark {
         details.add("  tokenizer only: " + ndBase.spread("%,.0f"));
         details.add("CloudWatch Logs: " + lg.spread("%,.0f") + " rounds, datapoints/s (" + logsPoints + " datapoints a pass)");
         details.add("  tokenizer only: " + lgBase.spread("%,.0f"));
+        details.add("OTLP protobuf:   " + ot.spread("%,.0f") + " rounds, datapoints/s (" + otlpPoints + " datapoints a pass)");
+        details.add("  parser only:    " + otBase.spread("%,.0f"));
         if (!met) {
             details.addAll(JfrProfile.profile("NDJSON decode + aggregate", () -> measure(() -> decodeAll(ndjson),
                     env.quick() ? 500_000_000L : 5_000_000_000L), null));
@@ -107,9 +120,12 @@ final class IngestDecodeBench implements Benchmark {
         values.put("ndjsonTokenizerDatapointsPerSecond", ndBase.median());
         values.put("logsDatapointsPerSecond", lg.median());
         values.put("logsTokenizerDatapointsPerSecond", lgBase.median());
+        values.put("otlpDatapointsPerSecond", ot.median());
+        values.put("otlpParserDatapointsPerSecond", otBase.median());
         return new Result(name(),
                 "NDJSON " + Format.count(nd.median()) + " datapoints/s, CloudWatch Logs " + Format.count(lg.median())
-                        + " datapoints/s, one thread",
+                        + " datapoints/s, OTLP protobuf " + Format.count(ot.median()) + " datapoints/s (parser alone "
+                        + Format.count(otBase.median()) + "), one thread",
                 "tokenizer only " + Format.count(ndBase.median()) + " and " + Format.count(lgBase.median())
                         + " datapoints/s",
                 "ratio " + Format.ratio(nd.median() / ndBase.median()) + " and " + Format.ratio(lg.median() / lgBase.median()),
@@ -148,6 +164,16 @@ final class IngestDecodeBench implements Benchmark {
         }
         if (partials == 0) {
             throw new IllegalStateException("nothing aggregated");
+        }
+        return points;
+    }
+
+    /** The OTLP floor: protobuf's parser alone over every record; the data points parsed. */
+    static long parseAllOtlp(List<byte[]> records) throws IOException {
+        long points = 0;
+        for (byte[] data : records) {
+            var request = io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest.parseFrom(data);
+            points += request.getResourceMetrics(0).getScopeMetrics(0).getMetricsCount();
         }
         return points;
     }
