@@ -167,13 +167,16 @@ final class OtlpDecoder {
                 }
                 break;
             case HISTOGRAM:
-                requireDelta(metric.getHistogram().getAggregationTemporality(), at + ".histogram");
+                requireDelta(metric.getHistogram().getAggregationTemporality(), at + ".histogram",
+                        "add the Collector's cumulativetodelta processor to the pipeline");
                 for (int i = 0; i < metric.getHistogram().getDataPointsCount(); i++) {
                     histogram(name, unit, metric.getHistogram().getDataPoints(i), resourceDims, at + ".histogram.dataPoints[" + i + "]", out);
                 }
                 break;
             case EXPONENTIAL_HISTOGRAM:
-                requireDelta(metric.getExponentialHistogram().getAggregationTemporality(), at + ".exponentialHistogram");
+                // The Collector's cumulativetodelta processor leaves exponential histograms alone: the SDK must send deltas.
+                requireDelta(metric.getExponentialHistogram().getAggregationTemporality(), at + ".exponentialHistogram",
+                        "set the SDK to delta (OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE=delta); cumulativetodelta does not convert them");
                 for (int i = 0; i < metric.getExponentialHistogram().getDataPointsCount(); i++) {
                     exponential(name, unit, metric.getExponentialHistogram().getDataPoints(i), resourceDims,
                             at + ".exponentialHistogram.dataPoints[" + i + "]", out);
@@ -353,11 +356,10 @@ final class OtlpDecoder {
         return v;
     }
 
-    private static void requireDelta(AggregationTemporality t, String at) throws DecodeException {
+    private static void requireDelta(AggregationTemporality t, String at, String fix) throws DecodeException {
         if (t != AggregationTemporality.AGGREGATION_TEMPORALITY_DELTA) {
             // Stored as they come, cumulative histograms would add every export's running total again.
-            throw new DecodeException(at + ": " + t + " histograms are not accepted, only delta; add the Collector's "
-                    + "cumulativetodelta processor to the pipeline");
+            throw new DecodeException(at + ": " + t + " histograms are not accepted, only delta; " + fix);
         }
     }
 
