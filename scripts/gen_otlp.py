@@ -14,6 +14,7 @@ Writes, all from one SDK collection of the instruments below:
     OUT/metrics.pb.flate     flushed, never closed, so the streams carry no trailer (no CRC/Adler, no final block)
     OUT/metrics.json.gz      OTLP/JSON gzip-compressed the same way
     EVENTS/ingest-kinesis-otlp.json  a Kinesis event with those records (base64) for `make invoke`
+    EVENTS/expected/ingest-kinesis-otlp.json  what ingesting it must store (the format of scripts/gen_events.py)
 
 Instruments (the Java tests assert these numbers; keep them in step):
     requests          Counter, delta               route=/pay: 1+2+3 = 6;  route=/refund: 4
@@ -120,6 +121,38 @@ def exporter_compress(data, wbits):
     return c.compress(data) + c.flush(zlib.Z_SYNC_FLUSH)
 
 
+# What one record must store, by series: (count, sum, min, max) from the values recorded above, not from the
+# decoder. Resource dims: service.name and deployment.environment (telemetry.sdk.* and service.instance.id are
+# left out by Pulse's rule, docs/otlp-input.md).
+RESOURCE_DIMS = {"service.name": "checkout", "deployment.environment": "test"}
+PER_RECORD = [
+    ("requests", {"route": "/pay"}, (1, 6.0, 6.0, 6.0)),
+    ("requests", {"route": "/refund"}, (1, 4.0, 4.0, 4.0)),
+    ("queue.depth", {}, (1, 7.0, 7.0, 7.0)),
+    ("temperature", {"room": "lab"}, (1, 21.5, 21.5, 21.5)),
+    ("latency", {"route": "/pay"}, (6, 327.0, 3.0, 250.0)),
+    ("payload.size", {}, (5, 6600.0, 100.0, 5000.0)),
+    ("rpc.duration.count", {"method": "Get"}, (1, 4.0, 4.0, 4.0)),
+    ("rpc.duration.sum", {"method": "Get"}, (1, 10.5, 10.5, 10.5)),
+]
+
+
+def series_key(name, dims):
+    def esc(t):
+        return "".join("\\" + c if c in "{}=,\\" else c for c in t)
+    return esc(name) + "{" + ",".join(esc(k) + "=" + esc(v) for k, v in sorted(dims.items())) + "}"
+
+
+def expected(records):
+    minute = (TIME_NS // 1_000_000) // 60_000 * 60_000
+    series = {}
+    for name, dims, (count, total, lo, hi) in PER_RECORD:
+        series[series_key(name, {**RESOURCE_DIMS, **dims})] = {str(minute): {
+            "count": count * records, "max": hi, "min": lo, "sum": total * records}}
+    return {"datapoints": len(PER_RECORD) * records, "now": TIME_NS // 1_000_000, "poisonRecords": 0,
+            "poisonSequenceNumbers": [], "records": records, "series": series, "skippedEvents": 0}
+
+
 def kinesis_event(records):
     out = []
     for i, (key, data) in enumerate(records, start=1):
@@ -161,6 +194,11 @@ def main():
     event = kinesis_event([("otlp-proto-gzip", files["metrics.pb.gz"]), ("otlp-json", js)])
     with open(os.path.join(args.events_out, "ingest-kinesis-otlp.json"), "w") as f:
         json.dump(event, f, indent=2)
+        f.write("\n")
+    # The same expectations file scripts/gen_events.py writes for its events (IngestHandlerIT reads it).
+    os.makedirs(os.path.join(args.events_out, "expected"), exist_ok=True)
+    with open(os.path.join(args.events_out, "expected", "ingest-kinesis-otlp.json"), "w") as f:
+        json.dump(expected(len(event["Records"])), f, indent=2, sort_keys=True)
         f.write("\n")
 
 

@@ -53,7 +53,8 @@ class IngestHandlerIT {
     private static final AtomicInteger STACKS = new AtomicInteger();
 
     @ParameterizedTest
-    @ValueSource(strings = {"ingest-kinesis-native.json", "ingest-kinesis-cwlogs.json", "ingest-kinesis-poison.json"})
+    @ValueSource(strings = {"ingest-kinesis-native.json", "ingest-kinesis-cwlogs.json", "ingest-kinesis-poison.json",
+            "ingest-kinesis-otlp.json"})
     void handleRequest_whenFixtureEvent_storesExactlyTheExpectedAggregates(String eventFile) {
         ExpectedResults expected = ExpectedResults.forEvent(eventFile);
         Stack stack = new Stack(expected.now());

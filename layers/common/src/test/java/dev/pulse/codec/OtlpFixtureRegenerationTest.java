@@ -38,5 +38,7 @@ class OtlpFixtureRegenerationTest {
         }
         assertThat(Files.readAllBytes(tmp.resolve("ingest-kinesis-otlp.json")))
                 .isEqualTo(Files.readAllBytes(REPO.resolve("events/ingest-kinesis-otlp.json")));
+        assertThat(Files.readAllBytes(tmp.resolve("expected/ingest-kinesis-otlp.json")))
+                .isEqualTo(Files.readAllBytes(REPO.resolve("events/expected/ingest-kinesis-otlp.json")));
     }
 }
