@@ -57,6 +57,68 @@ public final class Datasets {
     }
 
     /**
+     * {@code records} OTLP metrics records as the Collector's awskinesis exporter writes them by default (otlp_proto, no
+     * compression): one ExportMetricsServiceRequest with a resource ({@code service.name}) and {@code perRecord}
+     * data points, alternately a gauge and a delta histogram (10 explicit buckets, 20 values, min and max) of a route.
+     */
+    public static List<byte[]> otlp(int records, int perRecord, long start, long spanMillis, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        List<byte[]> out = new ArrayList<>(records);
+        var delta = io.opentelemetry.proto.metrics.v1.AggregationTemporality.AGGREGATION_TEMPORALITY_DELTA;
+        double[] bounds = {5, 10, 25, 50, 75, 100, 250, 500, 1000};
+        for (int r = 0; r < records; r++) {
+            var scope = io.opentelemetry.proto.metrics.v1.ScopeMetrics.newBuilder();
+            for (int i = 0; i < perRecord; i++) {
+                long nanos = (start + rnd.nextLong(spanMillis)) * 1_000_000L;
+                var route = io.opentelemetry.proto.common.v1.KeyValue.newBuilder().setKey("route")
+                        .setValue(io.opentelemetry.proto.common.v1.AnyValue.newBuilder().setStringValue(ROUTES[rnd.nextInt(ROUTES.length)]));
+                var metric = io.opentelemetry.proto.metrics.v1.Metric.newBuilder().setName(NAMES[rnd.nextInt(NAMES.length)]).setUnit("ms");
+                if (i % 2 == 0) {
+                    metric.setGauge(io.opentelemetry.proto.metrics.v1.Gauge.newBuilder().addDataPoints(
+                            io.opentelemetry.proto.metrics.v1.NumberDataPoint.newBuilder().setTimeUnixNano(nanos).addAttributes(route)
+                                    .setAsDouble(Double.parseDouble(value(rnd)))));
+                } else {
+                    long[] counts = new long[bounds.length + 1];
+                    double sum = 0;
+                    double min = Double.MAX_VALUE;
+                    double max = -Double.MAX_VALUE;
+                    for (int v = 0; v < 20; v++) {
+                        double x = Double.parseDouble(value(rnd));
+                        int b = 0;
+                        while (b < bounds.length && x > bounds[b]) {
+                            b++;
+                        }
+                        counts[b]++;
+                        sum += x;
+                        min = Math.min(min, x);
+                        max = Math.max(max, x);
+                    }
+                    var dp = io.opentelemetry.proto.metrics.v1.HistogramDataPoint.newBuilder().setTimeUnixNano(nanos)
+                            .addAttributes(route).setCount(20).setSum(sum).setMin(min).setMax(max);
+                    for (double b : bounds) {
+                        dp.addExplicitBounds(b);
+                    }
+                    for (long c : counts) {
+                        dp.addBucketCounts(c);
+                    }
+                    metric.setHistogram(io.opentelemetry.proto.metrics.v1.Histogram.newBuilder().setAggregationTemporality(delta)
+                            .addDataPoints(dp));
+                }
+                scope.addMetrics(metric);
+            }
+            out.add(io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest.newBuilder()
+                    .addResourceMetrics(io.opentelemetry.proto.metrics.v1.ResourceMetrics.newBuilder()
+                            .setResource(io.opentelemetry.proto.resource.v1.Resource.newBuilder().addAttributes(
+                                    io.opentelemetry.proto.common.v1.KeyValue.newBuilder().setKey("service.name").setValue(
+                                            io.opentelemetry.proto.common.v1.AnyValue.newBuilder()
+                                                    .setStringValue(SERVICES[rnd.nextInt(SERVICES.length)]))))
+                            .addScopeMetrics(scope))
+                    .build().toByteArray());
+        }
+        return out;
+    }
+
+    /**
      * {@code records} CloudWatch Logs subscription payloads (gzip), each with {@code eventsPerRecord} log events
      * from one function's log group: per invocation a START line, an application line, an EMF document with a
      * latency array of three values and a count, END, and REPORT (4 datapoints), as Lambda functions write them.

@@ -60,7 +60,10 @@ final class IngestDecodeBench implements Benchmark {
                 free). Median of rounds of at least one second, product and baseline alternating; [min .. max] is \
                 the spread. KPL: the NDJSON records packed ten to a KPL aggregate (`RecordDecoder.decodeUnits`, each \
                 user record decoded on its own), against de-aggregation alone (MD5 and protobuf, nothing decoded). \
-                Target: >= 300,000 datapoints/s for NDJSON.""";
+                OTLP: otlp_proto records (the exporter's default, uncompressed) of 50 data points, half \
+                gauges and half delta histograms of 20 values in 10 buckets (a histogram is one pre-aggregated \
+                datapoint); its floor is protobuf's parser alone (ExportMetricsServiceRequest.parseFrom). Target: \
+                >= 300,000 datapoints/s for NDJSON.""";
     }
 
     @Override
@@ -68,11 +71,13 @@ final class IngestDecodeBench implements Benchmark {
         List<byte[]> ndjson = Datasets.ndjson(2_000, 50, START, 240_000, 7);
         List<byte[]> logs = Datasets.cloudWatchLogs(1_000, 25, START, 240_000, 11);
         List<byte[]> kpl = aggregates(ndjson, 10);
+        List<byte[]> otlp = Datasets.otlp(1_000, 50, START, 240_000, 13);
         int rounds = env.scale(10, 2);
         long roundNanos = env.quick() ? 200_000_000L : 1_000_000_000L;
 
         Map<String, double[]> rates = new LinkedHashMap<>();
-        String[] series = {"ndjson", "ndjson-baseline", "logs", "logs-baseline", "kpl", "kpl-baseline"};
+        String[] series = {"ndjson", "ndjson-baseline", "logs", "logs-baseline", "kpl", "kpl-baseline", "otlp",
+            "otlp-baseline"};
         for (String s : series) {
             rates.put(s, new double[rounds]);
         }
@@ -84,10 +89,13 @@ final class IngestDecodeBench implements Benchmark {
             measure(() -> tokenizeAll(logs, true), roundNanos);
             measure(() -> decodeAllUnits(kpl), roundNanos);
             measure(() -> deaggregateAll(kpl), roundNanos);
+            measure(() -> decodeAll(otlp), roundNanos);
+            measure(() -> parseAllOtlp(otlp), roundNanos);
         }
         long ndjsonPoints = decodeAll(ndjson);
         long logsPoints = decodeAll(logs);
         long kplPoints = decodeAllUnits(kpl);
+        long otlpPoints = decodeAll(otlp);
         for (int r = 0; r < rounds; r++) {
             rates.get("ndjson")[r] = measure(() -> decodeAll(ndjson), roundNanos);
             rates.get("ndjson-baseline")[r] = measure(() -> tokenizeAll(ndjson, false) == 0 ? 0 : ndjsonPoints, roundNanos);
@@ -95,6 +103,8 @@ final class IngestDecodeBench implements Benchmark {
             rates.get("logs-baseline")[r] = measure(() -> tokenizeAll(logs, true) == 0 ? 0 : logsPoints, roundNanos);
             rates.get("kpl")[r] = measure(() -> decodeAllUnits(kpl), roundNanos);
             rates.get("kpl-baseline")[r] = measure(() -> deaggregateAll(kpl) == 0 ? 0 : kplPoints, roundNanos);
+            rates.get("otlp")[r] = measure(() -> decodeAll(otlp), roundNanos);
+            rates.get("otlp-baseline")[r] = measure(() -> parseAllOtlp(otlp) == 0 ? 0 : otlpPoints, roundNanos);
         }
         Samples nd = Samples.of(rates.get("ndjson"));
         Samples ndBase = Samples.of(rates.get("ndjson-baseline"));
@@ -102,6 +112,8 @@ final class IngestDecodeBench implements Benchmark {
         Samples lgBase = Samples.of(rates.get("logs-baseline"));
         Samples kp = Samples.of(rates.get("kpl"));
         Samples kpBase = Samples.of(rates.get("kpl-baseline"));
+        Samples ot = Samples.of(rates.get("otlp"));
+        Samples otBase = Samples.of(rates.get("otlp-baseline"));
         boolean met = nd.median() >= TARGET_DATAPOINTS_PER_SECOND;
 
         List<String> details = new ArrayList<>();
@@ -112,6 +124,8 @@ final class IngestDecodeBench implements Benchmark {
         details.add("KPL aggregates:  " + kp.spread("%,.0f") + " rounds, datapoints/s (" + kplPoints
                 + " datapoints a pass, 10 user records an aggregate)");
         details.add("  de-aggregation only: " + kpBase.spread("%,.0f"));
+        details.add("OTLP protobuf:   " + ot.spread("%,.0f") + " rounds, datapoints/s (" + otlpPoints + " datapoints a pass)");
+        details.add("  parser only:    " + otBase.spread("%,.0f"));
         if (!met) {
             details.addAll(JfrProfile.profile("NDJSON decode + aggregate", () -> measure(() -> decodeAll(ndjson),
                     env.quick() ? 500_000_000L : 5_000_000_000L), null));
@@ -123,9 +137,13 @@ final class IngestDecodeBench implements Benchmark {
         values.put("logsTokenizerDatapointsPerSecond", lgBase.median());
         values.put("kplDatapointsPerSecond", kp.median());
         values.put("kplDeaggregateOnlyDatapointsPerSecond", kpBase.median());
+        values.put("otlpDatapointsPerSecond", ot.median());
+        values.put("otlpParserDatapointsPerSecond", otBase.median());
         return new Result(name(),
                 "NDJSON " + Format.count(nd.median()) + " datapoints/s, CloudWatch Logs " + Format.count(lg.median())
-                        + " datapoints/s, KPL " + Format.count(kp.median()) + " datapoints/s, one thread",
+                        + " datapoints/s, KPL " + Format.count(kp.median()) + " datapoints/s, OTLP protobuf "
+                        + Format.count(ot.median()) + " datapoints/s (parser alone " + Format.count(otBase.median())
+                        + "), one thread",
                 "tokenizer only " + Format.count(ndBase.median()) + " and " + Format.count(lgBase.median())
                         + " datapoints/s",
                 "ratio " + Format.ratio(nd.median() / ndBase.median()) + " and " + Format.ratio(lg.median() / lgBase.median()),
@@ -195,6 +213,16 @@ final class IngestDecodeBench implements Benchmark {
                 }
             }
             points += agg.datapoints();
+        }
+        return points;
+    }
+
+    /** The OTLP floor: protobuf's parser alone over every record; the data points parsed. */
+    static long parseAllOtlp(List<byte[]> records) throws IOException {
+        long points = 0;
+        for (byte[] data : records) {
+            var request = io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest.parseFrom(data);
+            points += request.getResourceMetrics(0).getScopeMetrics(0).getMetricsCount();
         }
         return points;
     }

@@ -54,7 +54,7 @@ class IngestHandlerIT {
 
     @ParameterizedTest
     @ValueSource(strings = {"ingest-kinesis-native.json", "ingest-kinesis-cwlogs.json", "ingest-kinesis-poison.json",
-            "ingest-kinesis-kpl.json"})
+            "ingest-kinesis-kpl.json", "ingest-kinesis-otlp.json"})
     void handleRequest_whenFixtureEvent_storesExactlyTheExpectedAggregates(String eventFile) {
         ExpectedResults expected = ExpectedResults.forEvent(eventFile);
         Stack stack = new Stack(expected.now());

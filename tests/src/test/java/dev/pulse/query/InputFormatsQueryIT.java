@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Each input format, from its fixture in events/ (made by a real producer where one exists: the KPL aggregates by
- * aws-kinesis-agg), through ingest and back out of the query API: the series the catalog lists and every minute's
+ * aws-kinesis-agg, the OTLP requests by the OpenTelemetry Python SDK's encoders), through ingest and back out of the query API: the series the catalog lists and every minute's
  * count, sum, min and max are what the producer sent, first from the partials, then from the built rollups.
  */
 @ExtendWith(Emulators.class)
@@ -37,7 +37,8 @@ class InputFormatsQueryIT {
     private static final long MINUTE = 60_000L;
 
     @ParameterizedTest
-    @ValueSource(strings = {"ingest-kinesis-native.json", "ingest-kinesis-cwlogs.json", "ingest-kinesis-kpl.json"})
+    @ValueSource(strings = {"ingest-kinesis-native.json", "ingest-kinesis-cwlogs.json", "ingest-kinesis-kpl.json",
+        "ingest-kinesis-otlp.json"})
     void query_whenFormatIngested_answersEveryMinuteAsTheProducerSent(String eventFile) throws Exception {
         ExpectedResults expected = ExpectedResults.forEvent(eventFile);
         KinesisEvent event = EventLoader.loadKinesisEvent(ExpectedResults.event(eventFile).toString());

@@ -25,7 +25,8 @@ import java.util.zip.GZIPOutputStream;
 /**
  * IngestFunction's SnapStart priming: the production wiring of {@link IngestHandler} built again on
  * {@link PrimingClients} and a throwaway EMF sink, invoked with synthetic Kinesis batches in every input format
- * (a native object, an array, NDJSON, a gzip CloudWatch Logs payload with an EMF document and a REPORT line), so
+ * (a native object, an array, NDJSON, a gzip CloudWatch Logs payload with an EMF document and a REPORT line, OTLP
+ * metrics as gzip protobuf and as JSON: the OTLP classes cost about 75-95 ms to load on first use), so
  * decode, validation, aggregation, the partial, mark and checkpoint writes (marshalled, answered in memory), the
  * partial batch response and the EMF document all run before the snapshot. The function's own handler, clients,
  * series catalog, mark memory and cold-start flag are not touched.
@@ -98,7 +99,9 @@ final class IngestPriming extends Priming {
                 gzip(logs),
                 // A KPL aggregate: de-aggregation (MD5 included) is in the snapshot too.
                 KplAggregate.write(List.of(Map.entry("priming", dp.formatted("4").getBytes(StandardCharsets.UTF_8)),
-                        Map.entry("priming-2", dp.formatted("5").getBytes(StandardCharsets.UTF_8)))));
+                        Map.entry("priming-2", dp.formatted("5").getBytes(StandardCharsets.UTF_8)))),
+                gzip(otlp(nowMillis).toByteArray()),
+                otlpJson(nowMillis).getBytes(StandardCharsets.UTF_8));
         List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>();
         BigInteger base = new BigInteger("49590338271490256608559692538361571095921575989130000000")
                 .add(BigInteger.valueOf(round * 100L));
@@ -125,14 +128,53 @@ final class IngestPriming extends Priming {
         return event;
     }
 
+    /** A gauge, a delta histogram and a delta exponential histogram: every OTLP mapping path but the summary's. */
+    private static io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest otlp(long nowMillis) {
+        long nanos = nowMillis * 1_000_000L;
+        var attr = io.opentelemetry.proto.common.v1.KeyValue.newBuilder().setKey("service.name")
+                .setValue(io.opentelemetry.proto.common.v1.AnyValue.newBuilder().setStringValue("priming"));
+        var delta = io.opentelemetry.proto.metrics.v1.AggregationTemporality.AGGREGATION_TEMPORALITY_DELTA;
+        var scope = io.opentelemetry.proto.metrics.v1.ScopeMetrics.newBuilder()
+                .addMetrics(io.opentelemetry.proto.metrics.v1.Metric.newBuilder().setName("pulse.priming.otlp.gauge").setUnit("ms")
+                        .setGauge(io.opentelemetry.proto.metrics.v1.Gauge.newBuilder().addDataPoints(
+                                io.opentelemetry.proto.metrics.v1.NumberDataPoint.newBuilder().setTimeUnixNano(nanos).setAsDouble(1.5))))
+                .addMetrics(io.opentelemetry.proto.metrics.v1.Metric.newBuilder().setName("pulse.priming.otlp.histogram").setUnit("ms")
+                        .setHistogram(io.opentelemetry.proto.metrics.v1.Histogram.newBuilder().setAggregationTemporality(delta)
+                                .addDataPoints(io.opentelemetry.proto.metrics.v1.HistogramDataPoint.newBuilder().setTimeUnixNano(nanos)
+                                        .setCount(3).setSum(16).setMin(1).setMax(10).addExplicitBounds(5)
+                                        .addBucketCounts(2).addBucketCounts(1))))
+                .addMetrics(io.opentelemetry.proto.metrics.v1.Metric.newBuilder().setName("pulse.priming.otlp.exponential").setUnit("By")
+                        .setExponentialHistogram(io.opentelemetry.proto.metrics.v1.ExponentialHistogram.newBuilder()
+                                .setAggregationTemporality(delta).addDataPoints(
+                                        io.opentelemetry.proto.metrics.v1.ExponentialHistogramDataPoint.newBuilder().setTimeUnixNano(nanos)
+                                                .setCount(2).setSum(300).setMin(100).setMax(200).setScale(0)
+                                                .setPositive(io.opentelemetry.proto.metrics.v1.ExponentialHistogramDataPoint.Buckets
+                                                        .newBuilder().setOffset(6).addBucketCounts(1).addBucketCounts(1)))));
+        return io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest.newBuilder()
+                .addResourceMetrics(io.opentelemetry.proto.metrics.v1.ResourceMetrics.newBuilder()
+                        .setResource(io.opentelemetry.proto.resource.v1.Resource.newBuilder().addAttributes(attr))
+                        .addScopeMetrics(scope))
+                .build();
+    }
+
+    private static String otlpJson(long nowMillis) {
+        return "{\"resourceMetrics\":[{\"scopeMetrics\":[{\"metrics\":[{\"name\":\"pulse.priming.otlp.sum\",\"sum\":{"
+                + "\"aggregationTemporality\":1,\"isMonotonic\":true,\"dataPoints\":[{\"timeUnixNano\":\"" + nowMillis + "000000\","
+                + "\"asInt\":\"2\",\"attributes\":[{\"key\":\"route\",\"value\":{\"stringValue\":\"/priming\"}}]}]}}]}]}]}";
+    }
+
     private static String quote(String s) {
         return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\t", "\\t") + "\"";
     }
 
     private static byte[] gzip(String s) throws IOException {
+        return gzip(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static byte[] gzip(byte[] data) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (GZIPOutputStream z = new GZIPOutputStream(out)) {
-            z.write(s.getBytes(StandardCharsets.UTF_8));
+            z.write(data);
         }
         return out.toByteArray();
     }

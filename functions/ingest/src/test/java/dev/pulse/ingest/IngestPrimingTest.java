@@ -28,9 +28,9 @@ class IngestPrimingTest {
         var first = IngestPriming.event(0, 1_000L).getRecords();
         var second = IngestPriming.event(1, 1_000L).getRecords();
 
-        assertThat(first).hasSize(5);
+        assertThat(first).hasSize(7);
         assertThat(new java.math.BigInteger(second.get(0).getKinesis().getSequenceNumber()))
-                .isGreaterThan(new java.math.BigInteger(first.get(4).getKinesis().getSequenceNumber()));
+                .isGreaterThan(new java.math.BigInteger(first.get(6).getKinesis().getSequenceNumber()));
     }
 
     @Test

@@ -32,7 +32,11 @@ public final class BatchAggregator {
             long minute = Math.floorDiv(dp.timestamp(), MINUTE_MS) * MINUTE_MS;
             MinuteAggregate agg = partials.computeIfAbsent(new Key(seriesKey, minute),
                     k -> new MinuteAggregate(seriesKey, dp.name(), dp.dims(), minute, shardId, sequenceNumber));
-            agg.add(dp.value(), dp.unit(), sequenceNumber);
+            if (dp.summary() != null) {
+                agg.add(dp.summary(), dp.unit(), sequenceNumber);
+            } else {
+                agg.add(dp.value(), dp.unit(), sequenceNumber);
+            }
             datapoints++;
         }
     }

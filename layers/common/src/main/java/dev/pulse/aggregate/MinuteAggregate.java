@@ -39,6 +39,15 @@ public final class MinuteAggregate {
         }
     }
 
+    /** A producer's pre-aggregated values (an OTLP histogram point), merged whole so count and sum stay exact. */
+    void add(Summary values, String unit, String sequence) {
+        summary.merge(values);
+        lastSequence = sequence;
+        if (unit != null) {
+            this.unit = unit;
+        }
+    }
+
     public String seriesKey() {
         return seriesKey;
     }

@@ -11,14 +11,16 @@ import java.util.List;
  *
  * <p>A record is all or nothing: if any part of it cannot be decoded or any datapoint is invalid the
  * whole record is poison, so a fixed record can be put back on the stream without double counting the
- * part that was accepted. Gzip data (magic {@code 1f 8b}) is a CloudWatch Logs subscription payload;
- * anything else is native JSON. A KPL aggregate (magic {@code F3 89 9A C2}) is split by {@link #decodeUnits} into
- * its user records, each all or nothing on its own.
+ * part that was accepted. OTLP metrics (the Collector's awskinesis exporter, any of its encodings and
+ * compressions) are recognised by content first ({@link OtlpDecoder#detect}); other gzip data (magic
+ * {@code 1f 8b}) is a CloudWatch Logs subscription payload; anything else is native JSON. A KPL aggregate (magic
+ * {@code F3 89 9A C2}) is split by {@link #decodeUnits} into its user records, each all or nothing on its own.
  */
 public final class RecordDecoder {
 
     private final NativeDecoder nativeDecoder = new NativeDecoder();
     private final CloudWatchLogsDecoder logsDecoder = new CloudWatchLogsDecoder();
+    private final OtlpDecoder otlpDecoder = new OtlpDecoder();
     private final DatapointValidator validator;
 
     public RecordDecoder(DatapointValidator validator) {
@@ -75,7 +77,10 @@ public final class RecordDecoder {
         }
         Decoded decoded;
         try {
-            decoded = CloudWatchLogsDecoder.isGzip(data) ? logsDecoder.decode(data) : nativeDecoder.decode(data);
+            // OTLP first: its compression may be gzip too, so it is told apart by content (OtlpDecoder.detect).
+            OtlpDecoder.Format otlp = OtlpDecoder.detect(data);
+            decoded = otlp != null ? otlpDecoder.decode(data, otlp)
+                    : CloudWatchLogsDecoder.isGzip(data) ? logsDecoder.decode(data) : nativeDecoder.decode(data);
         } catch (DecodeException e) {
             throw e;
         } catch (RuntimeException e) {

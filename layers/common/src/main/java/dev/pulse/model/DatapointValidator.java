@@ -57,18 +57,33 @@ public final class DatapointValidator {
             checkText("dimension value of " + abbreviate(e.getKey()), e.getValue(), MAX_DIMENSION_LENGTH);
         }
         checkSeriesKeyLength(dp);
-        double v = dp.value();
-        if (!Double.isFinite(v)) {
-            throw new ValidationException("value: " + v + " is not a finite number (series " + abbreviate(dp.name()) + ")");
-        }
-        double mag = Math.abs(v);
-        if (mag != 0 && (mag > MAX_MAGNITUDE || mag < MIN_MAGNITUDE)) {
-            throw new ValidationException("value: " + v + " is outside the supported magnitude range 1e-100..1e100");
+        checkNumber("value", dp.value(), dp.name());
+        if (dp.summary() != null) {
+            // A pre-aggregated datapoint (OTLP histogram): its sum, min and max are stored like values are.
+            if (dp.summary().count() < 1) {
+                throw new ValidationException("count: " + dp.summary().count() + ", a summary needs at least one value (series "
+                        + abbreviate(dp.name()) + ")");
+            }
+            checkNumber("min", dp.summary().min(), dp.name());
+            checkNumber("max", dp.summary().max(), dp.name());
+            if (dp.summary().min() > dp.summary().max()) {
+                throw new ValidationException("min: " + dp.summary().min() + " is above max " + dp.summary().max());
+            }
         }
         long ts = dp.timestamp();
         if (ts < nowMillis - maxAgeMillis || ts > nowMillis + maxFutureMillis) {
             throw new ValidationException("ts: " + ts + " is outside the accepted window (now-" + (maxAgeMillis / 1000)
                     + "s .. now+" + (maxFutureMillis / 1000) + "s)");
+        }
+    }
+
+    private static void checkNumber(String field, double v, String name) throws ValidationException {
+        if (!Double.isFinite(v)) {
+            throw new ValidationException(field + ": " + v + " is not a finite number (series " + abbreviate(name) + ")");
+        }
+        double mag = Math.abs(v);
+        if (mag != 0 && (mag > MAX_MAGNITUDE || mag < MIN_MAGNITUDE)) {
+            throw new ValidationException(field + ": " + v + " is outside the supported magnitude range 1e-100..1e100");
         }
     }
 

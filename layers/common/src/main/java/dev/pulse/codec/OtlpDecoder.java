@@ -1,0 +1,551 @@
+package dev.pulse.codec;
+
+import com.datadoghq.sketch.ddsketch.DDSketch;
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.pulse.aggregate.ExactSum;
+import dev.pulse.aggregate.Sketches;
+import dev.pulse.aggregate.Summary;
+import dev.pulse.model.Datapoint;
+import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+import io.opentelemetry.proto.common.v1.AnyValue;
+import io.opentelemetry.proto.common.v1.KeyValue;
+import io.opentelemetry.proto.metrics.v1.AggregationTemporality;
+import io.opentelemetry.proto.metrics.v1.DataPointFlags;
+import io.opentelemetry.proto.metrics.v1.ExponentialHistogramDataPoint;
+import io.opentelemetry.proto.metrics.v1.HistogramDataPoint;
+import io.opentelemetry.proto.metrics.v1.Metric;
+import io.opentelemetry.proto.metrics.v1.NumberDataPoint;
+import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
+import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
+import io.opentelemetry.proto.metrics.v1.SummaryDataPoint;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.DataFormatException;
+import java.util.zip.Inflater;
+
+/**
+ * OTLP metrics as the OpenTelemetry Collector's {@code awskinesis} exporter writes them: one
+ * {@code ExportMetricsServiceRequest} per Kinesis record, {@code otlp_proto} (protobuf) or {@code otlp_json}, with
+ * {@code encoding.compression} none, gzip, zlib or flate. The exporter flushes its compressor and never closes it,
+ * so compressed records end without the format's trailer: they are inflated up to the end of the input, not to an
+ * end-of-stream marker. The mapping to datapoints is in docs/otlp-input.md; in short:
+ * <ul>
+ *   <li>gauges and sums: one datapoint per data point (a cumulative sum is a sample of the running total);</li>
+ *   <li>histograms and exponential histograms (delta only): one pre-aggregated datapoint with the exact count,
+ *       sum, min and max and a sketch built from the buckets;</li>
+ *   <li>summaries: {@code <name>.count} and {@code <name>.sum};</li>
+ *   <li>dims: resource attributes (less {@link #isIgnoredResourceKey the SDK's own}) then data-point attributes,
+ *       which win on a clash; an attribute with an empty value is left out.</li>
+ * </ul>
+ */
+final class OtlpDecoder {
+
+    /** Same bound as the CloudWatch Logs path: a 1 MB record must not inflate into unbounded memory. */
+    static final int MAX_DECOMPRESSED_BYTES = CloudWatchLogsDecoder.MAX_DECOMPRESSED_BYTES;
+    private static final int PEEK_BYTES = 64;
+    private static final byte[] RESOURCE_METRICS = "\"resourceMetrics\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] RESOURCE_METRICS_SNAKE = "\"resource_metrics\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    enum Compression { NONE, GZIP, ZLIB, FLATE }
+
+    enum Encoding { PROTO, JSON }
+
+    /** How one record is packed, or null when it is not OTLP (see {@link #detect}). */
+    record Format(Compression compression, Encoding encoding) {
+    }
+
+    /**
+     * The detection rule, by content, because gzip alone no longer means CloudWatch Logs:
+     * <ol>
+     *   <li>gzip magic {@code 1f 8b}, or a zlib header ({@code CM} 8, header checksum a multiple of 31; no JSON text
+     *       starts with those bytes): the first bytes are inflated and judged by the content rule below; gzip that is
+     *       not OTLP stays a CloudWatch Logs payload;</li>
+     *   <li>content rule: first non-blank byte {@code {} followed by the key {@code "resourceMetrics"} is OTLP/JSON;
+     *       a first byte {@code 0x0a} (field 1 of ExportMetricsServiceRequest, length-delimited) not followed only by
+     *       blanks and {@code {} is OTLP protobuf;</li>
+     *   <li>anything else that does not start like JSON ({@code {}, {@code [} or a blank) is tried as raw deflate
+     *       (the exporter's {@code flate}) and judged by the content rule; what fails stays native JSON, whose decoder
+     *       then names the error.</li>
+     * </ol>
+     */
+    static Format detect(byte[] data) {
+        if (data.length >= 2 && (data[0] & 0xff) == 0x1f && (data[1] & 0xff) == 0x8b) {
+            return withContent(Compression.GZIP, peek(data, Compression.GZIP));
+        }
+        if (data.length >= 2 && (data[0] & 0x0f) == 8 && (data[0] & 0xf0) <= 0x70 && (((data[0] & 0xff) << 8) | (data[1] & 0xff)) % 31 == 0) {
+            return withContent(Compression.ZLIB, peek(data, Compression.ZLIB));
+        }
+        Encoding plain = content(data, data.length);
+        if (plain != null) {
+            return new Format(Compression.NONE, plain);
+        }
+        int first = firstNonBlank(data, data.length);
+        if (first < 0 || data[first] == '{' || data[first] == '[') {
+            return null;
+        }
+        return withContent(Compression.FLATE, peek(data, Compression.FLATE));
+    }
+
+    private static Format withContent(Compression c, byte[] prefix) {
+        Encoding e = prefix == null ? null : content(prefix, prefix.length);
+        return e == null ? null : new Format(c, e);
+    }
+
+    private static Encoding content(byte[] b, int n) {
+        int i = firstNonBlank(b, n);
+        if (i < 0) {
+            return null;
+        }
+        if (b[i] == '{') {
+            int k = firstNonBlank(b, i + 1, n);
+            return k >= 0 && (startsWith(b, k, n, RESOURCE_METRICS) || startsWith(b, k, n, RESOURCE_METRICS_SNAKE)) ? Encoding.JSON : null;
+        }
+        // 0x0a is also a newline: NDJSON that starts with blank lines was caught above (its first non-blank is { or [).
+        return b[i] != '[' && b[0] == 0x0a ? Encoding.PROTO : null;
+    }
+
+    /** Decodes a record {@link #detect} recognised as {@code format}. */
+    Decoded decode(byte[] data, Format format) throws DecodeException {
+        byte[] payload = format.compression() == Compression.NONE ? data : inflate(data, format.compression(), MAX_DECOMPRESSED_BYTES, true);
+        ExportMetricsServiceRequest request;
+        if (format.encoding() == Encoding.JSON) {
+            request = OtlpJson.parse(payload);
+        } else {
+            try {
+                request = ExportMetricsServiceRequest.parseFrom(payload);
+            } catch (InvalidProtocolBufferException e) {
+                throw new DecodeException("OTLP protobuf (" + format.compression().name().toLowerCase(java.util.Locale.ROOT)
+                        + "): " + e.getMessage(), e);
+            }
+        }
+        List<Datapoint> out = new ArrayList<>();
+        for (int r = 0; r < request.getResourceMetricsCount(); r++) {
+            ResourceMetrics rm = request.getResourceMetrics(r);
+            Map<String, String> resourceDims = new HashMap<>();
+            for (KeyValue kv : rm.getResource().getAttributesList()) {
+                if (!isIgnoredResourceKey(kv.getKey())) {
+                    putAttribute(resourceDims, kv);
+                }
+            }
+            for (int s = 0; s < rm.getScopeMetricsCount(); s++) {
+                ScopeMetrics sm = rm.getScopeMetrics(s);
+                for (int m = 0; m < sm.getMetricsCount(); m++) {
+                    String at = "resourceMetrics[" + r + "].scopeMetrics[" + s + "].metrics[" + m + "]";
+                    metric(sm.getMetrics(m), resourceDims, at, out);
+                }
+            }
+        }
+        return new Decoded(out, 0);
+    }
+
+    /**
+     * Resource attributes that describe the SDK, not the service, and {@code service.instance.id}, which SDKs draw at
+     * random per process: as dims they would start a new series at every SDK upgrade or restart.
+     */
+    static boolean isIgnoredResourceKey(String key) {
+        return key.startsWith("telemetry.sdk.") || key.startsWith("telemetry.distro.") || key.equals("telemetry.auto.version")
+                || key.equals("service.instance.id");
+    }
+
+    private static void metric(Metric metric, Map<String, String> resourceDims, String at, List<Datapoint> out) throws DecodeException {
+        String name = metric.getName();
+        String unit = unit(metric.getUnit());
+        switch (metric.getDataCase()) {
+            case GAUGE:
+                for (int i = 0; i < metric.getGauge().getDataPointsCount(); i++) {
+                    number(name, unit, metric.getGauge().getDataPoints(i), resourceDims, at + ".gauge.dataPoints[" + i + "]", out);
+                }
+                break;
+            case SUM:
+                // Delta: each value is what happened in its interval. Cumulative: a sample of the running total (the
+                // Collector's cumulativetodelta processor turns it into deltas before the exporter).
+                for (int i = 0; i < metric.getSum().getDataPointsCount(); i++) {
+                    number(name, unit, metric.getSum().getDataPoints(i), resourceDims, at + ".sum.dataPoints[" + i + "]", out);
+                }
+                break;
+            case HISTOGRAM:
+                requireDelta(metric.getHistogram().getAggregationTemporality(), at + ".histogram",
+                        "add the Collector's cumulativetodelta processor to the pipeline");
+                for (int i = 0; i < metric.getHistogram().getDataPointsCount(); i++) {
+                    histogram(name, unit, metric.getHistogram().getDataPoints(i), resourceDims, at + ".histogram.dataPoints[" + i + "]", out);
+                }
+                break;
+            case EXPONENTIAL_HISTOGRAM:
+                // The Collector's cumulativetodelta processor leaves exponential histograms alone: the SDK must send deltas.
+                requireDelta(metric.getExponentialHistogram().getAggregationTemporality(), at + ".exponentialHistogram",
+                        "set the SDK to delta (OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE=delta); cumulativetodelta does not convert them");
+                for (int i = 0; i < metric.getExponentialHistogram().getDataPointsCount(); i++) {
+                    exponential(name, unit, metric.getExponentialHistogram().getDataPoints(i), resourceDims,
+                            at + ".exponentialHistogram.dataPoints[" + i + "]", out);
+                }
+                break;
+            case SUMMARY:
+                for (int i = 0; i < metric.getSummary().getDataPointsCount(); i++) {
+                    SummaryDataPoint p = metric.getSummary().getDataPoints(i);
+                    if (noRecordedValue(p.getFlags())) {
+                        continue;
+                    }
+                    String pat = at + ".summary.dataPoints[" + i + "]";
+                    Map<String, String> dims = dims(resourceDims, p.getAttributesList());
+                    long ts = millis(p.getTimeUnixNano(), pat);
+                    out.add(new Datapoint(name + ".count", dims, ts, p.getCount(), null));
+                    out.add(new Datapoint(name + ".sum", dims, ts, p.getSum(), unit));
+                }
+                break;
+            default:
+                throw new DecodeException(at + ": metric " + name + " has no data (" + metric.getDataCase() + ")");
+        }
+    }
+
+    private static void number(String name, String unit, NumberDataPoint p, Map<String, String> resourceDims, String at,
+            List<Datapoint> out) throws DecodeException {
+        if (noRecordedValue(p.getFlags())) {
+            return;
+        }
+        double v = switch (p.getValueCase()) {
+            case AS_DOUBLE -> p.getAsDouble();
+            case AS_INT -> p.getAsInt();
+            default -> throw new DecodeException(at + ": data point without a value");
+        };
+        out.add(new Datapoint(name, dims(resourceDims, p.getAttributesList()), millis(p.getTimeUnixNano(), at), v, unit));
+    }
+
+    private static void histogram(String name, String unit, HistogramDataPoint p, Map<String, String> resourceDims, String at,
+            List<Datapoint> out) throws DecodeException {
+        if (noRecordedValue(p.getFlags()) || p.getCount() == 0) {
+            return;  // nothing recorded in the interval: no values to add
+        }
+        if (!p.hasSum()) {
+            throw new DecodeException(at + ": histogram " + name + " without sum (Pulse stores exact sums, it cannot invent one)");
+        }
+        int buckets = p.getBucketCountsCount();
+        int bounds = p.getExplicitBoundsCount();
+        if (buckets != 0 && buckets != bounds + 1) {
+            throw new DecodeException(at + ": " + buckets + " bucket counts for " + bounds + " bounds (needs bounds + 1)");
+        }
+        long total = 0;
+        for (int i = 0; i < buckets; i++) {
+            total += p.getBucketCounts(i);
+        }
+        if (buckets != 0 && total != p.getCount()) {
+            throw new DecodeException(at + ": bucket counts add up to " + total + ", count is " + p.getCount());
+        }
+        double min = p.hasMin() ? p.getMin() : Double.NaN;
+        double max = p.hasMax() ? p.getMax() : Double.NaN;
+        DDSketch sketch = Sketches.create();
+        if (buckets == 0) {
+            // No distribution sent: every value is taken as the mean, the only thing known about them.
+            sketch.accept(clamp(p.getSum() / p.getCount(), min, max), p.getCount());
+        } else {
+            int nonEmpty = 0;
+            for (int i = 0; i < buckets; i++) {
+                nonEmpty += p.getBucketCounts(i) > 0 ? 1 : 0;
+            }
+            for (int i = 0; i < buckets; i++) {
+                long c = p.getBucketCounts(i);
+                if (c == 0) {
+                    continue;
+                }
+                double lo = i == 0 ? Double.NEGATIVE_INFINITY : p.getExplicitBounds(i - 1);
+                double hi = i == bounds ? Double.POSITIVE_INFINITY : p.getExplicitBounds(i);
+                // Clamped to the exact min and max where sent, which closes the two open-ended buckets.
+                if (!Double.isNaN(min)) {
+                    lo = Math.max(lo, min);
+                }
+                if (!Double.isNaN(max)) {
+                    hi = Math.min(hi, max);
+                }
+                double rep;
+                if (nonEmpty == 1) {
+                    rep = clamp(p.getSum() / p.getCount(), lo, hi);  // all values in one bucket: their mean is exact
+                } else if (Double.isInfinite(lo)) {
+                    rep = hi;
+                } else if (Double.isInfinite(hi)) {
+                    rep = lo;
+                } else {
+                    rep = lo + (hi - lo) / 2;  // the bucket's middle: off by at most half its width
+                }
+                sketch.accept(rep, c);
+            }
+        }
+        if (Double.isNaN(min)) {
+            min = sketchMin(sketch);
+        }
+        if (Double.isNaN(max)) {
+            max = sketchMax(sketch);
+        }
+        out.add(Datapoint.preAggregated(name, dims(resourceDims, p.getAttributesList()), millis(p.getTimeUnixNano(), at), unit,
+                summary(p.getCount(), p.getSum(), min, max, sketch)));
+    }
+
+    private static void exponential(String name, String unit, ExponentialHistogramDataPoint p, Map<String, String> resourceDims,
+            String at, List<Datapoint> out) throws DecodeException {
+        if (noRecordedValue(p.getFlags()) || p.getCount() == 0) {
+            return;
+        }
+        if (!p.hasSum()) {
+            throw new DecodeException(at + ": exponential histogram " + name + " without sum (Pulse stores exact sums)");
+        }
+        if (p.getScale() < -10 || p.getScale() > 20) {
+            throw new DecodeException(at + ": scale " + p.getScale() + " outside the OTLP range -10..20");
+        }
+        double min = p.hasMin() ? p.getMin() : Double.NaN;
+        double max = p.hasMax() ? p.getMax() : Double.NaN;
+        // Bucket i covers (base^i, base^(i+1)] with base = 2^(2^-scale); each bucket's values go in at its geometric
+        // middle base^(i+0.5), within a relative error of sqrt(base) - 1 of every value in it.
+        double log2Base = Math.scalb(1.0, -p.getScale());
+        DDSketch sketch = Sketches.create();
+        long total = p.getZeroCount();
+        if (p.getZeroCount() > 0) {
+            sketch.accept(0.0, p.getZeroCount());
+        }
+        total += addExponential(sketch, p.getPositive(), log2Base, 1, min, max);
+        total += addExponential(sketch, p.getNegative(), log2Base, -1, min, max);
+        if (total != p.getCount()) {
+            throw new DecodeException(at + ": bucket counts add up to " + total + ", count is " + p.getCount());
+        }
+        if (Double.isNaN(min)) {
+            min = sketchMin(sketch);
+        }
+        if (Double.isNaN(max)) {
+            max = sketchMax(sketch);
+        }
+        out.add(Datapoint.preAggregated(name, dims(resourceDims, p.getAttributesList()), millis(p.getTimeUnixNano(), at), unit,
+                summary(p.getCount(), p.getSum(), min, max, sketch)));
+    }
+
+    private static long addExponential(DDSketch sketch, ExponentialHistogramDataPoint.Buckets b, double log2Base, int sign,
+            double min, double max) {
+        long total = 0;
+        for (int k = 0; k < b.getBucketCountsCount(); k++) {
+            long c = b.getBucketCounts(k);
+            if (c == 0) {
+                continue;
+            }
+            total += c;
+            double v = sign * Math.pow(2.0, (b.getOffset() + k + 0.5) * log2Base);
+            sketch.accept(clamp(v, min, max), c);
+        }
+        return total;
+    }
+
+    private static Summary summary(long count, double sum, double min, double max, DDSketch sketch) {
+        ExactSum exact = new ExactSum();
+        exact.add(sum);
+        return new Summary(count, exact, min, max, sketch);
+    }
+
+    private static double sketchMin(DDSketch s) {
+        return s.getMinValue();
+    }
+
+    private static double sketchMax(DDSketch s) {
+        return s.getMaxValue();
+    }
+
+    private static double clamp(double v, double min, double max) {
+        if (!Double.isNaN(min) && v < min) {
+            v = min;
+        }
+        if (!Double.isNaN(max) && v > max) {
+            v = max;
+        }
+        return v;
+    }
+
+    private static void requireDelta(AggregationTemporality t, String at, String fix) throws DecodeException {
+        if (t != AggregationTemporality.AGGREGATION_TEMPORALITY_DELTA) {
+            // Stored as they come, cumulative histograms would add every export's running total again.
+            throw new DecodeException(at + ": " + t + " histograms are not accepted, only delta; " + fix);
+        }
+    }
+
+    private static boolean noRecordedValue(int flags) {
+        // A staleness marker (the series went away), not a measurement.
+        return (flags & DataPointFlags.DATA_POINT_FLAGS_NO_RECORDED_VALUE_MASK_VALUE) != 0;
+    }
+
+    private static long millis(long unixNanos, String at) throws DecodeException {
+        if (unixNanos <= 0) {
+            throw new DecodeException(at + ": time_unix_nano is missing");
+        }
+        return unixNanos / 1_000_000L;
+    }
+
+    private static Map<String, String> dims(Map<String, String> resourceDims, List<KeyValue> attributes) {
+        if (attributes.isEmpty()) {
+            return resourceDims;
+        }
+        Map<String, String> dims = new HashMap<>(resourceDims);
+        for (KeyValue kv : attributes) {
+            putAttribute(dims, kv);
+        }
+        return dims;
+    }
+
+    private static void putAttribute(Map<String, String> dims, KeyValue kv) {
+        String v = text(kv.getValue());
+        if (!v.isEmpty()) {
+            dims.put(kv.getKey(), v);
+        } else {
+            dims.remove(kv.getKey());
+        }
+    }
+
+    /** An attribute value as dimension text: strings as they are, numbers and booleans as written, lists as JSON-like text. */
+    static String text(AnyValue v) {
+        return switch (v.getValueCase()) {
+            case STRING_VALUE -> v.getStringValue();
+            case BOOL_VALUE -> Boolean.toString(v.getBoolValue());
+            case INT_VALUE -> Long.toString(v.getIntValue());
+            case DOUBLE_VALUE -> Double.toString(v.getDoubleValue());
+            case BYTES_VALUE -> Base64.getEncoder().encodeToString(v.getBytesValue().toByteArray());
+            case ARRAY_VALUE -> {
+                StringBuilder sb = new StringBuilder("[");
+                for (int i = 0; i < v.getArrayValue().getValuesCount(); i++) {
+                    sb.append(i == 0 ? "" : ",").append(text(v.getArrayValue().getValues(i)));
+                }
+                yield sb.append(']').toString();
+            }
+            case KVLIST_VALUE -> {
+                StringBuilder sb = new StringBuilder("{");
+                for (int i = 0; i < v.getKvlistValue().getValuesCount(); i++) {
+                    KeyValue kv = v.getKvlistValue().getValues(i);
+                    sb.append(i == 0 ? "" : ",").append(kv.getKey()).append('=').append(text(kv.getValue()));
+                }
+                yield sb.append('}').toString();
+            }
+            default -> "";
+        };
+    }
+
+    /** OTLP units are UCUM; the common ones become CloudWatch unit names, the rest are left out (no unit). */
+    static String unit(String ucum) {
+        return switch (ucum) {
+            case "ns" -> null;  // CloudWatch has no nanoseconds unit
+            case "us" -> "Microseconds";
+            case "ms" -> "Milliseconds";
+            case "s" -> "Seconds";
+            case "By" -> "Bytes";
+            case "KiBy" -> "Kilobytes";
+            case "MiBy" -> "Megabytes";
+            case "GiBy" -> "Gigabytes";
+            case "bit" -> "Bits";
+            case "%" -> "Percent";
+            case "1" -> "None";
+            case "By/s" -> "Bytes/Second";
+            default -> ucum.startsWith("{") && ucum.endsWith("}") ? "Count" : null;
+        };
+    }
+
+    private static byte[] peek(byte[] data, Compression c) {
+        try {
+            return inflate(data, c, PEEK_BYTES, false);
+        } catch (DecodeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Inflates {@code data} up to the end of the input or {@code limit} bytes. {@code strict} decoding fails past the
+     * limit; a peek just stops there.
+     */
+    static byte[] inflate(byte[] data, Compression c, int limit, boolean strict) throws DecodeException {
+        int start = 0;
+        if (c == Compression.GZIP) {
+            start = gzipHeaderLength(data);
+        }
+        Inflater inflater = new Inflater(c != Compression.ZLIB);
+        try {
+            inflater.setInput(data, start, data.length - start);
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(Math.min(limit, Math.max(256, data.length * 4)));
+            byte[] buf = new byte[strict ? 8192 : limit];
+            while (!inflater.finished()) {
+                int n = inflater.inflate(buf);
+                if (n == 0) {
+                    if (inflater.needsInput() || inflater.needsDictionary()) {
+                        break;  // the exporter's flushed-but-unclosed stream ends here
+                    }
+                }
+                if (out.size() + n > limit) {
+                    if (strict) {
+                        throw new DecodeException("OTLP record decompresses to more than " + limit + " bytes");
+                    }
+                    out.write(buf, 0, limit - out.size());
+                    break;
+                }
+                out.write(buf, 0, n);
+                if (!strict && out.size() >= limit) {
+                    break;
+                }
+            }
+            if (out.size() == 0) {
+                throw new DecodeException("OTLP record: " + c.name().toLowerCase(java.util.Locale.ROOT) + " data inflates to nothing");
+            }
+            return out.toByteArray();
+        } catch (DataFormatException e) {
+            throw new DecodeException("OTLP record: invalid " + c.name().toLowerCase(java.util.Locale.ROOT) + " data: " + e.getMessage(), e);
+        } finally {
+            inflater.end();
+        }
+    }
+
+    /** RFC 1952 header: 10 bytes, then the optional extra field, file name, comment and header CRC its flags announce. */
+    private static int gzipHeaderLength(byte[] d) throws DecodeException {
+        if (d.length < 10 || d[2] != 8) {
+            throw new DecodeException("invalid gzip header");
+        }
+        int flags = d[3] & 0xff;
+        int i = 10;
+        if ((flags & 4) != 0) {
+            if (i + 2 > d.length) {
+                throw new DecodeException("invalid gzip header");
+            }
+            i += 2 + ((d[i] & 0xff) | (d[i + 1] & 0xff) << 8);
+        }
+        for (int bit : new int[] {8, 16}) {
+            if ((flags & bit) != 0) {
+                while (i < d.length && d[i] != 0) {
+                    i++;
+                }
+                i++;
+            }
+        }
+        if ((flags & 2) != 0) {
+            i += 2;
+        }
+        if (i > d.length) {
+            throw new DecodeException("invalid gzip header");
+        }
+        return i;
+    }
+
+    private static int firstNonBlank(byte[] b, int n) {
+        return firstNonBlank(b, 0, n);
+    }
+
+    private static int firstNonBlank(byte[] b, int from, int n) {
+        for (int i = from; i < n; i++) {
+            byte c = b[i];
+            if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean startsWith(byte[] b, int at, int n, byte[] prefix) {
+        if (at + prefix.length > n) {
+            return false;
+        }
+        for (int i = 0; i < prefix.length; i++) {
+            if (b[at + i] != prefix[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,136 @@
+package dev.pulse.codec;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.Descriptors.FieldDescriptor;
+import com.google.protobuf.Message;
+import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+import java.io.IOException;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * OTLP/JSON (the exporter's {@code otlp_json}) read into the same protobuf message the binary encoding gives, so
+ * both encodings share one mapping. Follows the OTLP/JSON rules: lowerCamelCase keys (the proto field names are
+ * accepted too), 64-bit integers as strings or numbers, enums as integers, unknown keys ignored. Written here,
+ * with the Jackson the layer already has, because protobuf's own JsonFormat lives in protobuf-java-util, which
+ * brings Gson and Guava (megabytes) into the layer; exemplars are skipped (Pulse does not store them, and their
+ * ids are hex in OTLP/JSON, not the base64 of protobuf's JSON mapping).
+ */
+final class OtlpJson {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final Map<Descriptor, Map<String, FieldDescriptor>> FIELDS = new ConcurrentHashMap<>();
+
+    private OtlpJson() {
+    }
+
+    static ExportMetricsServiceRequest parse(byte[] json) throws DecodeException {
+        JsonNode root;
+        try {
+            root = MAPPER.readTree(json);
+        } catch (IOException e) {
+            throw new DecodeException("OTLP/JSON: invalid JSON: " + e.getMessage(), e);
+        }
+        if (root == null || !root.isObject()) {
+            throw new DecodeException("OTLP/JSON: the request must be a JSON object");
+        }
+        ExportMetricsServiceRequest.Builder b = ExportMetricsServiceRequest.newBuilder();
+        merge(root, b, "$");
+        return b.build();
+    }
+
+    private static void merge(JsonNode obj, Message.Builder b, String at) throws DecodeException {
+        if (!obj.isObject()) {
+            throw new DecodeException("OTLP/JSON " + at + ": expected an object");
+        }
+        Map<String, FieldDescriptor> fields = FIELDS.computeIfAbsent(b.getDescriptorForType(), OtlpJson::fieldsOf);
+        for (Iterator<Map.Entry<String, JsonNode>> it = obj.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            FieldDescriptor f = fields.get(e.getKey());
+            JsonNode v = e.getValue();
+            if (f == null || v.isNull() || "exemplars".equals(f.getName())) {
+                continue;
+            }
+            String fat = at + "." + e.getKey();
+            if (f.isRepeated()) {
+                if (!v.isArray()) {
+                    throw new DecodeException("OTLP/JSON " + fat + ": expected an array");
+                }
+                for (int i = 0; i < v.size(); i++) {
+                    b.addRepeatedField(f, value(f, v.get(i), b, fat + "[" + i + "]"));
+                }
+            } else {
+                b.setField(f, value(f, v, b, fat));
+            }
+        }
+    }
+
+    private static Object value(FieldDescriptor f, JsonNode v, Message.Builder parent, String at) throws DecodeException {
+        try {
+            switch (f.getJavaType()) {
+                case MESSAGE: {
+                    Message.Builder child = parent.newBuilderForField(f);
+                    merge(v, child, at);
+                    return child.build();
+                }
+                case STRING:
+                    return text(v, at);
+                case BOOLEAN:
+                    if (!v.isBoolean()) {
+                        throw new DecodeException("OTLP/JSON " + at + ": expected true or false");
+                    }
+                    return v.booleanValue();
+                case DOUBLE:
+                    return v.isNumber() ? v.doubleValue() : Double.parseDouble(text(v, at));
+                case FLOAT:
+                    return v.isNumber() ? v.floatValue() : Float.parseFloat(text(v, at));
+                case LONG:
+                    // fixed64/uint64 above 2^63 (not used for times before 2262) read as their two's complement.
+                    return v.isIntegralNumber() ? v.longValue() : Long.parseUnsignedLong(text(v, at));
+                case INT:
+                    return v.isIntegralNumber() ? v.intValue() : Integer.parseInt(text(v, at));
+                case ENUM:
+                    return v.isIntegralNumber() ? f.getEnumType().findValueByNumberCreatingIfUnknown(v.intValue())
+                            : requireEnum(f, text(v, at), at);
+                case BYTE_STRING:
+                    return ByteString.copyFrom(Base64.getDecoder().decode(text(v, at)));
+                default:
+                    throw new DecodeException("OTLP/JSON " + at + ": unsupported field type " + f.getJavaType());
+            }
+        } catch (NumberFormatException e) {
+            throw new DecodeException("OTLP/JSON " + at + ": not a number: " + v, e);
+        } catch (IllegalArgumentException e) {
+            throw new DecodeException("OTLP/JSON " + at + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static Object requireEnum(FieldDescriptor f, String name, String at) throws DecodeException {
+        var ev = f.getEnumType().findValueByName(name);
+        if (ev == null) {
+            throw new DecodeException("OTLP/JSON " + at + ": unknown value " + name);
+        }
+        return ev;
+    }
+
+    private static String text(JsonNode v, String at) throws DecodeException {
+        if (!v.isTextual()) {
+            throw new DecodeException("OTLP/JSON " + at + ": expected a string");
+        }
+        return v.textValue();
+    }
+
+    private static Map<String, FieldDescriptor> fieldsOf(Descriptor d) {
+        Map<String, FieldDescriptor> m = new HashMap<>();
+        for (FieldDescriptor f : d.getFields()) {
+            m.put(f.getName(), f);
+            m.put(f.getJsonName(), f);
+        }
+        return m;
+    }
+}
