@@ -92,6 +92,7 @@ public final class KplAggregate {
                 Reader r = new Reader(data, in.pos, in.pos + len);
                 in.pos += len;
                 long pk = -1;
+                boolean hasPk = false;
                 byte[] d = null;
                 while (r.more()) {
                     long t = r.varint();
@@ -99,6 +100,7 @@ public final class KplAggregate {
                     int w = (int) (t & 7);
                     if (f == 1 && w == 0) {
                         pk = r.varint();
+                        hasPk = true;
                     } else if (f == 2 && w == 0) {
                         long ehk = r.varint();
                         if (ehk < 0 || ehk >= Integer.MAX_VALUE) {
@@ -111,9 +113,9 @@ public final class KplAggregate {
                         r.skip(w); // tags (4) and fields added later: not needed to decode the data
                     }
                 }
-                if (pk < 0 || d == null) {
+                if (!hasPk || d == null) {
                     throw new DecodeException("KPL aggregate: record #" + refs.size() + " lacks its required "
-                            + (pk < 0 ? "partition_key_index" : "data"));
+                            + (!hasPk ? "partition_key_index" : "data"));
                 }
                 refs.add(new long[] {pk});
                 datas.add(d);
@@ -127,9 +129,9 @@ public final class KplAggregate {
         List<UserRecord> out = new ArrayList<>(refs.size());
         for (int i = 0; i < refs.size(); i++) {
             long pk = refs.get(i)[0];
-            if (pk >= keys.size()) {
-                throw new DecodeException("KPL aggregate: record #" + i + " names partition key #" + pk + " of "
-                        + keys.size());
+            if (pk < 0 || pk >= keys.size()) { // a uint64 index of 2^63 or more reads as negative
+                throw new DecodeException("KPL aggregate: record #" + i + " names partition key #"
+                        + Long.toUnsignedString(pk) + " of " + keys.size());
             }
             out.add(new UserRecord(i, keys.get((int) pk), datas.get(i)));
         }
@@ -261,7 +263,10 @@ public final class KplAggregate {
             switch (wire) {
                 case 0 -> varint();
                 case 1 -> advance(8);
-                case 2 -> pos += length();
+                case 2 -> {
+                    int n = length(); // length() moves pos past the length varint first
+                    pos += n;
+                }
                 case 5 -> advance(4);
                 default -> throw new DecodeException("KPL aggregate: protobuf wire type " + wire + " at byte " + pos
                         + " is not valid here");

@@ -18,6 +18,13 @@ import java.util.List;
  */
 public final class RecordDecoder {
 
+    /**
+     * More poison user records than this in one aggregate make the whole Kinesis record one poison record: each
+     * poison unit is a DLQ message, and a 1 MB aggregate can hold ~170,000 empty user records, far more than one
+     * invocation can send (docs/design.md, "KPL aggregation").
+     */
+    public static final int MAX_POISON_USER_RECORDS = 100;
+
     private final NativeDecoder nativeDecoder = new NativeDecoder();
     private final CloudWatchLogsDecoder logsDecoder = new CloudWatchLogsDecoder();
     private final OtlpDecoder otlpDecoder = new OtlpDecoder();
@@ -37,7 +44,8 @@ public final class RecordDecoder {
     /**
      * Decodes a Kinesis record into its units: itself, or the user records of a KPL aggregate, each decoded and
      * validated on its own so that one bad user record is poison alone. Throws {@link DecodeException} only for an
-     * aggregate that cannot be split (bad MD5, bad protobuf): then the whole Kinesis record is poison.
+     * aggregate that cannot be split (bad MD5, bad protobuf) or that has more than {@link #MAX_POISON_USER_RECORDS}
+     * poison user records: then the whole Kinesis record is poison and none of its user records is stored.
      * {@code partitionKey} is the Kinesis record's.
      */
     public List<Unit> decodeUnits(byte[] data, String partitionKey, long referenceMillis) throws DecodeException {
@@ -50,13 +58,26 @@ public final class RecordDecoder {
         }
         List<KplAggregate.UserRecord> users = KplAggregate.read(data);
         List<Unit> out = new ArrayList<>(users.size());
+        int poison = 0;
+        String firstReason = null;
         for (KplAggregate.UserRecord u : users) {
             try {
+                if (KplAggregate.isAggregate(u.data())) {
+                    throw new DecodeException("nested KPL aggregate (an aggregate is split once, not recursively)");
+                }
                 out.add(new Unit(u.subSequence(), u.partitionKey(), u.data(), decode(u.data(), referenceMillis), null));
             } catch (DecodeException e) {
-                out.add(new Unit(u.subSequence(), u.partitionKey(), u.data(), null,
-                        "user record #" + u.subSequence() + " of a KPL aggregate: " + e.getMessage()));
+                String reason = "user record #" + u.subSequence() + " of a KPL aggregate: " + e.getMessage();
+                out.add(new Unit(u.subSequence(), u.partitionKey(), u.data(), null, reason));
+                if (poison++ == 0) {
+                    firstReason = reason;
+                }
             }
+        }
+        if (poison > MAX_POISON_USER_RECORDS) {
+            throw new DecodeException("KPL aggregate: " + poison + " of its " + users.size()
+                    + " user records are poison, more than " + MAX_POISON_USER_RECORDS
+                    + " per aggregate, so the whole record is poison and none of it is stored; first: " + firstReason);
         }
         return out;
     }

@@ -22,8 +22,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Adversarial review (wt-review3) of KPL de-aggregation. {@code defect*} tests assert the CURRENT behaviour (they pass
- * today; flip them with the fix); {@code held*} tests assert documented behaviour that held up.
+ * Adversarial review (wt-review3) of KPL de-aggregation: the defects it found, now fixed, and the documented behaviour
+ * that held up.
  */
 class KplAdversarialReviewTest {
 
@@ -59,14 +59,12 @@ class KplAdversarialReviewTest {
     }
 
     /**
-     * DEFECT (high for tags, any length-delimited unknown field): Reader.skip does {@code pos += length()}; Java saves
-     * the left operand before calling length(), so the length varint's own bytes are not skipped and the reader lands
-     * on the LAST byte of the skipped field, reading it as a tag. A valid aggregate whose user records carry tags
-     * (Record field 4) is poison whole ("wire type 6": the last tag byte 'v' = 0x76), or misparsed when the byte
-     * happens to be a valid tag. Fix: {@code case 2 -> { int n = length(); pos += n; }}.
+     * Was a defect: Reader.skip did {@code pos += length()}; Java saves the left operand before calling length(), so
+     * the reader landed on the last byte of a skipped length-delimited field (tags, Record field 4) and read it as a
+     * tag ("wire type 6").
      */
     @Test
-    void defectTagsMakeAValidAggregatePoison() throws Exception {
+    void decodeUnits_whenUserRecordsCarryTags_skipsThemAndDecodesEveryRecord() throws Exception {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         field(body, 1, "pk0".getBytes(StandardCharsets.UTF_8));
         field(body, 2, "123456789012345678901234567890".getBytes(StandardCharsets.UTF_8));
@@ -86,13 +84,15 @@ class KplAdversarialReviewTest {
         varint(body, (9 << 3));  // unknown varint field 9
         varint(body, 7);
         byte[] agg = seal(body.toByteArray());
-        // Correct behaviour would be: units 0 and 1, both decoded, partition key pk0.
-        assertThatThrownBy(() -> DECODER.decodeUnits(agg, "outer", NOW_MS)).isInstanceOf(DecodeException.class)
-                .hasMessageContaining("wire type 6");
+        List<RecordDecoder.Unit> units = DECODER.decodeUnits(agg, "outer", NOW_MS);
+        assertThat(units).extracting(RecordDecoder.Unit::subSequence).containsExactly(0, 1);
+        assertThat(units).allSatisfy(u -> assertThat(u.poisonReason()).isNull());
+        assertThat(units).extracting(RecordDecoder.Unit::partitionKey).containsOnly("pk0");
+        assertThat(units).extracting(u -> u.decoded().datapoints().get(0).name()).containsExactly("m0", "m1");
     }
 
     @Test
-    void heldExplicitHashKeysAndUnknownVarintFieldsAreSkipped() throws Exception {
+    void decodeUnits_whenExplicitHashKeysAndUnknownVarintFields_skipsThem() throws Exception {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         field(body, 1, "pk0".getBytes(StandardCharsets.UTF_8));
         field(body, 2, "123456789012345678901234567890".getBytes(StandardCharsets.UTF_8));
@@ -113,9 +113,9 @@ class KplAdversarialReviewTest {
         assertThat(units).extracting(RecordDecoder.Unit::partitionKey).containsOnly("pk0");
     }
 
-    /** DEFECT (same root cause): an unknown length-delimited top-level field (wire 2) also derails the reader. */
+    /** Was a defect (same root cause): an unknown length-delimited top-level field (wire 2) derailed the reader. */
     @Test
-    void defectUnknownLengthDelimitedTopLevelFieldDerailsTheReader() throws Exception {
+    void decodeUnits_whenUnknownLengthDelimitedTopLevelField_skipsIt() throws Exception {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         field(body, 1, "pk0".getBytes(StandardCharsets.UTF_8));
         field(body, 9, "zz".getBytes(StandardCharsets.UTF_8));  // last byte 'z' = 0x7a: field 15, wire 2
@@ -125,13 +125,16 @@ class KplAdversarialReviewTest {
         field(r, 3, json("m", 1));
         field(body, 3, r.toByteArray());
         byte[] agg = seal(body.toByteArray());
-        // 'z' read as a tag (field 15, wire 2), then 0x1a (the records tag) read as its length 26: the record is
-        // swallowed as an unknown field, and what follows derails.
-        assertThatThrownBy(() -> DECODER.decodeUnits(agg, "outer", NOW_MS)).isInstanceOf(DecodeException.class);
+        List<RecordDecoder.Unit> units = DECODER.decodeUnits(agg, "outer", NOW_MS);
+        assertThat(units).singleElement().satisfies(u -> {
+            assertThat(u.poisonReason()).isNull();
+            assertThat(u.partitionKey()).isEqualTo("pk0");
+            assertThat(u.decoded().datapoints()).singleElement().satisfies(d -> assertThat(d.name()).isEqualTo("m"));
+        });
     }
 
     @Test
-    void heldZeroRecordsAndHugeKeyIndexArePoisonWithReason() throws Exception {
+    void decodeUnits_whenZeroRecordsOrHugeKeyIndex_throwsWithReason() throws Exception {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         field(body, 1, "pk0".getBytes(StandardCharsets.UTF_8));
         byte[] empty = seal(body.toByteArray());
@@ -145,12 +148,9 @@ class KplAdversarialReviewTest {
         assertThatThrownBy(() -> DECODER.decodeUnits(huge, "p", NOW_MS)).hasMessageContaining("partition key #1099511627776 of 1");
     }
 
-    /**
-     * DEFECT (low): a partition_key_index of 2^63 or more (a valid uint64) reads as a negative long, and the reason
-     * says the index is missing ("lacks its required partition_key_index") instead of out of the table.
-     */
+    /** Was a defect: a partition_key_index of 2^63 or more (a valid uint64) was reported as missing. */
     @Test
-    void defectPartitionKeyIndexAbove2pow63HasMisleadingReason() throws Exception {
+    void decodeUnits_whenPartitionKeyIndexAbove2pow63_throwsOutOfTable() throws Exception {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         field(body, 1, "pk0".getBytes(StandardCharsets.UTF_8));
         ByteArrayOutputStream r = new ByteArrayOutputStream();
@@ -159,44 +159,64 @@ class KplAdversarialReviewTest {
         field(r, 3, json("m", 1));
         field(body, 3, r.toByteArray());
         byte[] agg = seal(body.toByteArray());
-        assertThatThrownBy(() -> DECODER.decodeUnits(agg, "p", NOW_MS)).hasMessageContaining("lacks its required partition_key_index");
+        assertThatThrownBy(() -> DECODER.decodeUnits(agg, "p", NOW_MS)).hasMessageContaining("partition key #18446744073709551615 of 1")
+                .hasMessageNotContaining("lacks");
     }
 
     @Test
-    void heldNestedAggregateAndOtlpUserRecords() throws Exception {
+    void decodeUnits_whenNestedAggregateAndOtlpUserRecords_nestedIsPoisonAloneOthersDecoded() throws Exception {
         byte[] inner = KplAggregate.write(List.of(Map.entry("a", json("inner", 1))));
         byte[] otlp = ExportMetricsServiceRequest.newBuilder().addResourceMetrics(ResourceMetrics.newBuilder().addScopeMetrics(
                 ScopeMetrics.newBuilder().addMetrics(Metric.newBuilder().setName("o").setGauge(Gauge.newBuilder().addDataPoints(
                         NumberDataPoint.newBuilder().setTimeUnixNano(NOW_MS * 1_000_000L).setAsDouble(2)))))).build().toByteArray();
         byte[] outer = KplAggregate.write(List.of(Map.entry("x", inner), Map.entry("y", otlp), Map.entry("z", json("plain", 3))));
         List<RecordDecoder.Unit> units = DECODER.decodeUnits(outer, "x", NOW_MS);
-        // A nested aggregate is poison alone (not split a second time); note the reason is a native-JSON error
-        // ("user record #0 of a KPL aggregate: ...") that does not say "nested aggregate".
-        assertThat(units.get(0).poisonReason()).startsWith("user record #0 of a KPL aggregate:");
-        System.out.println("nested aggregate reason: " + units.get(0).poisonReason());
+        // A nested aggregate is poison alone (not split a second time), and the reason says so.
+        assertThat(units.get(0).poisonReason()).startsWith("user record #0 of a KPL aggregate:").contains("nested KPL aggregate");
         assertThat(units.get(1).decoded().datapoints()).singleElement().satisfies(d -> assertThat(d.name()).isEqualTo("o"));
         assertThat(units.get(2).decoded().datapoints()).singleElement().satisfies(d -> assertThat(d.name()).isEqualTo("plain"));
     }
 
     /**
-     * DEFECT (medium): one 1 MB Kinesis record can carry ~170,000 empty (or otherwise bad) user records, each of which
-     * becomes its own DLQ message (IngestService adds one PoisonRecord per unit; DeadLetterQueue.sendAll sends 10 per
-     * SendMessageBatch). That is ~17,000 SQS calls for one record, far beyond an invocation's time: the DLQ send hits
-     * the deadline, the batch fails and is retried, and the shard is blocked ("poison never fails a batch" breaks).
+     * Was a defect: one 1 MB Kinesis record can carry ~170,000 empty user records, each of which became its own DLQ
+     * message (~17,000 SQS calls for one record, past the invocation's deadline, so the shard stalled). Above
+     * {@link RecordDecoder#MAX_POISON_USER_RECORDS} poison user records the whole Kinesis record is one poison record.
      */
     @Test
-    void defectOneAggregateExplodesIntoHundredsOfThousandsOfPoisonUnits() throws Exception {
+    void decodeUnits_whenAggregateHasHundredsOfThousandsOfBadUserRecords_throwsOnePoisonForTheWholeRecord() throws Exception {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         field(body, 1, "k".getBytes(StandardCharsets.UTF_8));
         byte[] rec = {0x08, 0x00, 0x1a, 0x00};  // partition_key_index 0, data empty
+        int n = 0;
         while (body.size() < 1_000_000 - 40) {
             field(body, 3, rec);
+            n++;
         }
         byte[] agg = seal(body.toByteArray());
         assertThat(agg.length).isLessThanOrEqualTo(1 << 20);
-        long t0 = System.nanoTime();
-        List<RecordDecoder.Unit> units = DECODER.decodeUnits(agg, "k", NOW_MS);
-        System.out.printf("1 MB aggregate: %d poison units in %d ms%n", units.size(), (System.nanoTime() - t0) / 1_000_000);
-        assertThat(units).hasSizeGreaterThan(160_000).allSatisfy(u -> assertThat(u.poisonReason()).contains("empty record"));
+        String expected = "KPL aggregate: " + n + " of its " + n + " user records are poison";
+        assertThatThrownBy(() -> DECODER.decodeUnits(agg, "k", NOW_MS)).isInstanceOf(DecodeException.class)
+                .hasMessageStartingWith(expected).hasMessageContaining("empty record");
+    }
+
+    @Test
+    void decodeUnits_whenPoisonUserRecordsAtTheBound_poisonEachAloneAndAboveItTheWholeRecord() throws Exception {
+        int max = RecordDecoder.MAX_POISON_USER_RECORDS;
+        List<Map.Entry<String, byte[]>> atBound = new java.util.ArrayList<>();
+        atBound.add(Map.entry("g", json("good", 1)));
+        for (int i = 0; i < max; i++) {
+            atBound.add(Map.entry("b", "not json".getBytes(StandardCharsets.UTF_8)));
+        }
+        List<RecordDecoder.Unit> units = DECODER.decodeUnits(KplAggregate.write(atBound), "g", NOW_MS);
+        assertThat(units).hasSize(max + 1);
+        assertThat(units.get(0).decoded()).isNotNull();
+        assertThat(units.subList(1, max + 1)).allSatisfy(u -> assertThat(u.poisonReason()).isNotNull());
+
+        atBound.add(Map.entry("b", "not json".getBytes(StandardCharsets.UTF_8)));
+        byte[] over = KplAggregate.write(atBound);
+        // The good user record is not returned either: the whole record is poison, stored not at all.
+        assertThatThrownBy(() -> DECODER.decodeUnits(over, "g", NOW_MS)).isInstanceOf(DecodeException.class)
+                .hasMessageStartingWith("KPL aggregate: " + (max + 1) + " of its " + (max + 2) + " user records are poison")
+                .hasMessageContaining("first: user record #1 of a KPL aggregate:");
     }
 }
