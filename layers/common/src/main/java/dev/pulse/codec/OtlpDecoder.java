@@ -65,7 +65,8 @@ final class OtlpDecoder {
      *       not OTLP stays a CloudWatch Logs payload;</li>
      *   <li>content rule: first non-blank byte {@code {} followed by the key {@code "resourceMetrics"} is OTLP/JSON;
      *       a first byte {@code 0x0a} (field 1 of ExportMetricsServiceRequest, length-delimited) not followed only by
-     *       blanks and {@code {} is OTLP protobuf;</li>
+     *       blanks and {@code {} or {@code [} is OTLP protobuf; when it is (NDJSON after a blank line, or protobuf
+     *       whose first ResourceMetrics is 123 or 91 bytes), the whole record decides ({@link #isProtoRequest});</li>
      *   <li>anything else that does not start like JSON ({@code {}, {@code [} or a blank) is tried as raw deflate
      *       (the exporter's {@code flate}) and judged by the content rule; what fails stays native JSON, whose decoder
      *       then names the error.</li>
@@ -73,10 +74,13 @@ final class OtlpDecoder {
      */
     static Format detect(byte[] data) {
         if (data.length >= 2 && (data[0] & 0xff) == 0x1f && (data[1] & 0xff) == 0x8b) {
-            return withContent(Compression.GZIP, peek(data, Compression.GZIP));
+            return compressed(Compression.GZIP, data);
         }
         if (data.length >= 2 && (data[0] & 0x0f) == 8 && (data[0] & 0xf0) <= 0x70 && (((data[0] & 0xff) << 8) | (data[1] & 0xff)) % 31 == 0) {
-            return withContent(Compression.ZLIB, peek(data, Compression.ZLIB));
+            return compressed(Compression.ZLIB, data);
+        }
+        if (ambiguous(data, data.length) && isProtoRequest(data)) {
+            return new Format(Compression.NONE, Encoding.PROTO);
         }
         Encoding plain = content(data, data.length);
         if (plain != null) {
@@ -86,12 +90,61 @@ final class OtlpDecoder {
         if (first < 0 || data[first] == '{' || data[first] == '[') {
             return null;
         }
-        return withContent(Compression.FLATE, peek(data, Compression.FLATE));
+        return compressed(Compression.FLATE, data);
     }
 
-    private static Format withContent(Compression c, byte[] prefix) {
-        Encoding e = prefix == null ? null : content(prefix, prefix.length);
+    /** The content rule on the first bytes of compressed {@code data}, inflated whole (bounded) when they are ambiguous. */
+    private static Format compressed(Compression c, byte[] data) {
+        byte[] prefix = peek(data, c);
+        if (prefix == null) {
+            return null;
+        }
+        if (ambiguous(prefix, prefix.length)) {
+            try {
+                if (isProtoRequest(inflate(data, c, MAX_DECOMPRESSED_BYTES, true))) {
+                    return new Format(c, Encoding.PROTO);
+                }
+            } catch (DecodeException e) {
+                // Too large or corrupt: judged by its first bytes, as any other record.
+            }
+        }
+        Encoding e = content(prefix, prefix.length);
         return e == null ? null : new Format(c, e);
+    }
+
+    /**
+     * Starts {@code 0a} (protobuf field 1, length-delimited; also a newline) and its first non-blank byte is {@code {}
+     * or {@code [}: NDJSON after a blank line, or protobuf whose first ResourceMetrics is 123 or 91 bytes long (the
+     * length byte is then {@code {} or {@code [}), among others. The whole content decides ({@link #isProtoRequest}).
+     */
+    private static boolean ambiguous(byte[] b, int n) {
+        if (n < 2 || b[0] != 0x0a) {
+            return false;
+        }
+        int i = firstNonBlank(b, n);
+        return i >= 0 && (b[i] == '{' || b[i] == '[');
+    }
+
+    /**
+     * True when {@code b} holds a byte JSON text cannot (a control byte other than tab, newline and carriage return)
+     * and parses as an ExportMetricsServiceRequest with at least one ResourceMetrics.
+     */
+    private static boolean isProtoRequest(byte[] b) {
+        boolean binary = false;
+        for (byte x : b) {
+            if (x >= 0 && x < 0x20 && x != '\t' && x != '\n' && x != '\r') {
+                binary = true;
+                break;
+            }
+        }
+        if (!binary) {
+            return false;
+        }
+        try {
+            return ExportMetricsServiceRequest.parseFrom(b).getResourceMetricsCount() > 0;
+        } catch (InvalidProtocolBufferException e) {
+            return false;
+        }
     }
 
     private static Encoding content(byte[] b, int n) {
@@ -226,9 +279,12 @@ final class OtlpDecoder {
         if (buckets != 0 && buckets != bounds + 1) {
             throw new DecodeException(at + ": " + buckets + " bucket counts for " + bounds + " bounds (needs bounds + 1)");
         }
+        if (p.getCount() < 0) {
+            throw new DecodeException(at + ": count " + Long.toUnsignedString(p.getCount()) + " is 2^63 or more");
+        }
         long total = 0;
         for (int i = 0; i < buckets; i++) {
-            total += p.getBucketCounts(i);
+            total = addCount(total, p.getBucketCounts(i), "bucket count #" + i, at);
         }
         if (buckets != 0 && total != p.getCount()) {
             throw new DecodeException(at + ": bucket counts add up to " + total + ", count is " + p.getCount());
@@ -298,12 +354,15 @@ final class OtlpDecoder {
         // middle base^(i+0.5), within a relative error of sqrt(base) - 1 of every value in it.
         double log2Base = Math.scalb(1.0, -p.getScale());
         DDSketch sketch = Sketches.create();
-        long total = p.getZeroCount();
+        if (p.getCount() < 0) {
+            throw new DecodeException(at + ": count " + Long.toUnsignedString(p.getCount()) + " is 2^63 or more");
+        }
+        long total = addCount(0, p.getZeroCount(), "zero count", at);
         if (p.getZeroCount() > 0) {
             sketch.accept(0.0, p.getZeroCount());
         }
-        total += addExponential(sketch, p.getPositive(), log2Base, 1, min, max);
-        total += addExponential(sketch, p.getNegative(), log2Base, -1, min, max);
+        total = addExponential(sketch, p.getPositive(), log2Base, 1, min, max, total, at + ".positive");
+        total = addExponential(sketch, p.getNegative(), log2Base, -1, min, max, total, at + ".negative");
         if (total != p.getCount()) {
             throw new DecodeException(at + ": bucket counts add up to " + total + ", count is " + p.getCount());
         }
@@ -317,15 +376,29 @@ final class OtlpDecoder {
                 summary(p.getCount(), p.getSum(), min, max, sketch)));
     }
 
+    /**
+     * {@code total + c}, poison when {@code c} is negative (a uint64 count of 2^63 or more reads as negative) or the
+     * sum overflows: a wrapped total could otherwise pass the "bucket counts add up to count" rule.
+     */
+    private static long addCount(long total, long c, String what, String at) throws DecodeException {
+        if (c < 0) {
+            throw new DecodeException(at + ": " + what + " " + Long.toUnsignedString(c) + " is 2^63 or more (negative as a signed count)");
+        }
+        try {
+            return Math.addExact(total, c);
+        } catch (ArithmeticException e) {
+            throw new DecodeException(at + ": bucket counts add up to more than 2^63-1 (overflow at " + what + ")");
+        }
+    }
+
     private static long addExponential(DDSketch sketch, ExponentialHistogramDataPoint.Buckets b, double log2Base, int sign,
-            double min, double max) {
-        long total = 0;
+            double min, double max, long total, String at) throws DecodeException {
         for (int k = 0; k < b.getBucketCountsCount(); k++) {
             long c = b.getBucketCounts(k);
+            total = addCount(total, c, "bucket count #" + k, at);
             if (c == 0) {
                 continue;
             }
-            total += c;
             double v = sign * Math.pow(2.0, (b.getOffset() + k + 0.5) * log2Base);
             sketch.accept(clamp(v, min, max), c);
         }

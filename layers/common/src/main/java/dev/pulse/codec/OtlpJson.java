@@ -1,5 +1,6 @@
 package dev.pulse.codec;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.ByteString;
@@ -24,7 +25,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class OtlpJson {
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    /** Trailing tokens fail: a second request or garbage after the first value must not be silently dropped. */
+    private static final ObjectMapper MAPPER = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final Map<Descriptor, Map<String, FieldDescriptor>> FIELDS = new ConcurrentHashMap<>();
 
     private OtlpJson() {
@@ -91,13 +93,17 @@ final class OtlpJson {
                 case FLOAT:
                     return v.isNumber() ? v.floatValue() : Float.parseFloat(text(v, at));
                 case LONG:
-                    // fixed64/uint64 above 2^63 (not used for times before 2262) read as their two's complement.
-                    return v.isIntegralNumber() ? v.longValue() : Long.parseUnsignedLong(text(v, at));
+                    return int64(f, v, at);
                 case INT:
-                    return v.isIntegralNumber() ? v.intValue() : Integer.parseInt(text(v, at));
+                    return int32(f, v, at);
                 case ENUM:
-                    return v.isIntegralNumber() ? f.getEnumType().findValueByNumberCreatingIfUnknown(v.intValue())
-                            : requireEnum(f, text(v, at), at);
+                    if (v.isIntegralNumber()) {
+                        if (!v.canConvertToInt()) {
+                            throw new DecodeException("OTLP/JSON " + at + ": enum number " + v + " out of the int32 range");
+                        }
+                        return f.getEnumType().findValueByNumberCreatingIfUnknown(v.intValue());
+                    }
+                    return requireEnum(f, text(v, at), at);
                 case BYTE_STRING:
                     return ByteString.copyFrom(Base64.getDecoder().decode(text(v, at)));
                 default:
@@ -108,6 +114,46 @@ final class OtlpJson {
         } catch (IllegalArgumentException e) {
             throw new DecodeException("OTLP/JSON " + at + ": " + e.getMessage(), e);
         }
+    }
+
+    private static boolean unsigned(FieldDescriptor f) {
+        return switch (f.getType()) {
+            case UINT64, FIXED64, UINT32, FIXED32 -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * int64/sint64/sfixed64 are signed; uint64/fixed64 above 2^63 (not used for times before 2262) read as their
+     * two's complement, as protobuf-java holds them.
+     */
+    private static long int64(FieldDescriptor f, JsonNode v, String at) throws DecodeException {
+        if (v.isIntegralNumber()) {
+            if (!unsigned(f) && !v.canConvertToLong()) {
+                throw new DecodeException("OTLP/JSON " + at + ": " + v + " out of the int64 range");
+            }
+            return v.longValue();
+        }
+        String t = text(v, at);
+        return unsigned(f) ? Long.parseUnsignedLong(t) : Long.parseLong(t);
+    }
+
+    /** int32/sint32/sfixed32 in the int32 range; uint32/fixed32 in 0..2^32-1, held as their two's complement. */
+    private static int int32(FieldDescriptor f, JsonNode v, String at) throws DecodeException {
+        long x;
+        if (v.isIntegralNumber()) {
+            if (!v.canConvertToLong()) {
+                throw new DecodeException("OTLP/JSON " + at + ": " + v + " out of the " + (unsigned(f) ? "uint32" : "int32") + " range");
+            }
+            x = v.longValue();
+        } else {
+            x = Long.parseLong(text(v, at));
+        }
+        boolean ok = unsigned(f) ? x >= 0 && x <= 0xFFFF_FFFFL : x >= Integer.MIN_VALUE && x <= Integer.MAX_VALUE;
+        if (!ok) {
+            throw new DecodeException("OTLP/JSON " + at + ": " + x + " out of the " + (unsigned(f) ? "uint32" : "int32") + " range");
+        }
+        return (int) x;
     }
 
     private static Object requireEnum(FieldDescriptor f, String name, String at) throws DecodeException {
