@@ -7,13 +7,11 @@ import dev.pulse.snapstart.Priming;
 import dev.pulse.snapstart.PrimingClients;
 import dev.pulse.snapstart.PrimingContext;
 import dev.pulse.snapstart.RuntimeSerialization;
-import dev.pulse.snapstart.ThrowawayMetrics;
 import dev.pulse.store.RollupItems;
 import java.time.Clock;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicLong;
 import org.joda.time.DateTime;
 
 /**
@@ -27,8 +25,6 @@ final class CompactPriming extends Priming {
     /** One: a build run already scans every due-index partition of the retention window (thousands of queries). */
     static final int ROUNDS = 1;
     private final PulseConfig config;
-    private final AtomicLong emfBytes = new AtomicLong();
-    private volatile Map<String, Long> lastRequests = Map.of();
 
     CompactPriming(PulseConfig config) {
         super("compact");
@@ -40,7 +36,7 @@ final class CompactPriming extends Priming {
         int paths = primeCodecs() + primeRollups();
         try (PrimingClients clients = new PrimingClients()) {
             CompactHandler handler = new CompactHandler(CompactHandler.create(config, clients.dynamoDb(), Clock.systemUTC()),
-                    ThrowawayMetrics.create("compact", emfBytes), config.safetyMarginMillis());
+                    throwawayMetrics(), config.safetyMarginMillis());
             PrimingContext context = new PrimingContext();
             for (int round = 0; round < ROUNDS; round++) {
                 ScheduledEvent event = new ScheduledEvent();
@@ -58,17 +54,9 @@ final class CompactPriming extends Priming {
                 }
                 paths++;
             }
-            lastRequests = clients.requests();
+            recordRequests(clients);
         }
         return paths;
-    }
-
-    Map<String, Long> lastRequests() {
-        return lastRequests;
-    }
-
-    long emfBytes() {
-        return emfBytes.get();
     }
 
     /** An hourly and a daily rollup item built and their buckets read back, as a build and a query do. */

@@ -8,7 +8,6 @@ import dev.pulse.snapstart.Priming;
 import dev.pulse.snapstart.PrimingClients;
 import dev.pulse.snapstart.PrimingContext;
 import dev.pulse.snapstart.RuntimeSerialization;
-import dev.pulse.snapstart.ThrowawayMetrics;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.math.BigInteger;
@@ -19,7 +18,6 @@ import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.GZIPOutputStream;
 
 /**
@@ -35,8 +33,6 @@ final class IngestPriming extends Priming {
 
     static final int ROUNDS = 3;
     private final PulseConfig config;
-    private final AtomicLong emfBytes = new AtomicLong();
-    private volatile Map<String, Long> lastRequests = Map.of();
 
     IngestPriming(PulseConfig config) {
         super("ingest");
@@ -48,7 +44,7 @@ final class IngestPriming extends Priming {
         int paths = primeCodecs();
         try (PrimingClients clients = new PrimingClients()) {
             IngestHandler handler = new IngestHandler(IngestHandler.create(config, clients.dynamoDb(), clients.sqs(),
-                    Clock.systemUTC()), ThrowawayMetrics.create("ingest", emfBytes), config.safetyMarginMillis());
+                    Clock.systemUTC()), throwawayMetrics(), config.safetyMarginMillis());
             PrimingContext context = new PrimingContext();
             for (int round = 0; round < ROUNDS; round++) {
                 KinesisEvent event = event(round, System.currentTimeMillis());
@@ -61,19 +57,9 @@ final class IngestPriming extends Priming {
                 }
                 paths++;
             }
-            lastRequests = clients.requests();
+            recordRequests(clients);
         }
         return paths;
-    }
-
-    /** The DynamoDB and SQS requests the last priming made, all answered in memory (tests). */
-    Map<String, Long> lastRequests() {
-        return lastRequests;
-    }
-
-    /** Characters of EMF the priming serialised and dropped (tests). */
-    long emfBytes() {
-        return emfBytes.get();
     }
 
     /**

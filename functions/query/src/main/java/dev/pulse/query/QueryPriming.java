@@ -7,13 +7,11 @@ import dev.pulse.snapstart.Priming;
 import dev.pulse.snapstart.PrimingClients;
 import dev.pulse.snapstart.PrimingContext;
 import dev.pulse.snapstart.RuntimeSerialization;
-import dev.pulse.snapstart.ThrowawayMetrics;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * QueryFunction's SnapStart priming: a second {@link QueryHandler} with the production wiring on
@@ -27,8 +25,6 @@ final class QueryPriming extends Priming {
 
     static final int ROUNDS = 3;
     private final PulseConfig config;
-    private final AtomicLong emfBytes = new AtomicLong();
-    private volatile Map<String, Long> lastRequests = Map.of();
 
     QueryPriming(PulseConfig config) {
         super("query");
@@ -40,7 +36,7 @@ final class QueryPriming extends Priming {
         int paths = primeCodecs() + primePeriodBuckets();
         try (PrimingClients clients = new PrimingClients()) {
             QueryHandler handler = new QueryHandler(config, clients.dynamoDb(), Clock.systemUTC(),
-                    ThrowawayMetrics.create("query", emfBytes));
+                    throwawayMetrics());
             PrimingContext context = new PrimingContext();
             for (int round = 0; round < ROUNDS; round++) {
                 for (APIGatewayV2HTTPEvent event : events(Instant.now())) {
@@ -56,7 +52,7 @@ final class QueryPriming extends Priming {
                     paths++;
                 }
             }
-            lastRequests = clients.requests();
+            recordRequests(clients);
         }
         return paths;
     }
@@ -89,14 +85,6 @@ final class QueryPriming extends Priming {
             throw new IllegalStateException("period buckets answered nothing");
         }
         return 1;
-    }
-
-    Map<String, Long> lastRequests() {
-        return lastRequests;
-    }
-
-    long emfBytes() {
-        return emfBytes.get();
     }
 
     /** POST /query over the last two days (partials and rollups), GET /series by name and prefix, a bad query. */

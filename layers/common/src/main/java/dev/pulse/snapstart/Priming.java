@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.crac.Context;
 import org.crac.Core;
 import org.crac.Resource;
@@ -37,6 +38,8 @@ public abstract class Priming implements Resource {
     private final AtomicInteger failures = new AtomicInteger();
     private final AtomicInteger restores = new AtomicInteger();
     private volatile double primingMillis;
+    private final AtomicLong emfBytes = new AtomicLong();
+    private volatile Map<String, Long> lastRequests = Map.of();
 
     protected Priming(String function) {
         this.function = function;
@@ -54,6 +57,26 @@ public abstract class Priming implements Resource {
      * @return how many paths were primed (one per synthetic invocation or codec round trip)
      */
     protected abstract int prime() throws Exception;
+
+    /** Metrics named like the function's own, serialising each document and dropping it ({@link #emfBytes}). */
+    protected final software.amazon.lambda.powertools.metrics.Metrics throwawayMetrics() {
+        return ThrowawayMetrics.create(function, emfBytes);
+    }
+
+    /** Keeps what {@code clients} answered, for {@link #lastRequests}. */
+    protected final void recordRequests(PrimingClients clients) {
+        lastRequests = clients.requests();
+    }
+
+    /** The DynamoDB and SQS requests the last priming made, all answered in memory (tests). */
+    public Map<String, Long> lastRequests() {
+        return lastRequests;
+    }
+
+    /** Characters of EMF the priming serialised and dropped (tests). */
+    public long emfBytes() {
+        return emfBytes.get();
+    }
 
     /** What else the function must make fresh after a restore; nothing by default. */
     protected void refresh() {
