@@ -164,10 +164,31 @@ class Expectation:
             "skippedEvents": self.skipped,
             "datapoints": self.datapoints,
             "series": {key: {str(m): {"count": agg["count"], "sum": math.fsum(agg["values"]),
-                                     "min": agg["min"], "max": agg["max"]}
+                                     "min": agg["min"], "max": agg["max"],
+                                     "percentiles": sample_percentiles(agg["values"])}
                              for m, agg in sorted(minutes.items())}
                        for key, minutes in sorted(self.series.items())},
         }
+
+
+# The percentiles the query API answers (p50, p90, p99) and the tolerance each answer is held to.
+PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99))
+SKETCH_RELATIVE_ACCURACY = 0.01
+
+
+def nearest_rank(sorted_values: list[float], q: float) -> float:
+    """The API's definition: the value at rank ceil(q x count)."""
+    return sorted_values[max(1, math.ceil(q * len(sorted_values) * (1 - 1e-12))) - 1]
+
+
+def sample_percentiles(values: list[float]) -> dict[str, dict[str, float]]:
+    """Exact order statistics of raw samples; the answer comes from the DDSketch, within its 1%."""
+    ordered = sorted(values)
+    out = {}
+    for name, q in PERCENTILES:
+        v = nearest_rank(ordered, q)
+        out[name] = {"value": v, "tolerance": SKETCH_RELATIVE_ACCURACY * abs(v)}
+    return out
 
 
 class EventBuilder:

@@ -32,6 +32,7 @@ times one minute earlier) so the files are the same on every run and pass the in
 it as the reference time. Values and attributes are the SDK's own.
 """
 import argparse
+import math
 import base64
 import json
 import os
@@ -48,7 +49,7 @@ from opentelemetry.sdk.metrics.view import (ExplicitBucketHistogramAggregation,
 from opentelemetry.sdk.resources import Resource
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TIME_NS = 1795262400_000_000_000  # 2026-11-21T13:20:00Z
+TIME_NS = 1795262400_000_000_000  # 2026-11-21T12:00:00Z
 START_NS = TIME_NS - 60_000_000_000
 
 
@@ -121,20 +122,58 @@ def exporter_compress(data, wbits):
     return c.compress(data) + c.flush(zlib.Z_SYNC_FLUSH)
 
 
-# What one record must store, by series: (count, sum, min, max) from the values recorded above, not from the
-# decoder. Resource dims: service.name and deployment.environment (telemetry.sdk.* and service.instance.id are
-# left out by Pulse's rule, docs/otlp-input.md).
+# What one record must store, by series, from the values recorded above, not from the decoder: the raw values
+# of one record and how they reach the sketch ("sample": as themselves; "explicit"/"exponential": through the
+# histogram's buckets, docs/otlp-input.md "Histogram accuracy"). Resource dims: service.name and
+# deployment.environment (telemetry.sdk.* and service.instance.id are left out by Pulse's rule).
 RESOURCE_DIMS = {"service.name": "checkout", "deployment.environment": "test"}
+LATENCY_BOUNDS = (0, 5, 10, 25, 50, 75, 100, 250, 500, 1000)
 PER_RECORD = [
-    ("requests", {"route": "/pay"}, (1, 6.0, 6.0, 6.0)),
-    ("requests", {"route": "/refund"}, (1, 4.0, 4.0, 4.0)),
-    ("queue.depth", {}, (1, 7.0, 7.0, 7.0)),
-    ("temperature", {"room": "lab"}, (1, 21.5, 21.5, 21.5)),
-    ("latency", {"route": "/pay"}, (6, 327.0, 3.0, 250.0)),
-    ("payload.size", {}, (5, 6600.0, 100.0, 5000.0)),
-    ("rpc.duration.count", {"method": "Get"}, (1, 4.0, 4.0, 4.0)),
-    ("rpc.duration.sum", {"method": "Get"}, (1, 10.5, 10.5, 10.5)),
+    ("requests", {"route": "/pay"}, [6.0], "sample"),
+    ("requests", {"route": "/refund"}, [4.0], "sample"),
+    ("queue.depth", {}, [7.0], "sample"),
+    ("temperature", {"room": "lab"}, [21.5], "sample"),
+    ("latency", {"route": "/pay"}, [3.0, 7.0, 12.0, 15.0, 40.0, 250.0], "explicit"),
+    ("payload.size", {}, [100.0, 200.0, 300.0, 1000.0, 5000.0], "exponential"),
+    ("rpc.duration.count", {"method": "Get"}, [4.0], "sample"),
+    ("rpc.duration.sum", {"method": "Get"}, [10.5], "sample"),
 ]
+PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99))
+SKETCH = 0.01  # the DDSketch's relative accuracy
+
+
+def nearest_rank(ordered, q):
+    return ordered[max(1, math.ceil(q * len(ordered) * (1 - 1e-12))) - 1]
+
+
+def tolerance(kind, values, v, scale):
+    """How far the API's percentile may be from the exact order statistic v, by docs/otlp-input.md."""
+    if kind == "sample":
+        return SKETCH * abs(v)
+    if kind == "exponential":
+        # v is in (base^i, base^(i+1)] and enters at base^(i+1/2), then the sketch's 1%.
+        base = 2.0 ** (2.0 ** -scale)
+        return abs(v) * (math.sqrt(base) * (1 + SKETCH) - 1)
+    # Explicit buckets: the bucket holding v, narrowed by the exact min and max, enters at its middle (at the
+    # mean when every value is in one bucket), then the sketch's 1%.
+    lo, hi = min(values), max(values)
+    edges = [-math.inf, *LATENCY_BOUNDS, math.inf]
+    i = next(k for k in range(1, len(edges)) if v <= edges[k])
+    low, high = max(edges[i - 1], lo), min(edges[i], hi)
+    if all(edges[i - 1] < x <= edges[i] for x in values):
+        at = math.fsum(values) / len(values)
+    else:
+        at = (low + high) / 2
+    return max(at - low, high - at) + SKETCH * max(abs(low), abs(high))
+
+
+def exponential_scale(request):
+    for rm in request.resource_metrics:
+        for sm in rm.scope_metrics:
+            for m in sm.metrics:
+                if m.name == "payload.size":
+                    return m.exponential_histogram.data_points[0].scale
+    raise AssertionError("payload.size is not an exponential histogram")
 
 
 def series_key(name, dims):
@@ -143,12 +182,18 @@ def series_key(name, dims):
     return esc(name) + "{" + ",".join(esc(k) + "=" + esc(v) for k, v in sorted(dims.items())) + "}"
 
 
-def expected(records):
+def expected(records, scale):
     minute = (TIME_NS // 1_000_000) // 60_000 * 60_000
     series = {}
-    for name, dims, (count, total, lo, hi) in PER_RECORD:
+    for name, dims, per_record, kind in PER_RECORD:
+        values = sorted(per_record * records)
+        percentiles = {}
+        for label, q in PERCENTILES:
+            v = nearest_rank(values, q)
+            percentiles[label] = {"value": v, "tolerance": tolerance(kind, values, v, scale)}
         series[series_key(name, {**RESOURCE_DIMS, **dims})] = {str(minute): {
-            "count": count * records, "max": hi, "min": lo, "sum": total * records}}
+            "count": len(values), "max": max(values), "min": min(values), "sum": math.fsum(values),
+            "percentiles": percentiles}}
     return {"datapoints": len(PER_RECORD) * records, "now": TIME_NS // 1_000_000, "poisonRecords": 0,
             "poisonSequenceNumbers": [], "records": records, "series": series, "skippedEvents": 0}
 
@@ -198,7 +243,7 @@ def main():
     # The same expectations file scripts/gen_events.py writes for its events (IngestHandlerIT reads it).
     os.makedirs(os.path.join(args.events_out, "expected"), exist_ok=True)
     with open(os.path.join(args.events_out, "expected", "ingest-kinesis-otlp.json"), "w") as f:
-        json.dump(expected(len(event["Records"])), f, indent=2, sort_keys=True)
+        json.dump(expected(len(event["Records"]), exponential_scale(request)), f, indent=2, sort_keys=True)
         f.write("\n")
 
 

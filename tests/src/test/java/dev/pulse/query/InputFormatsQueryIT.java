@@ -1,6 +1,7 @@
 package dev.pulse.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
@@ -12,6 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.testing.ApiRequests;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.ExpectedResults;
+import dev.pulse.testing.ExpectedResults.Percentile;
 import dev.pulse.testing.Pipeline;
 import dev.pulse.testing.StoredPartials.Summary;
 import dev.pulse.testing.TestContext;
@@ -28,13 +30,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Each input format, from its fixture in events/ (made by a real producer where one exists: the KPL aggregates by
  * aws-kinesis-agg, the OTLP requests by the OpenTelemetry Python SDK's encoders), through ingest and back out of the query API: the series the catalog lists and every minute's
- * count, sum, min and max are what the producer sent, first from the partials, then from the built rollups.
+ * count, sum, min and max are what the producer sent, and its p50, p90 and p99 within the documented accuracy
+ * (events/expected/ holds the exact order statistics and each one's tolerance), first from the partials, then from
+ * the built rollups.
  */
 @ExtendWith(Emulators.class)
 class InputFormatsQueryIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long MINUTE = 60_000L;
+    private static final List<String> PERCENTILES = List.of("p50", "p90", "p99");
 
     @ParameterizedTest
     @ValueSource(strings = {"ingest-kinesis-native.json", "ingest-kinesis-cwlogs.json", "ingest-kinesis-kpl.json",
@@ -70,7 +75,8 @@ class InputFormatsQueryIT {
             series.addObject().put("name", s.get("name").asText()).set("dims", s.get("dims"));
         }
         q.put("start", Instant.ofEpochMilli(from).toString()).put("end", Instant.ofEpochMilli(to).toString()).put("period", 60);
-        q.putArray("stats").add("count").add("sum").add("min").add("max");
+        ArrayNode stats = q.putArray("stats").add("count").add("sum").add("min").add("max");
+        PERCENTILES.forEach(stats::add);
         APIGatewayV2HTTPResponse r = handler.handleRequest(ApiRequests.post(q.toString()), new TestContext("q", 30_000, 1024));
         assertThat(r.getStatusCode()).as(r.getBody()).isEqualTo(200);
         JsonNode body = JSON.readTree(r.getBody());
@@ -94,6 +100,11 @@ class InputFormatsQueryIT {
                 assertThat(values.get("sum").get(i).asDouble()).as(at + " sum").isEqualTo(w.sum());
                 assertThat(values.get("min").get(i).asDouble()).as(at + " min").isEqualTo(w.min());
                 assertThat(values.get("max").get(i).asDouble()).as(at + " max").isEqualTo(w.max());
+                for (String p : PERCENTILES) {
+                    Percentile bound = expected.percentiles().get(key).get(minute).get(p);
+                    assertThat(values.get(p).get(i).asDouble()).as(at + " " + p)
+                            .isCloseTo(bound.value(), within(bound.tolerance() * (1 + 1e-9)));
+                }
             }
         }
         assertThat(answered).containsExactlyInAnyOrderElementsOf(expected.series().keySet());
