@@ -2,6 +2,7 @@ package dev.pulse.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.pulse.aggregate.Sketches;
 import dev.pulse.aggregate.Summary;
@@ -18,6 +19,11 @@ import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
 import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
 import io.opentelemetry.proto.metrics.v1.SummaryDataPoint.ValueAtQuantile;
 import io.opentelemetry.proto.metrics.v1.SummaryDataPoint;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -546,5 +552,80 @@ class PercentileAccuracyReviewTest {
         double[] values = {1, 1.79e308};
         assertThatThrownBy(() -> decode(histogram(explicit(new double[] {10}, values, true, true))))
                 .isInstanceOf(DecodeException.class);
+    }
+
+    // ---------------------------------------------------------------- claim 3: the IT's expectations (events/expected)
+
+    static final Path REPO = Path.of("").toAbsolutePath().getParent().getParent();
+
+    @Test
+    void defect_genOtlpTolerance_topRankNotHeldExact() throws Exception {
+        // Documented: "A percentile whose rank is the lowest or the highest is the exact min or max". The latency p99
+        // of 12 values has rank 12 (the max, 250) and payload.size's p99 of 10 values rank 10 (5000), so
+        // InputFormatsQueryIT should hold them to 0; scripts/gen_otlp.py's tolerance() gives them the bucket's
+        // 77.5 and the exponential 160.6, so an answer of 172.5 for the latency p99 would pass.
+        JsonNode series = new ObjectMapper().readTree(REPO.resolve("events/expected/ingest-kinesis-otlp.json").toFile())
+                .get("series");
+        JsonNode latency = series.get("latency{deployment.environment=test,route=/pay,service.name=checkout}")
+                .get("1795262400000");
+        assertThat(latency.get("count").asLong()).isEqualTo(12);
+        assertThat(latency.at("/percentiles/p99/value").asDouble()).isEqualTo(latency.get("max").asDouble());
+        assertThat(latency.at("/percentiles/p99/tolerance").asDouble()).isEqualTo(77.5);  // documented: 0
+        JsonNode size = series.get("payload.size{deployment.environment=test,service.name=checkout}").get("1795262400000");
+        assertThat(size.get("count").asLong()).isEqualTo(10);
+        assertThat(size.at("/percentiles/p99/tolerance").asDouble()).isGreaterThan(160);  // documented: 0
+    }
+
+    @Test
+    void defect_genOtlpTolerance_oneBucketLooserThanHalfWidth() throws Exception {
+        // scripts/gen_otlp.py tolerance("explicit", ...) for values all in one bucket of LATENCY_BOUNDS, (250, 500]:
+        // 89 x 251 and 11 x 500, true p90 500. Documented: half the narrowed bucket [251, 500] = 124.5, + 1% of 500 =
+        // 129.5. The script allows max(mean - low, high - mean) + 5 = 226.1: it encodes the decoder's mean rule (the
+        // first defect above), not the documented bound, so the IT cannot catch that defect. And for exponential
+        // buckets it allows v * (sqrt(base) * 1.01 - 1), a hair above the documented v * (sqrt(base) - 1 + 0.01).
+        String python = REPO.resolve(".venv/bin/python").toString();
+        assumeTrue(Files.isExecutable(Path.of(python)), "no Python at " + python);
+        Process p = new ProcessBuilder(python, "-c", "import sys; sys.path.insert(0, 'scripts'); import gen_otlp as g; "
+                + "print(g.tolerance('explicit', [251.0] * 89 + [500.0] * 11, 500.0, 0)); "
+                + "print(g.tolerance('exponential', [300.0], 300.0, 4))")
+                .directory(REPO.toFile()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(out).isZero();
+        String[] lines = out.strip().split("\\R");
+        double mean = (89 * 251.0 + 11 * 500.0) / 100;
+        assertThat(Double.parseDouble(lines[0])).isCloseTo(500 - mean + 5, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(Double.parseDouble(lines[0])).isGreaterThan((500 - 251) / 2.0 + 5);  // documented: 129.5
+        double sqrtBase = Math.sqrt(Math.pow(2, 1.0 / 16));
+        assertThat(Double.parseDouble(lines[1])).isGreaterThan(300 * (sqrtBase - 1 + SKETCH));
+    }
+
+    @Test
+    void defect_inputFormatsExpectations_fewPercentilesReachTheSketch() throws Exception {
+        // InputFormatsQueryIT checks p50/p90/p99 per format, but a percentile at the lowest or highest rank (or of a
+        // minute whose min equals its max) is answered from the exact min/max, which the IT already asserts. Counted
+        // here: how many expectations the sketch has to answer. KPL: none of its 21, so its percentile checks cannot
+        // fail unless min/max do; all formats together: 7 of 132.
+        int[] total = {0};
+        int[] inner = {0};
+        int kplInner = -1;
+        for (String f : List.of("native", "cwlogs", "kpl", "otlp")) {
+            int before = inner[0];
+            JsonNode series = new ObjectMapper().readTree(REPO.resolve("events/expected/ingest-kinesis-" + f + ".json")
+                    .toFile()).get("series");
+            series.forEach(minutes -> minutes.forEach(m -> m.get("percentiles").fields().forEachRemaining(e -> {
+                long n = m.get("count").asLong();
+                long r = rank(Double.parseDouble(e.getKey().substring(1)) / 100, n);
+                total[0]++;
+                if (r > 1 && r < n && m.get("min").asDouble() != m.get("max").asDouble()) {
+                    inner[0]++;
+                }
+            })));
+            if (f.equals("kpl")) {
+                kplInner = inner[0] - before;
+            }
+        }
+        assertThat(kplInner).isZero();
+        assertThat(total[0]).isEqualTo(132);
+        assertThat(inner[0]).isEqualTo(7);
     }
 }
