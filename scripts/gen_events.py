@@ -176,18 +176,16 @@ PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99))
 SKETCH_RELATIVE_ACCURACY = 0.01
 
 
-def nearest_rank(sorted_values: list[float], q: float) -> float:
-    """The API's definition: the value at rank ceil(q x count)."""
-    return sorted_values[max(1, math.ceil(q * len(sorted_values) * (1 - 1e-12))) - 1]
-
-
 def sample_percentiles(values: list[float]) -> dict[str, dict[str, float]]:
-    """Exact order statistics of raw samples; the answer comes from the DDSketch, within its 1%."""
+    """Exact order statistics of raw samples (nearest rank, ceil(q x count)): the lowest and the highest rank are
+    answered with the exact min and max, the others from the DDSketch, within its 1%."""
     ordered = sorted(values)
     out = {}
     for name, q in PERCENTILES:
-        v = nearest_rank(ordered, q)
-        out[name] = {"value": v, "tolerance": SKETCH_RELATIVE_ACCURACY * abs(v)}
+        r = max(1, math.ceil(q * len(ordered) * (1 - 1e-12)))
+        v = ordered[r - 1]
+        exact = r in (1, len(ordered))
+        out[name] = {"value": v, "tolerance": 0.0 if exact else SKETCH_RELATIVE_ACCURACY * abs(v)}
     return out
 
 

@@ -85,6 +85,15 @@ def build_kpl(now: int) -> tuple[dict, dict]:
     exp.poison.append(seq)
     exp.records += 1
 
+    # 5. forty latencies of one series and minute in one user record: percentiles answered from the sketch
+    spread = [g.Datapoint("checkout.latency", {"service": "search", "op": "Find"}, now - 200_000 + i * 100,
+                          round(2.0 + 0.37 * i * i, 3)) for i in range(40)]
+    pk, data = aggregate([("search", "".join(obj(d, "Milliseconds") + "\n" for d in spread).encode())])
+    ev.add(pk, data, now - 100_000)
+    for dp in spread:
+        exp.add(dp)
+    exp.records += 1
+
     return ev.event(), exp.to_json()
 
 

@@ -85,6 +85,9 @@ def collect():
     latency = meter.create_histogram("latency", unit="ms")
     for v in (3, 7, 12, 15, 40, 250):
         latency.record(v, {"route": "/pay"})
+    # Enough values in enough buckets that most percentiles come from the buckets, not from the exact min and max.
+    for v in SEARCH_LATENCIES:
+        latency.record(v, {"route": "/search"})
     size = meter.create_histogram("payload.size", unit="By")
     for v in (100, 200, 300, 1000, 5000):
         size.record(v)
@@ -128,12 +131,14 @@ def exporter_compress(data, wbits):
 # deployment.environment (telemetry.sdk.* and service.instance.id are left out by Pulse's rule).
 RESOURCE_DIMS = {"service.name": "checkout", "deployment.environment": "test"}
 LATENCY_BOUNDS = (0, 5, 10, 25, 50, 75, 100, 250, 500, 1000)
+SEARCH_LATENCIES = [round(1.5 * i ** 1.7, 3) for i in range(1, 41)]  # 1.5 .. 795, across 9 buckets
 PER_RECORD = [
     ("requests", {"route": "/pay"}, [6.0], "sample"),
     ("requests", {"route": "/refund"}, [4.0], "sample"),
     ("queue.depth", {}, [7.0], "sample"),
     ("temperature", {"room": "lab"}, [21.5], "sample"),
     ("latency", {"route": "/pay"}, [3.0, 7.0, 12.0, 15.0, 40.0, 250.0], "explicit"),
+    ("latency", {"route": "/search"}, SEARCH_LATENCIES, "explicit"),
     ("payload.size", {}, [100.0, 200.0, 300.0, 1000.0, 5000.0], "exponential"),
     ("rpc.duration.count", {"method": "Get"}, [4.0], "sample"),
     ("rpc.duration.sum", {"method": "Get"}, [10.5], "sample"),
@@ -142,29 +147,27 @@ PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99))
 SKETCH = 0.01  # the DDSketch's relative accuracy
 
 
-def nearest_rank(ordered, q):
-    return ordered[max(1, math.ceil(q * len(ordered) * (1 - 1e-12))) - 1]
+def rank(ordered, q):
+    """The API's nearest rank: ceil(q x count), at least 1."""
+    return max(1, math.ceil(q * len(ordered) * (1 - 1e-12)))
 
 
 def tolerance(kind, values, v, scale):
     """How far the API's percentile may be from the exact order statistic v, by docs/otlp-input.md."""
+    ordered = sorted(values)
     if kind == "sample":
         return SKETCH * abs(v)
     if kind == "exponential":
-        # v is in (base^i, base^(i+1)] and enters at base^(i+1/2), then the sketch's 1%.
+        # v is in (base^i, base^(i+1)] and enters at base^(i+1/2) (sqrt(base) - 1 relative), and the sketch moves
+        # that by 1% more: compounded, sqrt(base) x 1.01 - 1.
         base = 2.0 ** (2.0 ** -scale)
         return abs(v) * (math.sqrt(base) * (1 + SKETCH) - 1)
-    # Explicit buckets: the bucket holding v, narrowed by the exact min and max, enters at its middle (at the
-    # mean when every value is in one bucket), then the sketch's 1%.
-    lo, hi = min(values), max(values)
+    # Explicit buckets: the bucket holding v, narrowed by the exact min and max, enters at its middle (half its
+    # width from any value in it), then the sketch's 1%.
     edges = [-math.inf, *LATENCY_BOUNDS, math.inf]
     i = next(k for k in range(1, len(edges)) if v <= edges[k])
-    low, high = max(edges[i - 1], lo), min(edges[i], hi)
-    if all(edges[i - 1] < x <= edges[i] for x in values):
-        at = math.fsum(values) / len(values)
-    else:
-        at = (low + high) / 2
-    return max(at - low, high - at) + SKETCH * max(abs(low), abs(high))
+    low, high = max(edges[i - 1], ordered[0]), min(edges[i], ordered[-1])
+    return (high - low) / 2 + SKETCH * max(abs(low), abs(high))
 
 
 def exponential_scale(request):
@@ -189,8 +192,11 @@ def expected(records, scale):
         values = sorted(per_record * records)
         percentiles = {}
         for label, q in PERCENTILES:
-            v = nearest_rank(values, q)
-            percentiles[label] = {"value": v, "tolerance": tolerance(kind, values, v, scale)}
+            r = rank(values, q)
+            v = values[r - 1]
+            # The lowest and the highest rank are answered with the exact min and max.
+            exact = r in (1, len(values))
+            percentiles[label] = {"value": v, "tolerance": 0.0 if exact else tolerance(kind, values, v, scale)}
         series[series_key(name, {**RESOURCE_DIMS, **dims})] = {str(minute): {
             "count": len(values), "max": max(values), "min": min(values), "sum": math.fsum(values),
             "percentiles": percentiles}}

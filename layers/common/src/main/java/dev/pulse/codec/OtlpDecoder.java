@@ -279,9 +279,7 @@ final class OtlpDecoder {
         if (buckets != 0 && buckets != bounds + 1) {
             throw new DecodeException(at + ": " + buckets + " bucket counts for " + bounds + " bounds (needs bounds + 1)");
         }
-        if (p.getCount() < 0) {
-            throw new DecodeException(at + ": count " + Long.toUnsignedString(p.getCount()) + " is 2^63 or more");
-        }
+        checkCount(p.getCount(), at);
         long total = 0;
         for (int i = 0; i < buckets; i++) {
             total = addCount(total, p.getBucketCounts(i), "bucket count #" + i, at);
@@ -293,8 +291,10 @@ final class OtlpDecoder {
         double max = p.hasMax() ? p.getMax() : Double.NaN;
         DDSketch sketch = Sketches.create();
         if (buckets == 0) {
-            // No distribution sent: every value is taken as the mean, the only thing known about them.
-            sketch.accept(clamp(p.getSum() / p.getCount(), min, max), p.getCount());
+            // No distribution sent: the values lie somewhere in [min, max]; its middle is within half its width of
+            // every one of them (the documented bound). Without both, the mean is the only thing known.
+            sketch.accept(Double.isNaN(min) || Double.isNaN(max) ? clamp(p.getSum() / p.getCount(), min, max)
+                    : min + (max - min) / 2, p.getCount());
         } else {
             int nonEmpty = 0;
             for (int i = 0; i < buckets; i++) {
@@ -315,14 +315,16 @@ final class OtlpDecoder {
                     hi = Math.min(hi, max);
                 }
                 double rep;
-                if (nonEmpty == 1) {
-                    rep = clamp(p.getSum() / p.getCount(), lo, hi);  // all values in one bucket: their mean is exact
+                if (!Double.isInfinite(lo) && !Double.isInfinite(hi)) {
+                    // The bucket's middle: off by at most half its width from every value in it. Not the mean when
+                    // all values share one bucket: a tail percentile there can be as far as the whole width from it.
+                    rep = lo + (hi - lo) / 2;
+                } else if (nonEmpty == 1) {
+                    rep = clamp(p.getSum() / p.getCount(), lo, hi);  // open-ended and alone: the mean is all we know
                 } else if (Double.isInfinite(lo)) {
                     rep = hi;
-                } else if (Double.isInfinite(hi)) {
-                    rep = lo;
                 } else {
-                    rep = lo + (hi - lo) / 2;  // the bucket's middle: off by at most half its width
+                    rep = lo;
                 }
                 sketch.accept(rep, c);
             }
@@ -354,9 +356,7 @@ final class OtlpDecoder {
         // middle base^(i+0.5), within a relative error of sqrt(base) - 1 of every value in it.
         double log2Base = Math.scalb(1.0, -p.getScale());
         DDSketch sketch = Sketches.create();
-        if (p.getCount() < 0) {
-            throw new DecodeException(at + ": count " + Long.toUnsignedString(p.getCount()) + " is 2^63 or more");
-        }
+        checkCount(p.getCount(), at);
         long total = addCount(0, p.getZeroCount(), "zero count", at);
         if (p.getZeroCount() > 0) {
             sketch.accept(0.0, p.getZeroCount());
@@ -374,6 +374,18 @@ final class OtlpDecoder {
         }
         out.add(Datapoint.preAggregated(name, dims(resourceDims, p.getAttributesList()), millis(p.getTimeUnixNano(), at), unit,
                 summary(p.getCount(), p.getSum(), min, max, sketch)));
+    }
+
+    /** Exact ranks: the sketch and the nearest-rank percentile compute ranks in doubles, exact up to 2^53. */
+    static final long MAX_POINT_COUNT = 1L << 53;
+
+    private static void checkCount(long count, String at) throws DecodeException {
+        if (count < 0) {
+            throw new DecodeException(at + ": count " + Long.toUnsignedString(count) + " is 2^63 or more");
+        }
+        if (count > MAX_POINT_COUNT) {
+            throw new DecodeException(at + ": count " + count + " is more than 2^53, where percentile ranks stop being exact");
+        }
     }
 
     /**

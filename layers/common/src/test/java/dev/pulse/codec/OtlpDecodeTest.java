@@ -68,7 +68,8 @@ class OtlpDecodeTest {
 
         assertThat(dps).containsOnlyKeys(
                 key("requests", "route", "/pay"), key("requests", "route", "/refund"), key("queue.depth"),
-                key("temperature", "room", "lab"), key("latency", "route", "/pay"), key("payload.size"),
+                key("temperature", "room", "lab"), key("latency", "route", "/pay"), key("latency", "route", "/search"),
+                key("payload.size"),
                 key("rpc.duration.count", "method", "Get"), key("rpc.duration.sum", "method", "Get"));
         assertThat(dps.get(key("requests", "route", "/pay")).value()).isEqualTo(6.0);
         assertThat(dps.get(key("requests", "route", "/pay")).unit()).isEqualTo("Count");
