@@ -56,9 +56,17 @@ $(KINESIS)/node_modules/.installed: $(KINESIS)/package-lock.json
 	npm ci --prefix $(KINESIS) --no-audit --no-fund --loglevel=error
 	touch $@
 
-test: $(VENV)/.installed $(KINESIS)/node_modules/.installed ## Unit and integration tests, template checks and scans, sam build (what CI runs)
+# LocalStack in host mode (no Docker) for the localstack backend (make run BACKEND=localstack) and its IT: Python 3.13,
+# localstack-core pinned by tools/localstack/constraints.txt, kinesis-mock by tools/localstack/package-lock.json; installed
+# into the ignored tools/localstack/.venv and node_modules only when that backend is used, or by make test.
+LOCALSTACK := tools/localstack
+$(LOCALSTACK)/.venv/.installed: $(LOCALSTACK)/constraints.txt $(LOCALSTACK)/package-lock.json scripts/install-localstack.sh
+	scripts/install-localstack.sh $(LOCALSTACK)
+
+test: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/.installed ## Unit and integration tests, template checks and scans, sam build (what CI runs)
 	echo "JDK: $$JAVA_HOME"
-	mvn $(MVN_FLAGS) verify -Dpulse.moto.bin=$(CURDIR)/$(VENV)/bin/moto_server -Dpulse.kinesis.dir=$(CURDIR)/$(KINESIS)
+	mvn $(MVN_FLAGS) verify -Dpulse.moto.bin=$(CURDIR)/$(VENV)/bin/moto_server -Dpulse.kinesis.dir=$(CURDIR)/$(KINESIS) \
+	  -Dpulse.localstack.home=$(CURDIR)/$(LOCALSTACK)
 	$(SAM) validate --lint --region $(AWS_DEFAULT_REGION)
 	$(VENV)/bin/python scripts/translate_template.py template.yaml
 	$(SCAN_CFN_LINT)
@@ -82,19 +90,25 @@ BUILD_EVERY ?= 15
 PARAMS     ?=
 KEEP       ?=
 WORK_DIR   ?=
+# BACKEND=localstack: LocalStack (host mode, installed on first use) instead of DynamoDB Local, kinesalite and moto;
+# with LOCALSTACK_URL=http://127.0.0.1:4566 the LocalStack already running there (e.g. in Docker) instead of starting one.
+BACKEND        ?=
+LOCALSTACK_URL ?=
+BACKEND_ARGS    = $(if $(BACKEND),--backend "$(BACKEND)") $(if $(LOCALSTACK_URL),--localstack-url "$(LOCALSTACK_URL)")
+LOCALSTACK_DEP  = $(if $(and $(filter localstack,$(BACKEND)),$(if $(LOCALSTACK_URL),,yes)),$(LOCALSTACK)/.venv/.installed)
 LOCAL_RUN  = java --enable-native-access=ALL-UNNAMED -cp "local/target/classes:$$(cat local/target/classpath.txt)" dev.pulse.local.Main
 
-local-stack: $(VENV)/.installed $(KINESIS)/node_modules/.installed
+local-stack: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK_DEP)
 	mvn $(MVN_FLAGS) -q package -DskipTests
 
-run: local-stack ## The whole pipeline on 127.0.0.1 with a load run and canary check (RATE, DURATION, SOURCE, MODE, BUILD_EVERY, KEEP=1)
-	$(LOCAL_RUN) run --rate "$(RATE)" --duration "$(DURATION)" --ramp "$(RAMP)" --source "$(SOURCE)" --mode "$(MODE)" \
+run: local-stack ## The whole pipeline on 127.0.0.1 with a load run and canary check (RATE, DURATION, SOURCE, MODE, BUILD_EVERY, KEEP=1, BACKEND=localstack)
+	$(LOCAL_RUN) run $(BACKEND_ARGS) --rate "$(RATE)" --duration "$(DURATION)" --ramp "$(RAMP)" --source "$(SOURCE)" --mode "$(MODE)" \
 	  --speed "$(SPEED)" --workers "$(WORKERS)" $(if $(BUILD_EVERY),--schedule-every "$(BUILD_EVERY)") \
 	  $(foreach p,$(PARAMS),--param "$(p)") $(if $(filter 1 yes true,$(KEEP)),--keep,) \
 	  $(if $(WORK_DIR),--work-dir "$(WORK_DIR)")
 
 invoke: local-stack ## One handler with an event file, no Docker: make invoke FUNCTION=IngestFunction EVENT=events/ingest-kinesis-native.json [ENV="K=V ..."]
-	$(LOCAL_RUN) invoke --function "$(FUNCTION)" --event "$(EVENT)" $(if $(filter command line,$(origin ENV)),$(foreach e,$(ENV),--env "$(e)")) $(foreach p,$(PARAMS),--param "$(p)") \
+	$(LOCAL_RUN) invoke $(BACKEND_ARGS) --function "$(FUNCTION)" --event "$(EVENT)" $(if $(filter command line,$(origin ENV)),$(foreach e,$(ENV),--env "$(e)")) $(foreach p,$(PARAMS),--param "$(p)") \
 	  $(if $(WORK_DIR),--work-dir "$(WORK_DIR)")
 
 # Benchmarks (module bench/): each hot path against its baseline in the same run, one line each. A full run

@@ -1,9 +1,9 @@
 package dev.pulse.local;
 
 import dev.pulse.local.api.LocalHttpApi;
-import dev.pulse.local.emulator.KinesisEmulator;
-import dev.pulse.local.emulator.LocalDynamoDb;
-import dev.pulse.local.emulator.MotoSqs;
+import dev.pulse.local.emulator.Backend;
+import dev.pulse.local.emulator.EmulatorsBackend;
+import dev.pulse.local.emulator.LocalStackBackend;
 import dev.pulse.local.emulator.Ports;
 import dev.pulse.local.lambda.FunctionConfig;
 import dev.pulse.local.lambda.LambdaApiServer;
@@ -30,7 +30,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -42,8 +41,8 @@ import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
- * The whole pipeline on one machine, all on 127.0.0.1: DynamoDB Local, kinesalite and moto with the template's
- * table, stream and queue; every function in its own JVM behind a local Lambda service; the event source
+ * The whole pipeline on one machine, all on 127.0.0.1: DynamoDB Local, kinesalite and moto (or LocalStack, with
+ * the localstack backend: {@link StackOptions#backend()}) with the template's table, stream and queue; every function in its own JVM behind a local Lambda service; the event source
  * mappings; the schedules (EventBridge rules); the HTTP API. Everything about functions, environment and mappings comes from template.yaml.
  * Closing it stops every process it started, through their handles (by PID).
  */
@@ -51,9 +50,6 @@ public final class LocalStack implements AutoCloseable {
 
     static final String REGION = "us-east-1";
     static final StaticCredentialsProvider CREDENTIALS = StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local"));
-
-    /** Held strongly: java.util.logging keeps loggers weakly, and a collected one forgets its level. */
-    private static final java.util.logging.Logger SDK_V1_LOG = java.util.logging.Logger.getLogger("com.amazonaws");
 
     private final Deque<AutoCloseable> running = new ArrayDeque<>();
     private final Map<String, EmfTotals> metrics = new ConcurrentHashMap<>();
@@ -64,9 +60,7 @@ public final class LocalStack implements AutoCloseable {
     private SamTemplate template;
     private boolean closed;
     private StackResources resources;
-    private LocalDynamoDb dynamo;
-    private KinesisEmulator kinesis;
-    private MotoSqs sqs;
+    private Backend backend;
     private DynamoDbClient dynamoClient;
     private KinesisClient kinesisClient;
     private SqsClient sqsClient;
@@ -126,46 +120,16 @@ public final class LocalStack implements AutoCloseable {
         template.resolve(options.parameters(), dev.pulse.local.template.Bindings.unbound(options.stackName())).schedules();
         Files.createDirectories(options.workDir().resolve("logs"));
         StackOptions.Ports p = options.ports();
-        int dynamoPort = port(p.dynamoDb());
-        int kinesisPort = port(p.kinesis());
-        int sqsPort = port(p.sqs());
         int lambdaPort = port(p.lambda());
         int apiPort = port(p.api());
 
-        // The three emulators start in parallel: moto and kinesalite take a few seconds each.
-        CompletableFuture<KinesisEmulator> k = CompletableFuture.supplyAsync(() -> call(() -> KinesisEmulator.start(options.kinesisDir(), kinesisPort, options.kinesisStore())));
-        CompletableFuture<MotoSqs> m = CompletableFuture.supplyAsync(() -> call(() -> MotoSqs.start(options.motoServer().toString(), sqsPort)));
-        List<Exception> failures = new ArrayList<>();
-        // DynamoDB Local prints its configuration to stdout and warns through java.util.logging; the local
-        // stack's console is for the run's progress, so both are kept out of it (and shown if the start fails).
-        SDK_V1_LOG.setLevel(java.util.logging.Level.SEVERE);
-        java.io.PrintStream stdout = System.out;
-        java.io.ByteArrayOutputStream banner = new java.io.ByteArrayOutputStream();
-        try {
-            System.setOut(new java.io.PrintStream(banner, true, StandardCharsets.UTF_8));
-            dynamo = LocalDynamoDb.start(dynamoPort);
-            track(dynamo);
-        } catch (Exception e) {
-            failures.add(new IllegalStateException("DynamoDB Local: " + e.getMessage() + "\n" + banner, e));
-        } finally {
-            System.setOut(stdout);
+        backend = startBackend(p);
+        if (options.backend().kind() == StackOptions.Backend.Kind.EMULATORS || options.backend().localStackUrl() != null) {
+            track(backend);
         }
-        kinesis = join(k, failures);
-        sqs = join(m, failures);
-        if (kinesis != null) {
-            track(kinesis);
-        }
-        if (sqs != null) {
-            track(sqs);
-        }
-        if (!failures.isEmpty()) {
-            IllegalStateException e = new IllegalStateException("could not start the emulators: " + failures.get(0).getMessage());
-            failures.forEach(e::addSuppressed);
-            throw e;
-        }
-        dynamoClient = client(DynamoDbClient.builder(), dynamo.endpoint());
-        kinesisClient = client(KinesisClient.builder(), kinesis.endpoint());
-        sqsClient = client(SqsClient.builder(), sqs.endpoint());
+        dynamoClient = client(DynamoDbClient.builder(), backend.dynamoDb());
+        kinesisClient = client(KinesisClient.builder(), backend.kinesis());
+        sqsClient = client(SqsClient.builder(), backend.sqs());
         track(dynamoClient);
         track(kinesisClient);
         track(sqsClient);
@@ -183,15 +147,13 @@ public final class LocalStack implements AutoCloseable {
         reserved.put("AWS_ACCESS_KEY_ID", "local");
         reserved.put("AWS_SECRET_ACCESS_KEY", "local");
         reserved.put("AWS_SESSION_TOKEN", "local");
-        reserved.put("AWS_ENDPOINT_URL_DYNAMODB", options.faults().dynamoDbEndpoint(dynamo.endpoint()).toString());
-        reserved.put("AWS_ENDPOINT_URL_DYNAMODB_STREAMS", dynamo.endpoint().toString());
-        reserved.put("AWS_ENDPOINT_URL_KINESIS", kinesis.endpoint().toString());
-        reserved.put("AWS_ENDPOINT_URL_SQS", sqs.endpoint().toString());
-        reserved.put("AWS_ENDPOINT_URL_S3", sqs.endpoint().toString());
+        reserved.putAll(backend.functionEnvironment());
+        URI faultyDynamo = options.faults().dynamoDbEndpoint(backend.dynamoDb());
+        if (!faultyDynamo.equals(backend.dynamoDb())) {
+            reserved.put("AWS_ENDPOINT_URL_DYNAMODB", faultyDynamo.toString());
+        }
+        // The functions' Lambda calls (the load generator's fan-out) go to the local Lambda service on every backend.
         reserved.put("AWS_ENDPOINT_URL_LAMBDA", lambdaUrl.toString());
-        // kinesalite speaks JSON only. SDK v2 reads the aws.cborEnabled setting from CBOR_ENABLED (not from
-        // v1's AWS_CBOR_DISABLED, which v2 ignores: the records would arrive CBOR-encoded and unreadable).
-        reserved.put("CBOR_ENABLED", "false");
 
         Artifacts artifacts = new Artifacts(options.workDir().resolve("build"));
         List<Path> runtime = Artifacts.jars(options.runtimeDir());
@@ -242,7 +204,7 @@ public final class LocalStack implements AutoCloseable {
         for (MappingSpec spec : stack.mappings()) {
             String fn = stack.function(spec.functionId()).functionName();
             MappingRunner runner = MappingRunner.start(spec, fn, lambda, this::sendToDestination,
-                    kinesis.endpoint(), dynamo.endpoint(), options.faults());
+                    backend.kinesis(), backend.dynamoDbStreams(), options.faults());
             mappings.add(runner);
             track(runner);
         }
@@ -334,15 +296,20 @@ public final class LocalStack implements AutoCloseable {
     }
 
     public URI dynamoDbUrl() {
-        return dynamo.endpoint();
+        return backend.dynamoDb();
     }
 
     public URI kinesisUrl() {
-        return kinesis.endpoint();
+        return backend.kinesis();
     }
 
     public URI sqsUrl() {
-        return sqs.endpoint();
+        return backend.sqs();
+    }
+
+    /** What serves the AWS services (the emulators or LocalStack). */
+    public Backend backend() {
+        return backend;
     }
 
     public SqsClient sqs() {
@@ -368,17 +335,14 @@ public final class LocalStack implements AutoCloseable {
      * stream's records survive, as a Kinesis outage does not lose acknowledged records).
      */
     public void restartKinesis() throws Exception {
-        kinesis.restart();
+        backend.restartKinesis();
     }
 
     /** The PIDs of every process the stack started (emulators and function JVMs). */
     public List<Long> pids() {
         List<Long> out = new ArrayList<>(lambda == null ? List.of() : lambda.pids());
-        if (kinesis != null) {
-            out.add(kinesis.pid());
-        }
-        if (sqs != null) {
-            out.add(sqs.pid());
+        if (backend != null) {
+            out.addAll(backend.pids());
         }
         return out;
     }
@@ -405,6 +369,25 @@ public final class LocalStack implements AutoCloseable {
         }
     }
 
+    /**
+     * The backend {@link StackOptions#backend()} names. A LocalStack to start is tracked before it starts, so a
+     * Ctrl-C during its start-up stops it too.
+     */
+    private Backend startBackend(StackOptions.Ports p) throws Exception {
+        StackOptions.Backend choice = options.backend();
+        if (choice.kind() == StackOptions.Backend.Kind.EMULATORS) {
+            return EmulatorsBackend.start(options.kinesisDir(), options.motoServer(), port(p.dynamoDb()), port(p.kinesis()),
+                    port(p.sqs()), options.kinesisStore());
+        }
+        if (choice.localStackUrl() != null) {
+            return LocalStackBackend.connect(choice.localStackUrl());
+        }
+        LocalStackBackend ls = track(LocalStackBackend.create(choice.localStackHome(), options.runtimeDir().getParent(),
+                options.workDir().resolve("localstack"), options.kinesisDir().resolve("loopback.js"), p.localStack()));
+        ls.start();
+        return ls;
+    }
+
     private static int port(int p) {
         return p == 0 ? Ports.free() : p;
     }
@@ -413,26 +396,5 @@ public final class LocalStack implements AutoCloseable {
             & software.amazon.awssdk.core.client.builder.SdkSyncClientBuilder<B, C>, C> C client(B builder, URI endpoint) {
         return builder.endpointOverride(endpoint).region(Region.of(REGION)).credentialsProvider(CREDENTIALS)
                 .httpClientBuilder(UrlConnectionHttpClient.builder()).build();
-    }
-
-    private interface Call<T> {
-        T call() throws Exception;
-    }
-
-    private static <T> T call(Call<T> c) {
-        try {
-            return c.call();
-        } catch (Exception e) {
-            throw new IllegalStateException(e.getMessage(), e);
-        }
-    }
-
-    private static <T> T join(CompletableFuture<T> f, List<Exception> failures) {
-        try {
-            return f.join();
-        } catch (java.util.concurrent.CompletionException e) {
-            failures.add(e.getCause() instanceof Exception x ? x : e);
-            return null;
-        }
     }
 }

@@ -2,6 +2,7 @@ package dev.pulse.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.local.emulator.BackendStartException;
 import dev.pulse.local.esm.InvokeResult;
 import dev.pulse.local.template.Bindings;
 import dev.pulse.local.template.FunctionSpec;
@@ -40,6 +41,11 @@ public final class Main {
               --report FILE       also write the report as JSON (default .local/report.json)
               --ephemeral-ports   listen on free ports instead of 8000/4567/4566/9001/3000
             common options:
+              --backend NAME      emulators (default: DynamoDB Local, kinesalite, moto) or localstack (LocalStack
+                                  in host mode from tools/localstack, installed by make; docs/localstack.md)
+              --localstack-url URL  localstack backend: use the LocalStack running there (e.g. in Docker) instead
+                                  of starting one
+              --localstack-port N   localstack backend: the started LocalStack's gateway port (default 4566)
               --template FILE     template.yaml (default ./template.yaml)
               --param NAME=VALUE  template parameter override (repeatable, like --parameter-overrides)
               --work-dir DIR      build output and function logs (default .local next to the template)
@@ -67,6 +73,10 @@ public final class Main {
             err.println("error: " + e.getMessage());
             err.print(USAGE);
             return 2;
+        } catch (BackendStartException e) {
+            // Something to install or free outside the program: the one line says what and how.
+            err.println("error: " + e.getMessage());
+            return 2;
         } catch (Exception e) {
             err.println("error: " + e.getMessage());
             e.printStackTrace(err);
@@ -74,7 +84,7 @@ public final class Main {
         }
     }
 
-    private static final Set<String> COMMON = Set.of("template", "param", "work-dir");
+    private static final Set<String> COMMON = Set.of("template", "param", "work-dir", "backend", "localstack-url", "localstack-port");
 
     private static StackOptions stackOptions(Args a) throws UsageException {
         Path template = Path.of(a.text("template", "template.yaml")).toAbsolutePath().normalize();
@@ -85,7 +95,41 @@ public final class Main {
         if (a.text("work-dir", null) != null) {
             o = o.withWorkDir(Path.of(a.text("work-dir", null)).toAbsolutePath());
         }
-        return a.flag("ephemeral-ports") ? o.withPorts(StackOptions.Ports.EPHEMERAL) : o;
+        o = o.withBackend(backend(a, template.getParent()));
+        if (a.flag("ephemeral-ports")) {
+            o = o.withPorts(StackOptions.Ports.EPHEMERAL);
+        }
+        if (a.text("localstack-port", null) != null) {
+            o = o.withPorts(o.ports().withLocalStack((int) a.number("localstack-port", 4566, 1, 65535)));
+        }
+        return o;
+    }
+
+    private static StackOptions.Backend backend(Args a, Path root) throws UsageException {
+        String name = a.text("backend", "");
+        String url = a.text("localstack-url", "");
+        if (name.isEmpty() || name.equals("emulators")) {
+            if (!url.isEmpty() || a.text("localstack-port", null) != null) {
+                throw new UsageException("--localstack-url and --localstack-port need --backend localstack");
+            }
+            return StackOptions.Backend.EMULATORS;
+        }
+        if (!name.equals("localstack")) {
+            throw new UsageException("--backend must be emulators or localstack, got " + name);
+        }
+        if (url.isEmpty()) {
+            return StackOptions.Backend.localStack(root.resolve("tools/localstack"), null);
+        }
+        java.net.URI uri;
+        try {
+            uri = new java.net.URI(url);
+        } catch (java.net.URISyntaxException e) {
+            throw new UsageException("--localstack-url must be a URL like http://127.0.0.1:4566, got " + url);
+        }
+        if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+            throw new UsageException("--localstack-url must be a URL like http://127.0.0.1:4566, got " + url);
+        }
+        return StackOptions.Backend.localStack(root.resolve("tools/localstack"), uri);
     }
 
     private static Set<String> union(Set<String> a, Set<String> b) {
@@ -162,9 +206,11 @@ public final class Main {
     }
 
     static void printEndpoints(LocalStack stack, PrintStream out) {
-        out.println("  DynamoDB Local  " + stack.dynamoDbUrl() + "   (table " + stack.ref(tableId(stack)) + ")");
-        out.println("  Kinesis         " + stack.kinesisUrl());
-        out.println("  SQS (moto)      " + stack.sqsUrl() + "   (queues " + stack.queueUrls() + ")");
+        for (String[] line : stack.backend().describe()) {
+            out.printf("  %-15s %s%n", line[0], line[1]);
+        }
+        out.println("  table           " + stack.ref(tableId(stack)) + streamNames(stack));
+        out.println("  queues          " + stack.queueUrls());
         out.println("  Lambda          " + stack.lambdaUrl());
         if (stack.apiUrl() != null) {
             out.println("  HTTP API        " + stack.apiUrl());
@@ -178,6 +224,11 @@ public final class Main {
         if (!stack.notEmulated().isEmpty()) {
             out.println("  names only      " + String.join(", ", stack.notEmulated()));
         }
+    }
+
+    private static String streamNames(LocalStack stack) {
+        List<String> streams = stack.template().resourceIds("AWS::Kinesis::Stream").stream().map(stack::ref).toList();
+        return streams.isEmpty() ? "" : "   stream " + String.join(", ", streams);
     }
 
     static int invoke(List<String> args, PrintStream out, PrintStream err) throws Exception {

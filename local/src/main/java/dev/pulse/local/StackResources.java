@@ -122,7 +122,7 @@ final class StackResources implements Bindings {
         if (!view.isEmpty()) {
             b.streamSpecification(s -> s.streamEnabled(true).streamViewType(view));
         }
-        var table = dynamo.createTable(b.build()).tableDescription();
+        var table = createReplacing(dynamo, b.build());
         JsonNode ttl = p.path("TimeToLiveSpecification");
         if (ttl.path("Enabled").asBoolean(false)) {
             dynamo.updateTimeToLive(t -> t.tableName(name).timeToLiveSpecification(s -> s.enabled(true)
@@ -132,6 +132,21 @@ final class StackResources implements Bindings {
         attrs.put(id + ".Arn", table.tableArn());
         if (table.latestStreamArn() != null) {
             attrs.put(id + ".StreamArn", table.latestStreamArn());
+        }
+    }
+
+    /**
+     * Creates the table; one of the same name (a previous run's, in an already running LocalStack) is deleted
+     * first, so every run starts from the template's empty table as a fresh emulator gives it.
+     */
+    private static software.amazon.awssdk.services.dynamodb.model.TableDescription createReplacing(DynamoDbClient dynamo,
+            CreateTableRequest request) {
+        try {
+            return dynamo.createTable(request).tableDescription();
+        } catch (software.amazon.awssdk.services.dynamodb.model.ResourceInUseException e) {
+            dynamo.deleteTable(d -> d.tableName(request.tableName()));
+            dynamo.waiter().waitUntilTableNotExists(d -> d.tableName(request.tableName()));
+            return dynamo.createTable(request).tableDescription();
         }
     }
 
@@ -156,7 +171,21 @@ final class StackResources implements Bindings {
     private void createStream(String id, JsonNode p, KinesisClient kinesis) throws InterruptedException {
         String name = name(id, p, "Name");
         int shards = p.has("ShardCount") ? p.path("ShardCount").asInt() : ON_DEMAND_SHARDS;
-        kinesis.createStream(b -> b.streamName(name).shardCount(shards));
+        try {
+            kinesis.createStream(b -> b.streamName(name).shardCount(shards));
+        } catch (software.amazon.awssdk.services.kinesis.model.ResourceInUseException e) {
+            // A previous run's stream in an already running LocalStack: replaced, as the table is.
+            kinesis.deleteStream(b -> b.streamName(name).enforceConsumerDeletion(true));
+            for (int i = 0; i < 400; i++) {
+                try {
+                    kinesis.describeStreamSummary(b -> b.streamName(name));
+                    Thread.sleep(50);
+                } catch (software.amazon.awssdk.services.kinesis.model.ResourceNotFoundException gone) {
+                    break;
+                }
+            }
+            kinesis.createStream(b -> b.streamName(name).shardCount(shards));
+        }
         for (int i = 0; i < 400; i++) {
             var d = kinesis.describeStreamSummary(b -> b.streamName(name)).streamDescriptionSummary();
             if (d.streamStatus() == StreamStatus.ACTIVE) {
@@ -179,6 +208,14 @@ final class StackResources implements Bindings {
             }
         }
         String url = sqs.createQueue(b -> b.queueName(name).attributes(a)).queueUrl();
+        // A queue of that name that already held messages (a previous run's, in an already running LocalStack)
+        // starts empty, so what the run finds there is its own.
+        long depth = sqs.getQueueAttributes(b -> b.queueUrl(url).attributeNames(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE)).attributes().values().stream()
+                .mapToLong(Long::parseLong).sum();
+        if (depth > 0) {
+            sqs.purgeQueue(b -> b.queueUrl(url));
+        }
         String arn = sqs.getQueueAttributes(b -> b.queueUrl(url).attributeNames(QueueAttributeName.QUEUE_ARN))
                 .attributes().get(QueueAttributeName.QUEUE_ARN);
         refs.put(id, url);

@@ -22,4 +22,14 @@ final class LocalStacks {
                 Path.of(System.getProperty("pulse.moto.bin", d.motoServer().toString())), StackOptions.Ports.EPHEMERAL,
                 d.maxConcurrency(), d.environment(), d.faults(), d.kinesisStore());
     }
+
+    /** LocalStack's install, made by the Makefile (make test passes {@code pulse.localstack.home}). */
+    static Path localStackHome() {
+        return Path.of(System.getProperty("pulse.localstack.home", root().resolve("tools/localstack").toString()));
+    }
+
+    /** As {@link #options}, on the localstack backend: a LocalStack started from {@link #localStackHome()}. */
+    static StackOptions onLocalStack(String name) {
+        return options(name).withBackend(StackOptions.Backend.localStack(localStackHome(), null));
+    }
 }

@@ -45,14 +45,19 @@ public final class LocalDynamoDb implements AutoCloseable {
     public static LocalDynamoDb start(int port) throws Exception {
         DynamoDBProxyServer server = ServerRunner.createServerFromCommandLineArgs(
                 new String[] {"-inMemory", "-port", Integer.toString(port), "-disableTelemetry"});
+        bindLoopback(server);
+        server.start();
+        return new LocalDynamoDb(server, port);
+    }
+
+    /** Points a DynamoDB Local server's Jetty connectors at 127.0.0.1 (it has no host option); call before start. */
+    static void bindLoopback(DynamoDBProxyServer server) throws ReflectiveOperationException {
         Field f = DynamoDBProxyServer.class.getDeclaredField("server");
         f.setAccessible(true);
         Server jetty = (Server) f.get(server);
         for (Connector c : jetty.getConnectors()) {
             ((ServerConnector) c).setHost("127.0.0.1");
         }
-        server.start();
-        return new LocalDynamoDb(server, port);
     }
 
     public URI endpoint() {
