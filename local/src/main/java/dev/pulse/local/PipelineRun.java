@@ -70,6 +70,29 @@ final class PipelineRun {
             queryMillis.add(query);
         }
 
+        /** The samples as columns (NaN, a failed or absent query, as null), for the JSON report. */
+        ObjectNode toJson() {
+            ObjectNode n = JSON.createObjectNode();
+            java.util.Map<String, List<Double>> columns = new java.util.LinkedHashMap<>();
+            columns.put("seconds", t);
+            columns.put("lagSeconds", lagSeconds);
+            columns.put("dlqDepth", dlqDepth);
+            columns.put("ingestedPerSecond", ingestedPerSecond);
+            columns.put("queryMillis", queryMillis);
+            columns.put("canariesQueryable", canariesQueryable);
+            columns.forEach((name, values) -> {
+                var a = n.putArray(name);
+                values.forEach(v -> {
+                    if (Double.isFinite(v)) {
+                        a.add(v);
+                    } else {
+                        a.addNull();
+                    }
+                });
+            });
+            return n;
+        }
+
         HtmlReport.Series series(String name, List<Double> values) {
             return new HtmlReport.Series(name, t.stream().mapToDouble(Double::doubleValue).toArray(),
                     values.stream().mapToDouble(Double::doubleValue).toArray());
@@ -127,6 +150,7 @@ final class PipelineRun {
         drain(Duration.ofSeconds(30), started);
         out.println(progress((System.nanoTime() - started) / 1_000_000_000L));
         ObjectNode full = report(runId, result.failed(), report);
+        full.set("timeline", timeline.toJson());
         if (config.reportFile() != null) {
             Files.createDirectories(config.reportFile().toAbsolutePath().getParent());
             Files.writeString(config.reportFile(), JSON.writerWithDefaultPrettyPrinter().writeValueAsString(full));

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The report page's inline script, run by headless Chromium: one SVG path per series with data, as many points as
- * the data has (a NaN is a gap, not a zero), an empty series says so, text from the data cannot inject markup,
+ * the data has (a NaN or a stalled sampling is a gap, not a line), an empty series says so, text from the data cannot inject markup,
  * and the page loads nothing from anywhere.
  */
 class HtmlReportChromiumIT {
@@ -33,13 +33,16 @@ class HtmlReportChromiumIT {
                 .chart(new HtmlReport.Chart("empty", "Nothing yet", "ms", "",
                         List.of(HtmlReport.Series.perSecond("p99", new double[] {Double.NaN, Double.NaN}))))
                 .chart(new HtmlReport.Chart("single", "One point", "ms", "",
-                        List.of(HtmlReport.Series.perSecond("v", new double[] {42}))));
+                        List.of(HtmlReport.Series.perSecond("v", new double[] {42}))))
+                .chart(new HtmlReport.Chart("stalled", "Sampling stalled", "s", "",
+                        List.of(new HtmlReport.Series("lag", new double[] {1, 2, 3, 4, 20, 21, 22},
+                                new double[] {1, 1, 2, 2, 3, 3, 3}))));
         Path html = dir.resolve("report.html");
         Files.writeString(html, report.render(), StandardCharsets.UTF_8);
 
         Document dom = Chromium.dumpDom(html);
 
-        assertThat(dom.body().attr("data-rendered")).isEqualTo("3");
+        assertThat(dom.body().attr("data-rendered")).isEqualTo("4");
         List<Element> rate = dom.select("figure[data-chart=rate] path.series");
         assertThat(rate).extracting(e -> e.attr("data-series")).containsExactly("target", "achieved </script>");
         assertThat(rate).extracting(e -> e.attr("data-points")).containsExactly("10", "9");
@@ -52,6 +55,10 @@ class HtmlReportChromiumIT {
         assertThat(dom.select("figure[data-chart=empty] text.empty").text()).isEqualTo("no data");
         assertThat(dom.select("figure[data-chart=single] path.series").attr("data-points")).isEqualTo("1");
         assertThat(dom.select("figure[data-chart=single] circle")).hasSize(1);
+        // A step far longer than the usual one (4 s to 20 s here) breaks the line instead of bridging it.
+        String stalled = dom.select("figure[data-chart=stalled] path.series").attr("d");
+        assertThat(commands(stalled, 'M')).isEqualTo(2);
+        assertThat(commands(stalled, 'L')).isEqualTo(5);
         // Text from the data stays text.
         assertThat(dom.select("#injected, #injected-summary")).isEmpty();
         assertThat(dom.select("h1").text()).isEqualTo("Run </script><b id=\"injected\">x</b>");

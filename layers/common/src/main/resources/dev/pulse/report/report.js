@@ -40,7 +40,8 @@
       text(svg, W / 2, H / 2, "no data", "middle").setAttribute("class", "empty");
       return;
     }
-    var x0 = Math.min.apply(null, xs), x1 = Math.max.apply(null, xs);
+    // Every chart's time axis starts at the run's start, so charts line up.
+    var x0 = Math.min(0, Math.min.apply(null, xs)), x1 = Math.max.apply(null, xs);
     if (x1 === x0) { x1 = x0 + 1; }
     var y1 = Math.max.apply(null, ys), y0 = Math.min(0, Math.min.apply(null, ys));
     if (y1 === y0) { y1 = y0 + 1; }
@@ -60,11 +61,18 @@
     el("line", { "class": "axis", x1: L, x2: L, y1: T, y2: H - B }, svg);
     var lx = L + 4;
     chart.series.forEach(function (s, i) {
-      var color = COLORS[i % COLORS.length], d = "", n = 0, pen = false;
+      var color = COLORS[i % COLORS.length], d = "", n = 0, pen = false, last = null;
+      // Samples are meant to be evenly spaced: a step over three times the median one means sampling stalled
+      // (a busy machine), and a straight line across it would invent values, so the line breaks there.
+      var steps = [];
+      for (var k = 1; k < s.points.length; k++) { steps.push(s.points[k][0] - s.points[k - 1][0]); }
+      steps.sort(function (a, b) { return a - b; });
+      var maxStep = steps.length ? 3 * steps[Math.floor(steps.length / 2)] : Infinity;
       s.points.forEach(function (p) {
         if (p[1] === null) { pen = false; return; }
+        if (last !== null && p[0] - last > maxStep) { pen = false; }
         d += (pen ? "L" : "M") + px(p[0]).toFixed(1) + " " + py(p[1]).toFixed(1);
-        pen = true; n++;
+        pen = true; n++; last = p[0];
       });
       if (n > 0) {
         el("path", { "class": "series", d: d, stroke: color, "data-series": s.name, "data-points": n }, svg);
