@@ -63,10 +63,17 @@ LOCALSTACK := tools/localstack
 $(LOCALSTACK)/.venv/.installed: $(LOCALSTACK)/constraints.txt $(LOCALSTACK)/package-lock.json scripts/install-localstack.sh
 	scripts/install-localstack.sh $(LOCALSTACK)
 
-test: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/.installed ## Unit and integration tests, template checks and scans, sam build (what CI runs)
+# Headless Chromium for the HTML report tests: the machine's /usr/bin/chromium, or Debian's package and the libraries
+# this machine lacks unpacked into tools/chromium (apt-get download + dpkg-deb, no root; about 500 MB, 30 s).
+CHROMIUM := tools/chromium
+$(CHROMIUM)/.installed: scripts/install-chromium.sh
+	scripts/install-chromium.sh $(CHROMIUM)
+	touch $@
+
+test: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/.installed $(CHROMIUM)/.installed ## Unit and integration tests, template checks and scans, sam build (what CI runs)
 	echo "JDK: $$JAVA_HOME"
 	mvn $(MVN_FLAGS) verify -Dpulse.moto.bin=$(CURDIR)/$(VENV)/bin/moto_server -Dpulse.kinesis.dir=$(CURDIR)/$(KINESIS) \
-	  -Dpulse.localstack.home=$(CURDIR)/$(LOCALSTACK)
+	  -Dpulse.localstack.home=$(CURDIR)/$(LOCALSTACK) -Dpulse.chromium.bin=$(CURDIR)/$(CHROMIUM)/chromium
 	$(SAM) validate --lint --region $(AWS_DEFAULT_REGION)
 	$(VENV)/bin/python scripts/translate_template.py template.yaml
 	$(SCAN_CFN_LINT)

@@ -11,7 +11,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import dev.pulse.report.HtmlReport;
+import dev.pulse.report.LoadRunCharts;
 import java.util.concurrent.CompletableFuture;
 import org.HdrHistogram.Histogram;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
@@ -39,6 +43,61 @@ final class PipelineRun {
     private final Config config;
     private final PrintStream out;
     private final Histogram queryLatency = new Histogram(3);
+    private final Timeline timeline = new Timeline();
+
+    /**
+     * What the run samples once a second for the HTML report's charts, from counters the stack keeps anyway (no
+     * per-record work): t is seconds since the load started.
+     */
+    private static final class Timeline {
+        final List<Double> t = new ArrayList<>();
+        final List<Double> lagSeconds = new ArrayList<>();
+        final List<Double> dlqDepth = new ArrayList<>();
+        final List<Double> ingestedPerSecond = new ArrayList<>();
+        final List<Double> queryMillis = new ArrayList<>();
+        final List<Double> canariesQueryable = new ArrayList<>();
+        long lastDone = -1;
+        double lastT;
+
+        void sample(double now, double lag, long dlq, long done, double query, double canaries) {
+            canariesQueryable.add(canaries);
+            ingestedPerSecond.add(lastDone < 0 || now <= lastT ? Double.NaN : (done - lastDone) / (now - lastT));
+            lastDone = done;
+            lastT = now;
+            t.add(now);
+            lagSeconds.add(lag);
+            dlqDepth.add((double) dlq);
+            queryMillis.add(query);
+        }
+
+        /** The samples as columns (NaN, a failed or absent query, as null), for the JSON report. */
+        ObjectNode toJson() {
+            ObjectNode n = JSON.createObjectNode();
+            java.util.Map<String, List<Double>> columns = new java.util.LinkedHashMap<>();
+            columns.put("seconds", t);
+            columns.put("lagSeconds", lagSeconds);
+            columns.put("dlqDepth", dlqDepth);
+            columns.put("ingestedPerSecond", ingestedPerSecond);
+            columns.put("queryMillis", queryMillis);
+            columns.put("canariesQueryable", canariesQueryable);
+            columns.forEach((name, values) -> {
+                var a = n.putArray(name);
+                values.forEach(v -> {
+                    if (Double.isFinite(v)) {
+                        a.add(v);
+                    } else {
+                        a.addNull();
+                    }
+                });
+            });
+            return n;
+        }
+
+        HtmlReport.Series series(String name, List<Double> values) {
+            return new HtmlReport.Series(name, t.stream().mapToDouble(Double::doubleValue).toArray(),
+                    values.stream().mapToDouble(Double::doubleValue).toArray());
+        }
+    }
 
     PipelineRun(LocalStack stack, Config config, PrintStream out) {
         this.stack = stack;
@@ -76,7 +135,8 @@ final class PipelineRun {
             long lastLine = 0;
             while (!load.isDone()) {
                 Thread.sleep(1_000);
-                dashboardQuery(api, runId);
+                double[] query = dashboardQuery(api, runId);
+                sample(started, query[0], query[1]);
                 long elapsed = (System.nanoTime() - started) / 1_000_000_000L;
                 if (elapsed - lastLine >= 5 || load.isDone()) {
                     out.println(progress(elapsed));
@@ -87,12 +147,14 @@ final class PipelineRun {
         InvokeResult result = load.join();
         JsonNode report = JSON.readTree(result.payload());
         // Let the last batches through before reading the totals (the canary check already waited for its own).
-        drain(Duration.ofSeconds(30));
+        drain(Duration.ofSeconds(30), started);
         out.println(progress((System.nanoTime() - started) / 1_000_000_000L));
         ObjectNode full = report(runId, result.failed(), report);
+        full.set("timeline", timeline.toJson());
         if (config.reportFile() != null) {
             Files.createDirectories(config.reportFile().toAbsolutePath().getParent());
             Files.writeString(config.reportFile(), JSON.writerWithDefaultPrettyPrinter().writeValueAsString(full));
+            Files.writeString(htmlFile(config.reportFile()), html(full).render());
         }
         printReport(full);
         return full;
@@ -126,33 +188,95 @@ final class PipelineRun {
         out.printf(Locale.ROOT, "%s in %.1f s%n", line, (System.nanoTime() - t0) / 1e9);
     }
 
-    /** What a dashboard does: the canary series' last ten minutes, once a second. */
-    private void dashboardQuery(SignedApi api, String runId) {
+    /** The HTML report's path: the JSON report's with {@code .html} for {@code .json}. */
+    static Path htmlFile(Path jsonReport) {
+        String name = jsonReport.getFileName().toString();
+        String base = name.endsWith(".json") ? name.substring(0, name.length() - 5) : name;
+        return jsonReport.resolveSibling(base + ".html");
+    }
+
+    private void sample(long started, double queryMillis, double canaries) {
+        MappingRunner ingest = mapping(MappingSpec.SourceType.KINESIS);
+        timeline.sample((System.nanoTime() - started) / 1e9, ingest == null ? 0 : ingest.lagMillis() / 1000.0, dlqDepth(),
+                ingest == null ? 0 : ingest.recordsDone(), queryMillis, canaries);
+    }
+
+    /** The load generator's charts and the pipeline's, sampled once a second while the run lasted. */
+    private HtmlReport html(ObjectNode full) {
+        HtmlReport page = LoadRunCharts.create("Pulse local run " + full.path("runId").asText(), full.path("load"));
+        MappingRunner ingest = mapping(MappingSpec.SourceType.KINESIS);
+        if (ingest != null) {
+            page.summary("ingest", String.format(Locale.ROOT, "read %,d  done %,d  invocations %,d  function errors %,d",
+                    ingest.recordsRead(), ingest.recordsDone(), ingest.invocations(), ingest.functionErrors()));
+        }
+        JsonNode q = full.path("queryLatencyMs");
+        page.summary("query API", String.format(Locale.ROOT, "%,d requests  p50 %.1f ms  p99 %.1f ms  max %.1f ms",
+                q.path("requests").asLong(), q.path("p50").asDouble(), q.path("p99").asDouble(), q.path("max").asDouble()));
+        page.summary("DLQ", full.path("dlqMessages").asLong() + " messages at the end");
+        page.summary("result", full.path("passed").asBoolean() ? "PASS: zero lost, zero duplicated" : "FAIL");
+        page.chart(new HtmlReport.Chart("ingested", "Records ingested", "records/s",
+                "Records the ingest mapping finished per second (sampled once a second, the drain included).",
+                List.of(timeline.series("ingested", timeline.ingestedPerSecond))));
+        page.chart(new HtmlReport.Chart("ingest-lag", "Ingest lag", "s",
+                "Age of the newest record the ingest function finished while records wait; 0 when none wait.",
+                List.of(timeline.series("lag", timeline.lagSeconds))));
+        page.chart(new HtmlReport.Chart("dlq-depth", "DLQ depth", "messages",
+                "Messages in the dead-letter queues (visible and in flight), sampled once a second.",
+                List.of(timeline.series("DLQ", timeline.dlqDepth))));
+        page.chart(new HtmlReport.Chart("canary-queryable", "Canaries queryable", "canaries",
+                "The canary datapoints the dashboard query counted (one is sent each second): the horizontal distance "
+                        + "to the diagonal is the freshness while the load runs.",
+                List.of(timeline.series("counted by the API", timeline.canariesQueryable))));
+        page.chart(new HtmlReport.Chart("query-latency", "Query latency", "ms",
+                "The dashboard query (the canary series' last ten minutes, SigV4-signed) sent once a second while the load runs; a gap is a failed call or the drain after the load.",
+                List.of(timeline.series("POST /query", timeline.queryMillis))));
+        return page;
+    }
+
+    /**
+     * What a dashboard does: the canary series' last ten minutes, once a second. Answers its latency in ms and the
+     * canaries it counted (both NaN if the call failed).
+     */
+    private double[] dashboardQuery(SignedApi api, String runId) {
         long now = System.currentTimeMillis();
         String body = "{\"series\":[{\"name\":\"loadgen.canary\",\"dims\":{\"run\":\"" + runId + "\"}}],\"start\":"
                 + (now - 600_000) + ",\"end\":" + now + ",\"period\":60,\"stats\":[\"count\",\"p99\"]}";
         long t0 = System.nanoTime();
         try {
             SignedApi.Response r = api.post("/query", body);
+            long micros = Math.max(1, (System.nanoTime() - t0) / 1_000);
             if (r.status() == 200) {
                 synchronized (queryLatency) {
-                    queryLatency.recordValue(Math.max(1, (System.nanoTime() - t0) / 1_000));
+                    queryLatency.recordValue(micros);
                 }
+                double counted = 0;
+                for (JsonNode series : JSON.readTree(r.body()).path("series")) {
+                    for (JsonNode c : series.path("values").path("count")) {
+                        counted += c.asDouble(0);
+                    }
+                }
+                return new double[] {micros / 1000.0, counted};
             }
         } catch (Exception e) {
             // The progress line shows the API's latency; a failed call is visible in the query function's log.
         }
+        return new double[] {Double.NaN, Double.NaN};
     }
 
     /**
      * Waits until every mapping has settled what it read and has read nothing new for two seconds (kinesalite
      * reports no MillisBehindLatest, so "nothing new" is the only sign the stream is drained).
      */
-    private void drain(Duration max) throws InterruptedException {
+    private void drain(Duration max, long started) throws InterruptedException {
         long deadline = System.nanoTime() + max.toNanos();
         long lastRead = -1;
         long quietSince = System.nanoTime();
+        long lastSample = System.nanoTime();
         while (System.nanoTime() < deadline) {
+            if (System.nanoTime() - lastSample >= 1_000_000_000L) {
+                sample(started, Double.NaN, Double.NaN);
+                lastSample = System.nanoTime();
+            }
             long read = stack.mappings().stream().mapToLong(MappingRunner::recordsRead).sum();
             if (read != lastRead) {
                 lastRead = read;
@@ -297,7 +421,7 @@ final class PipelineRun {
                 c.path("consistent").asBoolean(), c.path("freshnessP50Ms").asLong(), c.path("freshnessP99Ms").asLong());
         out.println("result    " + (r.path("passed").asBoolean() ? "PASS: zero lost, zero duplicated" : "FAIL"));
         if (config.reportFile() != null) {
-            out.println("report    " + config.reportFile());
+            out.println("report    " + config.reportFile() + " and " + htmlFile(config.reportFile()));
         }
     }
 }

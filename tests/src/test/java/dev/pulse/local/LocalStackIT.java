@@ -77,6 +77,27 @@ class LocalStackIT {
             assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).as("pid %d", pid).isFalse();
         }
         assertThat(Path.of(options.workDir().toString(), "logs", "IngestFunction.log")).exists();
+        assertHtmlReportDrawsEveryChart(options.workDir().resolve("report.html"));
+    }
+
+    /** The run's HTML report in headless Chromium: every chart drawn, each with data, and nothing fetched. */
+    private static void assertHtmlReportDrawsEveryChart(Path html) throws Exception {
+        org.jsoup.nodes.Document dom = dev.pulse.testing.Chromium.dumpDom(html);
+        List<String> charts = List.of("rate", "put-latency", "canary-freshness", "ingested", "ingest-lag", "dlq-depth",
+                "canary-queryable", "query-latency");
+        assertThat(dom.select("figure.chart").eachAttr("data-chart")).containsExactlyElementsOf(charts);
+        assertThat(dom.body().attr("data-rendered")).isEqualTo(String.valueOf(charts.size()));
+        for (String chart : charts) {
+            var paths = dom.select("figure[data-chart=" + chart + "] path.series");
+            assertThat(paths).as(chart).isNotEmpty();
+            assertThat(paths).as(chart).allSatisfy(p -> assertThat(Integer.parseInt(p.attr("data-points"))).isPositive());
+        }
+        // A 15 s run: a point per second for target and achieved, and latency for most seconds.
+        assertThat(dom.select("figure[data-chart=rate] path.series").eachAttr("data-series")).containsExactly("target", "achieved");
+        assertThat(dom.select("figure[data-chart=rate] path.series").eachAttr("data-points")).containsOnly("15");
+        assertThat(Integer.parseInt(dom.select("figure[data-chart=put-latency] path[data-series=p99]").attr("data-points")))
+                .isGreaterThanOrEqualTo(10);
+        assertThat(dom.select("[src], [href], link, iframe, img")).isEmpty();
     }
 
     /** Copies the run's console to stdout as well, so a failing run shows its progress lines. */

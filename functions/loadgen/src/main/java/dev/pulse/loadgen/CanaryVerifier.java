@@ -37,9 +37,10 @@ public final class CanaryVerifier {
      * @param consistent     whether the sum matches too (a loss and a duplicate can hide each other's count)
      * @param freshnessP50Ms median time from send to queryable
      * @param freshnessP99Ms 99th percentile of the same
+     * @param freshnessMs    each canary's time from send to queryable, in send order; -1 if never counted
      */
     public record Verdict(long sent, long observed, long lost, long duplicated, boolean consistent, double freshnessP50Ms,
-            double freshnessP99Ms) {
+            double freshnessP99Ms, long[] freshnessMs) {
 
         public boolean ok() {
             return lost == 0 && duplicated == 0 && consistent;
@@ -64,7 +65,7 @@ public final class CanaryVerifier {
             throws InterruptedException {
         int n = sendTimes.size();
         if (n == 0) {
-            return new Verdict(0, 0, 0, 0, true, 0, 0);
+            return new Verdict(0, 0, 0, 0, true, 0, 0, new long[0]);
         }
         long from = sendTimes.get(0) - 60_000;
         long to = sendTimes.get(n - 1) + 60_000;
@@ -85,14 +86,17 @@ public final class CanaryVerifier {
             Thread.sleep(pollMillis);
         }
         List<Long> freshness = new ArrayList<>(visible);
+        long[] each = new long[n];
+        java.util.Arrays.fill(each, -1);
         for (int k = 0; k < visible; k++) {
-            freshness.add(visibleAt[k] - sendTimes.get(k));
+            each[k] = visibleAt[k] - sendTimes.get(k);
+            freshness.add(each[k]);
         }
         Collections.sort(freshness);
         double expectedSum = (double) n * (n + 1) / 2;
         return new Verdict(n, last.count(), Math.max(0, n - last.count()), Math.max(0, last.count() - n),
                 last.sum() == expectedSum,
-                percentile(freshness, 50), percentile(freshness, 99));
+                percentile(freshness, 50), percentile(freshness, 99), each);
     }
 
     private static double percentile(List<Long> sorted, double p) {

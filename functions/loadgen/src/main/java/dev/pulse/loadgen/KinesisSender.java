@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import software.amazon.awssdk.core.SdkBytes;
@@ -107,6 +108,7 @@ public final class KinesisSender {
                 long offset;
                 while (i < maxRecords && (offset = schedule.offsetNanos(i)) <= now && offset < end) {
                     due.add(Entry.of(records.get((int) (i % records.size())), offset, false));
+                    st.scheduledPerSecond.incrementAndGet((int) (offset / 1_000_000_000L));
                     i++;
                 }
                 if (canary != null && nextCanary * 1_000_000_000L <= now && nextCanary < durationSeconds) {
@@ -142,11 +144,15 @@ public final class KinesisSender {
         }
         double achieved = durationSeconds > firstFull ? (double) sentAfterRamp / (durationSeconds - firstFull) : 0;
         long[] perSecond = new long[(int) durationSeconds];
+        long[] scheduled = new long[(int) durationSeconds];
+        List<SendReport.Second> latencyPerSecond = new ArrayList<>((int) durationSeconds);
         for (int s = 0; s < perSecond.length; s++) {
             perSecond[s] = st.perSecond.get(s);
+            scheduled[s] = st.scheduledPerSecond.get(s);
+            latencyPerSecond.add(SendReport.Second.of(st.latencyPerSecond.get(s)));
         }
         return new SendReport(st.sent.sum(), st.acked.sum(), st.failed.sum(), st.throttled.sum(), st.retried.sum(),
-                targetRate, achieved, perSecond, List.copyOf(st.canaries), st.latency,
+                targetRate, achieved, perSecond, scheduled, List.copyOf(latencyPerSecond), List.copyOf(st.canaries), st.latency,
                 new SendReport.Units(st.kinesisRecords.sum(), st.payloadBytes.sum(), st.units.sum(),
                         st.plainUnits.sum()));
     }
@@ -266,8 +272,12 @@ public final class KinesisSender {
                 if (!e.canary()) {
                     st.acked.add(e.users());
                     // Per user record: an aggregate's records share its acknowledgement, from its first's time.
+                    LatencyHistogram second = st.latencyOf(e.intendedNanos());
                     for (int u = 0; u < e.users(); u++) {
                         st.latency.recordMicros((now - e.intendedNanos()) / 1000);
+                        if (second != null) {
+                            second.recordMicros((now - e.intendedNanos()) / 1000);
+                        }
                     }
                     int bytes = size(e.record());
                     st.kinesisRecords.increment();
@@ -310,11 +320,30 @@ public final class KinesisSender {
         final AtomicInteger inFlight = new AtomicInteger();
         final Queue<Entry> toRetry = new ConcurrentLinkedQueue<>();
         final AtomicLongArray perSecond;
+        final AtomicLongArray scheduledPerSecond;
+        // One small histogram per second of intended send time, for the report's latency-over-time chart.
+        final AtomicReferenceArray<LatencyHistogram> latencyPerSecond;
         final List<Long> canaries = new ArrayList<>();
         final LatencyHistogram latency = new LatencyHistogram();
 
         State(int seconds) {
             perSecond = new AtomicLongArray(seconds);
+            scheduledPerSecond = new AtomicLongArray(seconds);
+            latencyPerSecond = new AtomicReferenceArray<>(seconds);
+        }
+
+        /** The histogram of the second an entry was intended for; null past the run's end. */
+        LatencyHistogram latencyOf(long intendedNanos) {
+            int s = (int) (intendedNanos / 1_000_000_000L);
+            if (s < 0 || s >= latencyPerSecond.length()) {
+                return null;
+            }
+            LatencyHistogram h = latencyPerSecond.get(s);
+            if (h == null) {
+                latencyPerSecond.compareAndSet(s, null, LatencyHistogram.coarse());
+                h = latencyPerSecond.get(s);
+            }
+            return h;
         }
     }
 

@@ -90,9 +90,13 @@ public final class LoadGenHandler implements RequestStreamHandler {
                 return client;
             }
         };
+        // The template passes ReplayBucket (empty when not set): HTML reports go to reports/ there.
+        String reportBucket = System.getenv("REPORT_BUCKET");
+        LoadGenService.ReportStore reports = reportBucket == null || reportBucket.isBlank() ? null
+                : new S3ReportStore(s3, reportBucket);
         return new LoadGenService(new KinesisSender(kinesis, stream, new Backoff(50, 2_000), 6),
                 source -> source.startsWith("s3://") ? ReplaySource.loadS3(source, s3.get()) : ReplaySource.load(source, root),
-                worker -> invokeSelf(lambda, functionName, worker), canary);
+                worker -> invokeSelf(lambda, functionName, worker), canary, reports);
     }
 
     /** A worker is this same function, invoked synchronously (RequestResponse) with its share of the run. */

@@ -19,10 +19,12 @@ import java.util.regex.Pattern;
  * @param worker          this invocation's worker index, or -1 for the coordinator
  * @param aggregate       pack the records into KPL aggregates before PutRecords (docs/design.md, "Load generator")
  * @param maxAggregateBytes an aggregate's size limit, magic and MD5 included (with {@code aggregate})
+ * @param htmlReport      the coordinator also writes the run's HTML report to {@code reports/<runId>.html} in the
+ *                        report bucket (the template's ReplayBucket) and answers its key
  */
 public record LoadGenRequest(String source, String mode, double rate, double speed, double rampUpSeconds,
         long durationSeconds, long maxRecords, int workers, String runId, int worker, boolean aggregate,
-        int maxAggregateBytes) {
+        int maxAggregateBytes, boolean htmlReport) {
 
     public static final int MAX_WORKERS = 100;
     /** The KPL's own default AggregationMaxSize: two PUT payload units. */
@@ -37,7 +39,15 @@ public record LoadGenRequest(String source, String mode, double rate, double spe
     public LoadGenRequest(String source, String mode, double rate, double speed, double rampUpSeconds,
             long durationSeconds, long maxRecords, int workers, String runId, int worker) {
         this(source, mode, rate, speed, rampUpSeconds, durationSeconds, maxRecords, workers, runId, worker, false,
-                DEFAULT_AGGREGATE_BYTES);
+                DEFAULT_AGGREGATE_BYTES, false);
+    }
+
+    /** A request without an HTML report. */
+    public LoadGenRequest(String source, String mode, double rate, double speed, double rampUpSeconds,
+            long durationSeconds, long maxRecords, int workers, String runId, int worker, boolean aggregate,
+            int maxAggregateBytes) {
+        this(source, mode, rate, speed, rampUpSeconds, durationSeconds, maxRecords, workers, runId, worker, aggregate,
+                maxAggregateBytes, false);
     }
     public static final double MAX_RATE_PER_WORKER = 50_000;
     private static final Pattern RUN_ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
@@ -108,15 +118,19 @@ public record LoadGenRequest(String source, String mode, double rate, double spe
         boolean aggregate = agg != null && agg.asBoolean();
         int maxAggregateBytes = (int) number(event, "maxAggregateBytes", DEFAULT_AGGREGATE_BYTES, 1024,
                 MAX_AGGREGATE_BYTES);
+        JsonNode html = event.get("htmlReport");
+        if (html != null && !html.isNull() && !html.isBoolean()) {
+            throw new InvalidRequestException("htmlReport", "must be true or false");
+        }
         return new LoadGenRequest(source, mode, rate, speed, ramp, duration, maxRecords, workers, runId, worker,
-                aggregate, maxAggregateBytes);
+                aggregate, maxAggregateBytes, html != null && html.asBoolean());
     }
 
     /** This worker's share of the request: its part of the rate and record budget. */
     public LoadGenRequest forWorker(int index) {
         long share = maxRecords == 0 ? 0 : Math.max(1, maxRecords / workers + (index < maxRecords % workers ? 1 : 0));
         return new LoadGenRequest(source, mode, rate / workers, speed / workers, rampUpSeconds, durationSeconds, share,
-                1, runId, index, aggregate, maxAggregateBytes);
+                1, runId, index, aggregate, maxAggregateBytes, false);
     }
 
     private static String text(JsonNode e, String field, String dflt) {

@@ -30,17 +30,40 @@ public final class LoadGenService {
     private final Function<String, List<ReplayRecord>> sources;
     private final WorkerInvoker workers;
     private final CanaryVerifier.Reader canaryReader;
+    private final ReportStore reports;
+
+    /** Where the coordinator stores a run's HTML report (S3 in production). */
+    public interface ReportStore {
+        /** Stores {@code html} under {@code key}; returns the object's URI. */
+        String put(String key, String html);
+    }
 
     public LoadGenService(KinesisSender sender, Function<String, List<ReplayRecord>> sources, WorkerInvoker workers,
             CanaryVerifier.Reader canaryReader) {
+        this(sender, sources, workers, canaryReader, null);
+    }
+
+    /** With {@code reports} null a request for an HTML report is refused before anything is sent. */
+    public LoadGenService(KinesisSender sender, Function<String, List<ReplayRecord>> sources, WorkerInvoker workers,
+            CanaryVerifier.Reader canaryReader, ReportStore reports) {
         this.sender = sender;
         this.sources = sources;
         this.workers = workers;
         this.canaryReader = canaryReader;
+        this.reports = reports;
+    }
+
+    /** The key of a run's HTML report in the report bucket. */
+    public static String reportKey(String runId) {
+        return "reports/" + runId + ".html";
     }
 
     public ObjectNode run(LoadGenRequest r, Deadline deadline, InvocationMetrics<LoadGenMetric> metrics)
             throws InterruptedException {
+        if (r.htmlReport() && reports == null) {
+            throw new LoadGenRequest.InvalidRequestException("htmlReport",
+                    "no report bucket configured (deploy with the ReplayBucket parameter)");
+        }
         ObjectNode report;
         List<Long> canaries;
         if (r.workers() > 1 && r.worker() < 0) {
@@ -71,6 +94,13 @@ public final class LoadGenService {
         }
         if (r.worker() < 0) {
             verifyCanary(r, canaries, deadline, report);
+            if (r.htmlReport()) {
+                String key = reportKey(r.runId());
+                String html = dev.pulse.report.LoadRunCharts.create("Pulse load run " + r.runId(), report).render();
+                ObjectNode h = report.putObject("htmlReport");
+                h.put("key", key);
+                h.put("uri", reports.put(key, html));
+            }
         }
         publish(report, metrics);
         return report;
@@ -95,6 +125,10 @@ public final class LoadGenService {
         c.put("consistent", v.consistent());
         c.put("freshnessP50Ms", v.freshnessP50Ms());
         c.put("freshnessP99Ms", v.freshnessP99Ms());
+        ArrayNode each = c.putArray("freshnessPerCanaryMs");
+        for (long f : v.freshnessMs()) {
+            each.add(f);
+        }
     }
 
     static ObjectNode toJson(LoadGenRequest r, SendReport s) {
@@ -119,6 +153,23 @@ public final class LoadGenService {
         for (long v : s.sentPerSecond()) {
             per.add(v);
         }
+        ArrayNode target = n.putArray("targetPerSecond");
+        for (long v : s.scheduledPerSecond()) {
+            target.add(v);
+        }
+        ObjectNode lps = n.putObject("latencyPerSecondMs");
+        ArrayNode count = lps.putArray("count");
+        ArrayNode p50 = lps.putArray("p50");
+        ArrayNode p90 = lps.putArray("p90");
+        ArrayNode p99 = lps.putArray("p99");
+        ArrayNode max = lps.putArray("max");
+        for (SendReport.Second sec : s.latencyPerSecond()) {
+            count.add(sec.count());
+            p50.add(sec.p50());
+            p90.add(sec.p90());
+            p99.add(sec.p99());
+            max.add(sec.max());
+        }
         n.put("histogram", s.latency().encode());
         return n;
     }
@@ -130,6 +181,12 @@ public final class LoadGenService {
         n.put("worker", -1);
         LatencyHistogram all = new LatencyHistogram();
         long[] perSecond = new long[(int) r.durationSeconds()];
+        long[] targetPerSecond = new long[perSecond.length];
+        // Per-second percentiles do not merge without the histograms (too large to return per second): the
+        // merged value is the highest worker's, an upper bound of the pooled percentile; counts add up.
+        String[] stats = {"p50", "p90", "p99", "max"};
+        double[][] latencyPerSecond = new double[stats.length][perSecond.length];
+        long[] latencyCount = new long[perSecond.length];
         String[] counters = {"sent", "acked", "failed", "throttled", "retried", "kinesisRecords", "payloadBytes",
             "putPayloadUnits", "putPayloadUnitsUnaggregated"};
         long[] totals = new long[counters.length];
@@ -142,6 +199,14 @@ public final class LoadGenService {
             achieved += w.path("achievedRate").asDouble();
             for (int s = 0; s < perSecond.length && s < w.path("sentPerSecond").size(); s++) {
                 perSecond[s] += w.path("sentPerSecond").get(s).asLong();
+            }
+            JsonNode lps = w.path("latencyPerSecondMs");
+            for (int s = 0; s < perSecond.length; s++) {
+                targetPerSecond[s] += w.path("targetPerSecond").path(s).asLong();
+                latencyCount[s] += lps.path("count").path(s).asLong();
+                for (int k = 0; k < stats.length; k++) {
+                    latencyPerSecond[k][s] = Math.max(latencyPerSecond[k][s], lps.path(stats[k]).path(s).asDouble());
+                }
             }
             all.merge(LatencyHistogram.decode(w.path("histogram").asText()));
             ObjectNode summary = workers.addObject();
@@ -163,6 +228,21 @@ public final class LoadGenService {
         ArrayNode per = n.putArray("sentPerSecond");
         for (long v : perSecond) {
             per.add(v);
+        }
+        ArrayNode target = n.putArray("targetPerSecond");
+        for (long v : targetPerSecond) {
+            target.add(v);
+        }
+        ObjectNode lps = n.putObject("latencyPerSecondMs");
+        ArrayNode count = lps.putArray("count");
+        for (long v : latencyCount) {
+            count.add(v);
+        }
+        for (int k = 0; k < stats.length; k++) {
+            ArrayNode a = lps.putArray(stats[k]);
+            for (double v : latencyPerSecond[k]) {
+                a.add(v);
+            }
         }
         return n;
     }

@@ -13,12 +13,24 @@ import java.util.List;
  * @param targetRate    records/s asked for (after ramp-up)
  * @param achievedRate  records/s sent after ramp-up
  * @param sentPerSecond records sent in each second of the run, by actual send time
+ * @param scheduledPerSecond records the schedule asked for in each second (the target, ramp included)
+ * @param latencyPerSecond   put latency of the records intended for each second (index = second)
  * @param canaries      canary records sent, with their send times (epoch ms)
  * @param latency       put latency from each record's intended send time to its acknowledgement
  * @param units         what Kinesis billed for the acknowledged records, aggregated or not
  */
 public record SendReport(long sent, long acked, long failed, long throttled, long retried, double targetRate,
-        double achievedRate, long[] sentPerSecond, List<Long> canaries, LatencyHistogram latency, Units units) {
+        double achievedRate, long[] sentPerSecond, long[] scheduledPerSecond, List<Second> latencyPerSecond,
+        List<Long> canaries, LatencyHistogram latency, Units units) {
+
+    /** Put latency percentiles of the records intended for one second, in milliseconds (0 when none). */
+    public record Second(long count, double p50, double p90, double p99, double max) {
+
+        static Second of(LatencyHistogram h) {
+            return h == null ? new Second(0, 0, 0, 0, 0)
+                    : new Second(h.count(), h.percentileMillis(50), h.percentileMillis(90), h.percentileMillis(99), h.maxMillis());
+        }
+    }
 
     /** A 25 KB PUT payload unit: Kinesis bills each record by the started 25 KB of its payload. */
     public static final int PUT_PAYLOAD_UNIT_BYTES = 25 * 1024;

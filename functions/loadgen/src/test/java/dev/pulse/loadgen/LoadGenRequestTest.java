@@ -54,10 +54,19 @@ class LoadGenRequestTest {
         "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"aggregate\":true,\"maxAggregateBytes\":2000000}|maxAggregateBytes",
         "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"runId\":\"a b\"}|runId",
         "{\"source\":\"x\",\"mode\":\"recorded\",\"speed\":-1,\"durationSeconds\":5}|speed",
+        "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"htmlReport\":\"s3\"}|htmlReport",
     })
     void parse_whenInvalid_namesTheFieldBeforeAnythingIsSent(String json, String field) {
         assertThatThrownBy(() -> parse(json)).isInstanceOfSatisfying(LoadGenRequest.InvalidRequestException.class,
                 e -> assertThat(e.field()).isEqualTo(field));
+    }
+
+    @Test
+    void parse_whenHtmlReportAsked_keepsItForTheCoordinatorOnly() throws Exception {
+        LoadGenRequest r = parse("{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"workers\":2,\"htmlReport\":true}");
+
+        assertThat(r.htmlReport()).isTrue();
+        assertThat(r.forWorker(0).htmlReport()).isFalse();
     }
 
     @Test

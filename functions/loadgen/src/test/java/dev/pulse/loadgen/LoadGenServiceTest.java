@@ -24,7 +24,10 @@ class LoadGenServiceTest {
                 pooled.recordMicros(micros);
             }
             reports.add(LoadGenService.toJson(r.forWorker(w),
-                    new SendReport(300, 299, 1, 2, 3, 100, 99.5, new long[] {100, 100, 100}, List.of(), h,
+                    new SendReport(300, 299, 1, 2, 3, 100, 99.5, new long[] {100, 100, 100}, new long[] {90, 100, 100},
+                            List.of(new SendReport.Second(10, 1, 2, 3 + w, 4), new SendReport.Second(0, 0, 0, 0, 0),
+                                    new SendReport.Second(5, 1, 2, 7 - w, 9)),
+                            List.of(), h,
                             new SendReport.Units(30, 3_000_000, 150, 299))));
         }
 
@@ -44,5 +47,9 @@ class LoadGenServiceTest {
         assertThat(merged.get("latencyMs").get("p99").asDouble()).isEqualTo(pooled.percentileMillis(99));
         assertThat(merged.get("latencyMs").get("p50").asDouble()).isEqualTo(pooled.percentileMillis(50));
         assertThat(merged.get("workers")).hasSize(4);
+        // Per second: targets and sample counts add up; percentiles are the highest worker's (an upper bound).
+        assertThat(merged.get("targetPerSecond")).extracting(JsonNode::asLong).containsExactly(360L, 400L, 400L);
+        assertThat(merged.at("/latencyPerSecondMs/count")).extracting(JsonNode::asLong).containsExactly(40L, 0L, 20L);
+        assertThat(merged.at("/latencyPerSecondMs/p99")).extracting(JsonNode::asDouble).containsExactly(6.0, 0.0, 7.0);
     }
 }

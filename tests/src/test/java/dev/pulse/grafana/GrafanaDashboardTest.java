@@ -1,0 +1,150 @@
+package dev.pulse.grafana;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.assertThatNoException;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.testing.ExpectedResults;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * docs/grafana/pulse-dashboard.json: an importable Grafana dashboard whose every query stays inside the PromQL subset
+ * Pulse's Prometheus API answers, on series the bundled recording really has.
+ */
+class GrafanaDashboardTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Path DASHBOARD = ExpectedResults.repoRoot().resolve("docs/grafana/pulse-dashboard.json");
+    /** What Grafana puts in place of its variables before it sends a query (the interval is at least 1m: timeInterval). */
+    private static final List<String[]> VARIABLES = List.of(new String[] {"$__rate_interval", "1m"},
+            new String[] {"$__interval", "1m"}, new String[] {"$__range", "1h"}, new String[] {"$function", "checkout-api|orders-worker"});
+
+    private static JsonNode dashboard() throws Exception {
+        return JSON.readTree(Files.readString(DASHBOARD));
+    }
+
+    static Stream<String> expressions() throws Exception {
+        List<String> exprs = new ArrayList<>();
+        for (JsonNode panel : dashboard().path("panels")) {
+            for (JsonNode t : panel.path("targets")) {
+                exprs.add(t.path("expr").asText());
+            }
+        }
+        return exprs.stream();
+    }
+
+    private static String substitute(String expr) {
+        String out = expr;
+        for (String[] v : VARIABLES) {
+            out = out.replace(v[0], v[1]);
+        }
+        return out;
+    }
+
+    @Test
+    void dashboard_whenImported_hasWhatGrafanaNeedsAndOnePrometheusDataSourceVariable() throws Exception {
+        JsonNode d = dashboard();
+
+        assertThat(d.path("uid").asText()).matches("[a-z0-9-]{1,40}");
+        assertThat(d.path("title").asText()).isNotBlank();
+        assertThat(d.path("schemaVersion").asInt()).isPositive();
+        JsonNode vars = d.path("templating").path("list");
+        assertThat(vars.get(0).path("type").asText()).isEqualTo("datasource");
+        assertThat(vars.get(0).path("query").asText()).isEqualTo("prometheus");
+        Set<Integer> ids = new HashSet<>();
+        assertThat(d.path("panels")).hasSizeGreaterThanOrEqualTo(6).allSatisfy(p -> {
+            assertThat(ids.add(p.path("id").asInt())).as("unique panel id %s", p.path("id")).isTrue();
+            assertThat(p.path("type").asText()).isEqualTo("timeseries");
+            assertThat(p.path("datasource").path("uid").asText()).isEqualTo("${datasource}");
+            assertThat(p.path("gridPos").path("w").asInt()).isBetween(1, 24);
+            assertThat(p.path("targets")).isNotEmpty().allSatisfy(t -> {
+                assertThat(t.path("expr").asText()).isNotBlank();
+                assertThat(t.path("refId").asText()).matches("[A-Z]");
+            });
+        });
+        // The panels the issue asks for: duration percentiles, cold starts, errors.
+        List<String> exprs = expressions().toList();
+        assertThat(exprs).anyMatch(e -> e.startsWith("quantile_over_time(0.99, {__name__=\"lambda.duration\""));
+        assertThat(exprs).anyMatch(e -> e.contains("count_over_time({__name__=\"lambda.init_duration\""));
+        assertThat(exprs).anyMatch(e -> e.contains("failures"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("expressions")
+    void expression_whenVariablesSubstituted_staysInsideTheSupportedSubset(String expr) {
+        assertThatNoException().isThrownBy(() -> PromQlSubset.check(substitute(expr)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("expressions")
+    void expression_whenNamesMetrics_namesOnlySeriesTheRecordingHas(String expr) throws Exception {
+        // Metric names and labels of events/replay/sample.ndjson.gz (native datapoints, EMF, Lambda REPORT lines).
+        Set<String> names = Set.of("lambda.duration", "lambda.billed_duration", "lambda.max_memory_used",
+                "lambda.init_duration", "checkout.latency", "Checkout/Latency", "login.failures");
+        Set<String> labels = Set.of("__name__", "function", "service", "op");
+        Matcher m = Pattern.compile("__name__=\"([^\"]+)\"").matcher(expr);
+        while (m.find()) {
+            assertThat(names).contains(m.group(1));
+        }
+        Matcher l = Pattern.compile("([a-zA-Z_]+)(=~|!~|!=|=)\"").matcher(expr);
+        while (l.find()) {
+            assertThat(labels).contains(l.group(1));
+        }
+    }
+
+    @Test
+    void variableQuery_whenFunctionListed_usesASupportedSelector() throws Exception {
+        JsonNode fn = dashboard().path("templating").path("list").get(1);
+        Matcher m = Pattern.compile("label_values\\((.*), function\\)").matcher(fn.path("definition").asText());
+
+        assertThat(m.matches()).isTrue();
+        assertThatNoException().isThrownBy(() -> PromQlSubset.check(m.group(1)));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "checkout_latency",
+        "{__name__=\"lambda.duration\", function!=\"a\", op=~\"P.*\", service!~\"x|y\"}",
+        "count_over_time(x[5m])",
+        "quantile_over_time(0.5, {__name__=\"a.b\"}[1h30m])",
+        "sum without (op) (max_over_time(x{a=\"b\"}[1m]))",
+        "sum(avg_over_time(x[1m])) by (service)",
+        "-sum_over_time(x[1m]) / 1000 + 2 * 3",
+        "count by (function) (min_over_time(x[1m]))"})
+    void check_whenInsideTheSubset_accepts(String expr) {
+        assertThatNoException().isThrownBy(() -> PromQlSubset.check(expr));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "rate(x[5m])|function rate not supported at position 0",
+        "histogram_quantile(0.9, x)|function histogram_quantile not supported",
+        "sum_over_time(x[5m]) / count_over_time(x[5m])|between two vectors",
+        "x offset 5m|'offset' not supported",
+        "max_over_time(x[5m:1m])|subquery not supported",
+        "topk(3, x)|function topk not supported",
+        "sum_over_time(x)|needs a [range]",
+        "quantile_over_time(x[5m])|needs a number first",
+        "x{a==\"b\"}|matcher",
+        "x{a=b}|quoted label value expected",
+        "x and y|unexpected 'and'"})
+    void check_whenOutsideTheSubset_rejectsNamingWhatAndWhere(String expr, String message) {
+        assertThatThrownBy(() -> PromQlSubset.check(expr)).isInstanceOf(PromQlSubset.UnsupportedException.class)
+                .hasMessageContaining(message).hasMessageContaining("position");
+    }
+}
