@@ -543,7 +543,7 @@ public final class PromQlParser {
         if (pos == start) {
             throw error(start, "unexpected " + describeHere() + ", expected a duration such as 5m");
         }
-        if (pos < q.length() && (isIdentStart(q.charAt(pos)) || q.charAt(pos) == '.')) {
+        if (pos < q.length() && (Character.isLetterOrDigit(q.charAt(pos)) || q.charAt(pos) == '_' || q.charAt(pos) == '.')) {
             throw error(start, "bad duration " + quote(q.substring(start, pos + 1)));
         }
         if (total == 0) {
