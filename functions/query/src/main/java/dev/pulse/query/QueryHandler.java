@@ -149,8 +149,12 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
             String labelName = null;
             if (endpoint.startsWith("label/") && endpoint.endsWith("/values")
                     && endpoint.length() > "label//values".length()) {
-                labelName = java.net.URLDecoder.decode(endpoint.substring("label/".length(),
-                        endpoint.length() - "/values".length()), StandardCharsets.UTF_8);
+                try {
+                    labelName = java.net.URLDecoder.decode(endpoint.substring("label/".length(),
+                            endpoint.length() - "/values".length()), StandardCharsets.UTF_8);
+                } catch (IllegalArgumentException e) {
+                    throw new PromQlException(PromQlException.Type.BAD_DATA, "invalid URL escape in the label name");
+                }
                 endpoint = "label_values";
             }
             boolean knownEndpoint = java.util.Set.of("query", "query_range", "series", "labels", "label_values")
@@ -176,9 +180,9 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
                 LOG.info("bad request", entry("code", e.type().wireName()), entry("field", "query"));
             }
             return prometheusError(e.type().status(), e.type().wireName(), e.getMessage());
-        } catch (IllegalArgumentException e) {
-            counters.increment(QueryMetric.BAD_REQUESTS);
-            return prometheusError(400, "bad_data", "invalid URL escape in the path");
+        } catch (RuntimeException e) {
+            LOG.error("prometheus query failed", e);
+            return prometheusError(500, "internal", "the query could not be answered; it is safe to retry");
         }
     }
 

@@ -28,10 +28,19 @@ public final class ApiParams {
         this.values = values;
     }
 
+    /**
+     * Longest {@code query} or {@code match[]} in a URL: API Gateway takes at most 10,240 bytes of request line and
+     * headers, so longer expressions belong in a POST form body (up to {@link PromQlParser#MAX_LENGTH}).
+     */
+    public static final int MAX_URL_EXPRESSION = 2_048;
+
     /** Both encoded {@code k=v&k=v} strings, the body's values first (null or empty for none). */
     public static ApiParams parse(String body, String queryString) throws PromQlException {
         Map<String, List<String>> values = new LinkedHashMap<>();
-        for (String raw : new String[] {body, queryString}) {
+        String[] sources = {body, queryString};
+        for (int source = 0; source < sources.length; source++) {
+            String raw = sources[source];
+            boolean url = source == 1;
             if (raw == null || raw.isEmpty()) {
                 continue;
             }
@@ -43,6 +52,10 @@ public final class ApiParams {
                 try {
                     String k = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
                     String v = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+                    if (url && (k.equals("query") || k.equals("match[]")) && v.length() > MAX_URL_EXPRESSION) {
+                        throw PromQlException.invalidParameter(k, "longer than " + MAX_URL_EXPRESSION + " characters in"
+                                + " the URL: send it in a POST form body");
+                    }
                     values.computeIfAbsent(k, x -> new ArrayList<>()).add(v);
                 } catch (IllegalArgumentException e) {
                     throw new PromQlException(PromQlException.Type.BAD_DATA, "error parsing form values: invalid URL"
@@ -53,9 +66,18 @@ public final class ApiParams {
         return new ApiParams(values);
     }
 
-    /** The first value, or null. */
-    public String first(String name) {
+    /** Longest timestamp or duration accepted (RFC 3339 with nanoseconds and an offset is 35). */
+    static final int MAX_VALUE_LENGTH = 64;
+
+    /**
+     * The value of a single-valued parameter, or null. Given twice it is refused: Prometheus would take the first,
+     * but two different values for one setting are a client's mistake better reported than guessed at.
+     */
+    public String first(String name) throws PromQlException {
         List<String> v = values.get(name);
+        if (v != null && v.size() > 1) {
+            throw PromQlException.invalidParameter(name, "given " + v.size() + " times, expected once");
+        }
         return v == null || v.isEmpty() ? null : v.get(0);
     }
 
@@ -79,6 +101,9 @@ public final class ApiParams {
     }
 
     private static long parseTime(String name, String s) throws PromQlException {
+        if (s.length() > MAX_VALUE_LENGTH) {
+            throw PromQlException.invalidParameter(name, "cannot parse " + quote(s) + " to a valid timestamp");
+        }
         long millis;
         try {
             millis = new BigDecimal(s.trim()).movePointRight(3).setScale(0, RoundingMode.HALF_EVEN).longValueExact();
@@ -100,6 +125,9 @@ public final class ApiParams {
         String s = first(name);
         if (s == null || s.isEmpty()) {
             return null;
+        }
+        if (s.length() > MAX_VALUE_LENGTH) {
+            throw PromQlException.invalidParameter(name, "cannot parse " + quote(s) + " to a valid duration");
         }
         try {
             BigDecimal seconds = new BigDecimal(s.trim());

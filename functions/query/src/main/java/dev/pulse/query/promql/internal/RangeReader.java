@@ -85,8 +85,8 @@ public final class RangeReader implements Evaluator.Source {
         for (int i = 0; i < times.length; i++) {
             long end = Math.floorDiv(times[i], MINUTE) * MINUTE;
             if (end - range < 0) {
-                throw PromQlException.invalidParameter("time", "the window of the evaluation time "
-                        + end / 1000 + " reaches before 1970");
+                throw new PromQlException(PromQlException.Type.BAD_DATA, "the " + range / MINUTE + "m window before"
+                        + " the evaluation time " + end / 1000 + " reaches before 1970");
             }
             phases.computeIfAbsent(Math.floorMod(end, range), k -> new ArrayList<>()).add(i);
         }
