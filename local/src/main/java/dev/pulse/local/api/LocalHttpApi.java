@@ -42,12 +42,6 @@ public final class LocalHttpApi implements AutoCloseable {
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    /**
-     * API Gateway's HTTP API quota on the request line and header values together (10,240 bytes, not adjustable:
-     * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-quotas.html). A longer request never
-     * reaches a function there, so it does not here either.
-     */
-    static final int MAX_REQUEST_LINE_AND_HEADERS = 10_240;
     private static final DateTimeFormatter REQUEST_TIME = DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss Z", Locale.ENGLISH)
             .withZone(ZoneOffset.UTC);
 
@@ -79,10 +73,6 @@ public final class LocalHttpApi implements AutoCloseable {
         try (ex) {
             String method = ex.getRequestMethod().toUpperCase(Locale.ROOT);
             String path = ex.getRequestURI().getRawPath();
-            if (requestLineAndHeaders(ex) > MAX_REQUEST_LINE_AND_HEADERS) {
-                message(ex, 413, "Request Entity Too Large");
-                return;
-            }
             Route route = route(method, path);
             if (route == null) {
                 message(ex, 404, "Not Found");
@@ -157,17 +147,6 @@ public final class LocalHttpApi implements AutoCloseable {
             }
         }
         return params;
-    }
-
-    /** Bytes of the request line and the header values, as API Gateway counts them for its quota. */
-    private static long requestLineAndHeaders(HttpExchange ex) {
-        long n = ex.getRequestMethod().length() + 1 + ex.getRequestURI().toString().length() + 1 + ex.getProtocol().length();
-        for (Map.Entry<String, List<String>> h : ex.getRequestHeaders().entrySet()) {
-            for (String v : h.getValue()) {
-                n += v.getBytes(StandardCharsets.UTF_8).length;
-            }
-        }
-        return n;
     }
 
     /** The payload format 2.0 event. */

@@ -76,16 +76,6 @@ class LocalHttpApiTest {
     }
 
     @Test
-    void request_whenRequestLineAndHeadersOverGatewayQuota_answers413WithoutInvoking() throws Exception {
-        String fits = "/series?q=" + "a".repeat(9_000);
-        assertThat(send(HttpRequest.newBuilder(uri(fits)).GET(), true).statusCode()).isEqualTo(201);
-        HttpResponse<String> r = send(HttpRequest.newBuilder(uri("/series?q=" + "a".repeat(LocalHttpApi.MAX_REQUEST_LINE_AND_HEADERS)))
-                .GET(), true);
-        assertThat(r.statusCode()).isEqualTo(413);
-        assertThat(r.body()).isEqualTo("{\"message\":\"Request Entity Too Large\"}");
-    }
-
-    @Test
     void request_whenRouted_becomesPayloadV2EventAndAnswerMapsBack() throws Exception {
         HttpResponse<String> r = send(HttpRequest.newBuilder(uri("/query?b=2&a=1&a=3")).header("Content-Type", "application/json")
                 .header("X-Custom", "v").POST(HttpRequest.BodyPublishers.ofString("{\"q\":1}")), true);
