@@ -30,11 +30,19 @@ final class SignedApi implements AutoCloseable {
     }
 
     Response post(String path, String json) throws IOException {
-        SdkHttpFullRequest request = SdkHttpFullRequest.builder().uri(base.resolve(path)).method(SdkHttpMethod.POST)
-                .putHeader("Content-Type", "application/json").build();
+        return call(SdkHttpFullRequest.builder().uri(base.resolve(path)).method(SdkHttpMethod.POST)
+                .putHeader("Content-Type", "application/json").build(), json);
+    }
+
+    /** {@code GET path} ({@code path} with its query string, encoded). */
+    Response get(String path) throws IOException {
+        return call(SdkHttpFullRequest.builder().uri(base.resolve(path)).method(SdkHttpMethod.GET).build(), null);
+    }
+
+    private Response call(SdkHttpFullRequest request, String json) throws IOException {
         SignedRequest signed = signer.sign(r -> r.identity(LocalStack.CREDENTIALS.resolveIdentity().join())
                 .request(request)
-                .payload(ContentStreamProvider.fromUtf8String(json))
+                .payload(json == null ? null : ContentStreamProvider.fromUtf8String(json))
                 .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "execute-api")
                 .putProperty(AwsV4HttpSigner.REGION_NAME, LocalStack.REGION));
         HttpExecuteResponse resp = http.prepareRequest(HttpExecuteRequest.builder().request(signed.request())

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * API robustness: schemathesis (PyPI, pinned in requirements-dev.txt) generates requests from api/openapi.yaml
- * and sends them to the local stack's HTTP API (the QueryFunction in its own JVM behind the payload-2.0
+ * (the native routes and the Prometheus API's) and sends them to the local stack's HTTP API (the QueryFunction in its own JVM behind the payload-2.0
  * gateway), with a fixed seed and a bounded number of examples. Every response must be a non-5xx that the
  * spec documents, with the documented content type and a body its schema accepts; requests the spec rules out
  * must be rejected with a 4xx; without credentials the gateway must refuse.
@@ -31,11 +31,14 @@ class ApiFuzzIT {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Fixed, so a failure replays: the same seed gives the same requests. */
     static final long SEED = 20261121;
-    /** Test cases per operation and phase; about 500 requests in all, well under a minute once warm. */
+    /**
+     * Test cases per operation and phase: 11 operations (the native two and the Prometheus API's nine), about 3,000
+     * requests in all, under a minute once warm.
+     */
     static final int MAX_EXAMPLES = 200;
     /** Per request: API Gateway's own integration timeout (the function answers within its 10 s budget). */
     static final int REQUEST_TIMEOUT_SECONDS = 30;
-    /** A run that takes longer is stopped and fails (it takes well under a minute on 2 cores). */
+    /** A run that takes longer is stopped and fails (it takes under a minute on 2 cores). */
     static final long RUN_LIMIT_SECONDS = 240;
     /** Ingested data becomes queryable within this (compaction runs from the table's stream). */
     static final long WARM_UP_LIMIT_SECONDS = 90;
@@ -161,7 +164,8 @@ class ApiFuzzIT {
         assertThat(exit).as(context).isZero();
         assertThat(report.path("complete").asBoolean()).as(context).isTrue();
         assertThat(report.path("seed").asLong()).isEqualTo(SEED);
-        assertThat(report.path("operations").path("tested").asInt()).as(context).isEqualTo(2);
+        // POST /query, GET /series, and the Prometheus API: four endpoints by GET and POST, label values by GET.
+        assertThat(report.path("operations").path("tested").asInt()).as(context).isEqualTo(11);
         for (String phase : List.of("examples", "coverage", "fuzzing")) {
             assertThat(report.path("phases").path(phase).path("status").asText()).as("phase %s\n%s", phase, context)
                     .isEqualTo("success");

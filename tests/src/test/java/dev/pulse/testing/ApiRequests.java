@@ -19,6 +19,26 @@ public final class ApiRequests {
         return request(method, path, params, null);
     }
 
+    /**
+     * A Prometheus API call, {@code method path}, with its parameters URL-encoded in the raw query string (GET) or
+     * as a form body (POST), repeated names kept (match[]), as API Gateway passes both.
+     */
+    public static APIGatewayV2HTTPEvent prometheus(String method, String path, java.util.List<Map.Entry<String, String>> params) {
+        StringBuilder encoded = new StringBuilder();
+        for (Map.Entry<String, String> p : params) {
+            if (!encoded.isEmpty()) {
+                encoded.append('&');
+            }
+            encoded.append(java.net.URLEncoder.encode(p.getKey(), java.nio.charset.StandardCharsets.UTF_8)).append('=')
+                    .append(java.net.URLEncoder.encode(p.getValue(), java.nio.charset.StandardCharsets.UTF_8));
+        }
+        boolean post = method.equals("POST");
+        APIGatewayV2HTTPEvent e = request(method, path, null, post ? encoded.toString() : null);
+        e.setRawQueryString(post ? "" : encoded.toString());
+        e.setHeaders(post ? Map.of("content-type", "application/x-www-form-urlencoded") : Map.of());
+        return e;
+    }
+
     private static APIGatewayV2HTTPEvent request(String method, String path, Map<String, String> params, String body) {
         return APIGatewayV2HTTPEvent.builder().withRawPath(path).withQueryStringParameters(params).withBody(body)
                 .withIsBase64Encoded(false)

@@ -14,6 +14,9 @@ import dev.pulse.config.PulseConfig;
 import dev.pulse.metrics.ColdStart;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.metrics.PulseMetrics;
+import dev.pulse.query.promql.PromQlException;
+import dev.pulse.query.promql.PromQlService;
+import dev.pulse.query.promql.internal.ApiParams;
 import dev.pulse.retry.Deadline;
 import dev.pulse.snapstart.Priming;
 import java.nio.charset.StandardCharsets;
@@ -30,8 +33,9 @@ import software.amazon.lambda.powertools.metrics.Metrics;
 import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
 /**
- * Lambda entry point behind the HTTP API ({@code POST /query}, {@code GET /series}). Translates only: the
- * request to a validated query, the result to JSON; bad input to 400 with the field, never to a 500.
+ * Lambda entry point behind the HTTP API ({@code POST /query}, {@code GET /series}, and the Prometheus API under
+ * {@code /prometheus/api/v1/}). Translates only: the request to a validated query, the result to JSON; bad input to
+ * 400 with the field (Prometheus' {@code bad_data} on its routes), never to a 500.
  */
 public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent, APIGatewayV2HTTPResponse> {
 
@@ -39,9 +43,12 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
     private static final ObjectMapper JSON = new ObjectMapper();
     /** The answer must leave the function well before API Gateway's 30 s integration timeout. */
     static final long MAX_BUDGET_MILLIS = 10_000;
+    /** Where the Prometheus HTTP API lives: {@code /prometheus/api/v1/query_range} and so on. */
+    static final String PROMETHEUS_PREFIX = "/prometheus/api/v1/";
 
     private final QueryService queries;
     private final CatalogService catalog;
+    private final PromQlService prometheus;
     private final Metrics metrics;
     private final long safetyMarginMillis;
     private final ColdStart coldStart = new ColdStart();
@@ -74,12 +81,13 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
     QueryHandler(PulseConfig config, DynamoDbAsyncClient client, Clock clock, Metrics metrics, RollupCache cache) {
         this(new QueryService(client, config.tableName(), config.writeConcurrency() * 4, config.buildGrace().toMillis(),
                 cache, clock, config.hourlyTtl().toMillis(), config.acceptFuture().toMillis()),
-                new CatalogService(client, config.tableName()), metrics, config.safetyMarginMillis());
+                new CatalogService(client, config.tableName()), metrics, config.safetyMarginMillis(), clock);
     }
 
-    QueryHandler(QueryService queries, CatalogService catalog, Metrics metrics, long safetyMarginMillis) {
+    QueryHandler(QueryService queries, CatalogService catalog, Metrics metrics, long safetyMarginMillis, Clock clock) {
         this.queries = queries;
         this.catalog = catalog;
+        this.prometheus = new PromQlService(queries, catalog, clock);
         this.metrics = metrics;
         this.safetyMarginMillis = safetyMarginMillis;
     }
@@ -109,6 +117,9 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
         String method = event.getRequestContext() == null || event.getRequestContext().getHttp() == null
                 ? "" : event.getRequestContext().getHttp().getMethod();
         String path = event.getRawPath() == null ? "" : event.getRawPath();
+        if (path.startsWith(PROMETHEUS_PREFIX)) {
+            return prometheus(event, context, counters, method, path.substring(PROMETHEUS_PREFIX.length()));
+        }
         if (path.endsWith("/query")) {
             if (!"POST".equals(method)) {
                 return error(405, "MethodNotAllowed", "use POST /query", null);
@@ -126,6 +137,61 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
             return ok(catalog.list(params));
         }
         return error(404, "NotFound", "no route " + method + " " + path + "; the API has POST /query and GET /series", null);
+    }
+
+    /**
+     * One Prometheus API call: parameters from the query string and the form body, Prometheus' envelope back, its
+     * error types with their statuses.
+     */
+    private APIGatewayV2HTTPResponse prometheus(APIGatewayV2HTTPEvent event, Context context,
+            InvocationMetrics<QueryMetric> counters, String method, String endpoint) {
+        try {
+            String labelName = null;
+            if (endpoint.startsWith("label/") && endpoint.endsWith("/values")
+                    && endpoint.length() > "label//values".length()) {
+                try {
+                    labelName = java.net.URLDecoder.decode(endpoint.substring("label/".length(),
+                            endpoint.length() - "/values".length()), StandardCharsets.UTF_8);
+                } catch (IllegalArgumentException e) {
+                    throw new PromQlException(PromQlException.Type.BAD_DATA, "invalid URL escape in the label name");
+                }
+                endpoint = "label_values";
+            }
+            boolean knownEndpoint = java.util.Set.of("query", "query_range", "series", "labels", "label_values")
+                    .contains(endpoint);
+            if (!knownEndpoint) {
+                return prometheusError(404, "not_found", "no Prometheus API endpoint " + method + " " + event.getRawPath());
+            }
+            boolean postAllowed = !endpoint.equals("label_values");
+            if (!"GET".equals(method) && !(postAllowed && "POST".equals(method))) {
+                return prometheusError(405, "bad_data", "method " + method + " not allowed");
+            }
+            String body = "POST".equals(method) ? body(event) : null;
+            if (body != null && body.length() > QueryLimits.MAX_BODY_BYTES) {
+                throw new PromQlException(PromQlException.Type.BAD_DATA, "request body is larger than "
+                        + QueryLimits.MAX_BODY_BYTES + " bytes");
+            }
+            ApiParams params = ApiParams.parse(body, event.getRawQueryString());
+            long budget = Math.min(MAX_BUDGET_MILLIS, context.getRemainingTimeInMillis() - safetyMarginMillis);
+            return ok(prometheus.answer(endpoint, labelName, params, Deadline.inMillis(budget), counters));
+        } catch (PromQlException e) {
+            if (e.type() == PromQlException.Type.BAD_DATA) {
+                counters.increment(QueryMetric.BAD_REQUESTS);
+                LOG.info("bad request", entry("code", e.type().wireName()), entry("field", "query"));
+            }
+            return prometheusError(e.type().status(), e.type().wireName(), e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.error("prometheus query failed", e);
+            return prometheusError(500, "internal", "the query could not be answered; it is safe to retry");
+        }
+    }
+
+    private static APIGatewayV2HTTPResponse prometheusError(int status, String type, String message) {
+        ObjectNode body = JSON.createObjectNode();
+        body.put("status", "error");
+        body.put("errorType", type);
+        body.put("error", message);
+        return response(status, body);
     }
 
     private static String body(APIGatewayV2HTTPEvent event) {

@@ -87,7 +87,10 @@ final class QueryPriming extends Priming {
         return 1;
     }
 
-    /** POST /query over the last two days (partials and rollups), GET /series by name and prefix, a bad query. */
+    /**
+     * POST /query over the last two days (partials and rollups), GET /series by name and prefix, a bad query, a
+     * PromQL range query and a label listing.
+     */
     static List<APIGatewayV2HTTPEvent> events(Instant now) {
         Instant end = now.truncatedTo(ChronoUnit.HOURS);
         String query = "{\"series\":[{\"name\":\"pulse.priming\",\"dims\":{\"fn\":\"query\"}},{\"name\":\"Priming/Latency\"}],"
@@ -96,10 +99,16 @@ final class QueryPriming extends Priming {
         String recent = "{\"series\":[{\"name\":\"pulse.priming\"}],\"start\":" + now.minus(1, ChronoUnit.HOURS).toEpochMilli()
                 + ",\"end\":" + now.toEpochMilli() + ",\"period\":60,\"stats\":[\"avg\",\"p90\"]}";
         String bad = "{\"series\":[{\"name\":\"priming-bad\"}],\"start\":\"yesterday\"}";
+        // The Prometheus API: the PromQL parser, evaluator and catalog matcher (no series in priming: no reads).
+        APIGatewayV2HTTPEvent promql = request("GET", "/prometheus/api/v1/query_range", null, null);
+        promql.setRawQueryString("query=" + java.net.URLEncoder.encode("sum by (fn) (quantile_over_time(0.99, "
+                + "pulse.priming{fn=~\"q.*\"}[5m])) * 2", java.nio.charset.StandardCharsets.UTF_8) + "&start="
+                + now.minus(1, ChronoUnit.HOURS).getEpochSecond() + "&end=" + now.getEpochSecond() + "&step=60");
+        APIGatewayV2HTTPEvent labels = request("GET", "/prometheus/api/v1/label/__name__/values", null, null);
         return List.of(request("POST", "/query", query, null), request("POST", "/query", recent, null),
                 request("GET", "/series", null, Map.of("name", "pulse.priming")),
                 request("GET", "/series", null, Map.of("prefix", "pulse.")),
-                request("POST", "/query", bad, null));
+                request("POST", "/query", bad, null), promql, labels);
     }
 
     private static APIGatewayV2HTTPEvent request(String method, String path, String body, Map<String, String> params) {

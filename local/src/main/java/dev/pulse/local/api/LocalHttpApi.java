@@ -107,18 +107,46 @@ public final class LocalHttpApi implements AutoCloseable {
     }
 
     /**
-     * The route API Gateway would pick: an exact method and path, else {@code ANY} on the path, else the
-     * {@code $default} route. (Path parameters and greedy paths are not matched; the template has none.)
+     * The route API Gateway would pick: an exact method and path, else {@code ANY} on the path, else the same with
+     * path parameters ({@code /label/{name}/values}: one segment each), else the {@code $default} route. (Greedy
+     * paths, {@code {proxy+}}, are not matched; the template has none.)
      */
     private Route route(String method, String path) {
-        for (String m : new String[] {method, "ANY"}) {
-            for (Route r : routes) {
-                if (r.method().equalsIgnoreCase(m) && r.path().equals(path)) {
-                    return r;
+        for (boolean templated : new boolean[] {false, true}) {
+            for (String m : new String[] {method, "ANY"}) {
+                for (Route r : routes) {
+                    if (r.method().equalsIgnoreCase(m) && (templated ? pathParameters(r, path) != null : r.path().equals(path))) {
+                        return r;
+                    }
                 }
             }
         }
         return routes.stream().filter(r -> r.path().equals("$default")).findFirst().orElse(null);
+    }
+
+    /** The values of a route's {@code {name}} segments in a raw path (decoded), or null when the path does not match. */
+    static Map<String, String> pathParameters(Route route, String rawPath) {
+        String[] want = route.path().split("/", -1);
+        String[] got = rawPath.split("/", -1);
+        if (want.length != got.length) {
+            return null;
+        }
+        Map<String, String> params = new LinkedHashMap<>();
+        for (int i = 0; i < want.length; i++) {
+            if (want[i].length() > 2 && want[i].startsWith("{") && want[i].endsWith("}") && !want[i].endsWith("+}")) {
+                if (got[i].isEmpty()) {
+                    return null;
+                }
+                try {
+                    params.put(want[i].substring(1, want[i].length() - 1), decode(got[i].replace("+", "%2B")));
+                } catch (IllegalArgumentException e) {
+                    return null;
+                }
+            } else if (!want[i].equals(got[i])) {
+                return null;
+            }
+        }
+        return params;
     }
 
     /** The payload format 2.0 event. */
@@ -150,6 +178,11 @@ public final class LocalHttpApi implements AutoCloseable {
             }
             ObjectNode qs = e.putObject("queryStringParameters");
             params.forEach(qs::put);
+        }
+        Map<String, String> pathParams = pathParameters(route, ex.getRequestURI().getRawPath());
+        if (pathParams != null && !pathParams.isEmpty()) {
+            ObjectNode pp = e.putObject("pathParameters");
+            pathParams.forEach(pp::put);
         }
         Instant now = Instant.now();
         ObjectNode ctx = e.putObject("requestContext");

@@ -40,7 +40,8 @@ class LocalHttpApiTest {
                         TestHandlers.Fail.class.getName() + "::handleRequest", 256, Duration.ofSeconds(5),
                         Map.of("AWS_REGION", "us-east-1"), Path.of("target"), cp, javaHome)), f -> line -> { }, 2);
         api = new LocalHttpApi(List.of(new LocalHttpApi.Route("POST", "/query", "echo"),
-                new LocalHttpApi.Route("GET", "/series", "echo"), new LocalHttpApi.Route("GET", "/broken", "fail")), lambda, true, 0);
+                new LocalHttpApi.Route("GET", "/series", "echo"), new LocalHttpApi.Route("GET", "/broken", "fail"),
+                new LocalHttpApi.Route("GET", "/label/{name}/values", "echo")), lambda, true, 0);
     }
 
     @AfterAll
@@ -59,6 +60,19 @@ class LocalHttpApiTest {
 
     private static URI uri(String pathAndQuery) {
         return URI.create(api.endpoint() + pathAndQuery);
+    }
+
+    @Test
+    void request_whenRouteHasPathParameter_matchesOneSegmentAndPassesItDecoded() throws Exception {
+        HttpResponse<String> r = send(HttpRequest.newBuilder(uri("/label/a%2Fb%20c/values?match[]=x")).GET(), true);
+        assertThat(r.statusCode()).isEqualTo(201);
+        JsonNode e = JSON.readTree(r.body());
+        assertThat(e.path("routeKey").asText()).isEqualTo("GET /label/{name}/values");
+        assertThat(e.path("rawPath").asText()).isEqualTo("/label/a%2Fb%20c/values");
+        assertThat(e.path("pathParameters").path("name").asText()).isEqualTo("a/b c");
+        assertThat(send(HttpRequest.newBuilder(uri("/label//values")).GET(), true).statusCode()).isEqualTo(404);
+        assertThat(send(HttpRequest.newBuilder(uri("/label/a/b/values")).GET(), true).statusCode()).isEqualTo(404);
+        assertThat(send(HttpRequest.newBuilder(uri("/label/a/values")).GET(), false).statusCode()).isEqualTo(403);
     }
 
     @Test

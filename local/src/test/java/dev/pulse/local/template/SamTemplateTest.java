@@ -336,10 +336,20 @@ class SamTemplateTest {
     }
 
     @Test
-    void routes_whenQueryApi_listBothRoutes() {
+    void routes_whenQueryApi_listNativeAndPrometheusRoutes() {
+        String p = "/prometheus/api/v1/";
         assertThat(stack(Map.of()).routes()).containsExactly(
                 new RouteSpec("QueryFunction", "POST", "/query", "Api"),
-                new RouteSpec("QueryFunction", "GET", "/series", "Api"));
+                new RouteSpec("QueryFunction", "GET", "/series", "Api"),
+                new RouteSpec("QueryFunction", "GET", p + "query_range", "Api"),
+                new RouteSpec("QueryFunction", "POST", p + "query_range", "Api"),
+                new RouteSpec("QueryFunction", "GET", p + "query", "Api"),
+                new RouteSpec("QueryFunction", "POST", p + "query", "Api"),
+                new RouteSpec("QueryFunction", "GET", p + "series", "Api"),
+                new RouteSpec("QueryFunction", "POST", p + "series", "Api"),
+                new RouteSpec("QueryFunction", "GET", p + "labels", "Api"),
+                new RouteSpec("QueryFunction", "POST", p + "labels", "Api"),
+                new RouteSpec("QueryFunction", "GET", p + "label/{name}/values", "Api"));
     }
 
     @Test

@@ -1,0 +1,371 @@
+package dev.pulse.query.promql;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import dev.pulse.metrics.InvocationMetrics;
+import dev.pulse.query.CatalogService;
+import dev.pulse.query.QueryMetric;
+import dev.pulse.query.QueryService;
+import dev.pulse.query.SeriesSpec;
+import dev.pulse.query.promql.internal.ApiParams;
+import dev.pulse.query.promql.internal.CatalogMatcher;
+import dev.pulse.query.promql.internal.Evaluator;
+import dev.pulse.query.promql.internal.Expr;
+import dev.pulse.query.promql.internal.LabelMatcher;
+import dev.pulse.query.promql.internal.PromQlParseException;
+import dev.pulse.query.promql.internal.PromQlParser;
+import dev.pulse.query.promql.internal.RangeReader;
+import dev.pulse.query.promql.internal.Series;
+import dev.pulse.query.promql.internal.Value;
+import dev.pulse.retry.Deadline;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeSet;
+
+/**
+ * The Prometheus HTTP API (https://prometheus.io/docs/prometheus/latest/querying/api/) over Pulse's store:
+ * {@code query_range} and {@code query} evaluate the supported PromQL subset (docs/prometheus-api.md) from the stored
+ * summaries through {@link QueryService}; {@code series}, {@code labels} and {@code label/<name>/values} list the
+ * series catalog. Answers are Prometheus' envelope, {@code {"status":"success","data":...}}; refusals are
+ * {@link PromQlException}s with Prometheus' error type.
+ */
+public final class PromQlService {
+
+    /** Prometheus' own limit on a range query's steps. */
+    public static final int MAX_STEPS = 11_000;
+    /** A bare selector in an instant query averages this far back (Prometheus' default lookback delta). */
+    public static final long INSTANT_LOOKBACK_MILLIS = 5 * 60_000L;
+    private static final JsonFactory JSON = new JsonFactory();
+    private static final Comparator<SortedMap<String, String>> BY_LABELS = Comparator.comparing(Object::toString);
+
+    private final QueryService queries;
+    private final CatalogService catalog;
+    private final Clock clock;
+
+    public PromQlService(QueryService queries, CatalogService catalog, Clock clock) {
+        this.queries = queries;
+        this.catalog = catalog;
+        this.clock = clock;
+    }
+
+    /**
+     * Answers one endpoint: {@code query_range}, {@code query}, {@code series}, {@code labels} or
+     * {@code label/<name>/values} ({@code labelName} set); the result is the JSON body of a 200.
+     */
+    public String answer(String endpoint, String labelName, ApiParams params, Deadline deadline,
+            InvocationMetrics<QueryMetric> metrics) throws PromQlException {
+        return switch (endpoint) {
+            case "query_range" -> queryRange(params, deadline, metrics);
+            case "query" -> queryInstant(params, deadline, metrics);
+            case "series" -> series(params);
+            case "labels" -> labels(params);
+            case "label_values" -> labelValues(labelName, params);
+            default -> throw new PromQlException(PromQlException.Type.NOT_FOUND, "unknown endpoint " + endpoint);
+        };
+    }
+
+    private String queryRange(ApiParams params, Deadline deadline, InvocationMetrics<QueryMetric> metrics)
+            throws PromQlException {
+        long start = params.time("start");
+        long end = params.time("end");
+        if (end < start) {
+            throw PromQlException.invalidParameter("end", "end timestamp must not be before start time");
+        }
+        Long step = params.duration("step");
+        if (step == null) {
+            throw PromQlException.invalidParameter("step", "cannot parse \"\" to a valid duration");
+        }
+        if (step <= 0) {
+            throw PromQlException.invalidParameter("step", "zero or negative query resolution step widths are not"
+                    + " accepted. Try a positive integer");
+        }
+        if ((end - start) / step >= MAX_STEPS) {
+            throw new PromQlException(PromQlException.Type.BAD_DATA, "exceeded maximum resolution of 11,000 points per"
+                    + " timeseries. Try decreasing the query resolution (?step=XX)");
+        }
+        Expr expr = parse(params);
+        int n = (int) ((end - start) / step) + 1;
+        long[] times = new long[n];
+        for (int i = 0; i < n; i++) {
+            times[i] = start + i * step;
+        }
+        Value v = evaluate(expr, times, step, params, deadline, metrics);
+        return queryEnvelope(g -> {
+            g.writeStringField("resultType", "matrix");
+            g.writeArrayFieldStart("result");
+            for (Series s : vectorOf(v, n)) {
+                g.writeStartObject();
+                labels(g, "metric", s.labels());
+                g.writeArrayFieldStart("values");
+                for (int i = 0; i < n; i++) {
+                    if (s.present()[i]) {
+                        point(g, times[i], s.values()[i]);
+                    }
+                }
+                g.writeEndArray();
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+        });
+    }
+
+    private String queryInstant(ApiParams params, Deadline deadline, InvocationMetrics<QueryMetric> metrics)
+            throws PromQlException {
+        long time = params.time("time", clock.millis());
+        Expr expr = parse(params);
+        long[] times = {time};
+        Value v = evaluate(expr, times, INSTANT_LOOKBACK_MILLIS, params, deadline, metrics);
+        return queryEnvelope(g -> {
+            if (v instanceof Value.Scalar s) {
+                g.writeStringField("resultType", "scalar");
+                g.writeFieldName("result");
+                point(g, time, s.values()[0]);
+                return;
+            }
+            g.writeStringField("resultType", "vector");
+            g.writeArrayFieldStart("result");
+            for (Series s : vectorOf(v, 1)) {
+                g.writeStartObject();
+                labels(g, "metric", s.labels());
+                g.writeFieldName("value");
+                point(g, time, s.values()[0]);
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+        });
+    }
+
+    private Value evaluate(Expr expr, long[] times, long bareRange, ApiParams params, Deadline deadline,
+            InvocationMetrics<QueryMetric> metrics) throws PromQlException {
+        Long timeout = params.duration("timeout");
+        if (timeout != null && timeout <= 0) {
+            throw PromQlException.invalidParameter("timeout", "timeout must be positive");
+        }
+        Deadline budget = timeout == null || timeout >= deadline.remainingMillis() ? deadline : Deadline.inMillis(timeout);
+        RangeReader reader = new RangeReader(queries, new CatalogMatcher(catalog), times, budget, metrics);
+        return new Evaluator(reader, times.length, bareRange).evaluate(expr);
+    }
+
+    private static Expr parse(ApiParams params) throws PromQlException {
+        String query = params.first("query");
+        if (query == null) {
+            throw PromQlException.invalidParameter("query", "1:1: parse error: no expression found in input");
+        }
+        try {
+            return PromQlParser.parse(query);
+        } catch (PromQlParseException e) {
+            throw PromQlException.invalidParameter("query", e.getMessage());
+        }
+    }
+
+    /** The series of a result, sorted by labels; a scalar in a range query is one series without labels. */
+    private static List<Series> vectorOf(Value v, int steps) {
+        if (v instanceof Value.Scalar s) {
+            boolean[] all = new boolean[steps];
+            java.util.Arrays.fill(all, true);
+            return List.of(new Series(new java.util.TreeMap<>(), s.values(), all));
+        }
+        List<Series> out = new ArrayList<>(((Value.Vector) v).series());
+        out.removeIf(s -> {
+            for (boolean p : s.present()) {
+                if (p) {
+                    return false;
+                }
+            }
+            return true;
+        });
+        out.sort(Comparator.comparing(Series::labels, BY_LABELS));
+        return out;
+    }
+
+    // --- catalog listings --------------------------------------------------------------------------------------
+
+    private String series(ApiParams params) throws PromQlException {
+        List<String> match = params.all("match[]");
+        if (match.isEmpty()) {
+            throw new PromQlException(PromQlException.Type.BAD_DATA, "no match[] parameter provided");
+        }
+        checkTimes(params);
+        Listing found = matchAll(match);
+        Map<String, SortedMap<String, String>> unique = new LinkedHashMap<>();
+        found.series.forEach(s -> unique.putIfAbsent(s.key(), CatalogMatcher.labels(s)));
+        List<SortedMap<String, String>> sorted = new ArrayList<>(unique.values());
+        sorted.sort(BY_LABELS);
+        return envelope(g -> {
+            g.writeArrayFieldStart("data");
+            for (SortedMap<String, String> labels : sorted) {
+                labels(g, null, labels);
+            }
+            g.writeEndArray();
+        }, found.warning);
+    }
+
+    private String labels(ApiParams params) throws PromQlException {
+        checkTimes(params);
+        Listing found = params.all("match[]").isEmpty() ? everything() : matchAll(params.all("match[]"));
+        TreeSet<String> names = new TreeSet<>();
+        if (!found.series.isEmpty()) {
+            names.add(LabelMatcher.NAME);
+        }
+        found.series.forEach(s -> names.addAll(s.dims().keySet()));
+        return strings(names, found.warning);
+    }
+
+    private String labelValues(String name, ApiParams params) throws PromQlException {
+        if (name == null || name.isEmpty() || name.length() > 255) {
+            throw new PromQlException(PromQlException.Type.BAD_DATA, "invalid label name: \"" + name + "\"");
+        }
+        checkTimes(params);
+        TreeSet<String> values = new TreeSet<>();
+        Listing found;
+        if (params.all("match[]").isEmpty() && name.equals(LabelMatcher.NAME)) {
+            CatalogMatcher.Found names = new CatalogMatcher(catalog).names();
+            found = new Listing(names.series(), names.truncated() ? truncatedWarning() : null);
+        } else {
+            found = params.all("match[]").isEmpty() ? everything() : matchAll(params.all("match[]"));
+        }
+        found.series.forEach(s -> {
+            String v = CatalogMatcher.labels(s).get(name);
+            if (v != null) {
+                values.add(v);
+            }
+        });
+        return strings(values, found.warning);
+    }
+
+    /** The catalog has no time: start and end are checked, and documented as not narrowing the answer. */
+    private static void checkTimes(ApiParams params) throws PromQlException {
+        long start = params.time("start", 0);
+        long end = params.time("end", Long.MAX_VALUE);
+        if (end < start) {
+            throw PromQlException.invalidParameter("end", "end timestamp must not be before start time");
+        }
+    }
+
+    private record Listing(List<SeriesSpec> series, String warning) {
+    }
+
+    private Listing matchAll(List<String> selectors) throws PromQlException {
+        CatalogMatcher matcher = new CatalogMatcher(catalog);
+        List<SeriesSpec> out = new ArrayList<>();
+        boolean truncated = false;
+        for (String m : selectors) {
+            Expr e;
+            try {
+                e = PromQlParser.parse(m);
+            } catch (PromQlParseException ex) {
+                throw PromQlException.invalidParameter("match[]", ex.getMessage());
+            }
+            if (!(e instanceof Expr.Selector s)) {
+                throw PromQlException.invalidParameter("match[]", "invalid expression type, must be a series selector: "
+                        + m);
+            }
+            CatalogMatcher.Found found = matcher.match(s.matchers());
+            out.addAll(found.series());
+            truncated |= found.truncated();
+        }
+        return new Listing(out, truncated ? truncatedWarning() : null);
+    }
+
+    private Listing everything() {
+        CatalogMatcher.Found found = new CatalogMatcher(catalog).match(List.of(new LabelMatcher(LabelMatcher.NAME, "=~",
+                ".+", com.google.re2j.Pattern.compile("^(?:.+)$", com.google.re2j.Pattern.DOTALL))));
+        return new Listing(found.series(), found.truncated() ? truncatedWarning() : null);
+    }
+
+    private static String truncatedWarning() {
+        return "the listing stopped after " + CatalogMatcher.MAX_SCANNED + " catalog entries: give match[] to narrow it";
+    }
+
+    // --- JSON --------------------------------------------------------------------------------------------------
+
+    private interface Body {
+        void write(JsonGenerator g) throws IOException;
+    }
+
+    private static String strings(Iterable<String> values, String warning) {
+        return envelope(g -> {
+            g.writeArrayFieldStart("data");
+            for (String v : values) {
+                g.writeString(v);
+            }
+            g.writeEndArray();
+        }, warning);
+    }
+
+    /** {@code {"status":"success","data":...[,"warnings":[...]]}}; {@code body} writes the {@code data} field. */
+    private static String envelope(Body body, String warning) {
+        StringWriter w = new StringWriter();
+        try (JsonGenerator g = JSON.createGenerator(w)) {
+            g.writeStartObject();
+            g.writeStringField("status", "success");
+            body.write(g);
+            if (warning != null) {
+                g.writeArrayFieldStart("warnings");
+                g.writeString(warning);
+                g.writeEndArray();
+            }
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return w.toString();
+    }
+
+    /** The {@code data} object of a query answer. */
+    private static String queryEnvelope(Body fields) {
+        return envelope(g -> {
+            g.writeObjectFieldStart("data");
+            fields.write(g);
+            g.writeEndObject();
+        }, null);
+    }
+
+    private static void labels(JsonGenerator g, String field, SortedMap<String, String> labels) throws IOException {
+        if (field != null) {
+            g.writeObjectFieldStart(field);
+        } else {
+            g.writeStartObject();
+        }
+        for (Map.Entry<String, String> l : labels.entrySet()) {
+            g.writeStringField(l.getKey(), l.getValue());
+        }
+        g.writeEndObject();
+    }
+
+    /** {@code [<unix seconds>, "<value>"]}, as Prometheus writes a sample. */
+    private static void point(JsonGenerator g, long millis, double value) throws IOException {
+        g.writeStartArray();
+        g.writeRawValue(seconds(millis));
+        g.writeString(formatValue(value));
+        g.writeEndArray();
+    }
+
+    /** Unix seconds with the milliseconds only when there are some: {@code 1700000000}, {@code 1700000000.5}. */
+    static String seconds(long millis) {
+        return BigDecimal.valueOf(millis, 3).stripTrailingZeros().toPlainString();
+    }
+
+    /** As Go's {@code strconv.FormatFloat(v, 'f', -1, 64)}: the shortest exact decimal, no exponent; +Inf, -Inf, NaN. */
+    public static String formatValue(double v) {
+        if (Double.isNaN(v)) {
+            return "NaN";
+        }
+        if (Double.isInfinite(v)) {
+            return v > 0 ? "+Inf" : "-Inf";
+        }
+        if (v == 0) {
+            return 1 / v < 0 ? "-0" : "0";
+        }
+        return new BigDecimal(Double.toString(v)).stripTrailingZeros().toPlainString();
+    }
+}

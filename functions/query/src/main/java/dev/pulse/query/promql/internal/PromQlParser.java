@@ -1,0 +1,735 @@
+package dev.pulse.query.promql.internal;
+
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
+import dev.pulse.query.promql.internal.Expr.AggregationOp;
+import dev.pulse.query.promql.internal.Expr.OverTimeFunction;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Parses the PromQL subset Pulse answers (docs/prometheus-api.md): selectors with {@code = != =~ !~} matchers, the
+ * six {@code *_over_time} functions, {@code sum min max avg count} with {@code by}/{@code without}, and arithmetic
+ * where at least one side is a number. Everything else is refused with its position.
+ *
+ * <p>Written by hand, a small recursive descent over the characters, because the subset is small and no maintained
+ * Java PromQL parser fits a Lambda layer: the reference parser is Prometheus' own Go code, and the Java ports are
+ * unmaintained or bring a generated grammar and its runtime for the whole language, whose errors for the
+ * constructs left out here would not say "not supported". Regular expressions are compiled by re2j (linear time).
+ *
+ * <p>One extension: metric names may contain dots ({@code lambda.duration}), as Pulse's names do; a name with
+ * other characters is written {@code {__name__="Namespace/Metric"}} or, as in Prometheus 3, {@code {"Namespace/Metric"}}.
+ */
+public final class PromQlParser {
+
+    /** Longer queries are refused: no dashboard query comes near it, and it bounds parsing work. */
+    public static final int MAX_LENGTH = 16_384;
+    /** Nesting depth of parentheses, calls and unary operators; deeper is refused rather than risking the stack. */
+    static final int MAX_DEPTH = 64;
+
+    private static final Set<String> AGGREGATIONS_NOT_SUPPORTED = Set.of("stddev", "stdvar", "topk", "bottomk",
+            "quantile", "count_values", "group", "limitk", "limit_ratio");
+    /** Prometheus 2.42's other functions: named as not supported rather than unknown. */
+    private static final Set<String> FUNCTIONS_NOT_SUPPORTED = Set.of("abs", "absent", "absent_over_time", "ceil",
+            "changes", "clamp", "clamp_max", "clamp_min", "day_of_month", "day_of_week", "day_of_year", "days_in_month",
+            "delta", "deriv", "exp", "floor", "histogram_count", "histogram_fraction", "histogram_quantile",
+            "histogram_sum", "holt_winters", "hour", "idelta", "increase", "irate", "label_join", "label_replace", "ln",
+            "log10", "log2", "minute", "month", "predict_linear", "rate", "resets", "round", "scalar", "sgn", "sort",
+            "sort_desc", "sqrt", "time", "timestamp", "vector", "year", "stddev_over_time", "stdvar_over_time",
+            "last_over_time", "present_over_time", "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh",
+            "deg", "pi", "rad", "sin", "sinh", "tan", "tanh");
+    private static final Set<String> KEYWORDS = Set.of("by", "without", "on", "ignoring", "group_left", "group_right",
+            "bool", "offset", "and", "or", "unless", "atan2");
+
+    private final String q;
+    private int pos;
+    private int depth;
+
+    private PromQlParser(String query) {
+        this.q = query;
+    }
+
+    /** Parses a whole query; the result is a scalar or an instant vector expression. */
+    public static Expr parse(String query) throws PromQlParseException {
+        if (query.length() > MAX_LENGTH) {
+            throw new PromQlParseException(query, MAX_LENGTH, "query is longer than " + MAX_LENGTH + " characters");
+        }
+        PromQlParser p = new PromQlParser(query);
+        p.skipSpace();
+        if (p.pos >= query.length()) {
+            throw p.error(p.pos, "no expression found in input");
+        }
+        Expr e = p.binary(1);
+        p.skipSpace();
+        if (p.pos < query.length()) {
+            throw p.error(p.pos, "unexpected " + p.describeHere());
+        }
+        p.requireInstant(e, "the query");
+        return e;
+    }
+
+    /** A whole string as a Prometheus duration ({@code 5m}, {@code 1h30m}), in ms. */
+    public static long parseDuration(String s) throws PromQlParseException {
+        PromQlParser p = new PromQlParser(s);
+        long d = p.duration();
+        if (p.pos != s.length()) {
+            throw p.error(p.pos, "unexpected " + p.describeHere() + " after the duration");
+        }
+        return d;
+    }
+
+    // --- operators ---------------------------------------------------------------------------------------------
+
+    /** Precedence climbing over Prometheus' binary operators (low to high: or, and/unless, comparisons, + -, * / % atan2, ^). */
+    private Expr binary(int minPrecedence) throws PromQlParseException {
+        Expr lhs = unary();
+        while (true) {
+            skipSpace();
+            int at = pos;
+            String op = peekOperator();
+            if (op == null) {
+                return lhs;
+            }
+            int prec = precedence(op);
+            if (prec < minPrecedence) {
+                return lhs;
+            }
+            if (prec <= 3 || op.equals("atan2")) {
+                String kind = prec <= 2 ? "set operator" : op.equals("atan2") ? "binary operator" : "comparison operator";
+                throw error(at, kind + " \"" + op + "\" is not supported (only + - * / % ^ with a number on one side)");
+            }
+            pos += op.length();
+            skipSpace();
+            String modifier = peekWord();
+            if (modifier != null && Set.of("bool", "on", "ignoring", "group_left", "group_right").contains(modifier)) {
+                throw error(pos, "vector matching (\"" + modifier + "\") is not supported: binary operations between"
+                        + " two vectors are not supported");
+            }
+            Expr rhs = binary(op.equals("^") ? prec : prec + 1);
+            requireInstant(lhs, "binary expression");
+            requireInstant(rhs, "binary expression");
+            if (!lhs.scalar() && !rhs.scalar()) {
+                throw error(at, "binary operator \"" + op + "\" between two vectors is not supported: one side must be"
+                        + " a number");
+            }
+            lhs = new Expr.Binary(op.charAt(0), lhs, rhs, at);
+        }
+    }
+
+    private String peekOperator() {
+        if (pos >= q.length()) {
+            return null;
+        }
+        for (String op : new String[] {"==", "!=", ">=", "<=", "+", "-", "*", "/", "%", "^", ">", "<"}) {
+            if (q.startsWith(op, pos)) {
+                return op;
+            }
+        }
+        String w = peekWord();
+        return w != null && Set.of("and", "or", "unless", "atan2").contains(w) ? w : null;
+    }
+
+    private static int precedence(String op) {
+        return switch (op) {
+            case "or" -> 1;
+            case "and", "unless" -> 2;
+            case "==", "!=", ">=", "<=", ">", "<" -> 3;
+            case "+", "-" -> 4;
+            case "*", "/", "%", "atan2" -> 5;
+            default -> 6; // ^
+        };
+    }
+
+    private Expr unary() throws PromQlParseException {
+        skipSpace();
+        if (pos < q.length() && (q.charAt(pos) == '-' || q.charAt(pos) == '+')) {
+            int at = pos;
+            boolean minus = q.charAt(pos) == '-';
+            pos++;
+            enter(at);
+            // Binds looser than ^ as in Prometheus: -2^2 is -4.
+            Expr inner = binary(6);
+            depth--;
+            requireInstant(inner, "unary expression");
+            return minus ? new Expr.Negation(inner, at) : inner;
+        }
+        return postfix(primary());
+    }
+
+    private Expr postfix(Expr e) throws PromQlParseException {
+        while (true) {
+            skipSpace();
+            if (pos >= q.length()) {
+                return e;
+            }
+            char c = q.charAt(pos);
+            if (c == '[') {
+                int at = pos;
+                pos++;
+                skipSpace();
+                long range = duration();
+                skipSpace();
+                if (pos < q.length() && q.charAt(pos) == ':') {
+                    throw error(at, "subqueries are not supported");
+                }
+                expect(']');
+                if (!(e instanceof Expr.Selector s) || s.rangeMillis() > 0) {
+                    throw error(at, "ranges only allowed for vector selectors");
+                }
+                e = s.withRange(range);
+                continue;
+            }
+            if (c == '@') {
+                throw error(pos, "the @ modifier is not supported");
+            }
+            if ("offset".equals(peekWord())) {
+                throw error(pos, "the offset modifier is not supported");
+            }
+            return e;
+        }
+    }
+
+    // --- primary expressions -----------------------------------------------------------------------------------
+
+    private Expr primary() throws PromQlParseException {
+        skipSpace();
+        if (pos >= q.length()) {
+            throw error(pos, "unexpected end of input");
+        }
+        int at = pos;
+        char c = q.charAt(pos);
+        if (c == '(') {
+            pos++;
+            enter(at);
+            Expr inner = binary(1);
+            expect(')');
+            depth--;
+            requireInstant(inner, "parenthesized expression");
+            return inner;
+        }
+        if (c == '{') {
+            return selector(null, at);
+        }
+        if (c == '"' || c == '\'' || c == '`') {
+            throw error(at, "string literals are not supported as expressions");
+        }
+        if (isDigit(c) || (c == '.' && pos + 1 < q.length() && isDigit(q.charAt(pos + 1)))) {
+            return new Expr.NumberLiteral(number(), at);
+        }
+        if (!isIdentStart(c)) {
+            throw error(at, "unexpected " + describeHere());
+        }
+        String word = identifier(true);
+        String lower = word.toLowerCase(Locale.ROOT);
+        skipSpace();
+        boolean call = pos < q.length() && q.charAt(pos) == '(';
+        String next = peekWord();
+        boolean groupingFollows = "by".equals(next) || "without".equals(next);
+        if ((lower.equals("inf") || lower.equals("nan")) && !call && (pos >= q.length() || q.charAt(pos) != '{')) {
+            return new Expr.NumberLiteral(lower.equals("inf") ? Double.POSITIVE_INFINITY : Double.NaN, at);
+        }
+        AggregationOp agg = AggregationOp.named(word);
+        if (agg != null && (call || groupingFollows)) {
+            return aggregation(agg, at);
+        }
+        if (AGGREGATIONS_NOT_SUPPORTED.contains(word) && (call || groupingFollows)) {
+            throw error(at, "aggregation \"" + word + "\" is not supported (supported: sum, min, max, avg, count)");
+        }
+        if (call) {
+            OverTimeFunction f = OverTimeFunction.named(word);
+            if (f != null) {
+                return overTime(f, at);
+            }
+            if (FUNCTIONS_NOT_SUPPORTED.contains(word)) {
+                throw error(at, "function \"" + word + "\" is not supported (supported: count_over_time, sum_over_time,"
+                        + " avg_over_time, min_over_time, max_over_time, quantile_over_time)");
+            }
+            throw error(at, "unknown function with name \"" + word + "\"");
+        }
+        if (KEYWORDS.contains(word)) {
+            throw error(at, "unexpected keyword \"" + word + "\"");
+        }
+        return selector(word, at);
+    }
+
+    private Expr aggregation(AggregationOp op, int at) throws PromQlParseException {
+        enter(at);
+        List<String> grouping = null;
+        boolean without = false;
+        String w = peekWord();
+        if ("by".equals(w) || "without".equals(w)) {
+            pos += w.length();
+            without = w.equals("without");
+            grouping = labelList();
+            skipSpace();
+        }
+        expect('(');
+        Expr inner = binary(1);
+        skipSpace();
+        if (pos < q.length() && q.charAt(pos) == ',') {
+            throw error(pos, "aggregation \"" + op.name().toLowerCase(Locale.ROOT) + "\" takes one argument");
+        }
+        expect(')');
+        requireInstant(inner, "aggregation expression");
+        if (inner.scalar()) {
+            throw error(inner.pos(), "expected type instant vector in aggregation expression, found scalar");
+        }
+        skipSpace();
+        w = peekWord();
+        if ("by".equals(w) || "without".equals(w)) {
+            if (grouping != null) {
+                throw error(pos, "grouping given twice");
+            }
+            pos += w.length();
+            without = w.equals("without");
+            grouping = labelList();
+        }
+        depth--;
+        return new Expr.Aggregation(op, without, grouping == null ? List.of() : grouping, inner, at);
+    }
+
+    private Expr overTime(OverTimeFunction f, int at) throws PromQlParseException {
+        enter(at);
+        expect('(');
+        double quantile = Double.NaN;
+        if (f == OverTimeFunction.QUANTILE) {
+            skipSpace();
+            int qAt = pos;
+            Expr qe = binary(1);
+            if (!qe.scalar()) {
+                throw error(qAt, "expected type scalar in call to function \"quantile_over_time\" (the quantile)");
+            }
+            quantile = fold(qe);
+            if (!(quantile >= 0 && quantile <= 1)) {
+                throw error(qAt, "quantile must be between 0 and 1, got " + quantile);
+            }
+            skipSpace();
+            if (pos >= q.length() || q.charAt(pos) != ',') {
+                throw error(pos, "expected 2 arguments in call to \"quantile_over_time\"");
+            }
+            pos++;
+        }
+        skipSpace();
+        int argAt = pos;
+        Expr arg = binary(1);
+        if (!(arg instanceof Expr.Selector s) || s.rangeMillis() == 0) {
+            throw error(argAt, "expected type range vector (a selector with [range]) in call to function \""
+                    + f.promQlName() + "\"");
+        }
+        skipSpace();
+        if (pos < q.length() && q.charAt(pos) == ',') {
+            throw error(pos, "too many arguments in call to \"" + f.promQlName() + "\"");
+        }
+        expect(')');
+        depth--;
+        return new Expr.OverTime(f, quantile, s, at);
+    }
+
+    /** A selector: the metric name (or null) and the matchers in braces, if any. */
+    private Expr selector(String name, int at) throws PromQlParseException {
+        List<LabelMatcher> matchers = new ArrayList<>();
+        if (name != null) {
+            matchers.add(new LabelMatcher(LabelMatcher.NAME, "=", name, null));
+        }
+        skipSpace();
+        if (pos < q.length() && q.charAt(pos) == '{') {
+            pos++;
+            while (true) {
+                skipSpace();
+                if (pos < q.length() && q.charAt(pos) == '}') {
+                    pos++;
+                    break;
+                }
+                int mAt = pos;
+                String label;
+                if (pos < q.length() && (q.charAt(pos) == '"' || q.charAt(pos) == '\'' || q.charAt(pos) == '`')) {
+                    label = string();
+                    skipSpace();
+                    if (pos < q.length() && (q.charAt(pos) == ',' || q.charAt(pos) == '}')) {
+                        // Prometheus 3's quoted metric name: {"lambda.duration", function="f"}.
+                        addName(matchers, name, label, mAt);
+                        name = label;
+                        if (q.charAt(pos) == ',') {
+                            pos++;
+                        }
+                        continue;
+                    }
+                } else if (pos < q.length() && isIdentStart(q.charAt(pos))) {
+                    label = identifier(false);
+                } else {
+                    throw error(mAt, "unexpected " + describeHere() + " in label matching, expected label name");
+                }
+                skipSpace();
+                String op;
+                if (q.startsWith("=~", pos) || q.startsWith("!~", pos) || q.startsWith("!=", pos)) {
+                    op = q.substring(pos, pos + 2);
+                } else if (q.startsWith("=", pos)) {
+                    op = "=";
+                } else {
+                    throw error(pos, "unexpected " + describeHere() + " in label matching, expected one of = != =~ !~");
+                }
+                pos += op.length();
+                skipSpace();
+                int vAt = pos;
+                if (pos >= q.length() || (q.charAt(pos) != '"' && q.charAt(pos) != '\'' && q.charAt(pos) != '`')) {
+                    throw error(pos, "unexpected " + describeHere() + " in label matching, expected a quoted string");
+                }
+                String value = string();
+                Pattern regex = null;
+                if (op.endsWith("~")) {
+                    try {
+                        // Anchored like Prometheus (^(?:re)$); matches() in LabelMatcher also needs the whole value.
+                        regex = Pattern.compile("^(?:" + value + ")$", Pattern.DOTALL);
+                    } catch (PatternSyntaxException e) {
+                        throw error(vAt, "invalid regular expression " + quote(value) + ": " + e.getDescription());
+                    }
+                }
+                if (label.equals(LabelMatcher.NAME) && op.equals("=")) {
+                    addName(matchers, name, value, mAt);
+                    name = value;
+                } else {
+                    matchers.add(new LabelMatcher(label, op, value, regex));
+                }
+                skipSpace();
+                if (pos < q.length() && q.charAt(pos) == ',') {
+                    pos++;
+                } else if (pos < q.length() && q.charAt(pos) == '}') {
+                    pos++;
+                    break;
+                } else {
+                    throw error(pos, "unexpected " + describeHere() + " in label matching, expected \",\" or \"}\"");
+                }
+            }
+        }
+        if (matchers.stream().allMatch(m -> m.matches(""))) {
+            throw error(at, "vector selector must contain at least one non-empty matcher");
+        }
+        return new Expr.Selector(List.copyOf(matchers), 0, at);
+    }
+
+    private void addName(List<LabelMatcher> matchers, String existing, String name, int at) throws PromQlParseException {
+        if (existing != null) {
+            throw error(at, "metric name must not be set twice: " + quote(existing) + " or " + quote(name));
+        }
+        matchers.add(0, new LabelMatcher(LabelMatcher.NAME, "=", name, null));
+    }
+
+    private List<String> labelList() throws PromQlParseException {
+        skipSpace();
+        expect('(');
+        List<String> labels = new ArrayList<>();
+        while (true) {
+            skipSpace();
+            if (pos < q.length() && q.charAt(pos) == ')') {
+                pos++;
+                return labels;
+            }
+            if (pos < q.length() && (q.charAt(pos) == '"' || q.charAt(pos) == '\'')) {
+                labels.add(string());
+            } else if (pos < q.length() && isIdentStart(q.charAt(pos))) {
+                labels.add(identifier(false));
+            } else {
+                throw error(pos, "unexpected " + describeHere() + " in grouping opts, expected label");
+            }
+            skipSpace();
+            if (pos < q.length() && q.charAt(pos) == ',') {
+                pos++;
+            } else if (pos >= q.length() || q.charAt(pos) != ')') {
+                throw error(pos, "unexpected " + describeHere() + " in grouping opts, expected \",\" or \")\"");
+            }
+        }
+    }
+
+    // --- tokens ------------------------------------------------------------------------------------------------
+
+    /** A metric name may contain dots (Pulse's names do); a label name may not. */
+    private String identifier(boolean metricName) {
+        int start = pos;
+        while (pos < q.length()) {
+            char c = q.charAt(pos);
+            if (isIdentStart(c) || isDigit(c) || (metricName && c == '.' && pos + 1 < q.length()
+                    && (isIdentStart(q.charAt(pos + 1)) || isDigit(q.charAt(pos + 1))))) {
+                pos++;
+            } else {
+                break;
+            }
+        }
+        return q.substring(start, pos);
+    }
+
+    private double number() throws PromQlParseException {
+        int start = pos;
+        if (q.startsWith("0x", pos) || q.startsWith("0X", pos)) {
+            pos += 2;
+            while (pos < q.length() && Character.digit(q.charAt(pos), 16) >= 0) {
+                pos++;
+            }
+            try {
+                return Long.parseLong(q.substring(start + 2, pos), 16);
+            } catch (NumberFormatException e) {
+                throw error(start, "bad number " + quote(q.substring(start, pos)));
+            }
+        }
+        while (pos < q.length() && isDigit(q.charAt(pos))) {
+            pos++;
+        }
+        if (pos < q.length() && q.charAt(pos) == '.') {
+            pos++;
+            while (pos < q.length() && isDigit(q.charAt(pos))) {
+                pos++;
+            }
+        }
+        if (pos < q.length() && (q.charAt(pos) == 'e' || q.charAt(pos) == 'E')) {
+            int e = pos + 1;
+            if (e < q.length() && (q.charAt(e) == '+' || q.charAt(e) == '-')) {
+                e++;
+            }
+            if (e < q.length() && isDigit(q.charAt(e))) {
+                pos = e;
+                while (pos < q.length() && isDigit(q.charAt(pos))) {
+                    pos++;
+                }
+            }
+        }
+        if (pos < q.length() && (isIdentStart(q.charAt(pos)))) {
+            throw error(start, "bad number or duration syntax: " + quote(q.substring(start, Math.min(q.length(), pos + 1)))
+                    + " (durations are only allowed in [range])");
+        }
+        return Double.parseDouble(q.substring(start, pos));
+    }
+
+    /**
+     * A Prometheus duration ({@code 5m}, {@code 1h30m}, {@code 90s}, {@code 500ms}): units y w d h m s ms, each at
+     * most once, largest first. Returns milliseconds.
+     */
+    private long duration() throws PromQlParseException {
+        int start = pos;
+        String[] units = {"y", "w", "d", "h", "m", "s", "ms"};
+        long[] millis = {365L * 86_400_000, 7L * 86_400_000, 86_400_000, 3_600_000, 60_000, 1_000, 1};
+        int lastUnit = -1;
+        long total = 0;
+        while (pos < q.length() && isDigit(q.charAt(pos))) {
+            int digits = pos;
+            while (pos < q.length() && isDigit(q.charAt(pos))) {
+                pos++;
+            }
+            if (pos - digits > 12) {
+                throw error(start, "duration out of range");
+            }
+            long n = Long.parseLong(q.substring(digits, pos));
+            int unit = -1;
+            if (q.startsWith("ms", pos)) {
+                unit = 6;
+            } else if (pos < q.length()) {
+                for (int i = 0; i < 6; i++) {
+                    if (q.charAt(pos) == units[i].charAt(0)) {
+                        unit = i;
+                    }
+                }
+            }
+            if (unit < 0 || unit <= lastUnit) {
+                throw error(start, "bad duration " + quote(q.substring(start, Math.min(q.length(), pos + 1)))
+                        + ": expected a number and a unit (ms s m h d w y), largest unit first");
+            }
+            pos += units[unit].length();
+            lastUnit = unit;
+            total = Math.addExact(total, Math.multiplyExact(n, millis[unit]));
+            if (total > 10L * 365 * 86_400_000) {
+                throw error(start, "duration out of range");
+            }
+        }
+        if (pos == start) {
+            throw error(start, "unexpected " + describeHere() + ", expected a duration such as 5m");
+        }
+        if (pos < q.length() && (Character.isLetterOrDigit(q.charAt(pos)) || q.charAt(pos) == '_' || q.charAt(pos) == '.')) {
+            throw error(start, "bad duration " + quote(q.substring(start, pos + 1)));
+        }
+        if (total == 0) {
+            throw error(start, "duration must be greater than 0");
+        }
+        return total;
+    }
+
+    /** A quoted string with Go's escapes ("..." and '...'), or a raw one (`...`). */
+    private String string() throws PromQlParseException {
+        int start = pos;
+        char quote = q.charAt(pos++);
+        StringBuilder sb = new StringBuilder();
+        while (true) {
+            if (pos >= q.length()) {
+                throw error(start, "unterminated quoted string");
+            }
+            char c = q.charAt(pos++);
+            if (c == quote) {
+                return sb.toString();
+            }
+            if (quote == '`') {
+                sb.append(c);
+                continue;
+            }
+            if (c == '\n') {
+                throw error(start, "unterminated quoted string");
+            }
+            if (c != '\\') {
+                sb.append(c);
+                continue;
+            }
+            if (pos >= q.length()) {
+                throw error(start, "unterminated quoted string");
+            }
+            int escAt = pos - 1;
+            char e = q.charAt(pos++);
+            switch (e) {
+                case 'a' -> sb.append('\u0007');
+                case 'b' -> sb.append('\b');
+                case 'f' -> sb.append('\f');
+                case 'n' -> sb.append('\n');
+                case 'r' -> sb.append('\r');
+                case 't' -> sb.append('\t');
+                case 'v' -> sb.append('\u000b');
+                case '\\' -> sb.append('\\');
+                case '"', '\'' -> {
+                    if (e != quote) {
+                        throw error(escAt, "unknown escape sequence");
+                    }
+                    sb.append(e);
+                }
+                case 'x' -> sb.appendCodePoint(hex(escAt, 2));
+                case 'u' -> sb.appendCodePoint(hex(escAt, 4));
+                case 'U' -> sb.appendCodePoint(hex(escAt, 8));
+                default -> {
+                    if (e >= '0' && e <= '7') {
+                        pos--;
+                        int v = 0;
+                        for (int i = 0; i < 3; i++) {
+                            if (pos >= q.length() || q.charAt(pos) < '0' || q.charAt(pos) > '7') {
+                                throw error(escAt, "invalid octal escape");
+                            }
+                            v = v * 8 + (q.charAt(pos++) - '0');
+                        }
+                        if (v > 255) {
+                            throw error(escAt, "octal escape value > 255");
+                        }
+                        sb.append((char) v);
+                    } else {
+                        throw error(escAt, "unknown escape sequence");
+                    }
+                }
+            }
+        }
+    }
+
+    private int hex(int escAt, int digits) throws PromQlParseException {
+        if (pos + digits > q.length()) {
+            throw error(escAt, "invalid escape sequence");
+        }
+        int v = 0;
+        for (int i = 0; i < digits; i++) {
+            int d = Character.digit(q.charAt(pos++), 16);
+            if (d < 0) {
+                throw error(escAt, "invalid escape sequence");
+            }
+            v = v * 16 + d;
+        }
+        if (!Character.isValidCodePoint(v) || (v >= 0xD800 && v <= 0xDFFF)) {
+            throw error(escAt, "escape sequence is an invalid Unicode code point");
+        }
+        return v;
+    }
+
+    // --- helpers -----------------------------------------------------------------------------------------------
+
+    /** Range vectors are only valid as the argument of an *_over_time function. */
+    private void requireInstant(Expr e, String where) throws PromQlParseException {
+        if (e instanceof Expr.Selector s && s.rangeMillis() > 0) {
+            throw error(s.pos(), "expected type instant vector in " + where + ", found range vector (a [range] selector"
+                    + " is only allowed inside an *_over_time function)");
+        }
+    }
+
+    private static double fold(Expr e) {
+        return switch (e) {
+            case Expr.NumberLiteral n -> n.value();
+            case Expr.Negation n -> -fold(n.inner());
+            case Expr.Binary b -> Arithmetic.apply(b.op(), fold(b.lhs()), fold(b.rhs()));
+            default -> throw new IllegalStateException("not a scalar: " + e);
+        };
+    }
+
+    private void enter(int at) throws PromQlParseException {
+        if (++depth > MAX_DEPTH) {
+            throw error(at, "expression nests more than " + MAX_DEPTH + " levels deep");
+        }
+    }
+
+    private void expect(char c) throws PromQlParseException {
+        skipSpace();
+        if (pos >= q.length() || q.charAt(pos) != c) {
+            throw error(pos, "unexpected " + describeHere() + ", expected \"" + c + "\"");
+        }
+        pos++;
+    }
+
+    /** The next word, if the input continues with an identifier (not consumed). */
+    private String peekWord() {
+        if (pos >= q.length() || !isIdentStart(q.charAt(pos))) {
+            return null;
+        }
+        int end = pos;
+        while (end < q.length() && (isIdentStart(q.charAt(end)) || isDigit(q.charAt(end)))) {
+            end++;
+        }
+        return q.substring(pos, end);
+    }
+
+    private void skipSpace() {
+        while (pos < q.length()) {
+            char c = q.charAt(pos);
+            if (c == '#') {
+                while (pos < q.length() && q.charAt(pos) != '\n') {
+                    pos++;
+                }
+            } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+                pos++;
+            } else {
+                return;
+            }
+        }
+    }
+
+    private String describeHere() {
+        if (pos >= q.length()) {
+            return "end of input";
+        }
+        int cp = q.codePointAt(pos);
+        return "character " + quote(new String(Character.toChars(cp)));
+    }
+
+    private static String quote(String s) {
+        StringBuilder sb = new StringBuilder("\"");
+        s.codePoints().limit(100).forEach(cp -> {
+            if (cp == '"' || cp == '\\') {
+                sb.append('\\').appendCodePoint(cp);
+            } else if (cp < 0x20) {
+                sb.append(String.format("\\x%02x", cp));
+            } else {
+                sb.appendCodePoint(cp);
+            }
+        });
+        return sb.append('"').toString();
+    }
+
+    private PromQlParseException error(int at, String message) {
+        return new PromQlParseException(q, at, message);
+    }
+
+    private static boolean isDigit(char c) {
+        return c >= '0' && c <= '9';
+    }
+
+    private static boolean isIdentStart(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
+    }
+}

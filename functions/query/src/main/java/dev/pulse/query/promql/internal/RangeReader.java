@@ -1,0 +1,155 @@
+package dev.pulse.query.promql.internal;
+
+import dev.pulse.metrics.InvocationMetrics;
+import dev.pulse.query.BadRequestException;
+import dev.pulse.query.QueryLimits;
+import dev.pulse.query.QueryMetric;
+import dev.pulse.query.QueryRequest;
+import dev.pulse.query.QueryResult;
+import dev.pulse.query.QueryService;
+import dev.pulse.query.SeriesSpec;
+import dev.pulse.query.Stat;
+import dev.pulse.query.promql.PromQlException;
+import dev.pulse.retry.Deadline;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Answers windows of stored data through {@link QueryService}, the same reads as {@code POST /query}: no second
+ * storage reader. The window ending at step time {@code t} with range {@code r} is the whole minutes
+ * {@code [floor(t) - r, floor(t))}, {@code floor} to the minute and {@code r} rounded up to whole minutes (storage
+ * holds minutes). Windows that lie on one grid of period {@code r} (one phase) are one range query with period
+ * {@code r}, so each window is one bucket of that query, and count, sum, min, max and percentiles come from the
+ * bucket's merged summary exactly as {@code /query} computes them. A range that is a multiple of the step puts
+ * windows on {@code range / step} phases: that many queries, at most {@link #MAX_PHASES}.
+ */
+public final class RangeReader implements Evaluator.Source {
+
+    static final long MINUTE = 60_000L;
+    /** Range queries one selector may need (windows overlapping in more ways are refused). */
+    public static final int MAX_PHASES = 60;
+
+    private final QueryService queries;
+    private final CatalogMatcher catalog;
+    private final long[] times;
+    private final Deadline deadline;
+    private final InvocationMetrics<QueryMetric> metrics;
+
+    /** @param times the evaluation times, epoch ms */
+    public RangeReader(QueryService queries, CatalogMatcher catalog, long[] times, Deadline deadline,
+            InvocationMetrics<QueryMetric> metrics) {
+        this.queries = queries;
+        this.catalog = catalog;
+        this.times = times.clone();
+        this.deadline = deadline;
+        this.metrics = metrics;
+    }
+
+    /** {@code millis} rounded up to whole minutes, at least one. */
+    public static long wholeMinutes(long millis) {
+        return Math.max(MINUTE, Math.ceilDiv(millis, MINUTE) * MINUTE);
+    }
+
+    @Override
+    public List<Series> windows(Expr.Selector selector, long rangeMillis, Stat stat) throws PromQlException {
+        long range = wholeMinutes(rangeMillis);
+        CatalogMatcher.Found found = catalog.match(selector.matchers());
+        if (found.truncated()) {
+            throw new PromQlException(PromQlException.Type.EXECUTION, "the selector at position " + (selector.pos() + 1)
+                    + " would read more than " + CatalogMatcher.MAX_SCANNED + " catalog entries: give the metric name"
+                    + " with =");
+        }
+        List<SeriesSpec> series = found.series();
+        if (series.size() > QueryLimits.MAX_SERIES) {
+            throw new PromQlException(PromQlException.Type.EXECUTION, "the selector at position " + (selector.pos() + 1)
+                    + " matches " + series.size() + " series, at most " + QueryLimits.MAX_SERIES + " allowed (the"
+                    + " limit of POST /query): narrow it with label matchers");
+        }
+        if ((long) series.size() * times.length > QueryLimits.MAX_POINTS) {
+            throw new PromQlException(PromQlException.Type.EXECUTION, "the answer would hold " + series.size() + " series x "
+                    + times.length + " steps, more than " + QueryLimits.MAX_POINTS + " points: use a longer step or"
+                    + " narrow the selector");
+        }
+        Map<SeriesSpec, Series> out = new HashMap<>();
+        for (SeriesSpec s : series) {
+            out.put(s, new Series(CatalogMatcher.labels(s), new double[times.length], new boolean[times.length]));
+        }
+        if (series.isEmpty()) {
+            return List.of();
+        }
+        // Windows by phase on the grid of period `range`: window i is [T_i - range, T_i).
+        Map<Long, List<Integer>> phases = new TreeMap<>();
+        for (int i = 0; i < times.length; i++) {
+            long end = Math.floorDiv(times[i], MINUTE) * MINUTE;
+            if (end - range < 0) {
+                throw new PromQlException(PromQlException.Type.BAD_DATA, "the " + range / MINUTE + "m window before"
+                        + " the evaluation time " + end / 1000 + " reaches before 1970");
+            }
+            phases.computeIfAbsent(Math.floorMod(end, range), k -> new ArrayList<>()).add(i);
+        }
+        if (phases.size() > MAX_PHASES) {
+            throw new PromQlException(PromQlException.Type.BAD_DATA, "the range " + range / MINUTE + "m at this step puts"
+                    + " windows on " + phases.size() + " different minute grids, at most " + MAX_PHASES + " supported: use a"
+                    + " range that is at most " + MAX_PHASES + " steps, or a step that is a multiple of the range");
+        }
+        for (List<Integer> steps : phases.values()) {
+            long first = Long.MAX_VALUE;
+            long last = Long.MIN_VALUE;
+            for (int i : steps) {
+                long end = Math.floorDiv(times[i], MINUTE) * MINUTE;
+                first = Math.min(first, end - range);
+                last = Math.max(last, end);
+            }
+            long buckets = (last - first) / range;
+            if (buckets > QueryLimits.MAX_BUCKETS) {
+                throw new PromQlException(PromQlException.Type.BAD_DATA, "windows of " + range / MINUTE + "m over this"
+                        + " time range are " + buckets + " buckets of storage, at most " + QueryLimits.MAX_BUCKETS
+                        + ": use a longer range or a shorter time range");
+            }
+            QueryRequest request = new QueryRequest(series, first, last, range / 1000, List.of(stat), 0);
+            try {
+                queries.checkResolution(request);
+            } catch (BadRequestException e) {
+                throw new PromQlException(PromQlException.Type.BAD_DATA, e.getMessage());
+            }
+            int offset = 0;
+            while (offset < series.size()) {
+                QueryResult r = queries.query(new QueryRequest(series, first, last, range / 1000, List.of(stat), offset),
+                        deadline, metrics);
+                if (!r.unprocessed().isEmpty()) {
+                    String reason = r.unprocessed().get(0).reason();
+                    throw new PromQlException(reason.equals("ReadFailed") ? PromQlException.Type.UNAVAILABLE
+                            : PromQlException.Type.TIMEOUT, r.unprocessed().size() + " series could not be read within"
+                            + " the time budget (" + reason + "); it is safe to retry");
+                }
+                for (QueryResult.SeriesValues sv : r.series()) {
+                    double[] values = sv.values().get(stat.label());
+                    Series target = out.get(sv.series());
+                    for (int i : steps) {
+                        long end = Math.floorDiv(times[i], MINUTE) * MINUTE;
+                        double v = values[(int) ((end - range - first) / range)];
+                        if (!Double.isNaN(v)) {
+                            target.values()[i] = v;
+                            target.present()[i] = true;
+                        }
+                    }
+                }
+                offset += r.series().size() + r.unprocessed().size();
+                if (r.series().isEmpty()) {
+                    break;
+                }
+            }
+        }
+        List<Series> result = new ArrayList<>();
+        for (SeriesSpec s : series) {
+            Series x = out.get(s);
+            if (!x.isEmpty()) {
+                result.add(x);
+            }
+        }
+        return result;
+    }
+}

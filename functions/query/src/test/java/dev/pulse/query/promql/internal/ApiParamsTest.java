@@ -1,0 +1,46 @@
+package dev.pulse.query.promql.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pulse.query.promql.PromQlException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class ApiParamsTest {
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"1700000000, 1700000000000", "1700000000.5, 1700000000500", "1700000000.0004, 1700000000000",
+        "2026-11-21T12:00:30Z, 1795262430000", "2026-11-21T13:00:30+01:00, 1795262430000", "0, 0"})
+    void time_whenUnixSecondsOrRfc3339_givesEpochMillis(String text, long millis) throws Exception {
+        assertThat(ApiParams.parse(null, "t=" + java.net.URLEncoder.encode(text, java.nio.charset.StandardCharsets.UTF_8))
+                .time("t")).isEqualTo(millis);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"yesterday", "-1", "1e20", "NaN", "Infinity", "2026-11-21", "1700000000x"})
+    void time_whenNotATimestamp_isBadDataNamingTheParameter(String text) {
+        assertThatThrownBy(() -> ApiParams.parse(null, "start=" + text).time("start"))
+                .isInstanceOfSatisfying(PromQlException.class, e -> assertThat(e.type()).isEqualTo(PromQlException.Type.BAD_DATA))
+                .hasMessageStartingWith("invalid parameter \"start\"");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"60, 60000", "0.5, 500", "5m, 300000", "1h30m, 5400000", "-5, -5000"})
+    void duration_whenSecondsOrPrometheusDuration_givesMillis(String text, long millis) throws Exception {
+        assertThat(ApiParams.parse(null, "step=" + text).duration("step")).isEqualTo(millis);
+    }
+
+    @Test
+    void parse_whenBodyAndQueryString_keepsRepeatedMatchersAndRefusesRepeatedSettings() throws Exception {
+        ApiParams p = ApiParams.parse("match%5B%5D=a%7Bb%3D%22c%2Cd%22%7D&query=x", "match[]=e");
+        assertThat(p.all("match[]")).containsExactly("a{b=\"c,d\"}", "e");
+        assertThat(p.first("query")).isEqualTo("x");
+        assertThatThrownBy(() -> ApiParams.parse("query=x", "query=y").first("query"))
+                .hasMessageContaining("given 2 times");
+        assertThatThrownBy(() -> ApiParams.parse(null, "query=%zz")).isInstanceOf(PromQlException.class)
+                .hasMessageContaining("invalid URL escape");
+    }
+}

@@ -1,0 +1,149 @@
+package dev.pulse.query.promql.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+class PromQlParserTest {
+
+    @ParameterizedTest(name = "[{index}] {0}")
+    @ValueSource(strings = {
+        "lambda.duration",
+        "lambda.duration{function=\"checkout\"}",
+        "{__name__=\"Pulse/Ingest.Records\"}",
+        "{\"Pulse/Ingest.Records\", function!=\"a\"}",
+        "x{a=~\"ab+|c\", b!~'.*z', c!=`q`}",
+        "count_over_time(x[5m])",
+        "sum_over_time(x{a=\"b\"}[1h30m])",
+        "avg_over_time(x[90s])",
+        "min_over_time(x[1d])",
+        "max_over_time(x[1w])",
+        "quantile_over_time(0.99, x[5m])",
+        "quantile_over_time(1 - 0.01, x[5m])",
+        "sum by (function) (count_over_time(x[5m]))",
+        "sum(count_over_time(x[5m])) by (function)",
+        "avg without (region) (x)",
+        "count(x)",
+        "max(x) * 2 + 1",
+        "-x",
+        "2 ^ 3 ^ 2",
+        "1 / 0",
+        "(x)",
+        "x # a comment\n + 1",
+        "Inf + NaN",
+        "0x1f",
+        "1e3",
+    })
+    void parse_whenInSubset_parses(String query) throws Exception {
+        assertThat(PromQlParser.parse(query)).isNotNull();
+    }
+
+    @Test
+    void parse_whenPowerAfterMinus_bindsPowerFirst() throws Exception {
+        assertThat(PromQlParser.parse("-2 ^ 2")).isInstanceOf(Expr.Negation.class);
+        Expr.Binary b = (Expr.Binary) PromQlParser.parse("2 ^ 3 ^ 2");
+        assertThat(b.rhs()).isInstanceOf(Expr.Binary.class); // right associative
+        Expr.Binary sum = (Expr.Binary) PromQlParser.parse("1 + 2 * 3");
+        assertThat(sum.op()).isEqualTo('+');
+    }
+
+    @Test
+    void parse_whenSelector_matchersAndRangeAsWritten() throws Exception {
+        Expr.OverTime o = (Expr.OverTime) PromQlParser.parse("quantile_over_time(0.9, a.b{c=\"d\", e=~\"f.*\"}[1h5m])");
+        assertThat(o.q()).isEqualTo(0.9);
+        assertThat(o.selector().rangeMillis()).isEqualTo(3_900_000);
+        List<LabelMatcher> m = o.selector().matchers();
+        assertThat(m).extracting(LabelMatcher::name).containsExactly("__name__", "c", "e");
+        assertThat(m.get(0).value()).isEqualTo("a.b");
+        assertThat(m.get(2).matches("fgh")).isTrue();
+        assertThat(m.get(2).matches("xfgh")).as("anchored as in Prometheus").isFalse();
+    }
+
+    @Test
+    void parse_whenHostileRegex_matchesInLinearTime() throws Exception {
+        Expr.Selector s = (Expr.Selector) PromQlParser.parse("x{a=~\"(a+)+$\"}");
+        String value = "a".repeat(100_000) + "!";
+        long started = System.nanoTime();
+        assertThat(s.matchers().get(1).matches(value)).isFalse();
+        assertThat((System.nanoTime() - started) / 1_000_000).as("ms for a backtracking killer").isLessThan(2_000);
+    }
+
+    /** Every construct outside the subset: refused with the position (line:column) where it starts. */
+    @ParameterizedTest(name = "[{index}] {0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '~', value = {
+        "x offset 5m                            | 1:3:  | offset modifier is not supported",
+        "x @ 1700000000                         | 1:3:  | @ modifier is not supported",
+        "sum_over_time(x[5m] offset 1h)         | 1:21: | offset modifier is not supported",
+        "max_over_time(x[1h:1m])                | 1:16: | subqueries are not supported",
+        "rate(x[5m])                            | 1:1:  | function \"rate\" is not supported",
+        "histogram_quantile(0.9, x)             | 1:1:  | function \"histogram_quantile\" is not supported",
+        "foo(x)                                 | 1:1:  | unknown function with name \"foo\"",
+        "x + y                                  | 1:3:  | between two vectors is not supported",
+        "sum(x) / count(x)                      | 1:8:  | between two vectors is not supported",
+        "x > 1                                  | 1:3:  | comparison operator \">\" is not supported",
+        "x == bool 1                            | 1:3:  | comparison operator",
+        "x and y                                | 1:3:  | set operator \"and\" is not supported",
+        "x or y                                 | 1:3:  | set operator \"or\" is not supported",
+        "x * on(a) y                            | 1:5:  | vector matching",
+        "topk(3, x)                             | 1:1:  | aggregation \"topk\" is not supported",
+        "quantile(0.9, x)                       | 1:1:  | aggregation \"quantile\" is not supported",
+        "sum_over_time(x[5x])                   | 1:17: | bad duration",
+        "sum_over_time(x[m5])                   | 1:17: | expected a duration",
+        "sum_over_time(x[0s])                   | 1:17: | duration must be greater than 0",
+        "sum_over_time(x[5s1m])                 | 1:17: | largest unit first",
+        "sum_over_time(x[5m)                    | 1:19: | expected \"]\"",
+        "sum_over_time(x)                       | 1:15: | expected type range vector",
+        "sum_over_time(sum(x)[5m])              | 1:21: | ranges only allowed for vector selectors",
+        "x[5m]                                  | 1:1:  | found range vector",
+        "sum(x[5m])                             | 1:5:  | found range vector",
+        "quantile_over_time(x[5m])              | 1:20: | expected type scalar",
+        "quantile_over_time(1.5, x[5m])         | 1:20: | quantile must be between 0 and 1",
+        "sum(1)                                 | 1:5:  | found scalar",
+        "x{a=~\"(\"}                            | 1:6:  | invalid regular expression",
+        "x{a=\"b}                               | 1:5:  | unterminated quoted string",
+        "x{a=\"\\q\"}                           | 1:6:  | unknown escape sequence",
+        "x{a}                                   | 1:4:  | expected one of = != =~ !~",
+        "x{a=b}                                 | 1:5:  | expected a quoted string",
+        "{a=\"\"}                               | 1:1:  | at least one non-empty matcher",
+        "x{__name__=\"y\"}                      | 1:3:  | metric name must not be set twice",
+        "\"hello\"                              | 1:1:  | string literals are not supported",
+        "sum(x                                  | 1:6:  | expected \")\"",
+        "sum by (a x)                           | 1:11: | in grouping opts",
+        "x )                                    | 1:3:  | unexpected character \")\"",
+        "5m                                     | 1:1:  | durations are only allowed in [range]",
+        "~ ~                                    | 1:2:  | no expression found",
+        "x +                                    | 1:4:  | unexpected end of input",
+        "x\\n  offset 1m                        | 2:3:  | offset modifier is not supported",
+        "sum by (a) (x) by (b)                  | 1:16: | grouping given twice",
+        "sum(x, y)                              | 1:6:  | takes one argument",
+        "count_over_time(x[5m], 1)              | 1:22: | too many arguments",
+    })
+    void parse_whenOutsideSubset_refusesWithPosition(String query, String position, String message) {
+        assertThatThrownBy(() -> PromQlParser.parse(query.replace("\\n", "\n")))
+                .isInstanceOf(PromQlParseException.class)
+                .hasMessageStartingWith(position + " parse error: ")
+                .hasMessageContaining(message);
+    }
+
+    @Test
+    void parse_whenNestedTooDeep_refusesWithoutStackOverflow() {
+        String deep = "(".repeat(1_000) + "x" + ")".repeat(1_000);
+        assertThatThrownBy(() -> PromQlParser.parse(deep)).isInstanceOf(PromQlParseException.class)
+                .hasMessageContaining("nests more than");
+        String minus = "-".repeat(1_000) + "x";
+        assertThatThrownBy(() -> PromQlParser.parse(minus)).isInstanceOf(PromQlParseException.class)
+                .hasMessageContaining("nests more than");
+    }
+
+    @ParameterizedTest(name = "{0} = {1} ms")
+    @CsvSource({"5m, 300000", "1h30m, 5400000", "90s, 90000", "500ms, 500", "1d, 86400000", "1w, 604800000",
+        "1y, 31536000000"})
+    void parseDuration_whenPrometheusDuration_givesMillis(String text, long millis) throws Exception {
+        assertThat(PromQlParser.parseDuration(text)).isEqualTo(millis);
+    }
+}
