@@ -39,6 +39,12 @@ public final class HtmlReport {
             if (x.length != y.length) {
                 throw new IllegalArgumentException("series " + name + ": " + x.length + " x values, " + y.length + " y values");
             }
+            for (double v : x) {
+                if (!Double.isFinite(v)) {
+                    // The page would compute NaN coordinates and draw nothing; a gap is a NaN y, not a NaN x.
+                    throw new IllegalArgumentException("series " + name + ": x must be finite, got " + v);
+                }
+            }
         }
 
         /** Values at seconds 0, 1, 2, ... */
@@ -106,6 +112,10 @@ public final class HtmlReport {
     }
 
     public HtmlReport chart(Chart chart) {
+        // The page's data is keyed by id: a second chart of the same id would replace the first's series.
+        if (charts.stream().anyMatch(c -> c.id().equals(chart.id()))) {
+            throw new IllegalArgumentException("chart id used twice: " + chart.id());
+        }
         charts.add(chart);
         return this;
     }

@@ -88,7 +88,7 @@ public final class PromQlService {
             throw PromQlException.invalidParameter("step", "zero or negative query resolution step widths are not"
                     + " accepted. Try a positive integer");
         }
-        if ((end - start) / step >= MAX_STEPS) {
+        if ((end - start) / step > MAX_STEPS) {
             throw new PromQlException(PromQlException.Type.BAD_DATA, "exceeded maximum resolution of 11,000 points per"
                     + " timeseries. Try decreasing the query resolution (?step=XX)");
         }

@@ -28,6 +28,13 @@ public final class PromQlParser {
     public static final int MAX_LENGTH = 16_384;
     /** Nesting depth of parentheses, calls and unary operators; deeper is refused rather than risking the stack. */
     static final int MAX_DEPTH = 64;
+    /**
+     * Binary operators in one query. The parser recurses per right-associative {@code ^} and the evaluator per
+     * operator of a chain, so an unbounded {@code 1+1+...} would overflow the stack (a 500) instead of a 400.
+     */
+    static final int MAX_OPERATORS = 64;
+    /** Nested counted repeats may multiply to at most this, as in Go's regexp (and so Prometheus): RE2 programs grow with it. */
+    static final int MAX_REPEAT = 1000;
 
     private static final Set<String> AGGREGATIONS_NOT_SUPPORTED = Set.of("stddev", "stdvar", "topk", "bottomk",
             "quantile", "count_values", "group", "limitk", "limit_ratio");
@@ -46,6 +53,7 @@ public final class PromQlParser {
     private final String q;
     private int pos;
     private int depth;
+    private int operators;
 
     private PromQlParser(String query) {
         this.q = query;
@@ -101,6 +109,9 @@ public final class PromQlParser {
                 throw error(at, kind + " \"" + op + "\" is not supported (only + - * / % ^ with a number on one side)");
             }
             pos += op.length();
+            if (++operators > MAX_OPERATORS) {
+                throw error(at, "more than " + MAX_OPERATORS + " binary operators in one query");
+            }
             skipSpace();
             String modifier = peekWord();
             if (modifier != null && Set.of("bool", "on", "ignoring", "group_left", "group_right").contains(modifier)) {
@@ -155,10 +166,11 @@ public final class PromQlParser {
             requireInstant(inner, "unary expression");
             return minus ? new Expr.Negation(inner, at) : inner;
         }
-        return postfix(primary());
+        boolean parenthesized = pos < q.length() && q.charAt(pos) == '(';
+        return postfix(primary(), parenthesized);
     }
 
-    private Expr postfix(Expr e) throws PromQlParseException {
+    private Expr postfix(Expr e, boolean parenthesized) throws PromQlParseException {
         while (true) {
             skipSpace();
             if (pos >= q.length()) {
@@ -175,7 +187,7 @@ public final class PromQlParser {
                     throw error(at, "subqueries are not supported");
                 }
                 expect(']');
-                if (!(e instanceof Expr.Selector s) || s.rangeMillis() > 0) {
+                if (parenthesized || !(e instanceof Expr.Selector s) || s.rangeMillis() > 0) {
                     throw error(at, "ranges only allowed for vector selectors");
                 }
                 e = s.withRange(range);
@@ -236,6 +248,10 @@ public final class PromQlParser {
         }
         if (AGGREGATIONS_NOT_SUPPORTED.contains(word) && (call || groupingFollows)) {
             throw error(at, "aggregation \"" + word + "\" is not supported (supported: sum, min, max, avg, count)");
+        }
+        if (agg != null || AGGREGATIONS_NOT_SUPPORTED.contains(word)) {
+            // Aggregation names are keywords in PromQL: a metric of that name is written {__name__="sum"}.
+            throw error(at, "unexpected aggregation \"" + word + "\" without its (expression)");
         }
         if (call) {
             OverTimeFunction f = OverTimeFunction.named(word);
@@ -356,7 +372,7 @@ public final class PromQlParser {
                         }
                         continue;
                     }
-                } else if (pos < q.length() && isIdentStart(q.charAt(pos))) {
+                } else if (pos < q.length() && isLabelStart(q.charAt(pos))) {
                     label = identifier(false);
                 } else {
                     throw error(mAt, "unexpected " + describeHere() + " in label matching, expected label name");
@@ -381,10 +397,14 @@ public final class PromQlParser {
                 if (op.endsWith("~")) {
                     try {
                         // Anchored like Prometheus (^(?:re)$); matches() in LabelMatcher also needs the whole value.
+                        checkRepeats(value, vAt);
                         regex = Pattern.compile("^(?:" + value + ")$", Pattern.DOTALL);
                     } catch (PatternSyntaxException e) {
                         throw error(vAt, "invalid regular expression " + quote(value) + ": " + e.getDescription());
                     }
+                }
+                if (label.equals(LabelMatcher.NAME) && !op.equals("=") && name != null) {
+                    throw error(mAt, "metric name must not be set twice: " + quote(name) + " and a " + op + " matcher");
                 }
                 if (label.equals(LabelMatcher.NAME) && op.equals("=")) {
                     addName(matchers, name, value, mAt);
@@ -428,7 +448,7 @@ public final class PromQlParser {
             }
             if (pos < q.length() && (q.charAt(pos) == '"' || q.charAt(pos) == '\'')) {
                 labels.add(string());
-            } else if (pos < q.length() && isIdentStart(q.charAt(pos))) {
+            } else if (pos < q.length() && isLabelStart(q.charAt(pos))) {
                 labels.add(identifier(false));
             } else {
                 throw error(pos, "unexpected " + describeHere() + " in grouping opts, expected label");
@@ -449,7 +469,7 @@ public final class PromQlParser {
         int start = pos;
         while (pos < q.length()) {
             char c = q.charAt(pos);
-            if (isIdentStart(c) || isDigit(c) || (metricName && c == '.' && pos + 1 < q.length()
+            if ((metricName ? isIdentStart(c) : isLabelStart(c)) || isDigit(c) || (metricName && c == '.' && pos + 1 < q.length()
                     && (isIdentStart(q.charAt(pos + 1)) || isDigit(q.charAt(pos + 1))))) {
                 pos++;
             } else {
@@ -497,7 +517,11 @@ public final class PromQlParser {
             throw error(start, "bad number or duration syntax: " + quote(q.substring(start, Math.min(q.length(), pos + 1)))
                     + " (durations are only allowed in [range])");
         }
-        return Double.parseDouble(q.substring(start, pos));
+        double v = Double.parseDouble(q.substring(start, pos));
+        if (Double.isInfinite(v)) {
+            throw error(start, "error parsing number " + quote(q.substring(start, pos)) + ": value out of range");
+        }
+        return v;
     }
 
     /**
@@ -731,5 +755,77 @@ public final class PromQlParser {
 
     private static boolean isIdentStart(char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
+    }
+
+    /** Label names, unlike metric names, have no colons. */
+    private static boolean isLabelStart(char c) {
+        return c != ':' && isIdentStart(c);
+    }
+
+    /**
+     * Refuses counted repeats whose nesting multiplies past {@link #MAX_REPEAT}, as Go's regexp parser does: re2j has
+     * no such limit, and {@code ((a{1000}){1000}){1000}} would compile a program of a billion instructions.
+     */
+    private void checkRepeats(String re, int at) throws PromQlParseException {
+        // Per open group: the largest product inside it so far, and the weight of the last atom (1, or a closed group's).
+        java.util.ArrayDeque<long[]> groups = new java.util.ArrayDeque<>();
+        long[] top = {1, 1};
+        int i = 0;
+        while (i < re.length()) {
+            char c = re.charAt(i);
+            if (c == '\\') {
+                if (re.startsWith("\\Q", i)) {
+                    int end = re.indexOf("\\E", i + 2);
+                    i = end < 0 ? re.length() : end + 2;
+                } else {
+                    i += 2;
+                }
+                top[1] = 1;
+            } else if (c == '[') {
+                i++;
+                if (i < re.length() && re.charAt(i) == '^') {
+                    i++;
+                }
+                if (i < re.length() && re.charAt(i) == ']') {
+                    i++;
+                }
+                while (i < re.length() && re.charAt(i) != ']') {
+                    i += re.charAt(i) == '\\' ? 2 : 1;
+                }
+                i++;
+                top[1] = 1;
+            } else if (c == '(') {
+                groups.push(top);
+                top = new long[] {1, 1};
+                i++;
+            } else if (c == ')') {
+                long inner = top[0];
+                top = groups.isEmpty() ? new long[] {1, 1} : groups.pop();
+                top[0] = Math.max(top[0], inner);
+                top[1] = inner;
+                i++;
+            } else if (c == '{') {
+                int close = re.indexOf('}', i);
+                String body = close < 0 ? "" : re.substring(i + 1, close);
+                if (body.matches("\\d+(,\\d*)?")) {
+                    String[] nm = body.split(",", -1);
+                    long count = Long.parseLong(nm.length > 1 && !nm[1].isEmpty() ? nm[1] : nm[0]);
+                    long product = Math.min(count, MAX_REPEAT + 1L) * top[1];
+                    if (product > MAX_REPEAT) {
+                        throw error(at, "invalid regular expression " + quote(re) + ": invalid repeat count (nested"
+                                + " counted repeats multiply past " + MAX_REPEAT + ")");
+                    }
+                    top[0] = Math.max(top[0], product);
+                    top[1] = product;
+                    i = close + 1;
+                } else {
+                    i++;
+                    top[1] = 1;
+                }
+            } else {
+                top[1] = 1;
+                i++;
+            }
+        }
     }
 }
