@@ -114,7 +114,7 @@ BACKEND        ?=
 LOCALSTACK_URL ?=
 BACKEND_ARGS    = $(if $(BACKEND),--backend "$(BACKEND)") $(if $(LOCALSTACK_URL),--localstack-url "$(LOCALSTACK_URL)")
 LOCALSTACK_DEP  = $(if $(and $(filter localstack,$(BACKEND)),$(if $(LOCALSTACK_URL),,yes)),$(LOCALSTACK)/.venv/.installed)
-LOCAL_RUN  = java --enable-native-access=ALL-UNNAMED -cp "local/target/classes:$$(cat local/target/classpath.txt)" dev.pulse.local.Main
+LOCAL_RUN  = java -XX:-UsePerfData --enable-native-access=ALL-UNNAMED -cp "local/target/classes:$$(cat local/target/classpath.txt)" dev.pulse.local.Main
 
 local-stack: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK_DEP)
 	mvn $(MVN_FLAGS) -q package -DskipTests

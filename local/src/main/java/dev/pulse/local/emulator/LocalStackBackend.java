@@ -72,8 +72,9 @@ public final class LocalStackBackend implements Backend {
         try {
             health = b.health();
         } catch (IOException e) {
-            throw new BackendStartException("no LocalStack answers at " + base + " (" + e.getMessage() + "): start it (docker run -d -p "
-                    + "127.0.0.1:4566:4566 localstack/localstack) or leave LOCALSTACK_URL empty to let the local stack start one", e);
+            int port = url.getPort() > 0 ? url.getPort() : 4566;
+            throw new BackendStartException("no LocalStack answers at " + base + " (" + oneLine(e) + "): start it (docker run -d -p "
+                    + "127.0.0.1:" + port + ":4566 localstack/localstack) or leave LOCALSTACK_URL empty to let the local stack start one", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BackendStartException("interrupted while asking " + base + " for its health", e);
@@ -122,6 +123,9 @@ public final class LocalStackBackend implements Backend {
         prepare(kinesisMain.getParent().getParent(), classPath);
         Path log = stateDir.resolve("localstack.log");
         ProcessBuilder pb = new ProcessBuilder(python.toString(), home.resolve("launch.py").toString()).directory(stateDir.toFile());
+        // Only what it needs from ours: LocalStack reads hundreds of settings from the environment, and one a user
+        // exported for a LocalStack in Docker (DYNAMODB_HEAP_SIZE=...) could make this one loop until the timeout.
+        pb.environment().keySet().retainAll(INHERITED);
         pb.environment().putAll(environment(port));
         synchronized (this) {
             if (closed) {
@@ -135,6 +139,25 @@ public final class LocalStackBackend implements Backend {
             close();
             throw e;
         }
+    }
+
+    /** The variables of ours a started LocalStack sees (besides its own settings below). */
+    private static final java.util.Set<String> INHERITED = java.util.Set.of("PATH", "HOME", "USER", "LANG", "LC_ALL",
+            "LC_CTYPE", "TZ", "TERM");
+
+    /** An exception's message on one line, never "null": its class when it has none, with its cause's. */
+    static String oneLine(Throwable e) {
+        StringBuilder b = new StringBuilder();
+        String last = null;
+        for (Throwable t = e; t != null && b.length() < 400; t = t.getCause() == t ? null : t.getCause()) {
+            String m = t.getMessage();
+            String part = m == null || m.isBlank() ? t.getClass().getSimpleName() : m.replaceAll("\\s*\\R\\s*", " ").strip();
+            if (!part.equals(last)) {
+                b.append(b.length() > 0 ? ": " : "").append(part);
+                last = part;
+            }
+        }
+        return b.toString();
     }
 
     /** LocalStack's own settings for a host-mode run confined to {@link #stateDir} and 127.0.0.1. */

@@ -60,6 +60,8 @@ final class ExecutionEnvironment implements AutoCloseable {
             // so -XX:MaxRAMPercentage in JAVA_TOOL_OPTIONS means the same here.
             cmd.add("-XX:MaxRAM=" + config.memoryMb() + "m");
             cmd.add("--enable-native-access=ALL-UNNAMED");
+            // No /tmp/hsperfdata_<user>/<pid> per environment: the local stack writes only under the project.
+            cmd.add("-XX:-UsePerfData");
             if (config.init() != FunctionConfig.Init.SNAP_START_WITHOUT_HOOKS) {
                 // As the managed java21 runtime starts the JVM: org.crac registers with the runtime client's context.
                 cmd.add("-Dorg.crac.Core.Compat=com.amazonaws.services.lambda.crac");
