@@ -120,8 +120,10 @@ public final class LocalStack implements AutoCloseable {
         template.resolve(options.parameters(), dev.pulse.local.template.Bindings.unbound(options.stackName())).schedules();
         Files.createDirectories(options.workDir().resolve("logs"));
         StackOptions.Ports p = options.ports();
-        int lambdaPort = port(p.lambda());
-        int apiPort = port(p.api());
+        Ports.Reservation lambdaReserved = track(Ports.reserve(p.lambda()));
+        Ports.Reservation apiReserved = track(Ports.reserve(p.api()));
+        int lambdaPort = lambdaReserved.port();
+        int apiPort = apiReserved.port();
 
         backend = startBackend(p);
         if (options.backend().kind() == StackOptions.Backend.Kind.EMULATORS || options.backend().localStackUrl() != null) {
@@ -185,6 +187,7 @@ public final class LocalStack implements AutoCloseable {
         }
         lambda = new LocalLambda(configs, this::sink, options.maxConcurrency(), options.faults());
         track(lambda);
+        lambdaReserved.close();
         lambdaApi = new LambdaApiServer(lambda, lambdaPort);
         track(lambdaApi);
         List<LocalHttpApi.Route> routes = new ArrayList<>();
@@ -198,6 +201,7 @@ public final class LocalStack implements AutoCloseable {
             }
         }
         if (!routes.isEmpty()) {
+            apiReserved.close();
             httpApi = new LocalHttpApi(routes, lambda, iam, apiPort);
             track(httpApi);
         }
