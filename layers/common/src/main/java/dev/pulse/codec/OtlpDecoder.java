@@ -290,44 +290,39 @@ final class OtlpDecoder {
         double min = p.hasMin() ? p.getMin() : Double.NaN;
         double max = p.hasMax() ? p.getMax() : Double.NaN;
         DDSketch sketch = Sketches.create();
-        if (buckets == 0) {
-            // No distribution sent: the values lie somewhere in [min, max]; its middle is within half its width of
-            // every one of them (the documented bound). Without both, the mean is the only thing known.
-            sketch.accept(Double.isNaN(min) || Double.isNaN(max) ? clamp(p.getSum() / p.getCount(), min, max)
-                    : min + (max - min) / 2, p.getCount());
-        } else {
-            int nonEmpty = 0;
-            for (int i = 0; i < buckets; i++) {
-                nonEmpty += p.getBucketCounts(i) > 0 ? 1 : 0;
+        // Without bucket counts the point is one bucket, (-inf, +inf), holding every value: the same rules place them.
+        int slots = Math.max(buckets, 1);
+        int nonEmpty = 0;
+        for (int i = 0; i < slots; i++) {
+            nonEmpty += count(p, i) > 0 ? 1 : 0;
+        }
+        for (int i = 0; i < slots; i++) {
+            long c = count(p, i);
+            if (c == 0) {
+                continue;
             }
-            for (int i = 0; i < buckets; i++) {
-                long c = p.getBucketCounts(i);
-                if (c == 0) {
-                    continue;
-                }
-                double lo = i == 0 ? Double.NEGATIVE_INFINITY : p.getExplicitBounds(i - 1);
-                double hi = i == bounds ? Double.POSITIVE_INFINITY : p.getExplicitBounds(i);
-                // Clamped to the exact min and max where sent, which closes the two open-ended buckets.
-                if (!Double.isNaN(min)) {
-                    lo = Math.max(lo, min);
-                }
-                if (!Double.isNaN(max)) {
-                    hi = Math.min(hi, max);
-                }
-                double rep;
-                if (!Double.isInfinite(lo) && !Double.isInfinite(hi)) {
-                    // The bucket's middle: off by at most half its width from every value in it. Not the mean when
-                    // all values share one bucket: a tail percentile there can be as far as the whole width from it.
-                    rep = lo + (hi - lo) / 2;
-                } else if (nonEmpty == 1) {
-                    rep = clamp(p.getSum() / p.getCount(), lo, hi);  // open-ended and alone: the mean is all we know
-                } else if (Double.isInfinite(lo)) {
-                    rep = hi;
-                } else {
-                    rep = lo;
-                }
-                sketch.accept(rep, c);
+            double lo = buckets == 0 || i == 0 ? Double.NEGATIVE_INFINITY : p.getExplicitBounds(i - 1);
+            double hi = buckets == 0 || i == bounds ? Double.POSITIVE_INFINITY : p.getExplicitBounds(i);
+            // Clamped to the exact min and max where sent, which closes the two open-ended buckets.
+            if (!Double.isNaN(min)) {
+                lo = Math.max(lo, min);
             }
+            if (!Double.isNaN(max)) {
+                hi = Math.min(hi, max);
+            }
+            double rep;
+            if (!Double.isInfinite(lo) && !Double.isInfinite(hi)) {
+                // The bucket's middle: off by at most half its width from every value in it. Not the mean when
+                // all values share one bucket: a tail percentile there can be as far as the whole width from it.
+                rep = lo + (hi - lo) / 2;
+            } else if (nonEmpty == 1) {
+                rep = clamp(p.getSum() / p.getCount(), lo, hi);  // open-ended and alone: the mean is all we know
+            } else if (Double.isInfinite(lo)) {
+                rep = hi;
+            } else {
+                rep = lo;
+            }
+            sketch.accept(rep, c);
         }
         if (Double.isNaN(min)) {
             min = sketchMin(sketch);
@@ -374,6 +369,11 @@ final class OtlpDecoder {
         }
         out.add(Datapoint.preAggregated(name, dims(resourceDims, p.getAttributesList()), millis(p.getTimeUnixNano(), at), unit,
                 summary(p.getCount(), p.getSum(), min, max, sketch)));
+    }
+
+    /** The values in bucket {@code i}; without bucket counts, all of them in the one bucket there is. */
+    private static long count(HistogramDataPoint p, int i) {
+        return p.getBucketCountsCount() == 0 ? p.getCount() : p.getBucketCounts(i);
     }
 
     /** Exact ranks: the sketch and the nearest-rank percentile compute ranks in doubles, exact up to 2^53. */
