@@ -176,13 +176,18 @@ PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99))
 SKETCH_RELATIVE_ACCURACY = 0.01
 
 
+def nearest_rank(count: int, q: float) -> int:
+    """The API's percentile rank, from 1: ceil(q x count), at least 1."""
+    return max(1, math.ceil(q * count * (1 - 1e-12)))
+
+
 def sample_percentiles(values: list[float]) -> dict[str, dict[str, float]]:
     """Exact order statistics of raw samples (nearest rank, ceil(q x count)): the lowest and the highest rank are
     answered with the exact min and max, the others from the DDSketch, within its 1%."""
     ordered = sorted(values)
     out = {}
     for name, q in PERCENTILES:
-        r = max(1, math.ceil(q * len(ordered) * (1 - 1e-12)))
+        r = nearest_rank(len(ordered), q)
         v = ordered[r - 1]
         exact = r in (1, len(ordered))
         out[name] = {"value": v, "tolerance": 0.0 if exact else SKETCH_RELATIVE_ACCURACY * abs(v)}

@@ -36,6 +36,7 @@ import math
 import base64
 import json
 import os
+import sys
 import zlib
 
 from google.protobuf import json_format
@@ -47,6 +48,9 @@ from opentelemetry.sdk.metrics.export import AggregationTemporality, InMemoryMet
 from opentelemetry.sdk.metrics.view import (ExplicitBucketHistogramAggregation,
                                             ExponentialBucketHistogramAggregation, View)
 from opentelemetry.sdk.resources import Resource
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_events as g  # noqa: E402  (same folder: series keys and percentile ranks stay one definition)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TIME_NS = 1795262400_000_000_000  # 2026-11-21T12:00:00Z
@@ -143,13 +147,7 @@ PER_RECORD = [
     ("rpc.duration.count", {"method": "Get"}, [4.0], "sample"),
     ("rpc.duration.sum", {"method": "Get"}, [10.5], "sample"),
 ]
-PERCENTILES = (("p50", 0.5), ("p90", 0.9), ("p99", 0.99))
-SKETCH = 0.01  # the DDSketch's relative accuracy
-
-
-def rank(ordered, q):
-    """The API's nearest rank: ceil(q x count), at least 1."""
-    return max(1, math.ceil(q * len(ordered) * (1 - 1e-12)))
+SKETCH = g.SKETCH_RELATIVE_ACCURACY
 
 
 def tolerance(kind, values, v, scale):
@@ -179,25 +177,19 @@ def exponential_scale(request):
     raise AssertionError("payload.size is not an exponential histogram")
 
 
-def series_key(name, dims):
-    def esc(t):
-        return "".join("\\" + c if c in "{}=,\\" else c for c in t)
-    return esc(name) + "{" + ",".join(esc(k) + "=" + esc(v) for k, v in sorted(dims.items())) + "}"
-
-
 def expected(records, scale):
     minute = (TIME_NS // 1_000_000) // 60_000 * 60_000
     series = {}
     for name, dims, per_record, kind in PER_RECORD:
         values = sorted(per_record * records)
         percentiles = {}
-        for label, q in PERCENTILES:
-            r = rank(values, q)
+        for label, q in g.PERCENTILES:
+            r = g.nearest_rank(len(values), q)
             v = values[r - 1]
             # The lowest and the highest rank are answered with the exact min and max.
             exact = r in (1, len(values))
             percentiles[label] = {"value": v, "tolerance": 0.0 if exact else tolerance(kind, values, v, scale)}
-        series[series_key(name, {**RESOURCE_DIMS, **dims})] = {str(minute): {
+        series[g.series_key(name, {**RESOURCE_DIMS, **dims})] = {str(minute): {
             "count": len(values), "max": max(values), "min": min(values), "sum": math.fsum(values),
             "percentiles": percentiles}}
     return {"datapoints": len(PER_RECORD) * records, "now": TIME_NS // 1_000_000, "poisonRecords": 0,
