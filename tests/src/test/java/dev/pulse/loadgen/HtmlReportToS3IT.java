@@ -5,20 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.local.emulator.KinesisEmulator;
-import dev.pulse.metrics.InvocationMetrics;
-import dev.pulse.metrics.PulseMetrics;
-import dev.pulse.retry.Backoff;
-import dev.pulse.retry.Deadline;
 import dev.pulse.testing.Chromium;
 import dev.pulse.testing.Emulators;
-import dev.pulse.testing.ExpectedResults;
 import dev.pulse.testing.TestContext;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.CompletableFuture;
 import org.jsoup.nodes.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -74,19 +68,8 @@ class HtmlReportToS3IT {
     }
 
     private static JsonNode invoke(LoadGenService.ReportStore reports, String event) throws Exception {
-        LoadGenService[] self = new LoadGenService[1];
-        self[0] = new LoadGenService(new KinesisSender(client, "report", new Backoff(20, 500), 5),
-                source -> ReplaySource.load(source, ExpectedResults.repoRoot()),
-                worker -> CompletableFuture.supplyAsync(() -> {
-                    try {
-                        return (JsonNode) self[0].run(worker, Deadline.inMillis(60_000),
-                                new InvocationMetrics<>(LoadGenMetric.class));
-                    } catch (InterruptedException e) {
-                        throw new IllegalStateException(e);
-                    }
-                }), null, reports);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        new LoadGenHandler(self[0], PulseMetrics.create("PulseTest", "loadgen")).handleRequest(
+        InProcessLoadGen.handler(client, "report", reports).handleRequest(
                 new ByteArrayInputStream(event.getBytes(StandardCharsets.UTF_8)), out, new TestContext("loadgen-req", 120_000, 2048));
         return JSON.readTree(out.toByteArray());
     }

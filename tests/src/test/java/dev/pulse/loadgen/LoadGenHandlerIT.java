@@ -5,17 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pulse.metrics.InvocationMetrics;
-import dev.pulse.metrics.PulseMetrics;
-import dev.pulse.retry.Backoff;
-import dev.pulse.retry.Deadline;
-import dev.pulse.testing.ExpectedResults;
 import dev.pulse.testing.TestContext;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,18 +43,7 @@ class LoadGenHandlerIT {
     }
 
     private static LoadGenHandler handler() {
-        LoadGenService[] self = new LoadGenService[1];
-        self[0] = new LoadGenService(new KinesisSender(client, "replay", new Backoff(20, 500), 5),
-                source -> ReplaySource.load(source, ExpectedResults.repoRoot()),
-                worker -> CompletableFuture.supplyAsync(() -> {
-                    try {
-                        return (JsonNode) self[0].run(worker, Deadline.inMillis(60_000),
-                                new InvocationMetrics<>(LoadGenMetric.class));
-                    } catch (InterruptedException e) {
-                        throw new IllegalStateException(e);
-                    }
-                }), null);
-        return new LoadGenHandler(self[0], PulseMetrics.create("PulseTest", "loadgen"));
+        return InProcessLoadGen.handler(client, "replay", null);
     }
 
     private static JsonNode invoke(String event) throws Exception {
