@@ -20,6 +20,8 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Adversarial review (wt-review3) of KPL de-aggregation: the defects it found, now fixed, and the documented behaviour
@@ -63,8 +65,10 @@ class KplAdversarialReviewTest {
      * the reader landed on the last byte of a skipped length-delimited field (tags, Record field 4) and read it as a
      * tag ("wire type 6").
      */
-    @Test
-    void decodeUnits_whenUserRecordsCarryTags_skipsThemAndDecodesEveryRecord() throws Exception {
+    @ParameterizedTest(name = "tags {0}")
+    @ValueSource(booleans = {true, false})
+    void decodeUnits_whenExplicitHashKeysUnknownFieldsAndTags_skipsThemAndDecodesEveryRecord(boolean withTags)
+            throws Exception {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         field(body, 1, "pk0".getBytes(StandardCharsets.UTF_8));
         field(body, 2, "123456789012345678901234567890".getBytes(StandardCharsets.UTF_8));
@@ -75,42 +79,21 @@ class KplAdversarialReviewTest {
             varint(r, 2 << 3);
             varint(r, 0);
             field(r, 3, json("m" + i, i));
-            ByteArrayOutputStream tag = new ByteArrayOutputStream();
-            field(tag, 1, "k".getBytes(StandardCharsets.UTF_8));
-            field(tag, 2, "v".getBytes(StandardCharsets.UTF_8));
-            field(r, 4, tag.toByteArray());
+            if (withTags) {
+                ByteArrayOutputStream tag = new ByteArrayOutputStream();
+                field(tag, 1, "k".getBytes(StandardCharsets.UTF_8));
+                field(tag, 2, "v".getBytes(StandardCharsets.UTF_8));
+                field(r, 4, tag.toByteArray());
+            }
             field(body, 3, r.toByteArray());
         }
         varint(body, (9 << 3));  // unknown varint field 9
-        varint(body, 7);
-        byte[] agg = seal(body.toByteArray());
-        List<RecordDecoder.Unit> units = DECODER.decodeUnits(agg, "outer", NOW_MS);
-        assertThat(units).extracting(RecordDecoder.Unit::subSequence).containsExactly(0, 1);
-        assertThat(units).allSatisfy(u -> assertThat(u.poisonReason()).isNull());
-        assertThat(units).extracting(RecordDecoder.Unit::partitionKey).containsOnly("pk0");
-        assertThat(units).extracting(u -> u.decoded().datapoints().get(0).name()).containsExactly("m0", "m1");
-    }
-
-    @Test
-    void decodeUnits_whenExplicitHashKeysAndUnknownVarintFields_skipsThem() throws Exception {
-        ByteArrayOutputStream body = new ByteArrayOutputStream();
-        field(body, 1, "pk0".getBytes(StandardCharsets.UTF_8));
-        field(body, 2, "123456789012345678901234567890".getBytes(StandardCharsets.UTF_8));
-        for (int i = 0; i < 2; i++) {
-            ByteArrayOutputStream r = new ByteArrayOutputStream();
-            varint(r, 1 << 3);
-            varint(r, 0);
-            varint(r, 2 << 3);
-            varint(r, 0);
-            field(r, 3, json("m" + i, i));
-            field(body, 3, r.toByteArray());
-        }
-        varint(body, (9 << 3));
         varint(body, 7);
         List<RecordDecoder.Unit> units = DECODER.decodeUnits(seal(body.toByteArray()), "outer", NOW_MS);
         assertThat(units).extracting(RecordDecoder.Unit::subSequence).containsExactly(0, 1);
         assertThat(units).allSatisfy(u -> assertThat(u.poisonReason()).isNull());
         assertThat(units).extracting(RecordDecoder.Unit::partitionKey).containsOnly("pk0");
+        assertThat(units).extracting(u -> u.decoded().datapoints().get(0).name()).containsExactly("m0", "m1");
     }
 
     /** Was a defect (same root cause): an unknown length-delimited top-level field (wire 2) derailed the reader. */
