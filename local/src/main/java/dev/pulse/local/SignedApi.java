@@ -29,31 +29,44 @@ final class SignedApi implements AutoCloseable {
         this.base = base;
     }
 
+    /** Status, Content-Type (null when absent) and body of one call, as bytes. */
+    record Reply(int status, String contentType, byte[] body) {
+    }
+
     Response post(String path, String json) throws IOException {
-        return call(SdkHttpFullRequest.builder().uri(base.resolve(path)).method(SdkHttpMethod.POST)
-                .putHeader("Content-Type", "application/json").build(), json);
+        return text(send(SdkHttpMethod.POST, path, "application/json", json.getBytes(StandardCharsets.UTF_8)));
     }
 
     /** {@code GET path} ({@code path} with its query string, encoded). */
     Response get(String path) throws IOException {
-        return call(SdkHttpFullRequest.builder().uri(base.resolve(path)).method(SdkHttpMethod.GET).build(), null);
+        return text(send(SdkHttpMethod.GET, path, null, null));
     }
 
-    private Response call(SdkHttpFullRequest request, String json) throws IOException {
+    /** Any request, signed: {@code pathAndQuery} encoded, {@code contentType} and {@code body} may be null. */
+    Reply send(SdkHttpMethod method, String pathAndQuery, String contentType, byte[] body) throws IOException {
+        SdkHttpFullRequest.Builder request = SdkHttpFullRequest.builder().uri(base.resolve(pathAndQuery)).method(method);
+        if (contentType != null) {
+            request.putHeader("Content-Type", contentType);
+        }
         SignedRequest signed = signer.sign(r -> r.identity(LocalStack.CREDENTIALS.resolveIdentity().join())
-                .request(request)
-                .payload(json == null ? null : ContentStreamProvider.fromUtf8String(json))
+                .request(request.build())
+                .payload(body == null || body.length == 0 ? null : ContentStreamProvider.fromByteArray(body))
                 .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "execute-api")
                 .putProperty(AwsV4HttpSigner.REGION_NAME, LocalStack.REGION));
         HttpExecuteResponse resp = http.prepareRequest(HttpExecuteRequest.builder().request(signed.request())
                 .contentStreamProvider(signed.payload().orElse(null)).build()).call();
-        String body = "";
+        byte[] out = new byte[0];
         if (resp.responseBody().isPresent()) {
             try (InputStream in = resp.responseBody().get()) {
-                body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                out = in.readAllBytes();
             }
         }
-        return new Response(resp.httpResponse().statusCode(), body);
+        return new Reply(resp.httpResponse().statusCode(),
+                resp.httpResponse().firstMatchingHeader("Content-Type").orElse(null), out);
+    }
+
+    private static Response text(Reply reply) {
+        return new Response(reply.status(), new String(reply.body(), StandardCharsets.UTF_8));
     }
 
     @Override

@@ -3,21 +3,12 @@ package dev.pulse.local;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import software.amazon.awssdk.http.ContentStreamProvider;
-import software.amazon.awssdk.http.HttpExecuteRequest;
-import software.amazon.awssdk.http.HttpExecuteResponse;
-import software.amazon.awssdk.http.SdkHttpClient;
-import software.amazon.awssdk.http.SdkHttpFullRequest;
 import software.amazon.awssdk.http.SdkHttpMethod;
-import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner;
-import software.amazon.awssdk.http.auth.spi.signer.SignedRequest;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 
 /**
  * A SigV4-signing forward proxy on 127.0.0.1 for clients that cannot sign (promtool): each request is signed for
@@ -28,14 +19,12 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
  */
 final class SigningProxy implements AutoCloseable {
 
-    private final URI target;
+    private final SignedApi api;
     private final HttpServer server;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
-    private final SdkHttpClient http = UrlConnectionHttpClient.create();
-    private final AwsV4HttpSigner signer = AwsV4HttpSigner.create();
 
     SigningProxy(URI target) throws IOException {
-        this.target = target;
+        this.api = new SignedApi(target);
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
         server.createContext("/", this::forward);
         server.setExecutor(executor);
@@ -49,31 +38,16 @@ final class SigningProxy implements AutoCloseable {
     private void forward(HttpExchange ex) throws IOException {
         try (ex) {
             byte[] body = ex.getRequestBody().readAllBytes();
-            URI uri = target.resolve(ex.getRequestURI().getRawPath()
-                    + (ex.getRequestURI().getRawQuery() == null ? "" : "?" + ex.getRequestURI().getRawQuery()));
-            SdkHttpFullRequest.Builder request = SdkHttpFullRequest.builder().uri(uri)
-                    .method(SdkHttpMethod.fromValue(ex.getRequestMethod()));
-            String type = ex.getRequestHeaders().getFirst("Content-Type");
-            if (type != null) {
-                request.putHeader("Content-Type", type);
+            String pathAndQuery = ex.getRequestURI().getRawPath()
+                    + (ex.getRequestURI().getRawQuery() == null ? "" : "?" + ex.getRequestURI().getRawQuery());
+            SignedApi.Reply reply = api.send(SdkHttpMethod.fromValue(ex.getRequestMethod()), pathAndQuery,
+                    ex.getRequestHeaders().getFirst("Content-Type"), body);
+            if (reply.contentType() != null) {
+                ex.getResponseHeaders().add("Content-Type", reply.contentType());
             }
-            SignedRequest signed = signer.sign(r -> r.identity(LocalStack.CREDENTIALS.resolveIdentity().join())
-                    .request(request.build())
-                    .payload(body.length == 0 ? null : ContentStreamProvider.fromByteArray(body))
-                    .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "execute-api")
-                    .putProperty(AwsV4HttpSigner.REGION_NAME, LocalStack.REGION));
-            HttpExecuteResponse resp = http.prepareRequest(HttpExecuteRequest.builder().request(signed.request())
-                    .contentStreamProvider(signed.payload().orElse(null)).build()).call();
-            byte[] out = new byte[0];
-            if (resp.responseBody().isPresent()) {
-                try (InputStream in = resp.responseBody().get()) {
-                    out = in.readAllBytes();
-                }
-            }
-            resp.httpResponse().firstMatchingHeader("Content-Type").ifPresent(t -> ex.getResponseHeaders().add("Content-Type", t));
-            ex.sendResponseHeaders(resp.httpResponse().statusCode(), out.length == 0 ? -1 : out.length);
-            if (out.length > 0) {
-                ex.getResponseBody().write(out);
+            ex.sendResponseHeaders(reply.status(), reply.body().length == 0 ? -1 : reply.body().length);
+            if (reply.body().length > 0) {
+                ex.getResponseBody().write(reply.body());
             }
         } catch (RuntimeException e) {
             ex.sendResponseHeaders(502, -1);
@@ -84,6 +58,6 @@ final class SigningProxy implements AutoCloseable {
     public void close() {
         server.stop(0);
         executor.shutdownNow();
-        http.close();
+        api.close();
     }
 }
