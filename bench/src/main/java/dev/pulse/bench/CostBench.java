@@ -7,7 +7,6 @@ import dev.pulse.bench.CostModel.In;
 import dev.pulse.bench.internal.StdoutCapture;
 import dev.pulse.store.KeyScheme;
 import dev.pulse.store.LatestPartials;
-import dev.pulse.store.PartialItems;
 import dev.pulse.store.RollupItems;
 import dev.pulse.store.SummaryAttributes;
 import java.time.Instant;
@@ -386,7 +385,7 @@ final class CostBench implements Benchmark {
         for (Map<String, AttributeValue> item : LatestPartials.newestOf(partials)) { // the newest generation of each slot, as readers sum
             String pk = item.get(KeyScheme.PK).s();
             long n = SummaryAttributes.read(item, false).count();
-            long minute = Long.parseLong(item.get(PartialItems.MINUTE).n());
+            long minute = KeyScheme.partialMinute(pk, item.get(KeyScheme.SK).s());
             partialTotal += n;
             String series = pk.substring(CapacityMeter.PARTIAL.length(), pk.lastIndexOf('#'));
             partialCounts.merge(series + "|" + Math.floorDiv(minute, CostTraffic.HOUR) * CostTraffic.HOUR, n, Long::sum);

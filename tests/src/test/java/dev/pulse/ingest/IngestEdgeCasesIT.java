@@ -210,7 +210,7 @@ class IngestEdgeCasesIT {
             // A generation-less partial in slot 98 (as written before generations) holding all four records.
             Map<String, AttributeValue> legacy = new HashMap<>();
             p.reader().scanPaginator(b -> b.tableName(p.table)).items().forEach(i -> {
-                if (i.get(KeyScheme.SK).s().endsWith("#98#9")) {
+                if (i.get(KeyScheme.SK).s().endsWith("#" + KeyScheme.compactSequence("98") + "#9")) {
                     legacy.putAll(i);
                 }
             });
@@ -220,6 +220,55 @@ class IngestEdgeCasesIT {
             System.out.println("generationDigits partials: " + partialSks(p));
             assertExactEverywhere(p, raw);
         }
+    }
+
+    /**
+     * A table written across the upgrade to compact partial keys: the earlier code stored a batch and crashed before
+     * its commit, and the retry (the current code) stores the same records under the compact key of the same slot;
+     * another batch stored only by the earlier code. Each record counts once, in the open hour, in the builder's
+     * hour and in the query of it.
+     */
+    @Test
+    void ingest_whenTableHoldsPartialsInTheLayoutBeforeCompactKeys_countsEachRecordOnce() {
+        try (Pipeline p = new Pipeline("rev-layout", NOW, Duration.ofDays(1))) {
+            RawData raw = new RawData();
+            List<KinesisEvent.KinesisEventRecord> first = List.of(rec(raw, "101", 1), rec(raw, "102", 2, 20));
+            List<KinesisEvent.KinesisEventRecord> second = List.of(rec(raw, "105", 5), rec(raw, "106", 6));
+            setGeneration(p, 8);
+            Ctl ctl = new Ctl(Emulators.dynamoAsync());
+            IngestService svc = service(p, ctl);
+            ctl.failCommit = true;
+            assertThat(ok(run(svc, first, false))).isFalse(); // gen 9 stores slot 101, then crashes before its commit
+            toEarlierLayout(p, "101", 9);
+            ctl.failCommit = false;
+            assertThat(ok(run(svc, first, false))).isTrue(); // the retry, gen 10: slot 101 again, compact key
+            assertThat(ok(run(svc, second, false))).isTrue(); // gen 11: slot 105
+            toEarlierLayout(p, "105", 11);
+            List<String> sks = partialSks(p);
+            System.out.println("earlierLayout partials: " + sks);
+            assertThat(sks).hasSize(3).anyMatch(sk -> sk.startsWith("2026-11-21T11:30#" + SHARD + "#101#9"))
+                    .anyMatch(sk -> sk.startsWith("2026-11-21T11:30#" + SHARD + "#105#11"))
+                    .anyMatch(sk -> sk.startsWith("30#0#" + KeyScheme.compactSequence("101") + "#10"));
+            assertExactEverywhere(p, raw);
+        }
+    }
+
+    /** Rewrites the partial of slot {@code seq} as the code before compact keys wrote it (SK and minute attribute). */
+    private static void toEarlierLayout(Pipeline p, String seq, long generation) {
+        String current = KeyScheme.partialSk(MINUTE, SHARD, seq, generation);
+        List<Map<String, AttributeValue>> found = new ArrayList<>();
+        p.reader().scanPaginator(b -> b.tableName(p.table)).items().forEach(i -> {
+            if (i.get(KeyScheme.PK).s().startsWith("P#") && i.get(KeyScheme.SK).s().equals(current)) {
+                found.add(i);
+            }
+        });
+        assertThat(found).as("partial %s", current).hasSize(1);
+        Map<String, AttributeValue> earlier = new HashMap<>(found.get(0));
+        earlier.put(KeyScheme.SK, AttributeValue.fromS(KeyScheme.minute(MINUTE) + "#" + SHARD + "#" + seq + "#" + generation));
+        earlier.put("minute", AttributeValue.fromN(Long.toString(MINUTE)));
+        p.reader().putItem(b -> b.tableName(p.table).item(earlier));
+        p.reader().deleteItem(b -> b.tableName(p.table).key(Map.of(KeyScheme.PK, earlier.get(KeyScheme.PK),
+                KeyScheme.SK, AttributeValue.fromS(current))));
     }
 
     /**

@@ -317,7 +317,8 @@ class IngestModelIT {
         assertThat(sks).hasSize(3);
         assertThat(sks.stream().map(KeyScheme::partialGeneration).sorted().toList()).containsExactly(1L, 2L, 3L);
         assertThat(sks.stream().map(KeyScheme::partialSlot).distinct().count()).isEqualTo(2);
-        assertThat(sks).allMatch(sk -> sk.matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d#" + SHARD + "#\\d+#[123]"), "<minute>#<shard>#<seq>#<g>");
+        assertThat(sks).allMatch(sk -> sk.matches("\\d\\d#" + java.util.regex.Pattern.quote(KeyScheme.compactShard(SHARD))
+                + "#[A-Za-z0-9_-]+#[123]"), "<mm>#<shard>#<seq>#<g>");
     }
 
     /**
@@ -1010,7 +1011,7 @@ class IngestModelIT {
                     dev.pulse.aggregate.Summary s = SummaryAttributes.read(item, false);
                     ExactSum sum = new ExactSum();
                     sum.add(s.exactSum());
-                    acc.merge(Long.parseLong(item.get("minute").n()), new Acc(s.count(), sum, s.min(), s.max()),
+                    acc.merge(KeyScheme.partialMinute(MINUTE0 - Math.floorMod(MINUTE0, 3_600_000L), item.get(KeyScheme.SK).s()), new Acc(s.count(), sum, s.min(), s.max()),
                             (x, y) -> {
                                 x.sum().add(y.sum());
                                 return new Acc(x.count() + y.count(), x.sum(), Math.min(x.min(), y.min()),

@@ -75,7 +75,7 @@ public final class StoredPartials {
             Acc a = new Acc(s.count(), s.exactSum(), s.min(), s.max());
             String pk = item.get(KeyScheme.PK).s();
             acc.computeIfAbsent(KeyScheme.seriesKey(pk), k -> new TreeMap<>())
-                    .merge(Long.parseLong(n(item, "minute")), a, (x, y) -> {
+                    .merge(KeyScheme.partialMinute(pk, item.get(KeyScheme.SK).s()), a, (x, y) -> {
                         x.sum().add(y.sum());
                         return new Acc(x.count() + y.count(), x.sum(), Math.min(x.min(), y.min()), Math.max(x.max(), y.max()));
                     });
@@ -109,9 +109,5 @@ public final class StoredPartials {
     /** Number of live slots: partial items that readers sum (the newest generation of each slot). */
     public static long liveSlotCount(DynamoDbClient client, String table) {
         return live(client, table).size();
-    }
-
-    private static String n(Map<String, AttributeValue> item, String name) {
-        return item.get(name).n();
     }
 }

@@ -7,7 +7,6 @@ import dev.pulse.retry.Deadline;
 import dev.pulse.store.BuildMarks;
 import dev.pulse.store.KeyScheme;
 import dev.pulse.store.LatestPartials;
-import dev.pulse.store.PartialItems;
 import dev.pulse.store.RollupItems;
 import dev.pulse.store.SummaryAttributes;
 import java.time.Clock;
@@ -162,7 +161,7 @@ public final class CompactService {
         long version = clock.millis();
         SortedMap<Integer, Summary> minutes = new TreeMap<>();
         LatestPartials latest = new LatestPartials(item -> {
-            long minute = Long.parseLong(item.get(PartialItems.MINUTE).n());
+            long minute = KeyScheme.partialMinute(q.start(), item.get(KeyScheme.SK).s());
             minutes.computeIfAbsent((int) ((minute - q.start()) / 60_000L), k -> new Summary())
                     .merge(SummaryAttributes.read(item));
         });

@@ -7,7 +7,6 @@ import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
 import dev.pulse.store.KeyScheme;
 import dev.pulse.store.LatestPartials;
-import dev.pulse.store.PartialItems;
 import dev.pulse.store.RollupItems;
 import dev.pulse.store.SummaryAttributes;
 import java.time.Clock;
@@ -268,7 +267,7 @@ public final class QueryService {
             InvocationMetrics<QueryMetric> metrics, Reads sink) {
         SortedMap<Long, Summary> minutes = new TreeMap<>();
         LatestPartials latest = new LatestPartials(item -> minutes.computeIfAbsent(
-                Long.parseLong(item.get(PartialItems.MINUTE).n()), m -> withSketch ? new Summary() : Summary.withoutSketch())
+                KeyScheme.partialMinute(u.start(), item.get(KeyScheme.SK).s()), m -> withSketch ? new Summary() : Summary.withoutSketch())
                 .merge(SummaryAttributes.read(item, withSketch)));
         return query(KeyScheme.partialPk(s.key(), u.start()), sink, item -> {
             metrics.increment(QueryMetric.ITEMS_READ);

@@ -41,7 +41,6 @@ class WarmPathAttackTest {
         Map<String, AttributeValue> p = new HashMap<>();
         p.put(KeyScheme.PK, AttributeValue.fromS(KeyScheme.partialPk(S.key(), minute)));
         p.put(KeyScheme.SK, AttributeValue.fromS(KeyScheme.partialSk(minute, "shard-0", "1", 0)));
-        p.put(PartialItems.MINUTE, AttributeValue.fromN(Long.toString(minute)));
         SummaryAttributes.put(p, s);
         return p;
     }

@@ -192,7 +192,6 @@ class WarmPathFuzzTest {
                             Map<String, AttributeValue> p = new HashMap<>();
                             p.put(KeyScheme.PK, AttributeValue.fromS(KeyScheme.partialPk(s.key(), minute)));
                             p.put(KeyScheme.SK, AttributeValue.fromS(KeyScheme.partialSk(minute, "shard-0", "1", 0)));
-                            p.put(PartialItems.MINUTE, AttributeValue.fromN(Long.toString(minute)));
                             SummaryAttributes.put(p, ms);
                             t.put(p);
                         }

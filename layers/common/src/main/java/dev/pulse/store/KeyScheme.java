@@ -1,18 +1,24 @@
 package dev.pulse.store;
 
+import java.math.BigInteger;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.Base64;
 
 /**
  * The single-table key layout. Keys are readable in the console and sort chronologically:
  * <ul>
- *   <li>minute partial: PK {@code P#<seriesKey>#<yyyy-MM-ddTHH>}, SK {@code <yyyy-MM-ddTHH:mm>#<shardId>#<seq>#<generation>}
- *       (partials written before checkpoints have no generation: read as 0)</li>
+ *   <li>minute partial: PK {@code P#<seriesKey>#<yyyy-MM-ddTHH>}, SK {@code <mm>#<shard>#<seq>#<generation>}, shard
+ *       and first sequence number in compact form (partials written before checkpoints have no generation: read as
+ *       0; partials written before compact keys have SK {@code <yyyy-MM-ddTHH:mm>#<shardId>#<seq>[#<generation>]}
+ *       and are still read)</li>
  *   <li>hourly rollup: PK {@code H#<seriesKey>#<yyyy-MM-dd>}, SK {@code <yyyy-MM-ddTHH>}</li>
  *   <li>daily rollup: PK {@code D#<seriesKey>#<yyyy-MM>}, SK {@code <yyyy-MM-dd>}</li>
  *   <li>catalog: PK {@code C#<name>}, SK {@code <seriesKey>}; name index: PK {@code N#}, SK {@code <name>}</li>
  * </ul>
  * The time suffix of a partition key has a fixed width, so a series key containing {@code #} stays unambiguous.
+ * In a partial's sort key {@code #} sorts below every character of the compact forms, so the partials of one slot
+ * are adjacent in a partition.
  */
 public final class KeyScheme {
 
@@ -29,22 +35,106 @@ public final class KeyScheme {
     }
 
     /**
-     * A partial's sort key: its minute, shard and first contributing record (what every attempt that stores that
-     * record as the minute's first contributor shares), then the generation of the attempt that wrote it.
+     * A partial's sort key: its minute within the partition's hour ({@code mm}), its shard and first contributing
+     * record in compact form ({@link #compactShard}, {@link #compactSequence}; what every attempt that stores that
+     * record as the minute's first contributor shares), then the generation of the attempt that wrote it. The hour
+     * is the partition's, and the full shard id and 56-digit sequence number took 60 of a partial's 250 bytes.
      */
     public static String partialSk(long minuteStart, String shardId, String firstSequence, long generation) {
-        return minute(minuteStart) + "#" + shardId + "#" + firstSequence + "#" + generation;
+        int mm = (int) Math.floorMod(Math.floorDiv(minuteStart, 60_000L), 60L);
+        StringBuilder sb = new StringBuilder(44);
+        pad2(sb, mm).append('#').append(compactShard(shardId)).append('#').append(compactSequence(firstSequence));
+        return sb.append('#').append(generation).toString();
     }
 
-    /** The part of a partial's sort key that attempts share: minute, shard and first contributing record. */
+    /**
+     * The part of a partial's sort key that attempts share: minute, shard and first contributing record. A key in
+     * the earlier layout ({@code yyyy-MM-ddTHH:mm#<shardId>#<seq>[#<generation>]}, written before compact keys) gives
+     * the slot its record has in the current layout, so a reader can tell it is the same record.
+     */
     public static String partialSlot(String sk) {
-        int last = sk.lastIndexOf('#');
-        return hashes(sk) >= 3 ? sk.substring(0, last) : sk;
+        if (legacyPartial(sk)) {
+            String[] parts = legacyParts(sk);
+            return parts[0].substring(14, 16) + "#" + compactShard(parts[1]) + "#" + compactSequence(parts[2]);
+        }
+        return hashes(sk) >= 3 ? sk.substring(0, sk.lastIndexOf('#')) : sk;
     }
 
     /** The generation of the attempt that wrote a partial; 0 for a partial written before generations. */
     public static long partialGeneration(String sk) {
+        if (legacyPartial(sk)) {
+            String[] parts = legacyParts(sk);
+            return parts.length > 3 ? Long.parseLong(parts[3]) : 0;
+        }
         return hashes(sk) >= 3 ? Long.parseLong(sk.substring(sk.lastIndexOf('#') + 1)) : 0;
+    }
+
+    /** The start (epoch ms) of a partial's minute, from its sort key and the start of its partition's hour. */
+    public static long partialMinute(long hourStart, String sk) {
+        if (legacyPartial(sk)) {
+            return LocalDateTime.parse(sk.substring(0, 16)).toEpochSecond(ZoneOffset.UTC) * 1000;
+        }
+        return hourStart + ((sk.charAt(0) - '0') * 10 + (sk.charAt(1) - '0')) * 60_000L;
+    }
+
+    /** The start (epoch ms) of a partial's minute, from its partition and sort keys (for tools that scan). */
+    public static long partialMinute(String pk, String sk) {
+        return partialMinute(hourStart(pk.substring(pk.length() - "yyyy-MM-ddTHH".length())), sk);
+    }
+
+    /** Whether a partial's sort key is in the layout before compact keys: it starts with {@code yyyy-}. */
+    public static boolean legacyPartial(String sk) {
+        return sk.length() > 2 && sk.charAt(2) != '#';
+    }
+
+    private static String[] legacyParts(String sk) {
+        String[] parts = sk.split("#", -1);
+        if (parts.length < 3 || parts.length > 4 || parts[0].length() != 16) {
+            throw new IllegalArgumentException("not a partial sort key: " + sk);
+        }
+        return parts;
+    }
+
+    /**
+     * A shard id as partial keys hold it: Kinesis' {@code shardId-000000000042} as {@code 42}; any other form whole
+     * behind {@code =} (which the short form never starts with).
+     */
+    public static String compactShard(String shardId) {
+        if (shardId.startsWith(KINESIS_SHARD) && shardId.length() > KINESIS_SHARD.length()
+                && shardId.length() <= KINESIS_SHARD.length() + 18 && digits(shardId, KINESIS_SHARD.length(), shardId.length())) {
+            return Long.toString(Long.parseLong(shardId.substring(KINESIS_SHARD.length())));
+        }
+        return "=" + shardId;
+    }
+
+    /**
+     * A sequence number as partial keys hold it: Kinesis' decimal number as the URL-safe base64 of its bytes (32
+     * characters for 56 digits), a KPL user record's {@code <seq>.<sub>} as that and {@code .<sub>}; any other form
+     * (a leading zero, say, which the number would lose) whole behind {@code =}, which base64 never starts with.
+     */
+    public static String compactSequence(String sequence) {
+        int dot = sequence.indexOf('.');
+        int end = dot < 0 ? sequence.length() : dot;
+        boolean number = end > 0 && digits(sequence, 0, end) && (end == 1 || sequence.charAt(0) != '0');
+        boolean sub = dot < 0 || (dot + 1 < sequence.length() && digits(sequence, dot + 1, sequence.length()));
+        if (!number || !sub) {
+            return "=" + sequence;
+        }
+        String head = BASE64.encodeToString(new BigInteger(sequence.substring(0, end)).toByteArray());
+        return dot < 0 ? head : head + sequence.substring(dot);
+    }
+
+    private static final String KINESIS_SHARD = "shardId-";
+    private static final Base64.Encoder BASE64 = Base64.getUrlEncoder().withoutPadding();
+
+    private static boolean digits(String s, int from, int to) {
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return from < to;
     }
 
     private static int hashes(String s) {

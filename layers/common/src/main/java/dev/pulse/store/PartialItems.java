@@ -8,15 +8,15 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 /**
  * Maps minute partials and catalog entries to DynamoDB items. Attribute names are the storage contract
  * shared with the builder and the query API. A partial holds only what a reader needs beyond its key: the
- * series, shard and first sequence number are in the key already ({@link KeyScheme}), so repeating them
- * (and the 56-digit last sequence number) would only be billed.
+ * series, minute, shard and first sequence number are in the key already ({@link KeyScheme}), so repeating them
+ * (and the 56-digit last sequence number) would only be billed. A reader takes the minute from the sort key
+ * ({@link KeyScheme#partialMinute}).
  */
 public final class PartialItems {
 
     public static final String SERIES = "series";
     public static final String NAME = "name";
     public static final String DIMS = "dims";
-    public static final String MINUTE = "minute";
     public static final String UNIT = "unit";
     public static final String TTL = "ttl";
 
@@ -28,10 +28,9 @@ public final class PartialItems {
      * {@code ttlSeconds} counts from the end of the partial's minute.
      */
     public static Map<String, AttributeValue> partial(MinuteAggregate a, long ttlSeconds, long generation) {
-        Map<String, AttributeValue> item = new HashMap<>(10);
+        Map<String, AttributeValue> item = new HashMap<>(8);
         item.put(KeyScheme.PK, s(KeyScheme.partialPk(a.seriesKey(), a.minuteStart())));
         item.put(KeyScheme.SK, s(KeyScheme.partialSk(a.minuteStart(), a.shardId(), a.firstSequence(), generation)));
-        item.put(MINUTE, n(Long.toString(a.minuteStart())));
         SummaryAttributes.put(item, a.summary());
         item.put(TTL, n(Long.toString(a.minuteStart() / 1000 + 60 + ttlSeconds)));
         if (a.unit() != null) {

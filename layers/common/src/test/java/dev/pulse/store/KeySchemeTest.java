@@ -60,25 +60,121 @@ class KeySchemeTest {
     }
 
     @Test
-    void partialSk_whenMinuteShardSequenceAndGeneration_joinsWithHash() {
-        assertThat(KeyScheme.partialSk(1763740860000L, "shardId-000000000001", "4959033827149025660855969253836157", 12))
-                .isEqualTo("2025-11-21T16:01#shardId-000000000001#4959033827149025660855969253836157#12");
+    void partialSk_whenMinuteShardSequenceAndGeneration_joinsCompactFormsWithHash() {
+        String seq = "49590338271490256608559692538361571095921575989136588898";
+
+        String sk = KeyScheme.partialSk(1763740860000L, "shardId-000000000001", seq, 12);
+
+        assertThat(sk).isEqualTo("01#1#" + java.util.Base64.getUrlEncoder().withoutPadding()
+                .encodeToString(new java.math.BigInteger(seq).toByteArray()) + "#12");
+        assertThat(sk).hasSize(2 + 1 + 1 + 1 + 32 + 1 + 2); // against 16 + 1 + 20 + 1 + 56 + 1 + 2 before
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({
+            "shardId-000000000000, 0",
+            "shardId-000000000042, 42",
+            "shardId-4, 4",
+            "shard-0, =shard-0",
+            "shardId-, =shardId-",
+            "shardId-0000000000000000000001, =shardId-0000000000000000000001",
+            "shardId-12a, =shardId-12a"})
+    void compactShard_whenKinesisFormOrOther_shortensOnlyTheKinesisForm(String shardId, String compact) {
+        assertThat(KeyScheme.compactShard(shardId)).isEqualTo(compact);
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({
+            "0, AA",
+            "500, AfQ",
+            "255, AP8",
+            "500.3, AfQ.3",
+            "0500, =0500",
+            "500., =500.",
+            "500.x, =500.x",
+            "abc, =abc",
+            "'', ="})
+    void compactSequence_whenNumberSubSequenceOrOther_encodesNumbersAndKeepsTheRestWhole(String seq, String compact) {
+        assertThat(KeyScheme.compactSequence(seq)).isEqualTo(compact);
+    }
+
+    @Test
+    void compactSequence_whenManySequences_isInjectiveAndNeverHoldsHash() {
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        Random random = new Random(3);
+        List<String> inputs = new ArrayList<>(List.of("0", "00", "1", "1.0", "1.00", "10", "=", "=1", "AA"));
+        for (int i = 0; i < 20_000; i++) {
+            String n = new java.math.BigInteger(random.nextInt(1, 190), random).toString();
+            inputs.add(random.nextBoolean() ? n : n + "." + random.nextInt(0, 10_000));
+        }
+        for (String in : new java.util.LinkedHashSet<>(inputs)) {
+            String c = KeyScheme.compactSequence(in);
+            assertThat(c).as(in).doesNotContain("#");
+            assertThat(seen.add(c)).as("%s encodes to %s, as an earlier sequence did", in, c).isTrue();
+        }
     }
 
     @Test
     void partialSlot_whenGeneration_isTheKeyWithoutIt() {
         String sk = KeyScheme.partialSk(1763740860000L, "shardId-000000000001", "495", 12);
 
-        assertThat(KeyScheme.partialSlot(sk)).isEqualTo("2025-11-21T16:01#shardId-000000000001#495");
+        assertThat(KeyScheme.partialSlot(sk)).isEqualTo("01#1#Ae8");
         assertThat(KeyScheme.partialGeneration(sk)).isEqualTo(12);
+        assertThat(KeyScheme.legacyPartial(sk)).isFalse();
     }
 
     @Test
     void partialSlot_whenWrittenBeforeGenerations_isTheWholeKeyAndGenerationZero() {
-        String legacy = "2025-11-21T16:01#shardId-000000000001#495";
+        String noGeneration = "01#1#Ae8";
 
-        assertThat(KeyScheme.partialSlot(legacy)).isEqualTo(legacy);
-        assertThat(KeyScheme.partialGeneration(legacy)).isZero();
+        assertThat(KeyScheme.partialSlot(noGeneration)).isEqualTo(noGeneration);
+        assertThat(KeyScheme.partialGeneration(noGeneration)).isZero();
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({
+            "2025-11-21T16:01#shardId-000000000001#495#12, 12",
+            "2025-11-21T16:01#shardId-000000000001#495, 0"})
+    void partialSlot_whenKeyInLayoutBeforeCompactKeys_isTheSlotOfTheSameRecordNow(String legacy, long generation) {
+        assertThat(KeyScheme.legacyPartial(legacy)).isTrue();
+        assertThat(KeyScheme.partialSlot(legacy)).isEqualTo(
+                KeyScheme.partialSlot(KeyScheme.partialSk(1763740860000L, "shardId-000000000001", "495", 99)));
+        assertThat(KeyScheme.partialGeneration(legacy)).isEqualTo(generation);
+        assertThat(KeyScheme.partialMinute(0L, legacy)).isEqualTo(1763740860000L);
+    }
+
+    @Test
+    void partialMinute_whenEveryMinuteOfAnHour_comesBackFromTheKey() {
+        long hour = java.time.Instant.parse("2026-11-21T16:00:00Z").toEpochMilli();
+        String pk = KeyScheme.partialPk("s{}", hour);
+        for (int m = 0; m < 60; m++) {
+            long minute = hour + m * 60_000L;
+            String sk = KeyScheme.partialSk(minute + 59_999L, "shardId-000000000003", "7", 1);
+            assertThat(KeyScheme.partialMinute(hour, sk)).isEqualTo(minute);
+            assertThat(KeyScheme.partialMinute(pk, sk)).isEqualTo(minute);
+        }
+    }
+
+    @Test
+    void partialSk_whenSlotsShareAPrefix_keepsEachSlotsGenerationsAdjacent() {
+        // LatestPartials holds back one partial at a time: a slot's keys must sort together whatever the other slots.
+        Random random = new Random(5);
+        List<String> sks = new ArrayList<>();
+        for (int i = 0; i < 3_000; i++) {
+            String seq = Integer.toString(random.nextInt(1, 300)) + (random.nextBoolean() ? "" : "." + random.nextInt(0, 12));
+            String shard = "shardId-" + "0".repeat(10) + random.nextInt(10, 13);
+            sks.add(KeyScheme.partialSk(1763740860000L + random.nextInt(0, 3) * 60_000L, shard, seq, random.nextInt(0, 120)));
+        }
+        java.util.Collections.sort(sks);
+        java.util.Set<String> closed = new java.util.HashSet<>();
+        String current = null;
+        for (String sk : sks) {
+            String slot = KeyScheme.partialSlot(sk);
+            if (!slot.equals(current)) {
+                assertThat(closed.add(slot)).as("slot %s appears again after other slots", slot).isTrue();
+                current = slot;
+            }
+        }
     }
 
     @Test

@@ -48,6 +48,53 @@ class LatestPartialsTest {
     }
 
     @Test
+    void accept_whenPartitionHoldsKeysOfBothLayouts_passesEachRecordOnceAndTheCurrentLayoutsOverTheEarlier() {
+        // A partition written across the upgrade to compact keys, in DynamoDB's key order: record 100's minute was
+        // stored by the earlier code (generations 3 and 4) and stored again by a retry with the current code
+        // (generation 5): only that counts. Record 200 and minute 02 were stored only by the earlier code.
+        String shard = "shardId-000000000007";
+        List<String> sks = new ArrayList<>(List.of(
+                "2025-11-21T16:01#" + shard + "#100#3",
+                "2025-11-21T16:01#" + shard + "#100#4",
+                "2025-11-21T16:01#" + shard + "#200",
+                "2025-11-21T16:01#" + shard + "#200#2",
+                "2025-11-21T16:02#" + shard + "#100#4",
+                KeyScheme.partialSk(MINUTE, shard, "100", 5),
+                KeyScheme.partialSk(MINUTE, shard, "300", 6),
+                KeyScheme.partialSk(MINUTE + 20 * 60_000L, shard, "300", 6),
+                KeyScheme.partialSk(MINUTE + 40 * 60_000L, shard, "300", 6)));
+        java.util.Collections.sort(sks);
+        assertThat(sks.get(0)).startsWith("01#"); // the earlier layout sorts between the current layout's minutes
+        assertThat(sks.get(sks.size() - 1)).startsWith("41#");
+
+        List<String> out = run(sks.stream().map(sk -> item(sk, sk)).toList());
+
+        assertThat(out).containsExactlyInAnyOrder(
+                KeyScheme.partialSk(MINUTE, shard, "100", 5),
+                KeyScheme.partialSk(MINUTE, shard, "300", 6),
+                KeyScheme.partialSk(MINUTE + 20 * 60_000L, shard, "300", 6),
+                KeyScheme.partialSk(MINUTE + 40 * 60_000L, shard, "300", 6),
+                "2025-11-21T16:01#" + shard + "#200#2",
+                "2025-11-21T16:02#" + shard + "#100#4");
+    }
+
+    @Test
+    void finish_whenCalledBetweenPartitions_forgetsTheSlotsOfTheLast() {
+        // The same slot string in two partitions (two series) counts in each.
+        String sk = KeyScheme.partialSk(MINUTE, "shardId-000000000000", "100", 1);
+        List<String> out = new ArrayList<>();
+        LatestPartials latest = new LatestPartials(i -> out.add(i.get("tag").s()));
+        latest.accept(item(sk, "a"));
+        latest.accept(item("2025-11-21T16:01#shardId-000000000000#100", "a-legacy"));
+        latest.finish();
+        latest.accept(item("2025-11-21T16:01#shardId-000000000000#100", "b-legacy"));
+        latest.accept(item(sk, "b"));
+        latest.finish();
+
+        assertThat(out).containsExactly("a", "b");
+    }
+
+    @Test
     void newestOf_whenPartitionsInterleavedAndUnordered_keepsNewestPerPartitionAndSlot() {
         // Two series whose minute was first touched by the same record share a slot string, in different partitions.
         String slot1 = KeyScheme.partialSk(MINUTE, "s", "100", 1);

@@ -29,16 +29,16 @@ class PartialItemsTest {
         Map<String, AttributeValue> item = PartialItems.partial(partial("Milliseconds", 2, 5, 1), 86_400, 7);
 
         assertThat(item.get(KeyScheme.PK).s()).isEqualTo("P#lat{op=Pay}#2025-11-21T16");
-        assertThat(item.get(KeyScheme.SK).s()).isEqualTo("2025-11-21T16:01#shardId-000000000001#500#7");
-        assertThat(item.get(PartialItems.MINUTE).n()).isEqualTo(Long.toString(T0 + 60_000));
+        assertThat(item.get(KeyScheme.SK).s()).isEqualTo("01#1#AfQ#7"); // minute 01, shard 1, 500 = 0x01F4
+        assertThat(KeyScheme.partialMinute(T0, item.get(KeyScheme.SK).s())).isEqualTo(T0 + 60_000);
         dev.pulse.aggregate.Summary s = SummaryAttributes.read(item);
         assertThat(s.count()).isEqualTo(3);
         assertThat(s.sum()).isEqualTo(8.0);
         assertThat(s.min()).isEqualTo(1.0);
         assertThat(s.max()).isEqualTo(5.0);
         assertThat(s.quantile(0.5)).isCloseTo(2.0, org.assertj.core.data.Percentage.withPercentage(1));
-        // The key already holds series, shard and first sequence number: the item does not repeat them.
-        assertThat(item).containsOnlyKeys(KeyScheme.PK, KeyScheme.SK, PartialItems.MINUTE, SummaryAttributes.SUMMARY,
+        // The key already holds series, minute, shard and first sequence number: the item does not repeat them.
+        assertThat(item).containsOnlyKeys(KeyScheme.PK, KeyScheme.SK, SummaryAttributes.SUMMARY,
                 PartialItems.UNIT, PartialItems.TTL);
         assertThat(item.get(PartialItems.UNIT).s()).isEqualTo("Milliseconds");
     }
@@ -64,7 +64,7 @@ class PartialItemsTest {
             assertThat(retry.get(KeyScheme.PK)).isEqualTo(failedAttempt.get(KeyScheme.PK));
             assertThat(retry.get(KeyScheme.SK)).isEqualTo(failedAttempt.get(KeyScheme.SK));
         });
-        assertThat(largerRetry.get(KeyScheme.SK).s()).endsWith("#101#3");
+        assertThat(largerRetry.get(KeyScheme.SK).s()).endsWith("#" + KeyScheme.compactSequence("101") + "#3");
     }
 
     @Test
