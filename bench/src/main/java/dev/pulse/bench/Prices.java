@@ -30,7 +30,7 @@ public final class Prices {
             new Param("ddb-rcu-hour", 0.00013, "DynamoDB provisioned read capacity unit, per hour"),
             new Param("ddb-provisioned-utilisation", 0.7, "provisioned capacity sized to this share of it (auto scaling's target)"),
             new Param("ddb-gb-month", 0.25, "DynamoDB storage (Standard table class), per GB-month"),
-            new Param("ddb-pitr-gb-month", 0.20, "point-in-time recovery (the template enables it), per GB-month of table size"),
+            new Param("ddb-pitr-gb-month", 0.20, "point-in-time recovery (template PointInTimeRecovery, on by default), per GB-month of table size"),
             new Param("shard-hour", 0.015, "Kinesis provisioned shard-hour"),
             new Param("put-payload-million", 0.014, "Kinesis PUT payload units (25 KB), per million"),
             new Param("shard-utilisation", 0.8, "provisioned shards sized to this share of a shard's limits"),

@@ -248,7 +248,7 @@ class IngestEdgeCasesIT {
             System.out.println("earlierLayout partials: " + sks);
             assertThat(sks).hasSize(3).anyMatch(sk -> sk.startsWith("2026-11-21T11:30#" + SHARD + "#101#9"))
                     .anyMatch(sk -> sk.startsWith("2026-11-21T11:30#" + SHARD + "#105#11"))
-                    .anyMatch(sk -> sk.startsWith("30#0#" + KeyScheme.compactSequence("101") + "#10"));
+                    .anyMatch(sk -> sk.startsWith("m30#0#" + KeyScheme.compactSequence("101") + "#10"));
             assertExactEverywhere(p, raw);
         }
     }

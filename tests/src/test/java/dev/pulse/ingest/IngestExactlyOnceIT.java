@@ -117,9 +117,9 @@ class IngestExactlyOnceIT {
         Set<String> dlq = new java.util.TreeSet<>();
         Emulators.sqs().drain(run.dlq).forEach(m -> dlq.add(sequenceOf(m.body())));
         assertThat(dlq).isEqualTo(run.expectedPoison);
-        // Some slots are named by a user record inside an aggregate: <mm>#<shard>#<seq>.<sub>#<generation>.
+        // Some slots are named by a user record inside an aggregate: m<mm>#<shard>#<seq>.<sub>#<generation>.
         assertThat(StoredPartials.live(run.reader, run.table)).extracting(i -> i.get(KeyScheme.SK).s())
-                .anyMatch(sk -> sk.matches("\\d\\d#[^#]+#[A-Za-z0-9_-]+\\.\\d+#\\d+"));
+                .anyMatch(sk -> sk.matches("m\\d\\d#[^#]+#[A-Za-z0-9_-]+\\.\\d+#\\d+"));
     }
 
     private static String sequenceOf(String dlqBody) {

@@ -317,8 +317,8 @@ class IngestModelIT {
         assertThat(sks).hasSize(3);
         assertThat(sks.stream().map(KeyScheme::partialGeneration).sorted().toList()).containsExactly(1L, 2L, 3L);
         assertThat(sks.stream().map(KeyScheme::partialSlot).distinct().count()).isEqualTo(2);
-        assertThat(sks).allMatch(sk -> sk.matches("\\d\\d#" + java.util.regex.Pattern.quote(KeyScheme.compactShard(SHARD))
-                + "#[A-Za-z0-9_-]+#[123]"), "<mm>#<shard>#<seq>#<g>");
+        assertThat(sks).allMatch(sk -> sk.matches("m\\d\\d#" + java.util.regex.Pattern.quote(KeyScheme.compactShard(SHARD))
+                + "#[A-Za-z0-9_-]+#[123]"), "m<mm>#<shard>#<seq>#<g>");
     }
 
     /**

@@ -8,7 +8,7 @@ import java.util.Base64;
 /**
  * The single-table key layout. Keys are readable in the console and sort chronologically:
  * <ul>
- *   <li>minute partial: PK {@code P#<seriesKey>#<yyyy-MM-ddTHH>}, SK {@code <mm>#<shard>#<seq>#<generation>}, shard
+ *   <li>minute partial: PK {@code P#<seriesKey>#<yyyy-MM-ddTHH>}, SK {@code m<mm>#<shard>#<seq>#<generation>}, shard
  *       and first sequence number in compact form (partials written before checkpoints have no generation: read as
  *       0; partials written before compact keys have SK {@code <yyyy-MM-ddTHH:mm>#<shardId>#<seq>[#<generation>]}
  *       and are still read)</li>
@@ -35,15 +35,17 @@ public final class KeyScheme {
     }
 
     /**
-     * A partial's sort key: its minute within the partition's hour ({@code mm}), its shard and first contributing
-     * record in compact form ({@link #compactShard}, {@link #compactSequence}; what every attempt that stores that
-     * record as the minute's first contributor shares), then the generation of the attempt that wrote it. The hour
-     * is the partition's, and the full shard id and 56-digit sequence number took 60 of a partial's 250 bytes.
+     * A partial's sort key: {@code m} and its minute within the partition's hour ({@code mm}), its shard and first
+     * contributing record in compact form ({@link #compactShard}, {@link #compactSequence}; what every attempt that
+     * stores that record as the minute's first contributor shares), then the generation of the attempt that wrote
+     * it. The hour is the partition's, and the full shard id and 56-digit sequence number took 60 of a partial's 250
+     * bytes. The {@code m} sorts after every digit, so a partition's partials of the earlier layout (which start with
+     * their year) come before all of the current layout: {@link LatestPartials} needs to hold back only those.
      */
     public static String partialSk(long minuteStart, String shardId, String firstSequence, long generation) {
         int mm = (int) Math.floorMod(Math.floorDiv(minuteStart, 60_000L), 60L);
-        StringBuilder sb = new StringBuilder(44);
-        pad2(sb, mm).append('#').append(compactShard(shardId)).append('#').append(compactSequence(firstSequence));
+        StringBuilder sb = new StringBuilder(45);
+        pad2(sb.append(PARTIAL_MINUTE), mm).append('#').append(compactShard(shardId)).append('#').append(compactSequence(firstSequence));
         return sb.append('#').append(generation).toString();
     }
 
@@ -54,8 +56,9 @@ public final class KeyScheme {
      */
     public static String partialSlot(String sk) {
         if (legacyPartial(sk)) {
-            String[] parts = legacyParts(sk);
-            return parts[0].substring(14, 16) + "#" + compactShard(parts[1]) + "#" + compactSequence(parts[2]);
+            int[] at = legacyHashes(sk);
+            return PARTIAL_MINUTE + sk.substring(14, 16) + "#" + compactShard(sk.substring(17, at[0]))
+                    + "#" + compactSequence(sk.substring(at[0] + 1, at[1]));
         }
         return hashes(sk) >= 3 ? sk.substring(0, sk.lastIndexOf('#')) : sk;
     }
@@ -63,10 +66,27 @@ public final class KeyScheme {
     /** The generation of the attempt that wrote a partial; 0 for a partial written before generations. */
     public static long partialGeneration(String sk) {
         if (legacyPartial(sk)) {
-            String[] parts = legacyParts(sk);
-            return parts.length > 3 ? Long.parseLong(parts[3]) : 0;
+            int end = legacyHashes(sk)[1];
+            return end == sk.length() ? 0 : Long.parseLong(sk.substring(end + 1));
         }
         return hashes(sk) >= 3 ? Long.parseLong(sk.substring(sk.lastIndexOf('#') + 1)) : 0;
+    }
+
+    /**
+     * Where an earlier-layout key's sequence number starts and ends: {@code [#before it, end of it]}. As that
+     * layout's readers split it: with three or more {@code #} the last part is the generation, the part before it
+     * the sequence number, and the shard id (which may hold {@code #}) what lies between it and the minute.
+     */
+    private static int[] legacyHashes(String sk) {
+        if (sk.length() < 17 || sk.charAt(16) != '#' || hashes(sk) < 2) {
+            throw new IllegalArgumentException("not a partial sort key: " + sk);
+        }
+        int end = hashes(sk) >= 3 ? sk.lastIndexOf('#') : sk.length();
+        int start = sk.lastIndexOf('#', end - 1);
+        if (start <= 16) {
+            throw new IllegalArgumentException("not a partial sort key: " + sk);
+        }
+        return new int[] {start, end};
     }
 
     /** The start (epoch ms) of a partial's minute, from its sort key and the start of its partition's hour. */
@@ -74,7 +94,7 @@ public final class KeyScheme {
         if (legacyPartial(sk)) {
             return LocalDateTime.parse(sk.substring(0, 16)).toEpochSecond(ZoneOffset.UTC) * 1000;
         }
-        return hourStart + ((sk.charAt(0) - '0') * 10 + (sk.charAt(1) - '0')) * 60_000L;
+        return hourStart + ((sk.charAt(1) - '0') * 10 + (sk.charAt(2) - '0')) * 60_000L;
     }
 
     /** The start (epoch ms) of a partial's minute, from its partition and sort keys (for tools that scan). */
@@ -82,35 +102,28 @@ public final class KeyScheme {
         return partialMinute(hourStart(pk.substring(pk.length() - "yyyy-MM-ddTHH".length())), sk);
     }
 
-    /** Whether a partial's sort key is in the layout before compact keys: it starts with {@code yyyy-}. */
+    /** Whether a partial's sort key is in the layout before compact keys: it starts with its year, not {@code m}. */
     public static boolean legacyPartial(String sk) {
-        return sk.length() > 2 && sk.charAt(2) != '#';
-    }
-
-    private static String[] legacyParts(String sk) {
-        String[] parts = sk.split("#", -1);
-        if (parts.length < 3 || parts.length > 4 || parts[0].length() != 16) {
-            throw new IllegalArgumentException("not a partial sort key: " + sk);
-        }
-        return parts;
+        return !sk.isEmpty() && sk.charAt(0) != PARTIAL_MINUTE;
     }
 
     /**
-     * A shard id as partial keys hold it: Kinesis' {@code shardId-000000000042} as {@code 42}; any other form whole
-     * behind {@code =} (which the short form never starts with).
+     * A shard id as partial keys hold it: Kinesis' {@code shardId-000000000042} (twelve digits) as {@code 42}; any
+     * other form whole behind {@code =} ({@link #verbatim}), which the short form never starts with.
      */
     public static String compactShard(String shardId) {
-        if (shardId.startsWith(KINESIS_SHARD) && shardId.length() > KINESIS_SHARD.length()
-                && shardId.length() <= KINESIS_SHARD.length() + 18 && digits(shardId, KINESIS_SHARD.length(), shardId.length())) {
-            return Long.toString(Long.parseLong(shardId.substring(KINESIS_SHARD.length())));
+        int n = KINESIS_SHARD.length();
+        if (shardId.length() == n + 12 && shardId.startsWith(KINESIS_SHARD) && digits(shardId, n, shardId.length())) {
+            return Long.toString(Long.parseLong(shardId.substring(n)));
         }
-        return "=" + shardId;
+        return verbatim(shardId);
     }
 
     /**
      * A sequence number as partial keys hold it: Kinesis' decimal number as the URL-safe base64 of its bytes (32
      * characters for 56 digits), a KPL user record's {@code <seq>.<sub>} as that and {@code .<sub>}; any other form
-     * (a leading zero, say, which the number would lose) whole behind {@code =}, which base64 never starts with.
+     * (a leading zero, say, which the number would lose) whole behind {@code =} ({@link #verbatim}), which base64
+     * never starts with.
      */
     public static String compactSequence(String sequence) {
         int dot = sequence.indexOf('.');
@@ -118,12 +131,33 @@ public final class KeyScheme {
         boolean number = end > 0 && digits(sequence, 0, end) && (end == 1 || sequence.charAt(0) != '0');
         boolean sub = dot < 0 || (dot + 1 < sequence.length() && digits(sequence, dot + 1, sequence.length()));
         if (!number || !sub) {
-            return "=" + sequence;
+            return verbatim(sequence);
         }
         String head = BASE64.encodeToString(new BigInteger(sequence.substring(0, end)).toByteArray());
         return dot < 0 ? head : head + sequence.substring(dot);
     }
 
+    /**
+     * {@code =} and the value with {@code %} and every character up to {@code #} as {@code %XX}, so a
+     * key part never holds {@code #} nor anything sorting below it: a slot's keys stay adjacent and the parts of a
+     * key unambiguous, whatever a hand-made event's shard id or sequence number holds.
+     */
+    private static String verbatim(String value) {
+        StringBuilder sb = new StringBuilder(value.length() + 1).append('=');
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c <= '#' || c == '%') {
+                sb.append('%').append(HEX[c >> 4]).append(HEX[c & 15]);
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.toString();
+    }
+
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+    /** The first character of a current-layout partial sort key; sorts after the digits an earlier one starts with. */
+    private static final char PARTIAL_MINUTE = 'm';
     private static final String KINESIS_SHARD = "shardId-";
     private static final Base64.Encoder BASE64 = Base64.getUrlEncoder().withoutPadding();
 

@@ -2,11 +2,9 @@ package dev.pulse.store;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -17,18 +15,16 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * replaced, or by a stale attempt whose write landed late (docs/design.md, "Exactly once"). Partials of one
  * partition arrive sorted by sort key, where a slot's partials are adjacent, so one is held back at a time.
  *
- * <p>Partials in the layout before compact keys ({@link KeyScheme#legacyPartial}) sort elsewhere in the partition
- * than the current partials of the same record, so they are held until {@link #finish} and passed on only for a
- * slot no current partial has: a current partial was written by an attempt that claimed its generation after
- * every attempt of the earlier code, so it is the newest. Such partitions exist only across an upgrade, until
- * their partials expire.
+ * <p>Partials in the layout before compact keys ({@link KeyScheme#legacyPartial}) sort before every partial of the
+ * current layout, so they are held (only they: a partition has them only across an upgrade, until they expire)
+ * and each is weighed against the current partials of its slot by generation, which comes from the same counter
+ * in both layouts: whichever attempt is newest counts, also after a rollback and a second upgrade.
  *
  * <p>Feed it the items of one partition in key order ({@link #accept}), then call {@link #finish}.
  */
 public final class LatestPartials implements Consumer<Map<String, AttributeValue>> {
 
     private final Consumer<Map<String, AttributeValue>> downstream;
-    private final Set<String> slotsSeen = new HashSet<>();
     private Map<String, Newest> legacy;
     private String slot;
     private long generation;
@@ -44,6 +40,9 @@ public final class LatestPartials implements Consumer<Map<String, AttributeValue
         String s = KeyScheme.partialSlot(sk);
         long g = KeyScheme.partialGeneration(sk);
         if (KeyScheme.legacyPartial(sk)) {
+            if (slot != null) {
+                throw new IllegalStateException("partials out of key order: " + sk + " after " + slot);
+            }
             if (legacy == null) {
                 legacy = new LinkedHashMap<>();
             }
@@ -59,34 +58,30 @@ public final class LatestPartials implements Consumer<Map<String, AttributeValue
         }
         passHeld();
         slot = s;
-        slotsSeen.add(s);
         generation = g;
         held = item;
     }
 
-    /** Passes on the last held partial (and earlier-layout partials of slots no current one has); call once the partition has been read. */
+    /** Passes on the last held partial and the earlier-layout ones still held; call once the partition has been read. */
     public void finish() {
         passHeld();
         if (legacy != null) {
-            legacy.forEach((s, newest) -> {
-                if (!slotsSeen.contains(s)) {
-                    downstream.accept(newest.item);
-                }
-            });
+            legacy.values().forEach(newest -> downstream.accept(newest.item));
             legacy = null;
         }
-        slotsSeen.clear();
         slot = null;
     }
 
-    private record Newest(long generation, Map<String, AttributeValue> item) {
+    private void passHeld() {
+        if (held == null) {
+            return;
+        }
+        Newest earlier = legacy == null ? null : legacy.remove(slot);
+        downstream.accept(earlier != null && earlier.generation > generation ? earlier.item : held);
+        held = null;
     }
 
-    private void passHeld() {
-        if (held != null) {
-            downstream.accept(held);
-            held = null;
-        }
+    private record Newest(long generation, Map<String, AttributeValue> item) {
     }
 
     /**

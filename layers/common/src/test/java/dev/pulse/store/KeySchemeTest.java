@@ -65,16 +65,20 @@ class KeySchemeTest {
 
         String sk = KeyScheme.partialSk(1763740860000L, "shardId-000000000001", seq, 12);
 
-        assertThat(sk).isEqualTo("01#1#" + java.util.Base64.getUrlEncoder().withoutPadding()
+        assertThat(sk).isEqualTo("m01#1#" + java.util.Base64.getUrlEncoder().withoutPadding()
                 .encodeToString(new java.math.BigInteger(seq).toByteArray()) + "#12");
-        assertThat(sk).hasSize(2 + 1 + 1 + 1 + 32 + 1 + 2); // against 16 + 1 + 20 + 1 + 56 + 1 + 2 before
+        assertThat(sk).hasSize(3 + 1 + 1 + 1 + 32 + 1 + 2); // against 16 + 1 + 20 + 1 + 56 + 1 + 2 before
     }
 
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.CsvSource({
             "shardId-000000000000, 0",
             "shardId-000000000042, 42",
-            "shardId-4, 4",
+            "shardId-4, =shardId-4",
+            "shardId-0000000000042, =shardId-0000000000042",
+            "'shard#1', '=shard%231'",
+            "'a b', '=a%20b'",
+            "'50%', '=50%25'",
             "shard-0, =shard-0",
             "shardId-, =shardId-",
             "shardId-0000000000000000000001, =shardId-0000000000000000000001",
@@ -118,14 +122,14 @@ class KeySchemeTest {
     void partialSlot_whenGeneration_isTheKeyWithoutIt() {
         String sk = KeyScheme.partialSk(1763740860000L, "shardId-000000000001", "495", 12);
 
-        assertThat(KeyScheme.partialSlot(sk)).isEqualTo("01#1#Ae8");
+        assertThat(KeyScheme.partialSlot(sk)).isEqualTo("m01#1#Ae8");
         assertThat(KeyScheme.partialGeneration(sk)).isEqualTo(12);
         assertThat(KeyScheme.legacyPartial(sk)).isFalse();
     }
 
     @Test
     void partialSlot_whenWrittenBeforeGenerations_isTheWholeKeyAndGenerationZero() {
-        String noGeneration = "01#1#Ae8";
+        String noGeneration = "m01#1#Ae8";
 
         assertThat(KeyScheme.partialSlot(noGeneration)).isEqualTo(noGeneration);
         assertThat(KeyScheme.partialGeneration(noGeneration)).isZero();

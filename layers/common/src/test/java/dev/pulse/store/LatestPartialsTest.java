@@ -64,8 +64,8 @@ class LatestPartialsTest {
                 KeyScheme.partialSk(MINUTE + 20 * 60_000L, shard, "300", 6),
                 KeyScheme.partialSk(MINUTE + 40 * 60_000L, shard, "300", 6)));
         java.util.Collections.sort(sks);
-        assertThat(sks.get(0)).startsWith("01#"); // the earlier layout sorts between the current layout's minutes
-        assertThat(sks.get(sks.size() - 1)).startsWith("41#");
+        assertThat(sks.get(4)).startsWith("2025-"); // the earlier layout sorts before the current one
+        assertThat(sks.get(5)).startsWith("m01#");
 
         List<String> out = run(sks.stream().map(sk -> item(sk, sk)).toList());
 
@@ -84,14 +84,26 @@ class LatestPartialsTest {
         String sk = KeyScheme.partialSk(MINUTE, "shardId-000000000000", "100", 1);
         List<String> out = new ArrayList<>();
         LatestPartials latest = new LatestPartials(i -> out.add(i.get("tag").s()));
-        latest.accept(item(sk, "a"));
         latest.accept(item("2025-11-21T16:01#shardId-000000000000#100", "a-legacy"));
+        latest.accept(item(sk, "a"));
         latest.finish();
         latest.accept(item("2025-11-21T16:01#shardId-000000000000#100", "b-legacy"));
         latest.accept(item(sk, "b"));
         latest.finish();
 
         assertThat(out).containsExactly("a", "b");
+    }
+
+    @Test
+    void accept_whenEarlierLayoutPartialAfterACurrentOne_refusesTheOrder() {
+        // DynamoDB returns a partition in key order, where the earlier layout comes first; anything else would let a
+        // record count twice, so it is refused rather than summed.
+        LatestPartials latest = new LatestPartials(i -> { });
+        latest.accept(item(KeyScheme.partialSk(MINUTE, "shardId-000000000000", "100", 2), "current"));
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> latest.accept(item("2025-11-21T16:01#shardId-000000000000#100#1", "earlier")))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("out of key order");
     }
 
     @Test

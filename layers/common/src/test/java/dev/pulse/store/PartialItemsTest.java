@@ -29,7 +29,7 @@ class PartialItemsTest {
         Map<String, AttributeValue> item = PartialItems.partial(partial("Milliseconds", 2, 5, 1), 86_400, 7);
 
         assertThat(item.get(KeyScheme.PK).s()).isEqualTo("P#lat{op=Pay}#2025-11-21T16");
-        assertThat(item.get(KeyScheme.SK).s()).isEqualTo("01#1#AfQ#7"); // minute 01, shard 1, 500 = 0x01F4
+        assertThat(item.get(KeyScheme.SK).s()).isEqualTo("m01#1#AfQ#7"); // minute 01, shard 1, 500 = 0x01F4
         assertThat(KeyScheme.partialMinute(T0, item.get(KeyScheme.SK).s())).isEqualTo(T0 + 60_000);
         dev.pulse.aggregate.Summary s = SummaryAttributes.read(item);
         assertThat(s.count()).isEqualTo(3);
