@@ -35,15 +35,11 @@ class CompactKeysReviewTest {
     private static final String SHARD = "shardId-000000000007";
 
     private static Map<String, AttributeValue> item(String sk, String tag) {
-        return Map.of(KeyScheme.SK, AttributeValue.fromS(sk), "tag", AttributeValue.fromS(tag));
+        return LatestPartialsTest.item(sk, tag);
     }
 
     private static List<String> run(List<Map<String, AttributeValue>> items) {
-        List<String> out = new ArrayList<>();
-        LatestPartials latest = new LatestPartials(i -> out.add(i.get("tag").s()));
-        items.forEach(latest);
-        latest.finish();
-        return out;
+        return LatestPartialsTest.run(items);
     }
 
     /** A partial key as the code before compact keys wrote it. */

@@ -12,11 +12,13 @@ class LatestPartialsTest {
 
     private static final long MINUTE = 1763740860000L;
 
-    private static Map<String, AttributeValue> item(String sk, String tag) {
+    /** A partial reduced to its sort key and a tag naming it. */
+    static Map<String, AttributeValue> item(String sk, String tag) {
         return Map.of(KeyScheme.SK, AttributeValue.fromS(sk), "tag", AttributeValue.fromS(tag));
     }
 
-    private static List<String> run(List<Map<String, AttributeValue>> items) {
+    /** The tags of the partials one partition's {@code items} (fed in this order) pass on. */
+    static List<String> run(List<Map<String, AttributeValue>> items) {
         List<String> out = new ArrayList<>();
         LatestPartials latest = new LatestPartials(i -> out.add(i.get("tag").s()));
         items.forEach(latest);

@@ -35,11 +35,7 @@ class LogSubscriptionTemplateTest {
 
     @BeforeAll
     static void load() throws IOException {
-        Path dir = Path.of("").toAbsolutePath();
-        while (!Files.isRegularFile(dir.resolve("template.yaml"))) {
-            dir = dir.getParent();
-            assertThat(dir).as("template.yaml above the working directory").isNotNull();
-        }
+        Path dir = ProjectRoot.find();
         template = SamTemplate.load(dir.resolve("template.yaml"));
     }
 

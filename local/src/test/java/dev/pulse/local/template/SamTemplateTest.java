@@ -33,12 +33,7 @@ class SamTemplateTest {
 
     @BeforeAll
     static void load() throws IOException {
-        // Maven runs the tests in local/; walk up so an IDE running them elsewhere finds the template too.
-        Path dir = Path.of("").toAbsolutePath();
-        while (!Files.isRegularFile(dir.resolve("template.yaml"))) {
-            dir = dir.getParent();
-            assertThat(dir).as("template.yaml above the working directory").isNotNull();
-        }
+        Path dir = ProjectRoot.find();
         root = dir;
         template = SamTemplate.load(dir.resolve("template.yaml"));
     }
