@@ -65,9 +65,13 @@ final class StackResources implements Bindings {
         for (String type : List.of("AWS::KMS::Key", "AWS::IAM::Role", "AWS::Logs::LogGroup")) {
             template.resourceIds(type).forEach(id -> notEmulated.add(id + " (" + type + ")"));
         }
+        // TableCapacityMode PROVISIONED: DynamoDB Local creates the table with its capacity but enforces none.
+        for (String type : List.of("AWS::ApplicationAutoScaling::ScalableTarget", "AWS::ApplicationAutoScaling::ScalingPolicy")) {
+            stack.resourceIds(type).forEach(id -> notEmulated.add(id + " (" + type + ")"));
+        }
     }
 
-    /** Resources that exist only as names locally (no encryption at rest, no IAM, logs go to files). */
+    /** Resources that exist only as names locally (no encryption at rest, no IAM, logs go to files, no auto scaling). */
     List<String> notEmulated() {
         return notEmulated;
     }
