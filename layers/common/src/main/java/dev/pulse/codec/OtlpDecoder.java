@@ -19,6 +19,7 @@ import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
 import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
 import io.opentelemetry.proto.metrics.v1.SummaryDataPoint;
 import java.util.ArrayList;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
@@ -480,7 +481,11 @@ final class OtlpDecoder {
         }
     }
 
-    /** An attribute value as dimension text: strings as they are, numbers and booleans as written, lists as JSON-like text. */
+    /**
+     * An attribute value as dimension text: strings as they are, numbers and booleans as written, bytes as base64,
+     * arrays and key-value lists as JSON, as OpenTelemetry asks of protocols without such values (so
+     * {@code ["a,b"]} and {@code ["a","b"]} stay two series).
+     */
     static String text(AnyValue v) {
         return switch (v.getValueCase()) {
             case STRING_VALUE -> v.getStringValue();
@@ -488,23 +493,48 @@ final class OtlpDecoder {
             case INT_VALUE -> Long.toString(v.getIntValue());
             case DOUBLE_VALUE -> Double.toString(v.getDoubleValue());
             case BYTES_VALUE -> Base64.getEncoder().encodeToString(v.getBytesValue().toByteArray());
-            case ARRAY_VALUE -> {
-                StringBuilder sb = new StringBuilder("[");
-                for (int i = 0; i < v.getArrayValue().getValuesCount(); i++) {
-                    sb.append(i == 0 ? "" : ",").append(text(v.getArrayValue().getValues(i)));
-                }
-                yield sb.append(']').toString();
-            }
-            case KVLIST_VALUE -> {
-                StringBuilder sb = new StringBuilder("{");
-                for (int i = 0; i < v.getKvlistValue().getValuesCount(); i++) {
-                    KeyValue kv = v.getKvlistValue().getValues(i);
-                    sb.append(i == 0 ? "" : ",").append(kv.getKey()).append('=').append(text(kv.getValue()));
-                }
-                yield sb.append('}').toString();
-            }
+            case ARRAY_VALUE, KVLIST_VALUE -> json(new StringBuilder(), v).toString();
             default -> "";
         };
+    }
+
+    private static StringBuilder json(StringBuilder sb, AnyValue v) {
+        switch (v.getValueCase()) {
+            case STRING_VALUE -> quoted(sb, v.getStringValue());
+            case BOOL_VALUE, INT_VALUE -> sb.append(text(v));
+            case DOUBLE_VALUE -> {
+                double d = v.getDoubleValue();
+                if (Double.isFinite(d)) {
+                    sb.append(d);
+                } else {
+                    quoted(sb, Double.toString(d)); // JSON has no NaN or infinities
+                }
+            }
+            case BYTES_VALUE -> quoted(sb, text(v));
+            case ARRAY_VALUE -> {
+                sb.append('[');
+                for (int i = 0; i < v.getArrayValue().getValuesCount(); i++) {
+                    json(i == 0 ? sb : sb.append(','), v.getArrayValue().getValues(i));
+                }
+                sb.append(']');
+            }
+            case KVLIST_VALUE -> {
+                sb.append('{');
+                for (int i = 0; i < v.getKvlistValue().getValuesCount(); i++) {
+                    KeyValue kv = v.getKvlistValue().getValues(i);
+                    json(quoted(i == 0 ? sb : sb.append(','), kv.getKey()).append(':'), kv.getValue());
+                }
+                sb.append('}');
+            }
+            default -> sb.append("null");
+        }
+        return sb;
+    }
+
+    private static StringBuilder quoted(StringBuilder sb, String s) {
+        sb.append('"');
+        JsonStringEncoder.getInstance().quoteAsString(s, sb);
+        return sb.append('"');
     }
 
     /** OTLP units are UCUM; the common ones become CloudWatch unit names, the rest are left out (no unit). */

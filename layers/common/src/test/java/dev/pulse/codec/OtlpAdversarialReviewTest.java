@@ -208,14 +208,43 @@ class OtlpAdversarialReviewTest {
         assertThat(DECODER.decode(pb).datapoints().get(0).dims()).doesNotContainKey("env").containsEntry("service.name", "checkout");
     }
 
-    /** Open (low, L5): array rendering is ambiguous: ["a,b"] and ["a","b"] are the same dim value, so two series merge. */
+    /** Was open (low, L5): ["a,b"] and ["a","b"] rendered alike and merged two series; arrays are JSON now. */
     @Test
-    void text_whenArrayElementHasComma_collidesWithTwoElements_knownLimitation() {
+    void text_whenArrayElementHasComma_staysApartFromTwoElements() {
         AnyValue oneElem = AnyValue.newBuilder().setArrayValue(ArrayValue.newBuilder()
                 .addValues(AnyValue.newBuilder().setStringValue("a,b"))).build();
         AnyValue twoElems = AnyValue.newBuilder().setArrayValue(ArrayValue.newBuilder()
                 .addValues(AnyValue.newBuilder().setStringValue("a")).addValues(AnyValue.newBuilder().setStringValue("b"))).build();
-        assertThat(OtlpDecoder.text(oneElem)).isEqualTo(OtlpDecoder.text(twoElems)).isEqualTo("[a,b]");
+        assertThat(OtlpDecoder.text(oneElem)).isEqualTo("[\"a,b\"]");
+        assertThat(OtlpDecoder.text(twoElems)).isEqualTo("[\"a\",\"b\"]");
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.MethodSource("jsonValues")
+    void text_whenArrayOrList_isJsonThatJacksonReadsBack(AnyValue v, String expected) throws Exception {
+        String text = OtlpDecoder.text(v);
+
+        assertThat(text).isEqualTo(expected);
+        assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(text)).isNotNull();
+    }
+
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> jsonValues() {
+        java.util.function.Function<AnyValue[], AnyValue> array = vs -> AnyValue.newBuilder()
+                .setArrayValue(ArrayValue.newBuilder().addAllValues(List.of(vs))).build();
+        AnyValue quote = AnyValue.newBuilder().setStringValue("say \"hi\"\\ \n").build();
+        AnyValue nan = AnyValue.newBuilder().setDoubleValue(Double.NaN).build();
+        AnyValue one = AnyValue.newBuilder().setIntValue(1).build();
+        AnyValue half = AnyValue.newBuilder().setDoubleValue(0.5).build();
+        AnyValue yes = AnyValue.newBuilder().setBoolValue(true).build();
+        AnyValue bytes = AnyValue.newBuilder().setBytesValue(com.google.protobuf.ByteString.copyFrom(new byte[] {1, 2})).build();
+        AnyValue list = AnyValue.newBuilder().setKvlistValue(io.opentelemetry.proto.common.v1.KeyValueList.newBuilder()
+                .addValues(kv("k", "v")).addValues(KeyValue.newBuilder().setKey("n").setValue(array.apply(new AnyValue[] {one})))).build();
+        return java.util.stream.Stream.of(
+                org.junit.jupiter.params.provider.Arguments.of(array.apply(new AnyValue[] {one, half}), "[1,0.5]"),
+                org.junit.jupiter.params.provider.Arguments.of(array.apply(new AnyValue[] {yes, bytes}), "[true,\"AQI=\"]"),
+                org.junit.jupiter.params.provider.Arguments.of(array.apply(new AnyValue[] {quote, nan}), "[\"say \\\"hi\\\"\\\\ \\n\",\"NaN\"]"),
+                org.junit.jupiter.params.provider.Arguments.of(array.apply(new AnyValue[] {}), "[]"),
+                org.junit.jupiter.params.provider.Arguments.of(list, "{\"k\":\"v\",\"n\":[1]}"));
     }
 
     // ---------------------------------------------------------------- compression
