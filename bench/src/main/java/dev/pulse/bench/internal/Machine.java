@@ -14,12 +14,15 @@ public final class Machine {
     public static String describe() {
         String cpu = firstValue(Path.of("/proc/cpuinfo"), "model name");
         String mem = firstValue(Path.of("/proc/meminfo"), "MemTotal");
-        return "%s, %d cores available to the JVM, %s RAM, %s %s, JDK %s (%s)".formatted(
+        // The collector decides the tail of the in-process handler measurements (Makefile, BENCH_JVM).
+        String gc = String.join(" + ", java.lang.management.ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .map(java.lang.management.GarbageCollectorMXBean::getName).toList());
+        return "%s, %d cores available to the JVM, %s RAM, %s %s, JDK %s (%s), collectors %s".formatted(
                 cpu == null ? System.getProperty("os.arch") : cpu,
                 Runtime.getRuntime().availableProcessors(),
                 mem == null ? "?" : Math.round(Long.parseLong(mem.replaceAll("[^0-9]", "")) / 1024.0 / 1024.0) + " GiB",
                 System.getProperty("os.name"), System.getProperty("os.version"),
-                System.getProperty("java.runtime.version"), System.getProperty("java.vm.name"));
+                System.getProperty("java.runtime.version"), System.getProperty("java.vm.name"), gc);
     }
 
     private static String firstValue(Path file, String key) {
