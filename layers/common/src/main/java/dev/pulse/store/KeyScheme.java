@@ -78,10 +78,11 @@ public final class KeyScheme {
      * the sequence number, and the shard id (which may hold {@code #}) what lies between it and the minute.
      */
     private static int[] legacyHashes(String sk) {
-        if (sk.length() < 17 || sk.charAt(16) != '#' || hashes(sk) < 2) {
+        int hashes = hashes(sk);
+        if (sk.length() < 17 || sk.charAt(16) != '#' || hashes < 2) {
             throw new IllegalArgumentException("not a partial sort key: " + sk);
         }
-        int end = hashes(sk) >= 3 ? sk.lastIndexOf('#') : sk.length();
+        int end = hashes >= 3 ? sk.lastIndexOf('#') : sk.length();
         int start = sk.lastIndexOf('#', end - 1);
         if (start <= 16) {
             throw new IllegalArgumentException("not a partial sort key: " + sk);
