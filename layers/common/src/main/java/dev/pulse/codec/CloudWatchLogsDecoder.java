@@ -8,7 +8,6 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.GZIPInputStream;
 
@@ -20,9 +19,9 @@ import java.util.zip.GZIPInputStream;
 final class CloudWatchLogsDecoder {
 
     /** A subscription record is at most 1 MB compressed; this bounds a decompression bomb. */
-    static final int MAX_DECOMPRESSED_BYTES = 16 * 1024 * 1024;
+    static final int MAX_DECOMPRESSED_BYTES = DecodeLimits.MAX_DECOMPRESSED_BYTES;
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = Json.MAPPER;
 
     private final EmfDecoder emf = new EmfDecoder();
 
@@ -31,11 +30,15 @@ final class CloudWatchLogsDecoder {
     }
 
     Decoded decode(byte[] gz) throws DecodeException {
+        return decode(gz, DecodeBudget.forRecord());
+    }
+
+    Decoded decode(byte[] gz, DecodeBudget budget) throws DecodeException {
         JsonNode root;
         try {
-            root = MAPPER.readTree(gunzip(gz));
+            root = MAPPER.readTree(gunzip(gz, budget));
         } catch (JsonProcessingException e) {
-            throw new DecodeException("invalid JSON in CloudWatch Logs payload: " + e.getOriginalMessage(), e);
+            throw new DecodeException("invalid JSON in CloudWatch Logs payload: " + Json.reason(e), e);
         } catch (IOException e) {
             throw new DecodeException("invalid gzip: " + e.getMessage(), e);
         }
@@ -55,7 +58,7 @@ final class CloudWatchLogsDecoder {
             throw new DecodeException("CloudWatch Logs payload: logEvents must be an array");
         }
         String function = ReportLineParser.functionName(logGroup);
-        List<Datapoint> out = new ArrayList<>();
+        List<Datapoint> out = budget.unit();
         int skipped = 0;
         for (int i = 0; i < events.size(); i++) {
             JsonNode ev = events.get(i);
@@ -96,21 +99,23 @@ final class CloudWatchLogsDecoder {
             return doc;
         } catch (JsonProcessingException e) {
             String kind = message.contains("\"_aws\"") ? "EMF" : "platform.report";
-            throw new DecodeException(where + ": invalid " + kind + " JSON: " + e.getOriginalMessage(), e);
+            throw new DecodeException(where + ": invalid " + kind + " JSON: " + Json.reason(e), e);
         }
     }
 
-    private static byte[] gunzip(byte[] gz) throws IOException, DecodeException {
+    private static byte[] gunzip(byte[] gz, DecodeBudget budget) throws IOException {
+        int limit = budget.inflateLimit(MAX_DECOMPRESSED_BYTES);
         try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(gz), 8192)) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream(Math.max(1024, gz.length * 8));
+            ByteArrayOutputStream out = new ByteArrayOutputStream(Math.min(limit, Math.max(1024, gz.length * 8)));
             byte[] buf = new byte[8192];
             int n;
             while ((n = in.read(buf)) > 0) {
-                if (out.size() + n > MAX_DECOMPRESSED_BYTES) {
-                    throw new DecodeException("gzip payload decompresses to more than " + MAX_DECOMPRESSED_BYTES + " bytes");
+                if (out.size() + n > limit) {
+                    throw budget.inflatedTooMuch("gzip payload", MAX_DECOMPRESSED_BYTES, "MAX_DECOMPRESSED_BYTES");
                 }
                 out.write(buf, 0, n);
             }
+            budget.inflated(out.size());
             return out.toByteArray();
         }
     }

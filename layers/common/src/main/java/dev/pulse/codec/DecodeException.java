@@ -4,7 +4,7 @@ package dev.pulse.codec;
  * A record could not be decoded or one of its datapoints failed validation. The record is poison: it goes
  * to the dead-letter queue with {@link #getMessage()} as the reason and is never retried by itself.
  */
-public final class DecodeException extends Exception {
+public class DecodeException extends Exception {
 
     public DecodeException(String reason) {
         super(reason, null, false, false);

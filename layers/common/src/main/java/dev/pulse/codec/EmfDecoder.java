@@ -11,6 +11,10 @@ import java.util.Map;
  * datapoint per value (a member may hold a number or an array of numbers) per dimension set, named
  * {@code Namespace/MetricName}, at {@code _aws.Timestamp} (or the log event's time when absent).
  * An empty dimension set, or an empty {@code Dimensions} array, means a series without dimensions.
+ *
+ * <p>The specification's own limits are enforced before anything is built from them (metrics per directive, keys
+ * per dimension set, values per array; {@link DecodeLimits}), plus Pulse's dimension sets per directive, and a
+ * {@code Unit} must be one of CloudWatch's unit names: CloudWatch refuses such documents too.
  */
 final class EmfDecoder {
 
@@ -44,6 +48,25 @@ final class EmfDecoder {
             if (metrics == null || !metrics.isArray()) {
                 throw new DecodeException(at + ": Metrics must be an array");
             }
+            if (metrics.size() > DecodeLimits.MAX_EMF_METRICS_PER_DIRECTIVE) {
+                throw new DecodeException(at + ": " + metrics.size() + " metrics, at most " + DecodeLimits.MAX_EMF_METRICS_PER_DIRECTIVE
+                        + " per directive (EMF specification; MAX_EMF_METRICS_PER_DIRECTIVE)");
+            }
+            if (dimSets.size() > DecodeLimits.MAX_EMF_DIMENSION_SETS) {
+                throw new DecodeException(at + ": " + dimSets.size() + " dimension sets, at most " + DecodeLimits.MAX_EMF_DIMENSION_SETS
+                        + " per directive (MAX_EMF_DIMENSION_SETS)");
+            }
+            // Every metric's value array is checked before any datapoint of the directive is made.
+            for (int m = 0; m < metrics.size(); m++) {
+                JsonNode metric = metrics.get(m);
+                JsonNode nameNode = metric == null ? null : metric.get("Name");
+                JsonNode value = nameNode != null && nameNode.isTextual() ? doc.get(nameNode.asText()) : null;
+                if (value != null && value.isArray() && value.size() > DecodeLimits.MAX_EMF_VALUES_PER_METRIC) {
+                    throw new DecodeException(at + ".Metrics[" + m + "] " + nameNode.asText() + ": " + value.size()
+                            + " values, at most " + DecodeLimits.MAX_EMF_VALUES_PER_METRIC
+                            + " per metric (EMF specification; MAX_EMF_VALUES_PER_METRIC)");
+                }
+            }
             int sets = Math.max(1, dimSets.size());
             for (int s = 0; s < sets; s++) {
                 Map<String, String> dims = dimSets.isEmpty() ? Map.of() : dimensions(doc, dimSets.get(s), at + ".Dimensions[" + s + "]");
@@ -51,8 +74,7 @@ final class EmfDecoder {
                     JsonNode metric = metrics.get(m);
                     String metricAt = at + ".Metrics[" + m + "]";
                     String name = requiredText(metric, "Name", metricAt);
-                    JsonNode unitNode = metric.get("Unit");
-                    String unit = unitNode != null && unitNode.isTextual() ? unitNode.asText() : null;
+                    String unit = unit(metric.get("Unit"), metricAt);
                     String series = namespace + "/" + name;
                     JsonNode value = doc.get(name);
                     if (value == null) {
@@ -74,6 +96,10 @@ final class EmfDecoder {
         if (!set.isArray()) {
             throw new DecodeException(at + ": a dimension set must be an array of member names");
         }
+        if (set.size() > DecodeLimits.MAX_EMF_DIMENSION_KEYS) {
+            throw new DecodeException(at + ": " + set.size() + " dimension keys, at most " + DecodeLimits.MAX_EMF_DIMENSION_KEYS
+                    + " per dimension set (EMF specification; MAX_EMF_DIMENSION_KEYS)");
+        }
         Map<String, String> dims = new HashMap<>(set.size() * 2);
         for (JsonNode keyNode : set) {
             if (!keyNode.isTextual()) {
@@ -87,6 +113,23 @@ final class EmfDecoder {
             dims.put(key, value.asText());
         }
         return dims;
+    }
+
+    /**
+     * A metric's {@code Unit}: absent or null is no unit; otherwise one of CloudWatch's unit names, as CloudWatch
+     * requires (anything else would be stored in every partial of the series).
+     */
+    private static String unit(JsonNode unitNode, String at) throws DecodeException {
+        if (unitNode == null || unitNode.isNull()) {
+            return null;
+        }
+        if (!unitNode.isTextual() || !DecodeLimits.CLOUDWATCH_UNITS.contains(unitNode.asText())) {
+            String shown = unitNode.isTextual() && unitNode.asText().length() > 40 ? unitNode.asText().substring(0, 40) + "... ("
+                    + unitNode.asText().length() + " characters)"
+                    : unitNode.isTextual() ? "\"" + unitNode.asText() + "\"" : "of type " + unitNode.getNodeType();
+            throw new DecodeException(at + ": Unit " + shown + " is not a CloudWatch unit name (CLOUDWATCH_UNITS)");
+        }
+        return unitNode.asText();
     }
 
     private static String requiredText(JsonNode node, String field, String at) throws DecodeException {

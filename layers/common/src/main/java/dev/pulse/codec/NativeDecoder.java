@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,12 +20,27 @@ import java.util.Map;
  */
 final class NativeDecoder {
 
+    /**
+     * Streaming, so no token limit is needed (nothing is built per token); a native datapoint nests two levels, and its
+     * strings are names, dimensions and units of at most 255 characters.
+     */
     private static final JsonFactory JSON = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(16).maxStringLength(64 * 1024).build())
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(16).maxStringLength(64 * 1024)
+                    .maxNumberLength(DecodeLimits.MAX_JSON_NUMBER_CHARS).build())
             .build();
 
+    private static final int NAME = 1;
+    private static final int DIMS = 2;
+    private static final int TS = 4;
+    private static final int VALUE = 8;
+    private static final int UNIT = 16;
+
     Decoded decode(byte[] data) throws DecodeException {
-        List<Datapoint> out = new ArrayList<>();
+        return decode(data, DecodeBudget.forRecord());
+    }
+
+    Decoded decode(byte[] data, DecodeBudget budget) throws DecodeException {
+        List<Datapoint> out = budget.unit();
         try (JsonParser p = JSON.createParser(data)) {
             JsonToken t;
             while ((t = p.nextToken()) != null) {
@@ -44,7 +58,7 @@ final class NativeDecoder {
                 }
             }
         } catch (JsonProcessingException e) {
-            throw new DecodeException("invalid JSON: " + e.getOriginalMessage(), e);
+            throw new DecodeException("invalid JSON: " + Json.reason(e), e);
         } catch (IOException e) {
             throw new DecodeException("unreadable record: " + e.getMessage(), e);
         }
@@ -62,9 +76,24 @@ final class NativeDecoder {
         double value = Double.NaN;
         boolean hasValue = false;
         String unit = null;
+        int seen = 0;
         String field;
         while ((field = p.nextFieldName()) != null) {
             JsonToken t = p.nextToken();
+            // A field given twice is poison, not last-wins: which value was meant cannot be known. A bit per known
+            // field, no set per object (this is the hot path); unknown fields are skipped unread either way.
+            int bit = switch (field) {
+                case "name" -> NAME;
+                case "dims" -> DIMS;
+                case "ts" -> TS;
+                case "value" -> VALUE;
+                case "unit" -> UNIT;
+                default -> 0;
+            };
+            if ((seen & bit) != 0) {
+                throw new DecodeException("datapoint #" + index + ": field " + field + " appears twice (duplicate JSON keys are refused)");
+            }
+            seen |= bit;
             switch (field) {
                 case "name" -> name = text(p, t, "name", index);
                 case "dims" -> dims = readDims(p, t, index);
@@ -105,6 +134,11 @@ final class NativeDecoder {
         Map<String, String> dims = new HashMap<>(8);
         String key;
         while ((key = p.nextFieldName()) != null) {
+            if (dims.size() >= DecodeLimits.MAX_DIMENSIONS) {
+                // Counted while reading: the 31st key is refused before it is stored.
+                throw new DecodeException("datapoint #" + index + ": dims: " + (DecodeLimits.MAX_DIMENSIONS + 1)
+                        + " dimensions, at most " + DecodeLimits.MAX_DIMENSIONS + " allowed (MAX_DIMENSIONS)");
+            }
             JsonToken vt = p.nextToken();
             if (vt != JsonToken.VALUE_STRING) {
                 throw new DecodeException("datapoint #" + index + ": dims." + key + " must be a string, found " + vt);

@@ -45,7 +45,9 @@ import java.util.zip.Inflater;
 final class OtlpDecoder {
 
     /** Same bound as the CloudWatch Logs path: a 1 MB record must not inflate into unbounded memory. */
-    static final int MAX_DECOMPRESSED_BYTES = CloudWatchLogsDecoder.MAX_DECOMPRESSED_BYTES;
+    static final int MAX_DECOMPRESSED_BYTES = DecodeLimits.MAX_DECOMPRESSED_BYTES;
+    /** Protobuf is parsed whole into objects, many per byte: its own, smaller bound. */
+    static final int MAX_PROTOBUF_BYTES = DecodeLimits.MAX_OTLP_PROTOBUF_BYTES;
     private static final int PEEK_BYTES = 64;
     private static final byte[] RESOURCE_METRICS = "\"resourceMetrics\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final byte[] RESOURCE_METRICS_SNAKE = "\"resource_metrics\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
@@ -102,7 +104,7 @@ final class OtlpDecoder {
         }
         if (ambiguous(prefix, prefix.length)) {
             try {
-                if (isProtoRequest(inflate(data, c, MAX_DECOMPRESSED_BYTES, true))) {
+                if (isProtoRequest(inflate(data, c, MAX_PROTOBUF_BYTES, true))) {
                     return new Format(c, Encoding.PROTO);
                 }
             } catch (DecodeException e) {
@@ -163,7 +165,25 @@ final class OtlpDecoder {
 
     /** Decodes a record {@link #detect} recognised as {@code format}. */
     Decoded decode(byte[] data, Format format) throws DecodeException {
-        byte[] payload = format.compression() == Compression.NONE ? data : inflate(data, format.compression(), MAX_DECOMPRESSED_BYTES, true);
+        return decode(data, format, DecodeBudget.forRecord());
+    }
+
+    Decoded decode(byte[] data, Format format, DecodeBudget budget) throws DecodeException {
+        boolean proto = format.encoding() == Encoding.PROTO;
+        int formatLimit = proto ? MAX_PROTOBUF_BYTES : MAX_DECOMPRESSED_BYTES;
+        String limitName = proto ? "MAX_OTLP_PROTOBUF_BYTES" : "MAX_DECOMPRESSED_BYTES";
+        byte[] payload = data;
+        if (format.compression() != Compression.NONE) {
+            int limit = budget.inflateLimit(formatLimit);
+            try {
+                payload = inflate(data, format.compression(), limit, true);
+            } catch (TooLarge e) {
+                throw budget.inflatedTooMuch("OTLP " + (proto ? "protobuf" : "JSON") + " record", formatLimit, limitName);
+            }
+            budget.inflated(payload.length);
+        } else if (payload.length > formatLimit) {
+            throw new DecodeException("OTLP protobuf record of " + payload.length + " bytes, more than " + formatLimit + " (" + limitName + ")");
+        }
         ExportMetricsServiceRequest request;
         if (format.encoding() == Encoding.JSON) {
             request = OtlpJson.parse(payload);
@@ -175,20 +195,27 @@ final class OtlpDecoder {
                         + "): " + e.getMessage(), e);
             }
         }
-        List<Datapoint> out = new ArrayList<>();
+        List<Datapoint> out = budget.unit();
         for (int r = 0; r < request.getResourceMetricsCount(); r++) {
             ResourceMetrics rm = request.getResourceMetrics(r);
             Map<String, String> resourceDims = new HashMap<>();
             for (KeyValue kv : rm.getResource().getAttributesList()) {
                 if (!isIgnoredResourceKey(kv.getKey())) {
                     putAttribute(resourceDims, kv);
+                    // Counted as they are read: resource attributes go into every point's dimensions, and more than
+                    // a datapoint may have is poison before any point's map is made.
+                    if (resourceDims.size() > DecodeLimits.MAX_DIMENSIONS) {
+                        throw new DecodeException("resourceMetrics[" + r + "].resource: more than " + DecodeLimits.MAX_DIMENSIONS
+                                + " attributes become dimensions, at most " + DecodeLimits.MAX_DIMENSIONS
+                                + " per datapoint (MAX_DIMENSIONS)");
+                    }
                 }
             }
             for (int s = 0; s < rm.getScopeMetricsCount(); s++) {
                 ScopeMetrics sm = rm.getScopeMetrics(s);
                 for (int m = 0; m < sm.getMetricsCount(); m++) {
                     String at = "resourceMetrics[" + r + "].scopeMetrics[" + s + "].metrics[" + m + "]";
-                    metric(sm.getMetrics(m), resourceDims, at, out);
+                    metric(sm.getMetrics(m), resourceDims, at, out, budget);
                 }
             }
         }
@@ -204,8 +231,13 @@ final class OtlpDecoder {
                 || key.equals("service.instance.id");
     }
 
-    private static void metric(Metric metric, Map<String, String> resourceDims, String at, List<Datapoint> out) throws DecodeException {
+    private static void metric(Metric metric, Map<String, String> resourceDims, String at, List<Datapoint> out, DecodeBudget budget)
+            throws DecodeException {
         String name = metric.getName();
+        if (metric.getUnit().length() > DecodeLimits.MAX_UNIT_LENGTH) {
+            throw new DecodeException(at + ": unit of " + metric.getUnit().length() + " characters, at most "
+                    + DecodeLimits.MAX_UNIT_LENGTH + " (MAX_UNIT_LENGTH)");
+        }
         String unit = unit(metric.getUnit());
         switch (metric.getDataCase()) {
             case GAUGE:
@@ -224,7 +256,8 @@ final class OtlpDecoder {
                 requireDelta(metric.getHistogram().getAggregationTemporality(), at + ".histogram",
                         "add the Collector's cumulativetodelta processor to the pipeline");
                 for (int i = 0; i < metric.getHistogram().getDataPointsCount(); i++) {
-                    histogram(name, unit, metric.getHistogram().getDataPoints(i), resourceDims, at + ".histogram.dataPoints[" + i + "]", out);
+                    histogram(name, unit, metric.getHistogram().getDataPoints(i), resourceDims, at + ".histogram.dataPoints[" + i + "]", out,
+                            budget);
                 }
                 break;
             case EXPONENTIAL_HISTOGRAM:
@@ -233,7 +266,7 @@ final class OtlpDecoder {
                         "set the SDK to delta (OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE=delta); cumulativetodelta does not convert them");
                 for (int i = 0; i < metric.getExponentialHistogram().getDataPointsCount(); i++) {
                     exponential(name, unit, metric.getExponentialHistogram().getDataPoints(i), resourceDims,
-                            at + ".exponentialHistogram.dataPoints[" + i + "]", out);
+                            at + ".exponentialHistogram.dataPoints[" + i + "]", out, budget);
                 }
                 break;
             case SUMMARY:
@@ -243,7 +276,8 @@ final class OtlpDecoder {
                         continue;
                     }
                     String pat = at + ".summary.dataPoints[" + i + "]";
-                    Map<String, String> dims = dims(resourceDims, p.getAttributesList());
+                    checkCount(p.getCount(), pat);
+                    Map<String, String> dims = dims(resourceDims, p.getAttributesList(), pat);
                     long ts = millis(p.getTimeUnixNano(), pat);
                     out.add(new Datapoint(name + ".count", dims, ts, p.getCount(), null));
                     out.add(new Datapoint(name + ".sum", dims, ts, p.getSum(), unit));
@@ -264,14 +298,15 @@ final class OtlpDecoder {
             case AS_INT -> p.getAsInt();
             default -> throw new DecodeException(at + ": data point without a value");
         };
-        out.add(new Datapoint(name, dims(resourceDims, p.getAttributesList()), millis(p.getTimeUnixNano(), at), v, unit));
+        out.add(new Datapoint(name, dims(resourceDims, p.getAttributesList(), at), millis(p.getTimeUnixNano(), at), v, unit));
     }
 
     private static void histogram(String name, String unit, HistogramDataPoint p, Map<String, String> resourceDims, String at,
-            List<Datapoint> out) throws DecodeException {
+            List<Datapoint> out, DecodeBudget budget) throws DecodeException {
         if (noRecordedValue(p.getFlags()) || p.getCount() == 0) {
             return;  // nothing recorded in the interval: no values to add
         }
+        budget.histogram(at);
         if (!p.hasSum()) {
             throw new DecodeException(at + ": histogram " + name + " without sum (Pulse stores exact sums, it cannot invent one)");
         }
@@ -279,6 +314,22 @@ final class OtlpDecoder {
         int bounds = p.getExplicitBoundsCount();
         if (buckets != 0 && buckets != bounds + 1) {
             throw new DecodeException(at + ": " + buckets + " bucket counts for " + bounds + " bounds (needs bounds + 1)");
+        }
+        if (buckets > DecodeLimits.MAX_HISTOGRAM_BUCKETS) {
+            throw new DecodeException(at + ": " + buckets + " buckets, at most " + DecodeLimits.MAX_HISTOGRAM_BUCKETS
+                    + " per histogram point (MAX_HISTOGRAM_BUCKETS)");
+        }
+        // Bounds that are not finite and strictly increasing place values in buckets that cannot exist: the sketch,
+        // min, max and percentiles built from them would be wrong, not just inexact.
+        for (int i = 0; i < bounds; i++) {
+            double b = p.getExplicitBounds(i);
+            if (!Double.isFinite(b)) {
+                throw new DecodeException(at + ": explicit bound #" + i + " is " + b + ", bounds must be finite");
+            }
+            if (i > 0 && !(b > p.getExplicitBounds(i - 1))) {
+                throw new DecodeException(at + ": explicit bound #" + i + " (" + b + ") is not above bound #" + (i - 1) + " ("
+                        + p.getExplicitBounds(i - 1) + "), bounds must be strictly increasing");
+            }
         }
         checkCount(p.getCount(), at);
         long total = 0;
@@ -331,14 +382,20 @@ final class OtlpDecoder {
         if (Double.isNaN(max)) {
             max = sketchMax(sketch);
         }
-        out.add(Datapoint.preAggregated(name, dims(resourceDims, p.getAttributesList()), millis(p.getTimeUnixNano(), at), unit,
+        out.add(Datapoint.preAggregated(name, dims(resourceDims, p.getAttributesList(), at), millis(p.getTimeUnixNano(), at), unit,
                 summary(p.getCount(), p.getSum(), min, max, sketch)));
     }
 
     private static void exponential(String name, String unit, ExponentialHistogramDataPoint p, Map<String, String> resourceDims,
-            String at, List<Datapoint> out) throws DecodeException {
+            String at, List<Datapoint> out, DecodeBudget budget) throws DecodeException {
         if (noRecordedValue(p.getFlags()) || p.getCount() == 0) {
             return;
+        }
+        budget.histogram(at);
+        int most = Math.max(p.getPositive().getBucketCountsCount(), p.getNegative().getBucketCountsCount());
+        if (most > DecodeLimits.MAX_HISTOGRAM_BUCKETS) {
+            throw new DecodeException(at + ": " + most + " buckets of one sign, at most " + DecodeLimits.MAX_HISTOGRAM_BUCKETS
+                    + " per histogram point (MAX_HISTOGRAM_BUCKETS)");
         }
         if (!p.hasSum()) {
             throw new DecodeException(at + ": exponential histogram " + name + " without sum (Pulse stores exact sums)");
@@ -368,7 +425,7 @@ final class OtlpDecoder {
         if (Double.isNaN(max)) {
             max = sketchMax(sketch);
         }
-        out.add(Datapoint.preAggregated(name, dims(resourceDims, p.getAttributesList()), millis(p.getTimeUnixNano(), at), unit,
+        out.add(Datapoint.preAggregated(name, dims(resourceDims, p.getAttributesList(), at), millis(p.getTimeUnixNano(), at), unit,
                 summary(p.getCount(), p.getSum(), min, max, sketch)));
     }
 
@@ -378,14 +435,14 @@ final class OtlpDecoder {
     }
 
     /** Exact ranks: the sketch and the nearest-rank percentile compute ranks in doubles, exact up to 2^53. */
-    static final long MAX_POINT_COUNT = 1L << 53;
+    static final long MAX_POINT_COUNT = DecodeLimits.MAX_POINT_COUNT;
 
     private static void checkCount(long count, String at) throws DecodeException {
         if (count < 0) {
-            throw new DecodeException(at + ": count " + Long.toUnsignedString(count) + " is 2^63 or more");
+            throw new DecodeException(at + ": count " + Long.toUnsignedString(count) + " is more than 2^53, where counts stop being exact (MAX_POINT_COUNT)");
         }
         if (count > MAX_POINT_COUNT) {
-            throw new DecodeException(at + ": count " + count + " is more than 2^53, where percentile ranks stop being exact");
+            throw new DecodeException(at + ": count " + count + " is more than 2^53, where counts stop being exact (MAX_POINT_COUNT)");
         }
     }
 
@@ -413,6 +470,9 @@ final class OtlpDecoder {
                 continue;
             }
             double v = sign * Math.pow(2.0, (b.getOffset() + k + 0.5) * log2Base);
+            if (!Double.isFinite(v) || v == 0) {
+                throw new DecodeException(at + ": bucket #" + k + " at offset " + b.getOffset() + " lies outside the double range");
+            }
             sketch.accept(clamp(v, min, max), c);
         }
         return total;
@@ -461,15 +521,45 @@ final class OtlpDecoder {
         return unixNanos / 1_000_000L;
     }
 
-    private static Map<String, String> dims(Map<String, String> resourceDims, List<KeyValue> attributes) {
+    /**
+     * The point's dimensions: the resource's, then its own attributes (which win on a clash). Counted before the map is
+     * copied: the exact count of the merge (an attribute that adds a key, or an empty one that removes a resource key),
+     * worked out only when the plain sum of both could pass the limit.
+     */
+    private static Map<String, String> dims(Map<String, String> resourceDims, List<KeyValue> attributes, String at)
+            throws DecodeException {
         if (attributes.isEmpty()) {
             return resourceDims;
+        }
+        if (resourceDims.size() + attributes.size() > DecodeLimits.MAX_DIMENSIONS) {
+            int n = resourceDims.size();
+            for (int i = 0, k = attributes.size(); i < k && n <= DecodeLimits.MAX_DIMENSIONS; i++) {
+                KeyValue kv = attributes.get(i);
+                boolean known = resourceDims.containsKey(kv.getKey());
+                boolean empty = isEmpty(kv.getValue());
+                n += !empty && !known ? 1 : empty && known ? -1 : 0;
+            }
+            if (n > DecodeLimits.MAX_DIMENSIONS) {
+                throw new DecodeException(at + ": more than " + DecodeLimits.MAX_DIMENSIONS + " dimensions (" + resourceDims.size()
+                        + " from resource attributes, " + attributes.size() + " point attributes), at most "
+                        + DecodeLimits.MAX_DIMENSIONS + " per datapoint (MAX_DIMENSIONS)");
+            }
         }
         Map<String, String> dims = new HashMap<>(resourceDims);
         for (KeyValue kv : attributes) {
             putAttribute(dims, kv);
         }
         return dims;
+    }
+
+    /** Whether {@link #text} of {@code v} is empty, without making it. */
+    private static boolean isEmpty(AnyValue v) {
+        return switch (v.getValueCase()) {
+            case STRING_VALUE -> v.getStringValue().isEmpty();
+            case BYTES_VALUE -> v.getBytesValue().isEmpty();
+            case BOOL_VALUE, INT_VALUE, DOUBLE_VALUE, ARRAY_VALUE, KVLIST_VALUE -> false;
+            default -> true;
+        };
     }
 
     private static void putAttribute(Map<String, String> dims, KeyValue kv) {
@@ -587,7 +677,7 @@ final class OtlpDecoder {
                 }
                 if (out.size() + n > limit) {
                     if (strict) {
-                        throw new DecodeException("OTLP record decompresses to more than " + limit + " bytes");
+                        throw new TooLarge("OTLP record decompresses to more than " + limit + " bytes");
                     }
                     out.write(buf, 0, limit - out.size());
                     break;
@@ -605,6 +695,13 @@ final class OtlpDecoder {
             throw new DecodeException("OTLP record: invalid " + c.name().toLowerCase(java.util.Locale.ROOT) + " data: " + e.getMessage(), e);
         } finally {
             inflater.end();
+        }
+    }
+
+    /** Inflation passed its limit: a decoder names the limit that set it. */
+    static final class TooLarge extends DecodeException {
+        TooLarge(String reason) {
+            super(reason);
         }
     }
 

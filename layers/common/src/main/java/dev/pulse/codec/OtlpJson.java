@@ -1,6 +1,5 @@
 package dev.pulse.codec;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.ByteString;
@@ -25,8 +24,11 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class OtlpJson {
 
-    /** Trailing tokens fail: a second request or garbage after the first value must not be silently dropped. */
-    private static final ObjectMapper MAPPER = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    /**
+     * Trailing tokens fail: a second request or garbage after the first value must not be silently dropped. Tokens,
+     * depth and duplicate keys are limited as the tree is read ({@link Json}).
+     */
+    private static final ObjectMapper MAPPER = Json.MAPPER;
     private static final Map<Descriptor, Map<String, FieldDescriptor>> FIELDS = new ConcurrentHashMap<>();
 
     private OtlpJson() {
@@ -36,6 +38,8 @@ final class OtlpJson {
         JsonNode root;
         try {
             root = MAPPER.readTree(json);
+        } catch (com.fasterxml.jackson.core.JacksonException e) {
+            throw new DecodeException("OTLP/JSON: invalid JSON: " + Json.reason(e), e);
         } catch (IOException e) {
             throw new DecodeException("OTLP/JSON: invalid JSON: " + e.getMessage(), e);
         }

@@ -4,7 +4,10 @@ import dev.pulse.model.Datapoint;
 import dev.pulse.model.DatapointValidator;
 import dev.pulse.model.ValidationException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * Decodes the data of one Kinesis record in either input format and validates every datapoint.
@@ -23,7 +26,7 @@ public final class RecordDecoder {
      * poison unit is a DLQ message, and a 1 MB aggregate can hold ~170,000 empty user records, far more than one
      * invocation can send (docs/design.md, "KPL aggregation").
      */
-    public static final int MAX_POISON_USER_RECORDS = 100;
+    public static final int MAX_POISON_USER_RECORDS = DecodeLimits.MAX_POISON_USER_RECORDS;
 
     private final NativeDecoder nativeDecoder = new NativeDecoder();
     private final CloudWatchLogsDecoder logsDecoder = new CloudWatchLogsDecoder();
@@ -51,21 +54,29 @@ public final class RecordDecoder {
     public List<Unit> decodeUnits(byte[] data, String partitionKey, long referenceMillis) throws DecodeException {
         if (!KplAggregate.isAggregate(data)) {
             try {
-                return List.of(new Unit(-1, partitionKey, data, decode(data, referenceMillis), null));
+                return List.of(new Unit(-1, partitionKey, data, decode(data, referenceMillis, DecodeBudget.forRecord()), null));
             } catch (DecodeException e) {
                 return List.of(new Unit(-1, partitionKey, data, null, e.getMessage()));
             }
         }
         List<KplAggregate.UserRecord> users = KplAggregate.read(data);
         List<Unit> out = new ArrayList<>(users.size());
+        // One budget for all user records: they are one Kinesis record, and their datapoints are held until it is split.
+        DecodeBudget budget = DecodeBudget.forAggregate();
         int poison = 0;
+        int decodedDatapoints = 0;
         String firstReason = null;
         for (KplAggregate.UserRecord u : users) {
             try {
                 if (KplAggregate.isAggregate(u.data())) {
                     throw new DecodeException("nested KPL aggregate (an aggregate is split once, not recursively)");
                 }
-                out.add(new Unit(u.subSequence(), u.partitionKey(), u.data(), decode(u.data(), referenceMillis), null));
+                Decoded d = decode(u.data(), referenceMillis, budget);
+                decodedDatapoints += d.datapoints().size();
+                out.add(new Unit(u.subSequence(), u.partitionKey(), u.data(), d, null));
+            } catch (AggregateLimitException e) {
+                throw new DecodeException("user record #" + u.subSequence() + ": " + e.getMessage()
+                        + ", so the whole record is poison and none of it is stored");
             } catch (DecodeException e) {
                 String reason = "user record #" + u.subSequence() + " of a KPL aggregate: " + e.getMessage();
                 out.add(new Unit(u.subSequence(), u.partitionKey(), u.data(), null, reason));
@@ -77,9 +88,39 @@ public final class RecordDecoder {
         if (poison > MAX_POISON_USER_RECORDS) {
             throw new DecodeException("KPL aggregate: " + poison + " of its " + users.size()
                     + " user records are poison, more than " + MAX_POISON_USER_RECORDS
-                    + " per aggregate, so the whole record is poison and none of it is stored; first: " + firstReason);
+                    + " per aggregate (MAX_POISON_USER_RECORDS), so the whole record is poison and none of it is stored; first: "
+                    + firstReason);
+        }
+        if (decodedDatapoints > DecodeLimits.MAX_SERIES_PER_RECORD) {
+            Set<SeriesId> seen = new HashSet<>();
+            for (Unit u : out) {
+                if (u.decoded() != null && countSeries(u.decoded().datapoints(), seen) > DecodeLimits.MAX_SERIES_PER_RECORD) {
+                    throw new DecodeException("KPL aggregate: its user records hold more than " + DecodeLimits.MAX_SERIES_PER_RECORD
+                            + " distinct series together (MAX_SERIES_PER_RECORD), so the whole record is poison and none of it is stored");
+                }
+            }
         }
         return out;
+    }
+
+    /** Series identity without building the key string: name and dimensions (a map's equality ignores its order). */
+    private record SeriesId(String name, Map<String, String> dims) {
+    }
+
+    /** Adds the series of {@code dps} to {@code seen}, stopping once it holds more than the limit; returns its size. */
+    private static int countSeries(List<Datapoint> dps, Set<SeriesId> seen) {
+        for (int i = 0, n = dps.size(); i < n && seen.size() <= DecodeLimits.MAX_SERIES_PER_RECORD; i++) {
+            Datapoint dp = dps.get(i);
+            seen.add(new SeriesId(dp.name(), dp.dims()));
+        }
+        return seen.size();
+    }
+
+    /** A limit on a KPL aggregate's user records together was passed: the whole aggregate is poison. */
+    private static final class AggregateLimitException extends DecodeException {
+        AggregateLimitException(String reason) {
+            super(reason);
+        }
     }
 
     /** Decodes and validates against the current time; see {@link #decode(byte[], long)}. */
@@ -93,6 +134,10 @@ public final class RecordDecoder {
      * {@link DecodeException} with the reason for a poison record.
      */
     public Decoded decode(byte[] data, long referenceMillis) throws DecodeException {
+        return decode(data, referenceMillis, DecodeBudget.forRecord());
+    }
+
+    private Decoded decode(byte[] data, long referenceMillis, DecodeBudget budget) throws DecodeException {
         if (data == null || data.length == 0) {
             throw new DecodeException("empty record");
         }
@@ -100,10 +145,15 @@ public final class RecordDecoder {
         try {
             // OTLP first: its compression may be gzip too, so it is told apart by content (OtlpDecoder.detect).
             OtlpDecoder.Format otlp = OtlpDecoder.detect(data);
-            decoded = otlp != null ? otlpDecoder.decode(data, otlp)
-                    : CloudWatchLogsDecoder.isGzip(data) ? logsDecoder.decode(data) : nativeDecoder.decode(data);
+            decoded = otlp != null ? otlpDecoder.decode(data, otlp, budget)
+                    : CloudWatchLogsDecoder.isGzip(data) ? logsDecoder.decode(data, budget) : nativeDecoder.decode(data, budget);
         } catch (DecodeException e) {
             throw e;
+        } catch (LimitExceeded e) {
+            if (e.wholeAggregate) {
+                throw new AggregateLimitException(e.getMessage());
+            }
+            throw new DecodeException(e.getMessage());
         } catch (RuntimeException e) {
             // Arbitrary bytes must become a poison record, never an exception that fails the batch.
             throw new DecodeException("undecodable record: " + e, e);
@@ -115,6 +165,11 @@ public final class RecordDecoder {
             } catch (ValidationException e) {
                 throw new DecodeException("invalid datapoint #" + i + ": " + e.getMessage());
             }
+        }
+        // Only a unit with more datapoints than the series limit can have more series: ordinary records skip the count.
+        if (dps.size() > DecodeLimits.MAX_SERIES_PER_RECORD && countSeries(dps, new HashSet<>()) > DecodeLimits.MAX_SERIES_PER_RECORD) {
+            throw new DecodeException("more than " + DecodeLimits.MAX_SERIES_PER_RECORD
+                    + " distinct series in one record (MAX_SERIES_PER_RECORD)");
         }
         return decoded;
     }

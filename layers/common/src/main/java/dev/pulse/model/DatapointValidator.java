@@ -6,8 +6,8 @@ import java.util.Map;
 
 /**
  * Enforces the documented datapoint limits: name 1-255 characters, at most 30 dimensions with keys and
- * values of 1-255 characters, a finite value inside DynamoDB's number range, and a timestamp inside
- * the accepted window around now.
+ * values of 1-255 characters, a unit of at most 64 characters, a finite value inside DynamoDB's number range, and a
+ * timestamp inside the accepted window around now. The decoders' own limits are in {@code dev.pulse.codec.DecodeLimits}.
  */
 public final class DatapointValidator {
 
@@ -19,6 +19,11 @@ public final class DatapointValidator {
     public static final double MIN_MAGNITUDE = 1e-100;
     /** The series key is the catalog's sort key, and DynamoDB caps a sort key at 1024 bytes. */
     public static final int MAX_SERIES_KEY_BYTES = 1024;
+    /**
+     * A unit is stored in every partial of its series: CloudWatch's longest unit name has 16 characters and UCUM
+     * units are short too, so 64 refuses only what cannot be a unit.
+     */
+    public static final int MAX_UNIT_LENGTH = 64;
 
     private final Clock clock;
     private final long maxAgeMillis;
@@ -57,6 +62,9 @@ public final class DatapointValidator {
             checkText("dimension value of " + abbreviate(e.getKey()), e.getValue(), MAX_DIMENSION_LENGTH);
         }
         checkSeriesKeyLength(dp);
+        if (dp.unit() != null) {
+            checkText("unit", dp.unit(), MAX_UNIT_LENGTH);
+        }
         checkNumber("value", dp.value(), dp.name());
         if (dp.summary() != null) {
             // A pre-aggregated datapoint (OTLP histogram): its sum, min and max are stored like values are.

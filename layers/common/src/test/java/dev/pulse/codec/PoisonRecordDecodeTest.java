@@ -94,9 +94,14 @@ class PoisonRecordDecodeTest {
             + "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000";
 
     @ParameterizedTest(name = "[{index}] {0}")
-    @ValueSource(strings = {"1e400", "-1e400", FOUR_HUNDRED_DIGITS})
+    @ValueSource(strings = {"1e400", "-1e400"})
     void decode_whenValueOverflowsDouble_throwsNotFinite(String value) {
         assertPoison(utf8(dp("a", "{}", NOW_MS, value)), "invalid datapoint #0", "value", "not a finite number");
+    }
+
+    @Test
+    void decode_whenNumberLongerThanLimit_throwsNamingTheLimit() {
+        assertPoison(utf8(dp("a", "{}", NOW_MS, FOUR_HUNDRED_DIGITS)), "invalid JSON", "Number value length (400)", "MAX_JSON_NUMBER_CHARS");
     }
 
     @ParameterizedTest(name = "[{index}] {0}")
@@ -486,7 +491,7 @@ class PoisonRecordDecodeTest {
         String members = IntStream.range(0, 31).mapToObj(i -> ",\"d" + i + "\":\"v\"").collect(Collectors.joining());
         String doc = emf("{\"Namespace\":\"ns\",\"Dimensions\":[[" + keys + "]],\"Metrics\":[{\"Name\":\"m\"}]}", members + ",\"m\":1");
 
-        assertPoison(logs(LAMBDA_GROUP, new LogEvent(NOW_MS, doc)), "31 dimensions, at most 30");
+        assertPoison(logs(LAMBDA_GROUP, new LogEvent(NOW_MS, doc)), "31 dimension keys, at most 30", "MAX_EMF_DIMENSION_KEYS");
     }
 
     @Test
