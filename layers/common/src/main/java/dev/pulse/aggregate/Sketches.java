@@ -39,6 +39,26 @@ public final class Sketches {
         }
     }
 
+    /**
+     * The encoding of {@code sketch} in at most {@code maxBytes}: as {@link #serialize} when it fits, else the sketch
+     * collapsed to fewer bins (the lowest bins of each sign merged into the lowest kept one, as the store itself
+     * collapses at {@value #MAX_BINS}) until it fits. Count, min, max and every bin's total stay exact; what is lost is
+     * the resolution of the lowest values of a sketch that spans a very wide range (each sign's kept bins still span a
+     * factor of (1.0202)^bins at 1% accuracy). Deterministic: the same sketch gives the same bytes.
+     */
+    public static byte[] serializeWithin(DDSketch sketch, int maxBytes) {
+        byte[] bytes = serialize(sketch);
+        for (int bins = MAX_BINS * 3 / 4; bytes.length > maxBytes && bins >= 1; bins = bins == 1 ? 0 : Math.max(1, bins * 3 / 4)) {
+            DDSketch smaller = DDSketches.collapsingLowestDense(RELATIVE_ACCURACY, bins);
+            smaller.mergeWith(sketch);
+            bytes = serialize(smaller);
+        }
+        if (bytes.length > maxBytes) {
+            throw new IllegalArgumentException("a sketch cannot be encoded in " + maxBytes + " bytes");
+        }
+        return bytes;
+    }
+
     /** Adds the sketch encoded in {@code bytes} into {@code into}, without building it first. */
     public static void mergeEncoded(DDSketch into, byte[] bytes) {
         try {

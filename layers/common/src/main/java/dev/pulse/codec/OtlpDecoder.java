@@ -533,7 +533,7 @@ final class OtlpDecoder {
         }
         if (resourceDims.size() + attributes.size() > DecodeLimits.MAX_DIMENSIONS) {
             int n = resourceDims.size();
-            for (int i = 0, k = attributes.size(); i < k && n <= DecodeLimits.MAX_DIMENSIONS; i++) {
+            for (int i = 0, k = attributes.size(); i < k; i++) {
                 KeyValue kv = attributes.get(i);
                 boolean known = resourceDims.containsKey(kv.getKey());
                 boolean empty = isEmpty(kv.getValue());

@@ -20,7 +20,73 @@ public final class PartialItems {
     public static final String UNIT = "unit";
     public static final String TTL = "ttl";
 
+    /**
+     * The largest a partial can be: a 1,024-byte series key in the key ({@code P#<seriesKey>#<hour>}), a 64-character
+     * unit (up to 3 bytes each in UTF-8), and a summary of the largest sketch (2 x {@link dev.pulse.aggregate.Sketches#MAX_BINS}
+     * bins, counts near 2^53: about 36 KB) with 40 exact-sum partials. Measured by PartialItemsTest; far under
+     * DynamoDB's 400 KB ({@link SummaryCodec#MAX_ITEM_BYTES}), so no partial of an accepted datapoint is refused.
+     */
+    public static final int MAX_PARTIAL_BYTES = 40 * 1024;
+
     private PartialItems() {
+    }
+
+    /**
+     * An item's size as DynamoDB counts it: each attribute's name plus its value (strings and binaries by their bytes,
+     * a number by about one byte per two digits plus one; maps and lists with their 3-byte overhead and 1 byte per
+     * element).
+     */
+    public static int itemBytes(Map<String, AttributeValue> item) {
+        int n = 0;
+        for (Map.Entry<String, AttributeValue> e : item.entrySet()) {
+            n += utf8Length(e.getKey()) + valueBytes(e.getValue());
+        }
+        return n;
+    }
+
+    private static int valueBytes(AttributeValue v) {
+        if (v.s() != null) {
+            return utf8Length(v.s());
+        }
+        if (v.n() != null) {
+            return (v.n().length() + 1) / 2 + 1;
+        }
+        if (v.b() != null) {
+            return v.b().asByteArrayUnsafe().length;
+        }
+        if (v.hasM()) {
+            int n = 3;
+            for (Map.Entry<String, AttributeValue> e : v.m().entrySet()) {
+                n += 1 + utf8Length(e.getKey()) + valueBytes(e.getValue());
+            }
+            return n;
+        }
+        if (v.hasL()) {
+            int n = 3;
+            for (AttributeValue x : v.l()) {
+                n += 1 + valueBytes(x);
+            }
+            return n;
+        }
+        return 1;
+    }
+
+    private static int utf8Length(String s) {
+        int n = 0;
+        for (int i = 0, len = s.length(); i < len; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                n++;
+            } else if (c < 0x800) {
+                n += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < len && Character.isLowSurrogate(s.charAt(i + 1))) {
+                n += 4;
+                i++;
+            } else {
+                n += 3;
+            }
+        }
+        return n;
     }
 
     /**

@@ -24,6 +24,19 @@ public final class SummaryCodec {
 
     private static final byte BUCKETS_V1 = 1;
 
+    /** DynamoDB's limit on an item's size (attribute names and values). */
+    public static final int MAX_ITEM_BYTES = 400 * 1024;
+
+    /**
+     * What the sketches of one rollup item may take together. A sketch is at most ~36 KB encoded (2 x
+     * {@link Sketches#MAX_BINS} bins with counts near 2^53), so 60 worst-case minutes would be 2.1 MB; each bucket's
+     * sketch gets {@code ROLLUP_SKETCH_BYTES / buckets} (6 KB of an hour's 60 minutes, 15 KB of a day's 24 hours) and
+     * is collapsed to fit ({@link Sketches#serializeWithin}) only when it is larger. The rest of a rollup (keys, series,
+     * per bucket count, min, max and up to 40 exact-sum partials) is under 40 KB, so every rollup fits in
+     * {@link #MAX_ITEM_BYTES}.
+     */
+    public static final int ROLLUP_SKETCH_BYTES = 360 * 1024;
+
     private SummaryCodec() {
     }
 
@@ -38,16 +51,18 @@ public final class SummaryCodec {
         return read(ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN), withSketch);
     }
 
+    /** The bucket list of a rollup, its sketches within {@link #ROLLUP_SKETCH_BYTES} together. */
     public static byte[] encodeBuckets(SortedMap<Integer, Summary> buckets) {
         Out out = new Out(64 * buckets.size() + 1);
         out.b.put(BUCKETS_V1);
+        int sketchBytes = buckets.isEmpty() ? 0 : ROLLUP_SKETCH_BYTES / buckets.size();
         buckets.forEach((i, s) -> {
             if (i < 0 || i > 255) {
                 throw new IllegalArgumentException("bucket index out of range: " + i);
             }
             out.ensure(1);
             out.b.put((byte) (int) i);
-            write(out, s);
+            write(out, s, sketchBytes);
         });
         return out.bytes();
     }
@@ -67,6 +82,10 @@ public final class SummaryCodec {
     }
 
     private static void write(Out out, Summary s) {
+        write(out, s, Integer.MAX_VALUE);
+    }
+
+    private static void write(Out out, Summary s, int maxSketchBytes) {
         out.varint(s.count());
         if (s.count() == 1) {
             out.ensure(8);
@@ -82,6 +101,9 @@ public final class SummaryCodec {
             }
         }
         byte[] sketch = s.encodedSketch() != null ? s.encodedSketch() : Sketches.serialize(s.sketch());
+        if (sketch.length > maxSketchBytes) {
+            sketch = Sketches.serializeWithin(s.sketch(), maxSketchBytes);
+        }
         out.varint(sketch.length);
         out.ensure(sketch.length);
         out.b.put(sketch);
