@@ -2,6 +2,8 @@ package dev.pulse.aggregate;
 
 import com.datadoghq.sketch.ddsketch.DDSketch;
 import com.datadoghq.sketch.ddsketch.DDSketches;
+import com.datadoghq.sketch.ddsketch.store.CollapsingLowestDenseStore;
+import com.datadoghq.sketch.ddsketch.store.Store;
 import com.datadoghq.sketch.ddsketch.encoding.ByteArrayInput;
 import com.datadoghq.sketch.ddsketch.encoding.GrowingByteArrayOutput;
 import java.io.IOException;
@@ -49,14 +51,27 @@ public final class Sketches {
     public static byte[] serializeWithin(DDSketch sketch, int maxBytes) {
         byte[] bytes = serialize(sketch);
         for (int bins = MAX_BINS * 3 / 4; bytes.length > maxBytes && bins >= 1; bins = bins == 1 ? 0 : Math.max(1, bins * 3 / 4)) {
-            DDSketch smaller = DDSketches.collapsingLowestDense(RELATIVE_ACCURACY, bins);
-            smaller.mergeWith(sketch);
-            bytes = serialize(smaller);
+            bytes = serialize(collapsed(sketch, bins));
         }
         if (bytes.length > maxBytes) {
             throw new IllegalArgumentException("a sketch cannot be encoded in " + maxBytes + " bytes");
         }
         return bytes;
+    }
+
+    /**
+     * {@code sketch} in stores of at most {@code bins} bins per sign, bin by bin: sketches-java 0.8.3's
+     * {@code mergeWith} into a smaller collapsing store copies past that store's array (ArrayIndexOutOfBounds).
+     */
+    static DDSketch collapsed(DDSketch sketch, int bins) {
+        Store positive = new CollapsingLowestDenseStore(bins);
+        Store negative = new CollapsingLowestDenseStore(bins);
+        sketch.getPositiveValueStore().forEach(positive::add);
+        sketch.getNegativeValueStore().forEach(negative::add);
+        // The zero bin's count is not public: it is what the two stores do not hold.
+        double zero = Math.max(0, sketch.getCount() - sketch.getPositiveValueStore().getTotalCount()
+                - sketch.getNegativeValueStore().getTotalCount());
+        return DDSketch.of(sketch.getIndexMapping(), negative, positive, zero);
     }
 
     /** Adds the sketch encoded in {@code bytes} into {@code into}, without building it first. */
