@@ -1,0 +1,288 @@
+package dev.pulse.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
+import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.codec.KplAggregate;
+import dev.pulse.config.PulseConfig;
+import dev.pulse.local.emulator.LocalDynamoDb;
+import dev.pulse.metrics.PulseMetrics;
+import dev.pulse.testing.Emulators;
+import dev.pulse.testing.KinesisRecords;
+import dev.pulse.testing.StoredPartials;
+import dev.pulse.testing.TestConfig;
+import dev.pulse.testing.TestContext;
+import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+import io.opentelemetry.proto.common.v1.AnyValue;
+import io.opentelemetry.proto.common.v1.KeyValue;
+import io.opentelemetry.proto.metrics.v1.AggregationTemporality;
+import io.opentelemetry.proto.metrics.v1.Gauge;
+import io.opentelemetry.proto.metrics.v1.Histogram;
+import io.opentelemetry.proto.metrics.v1.HistogramDataPoint;
+import io.opentelemetry.proto.metrics.v1.Metric;
+import io.opentelemetry.proto.metrics.v1.NumberDataPoint;
+import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
+import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
+import io.opentelemetry.proto.metrics.v1.Summary;
+import io.opentelemetry.proto.metrics.v1.SummaryDataPoint;
+import io.opentelemetry.proto.resource.v1.Resource;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.DeflaterOutputStream;
+import java.util.zip.GZIPOutputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.lambda.powertools.metrics.Metrics;
+
+/**
+ * The records of issue 24 that ran the ingest function out of memory or were stored wrong, in one batch between two
+ * good records, through the real IngestHandler (DynamoDB Local, the DLQ on moto) with the Lambda's heap: MemorySize
+ * 1024 MB x MaxRAMPercentage 75 = 768 MB (this class runs in its own failsafe execution with -Xmx768m, tests/pom.xml).
+ * Each hostile record is answered as poison whose reason names its limit, the batch succeeds in bounded time, and the
+ * good records are stored.
+ */
+@ExtendWith(Emulators.class)
+class IngestDecodeLimitsIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String SHARD = "shardId-000000000000";
+    private static final long NOW_MS = Instant.parse("2026-11-27T12:00:30Z").toEpochMilli();
+    private static final long NOW_NS = NOW_MS * 1_000_000L;
+    private static final long LAMBDA_HEAP = 768L * 1024 * 1024;
+    /** The template's function timeout is the real bound; a batch of hostile records must take far less. */
+    private static final Duration BOUND = Duration.ofSeconds(60);
+
+    @Test
+    void handleRequest_whenHostileRecordsSitBetweenGoodOnes_eachIsPoisonNamingItsLimitAndTheGoodAreStored() throws Exception {
+        assertThat(Runtime.getRuntime().maxMemory()).as("run with the Lambda's heap (-Xmx768m)").isLessThanOrEqualTo(LAMBDA_HEAP);
+        Map<String, byte[]> hostile = new LinkedHashMap<>();
+        Map<String, String> reasons = new LinkedHashMap<>();
+        hostile.put("emf 20 metrics x 100,000 values", emfAmplification(20, 1, 100_000));
+        reasons.put("emf 20 metrics x 100,000 values", "MAX_EMF_VALUES_PER_METRIC");
+        hostile.put("emf 100 metrics x 100 sets x 100,000 values", emfAmplification(100, 100, 100_000));
+        reasons.put("emf 100 metrics x 100 sets x 100,000 values", "MAX_EMF_DIMENSION_SETS");
+        hostile.put("emf 300,000 datapoints within the specification", emfAmplification(100, 30, 100));
+        reasons.put("emf 300,000 datapoints within the specification", "MAX_DATAPOINTS_PER_RECORD");
+        hostile.put("otlp 20,000 resource attributes", otlpManyResourceAttributes(20_000, 10_000));
+        reasons.put("otlp 20,000 resource attributes", "MAX_DIMENSIONS");
+        hostile.put("otlp json millions of empty objects", otlpJsonEmptyObjects(3_000_000));
+        reasons.put("otlp json millions of empty objects", "MAX_JSON_TOKENS");
+        hostile.put("kpl aggregate of 6 x 20,000 otlp datapoints", kplOfOtlp(6, 20_000));
+        reasons.put("kpl aggregate of 6 x 20,000 otlp datapoints", "MAX_DATAPOINTS_PER_AGGREGATE");
+        // 400,000 distinct series do not fit a 1 MB record under the datapoint limit; 100,000 do (gzip), each a partial.
+        hostile.put("otlp 100,000 distinct series", gzip(otlpGauge(100_000, true)));
+        reasons.put("otlp 100,000 distinct series", "MAX_SERIES_PER_RECORD");
+        hostile.put("emf unit of 450,000 characters", emfWithUnit("u".repeat(450_000)));
+        reasons.put("emf unit of 450,000 characters", "CLOUDWATCH_UNITS");
+        hostile.put("otlp histogram bound NaN", otlpHistogram(Double.NaN));
+        reasons.put("otlp histogram bound NaN", "bounds must be finite");
+        hostile.put("otlp histogram descending bounds", otlpHistogram(100, 10, 1));
+        reasons.put("otlp histogram descending bounds", "bounds must be strictly increasing");
+        hostile.put("otlp summary count 2^64-1", otlpSummaryCount(-1L));
+        reasons.put("otlp summary count 2^64-1", "MAX_POINT_COUNT");
+        hostile.put("native value twice", utf8("{\"name\":\"dup\",\"ts\":" + NOW_MS + ",\"value\":1,\"value\":2}"));
+        reasons.put("native value twice", "field value appears twice");
+
+        List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>();
+        records.add(KinesisRecords.record(SHARD, 0, "good", utf8(nativeDp("good.before", 1)), NOW_MS));
+        Map<String, String> sequenceOf = new LinkedHashMap<>();
+        long n = 1;
+        for (Map.Entry<String, byte[]> e : hostile.entrySet()) {
+            assertThat(e.getValue().length).as(e.getKey() + " fits a Kinesis record").isLessThanOrEqualTo(1024 * 1024);
+            records.add(KinesisRecords.record(SHARD, n, "hostile", e.getValue(), NOW_MS));
+            sequenceOf.put(KinesisRecords.sequence(n), e.getKey());
+            n++;
+        }
+        records.add(KinesisRecords.record(SHARD, n, "good", utf8(nativeDp("good.after", 2)), NOW_MS));
+        hostile.clear();  // the batch holds the bytes now, as the Lambda's event does
+        KinesisEvent event = new KinesisEvent();
+        event.setRecords(records);
+        Stack stack = new Stack();
+
+        long start = System.nanoTime();
+        StreamsEventResponse response = stack.handler.handleRequest(event, new TestContext("req-limits", 300_000, 1024));
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+        assertThat(response.getBatchItemFailures()).isEmpty();
+        assertThat(took).isLessThan(BOUND);
+        Map<String, String> reasonBySequence = new LinkedHashMap<>();
+        for (Message m : Emulators.sqs().drain(stack.queueUrl)) {
+            JsonNode body = JSON.readTree(m.body());
+            assertThat(body.get("kind").asText()).isEqualTo("poison");
+            reasonBySequence.put(body.get("sequenceNumber").asText(), body.get("reason").asText());
+        }
+        assertThat(reasonBySequence.keySet()).containsExactlyInAnyOrderElementsOf(sequenceOf.keySet());
+        sequenceOf.forEach((seq, name) -> assertThat(reasonBySequence.get(seq)).as(name).contains(reasons.get(name)));
+        Map<String, Map<Long, StoredPartials.Summary>> stored = StoredPartials.read(stack.reader, stack.table);
+        assertThat(stored.keySet()).containsExactlyInAnyOrder("good.before{}", "good.after{}");
+        System.out.println("IngestDecodeLimitsIT: " + sequenceOf.size() + " hostile records answered in " + took.toMillis()
+                + " ms with a max heap of " + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MB");
+    }
+
+    // ---- the records, built with the producers' encoders
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String nativeDp(String name, double value) {
+        return "{\"name\":\"" + name + "\",\"ts\":" + NOW_MS + ",\"value\":" + value + "}";
+    }
+
+    private interface Body {
+        void write(OutputStream out) throws IOException;
+    }
+
+    private static byte[] compress(boolean gzip, Body body) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (OutputStream out = gzip ? new GZIPOutputStream(bytes, 1 << 16)
+                : new DeflaterOutputStream(bytes, new java.util.zip.Deflater(9), 1 << 16)) {
+            body.write(out);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    private static byte[] gzip(byte[] b) {
+        return compress(true, out -> out.write(b));
+    }
+
+    /** One EMF event whose directive names one member of {@code values} values {@code metrics} times in {@code sets} sets. */
+    private static byte[] emfAmplification(int metrics, int sets, int values) {
+        return compress(true, out -> {
+            StringBuilder sb = new StringBuilder();
+            sb.append("{\"messageType\":\"DATA_MESSAGE\",\"logGroup\":\"/aws/lambda/checkout-api\",\"logStream\":\"s\",")
+                    .append("\"logEvents\":[{\"id\":\"1\",\"timestamp\":").append(NOW_MS).append(",\"message\":\"")
+                    .append("{\\\"_aws\\\":{\\\"Timestamp\\\":").append(NOW_MS)
+                    .append(",\\\"CloudWatchMetrics\\\":[{\\\"Namespace\\\":\\\"ns\\\",\\\"Dimensions\\\":[");
+            for (int s = 0; s < sets; s++) {
+                sb.append(s == 0 ? "" : ",").append("[\\\"d\\\"]");
+            }
+            sb.append("],\\\"Metrics\\\":[");
+            for (int m = 0; m < metrics; m++) {
+                sb.append(m == 0 ? "" : ",").append("{\\\"Name\\\":\\\"m\\\"}");
+            }
+            sb.append("]}]},\\\"d\\\":\\\"v\\\",\\\"m\\\":[1");
+            out.write(utf8(sb.toString()));
+            byte[] more = utf8(",1".repeat(10_000));
+            for (int v = 1; v < values; v += 10_000) {
+                out.write(more, 0, 2 * Math.min(10_000, values - v));
+            }
+            out.write(utf8("]}\"}]}"));
+        });
+    }
+
+    private static byte[] emfWithUnit(String unit) {
+        String doc = "{\\\"_aws\\\":{\\\"Timestamp\\\":" + NOW_MS + ",\\\"CloudWatchMetrics\\\":[{\\\"Namespace\\\":\\\"ns\\\","
+                + "\\\"Dimensions\\\":[[]],\\\"Metrics\\\":[{\\\"Name\\\":\\\"latency\\\",\\\"Unit\\\":\\\"" + unit + "\\\"}]}]},"
+                + "\\\"latency\\\":12}";
+        return gzip(utf8("{\"messageType\":\"DATA_MESSAGE\",\"logGroup\":\"/aws/lambda/checkout-api\",\"logStream\":\"s\","
+                + "\"logEvents\":[{\"id\":\"1\",\"timestamp\":" + NOW_MS + ",\"message\":\"" + doc + "\"}]}"));
+    }
+
+    private static KeyValue kv(String k, String v) {
+        return KeyValue.newBuilder().setKey(k).setValue(AnyValue.newBuilder().setStringValue(v)).build();
+    }
+
+    private static byte[] request(Resource resource, Metric metric) {
+        return ExportMetricsServiceRequest.newBuilder().addResourceMetrics(ResourceMetrics.newBuilder().setResource(resource)
+                .addScopeMetrics(ScopeMetrics.newBuilder().addMetrics(metric))).build().toByteArray();
+    }
+
+    private static byte[] otlpManyResourceAttributes(int attributes, int points) {
+        Resource.Builder r = Resource.newBuilder();
+        for (int i = 0; i < attributes; i++) {
+            r.addAttributes(kv("attribute." + i, "value-" + i));
+        }
+        Gauge.Builder g = Gauge.newBuilder();
+        for (int i = 0; i < points; i++) {
+            g.addDataPoints(NumberDataPoint.newBuilder().setTimeUnixNano(NOW_NS).setAsDouble(i));
+        }
+        return request(r.build(), Metric.newBuilder().setName("cpu").setGauge(g).build());
+    }
+
+    private static byte[] otlpGauge(int points, boolean distinctSeries) {
+        Gauge.Builder g = Gauge.newBuilder();
+        for (int i = 0; i < points; i++) {
+            NumberDataPoint.Builder p = NumberDataPoint.newBuilder().setTimeUnixNano(NOW_NS).setAsDouble(i);
+            if (distinctSeries) {
+                p.addAttributes(kv("i", Integer.toString(i)));
+            }
+            g.addDataPoints(p);
+        }
+        return request(Resource.getDefaultInstance(), Metric.newBuilder().setName("load").setGauge(g).build());
+    }
+
+    private static byte[] otlpJsonEmptyObjects(int objects) {
+        return compress(false, out -> {
+            out.write(utf8("{\"resourceMetrics\":[{}"));
+            byte[] chunk = utf8(",{}".repeat(10_000));
+            for (int i = 1; i < objects; i += 10_000) {
+                out.write(chunk);
+            }
+            out.write(utf8("]}"));
+        });
+    }
+
+    private static byte[] kplOfOtlp(int users, int points) {
+        List<Map.Entry<String, byte[]>> records = new ArrayList<>();
+        byte[] user = otlpGauge(points, false);
+        for (int i = 0; i < users; i++) {
+            records.add(Map.entry("pk-" + i, gzip(user)));
+        }
+        return KplAggregate.write(records);
+    }
+
+    private static byte[] otlpHistogram(double... bounds) {
+        HistogramDataPoint.Builder p = HistogramDataPoint.newBuilder().setTimeUnixNano(NOW_NS)
+                .setCount(bounds.length + 1).setSum(100.0 * (bounds.length + 1)).setMin(1).setMax(1000);
+        for (double b : bounds) {
+            p.addExplicitBounds(b);
+        }
+        for (int i = 0; i <= bounds.length; i++) {
+            p.addBucketCounts(1);
+        }
+        return request(Resource.getDefaultInstance(), Metric.newBuilder().setName("latency").setUnit("ms")
+                .setHistogram(Histogram.newBuilder().setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_DELTA)
+                        .addDataPoints(p)).build());
+    }
+
+    private static byte[] otlpSummaryCount(long count) {
+        return request(Resource.getDefaultInstance(), Metric.newBuilder().setName("rpc").setSummary(Summary.newBuilder()
+                .addDataPoints(SummaryDataPoint.newBuilder().setTimeUnixNano(NOW_NS).setCount(count).setSum(5))).build());
+    }
+
+    /** A table, a queue and a handler wired to them, as the template wires them in AWS. */
+    private static final class Stack {
+        final String table = "pulse-limits-" + System.nanoTime();
+        final String queueUrl = Emulators.sqs().createQueue(table + "-dlq");
+        final DynamoDbClient reader = Emulators.dynamo().client();
+        final IngestHandler handler;
+
+        Stack() {
+            LocalDynamoDb.createTable(reader, table, false);
+            PulseConfig config = TestConfig.of(table, queueUrl, Map.of());
+            IngestService service = IngestHandler.create(config, Emulators.dynamoAsync(), Emulators.sqs().client(),
+                    Clock.fixed(Instant.ofEpochMilli(NOW_MS), ZoneOffset.UTC));
+            Metrics metrics = PulseMetrics.create("PulseTest", "ingest");
+            handler = new IngestHandler(service, metrics, config.safetyMarginMillis());
+        }
+    }
+}
