@@ -129,6 +129,15 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
                         .withBatchItemFailures(List.of(new StreamsEventResponse.BatchItemFailure(r.failedSequence())))
                         .build();
             }
+            if (r.endedEarly() != null) {
+                // Not a failure: the records before failedSequence are stored and committed, Lambda resumes there.
+                LOG.warn("batch stored up to the record before {}; Lambda resumes there: {}", r.failedSequence(),
+                        r.endedEarly(), entry("records", r.records()), entry("datapoints", r.datapoints()),
+                        entry("partials", r.partials()), entry("poison", r.poisonRecords()));
+                return StreamsEventResponse.builder()
+                        .withBatchItemFailures(List.of(new StreamsEventResponse.BatchItemFailure(r.failedSequence())))
+                        .build();
+            }
             LOG.info(redrive ? "batch redriven" : "batch ingested", entry("records", r.records()), entry("datapoints", r.datapoints()),
                     entry("partials", r.partials()), entry("poison", r.poisonRecords()),
                     entry("skipped", r.skippedEvents()), entry("alreadyStored", r.alreadyStored()),
