@@ -219,7 +219,12 @@ public final class IngestService {
         try {
             position = (redrive ? checkpoints.read(key, deadline) : checkpoints.claim(key, deadline)).join();
         } catch (CompletionException e) {
-            return storageFailure(e, t);
+            String failure = storageFailure(e, t);
+            if (!redrive) {
+                // The claim may have landed and counted an attempt that never touched a record.
+                checkpoints.releaseUnanswered(key, Deadline.inMillis(RELEASE_MILLIS)).join();
+            }
+            return failure;
         }
         if (redrive && !position.covers(last)) {
             return "redrive refused: shard " + key + " has committed " + (position.committed() == null ? "nothing"

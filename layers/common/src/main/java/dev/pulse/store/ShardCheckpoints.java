@@ -40,6 +40,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  */
 public final class ShardCheckpoints {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ShardCheckpoints.class);
+
     public static final String COMMITTED = "w";
     public static final String GENERATION = "g";
     public static final String COMMITTED_AT = "at";
@@ -199,6 +201,24 @@ public final class ShardCheckpoints {
     }
 
     /**
+     * Takes back the count of a claim whose answer never came (a timeout, a dropped connection): it may or may not
+     * have counted. Without a generation to condition on, only down to 0: if the claim did not land, this takes back
+     * an earlier attempt's count instead, which only delays a setting aside by one attempt, where keeping a count that
+     * says nothing about the record could set it aside early. Best effort, like {@link #release}.
+     */
+    public CompletableFuture<Void> releaseUnanswered(String key, Deadline deadline) {
+        return bestEffort(AsyncRetry.call(() -> client.updateItem(UpdateItemRequest.builder()
+                .tableName(table)
+                .key(key(key))
+                .updateExpression("ADD #n :minus")
+                .conditionExpression("#n > :zero")
+                .expressionAttributeNames(Map.of("#n", ATTEMPTS))
+                .expressionAttributeValues(Map.of(":minus", AttributeValue.fromN("-1"), ":zero", AttributeValue.fromN("0")))
+                .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
+                .build()), backoff, deadline));
+    }
+
+    /**
      * Records why this attempt failed on its first record, for the reason of the record's DLQ message if it is set
      * aside ({@code failed N attempts: <reason>}). Only while no newer attempt has claimed the shard; best effort.
      */
@@ -258,7 +278,14 @@ public final class ShardCheckpoints {
     }
 
     private static CompletableFuture<Void> bestEffort(CompletableFuture<?> call) {
-        return call.handle((r, e) -> null);
+        return call.handle((r, e) -> {
+            Throwable cause = e == null ? null : Bounded.unwrap(e);
+            if (cause != null && !(cause instanceof ConditionalCheckFailedException)) {
+                // Only after a failed attempt; the count it leaves brings a setting aside one attempt closer.
+                LOG.warn("shard checkpoint not updated after a failed attempt: {}", cause.toString());
+            }
+            return null;
+        });
     }
 
     private static Position position(String key, Map<String, AttributeValue> item) {
