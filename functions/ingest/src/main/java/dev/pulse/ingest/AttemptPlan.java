@@ -42,19 +42,20 @@ record AttemptPlan(int limit, boolean alone, boolean setAside, long failed, Stri
         if (failed == 0) {
             return new AttemptPlan(newRecords, false, false, 0, null, false);
         }
+        if (p.aloneAttempts() >= ALONE_FAILURES_BEFORE_SET_ASIDE) {
+            // Decided whatever the batch looks like now: once an attempt may have sent the record to the DLQ, every
+            // later one must set it aside too, or it could be stored and in the DLQ.
+            String last = p.lastFailure() != null && p.lastFailureGeneration() == p.generation() - 1 ? p.lastFailure()
+                    : CRASHED + (p.lastFailure() == null ? "" : "; an earlier attempt: " + p.lastFailure());
+            String reason = "failed " + failed + " attempts (" + p.aloneAttempts() + " of them with the record alone): "
+                    + last;
+            return new AttemptPlan(1, true, true, failed, reason, p.decodedAlone());
+        }
         // A record that failed while the previous attempt decoded it, as that attempt's first record, is the culprit
         // of that failure: straight to it alone. Otherwise (a crash, an item refused) halve.
         boolean culprit = p.lastFailure() != null && p.lastFailureGeneration() == p.generation() - 1
                 && p.lastFailure().startsWith(RECORD_FAILED);
         int limit = culprit || failed >= 31 ? 1 : Math.max(1, newRecords >> failed);
-        boolean alone = limit == 1;
-        if (!alone || p.aloneAttempts() < ALONE_FAILURES_BEFORE_SET_ASIDE) {
-            return new AttemptPlan(limit, alone, false, failed, null, false);
-        }
-        // The previous attempt recorded its failure, or it crashed (a timeout, the heap, the process): say which.
-        String last = p.lastFailure() != null && p.lastFailureGeneration() == p.generation() - 1 ? p.lastFailure()
-                : CRASHED + (p.lastFailure() == null ? "" : "; an earlier attempt: " + p.lastFailure());
-        String reason = "failed " + failed + " attempts (" + p.aloneAttempts() + " of them with the record alone): " + last;
-        return new AttemptPlan(1, true, true, failed, reason, p.decodedAlone());
+        return new AttemptPlan(limit, limit == 1, false, failed, null, false);
     }
 }

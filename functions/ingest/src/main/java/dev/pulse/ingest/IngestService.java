@@ -297,7 +297,7 @@ public final class IngestService {
         } catch (CompletionException e) {
             String failure = storageFailure(e, t);
             if (!t.superseded && !redrive) {
-                checkpoints.release(position, plan.alone(), Deadline.inMillis(RELEASE_MILLIS)).join();
+                checkpoints.release(position, counted(plan), Deadline.inMillis(RELEASE_MILLIS)).join();
             }
             return failure;
         }
@@ -344,13 +344,13 @@ public final class IngestService {
                 if (t.refused) {
                     checkpoints.recordFailure(position, failure, Deadline.inMillis(RELEASE_MILLIS)).join();
                 } else {
-                    checkpoints.release(position, plan.alone(), Deadline.inMillis(RELEASE_MILLIS)).join();
+                    checkpoints.release(position, counted(plan), Deadline.inMillis(RELEASE_MILLIS)).join();
                 }
             }
             return failure;
         } catch (DeadLetterException e) {
             if (!redrive) {
-                checkpoints.release(position, plan.alone(), Deadline.inMillis(RELEASE_MILLIS)).join();
+                checkpoints.release(position, counted(plan), Deadline.inMillis(RELEASE_MILLIS)).join();
             }
             throw e;
         }
@@ -364,6 +364,11 @@ public final class IngestService {
             t.resumeReason = pass.endReason;
         }
         return null;
+    }
+
+    /** True when the attempt counted itself as one of the record alone (a setting aside does not). */
+    private static boolean counted(AttemptPlan plan) {
+        return plan.alone() && !plan.setAside();
     }
 
     /** What one pass over an attempt's new records built. */

@@ -107,6 +107,15 @@ class AttemptPlanTest {
     }
 
     @Test
+    void of_whenTheRecordFailedAloneThreeTimes_setsItAsideEvenInABatchThatWouldOtherwiseBeShrunkOnly() {
+        // One failed attempt would halve 500 records; the three failures alone decide first.
+        AttemptPlan plan = AttemptPlan.of(claimed(40, 2, 3, null, 0, false), 500);
+
+        assertThat(plan.setAside()).isTrue();
+        assertThat(plan.limit()).isEqualTo(1);
+    }
+
+    @Test
     void of_whenNothingWasRecorded_reasonIsACrash() {
         AttemptPlan plan = AttemptPlan.of(claimed(40, 4, 3, null, 0, true), 2);
 
