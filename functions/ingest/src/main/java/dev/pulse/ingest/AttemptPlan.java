@@ -37,12 +37,15 @@ record AttemptPlan(int limit, boolean alone, boolean setAside, long failed, Stri
     /** How the reason of a record whose decoding threw starts ({@code IngestService}). */
     static final String RECORD_FAILED = "record ";
 
-    static AttemptPlan of(ShardCheckpoints.Position p, int newRecords) {
+    static AttemptPlan of(ShardCheckpoints.Position p, int newRecords, String firstRecord) {
         long failed = Math.max(0, p.attempts() - 1);
         if (failed == 0) {
             return new AttemptPlan(newRecords, false, false, 0, null, false);
         }
-        if (p.aloneAttempts() >= ALONE_FAILURES_BEFORE_SET_ASIDE) {
+        // Only counts of this very record decide its fate: after Lambda discarded a batch (finite retries), the next
+        // attempt starts at a record the counts were never about.
+        boolean same = firstRecord.equals(p.aloneRecord());
+        if (same && p.aloneAttempts() >= ALONE_FAILURES_BEFORE_SET_ASIDE) {
             // Decided whatever the batch looks like now: once an attempt may have sent the record to the DLQ, every
             // later one must set it aside too, or it could be stored and in the DLQ.
             String last = p.lastFailure() != null && p.lastFailureGeneration() == p.generation() - 1 ? p.lastFailure()

@@ -253,7 +253,7 @@ public final class IngestService {
             return null;
         }
         AttemptPlan plan = redrive ? new AttemptPlan(fresh.size(), false, false, 0, null, false)
-                : AttemptPlan.of(position, fresh.size());
+                : AttemptPlan.of(position, fresh.size(), fresh.get(0).getKinesis().getSequenceNumber());
         if (plan.failed() > 0) {
             t.recoveryAttempts++;
         }
@@ -264,7 +264,7 @@ public final class IngestService {
             } else {
                 if (plan.alone()) {
                     // Counted before the record is touched: if it kills this attempt, the count stays.
-                    checkpoints.countAlone(position, deadline).join();
+                    checkpoints.countAlone(position, fresh.get(0).getKinesis().getSequenceNumber(), deadline).join();
                 }
                 String shrunk = "after " + plan.failed() + " failed attempt(s) at record "
                         + fresh.get(0).getKinesis().getSequenceNumber() + " this attempt processes only its first "

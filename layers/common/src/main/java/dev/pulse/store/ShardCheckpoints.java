@@ -34,7 +34,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  *       passes its bound (docs/design.md, "A record that fails every attempt").</li>
  *   <li>{@code f}, {@code fg}: the last recorded failure and the generation of the attempt that recorded it.</li>
  *   <li>{@code a}: attempts since the last commit that processed that record alone ({@link #countAlone});
- *       {@code d}: set once such an attempt decoded it ({@link #markDecoded}). Both only after failures.</li>
+ *       {@code d}: set once such an attempt decoded it ({@link #markDecoded}); {@code r}: that record. The attempt
+ *       that follows a discard by Lambda (finite retries) starts at another record: {@code r} tells.</li>
  * </ul>
  * docs/design.md, "Exactly once", has the argument and what it costs (two single-item writes per batch).
  */
@@ -50,6 +51,7 @@ public final class ShardCheckpoints {
     public static final String FAILURE_GENERATION = "fg";
     public static final String ALONE = "a";
     public static final String DECODED = "d";
+    public static final String ALONE_RECORD = "r";
     private static final String SK_VALUE = "w";
 
     /**
@@ -63,12 +65,13 @@ public final class ShardCheckpoints {
      * @param lastFailureGeneration the generation of the attempt that recorded {@code lastFailure}, or 0
      * @param aloneAttempts attempts since the last commit that processed the first uncommitted record alone
      * @param decodedAlone  true once one of those decoded the record ({@link #markDecoded})
+     * @param aloneRecord   the record those attempts processed alone, or null
      */
     public record Position(String key, String committed, long generation, long attempts, String lastFailure,
-            long lastFailureGeneration, long aloneAttempts, boolean decodedAlone) {
+            long lastFailureGeneration, long aloneAttempts, boolean decodedAlone, String aloneRecord) {
 
         public Position(String key, String committed, long generation) {
-            this(key, committed, generation, 0, null, 0, 0, false);
+            this(key, committed, generation, 0, null, 0, 0, false, null);
         }
 
         /** True when {@code sequence} is at or below the committed position: already stored. */
@@ -157,10 +160,11 @@ public final class ShardCheckpoints {
                         .tableName(table)
                         .key(key(position.key()))
                         // The next record starts with a clean count: the attempts at this one are over.
-                        .updateExpression("SET #w = :w, #at = :at REMOVE #n, #f, #fg, #a, #d")
+                        .updateExpression("SET #w = :w, #at = :at REMOVE #n, #f, #fg, #a, #d, #r")
                         .conditionExpression("#g = :g")
                         .expressionAttributeNames(Map.of("#w", COMMITTED, "#at", COMMITTED_AT, "#g", GENERATION,
-                                "#n", ATTEMPTS, "#f", FAILURE, "#fg", FAILURE_GENERATION, "#a", ALONE, "#d", DECODED))
+                                "#n", ATTEMPTS, "#f", FAILURE, "#fg", FAILURE_GENERATION, "#a", ALONE, "#d", DECODED,
+                                "#r", ALONE_RECORD))
                         .expressionAttributeValues(Map.of(":w", AttributeValue.fromS(lastSequence),
                                 ":at", AttributeValue.fromN(Long.toString(now)),
                                 ":g", AttributeValue.fromN(Long.toString(position.generation()))))
@@ -239,9 +243,15 @@ public final class ShardCheckpoints {
      * Counts an attempt that processes the first uncommitted record alone, before it does: a crash then leaves the
      * count up. Fails with {@link SupersededException} once a newer attempt has claimed the shard.
      */
-    public CompletableFuture<Void> countAlone(Position position, Deadline deadline) {
-        return conditional(position, "ADD #a :one", Map.of("#a", ALONE, "#g", GENERATION),
-                Map.of(":one", AttributeValue.fromN("1")), "count an attempt", deadline);
+    public CompletableFuture<Void> countAlone(Position position, String record, Deadline deadline) {
+        if (record.equals(position.aloneRecord())) {
+            return conditional(position, "ADD #a :one", Map.of("#a", ALONE, "#g", GENERATION),
+                    Map.of(":one", AttributeValue.fromN("1")), "count an attempt", deadline);
+        }
+        // Counts of another record (one Lambda discarded) say nothing about this one: start again.
+        return conditional(position, "SET #a = :one, #r = :r REMOVE #d", Map.of("#a", ALONE, "#g", GENERATION,
+                        "#r", ALONE_RECORD, "#d", DECODED),
+                Map.of(":one", AttributeValue.fromN("1"), ":r", AttributeValue.fromS(record)), "count an attempt", deadline);
     }
 
     /**
@@ -298,7 +308,8 @@ public final class ShardCheckpoints {
         AttributeValue d = item.get(DECODED);
         return new Position(key, w == null ? null : w.s(), g == null ? 0 : Long.parseLong(g.n()),
                 n == null ? 0 : Long.parseLong(n.n()), f == null ? null : f.s(), fg == null ? 0 : Long.parseLong(fg.n()),
-                a == null ? 0 : Long.parseLong(a.n()), d != null && Boolean.TRUE.equals(d.bool()));
+                a == null ? 0 : Long.parseLong(a.n()), d != null && Boolean.TRUE.equals(d.bool()),
+                item.get(ALONE_RECORD) == null ? null : item.get(ALONE_RECORD).s());
     }
 
     private static Map<String, AttributeValue> key(String key) {
