@@ -91,7 +91,8 @@ public final class CompactService {
         Run run = new Run(clock.millis(), deadline, metrics);
         String failure = null;
         try {
-            long from = scanFrom(run);
+            Long cursor = readScanFrom(run);
+            long from = cursor == null ? defaultFrom(run.now) : Math.min(defaultFrom(run.now), cursor);
             List<Queued> hours = scan(hourQueues(run.now, from), false, run);
             run.queued.addAndGet(hours.size());
             run.execute(hours, q -> buildHour(q, run));
@@ -100,7 +101,10 @@ public final class CompactService {
             run.execute(days, q -> buildDay(q, run));
             // The whole queue was seen: every mark it held is built, resolved or left pending (and the next run
             // starts no later than the oldest of those).
-            writeScanFrom(Math.min(defaultFrom(run.now), run.oldestPendingStart.get()), run);
+            long next = Math.min(defaultFrom(run.now), run.oldestPendingStart.get());
+            if (cursor == null || next != cursor) {
+                writeScanFrom(next, run); // moves once an hour in a steady state
+            }
         } catch (RuntimeException e) {
             Throwable cause = Bounded.unwrap(e);
             failure = cause instanceof Bounded.StoppedException ? "deadline: " + cause.getMessage() : cause.toString();
@@ -130,20 +134,24 @@ public final class CompactService {
         return Math.floorDiv(now - settings.partialTtl().toMillis(), HOUR_MS) * HOUR_MS;
     }
 
-    /** Where this run's scan starts: the cursor the last complete run left, or the default if that is later. */
-    private long scanFrom(Run run) {
+    /** The cursor the last complete run left ({@link BuildMarks#SCAN_FROM}), or {@code null} before the first. */
+    private Long readScanFrom(Run run) {
         Map<String, AttributeValue> item = client.getItem(b -> b.tableName(table).key(CURSOR_KEY).consistentRead(true)
                         .overrideConfiguration(o -> o.apiCallTimeout(run.callTimeout())))
                 .join().item();
-        long from = defaultFrom(run.now);
         AttributeValue cursor = item == null ? null : item.get(BuildMarks.SCAN_FROM);
-        return cursor == null ? from : Math.min(from, Long.parseLong(cursor.n()));
+        return cursor == null ? null : Long.parseLong(cursor.n());
     }
 
+    /**
+     * Records where the next run starts. Overlapping runs may write in either order: each value was justified by
+     * its own complete scan, and an earlier value only makes the next run scan more.
+     */
     private void writeScanFrom(long from, Run run) {
-        client.putItem(b -> b.tableName(table)
-                        .item(Map.of(KeyScheme.PK, CURSOR_KEY.get(KeyScheme.PK), KeyScheme.SK, CURSOR_KEY.get(KeyScheme.SK),
-                                BuildMarks.SCAN_FROM, AttributeValue.fromN(Long.toString(from))))
+        client.updateItem(b -> b.tableName(table).key(CURSOR_KEY)
+                        .updateExpression("SET #f = :f")
+                        .expressionAttributeNames(Map.of("#f", BuildMarks.SCAN_FROM))
+                        .expressionAttributeValues(Map.of(":f", AttributeValue.fromN(Long.toString(from))))
                         .overrideConfiguration(o -> o.apiCallTimeout(run.callTimeout())))
                 .join();
     }
