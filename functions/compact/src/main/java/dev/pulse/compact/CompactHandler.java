@@ -89,7 +89,8 @@ public final class CompactHandler implements RequestHandler<ScheduledEvent, Comp
             }
             LOG.info("build run", entry("queued", r.periodsQueued()), entry("hoursBuilt", r.hoursBuilt()),
                     entry("daysBuilt", r.daysBuilt()), entry("pending", r.periodsPending()),
-                    entry("losingWrites", r.losingWrites()), entry("oldestPendingAgeSeconds", r.oldestPendingAgeSeconds()),
+                    entry("losingWrites", r.losingWrites()), entry("marksResolved", r.marksResolved()),
+                    entry("oldestPendingAgeSeconds", r.oldestPendingAgeSeconds()),
                     entry("stopped", r.stopped()));
             return r;
         }));

@@ -15,7 +15,10 @@ public enum CompactMetric implements MetricName {
     ROLLUPS_WRITTEN,
     /** Conditional rollup writes that lost to a newer build or a newer mark (dropped, never applied). */
     LOSING_WRITES,
-    /** Marks of periods whose partials may have expired: cleared without a rebuild (docs/operations.md). */
+    /**
+     * Marks resolved without a rebuild: an hour whose partials, or a day whose hourly rollups, may have expired keeps
+     * its rollup as it was, without the late data that marked it (docs/operations.md).
+     */
     EXPIRED_MARKS,
     /** The oldest buildable closed period still waiting after the run, in seconds since it became buildable. */
     OLDEST_PENDING_BUILD_AGE_SECONDS {

@@ -8,10 +8,11 @@ package dev.pulse.compact;
  * @param daysBuilt        daily rollups written
  * @param periodsPending   marked periods left for a later run
  * @param losingWrites     conditional writes that lost to a newer build or mark
+ * @param marksResolved    marks of periods that could no longer be rebuilt, cleared with the rollup kept as it was
  * @param oldestPendingAgeSeconds how long the oldest buildable period still waiting has been buildable (0: none)
  * @param stopped          whether the run stopped with work left (deadline or failure)
  * @param stopReason       why it stopped, or {@code null}
  */
 public record CompactResult(int periodsQueued, int hoursBuilt, int daysBuilt, int periodsPending, int losingWrites,
-        long oldestPendingAgeSeconds, boolean stopped, String stopReason) {
+        int marksResolved, long oldestPendingAgeSeconds, boolean stopped, String stopReason) {
 }

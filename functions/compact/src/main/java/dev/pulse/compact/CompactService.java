@@ -39,13 +39,26 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
  * deadline, caps every call at the time left and awaits what is in flight before it returns.
  *
  * <p>A mark is built only once it has settled ({@link dev.pulse.config.PulseConfig#markSettle()}): every
- * partial it announces has landed by then. A period whose partials may have expired is never rebuilt from what
- * is left; its mark is cleared and counted ({@link CompactMetric#EXPIRED_MARKS}).
+ * partial it announces has landed by then. A rebuild replaces the whole rollup, so it never runs from a level that
+ * may have lost items to its TTL: an hour whose first partial, or a day whose first hourly rollup, may have expired
+ * keeps the rollup it has, and its mark is <em>resolved</em>: cleared without a rebuild and counted
+ * ({@link CompactMetric#EXPIRED_MARKS}). Merging the late data into the rollup instead cannot be exact: a redrive
+ * rewrites slots the rollup already counts, and what the outvoted partial added cannot be taken out of a summary
+ * once that partial is gone. The retention rules ({@link dev.pulse.config.PulseConfig}) keep every partial until a
+ * builder that lags by up to a day has built it, and a redrive that could bring data past that is refused
+ * ({@link dev.pulse.store.RedriveWindow}); so only a builder stopped for longer resolves marks.
+ *
+ * <p>Every mark is eventually built or resolved: a run that gets through its whole queue records where the next one
+ * must start ({@link BuildMarks#SCAN_FROM}), and each run scans from there, or from the oldest hour whose partials
+ * may still exist if that is older, however long the builder was stopped.
  */
 public final class CompactService {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CompactService.class);
     private static final long HOUR_MS = 3_600_000L;
     private static final long DAY_MS = 86_400_000L;
+    private static final Map<String, AttributeValue> CURSOR_KEY = Map.of(KeyScheme.PK, AttributeValue.fromS(BuildMarks.SCAN_PK),
+            KeyScheme.SK, AttributeValue.fromS(BuildMarks.SCAN_SK));
 
     /** Timing and retention the builder needs; all from {@link dev.pulse.config.PulseConfig}. */
     public record Settings(Duration grace, Duration markSettle, Duration partialTtl, long hourlyTtlSeconds,
@@ -78,12 +91,20 @@ public final class CompactService {
         Run run = new Run(clock.millis(), deadline, metrics);
         String failure = null;
         try {
-            List<Queued> hours = scan(hourQueues(run.now), false, run);
+            Long cursor = readScanFrom(run);
+            long from = cursor == null ? defaultFrom(run.now) : Math.min(defaultFrom(run.now), cursor);
+            List<Queued> hours = scan(hourQueues(run.now, from), false, run);
             run.queued.addAndGet(hours.size());
             run.execute(hours, q -> buildHour(q, run));
-            List<Queued> days = scan(dayQueues(run.now), true, run);
+            List<Queued> days = scan(dayQueues(run.now, from), true, run);
             run.queued.addAndGet(days.size());
             run.execute(days, q -> buildDay(q, run));
+            // The whole queue was seen: every mark it held is built, resolved or left pending (and the next run
+            // starts no later than the oldest of those).
+            long next = Math.min(defaultFrom(run.now), run.oldestPendingStart.get());
+            if (cursor == null || next != cursor) {
+                writeScanFrom(next, run); // moves once an hour in a steady state
+            }
         } catch (RuntimeException e) {
             Throwable cause = Bounded.unwrap(e);
             failure = cause instanceof Bounded.StoppedException ? "deadline: " + cause.getMessage() : cause.toString();
@@ -97,14 +118,51 @@ public final class CompactService {
         metrics.add(CompactMetric.LOSING_WRITES, run.losing.get());
         metrics.set(CompactMetric.OLDEST_PENDING_BUILD_AGE_SECONDS, oldest);
         metrics.add(CompactMetric.RUNS_STOPPED, failure == null ? 0 : 1);
+        metrics.add(CompactMetric.EXPIRED_MARKS, run.resolved.get());
+        if (run.resolved.get() > 0) {
+            // One line a run: what an operator needs to find the periods is in the table (docs/operations.md).
+            LOG.warn("{} build mark(s) resolved without a rebuild: their partials (or a day's hourly rollups) may have"
+                    + " expired, so the rollups keep what they held and the late data that marked them is not in them;"
+                    + " first: {}", run.resolved.get(), run.firstResolved.get());
+        }
         return new CompactResult(run.queued.get(), run.hoursBuilt.get(), run.daysBuilt.get(), run.pending.get(),
-                run.losing.get(), oldest, failure != null, failure);
+                run.losing.get(), run.resolved.get(), oldest, failure != null, failure);
     }
 
-    /** Queue keys of every closed hour whose partials may still exist (older marks cannot be built). */
-    private List<String> hourQueues(long now) {
+    /** The oldest hour whose partials may still exist: where a run scans from when nothing older is left. */
+    private long defaultFrom(long now) {
+        return Math.floorDiv(now - settings.partialTtl().toMillis(), HOUR_MS) * HOUR_MS;
+    }
+
+    /** The cursor the last complete run left ({@link BuildMarks#SCAN_FROM}), or {@code null} before the first. */
+    private Long readScanFrom(Run run) {
+        Map<String, AttributeValue> item = client.getItem(b -> b.tableName(table).key(CURSOR_KEY).consistentRead(true)
+                        .overrideConfiguration(o -> o.apiCallTimeout(run.callTimeout())))
+                .join().item();
+        AttributeValue cursor = item == null ? null : item.get(BuildMarks.SCAN_FROM);
+        return cursor == null ? null : Long.parseLong(cursor.n());
+    }
+
+    /**
+     * Records where the next run starts. Overlapping runs may write in either order: each value was justified by
+     * its own complete scan, and an earlier value only makes the next run scan more.
+     */
+    private void writeScanFrom(long from, Run run) {
+        client.updateItem(b -> b.tableName(table).key(CURSOR_KEY)
+                        .updateExpression("SET #f = :f")
+                        .expressionAttributeNames(Map.of("#f", BuildMarks.SCAN_FROM))
+                        .expressionAttributeValues(Map.of(":f", AttributeValue.fromN(Long.toString(from))))
+                        .overrideConfiguration(o -> o.apiCallTimeout(run.callTimeout())))
+                .join();
+    }
+
+    /**
+     * Queue keys of every closed hour from {@code from}, but none whose hourly rollup has expired: such an item
+     * goes with its mark, and the query answers those hours from the daily rollups.
+     */
+    private List<String> hourQueues(long now, long from) {
         List<String> out = new ArrayList<>();
-        long first = Math.floorDiv(now - settings.partialTtl().toMillis(), HOUR_MS) * HOUR_MS;
+        long first = Math.max(from, Math.floorDiv(now - settings.hourlyTtlSeconds() * 1000, HOUR_MS) * HOUR_MS);
         for (long hour = first; hour + HOUR_MS + settings.grace().toMillis() <= now; hour += HOUR_MS) {
             for (int b = 0; b < BuildMarks.BUCKETS; b++) {
                 out.add(BuildMarks.hourDue(hour, b));
@@ -113,9 +171,11 @@ public final class CompactService {
         return out;
     }
 
-    private List<String> dayQueues(long now) {
+    /** Queue keys of every closed day that holds an hour from {@code from} or the day before, within the daily retention. */
+    private List<String> dayQueues(long now, long from) {
         List<String> out = new ArrayList<>();
-        long first = Math.floorDiv(now - settings.partialTtl().toMillis() - DAY_MS, DAY_MS) * DAY_MS;
+        long first = Math.max(Math.floorDiv(from - DAY_MS, DAY_MS) * DAY_MS,
+                Math.floorDiv(now - settings.dailyTtlSeconds() * 1000, DAY_MS) * DAY_MS);
         for (long day = first; day + DAY_MS + settings.grace().toMillis() <= now; day += DAY_MS) {
             for (int b = 0; b < BuildMarks.BUCKETS; b++) {
                 out.add(BuildMarks.dayDue(day, b));
@@ -150,13 +210,12 @@ public final class CompactService {
     }
 
     private CompletableFuture<Void> buildHour(Queued q, Run run) {
+        // Checked before the settle time: nothing still landing could make the hour buildable again.
+        if (!hourBuildable(q.start(), run.now)) {
+            return resolve(q, run);
+        }
         if (!run.settled(q)) {
             return CompletableFuture.completedFuture(null);
-        }
-        // The hour's first partial expires partialTtl after its minute ends: rebuilding from what is left would shrink it.
-        if (q.start() + 60_000L + settings.partialTtl().toMillis() <= run.now + settings.grace().toMillis()) {
-            run.metrics.increment(CompactMetric.EXPIRED_MARKS);
-            return clearMark(q, run);
         }
         long version = clock.millis();
         SortedMap<Integer, Summary> minutes = new TreeMap<>();
@@ -172,6 +231,10 @@ public final class CompactService {
     }
 
     private CompletableFuture<Void> buildDay(Queued q, Run run) {
+        // The day's first hourly rollup expires hourlyTtl after its hour ends: rebuilding from what is left would shrink it.
+        if (q.start() + HOUR_MS + settings.hourlyTtlSeconds() * 1000 <= run.now + settings.grace().toMillis()) {
+            return resolve(q, run);
+        }
         if (!run.settled(q)) {
             return CompletableFuture.completedFuture(null);
         }
@@ -179,10 +242,11 @@ public final class CompactService {
         SortedMap<Integer, Summary> hours = new TreeMap<>();
         AtomicBoolean hourStillMarked = new AtomicBoolean();
         return query(KeyScheme.hourlyPk(q.seriesKey(), q.start()), item -> {
-            if (item.containsKey(BuildMarks.MARKED)) {
+            long hour = KeyScheme.hourStart(item.get(KeyScheme.SK).s()); // a mark alone creates an item without a start
+            if (item.containsKey(BuildMarks.MARKED) && hourBuildable(hour, run.now)) {
                 hourStillMarked.set(true); // its hour is not built yet: the day waits for it
             } else if (item.containsKey(SummaryAttributes.COUNT)) {
-                long hour = Long.parseLong(item.get(RollupItems.START).n());
+                // Built, or past rebuilding (marked or not, what it holds is final): the day takes it as it is.
                 hours.put((int) ((hour - q.start()) / HOUR_MS), RollupItems.total(item, RollupItems.MINUTES));
             }
         }, run).thenCompose(v -> {
@@ -229,8 +293,29 @@ public final class CompactService {
                 });
     }
 
-    /** Removes a mark without a rebuild, if it is still the one read. */
-    private CompletableFuture<Void> clearMark(Queued q, Run run) {
+    /**
+     * Whether an hour can still be rebuilt from all of its partials: its first partial expires {@code partialTtl}
+     * after its minute ends, and the build reads within the grace of now.
+     */
+    private boolean hourBuildable(long hourStart, long now) {
+        return hourStart + 60_000L + settings.partialTtl().toMillis() > now + settings.grace().toMillis();
+    }
+
+    /**
+     * Resolves a mark that can no longer be built: removes it, if it is still the one read, and keeps the rollup
+     * as it is. Counted once the removal landed (a mark set again meanwhile is resolved, and counted, next run).
+     */
+    private CompletableFuture<Void> resolve(Queued q, Run run) {
+        return clearMark(q, run).thenAccept(cleared -> {
+            if (cleared) {
+                run.resolved.incrementAndGet();
+                run.firstResolved.compareAndSet(null, q.pk() + " " + q.sk());
+            }
+        });
+    }
+
+    /** Removes a mark without a rebuild, if it is still the one read; whether it did. */
+    private CompletableFuture<Boolean> clearMark(Queued q, Run run) {
         return client.updateItem(b -> b.tableName(table)
                         .key(Map.of(KeyScheme.PK, AttributeValue.fromS(q.pk()), KeyScheme.SK, AttributeValue.fromS(q.sk())))
                         .updateExpression("REMOVE #d, #q")
@@ -242,7 +327,7 @@ public final class CompactService {
                     if (e != null && !(Bounded.unwrap(e) instanceof ConditionalCheckFailedException)) {
                         throw new java.util.concurrent.CompletionException(Bounded.unwrap(e));
                     }
-                    return null;
+                    return e == null;
                 });
     }
 
@@ -273,6 +358,10 @@ public final class CompactService {
         final AtomicInteger pending = new AtomicInteger();
         final AtomicInteger losing = new AtomicInteger();
         final AtomicLong oldestPendingSince = new AtomicLong(Long.MAX_VALUE);
+        /** The start of the oldest period left pending: the next run must scan back to it. */
+        final AtomicLong oldestPendingStart = new AtomicLong(Long.MAX_VALUE);
+        final AtomicInteger resolved = new AtomicInteger();
+        final java.util.concurrent.atomic.AtomicReference<String> firstResolved = new java.util.concurrent.atomic.AtomicReference<>();
 
         Run(long now, Deadline deadline, InvocationMetrics<CompactMetric> metrics) {
             this.now = now;
@@ -336,6 +425,7 @@ public final class CompactService {
 
         void leave(Queued q, long buildableAt) {
             pending.incrementAndGet();
+            oldestPendingStart.accumulateAndGet(q.start(), Math::min);
             if (buildableAt <= now) {
                 oldestPendingSince.accumulateAndGet(buildableAt, Math::min);
             }

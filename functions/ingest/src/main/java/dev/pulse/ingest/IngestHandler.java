@@ -18,6 +18,7 @@ import dev.pulse.snapstart.Priming;
 import dev.pulse.store.BuildMarks;
 import dev.pulse.store.DynamoDbStore;
 import dev.pulse.store.MarkMemory;
+import dev.pulse.store.RedriveWindow;
 import dev.pulse.store.SeriesCatalog;
 import dev.pulse.store.ShardCheckpoints;
 import java.time.Clock;
@@ -103,7 +104,7 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
                 config.partialTtl().toSeconds(),
                 config.hourlyTtl().toSeconds(),
                 config.dailyTtl().toSeconds(),
-                clock);
+                clock).redriveWindow(new RedriveWindow(config.redriveWindow()));
     }
 
 

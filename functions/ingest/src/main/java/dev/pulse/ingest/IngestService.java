@@ -16,6 +16,7 @@ import dev.pulse.store.BuildMarks;
 import dev.pulse.store.DynamoDbStore;
 import dev.pulse.store.MarkMemory;
 import dev.pulse.store.PartialItems;
+import dev.pulse.store.RedriveWindow;
 import dev.pulse.store.SeriesCatalog;
 import dev.pulse.store.ShardCheckpoints;
 import dev.pulse.store.StoreException;
@@ -90,6 +91,8 @@ public final class IngestService {
     private final long hourlyTtlSeconds;
     private final long dailyTtlSeconds;
     private final Clock clock;
+    /** Set once by the wiring, before the first batch. */
+    private RedriveWindow redriveWindow;
 
     public IngestService(RecordDecoder decoder, DynamoDbStore store, SeriesCatalog catalog, BuildMarks marks,
             MarkMemory markMemory, ShardCheckpoints checkpoints, DeadLetterQueue deadLetters, long partialTtlSeconds,
@@ -133,7 +136,19 @@ public final class IngestService {
      */
     public IngestResult redrive(List<KinesisEvent.KinesisEventRecord> records, Deadline deadline,
             InvocationMetrics<IngestMetric> metrics) {
+        // Records too old for their hours to be rebuilt: refused whole, before anything is read or written.
+        String late = redriveWindow == null || records.isEmpty() ? null : redriveWindow.refusal(records, clock.millis());
+        if (late != null) {
+            metrics.increment(IngestMetric.BATCH_FAILURES);
+            return new IngestResult(records.size(), 0, 0, 0, 0, 0, new WriteStats(0, 0, 0, 0, 0), firstSequence(records), late, 0);
+        }
         return run(records, true, deadline, metrics);
+    }
+
+    /** Refuses redrives of records that arrived longer ago than {@code window} allows (none refused without one). */
+    public IngestService redriveWindow(RedriveWindow window) {
+        this.redriveWindow = window;
+        return this;
     }
 
     private IngestResult run(List<KinesisEvent.KinesisEventRecord> records, boolean redrive, Deadline deadline,

@@ -22,18 +22,24 @@ import java.util.Map;
  * @param acceptFuture      {@code ACCEPT_FUTURE_SECONDS} (default 2 hours): newest accepted datapoint
  * @param hourlyTtl         {@code HOURLY_TTL_DAYS} (default 35): retention of hourly rollups (minute detail)
  * @param dailyTtl          {@code DAILY_TTL_DAYS} (default 3650): retention of daily rollups
- * @param maxRecordAge      how long after arrival a record may still be ingested: {@code MAX_RECORD_AGE_SECONDS}
- *                          (the ingest mapping's MaximumRecordAgeInSeconds), or at its default -1 (no limit)
- *                          {@code STREAM_RETENTION_HOURS} (default 24), when the record leaves the stream
+ * @param maxRecordAge      how long after arrival the event source mapping still delivers a record:
+ *                          {@code MAX_RECORD_AGE_SECONDS} (the ingest mapping's MaximumRecordAgeInSeconds), or at its
+ *                          default -1 (no limit) {@code STREAM_RETENTION_HOURS} (default 24), when the record leaves
+ *                          the stream. The retention rule does not use it: a batch the mapping discards is redriven
+ *                          from the stream, so data can arrive up to {@code STREAM_RETENTION_HOURS} late whatever this is
  * @param ingestTimeout     {@code INGEST_TIMEOUT_SECONDS} (default 60): IngestFunction's timeout, the longest a
  *                          write announced by a build mark can take to land
  * @param buildGrace        {@code BUILD_GRACE_SECONDS} (default 300): how long after a period ends it is built
  *
- * <p>Retention must not lose data: a late datapoint (up to {@code ACCEPT_PAST_SECONDS} before its arrival,
- * ingested up to {@code MAX_RECORD_AGE_SECONDS} after it) rebuilds its hour from all of that hour's partials, so
- * those must still exist; and its day is rebuilt from the day's hourly rollups, so those must live at least as
- * long. Hence {@code PARTIAL_TTL_DAYS} > late window + an hour + the grace + the mark settle time + a day of builder lag,
- * {@code HOURLY_TTL_DAYS} >= {@code PARTIAL_TTL_DAYS} + 1, {@code DAILY_TTL_DAYS} >= {@code HOURLY_TTL_DAYS}.
+ * <p>Retention must not lose data. A datapoint is accepted up to {@code ACCEPT_PAST_SECONDS} before its record's
+ * arrival, and its record is stored up to {@code STREAM_RETENTION_HOURS} after arrival: by live delivery (until
+ * {@code MAX_RECORD_AGE_SECONDS}, or until the record leaves the stream at -1) or by the redrive of a discarded
+ * batch, which reads the records back from the stream and so works until they leave it, whatever
+ * {@code MAX_RECORD_AGE_SECONDS} is. Its hour is then rebuilt from all of that hour's partials, so those must still
+ * exist; and its day is rebuilt from the day's hourly rollups, so those must live at least as long. Hence
+ * {@code PARTIAL_TTL_DAYS} > late window + stream retention + an hour + the grace + the mark settle time + a day of
+ * builder lag, {@code HOURLY_TTL_DAYS} >= {@code PARTIAL_TTL_DAYS} + 1, {@code DAILY_TTL_DAYS} >= {@code HOURLY_TTL_DAYS}.
+ * What the first rule leaves over the stream retention is the {@link #redriveWindow()}.
  */
 public record PulseConfig(String tableName, String deadLetterUrl, Duration partialTtl, int writeConcurrency,
         long retryBaseMillis, long retryCapMillis, long safetyMarginMillis, Duration acceptPast, Duration acceptFuture,
@@ -61,7 +67,7 @@ public record PulseConfig(String tableName, String deadLetterUrl, Duration parti
         if (ageSetting >= 0 && ageSetting < 60) {
             r.problems.add("MAX_RECORD_AGE_SECONDS must be -1 (no limit) or between 60 and 604800, got " + ageSetting);
         }
-        // Without a limit a record may still be ingested until it leaves the stream.
+        // Without a limit the mapping delivers a record until it leaves the stream.
         long recordAge = ageSetting < 0 ? retentionHours * 3600 : Math.min(ageSetting, retentionHours * 3600);
         long ingestTimeout = r.number("INGEST_TIMEOUT_SECONDS", 60, 1, 900);
         long grace = r.number("BUILD_GRACE_SECONDS", 300, 60, 86_400);
@@ -71,13 +77,16 @@ public record PulseConfig(String tableName, String deadLetterUrl, Duration parti
         // Retention rules compare settings, so only once each one is valid on its own.
         boolean eachValid = r.problems.isEmpty();
         long settle = 2 * (ingestTimeout + 5);
-        long needed = past + recordAge + 3600 + grace + settle + BUILD_LAG_ALLOWANCE.toSeconds();
+        // The redrive reads a discarded batch back from the stream: data arrives up to the whole retention late.
+        long latest = retentionHours * 3600;
+        long needed = past + latest + 3600 + grace + settle + BUILD_LAG_ALLOWANCE.toSeconds();
         if (eachValid && ttlDays * 86_400 <= needed) {
             r.problems.add("PARTIAL_TTL_DAYS (" + ttlDays + ") must exceed ACCEPT_PAST_SECONDS (" + past
-                    + ") + the longest record age (" + recordAge + ": MAX_RECORD_AGE_SECONDS, or STREAM_RETENTION_HOURS at -1) + BUILD_GRACE_SECONDS (" + grace
+                    + ") + STREAM_RETENTION_HOURS (" + retentionHours + " = " + latest + " s: a discarded batch is redriven"
+                    + " from the stream until then, whatever MAX_RECORD_AGE_SECONDS is) + BUILD_GRACE_SECONDS (" + grace
                     + ") + the mark settle time (2 x (INGEST_TIMEOUT_SECONDS + 5) = " + settle
                     + ") + 1 hour + 1 day of builder lag = " + String.format(java.util.Locale.ROOT, "%.2f", needed / 86_400.0)
-                    + " days, or a late datapoint would rebuild an hour whose other partials have expired");
+                    + " days, or a late or redriven datapoint would rebuild an hour whose other partials have expired");
         }
         if (eachValid && hourlyDays < ttlDays + 1) {
             r.problems.add("HOURLY_TTL_DAYS (" + hourlyDays + ") must be >= PARTIAL_TTL_DAYS + 1 (" + (ttlDays + 1)
@@ -103,6 +112,17 @@ public record PulseConfig(String tableName, String deadLetterUrl, Duration parti
      */
     public Duration markSettle() {
         return ingestTimeout.plusSeconds(5).multipliedBy(2);
+    }
+
+    /**
+     * How long after its arrival a record may still be redriven: what {@code PARTIAL_TTL_DAYS} leaves after the late
+     * window ({@code ACCEPT_PAST_SECONDS}), an hour, the grace, the mark settle time and a day of builder lag. A record
+     * that arrived longer ago may hold datapoints of an hour whose partials expire before the builder can rebuild
+     * it, so its redrive is refused (dev.pulse.store.RedriveWindow). The retention rule makes it longer than
+     * {@code STREAM_RETENTION_HOURS}: a record the stream still holds is always inside it.
+     */
+    public Duration redriveWindow() {
+        return partialTtl.minus(acceptPast).minusHours(1).minus(buildGrace).minus(markSettle()).minus(BUILD_LAG_ALLOWANCE);
     }
 
     private static final class Reader {

@@ -36,6 +36,17 @@ public final class BuildMarks {
     /** Queue partitions per period: spreads a busy hour's marks over several index partitions. */
     public static final int BUCKETS = 4;
 
+    /**
+     * The builder's scan cursor, one item (PK {@value #SCAN_PK}, SK {@value #SCAN_SK}): {@link #SCAN_FROM} is the oldest
+     * hour (epoch ms) whose marks the next build run must look at. A run that got through its whole queue writes it;
+     * every mark on an older hour has been built or resolved, and with the retention rules no new one can be set
+     * there. A builder stopped for longer than its lag allowance therefore scans back to where it stopped, however
+     * long ago, instead of leaving the marks it missed pending for ever.
+     */
+    public static final String SCAN_PK = "B#build";
+    public static final String SCAN_SK = "scan";
+    public static final String SCAN_FROM = "from";
+
     private static final long HOUR_MS = 3_600_000L;
     private static final long DAY_MS = 86_400_000L;
 

@@ -175,12 +175,58 @@ class PulseConfigTest {
         assertThat(c.maxRecordAge()).isEqualTo(Duration.ofSeconds(expected));
     }
 
-    @Test
-    void fromEnvironment_whenStreamRetentionIsAYearButRecordsAreLimited_acceptsTheDefaultTtl() {
-        PulseConfig c = PulseConfig.fromEnvironment(env("STREAM_RETENTION_HOURS", "8760", "MAX_RECORD_AGE_SECONDS", "3600"));
+    @ParameterizedTest(name = "MAX_RECORD_AGE_SECONDS={0}")
+    @ValueSource(strings = {"-1", "60", "3600", "604800"})
+    void fromEnvironment_whenTheStreamKeepsRecordsLongerThanThePartialsAllow_rejectsWhateverTheRecordAge(String age) {
+        // A discarded batch is redriven from the stream for as long as the stream keeps it: with 7 days of retention a
+        // datapoint can arrive 14 + 7 days after its hour, past the default 17 days of partials.
+        assertThatThrownBy(() -> PulseConfig.fromEnvironment(env("MAX_RECORD_AGE_SECONDS", age, "STREAM_RETENTION_HOURS", "168")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("invalid configuration: PARTIAL_TTL_DAYS (17) must exceed ACCEPT_PAST_SECONDS (1209600)"
+                        + " + STREAM_RETENTION_HOURS (168 = 604800 s: a discarded batch is redriven from the stream until"
+                        + " then, whatever MAX_RECORD_AGE_SECONDS is) + BUILD_GRACE_SECONDS (300) + the mark settle time"
+                        + " (2 x (INGEST_TIMEOUT_SECONDS + 5) = 130) + 1 hour + 1 day of builder lag = 22.05 days, or a late"
+                        + " or redriven datapoint would rebuild an hour whose other partials have expired");
+    }
 
-        assertThat(c.maxRecordAge()).isEqualTo(Duration.ofHours(1));
-        assertThat(c.partialTtl()).isEqualTo(Duration.ofDays(17));
+    @Test
+    void fromEnvironment_whenStreamRetentionIsAYear_needsPartialsKeptPastItWhateverTheRecordAge() {
+        // 14 days + 365 days + 1 h + 300 s + 130 s + 1 day = 380.05 days.
+        Map<String, String> year = env("STREAM_RETENTION_HOURS", "8760", "MAX_RECORD_AGE_SECONDS", "3600",
+                "PARTIAL_TTL_DAYS", "380", "HOURLY_TTL_DAYS", "382", "DAILY_TTL_DAYS", "382");
+        Map<String, String> yearAndADay = new HashMap<>(year);
+        yearAndADay.put("PARTIAL_TTL_DAYS", "381");
+
+        assertThatThrownBy(() -> PulseConfig.fromEnvironment(year))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("PARTIAL_TTL_DAYS (380) must exceed")
+                .hasMessageContaining("= 380.05 days");
+        assertThat(PulseConfig.fromEnvironment(yearAndADay).maxRecordAge()).isEqualTo(Duration.ofHours(1));
+    }
+
+    @ParameterizedTest(name = "STREAM_RETENTION_HOURS={0}, PARTIAL_TTL_DAYS={1}, ACCEPT_PAST_SECONDS={2}")
+    @CsvSource({
+            "24,   17,  1209600",
+            "168,  23,  1209600",
+            "24,   3,   82369",
+            "8760, 381, 1209600",
+            "48,   5,   3600",
+    })
+    void redriveWindow_whenTheSettingsAreAccepted_outlastsTheStreamRetention(long hours, long ttlDays, long past) {
+        // Every record the stream still holds can be redriven, so a refusal by the window means the stream keeps
+        // records longer than STREAM_RETENTION_HOURS says.
+        PulseConfig c = PulseConfig.fromEnvironment(env("STREAM_RETENTION_HOURS", Long.toString(hours),
+                "PARTIAL_TTL_DAYS", Long.toString(ttlDays), "ACCEPT_PAST_SECONDS", Long.toString(past),
+                "HOURLY_TTL_DAYS", Long.toString(ttlDays + 1), "DAILY_TTL_DAYS", Long.toString(ttlDays + 1)));
+
+        assertThat(c.redriveWindow()).isGreaterThan(Duration.ofHours(hours))
+                .isEqualTo(Duration.ofDays(ttlDays).minusSeconds(past).minusHours(1).minusSeconds(300 + 130).minusDays(1));
+    }
+
+    @Test
+    void redriveWindow_atTheDefaults_isTheTwoDaysThePartialsOutliveTheLateWindowLessTheBuildAllowances() {
+        // 17 days - 14 days - 1 h - 300 s - 130 s - 1 day = 168,770 s, against 86,400 s of stream retention.
+        assertThat(PulseConfig.fromEnvironment(env()).redriveWindow()).isEqualTo(Duration.ofSeconds(168_770));
     }
 
     @Test
@@ -212,29 +258,26 @@ class PulseConfigTest {
     }
 
     @Test
-    void fromEnvironment_whenRecordAgeIsLimited_theLimitNotTheRetentionEntersTheRule() {
-        // 82,800 s + 3,600 s (MAX_RECORD_AGE_SECONDS) + 1 h + 300 s + 130 s + 1 day = 2.05 days < 3 days; at -1 the
-        // 24 h retention would need 259,630 s, more than 3 days.
-        PulseConfig c = PulseConfig.fromEnvironment(env("ACCEPT_PAST_SECONDS", "82800", "PARTIAL_TTL_DAYS", "3",
-                "HOURLY_TTL_DAYS", "4", "DAILY_TTL_DAYS", "4", "MAX_RECORD_AGE_SECONDS", "3600"));
-
-        assertThat(c.partialTtl()).isEqualTo(Duration.ofDays(3));
+    void fromEnvironment_whenRecordAgeIsLimited_theStreamRetentionStillEntersTheRule() {
+        // 82,800 s + 3,600 s of MAX_RECORD_AGE_SECONDS would fit 3 days, but a discarded batch is redriven up to the
+        // 24 h of stream retention after arrival: 82,800 + 86,400 + 3,600 + 300 + 130 + 86,400 s = 3.005 days.
         assertThatThrownBy(() -> PulseConfig.fromEnvironment(env("ACCEPT_PAST_SECONDS", "82800", "PARTIAL_TTL_DAYS", "3",
-                "HOURLY_TTL_DAYS", "4", "DAILY_TTL_DAYS", "4")))
+                "HOURLY_TTL_DAYS", "4", "DAILY_TTL_DAYS", "4", "MAX_RECORD_AGE_SECONDS", "3600")))
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("the longest record age (86400: MAX_RECORD_AGE_SECONDS, or STREAM_RETENTION_HOURS at -1)");
+                .hasMessageContaining("PARTIAL_TTL_DAYS (3) must exceed ACCEPT_PAST_SECONDS (82800) + STREAM_RETENTION_HOURS (24 = 86400 s");
     }
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
             // the partials would expire before a late datapoint's hour is rebuilt
             // (16 days, the default before records waited for the stream's 24 h retention, is one of them)
-            "PARTIAL_TTL_DAYS=16 | PARTIAL_TTL_DAYS (16) must exceed ACCEPT_PAST_SECONDS (1209600) + the longest record age (86400: MAX_RECORD_AGE_SECONDS, or STREAM_RETENTION_HOURS at -1) + BUILD_GRACE_SECONDS (300) + the mark settle time (2 x (INGEST_TIMEOUT_SECONDS + 5) = 130) + 1 hour + 1 day of builder lag = 16.05 days",
+            "PARTIAL_TTL_DAYS=16 | PARTIAL_TTL_DAYS (16) must exceed ACCEPT_PAST_SECONDS (1209600) + STREAM_RETENTION_HOURS (24 = 86400 s: a discarded batch is redriven from the stream until then, whatever MAX_RECORD_AGE_SECONDS is) + BUILD_GRACE_SECONDS (300) + the mark settle time (2 x (INGEST_TIMEOUT_SECONDS + 5) = 130) + 1 hour + 1 day of builder lag = 16.05 days",
             "PARTIAL_TTL_DAYS=14 | PARTIAL_TTL_DAYS (14) must exceed",
             "ACCEPT_PAST_SECONDS=1296000 | PARTIAL_TTL_DAYS (17) must exceed ACCEPT_PAST_SECONDS (1296000)",
-            "STREAM_RETENTION_HOURS=48 | PARTIAL_TTL_DAYS (17) must exceed ACCEPT_PAST_SECONDS (1209600) + the longest record age (172800",
-            "STREAM_RETENTION_HOURS=168,MAX_RECORD_AGE_SECONDS=172800 | PARTIAL_TTL_DAYS (17) must exceed ACCEPT_PAST_SECONDS (1209600) + the longest record age (172800",
-            "BUILD_GRACE_SECONDS=86400 | PARTIAL_TTL_DAYS (17) must exceed ACCEPT_PAST_SECONDS (1209600) + the longest record age (86400: MAX_RECORD_AGE_SECONDS, or STREAM_RETENTION_HOURS at -1) + BUILD_GRACE_SECONDS (86400)",
+            "STREAM_RETENTION_HOURS=48 | PARTIAL_TTL_DAYS (17) must exceed ACCEPT_PAST_SECONDS (1209600) + STREAM_RETENTION_HOURS (48 = 172800 s",
+            // the record age limit does not shorten what the redrive can bring
+            "STREAM_RETENTION_HOURS=168,MAX_RECORD_AGE_SECONDS=3600 | PARTIAL_TTL_DAYS (17) must exceed ACCEPT_PAST_SECONDS (1209600) + STREAM_RETENTION_HOURS (168 = 604800 s",
+            "BUILD_GRACE_SECONDS=86400 | PARTIAL_TTL_DAYS (17) must exceed ACCEPT_PAST_SECONDS (1209600) + STREAM_RETENTION_HOURS (24 = 86400 s: a discarded batch is redriven from the stream until then, whatever MAX_RECORD_AGE_SECONDS is) + BUILD_GRACE_SECONDS (86400)",
             // a day's rebuild would read hourly rollups that have expired
             "HOURLY_TTL_DAYS=17 | HOURLY_TTL_DAYS (17) must be >= PARTIAL_TTL_DAYS + 1 (18)",
             // past the minute detail, nothing would answer
