@@ -1,6 +1,8 @@
 package dev.pulse.query;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.model.Datapoint;
@@ -26,11 +28,26 @@ import java.util.Set;
  */
 public final class QueryParser {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * Numbers as long as the body may be: a 10,000-digit {@code start} is then refused naming {@code start} (too
+     * large for epoch milliseconds) rather than as malformed JSON. The body's 64 KB of digits convert in milliseconds
+     * (QueryParametersTest bounds it).
+     */
+    private static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNumberLength(QueryLimits.MAX_BODY_BYTES)
+                    .maxNestingDepth(32).build())
+            .build());
     private static final long MINUTE = 60_000L;
     /** 9999-12-31T23:59:59.999Z: keeps every later sum of instants and periods far from overflow. */
     private static final long MAX_INSTANT = 253_402_300_799_999L;
     private static final DatapointValidator NAMES = DatapointValidator.create();
+    /**
+     * Longest instant or duration text read (an ISO-8601 instant with nanoseconds and an offset is 35 characters):
+     * a longer one is refused by its length, before any parsing.
+     */
+    static final int MAX_VALUE_LENGTH = 64;
+    /** Longest nextToken: a series offset and a fingerprint, base64, are under 30 characters. */
+    private static final int MAX_TOKEN_LENGTH = 100;
 
     private QueryParser() {
     }
@@ -156,7 +173,7 @@ public final class QueryParser {
         if (node.isIntegralNumber() && node.canConvertToLong()) {
             return node.asLong();
         }
-        if (node.isTextual()) {
+        if (node.isTextual() && node.asText().length() <= MAX_VALUE_LENGTH) {
             String s = node.asText();
             try {
                 return Instant.parse(s).toEpochMilli();
@@ -179,7 +196,7 @@ public final class QueryParser {
         long seconds;
         if (node.isIntegralNumber() && node.canConvertToLong()) {
             seconds = node.asLong();
-        } else if (node.isTextual()) {
+        } else if (node.isTextual() && node.asText().length() <= MAX_VALUE_LENGTH) {
             try {
                 Duration d = Duration.parse(node.asText());
                 if (d.getNano() != 0) {
@@ -233,6 +250,9 @@ public final class QueryParser {
 
     private static int offset(JsonNode token, String fingerprint, int seriesCount) throws BadRequestException {
         try {
+            if (!token.isTextual() || token.asText().length() > MAX_TOKEN_LENGTH) {
+                throw new IllegalArgumentException();
+            }
             String raw = new String(Base64.getUrlDecoder().decode(token.asText()), StandardCharsets.UTF_8);
             int colon = raw.indexOf(':');
             int offset = Integer.parseInt(raw.substring(0, colon));
