@@ -141,7 +141,8 @@ class QueryServiceTest {
         QueryRequest r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"2026-11-21T12:00:00Z\","
                 + "\"end\":\"2026-11-23T12:00:00Z\",\"period\":\"PT1H\",\"stats\":[\"avg\"]}");
         QueryService oneDayAhead = new QueryService(client(CompletableFuture::completedFuture), "t", 8, 300_000L,
-                new RollupCache(100, 300_000L), Clock.fixed(NOW, ZoneOffset.UTC), 35L * 86_400_000, 86_400_000L);
+                new RollupCache(100, 300_000L), Clock.fixed(NOW, ZoneOffset.UTC),
+                new QueryService.Retention(17L * 86_400_000, 35L * 86_400_000, 3650L * 86_400_000), 86_400_000L);
 
         var plan = oneDayAhead.plan(r, NOW.toEpochMilli());
 
