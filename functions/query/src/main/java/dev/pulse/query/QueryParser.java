@@ -1,8 +1,11 @@
 package dev.pulse.query;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.model.Datapoint;
@@ -29,12 +32,12 @@ import java.util.Set;
 public final class QueryParser {
 
     /**
-     * Numbers as long as the body may be: a 10,000-digit {@code start} is then refused naming {@code start} (too
-     * large for epoch milliseconds) rather than as malformed JSON. The body's 64 KB of digits convert in milliseconds
-     * (QueryParametersTest bounds it).
+     * No number longer than 100 characters is read (an epoch in milliseconds has 13 digits): converting the body's
+     * 64 KB of digits to a BigInteger takes half a second. A longer one is refused naming its field.
      */
+    private static final int MAX_NUMBER_LENGTH = 100;
     private static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxNumberLength(QueryLimits.MAX_BODY_BYTES)
+            .streamReadConstraints(StreamReadConstraints.builder().maxNumberLength(MAX_NUMBER_LENGTH)
                     .maxNestingDepth(32).build())
             .build());
     private static final long MINUTE = 60_000L;
@@ -61,10 +64,29 @@ public final class QueryParser {
                     + " bytes", null);
         }
         JsonNode root;
+        JsonParser parser = null;
         try {
-            root = JSON.readTree(body);
+            parser = JSON.createParser(body);
+            root = JSON.readTree(parser);
+        } catch (StreamConstraintsException e) {
+            String field = field(parser.getParsingContext().pathAsPointer());
+            if (e.getMessage().startsWith("Number value length") && !field.isEmpty()) {
+                throw new BadRequestException("InvalidField", field + " is a number longer than " + MAX_NUMBER_LENGTH
+                        + " characters", field);
+            }
+            throw new BadRequestException("MalformedJson", "body is not valid JSON: " + e.getOriginalMessage(), null);
         } catch (JsonProcessingException e) {
             throw new BadRequestException("MalformedJson", "body is not valid JSON: " + e.getOriginalMessage(), null);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e); // reading a String does no I/O
+        } finally {
+            if (parser != null) {
+                try {
+                    parser.close();
+                } catch (java.io.IOException ignored) {
+                    // a String parser holds nothing to release
+                }
+            }
         }
         if (root == null || !root.isObject()) {
             throw new BadRequestException("MalformedJson", "body must be a JSON object", null);
@@ -93,6 +115,19 @@ public final class QueryParser {
             offset = offset(token, fingerprint(series, start, end, period, stats), series.size());
         }
         return new QueryRequest(series, start, end, period, stats, offset);
+    }
+
+    /** A JSON pointer as this API names fields: {@code /series/0/name} is {@code series[0].name}. */
+    private static String field(JsonPointer pointer) {
+        StringBuilder sb = new StringBuilder();
+        for (JsonPointer p = pointer; p != null && !p.matches(); p = p.tail()) {
+            if (p.mayMatchElement() && !sb.isEmpty()) {
+                sb.append('[').append(p.getMatchingIndex()).append(']');
+            } else {
+                sb.append(sb.isEmpty() ? "" : ".").append(p.getMatchingProperty());
+            }
+        }
+        return sb.toString();
     }
 
     /** The token that continues {@code request} at series {@code offset}. */
