@@ -42,7 +42,9 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
  * Otherwise the query reads the level below: a daily item that is still marked is answered from the day's
  * hourly items, an hourly item that is still marked from its partials. So a lagging or stopped builder makes a
  * query slower, never wrong. A missing rollup item means the period has no data: ingest marks a period before
- * it writes any of its partials. Reads for all series run in parallel
+ * it writes any of its partials. No level is read past its retention ({@link Retention}): a range that only a
+ * level which has expired could answer is refused ({@link #checkResolution}), and a marked rollup whose level below
+ * has expired is answered as built. Reads for all series run in parallel
  * on the async client with bounded concurrency; closed items are cached in the warm container. Series not
  * finished within the time budget are reported as unprocessed instead of delaying the answer.
  */
