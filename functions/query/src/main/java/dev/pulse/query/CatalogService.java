@@ -96,13 +96,12 @@ public final class CatalogService {
         if (s == null) {
             return DEFAULT_LIMIT;
         }
-        try {
+        // ASCII digits only, at most four: Integer.parseInt would also take other scripts' digits ("１２３").
+        if (!s.isEmpty() && s.length() <= 4 && s.chars().allMatch(c -> c >= '0' && c <= '9')) {
             int n = Integer.parseInt(s);
             if (n >= 1 && n <= MAX_LIMIT) {
                 return n;
             }
-        } catch (NumberFormatException e) {
-            // reported below
         }
         throw new BadRequestException("InvalidField", "limit must be an integer from 1 to " + MAX_LIMIT, "limit");
     }
@@ -113,6 +112,9 @@ public final class CatalogService {
         }
         String sk;
         try {
+            if (token.length() > 8 * 1024) {
+                throw new IllegalArgumentException("longer than any key"); // a 1,024-character key in base64 is shorter
+            }
             sk = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
             sk = "";

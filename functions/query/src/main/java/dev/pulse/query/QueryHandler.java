@@ -80,7 +80,8 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
     /** As the production wiring, with a given cache (the memory benchmark weighs it). */
     QueryHandler(PulseConfig config, DynamoDbAsyncClient client, Clock clock, Metrics metrics, RollupCache cache) {
         this(new QueryService(client, config.tableName(), config.writeConcurrency() * 4, config.buildGrace().toMillis(),
-                cache, clock, config.hourlyTtl().toMillis(), config.acceptFuture().toMillis()),
+                cache, clock, new QueryService.Retention(config.partialTtl().toMillis(), config.hourlyTtl().toMillis(),
+                        config.dailyTtl().toMillis()), config.acceptFuture().toMillis()),
                 new CatalogService(client, config.tableName()), metrics, config.safetyMarginMillis(), clock);
     }
 
@@ -125,7 +126,6 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
                 return error(405, "MethodNotAllowed", "use POST /query", null);
             }
             QueryRequest request = QueryParser.parse(body(event));
-            queries.checkResolution(request);
             long budget = Math.min(MAX_BUDGET_MILLIS, context.getRemainingTimeInMillis() - safetyMarginMillis);
             return ok(toJson(queries.query(request, Deadline.inMillis(budget), counters), request));
         }

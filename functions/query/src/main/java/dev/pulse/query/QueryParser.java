@@ -1,6 +1,11 @@
 package dev.pulse.query;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.model.Datapoint;
@@ -26,11 +31,26 @@ import java.util.Set;
  */
 public final class QueryParser {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * No number longer than 100 characters is read (an epoch in milliseconds has 13 digits): converting the body's
+     * 64 KB of digits to a BigInteger takes half a second. A longer one is refused naming its field.
+     */
+    private static final int MAX_NUMBER_LENGTH = 100;
+    private static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNumberLength(MAX_NUMBER_LENGTH)
+                    .maxNestingDepth(32).build())
+            .build());
     private static final long MINUTE = 60_000L;
     /** 9999-12-31T23:59:59.999Z: keeps every later sum of instants and periods far from overflow. */
     private static final long MAX_INSTANT = 253_402_300_799_999L;
     private static final DatapointValidator NAMES = DatapointValidator.create();
+    /**
+     * Longest instant or duration text read (an ISO-8601 instant with nanoseconds and an offset is 35 characters):
+     * a longer one is refused by its length, before any parsing.
+     */
+    static final int MAX_VALUE_LENGTH = 64;
+    /** Longest nextToken: a series offset and a fingerprint, base64, are under 30 characters. */
+    private static final int MAX_TOKEN_LENGTH = 100;
 
     private QueryParser() {
     }
@@ -44,10 +64,29 @@ public final class QueryParser {
                     + " bytes", null);
         }
         JsonNode root;
+        JsonParser parser = null;
         try {
-            root = JSON.readTree(body);
+            parser = JSON.createParser(body);
+            root = JSON.readTree(parser);
+        } catch (StreamConstraintsException e) {
+            String field = field(parser.getParsingContext().pathAsPointer());
+            if (e.getMessage().startsWith("Number value length") && !field.isEmpty()) {
+                throw new BadRequestException("InvalidField", field + " is a number longer than " + MAX_NUMBER_LENGTH
+                        + " characters", field);
+            }
+            throw new BadRequestException("MalformedJson", "body is not valid JSON: " + e.getOriginalMessage(), null);
         } catch (JsonProcessingException e) {
             throw new BadRequestException("MalformedJson", "body is not valid JSON: " + e.getOriginalMessage(), null);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e); // reading a String does no I/O
+        } finally {
+            if (parser != null) {
+                try {
+                    parser.close();
+                } catch (java.io.IOException ignored) {
+                    // a String parser holds nothing to release
+                }
+            }
         }
         if (root == null || !root.isObject()) {
             throw new BadRequestException("MalformedJson", "body must be a JSON object", null);
@@ -76,6 +115,19 @@ public final class QueryParser {
             offset = offset(token, fingerprint(series, start, end, period, stats), series.size());
         }
         return new QueryRequest(series, start, end, period, stats, offset);
+    }
+
+    /** A JSON pointer as this API names fields: {@code /series/0/name} is {@code series[0].name}. */
+    private static String field(JsonPointer pointer) {
+        StringBuilder sb = new StringBuilder();
+        for (JsonPointer p = pointer; p != null && !p.matches(); p = p.tail()) {
+            if (p.mayMatchElement() && !sb.isEmpty()) {
+                sb.append('[').append(p.getMatchingIndex()).append(']');
+            } else {
+                sb.append(sb.isEmpty() ? "" : ".").append(p.getMatchingProperty());
+            }
+        }
+        return sb.toString();
     }
 
     /** The token that continues {@code request} at series {@code offset}. */
@@ -156,7 +208,7 @@ public final class QueryParser {
         if (node.isIntegralNumber() && node.canConvertToLong()) {
             return node.asLong();
         }
-        if (node.isTextual()) {
+        if (node.isTextual() && node.asText().length() <= MAX_VALUE_LENGTH) {
             String s = node.asText();
             try {
                 return Instant.parse(s).toEpochMilli();
@@ -179,7 +231,7 @@ public final class QueryParser {
         long seconds;
         if (node.isIntegralNumber() && node.canConvertToLong()) {
             seconds = node.asLong();
-        } else if (node.isTextual()) {
+        } else if (node.isTextual() && node.asText().length() <= MAX_VALUE_LENGTH) {
             try {
                 Duration d = Duration.parse(node.asText());
                 if (d.getNano() != 0) {
@@ -233,6 +285,9 @@ public final class QueryParser {
 
     private static int offset(JsonNode token, String fingerprint, int seriesCount) throws BadRequestException {
         try {
+            if (!token.isTextual() || token.asText().length() > MAX_TOKEN_LENGTH) {
+                throw new IllegalArgumentException();
+            }
             String raw = new String(Base64.getUrlDecoder().decode(token.asText()), StandardCharsets.UTF_8);
             int colon = raw.indexOf(':');
             int offset = Integer.parseInt(raw.substring(0, colon));

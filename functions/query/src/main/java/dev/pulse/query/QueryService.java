@@ -42,7 +42,9 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnConsumedCapacity;
  * Otherwise the query reads the level below: a daily item that is still marked is answered from the day's
  * hourly items, an hourly item that is still marked from its partials. So a lagging or stopped builder makes a
  * query slower, never wrong. A missing rollup item means the period has no data: ingest marks a period before
- * it writes any of its partials. Reads for all series run in parallel
+ * it writes any of its partials. No level is read past its retention ({@link Retention}): a range that only a
+ * level which has expired could answer is refused ({@link #checkResolution}), and a marked rollup whose level below
+ * has expired is answered as built. Reads for all series run in parallel
  * on the async client with bounded concurrency; closed items are cached in the warm container. Series not
  * finished within the time budget are reported as unprocessed instead of delaying the answer.
  */
@@ -64,53 +66,104 @@ public final class QueryService {
 
     enum Level { DAILY, HOURLY, PARTIALS }
 
+    /**
+     * How long each level is kept ({@code PARTIAL_TTL_DAYS}, {@code HOURLY_TTL_DAYS}, {@code DAILY_TTL_DAYS}), ms.
+     * An item is never deleted before its TTL, and may linger for days after it: so a level is judged by its age
+     * alone, never by whether its items are still there, and every answer stays the same whenever DynamoDB deletes.
+     * A partial's TTL is its minute's end plus the partial retention, a rollup's its period's end plus its level's.
+     */
+    public record Retention(long partialMillis, long hourlyMillis, long dailyMillis) {
+
+        /** Nothing expires (tests and tools that never reach a retention). */
+        public static final Retention UNLIMITED = new Retention(Long.MAX_VALUE / 4, Long.MAX_VALUE / 4, Long.MAX_VALUE / 4);
+
+        /** Whether every partial of the hour is still stored: the first minute's expire first. */
+        boolean partialsWhole(long hour, long now) {
+            return now < hour + 60_000L + partialMillis;
+        }
+
+        /** Whether the hour's hourly rollup (its minute detail) is still stored. */
+        boolean hourlyKept(long hour, long now) {
+            return now < hour + HOUR + hourlyMillis;
+        }
+
+        boolean dailyKept(long day, long now) {
+            return now < day + DAY + dailyMillis;
+        }
+
+        long days(long millis) {
+            return millis / DAY;
+        }
+    }
+
     private final DynamoDbAsyncClient client;
     private final String table;
     private final int concurrency;
     private final long graceMillis;
     private final RollupCache cache;
     private final Clock clock;
-    private final long minuteDetailMillis;
+    private final Retention retention;
     private final long futureWindowMillis;
 
     public QueryService(DynamoDbAsyncClient client, String table, int concurrency, long graceMillis, RollupCache cache,
             Clock clock) {
-        this(client, table, concurrency, graceMillis, cache, clock, Long.MAX_VALUE / 4, FUTURE_WINDOW);
+        this(client, table, concurrency, graceMillis, cache, clock, Retention.UNLIMITED, FUTURE_WINDOW);
     }
 
     /**
-     * {@code minuteDetailMillis}: how long hourly rollups (minute detail) are kept ({@code HOURLY_TTL_DAYS});
-     * {@code futureWindowMillis}: how far ahead of arrival ingest accepts datapoints ({@code ACCEPT_FUTURE_SECONDS}):
-     * nothing later than now plus that can hold data, so it is never read.
+     * {@code retention}: how long each level is kept; {@code futureWindowMillis}: how far ahead of arrival ingest
+     * accepts datapoints ({@code ACCEPT_FUTURE_SECONDS}): nothing later than now plus that can hold data, so it is
+     * never read.
      */
     public QueryService(DynamoDbAsyncClient client, String table, int concurrency, long graceMillis, RollupCache cache,
-            Clock clock, long minuteDetailMillis, long futureWindowMillis) {
+            Clock clock, Retention retention, long futureWindowMillis) {
         this.client = client;
         this.table = table;
         this.concurrency = concurrency;
         this.graceMillis = graceMillis;
         this.cache = cache;
         this.clock = clock;
-        this.minuteDetailMillis = minuteDetailMillis;
+        this.retention = retention;
         this.futureWindowMillis = futureWindowMillis;
     }
 
     /**
-     * Refuses a request that needs minute detail older than it is kept: past {@code HOURLY_TTL_DAYS} (less a day,
-     * as DynamoDB deletes expired items a while after their TTL) only daily rollups remain, which hold hours.
+     * Refuses a request that needs a level older than it is kept, so no range is answered empty because its level
+     * expired: before the oldest daily rollup (field {@code start}); or, past the hourly retention where only daily
+     * rollups (whole hours) remain, buckets that cut an hour (a start off the hour: {@code start}; a period not a
+     * multiple of an hour: {@code period}) or an end inside an hour of a day whose minute detail is gone
+     * ({@code end}). Everything else is answered from a level that holds it ({@link #plan}).
      */
-    public void checkResolution(dev.pulse.query.QueryRequest r) throws BadRequestException {
-        long oldestMinuteDetail = clock.millis() - minuteDetailMillis + DAY;
+    void checkResolution(dev.pulse.query.QueryRequest r, long now) throws BadRequestException {
+        long firstDay = Math.floorDiv(r.start(), DAY) * DAY;
+        if (!retention.dailyKept(firstDay, now)) {
+            long oldest = Math.floorDiv(now - retention.dailyMillis(), DAY) * DAY;
+            throw new BadRequestException("InvalidField", "data is kept for " + retention.days(retention.dailyMillis())
+                    + " days (DAILY_TTL_DAYS): start must not be before " + java.time.Instant.ofEpochMilli(oldest), "start");
+        }
+        String minuteDetail = "minute detail is kept for " + retention.days(retention.hourlyMillis())
+                + " days (HOURLY_TTL_DAYS); older ranges are answered from daily rollups, which hold whole hours: ";
         boolean hourAligned = r.start() % HOUR == 0 && r.periodMillis() % HOUR == 0;
-        if (!hourAligned && r.start() < oldestMinuteDetail) {
-            throw new BadRequestException("InvalidField", "minute detail is kept for "
-                    + (minuteDetailMillis / DAY) + " days (HOURLY_TTL_DAYS); for older ranges use a start on a whole hour "
-                    + "and a period that is a multiple of PT1H", "period");
+        if (!hourAligned && !retention.hourlyKept(Math.floorDiv(r.start(), HOUR) * HOUR, now)) {
+            boolean period = r.periodMillis() % HOUR != 0;
+            throw new BadRequestException("InvalidField", minuteDetail + (period ? "use a period that is a multiple of"
+                    + " PT1H" : "use a start on a whole hour"), period ? "period" : "start");
+        }
+        // Hour-aligned: the end's day is read hour by hour when the end cuts an hour (plan), from its first hour read.
+        if (hourAligned && r.end() % HOUR != 0
+                && !retention.hourlyKept(Math.max(Math.floorDiv(r.end(), DAY) * DAY, r.start()), now)) {
+            throw new BadRequestException("InvalidField", minuteDetail + "use an end on a whole hour", "end");
         }
     }
 
-    public QueryResult query(dev.pulse.query.QueryRequest request, Deadline deadline, InvocationMetrics<QueryMetric> metrics) {
+    /**
+     * Answers {@code request}, or refuses it (400) when it needs a level older than it is kept
+     * ({@link #checkResolution}); the check and the plan use the same instant, so they agree at every boundary.
+     */
+    public QueryResult query(dev.pulse.query.QueryRequest request, Deadline deadline, InvocationMetrics<QueryMetric> metrics)
+            throws BadRequestException {
         long now = clock.millis();
+        checkResolution(request, now);
         int buckets = request.buckets();
         boolean withSketch = request.stats().stream().anyMatch(st -> st.kind() == Stat.Kind.PERCENTILE);
         int unitsPerSeries = Math.max(1, plan(request, now).size());
@@ -322,12 +375,18 @@ public final class QueryService {
                         }
                         if (RollupItems.complete(item)) {
                             cacheRollup(r, item, now, sink);
+                        } else if (r.unit().level() == Level.HOURLY && !retention.partialsWhole(r.unit().start(), now)) {
+                            // Marked, but its partials are past their retention: rebuilt from what is left it would
+                            // be short, so the rollup as built is the most this hour holds (not cached: the builder
+                            // resolves the mark, and may merge late data into it).
+                            sink.entries(r.series(), entries(r, item));
                         } else {
                             // Marked since its build (or never built): the level below is exact, the rollup may not be.
                             metrics.increment(QueryMetric.ROLLUP_FALLBACKS);
                             below.add(deadline.expired()
                                     ? CompletableFuture.failedFuture(new Bounded.StoppedException("time budget spent"))
-                                    : readBelow(r, metrics, sink).thenAccept(entries -> sink.entries(r.series(), entries)));
+                                    : readBelow(r, item, now, metrics, sink)
+                                            .thenAccept(entries -> sink.entries(r.series(), entries)));
                         }
                     }
                     List<RollupRead> retry = new ArrayList<>();
@@ -361,25 +420,39 @@ public final class QueryService {
     }
 
     /**
-     * The buckets of a rollup that is not complete, from the level below: an hour from its partials; a day from
-     * its hourly items, each complete one as it is and each marked one from its partials.
+     * The buckets of a rollup that is not complete ({@code item}), from the level below: an hour from its partials;
+     * a day from its hourly items, each complete one as it is and each marked one from its partials. A level below
+     * that is past its retention is not read, whatever of it DynamoDB has not deleted yet: a day's hour whose hourly
+     * rollup has expired comes from the day's own item, a marked hour whose partials have expired from its hourly
+     * rollup as built.
      */
-    private CompletableFuture<SortedMap<Long, Summary>> readBelow(RollupRead r, InvocationMetrics<QueryMetric> metrics,
-            Reads sink) {
+    private CompletableFuture<SortedMap<Long, Summary>> readBelow(RollupRead r, Map<String, AttributeValue> item,
+            long now, InvocationMetrics<QueryMetric> metrics, Reads sink) {
         if (r.unit().level() == Level.HOURLY) {
             return readPartials(r.series(), r.unit(), r.withSketch(), metrics, sink);
         }
         SortedMap<Long, Summary> minutes = new TreeMap<>();
+        entries(r, item).forEach((hour, summary) -> {
+            if (!retention.hourlyKept(hour, now)) {
+                minutes.put(hour, summary);
+            }
+        });
+        if (!retention.hourlyKept(r.unit().start() + DAY - HOUR, now)) {
+            return CompletableFuture.completedFuture(minutes); // every hour of the day is past its hourly retention
+        }
         List<Long> markedHours = new ArrayList<>();
-        return query(KeyScheme.hourlyPk(r.series().key(), r.unit().start()), sink, item -> {
+        return query(KeyScheme.hourlyPk(r.series().key(), r.unit().start()), sink, hourly -> {
             metrics.increment(QueryMetric.ITEMS_READ);
             // From the key: an hour that was marked but never built has no other attribute than its mark.
-            long hour = KeyScheme.hourStart(item.get(KeyScheme.SK).s());
-            if (!RollupItems.complete(item)) {
+            long hour = KeyScheme.hourStart(hourly.get(KeyScheme.SK).s());
+            if (!retention.hourlyKept(hour, now)) {
+                return; // answered from the day's item above
+            }
+            if (!RollupItems.complete(hourly) && retention.partialsWhole(hour, now)) {
                 markedHours.add(hour);
                 return;
             }
-            RollupItems.buckets(item, RollupItems.MINUTES, r.withSketch())
+            RollupItems.buckets(hourly, RollupItems.MINUTES, r.withSketch())
                     .forEach((i, summary) -> minutes.put(hour + i * 60_000L, summary));
         }).thenCompose(v -> {
             List<CompletableFuture<Void>> reads = new ArrayList<>();
@@ -396,14 +469,19 @@ public final class QueryService {
         });
     }
 
-    /** Caches a complete rollup item's entries (none for a missing item) and hands them to the query. */
-    private void cacheRollup(RollupRead r, Map<String, AttributeValue> item, long now, Reads sink) {
+    /** A rollup item's summaries by start time: minutes of an hourly item, hours of a daily one. */
+    private static SortedMap<Long, Summary> entries(RollupRead r, Map<String, AttributeValue> item) {
         SortedMap<Long, Summary> out = new TreeMap<>();
         boolean daily = r.unit().level() == Level.DAILY;
         long step = daily ? HOUR : 60_000L;
         RollupItems.buckets(item, daily ? RollupItems.HOURS : RollupItems.MINUTES, r.withSketch())
                 .forEach((i, summary) -> out.put(r.unit().start() + i * step, summary));
-        SortedMap<Long, Summary> frozen = Collections.unmodifiableSortedMap(out);
+        return out;
+    }
+
+    /** Caches a complete rollup item's entries (none for a missing item) and hands them to the query. */
+    private void cacheRollup(RollupRead r, Map<String, AttributeValue> item, long now, Reads sink) {
+        SortedMap<Long, Summary> frozen = Collections.unmodifiableSortedMap(entries(r, item));
         sink.rollup(r, frozen, cache.put(r.cacheKey(), frozen, now));
     }
 

@@ -2,6 +2,7 @@ package dev.pulse.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.time.Instant;
 import java.util.stream.Stream;
@@ -122,5 +123,27 @@ class QueryParserTest {
         String other = body(many, "0", "60000000", "120", "[\"avg\"]");
         assertThatThrownBy(() -> QueryParser.parse(withToken(other, token)))
                 .isInstanceOfSatisfying(BadRequestException.class, e -> assertThat(e.field()).isEqualTo("nextToken"));
+    }
+
+    static Stream<Arguments> longNumbers() {
+        String digits = "9".repeat(60_000);
+        return Stream.of(
+                Arguments.of(body(OK_SERIES, digits, "1", "60", "[\"avg\"]"), "start"),
+                Arguments.of(body(OK_SERIES, "0", "-" + digits, "60", "[\"avg\"]"), "end"),
+                Arguments.of(body(OK_SERIES, "0", "1", "0." + digits, "[\"avg\"]"), "period"),
+                Arguments.of(body(OK_SERIES, "0", "1", "60", "[\"avg\", " + digits + "]"), "stats[1]"),
+                Arguments.of(body("[{\"name\":\"m\",\"dims\":{\"k\":" + digits + "}}]", "0", "1", "60", "[\"avg\"]"),
+                        "series[0].dims.k"));
+    }
+
+    @ParameterizedTest(name = "{1}")
+    @MethodSource("longNumbers")
+    void parse_whenANumberIsLongerThan100Characters_refusesItNamingItsFieldInBoundedTime(String body, String field) {
+        assertTimeoutPreemptively(java.time.Duration.ofSeconds(1), () -> assertThatThrownBy(() -> QueryParser.parse(body))
+                .isInstanceOfSatisfying(BadRequestException.class, e -> {
+                    assertThat(e.field()).isEqualTo(field);
+                    assertThat(e.code()).isEqualTo("InvalidField");
+                    assertThat(e.getMessage()).contains("longer than 100 characters");
+                }));
     }
 }

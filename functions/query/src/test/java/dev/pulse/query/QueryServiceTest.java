@@ -1,6 +1,7 @@
 package dev.pulse.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Deadline;
@@ -10,6 +11,8 @@ import java.time.ZoneOffset;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.model.BatchGetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
@@ -141,7 +144,8 @@ class QueryServiceTest {
         QueryRequest r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"2026-11-21T12:00:00Z\","
                 + "\"end\":\"2026-11-23T12:00:00Z\",\"period\":\"PT1H\",\"stats\":[\"avg\"]}");
         QueryService oneDayAhead = new QueryService(client(CompletableFuture::completedFuture), "t", 8, 300_000L,
-                new RollupCache(100, 300_000L), Clock.fixed(NOW, ZoneOffset.UTC), 35L * 86_400_000, 86_400_000L);
+                new RollupCache(100, 300_000L), Clock.fixed(NOW, ZoneOffset.UTC),
+                new QueryService.Retention(17L * 86_400_000, 35L * 86_400_000, 3650L * 86_400_000), 86_400_000L);
 
         var plan = oneDayAhead.plan(r, NOW.toEpochMilli());
 
@@ -170,5 +174,59 @@ class QueryServiceTest {
 
         assertThat(page.series()).hasSize(QueryLimits.MAX_SKETCH_BUCKETS / 2016);
         assertThat(page.nextToken()).isNotNull();
+    }
+
+    private static final long DAY_MS = 86_400_000L;
+    private static final QueryService.Retention TEMPLATE_RETENTION = new QueryService.Retention(17 * DAY_MS, 35 * DAY_MS,
+            3650 * DAY_MS);
+
+    /**
+     * start, end, period; the instant the level the request needs expires (its item's TTL); the field refused from
+     * that instant on. One millisecond before, every item the request needs is still stored, so it is answered.
+     */
+    @ParameterizedTest(name = "{0} to {1} at {2}: {4} from {3}")
+    @CsvSource({
+        // Minute detail of the start's hour: 00:00's hourly item expires at 01:00 + 35 days.
+        "2026-10-01T00:30:00Z, 2026-10-02T00:00:00Z, PT1H, 2026-11-05T01:00:00Z, start",
+        "2026-10-01T00:00:00Z, 2026-10-01T06:00:00Z, PT5M, 2026-11-05T01:00:00Z, period",
+        "2026-10-01T05:10:00Z, 2026-10-01T06:00:00Z, PT1H, 2026-11-05T06:00:00Z, start",
+        // Whole hours, but the end cuts 23:00: the day is read hour by hour from its first hour in the range.
+        "2026-10-01T00:00:00Z, 2026-10-01T23:30:00Z, PT1H, 2026-11-05T01:00:00Z, end",
+        "2026-10-01T12:00:00Z, 2026-10-01T23:30:00Z, PT2H, 2026-11-05T13:00:00Z, end",
+        "2026-09-30T12:00:00Z, 2026-10-01T23:30:00Z, PT1H, 2026-11-05T01:00:00Z, end",
+        // Daily items: the start's day expires at its end + 3650 days.
+        "2026-10-01T00:00:00Z, 2026-10-03T00:00:00Z, P1D, 2036-09-29T00:00:00Z, start",
+    })
+    void checkResolution_atTheNeededLevelsTtl_answersUntilItThenRefusesNamingTheField(String start, String end,
+            String period, String expires, String field) throws Exception {
+        QueryRequest r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"" + start + "\",\"end\":\"" + end
+                + "\",\"period\":\"" + period + "\",\"stats\":[\"avg\"]}");
+        QueryService service = new QueryService(client(CompletableFuture::completedFuture), "t", 8, 300_000L,
+                new RollupCache(100, 300_000L), Clock.fixed(NOW, ZoneOffset.UTC), TEMPLATE_RETENTION, 7_200_000L);
+        long at = Instant.parse(expires).toEpochMilli();
+
+        service.checkResolution(r, at - 1);
+        assertThatThrownBy(() -> service.checkResolution(r, at))
+                .isInstanceOfSatisfying(BadRequestException.class, e -> assertThat(e.field()).isEqualTo(field))
+                .hasMessageContaining(field.equals("start") && period.equals("P1D") ? "3650 days (DAILY_TTL_DAYS)"
+                        : "35 days (HOURLY_TTL_DAYS)");
+    }
+
+    @ParameterizedTest(name = "{0} to {1} at {2}")
+    @CsvSource({
+        "2026-10-01T00:00:00Z, 2026-10-02T00:00:00Z, PT1H", "2026-10-01T05:00:00Z, 2026-10-01T17:00:00Z, PT2H",
+        "2026-10-01T00:00:00Z, 2026-10-02T00:00:00Z, P1D", "2026-09-01T00:00:00Z, 2026-10-01T00:00:00Z, PT6H",
+    })
+    void plan_whenWholeHoursPastTheHourlyRetention_readsOnlyDailyItems(String start, String end, String period)
+            throws Exception {
+        QueryRequest r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"" + start + "\",\"end\":\"" + end
+                + "\",\"period\":\"" + period + "\",\"stats\":[\"avg\"]}");
+        QueryService service = new QueryService(client(CompletableFuture::completedFuture), "t", 8, 300_000L,
+                new RollupCache(100, 300_000L), Clock.fixed(NOW, ZoneOffset.UTC), TEMPLATE_RETENTION, 7_200_000L);
+
+        service.checkResolution(r, NOW.toEpochMilli());
+
+        assertThat(service.plan(r, NOW.toEpochMilli())).isNotEmpty()
+                .allSatisfy(u -> assertThat(u.level()).isEqualTo(QueryService.Level.DAILY));
     }
 }

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * The request parameters of the Prometheus API: from the query string and, for POST, the form body (as Go's
@@ -104,10 +105,14 @@ public final class ApiParams {
         if (s.length() > MAX_VALUE_LENGTH) {
             throw PromQlException.invalidParameter(name, "cannot parse " + quote(s) + " to a valid timestamp");
         }
+        BigDecimal seconds = seconds(s);
         long millis;
-        try {
-            millis = new BigDecimal(s.trim()).movePointRight(3).setScale(0, RoundingMode.HALF_EVEN).longValueExact();
-        } catch (NumberFormatException | ArithmeticException e) {
+        if (seconds != null) {
+            if (seconds.signum() < 0 || seconds.compareTo(MAX_SECONDS) > 0) {
+                throw PromQlException.invalidParameter(name, "timestamp " + quote(s) + " lies outside 1970-9999");
+            }
+            millis = seconds.movePointRight(3).setScale(0, RoundingMode.HALF_EVEN).longValueExact();
+        } else {
             try {
                 millis = OffsetDateTime.parse(s).toInstant().toEpochMilli();
             } catch (DateTimeParseException | ArithmeticException e2) {
@@ -129,20 +134,59 @@ public final class ApiParams {
         if (s.length() > MAX_VALUE_LENGTH) {
             throw PromQlException.invalidParameter(name, "cannot parse " + quote(s) + " to a valid duration");
         }
-        try {
-            BigDecimal seconds = new BigDecimal(s.trim());
-            BigDecimal millis = seconds.movePointRight(3).setScale(0, RoundingMode.CEILING);
-            if (millis.compareTo(BigDecimal.valueOf(10L * 365 * 86_400_000)) > 0) {
-                throw PromQlException.invalidParameter(name, "duration " + quote(s) + " is too long");
-            }
-            return millis.longValueExact();
-        } catch (NumberFormatException | ArithmeticException e) {
+        BigDecimal seconds = seconds(s);
+        if (seconds == null) {
             try {
                 return PromQlParser.parseDuration(s);
             } catch (PromQlParseException e2) {
                 throw PromQlException.invalidParameter(name, "cannot parse " + quote(s) + " to a valid duration");
             }
         }
+        if (seconds.abs().compareTo(MAX_DURATION_SECONDS) > 0) {
+            throw PromQlException.invalidParameter(name, "duration " + quote(s) + " is too long");
+        }
+        return seconds.movePointRight(3).setScale(0, RoundingMode.CEILING).longValueExact();
+    }
+
+    /** Unix seconds at 9999-12-31T23:59:59Z. */
+    private static final BigDecimal MAX_SECONDS = BigDecimal.valueOf(MAX_MILLIS / 1000);
+    /** Ten years, the longest duration (as the PromQL parser's). */
+    private static final BigDecimal MAX_DURATION_SECONDS = BigDecimal.valueOf(10L * 365 * 86_400);
+    /** A decimal number as Go's {@code strconv.ParseFloat} reads one, ASCII only: no NaN, Inf, hex or digit groups. */
+    private static final Pattern DECIMAL = Pattern.compile("[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?");
+    /** Numbers this many orders of magnitude below one second are zero: far below the millisecond storage keeps. */
+    private static final int SMALLEST_MAGNITUDE = -20;
+    /** And this many above it are beyond every accepted time or duration (10^12 seconds is year 33658). */
+    private static final int LARGEST_MAGNITUDE = 13;
+
+    /**
+     * {@code s} (at most {@link #MAX_VALUE_LENGTH} characters) as decimal seconds, or null when it is not a decimal
+     * number. The exponent is weighed before any arithmetic: {@code 1e100000000} is 12 characters, and scaling it
+     * to milliseconds would build a number of 100 million digits; beyond {@link #LARGEST_MAGNITUDE} the value is
+     * out of every range and returned as a bound-breaking 10^14, below {@link #SMALLEST_MAGNITUDE} it is zero.
+     */
+    static BigDecimal seconds(String s) {
+        String t = s.trim();
+        if (!DECIMAL.matcher(t).matches()) {
+            return null;
+        }
+        BigDecimal d;
+        try {
+            d = new BigDecimal(t); // at most 64 characters: its digits are few, only the exponent can be large
+        } catch (NumberFormatException e) {
+            return null; // an exponent beyond the int range
+        }
+        if (d.signum() == 0) {
+            return BigDecimal.ZERO;
+        }
+        long magnitude = (long) d.precision() - d.scale(); // digits before the point; the value is below 10^magnitude
+        if (magnitude > LARGEST_MAGNITUDE) {
+            return d.signum() > 0 ? BigDecimal.TEN.pow(LARGEST_MAGNITUDE + 1) : BigDecimal.TEN.pow(LARGEST_MAGNITUDE + 1).negate();
+        }
+        if (magnitude < SMALLEST_MAGNITUDE) {
+            return BigDecimal.ZERO;
+        }
+        return d;
     }
 
     private static String quote(String s) {

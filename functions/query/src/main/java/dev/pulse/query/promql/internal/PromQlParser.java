@@ -483,7 +483,7 @@ public final class PromQlParser {
         int start = pos;
         if (q.startsWith("0x", pos) || q.startsWith("0X", pos)) {
             pos += 2;
-            while (pos < q.length() && Character.digit(q.charAt(pos), 16) >= 0) {
+            while (pos < q.length() && (isDigit(q.charAt(pos)) || "abcdefABCDEF".indexOf(q.charAt(pos)) >= 0)) {
                 pos++;
             }
             try {
@@ -809,7 +809,9 @@ public final class PromQlParser {
                 String body = close < 0 ? "" : re.substring(i + 1, close);
                 if (body.matches("\\d+(,\\d*)?")) {
                     String[] nm = body.split(",", -1);
-                    long count = Long.parseLong(nm.length > 1 && !nm[1].isEmpty() ? nm[1] : nm[0]);
+                    String digits = nm.length > 1 && !nm[1].isEmpty() ? nm[1] : nm[0];
+                    // More digits than a long holds is past every limit: weighed by length, not parsed.
+                    long count = digits.length() > 12 ? MAX_REPEAT + 1L : Long.parseLong(digits);
                     long product = Math.min(count, MAX_REPEAT + 1L) * top[1];
                     if (product > MAX_REPEAT) {
                         throw error(at, "invalid regular expression " + quote(re) + ": invalid repeat count (nested"

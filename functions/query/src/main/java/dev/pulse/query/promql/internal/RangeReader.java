@@ -109,16 +109,15 @@ public final class RangeReader implements Evaluator.Source {
                         + " time range are " + buckets + " buckets of storage, at most " + QueryLimits.MAX_BUCKETS
                         + ": use a longer range or a shorter time range");
             }
-            QueryRequest request = new QueryRequest(series, first, last, range / 1000, List.of(stat), 0);
-            try {
-                queries.checkResolution(request);
-            } catch (BadRequestException e) {
-                throw new PromQlException(PromQlException.Type.BAD_DATA, e.getMessage());
-            }
             int offset = 0;
             while (offset < series.size()) {
-                QueryResult r = queries.query(new QueryRequest(series, first, last, range / 1000, List.of(stat), offset),
-                        deadline, metrics);
+                QueryResult r;
+                try {
+                    r = queries.query(new QueryRequest(series, first, last, range / 1000, List.of(stat), offset),
+                            deadline, metrics);
+                } catch (BadRequestException e) {
+                    throw beyondRetention(range, first, e);
+                }
                 if (!r.unprocessed().isEmpty()) {
                     String reason = r.unprocessed().get(0).reason();
                     throw new PromQlException(reason.equals("ReadFailed") ? PromQlException.Type.UNAVAILABLE
@@ -151,5 +150,20 @@ public final class RangeReader implements Evaluator.Source {
             }
         }
         return result;
+    }
+
+    /**
+     * The windows need a level past its retention ({@link QueryService#query} refused their read), said in the
+     * Prometheus API's terms: the read starts at the first evaluation time less the range and has the range as its
+     * period, so the time parameters and the selector's range together decide which level can answer.
+     */
+    private PromQlException beyondRetention(long range, long first, BadRequestException e) {
+        String message = e.getMessage();
+        String advice = message.startsWith("data is kept")
+                ? message.replace("start must not be before", "no window may start before")
+                : message.substring(0, message.lastIndexOf(':')) + ": use a range of whole hours (such as [1h]) and"
+                        + " evaluation times on the hour (start and step in whole hours)";
+        return PromQlException.invalidParameter(times.length == 1 ? "time" : "start", "the " + range / MINUTE
+                + "m windows from " + java.time.Instant.ofEpochMilli(first) + " reach past the retention: " + advice);
     }
 }

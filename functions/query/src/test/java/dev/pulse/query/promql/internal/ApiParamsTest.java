@@ -2,8 +2,10 @@ package dev.pulse.query.promql.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.pulse.query.promql.PromQlException;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -25,6 +27,42 @@ class ApiParamsTest {
         assertThatThrownBy(() -> ApiParams.parse(null, "start=" + text).time("start"))
                 .isInstanceOfSatisfying(PromQlException.class, e -> assertThat(e.type()).isEqualTo(PromQlException.Type.BAD_DATA))
                 .hasMessageStartingWith("invalid parameter \"start\"");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"-0, 0", "0e999999999, 0", "1e-1000000, 0", "+1.7e9, 1700000000000", "17e8, 1700000000000",
+        ".5, 500", "5., 5000", "0.00000000000000000000000000000001, 0", "1700000000.0005, 1700000000000",
+        "1700000000.0015, 1700000000002", "253402300799, 253402300799000"})
+    void time_whenDecimalWithAnyExponent_givesEpochMillisInBoundedTime(String text, long millis) {
+        long got = assertTimeoutPreemptively(Duration.ofSeconds(1), () -> ApiParams.parse(null, "t=" + text).time("t"));
+
+        assertThat(got).isEqualTo(millis);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"1e100000000", "-1e100000000", "1e14", "253402300800", "-0.001", "1e2147483648", "0x10",
+        "\uff11", "1_0"})
+    void time_whenNumberOutsideTheRangeOrNotDecimal_isBadDataInBoundedTime(String text) {
+        assertTimeoutPreemptively(Duration.ofSeconds(1), () -> assertThatThrownBy(() -> ApiParams.parse(null,
+                "time=" + java.net.URLEncoder.encode(text, java.nio.charset.StandardCharsets.UTF_8)).time("time"))
+                .hasMessageStartingWith("invalid parameter \"time\""));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"1e-1000000, 0", "-0, 0", "1e-4, 1", "3e2, 300000", "315360000, 315360000000"})
+    void duration_whenDecimalWithAnyExponent_givesMillisInBoundedTime(String text, long millis) {
+        long got = assertTimeoutPreemptively(Duration.ofSeconds(1), () -> ApiParams.parse(null, "step=" + text)
+                .duration("step"));
+
+        assertThat(got).isEqualTo(millis);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"1e100000000", "-1e100000000", "315360001", "NaN", "+Inf", "1e2147483648"})
+    void duration_whenBeyondTenYearsOrNotANumber_isBadDataInBoundedTime(String text) {
+        assertTimeoutPreemptively(Duration.ofSeconds(1), () -> assertThatThrownBy(() -> ApiParams.parse(null,
+                "step=" + java.net.URLEncoder.encode(text, java.nio.charset.StandardCharsets.UTF_8)).duration("step"))
+                .hasMessageStartingWith("invalid parameter \"step\""));
     }
 
     @ParameterizedTest(name = "{0}")
