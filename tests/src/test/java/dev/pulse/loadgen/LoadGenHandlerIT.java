@@ -4,11 +4,9 @@ import dev.pulse.local.emulator.KinesisEmulator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pulse.testing.TestContext;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
+import dev.pulse.testing.ExpectedResults;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,7 +19,6 @@ import software.amazon.awssdk.services.kinesis.KinesisAsyncClient;
  */
 class LoadGenHandlerIT {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static KinesisEmulator kinesis;
     private static KinesisAsyncClient client;
 
@@ -46,11 +43,8 @@ class LoadGenHandlerIT {
         return InProcessLoadGen.handler(client, "replay", null);
     }
 
-    private static JsonNode invoke(String event) throws Exception {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        handler().handleRequest(new ByteArrayInputStream(event.getBytes(StandardCharsets.UTF_8)), out,
-                new TestContext("loadgen-req", 120_000, 2048));
-        return JSON.readTree(out.toByteArray());
+    private static JsonNode invoke(String event) {
+        return InProcessLoadGen.invoke(handler(), event, "loadgen-req");
     }
 
     @Test
@@ -91,6 +85,39 @@ class LoadGenHandlerIT {
         assertThat((double) aggregated.get("putPayloadUnitsUnaggregated").asLong() / aggregated.get("acked").asLong())
                 .isCloseTo((double) plain.get("putPayloadUnits").asLong() / plain.get("acked").asLong(),
                         org.assertj.core.data.Offset.offset(0.05));
+    }
+
+    @Test
+    void handleRequest_whenWorkersAggregate_everyWorkerPacksItsShareIntoAggregates() {
+        JsonNode report = invoke("{\"source\":\"events/replay/sample.ndjson.gz\",\"mode\":\"rate\",\"rate\":2000,"
+                + "\"durationSeconds\":3,\"maxRecords\":4000,\"workers\":2,\"runId\":\"it-agg-2\",\"aggregate\":true,"
+                + "\"maxAggregateBytes\":8192}");
+
+        assertThat(report.has("error")).as(report.toString()).isFalse();
+        assertThat(report.get("aggregate").asBoolean()).isTrue();
+        assertThat(report.get("workers")).hasSize(2);
+        for (JsonNode w : report.get("workers")) {
+            // Each worker sent its half of the record budget, packed: far fewer Kinesis records than records.
+            assertThat(w.get("acked").asLong()).as(w.toString()).isEqualTo(2000);
+            assertThat(w.get("kinesisRecords").asLong()).as(w.toString()).isPositive().isLessThan(2000 / 3);
+        }
+        assertThat(report.get("failed").asLong()).isZero();
+    }
+
+    @Test
+    void handleRequest_whenTheReplaySourceHasABadLine_answersTheFieldNamingTheLine() throws Exception {
+        Path bad = ExpectedResults.repoRoot().resolve("tests/target/loadgen-bad-" + System.nanoTime() + ".ndjson");
+        Files.writeString(bad, "{\"name\":\"a\",\"ts\":1,\"value\":1}\n{\"data\":\"%%%\",\"partitionKey\":\"k\"}\n");
+        String source = ExpectedResults.repoRoot().relativize(bad).toString();
+        try {
+            JsonNode answer = invoke("{\"source\":\"" + source + "\",\"rate\":10,\"durationSeconds\":1,\"workers\":2}");
+
+            assertThat(answer.path("error").path("field").asText()).as(answer.toString()).isEqualTo("source");
+            assertThat(answer.path("error").path("message").asText())
+                    .startsWith("source: " + source + " line 2: field data is not base64");
+        } finally {
+            Files.deleteIfExists(bad);
+        }
     }
 
     @Test

@@ -188,19 +188,24 @@ public final class KinesisSender {
         List<Entry> group = new ArrayList<>();
         Set<String> keys = new HashSet<>();
         int bytes = KplAggregate.OVERHEAD_BYTES;
+        int limit = maxAggregateBytes;
         for (Entry e : due) {
             if (e.attempt() > 0 || e.canary()) {
                 out.add(e);
                 continue;
             }
             String pk = e.record().partitionKey();
+            if (group.isEmpty()) {
+                limit = aggregateLimit(pk);
+            }
             int cost = KplAggregate.recordCost(pk, e.record().data().length, !keys.contains(pk));
-            if (!group.isEmpty() && bytes + cost > maxAggregateBytes) {
+            if (!group.isEmpty() && bytes + cost > limit) {
                 out.add(pack(group));
                 group = new ArrayList<>();
                 keys.clear();
                 bytes = KplAggregate.OVERHEAD_BYTES;
                 cost = KplAggregate.recordCost(pk, e.record().data().length, true);
+                limit = aggregateLimit(pk);
             }
             group.add(e);
             keys.add(pk);
@@ -210,6 +215,14 @@ public final class KinesisSender {
             out.add(pack(group));
         }
         return out;
+    }
+
+    /**
+     * An aggregate goes out under its first record's partition key, which Kinesis counts in the record's 1 MiB: a key
+     * of 256 characters can take up to 1,024 bytes, more than {@link LoadGenRequest#MAX_AGGREGATE_BYTES} leaves.
+     */
+    private int aggregateLimit(String firstKey) {
+        return Math.min(maxAggregateBytes, ReplaySource.MAX_RECORD_BYTES - firstKey.getBytes(StandardCharsets.UTF_8).length);
     }
 
     private static Entry pack(List<Entry> group) {

@@ -99,28 +99,21 @@ public final class LoadGenHandler implements RequestStreamHandler {
                 worker -> invokeSelf(lambda, functionName, worker), canary, reports);
     }
 
-    /** A worker is this same function, invoked synchronously (RequestResponse) with its share of the run. */
+    /**
+     * A worker is this same function, invoked synchronously (RequestResponse) with the whole request and its index
+     * ({@link LoadGenRequest#toEvent}: every field); a worker that fails is the coordinator's failure, named.
+     */
     static CompletableFuture<JsonNode> invokeSelf(LambdaAsyncClient lambda, String functionName, LoadGenRequest w) {
-        ObjectNode event = JSON.createObjectNode();
-        event.put("source", w.source());
-        event.put("mode", w.mode());
-        if (w.mode().equals("rate")) {
-            event.put("rate", w.rate());
-            event.put("rampUpSeconds", w.rampUpSeconds());
-        } else {
-            event.put("speed", w.speed());
-        }
-        event.put("durationSeconds", w.durationSeconds());
-        if (w.maxRecords() > 0) {
-            event.put("maxRecords", w.maxRecords());
-        }
-        event.put("runId", w.runId());
-        event.put("worker", w.worker());
         return lambda.invoke(b -> b.functionName(functionName).invocationType(InvocationType.REQUEST_RESPONSE)
-                .payload(SdkBytes.fromUtf8String(event.toString())))
+                .payload(SdkBytes.fromUtf8String(w.toEvent().toString())))
                 .thenApply(resp -> {
+                    String payload = resp.payload() == null ? "" : resp.payload().asUtf8String();
+                    if (resp.functionError() != null) {
+                        throw new IllegalStateException("worker " + w.worker() + " failed (" + resp.functionError()
+                                + "): " + (payload.length() > 1_000 ? payload.substring(0, 1_000) + "..." : payload));
+                    }
                     try {
-                        return JSON.readTree(resp.payload().asUtf8String());
+                        return JSON.readTree(payload);
                     } catch (IOException e) {
                         throw new IllegalStateException("worker " + w.worker() + " answered no JSON", e);
                     }

@@ -1,6 +1,10 @@
 package dev.pulse.loadgen;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.RecordComponent;
 import java.util.regex.Pattern;
 
 /**
@@ -16,7 +20,8 @@ import java.util.regex.Pattern;
  * @param maxRecords      stop after this many records (0: no limit)
  * @param workers         parallel invocations sharing the rate
  * @param runId           names the run and its canary series
- * @param worker          this invocation's worker index, or -1 for the coordinator
+ * @param worker          this invocation's worker index, or -1 for the coordinator; a worker of {@code workers} > 1
+ *                        runs its share ({@link #forWorker}) of the request
  * @param aggregate       pack the records into KPL aggregates before PutRecords (docs/design.md, "Load generator")
  * @param maxAggregateBytes an aggregate's size limit, magic and MD5 included (with {@code aggregate})
  * @param htmlReport      the coordinator also writes the run's HTML report to {@code reports/<runId>.html} in the
@@ -96,7 +101,7 @@ public record LoadGenRequest(String source, String mode, double rate, double spe
             speed = number(event, "speed", 1, 1e-3, 1000);
         }
         long duration = (long) number(event, "durationSeconds", 0, 1, maxDurationSeconds);
-        long maxRecords = (long) number(event, "maxRecords", 0, 1, 1e12);
+        long maxRecords = (long) number(event, "maxRecords", 0, 0, 1e12);
         if (duration == 0 && maxRecords == 0) {
             throw new InvalidRequestException("durationSeconds", "give durationSeconds, maxRecords or both");
         }
@@ -111,6 +116,10 @@ public record LoadGenRequest(String source, String mode, double rate, double spe
             throw new InvalidRequestException("runId", "must be 1-64 letters, digits, '-' or '_'");
         }
         int worker = (int) number(event, "worker", -1, -1, MAX_WORKERS - 1);
+        if (worker >= workers) {
+            throw new InvalidRequestException("worker", "must be -1 (the coordinator) or below workers (" + workers
+                    + "), got " + worker);
+        }
         JsonNode agg = event.get("aggregate");
         if (agg != null && !agg.isNull() && !agg.isBoolean()) {
             throw new InvalidRequestException("aggregate", "must be true or false");
@@ -124,6 +133,45 @@ public record LoadGenRequest(String source, String mode, double rate, double spe
         }
         return new LoadGenRequest(source, mode, rate, speed, ramp, duration, maxRecords, workers, runId, worker,
                 aggregate, maxAggregateBytes, html != null && html.asBoolean());
+    }
+
+    /**
+     * The event that starts worker {@code index} of this request: every field of the request as it is (so the worker
+     * validates what the coordinator validated) with {@code worker} set; the worker runs its {@link #forWorker share}.
+     */
+    public ObjectNode workerEvent(int index) {
+        return withWorker(index).toEvent();
+    }
+
+    /** This request with {@code worker} set to {@code index}. */
+    public LoadGenRequest withWorker(int index) {
+        return new LoadGenRequest(source, mode, rate, speed, rampUpSeconds, durationSeconds, maxRecords, workers, runId,
+                index, aggregate, maxAggregateBytes, htmlReport);
+    }
+
+    /**
+     * This request as an event {@link #parse} reads back to an equal request: one field per record component, written
+     * by reflection so that a component added later is forwarded without being listed here.
+     */
+    public ObjectNode toEvent() {
+        ObjectNode e = JsonNodeFactory.instance.objectNode();
+        for (RecordComponent c : LoadGenRequest.class.getRecordComponents()) {
+            Object v;
+            try {
+                v = c.getAccessor().invoke(this);
+            } catch (IllegalAccessException | InvocationTargetException ex) {
+                throw new IllegalStateException("cannot read " + c.getName(), ex);
+            }
+            switch (v) {
+                case String t -> e.put(c.getName(), t);
+                case Double d -> e.put(c.getName(), d);
+                case Long l -> e.put(c.getName(), l);
+                case Integer i -> e.put(c.getName(), i);
+                case Boolean b -> e.put(c.getName(), b);
+                default -> throw new IllegalStateException("no JSON form for " + c.getName() + " of " + c.getType());
+            }
+        }
+        return e;
     }
 
     /** This worker's share of the request: its part of the rate and record budget. */

@@ -67,27 +67,39 @@ public final class LoadGenService {
         ObjectNode report;
         List<Long> canaries;
         if (r.workers() > 1 && r.worker() < 0) {
+            // Nothing is sent before the whole request is valid: the coordinator reads the source once (and lets it
+            // go) so that a bad one is refused here, naming its line, rather than by every worker after others sent.
+            sources.apply(r.source());
             List<CompletableFuture<JsonNode>> calls = new ArrayList<>();
             for (int i = 0; i < r.workers(); i++) {
-                calls.add(workers.invoke(r.forWorker(i)));
+                calls.add(workers.invoke(r.withWorker(i)));
             }
             List<JsonNode> results = new ArrayList<>();
             for (CompletableFuture<JsonNode> c : calls) {
                 results.add(c.join());
             }
+            for (int i = 0; i < results.size(); i++) {
+                JsonNode error = results.get(i).get("error");
+                if (error != null) {
+                    throw new LoadGenRequest.InvalidRequestException(error.path("field").asText("event"),
+                            "worker " + i + " refused its share: " + error.path("message").asText());
+                }
+            }
             report = merge(r, results);
             canaries = new ArrayList<>();
             results.get(0).path("canarySendTimes").forEach(t -> canaries.add(t.asLong()));
         } else {
-            List<ReplayRecord> records = sources.apply(r.source());
-            Schedule schedule = r.mode().equals("rate") ? Schedule.rate(r.rate(), r.rampUpSeconds())
-                    : Schedule.recorded(ReplaySource.offsets(records), r.speed());
-            boolean writesCanary = r.worker() <= 0;
-            KinesisSender send = r.aggregate() ? sender.withAggregation(r.maxAggregateBytes()) : sender;
-            SendReport s = send.run(records, schedule, r.rate(), r.rampUpSeconds(), r.durationSeconds(),
-                    r.maxRecords() == 0 ? Long.MAX_VALUE : r.maxRecords(), deadline,
-                    writesCanary ? k -> CanaryVerifier.record(r.runId(), k, System.currentTimeMillis()) : null);
-            report = toJson(r, s);
+            // A worker of a fanned-out run gets the whole request and runs its share of it.
+            LoadGenRequest mine = r.worker() >= 0 && r.workers() > 1 ? r.forWorker(r.worker()) : r;
+            List<ReplayRecord> records = sources.apply(mine.source());
+            Schedule schedule = mine.mode().equals("rate") ? Schedule.rate(mine.rate(), mine.rampUpSeconds())
+                    : Schedule.recorded(ReplaySource.offsets(records), mine.speed());
+            boolean writesCanary = mine.worker() <= 0;
+            KinesisSender send = mine.aggregate() ? sender.withAggregation(mine.maxAggregateBytes()) : sender;
+            SendReport s = send.run(records, schedule, mine.rate(), mine.rampUpSeconds(), mine.durationSeconds(),
+                    mine.maxRecords() == 0 ? Long.MAX_VALUE : mine.maxRecords(), deadline,
+                    writesCanary ? k -> CanaryVerifier.record(mine.runId(), k, System.currentTimeMillis()) : null);
+            report = toJson(mine, s);
             canaries = s.canaries();
             ArrayNode times = report.putArray("canarySendTimes");
             canaries.forEach(times::add);

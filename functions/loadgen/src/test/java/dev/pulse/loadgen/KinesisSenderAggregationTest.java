@@ -93,4 +93,25 @@ class KinesisSenderAggregationTest {
         assertThat(r.units().kinesisRecords()).isEqualTo(500);
         assertThat(r.units().putPayloadUnits()).isEqualTo(1_000).isEqualTo(r.units().putPayloadUnitsUnaggregated());
     }
+
+    @Test
+    void run_whenAggregatingUnderALongMultiByteKey_everyKinesisRecordFitsOneMiBWithItsKey() {
+        Recording client = new Recording();
+        String key = "\uD83D\uDE00".repeat(ReplaySource.MAX_PARTITION_KEY_CHARS); // 256 characters, 1,024 bytes
+        // Two records whose aggregate is just within the largest maxAggregateBytes (1 MiB - 256) by the packing bound:
+        // magic and MD5 (20), the key's table entry (1,027) and two records of 523,622 bytes (at most 14 bytes of
+        // framing each) make 1,048,319; with the 1,024-byte key Kinesis would count more than 1 MiB.
+        List<ReplayRecord> records = List.of(new ReplayRecord(new byte[523_622], key, 0),
+                new ReplayRecord(new byte[523_622], key, 0));
+        KinesisSender sender = new KinesisSender(client, "s", new Backoff(1, 10), 3)
+                .withAggregation(LoadGenRequest.MAX_AGGREGATE_BYTES);
+
+        SendReport r = sender.run(records, Schedule.rate(1_000_000, 0), 1_000_000, 0, 1, records.size(),
+                Deadline.inMillis(10_000), null);
+
+        assertThat(r.acked()).isEqualTo(2);
+        assertThat(client.put).isNotEmpty().allSatisfy(e -> assertThat(
+                e.data().asByteArray().length + e.partitionKey().getBytes(StandardCharsets.UTF_8).length)
+                .isLessThanOrEqualTo(ReplaySource.MAX_RECORD_BYTES));
+    }
 }

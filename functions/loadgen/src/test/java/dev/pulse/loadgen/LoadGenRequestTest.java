@@ -4,9 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class LoadGenRequestTest {
 
@@ -55,6 +62,8 @@ class LoadGenRequestTest {
         "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"runId\":\"a b\"}|runId",
         "{\"source\":\"x\",\"mode\":\"recorded\",\"speed\":-1,\"durationSeconds\":5}|speed",
         "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"htmlReport\":\"s3\"}|htmlReport",
+        "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"workers\":2,\"worker\":2}|worker",
+        "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"maxRecords\":-1}|maxRecords",
     })
     void parse_whenInvalid_namesTheFieldBeforeAnythingIsSent(String json, String field) {
         assertThatThrownBy(() -> parse(json)).isInstanceOfSatisfying(LoadGenRequest.InvalidRequestException.class,
@@ -79,5 +88,69 @@ class LoadGenRequestTest {
         }
         assertThat(total).isEqualTo(10);
         assertThat(r.durationSeconds()).isEqualTo(840);
+    }
+
+    /**
+     * Requests whose fields are all set to values other than what parse gives an absent field (rate fields in rate
+     * mode, speed in recorded mode: together they cover every component).
+     */
+    static Stream<LoadGenRequest> everyFieldSet() {
+        return Stream.of(
+                new LoadGenRequest("s3://recordings/day.ndjson.gz", "rate", 1234.5, 1, 7.5, 60, 1001, 3, "peak-7", -1,
+                        true, 25_600, true),
+                new LoadGenRequest("events/replay/sample.ndjson.gz", "recorded", 0, 2.5, 0, 30, 99, 4, "replay-2", -1,
+                        true, 4_096, true));
+    }
+
+    @ParameterizedTest
+    @MethodSource("everyFieldSet")
+    void workerEvent_whenEveryFieldIsSet_parsesBackToTheSameRequestAndShare(LoadGenRequest r) {
+        for (int i = 0; i < r.workers(); i++) {
+            LoadGenRequest received = LoadGenRequest.parse(r.workerEvent(i), 840, "worker-req");
+
+            assertThat(received).isEqualTo(r.withWorker(i));
+            assertThat(received.forWorker(received.worker())).isEqualTo(r.forWorker(i));
+        }
+    }
+
+    /**
+     * Every record component reaches the worker: dropped from the worker's event, each one changes what the worker
+     * parses (or makes the event invalid) for at least one request. A component added later without a JSON form, or
+     * that parse does not read, fails here.
+     */
+    @Test
+    void workerEvent_whenAnyFieldIsDropped_theWorkerParsesSomethingElse() {
+        List<String> notForwarded = new ArrayList<>();
+        for (RecordComponent c : LoadGenRequest.class.getRecordComponents()) {
+            boolean matters = everyFieldSet().anyMatch(r -> {
+                ObjectNode event = r.workerEvent(1);
+                assertThat(event.has(c.getName())).as(c.getName()).isTrue();
+                event.remove(c.getName());
+                try {
+                    LoadGenRequest parsed = LoadGenRequest.parse(event, 840, "worker-req");
+                    return !Objects.equals(value(c, parsed), value(c, r.withWorker(1)));
+                } catch (LoadGenRequest.InvalidRequestException required) {
+                    return true;
+                }
+            });
+            if (!matters) {
+                notForwarded.add(c.getName());
+            }
+        }
+        assertThat(notForwarded).isEmpty();
+    }
+
+    private static Object value(RecordComponent c, LoadGenRequest r) {
+        try {
+            return c.getAccessor().invoke(r);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void parse_whenMaxRecordsIsZero_meansNoLimit() throws Exception {
+        assertThat(parse("{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"maxRecords\":0}").maxRecords())
+                .isZero();
     }
 }
