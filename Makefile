@@ -35,7 +35,7 @@ SCAN_CHECKOV_SUBSCRIBED := mkdir -p .local && $(PYTHON) scripts/template_with_de
   .local/template-subscribed.yaml SubscribeAccountLogs=true && $(CHECKOV_VENV)/bin/checkov \
   --file .local/template-subscribed.yaml --framework cloudformation --compact --quiet --skip-download
 
-.PHONY: help test verify lint build deploy events clean run invoke local-stack bench capacity
+.PHONY: help test verify lint build deploy events clean run invoke local-stack bench capacity fuzz
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -160,6 +160,17 @@ ARGS       ?=
 capacity: ## docs/capacity.md from the cost benchmark's measured units (BENCH_JSON=.local/bench.json after ONLY=cost, ARGS=--help)
 	mvn $(MVN_FLAGS) -q package -DskipTests -pl bench -am
 	BENCH_PRICES="$(BENCH_PRICES)" java -cp "$(BENCH_CP)" dev.pulse.bench.CapacityDoc --bench "$(BENCH_JSON)" --out docs/capacity.md $(ARGS)
+
+# Coverage-guided fuzzing (Jazzer, module fuzz/): every decoder, the query API's requests and the replay line parser,
+# FUZZ_SECONDS each, one JVM each at the Lambda's heap (-Xmx768m), 5 s per input; 7 harnesses that also take about
+# 25 s each to start: about 10 minutes with the default. Prints per harness the executions, coverage and findings; a
+# finding fails the target and its input stays under fuzz/src/test/resources/.../<Class>Inputs/<method>/, where
+# make test runs it as a regression test. FUZZ_ONLY="Class#method ..." fuzzes only those.
+FUZZ_SECONDS ?= 60
+FUZZ_ONLY    ?=
+fuzz: ## Fuzz every decoder and the query parameters with Jazzer (FUZZ_SECONDS=60 each, FUZZ_ONLY=Class#method)
+	mvn $(MVN_FLAGS) -q process-test-classes -pl fuzz -am
+	fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_ONLY)
 
 lint: $(VENV)/.installed ## sam validate --lint, an offline SAM transform, cfn-lint-serverless and checkov on the template
 	$(SAM) validate --lint --region $(AWS_DEFAULT_REGION)
