@@ -2,6 +2,7 @@ package dev.pulse.ingest;
 
 import dev.pulse.config.PulseConfig;
 import java.time.Clock;
+import java.util.function.UnaryOperator;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.lambda.powertools.metrics.Metrics;
@@ -17,6 +18,12 @@ public final class IngestHandlerAccess {
 
     public static IngestService service(PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs, Clock clock) {
         return IngestHandler.create(config, dynamo, sqs, clock);
+    }
+
+    /** The production wiring with its decoder wrapped by {@code decoder}, for fault injection. */
+    public static IngestService service(PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs, Clock clock,
+            UnaryOperator<IngestService.UnitDecoder> decoder) {
+        return IngestHandler.create(config, dynamo, sqs, clock, decoder);
     }
 
     /** The Lambda handler around {@code service}, as the runtime calls it. */

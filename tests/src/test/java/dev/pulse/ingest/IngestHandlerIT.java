@@ -233,7 +233,8 @@ class IngestHandlerIT {
         directive.get("Metrics").forEach(m -> names.add(m.get("Name").asText()));
         assertThat(names).containsExactlyInAnyOrder("RecordsIn", "DatapointsIn", "PoisonRecords", "SkippedEvents",
                 "ItemsWritten", "MarksWritten", "WriteRetries", "Throttles", "UnprocessedItems", "BatchFailures",
-                "AlreadyStoredRecords", "SupersededAttempts", "IngestLagMs", "ColdStart");
+                "AlreadyStoredRecords", "SupersededAttempts", "RecordFailures", "RecordsSetAside", "RecoveryAttempts",
+                "BatchesEndedEarly", "IngestLagMs", "ColdStart");
         // One C# entry per series and one N# entry per metric name.
         int catalogEntries = expected.series().size() + (int) expected.series().keySet().stream()
                 .map(k -> k.substring(0, k.indexOf('{'))).distinct().count();

@@ -787,7 +787,11 @@ class IngestModelIT {
 
         /** One attempt at {@code [from, to)} with {@code fault}; true when it succeeded. */
         boolean deliver(int from, int to, Fault fault) {
-            return attempt(from, to, fault) < 0;
+            int at = attempt(from, to, fault);
+            while (at >= 0 && endedEarly) {
+                at = attempt(at, to, Fault.none()); // a partial batch response: Lambda resumes at the reported record
+            }
+            return at < 0;
         }
 
         /**
@@ -796,6 +800,9 @@ class IngestModelIT {
          * committed position its first record above it). Checks that every record before the reported one is at or
          * below the committed position: the records Lambda checkpoints are stored.
          */
+        /** The last attempt stored and committed its first records and reported the next one (not a failure). */
+        boolean endedEarly;
+
         int attempt(int from, int to, Fault fault) {
             attempts++;
             ATTEMPTS.incrementAndGet();
@@ -821,7 +828,8 @@ class IngestModelIT {
             }
             log.append(String.format(Locale.ROOT, "  [%d,%d) %s -> %s%n", from, to, fault,
                     r.failed() ? "failed: " + r.failureReason() : "ok"));
-            if (r.failed()) {
+            endedEarly = !r.failed() && r.failedSequence() != null;
+            if (r.failed() || endedEarly) {
                 int at = -1;
                 for (int i = from; i < to; i++) {
                     if (records.get(i).getKinesis().getSequenceNumber().equals(r.failedSequence())) {
@@ -902,7 +910,11 @@ class IngestModelIT {
                 landDuringNext = -1;
                 int at = attempt(range.from(), range.to(), fault);
                 pending.remove(range);
-                if (at < 0) {
+                if (at >= 0 && endedEarly) {
+                    // Stored and committed up to the reported record: Lambda resumes there, the same end.
+                    pending.addFirst(new Range(at, range.to()));
+                    cp = at;
+                } else if (at < 0) {
                     cp = range.to();
                 } else {
                     // The batch item failure: Lambda checkpoints the records before the reported one, and retries,

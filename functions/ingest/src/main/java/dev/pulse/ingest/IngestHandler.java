@@ -25,6 +25,7 @@ import java.time.Clock;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
@@ -84,9 +85,16 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
 
     /** The same wiring on given clients and clock (the cost benchmark runs it on a simulated clock). */
     static IngestService create(PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs, Clock clock) {
+        return create(config, dynamo, sqs, clock, UnaryOperator.identity());
+    }
+
+    /** The same wiring with the decoder wrapped by {@code decoder} (tests inject a record that fails every attempt). */
+    static IngestService create(PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs, Clock clock,
+            UnaryOperator<IngestService.UnitDecoder> decoder) {
         Backoff backoff = new Backoff(config.retryBaseMillis(), config.retryCapMillis());
+        RecordDecoder records = new RecordDecoder(new DatapointValidator(clock, config.acceptPast(), config.acceptFuture()));
         return new IngestService(
-                new RecordDecoder(new DatapointValidator(clock, config.acceptPast(), config.acceptFuture())),
+                decoder.apply(records::decodeUnits), IngestService.MAX_BATCH_PARTIALS, IngestService.MAX_BATCH_DATAPOINTS,
                 new DynamoDbStore(dynamo, config.tableName(), config.writeConcurrency(), backoff),
                 new SeriesCatalog(MAX_REMEMBERED_SERIES),
                 new BuildMarks(dynamo, config.tableName(), config.writeConcurrency() * 2, backoff),
@@ -126,6 +134,15 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
                 LOG.error("batch failed, reporting {} so Lambda retries the whole batch: {}",
                         r.failedSequence(), r.failureReason(),
                         entry("records", r.records()), entry("partials", r.partials()));
+                return StreamsEventResponse.builder()
+                        .withBatchItemFailures(List.of(new StreamsEventResponse.BatchItemFailure(r.failedSequence())))
+                        .build();
+            }
+            if (r.endedEarly() != null) {
+                // Not a failure: the records before failedSequence are stored and committed, Lambda resumes there.
+                LOG.warn("batch stored up to the record before {}; Lambda resumes there: {}", r.failedSequence(),
+                        r.endedEarly(), entry("records", r.records()), entry("datapoints", r.datapoints()),
+                        entry("partials", r.partials()), entry("poison", r.poisonRecords()));
                 return StreamsEventResponse.builder()
                         .withBatchItemFailures(List.of(new StreamsEventResponse.BatchItemFailure(r.failedSequence())))
                         .build();

@@ -19,6 +19,14 @@ public enum IngestMetric implements MetricName {
     ALREADY_STORED_RECORDS,
     /** Attempts that found a newer attempt of their shard and failed without committing. */
     SUPERSEDED_ATTEMPTS,
+    /** Records whose decoding or aggregation threw (an Error included): the batch stopped before them, not poison. */
+    RECORD_FAILURES,
+    /** Records sent to the DLQ after failing every attempt of them alone (also counted in PoisonRecords). */
+    RECORDS_SET_ASIDE,
+    /** Attempts that followed failed attempts at the same record and processed only part of their batch. */
+    RECOVERY_ATTEMPTS,
+    /** Batches that stored and committed their first records and asked Lambda to resume after them. */
+    BATCHES_ENDED_EARLY,
     INGEST_LAG_MS {
         @Override
         public MetricUnit unit() {

@@ -12,12 +12,23 @@ import dev.pulse.store.WriteStats;
  * @param partials       (series, minute) partial items built
  * @param alreadyStored  redelivered records at or below the shard's committed position, skipped
  * @param write          what the store did
- * @param failedSequence the batch's first sequence number, reported as the batch item failure when failed
+ * @param failedSequence the record reported as the batch item failure: when failed, the first record the committed
+ *                       position does not cover (or the record whose decoding threw); when the batch ended early,
+ *                       the first record not stored, where Lambda resumes; else {@code null}
  * @param failureReason  why the batch failed, or {@code null}
  * @param maxLagMillis   now minus the oldest record's arrival time
+ * @param endedEarly     why a batch that did not fail stored and committed only the records before
+ *                       {@code failedSequence} (a per-batch limit, a record that failed, recovery), or {@code null}
  */
 public record IngestResult(int records, long datapoints, int poisonRecords, long skippedEvents, int partials,
-        long alreadyStored, WriteStats write, String failedSequence, String failureReason, long maxLagMillis) {
+        long alreadyStored, WriteStats write, String failedSequence, String failureReason, long maxLagMillis,
+        String endedEarly) {
+
+    public IngestResult(int records, long datapoints, int poisonRecords, long skippedEvents, int partials,
+            long alreadyStored, WriteStats write, String failedSequence, String failureReason, long maxLagMillis) {
+        this(records, datapoints, poisonRecords, skippedEvents, partials, alreadyStored, write, failedSequence,
+                failureReason, maxLagMillis, null);
+    }
 
     public boolean failed() {
         return failureReason != null;

@@ -3,6 +3,7 @@ package dev.pulse.ingest;
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import dev.pulse.aggregate.BatchAggregator;
 import dev.pulse.aggregate.MinuteAggregate;
+import dev.pulse.aggregate.Summary;
 import dev.pulse.codec.DecodeException;
 import dev.pulse.codec.Decoded;
 import dev.pulse.codec.RecordDecoder;
@@ -19,6 +20,7 @@ import dev.pulse.store.RedriveWindow;
 import dev.pulse.store.SeriesCatalog;
 import dev.pulse.store.ShardCheckpoints;
 import dev.pulse.store.StoreException;
+import dev.pulse.store.SummaryAttributes;
 import dev.pulse.store.SupersededException;
 import dev.pulse.store.WriteStats;
 import java.nio.ByteBuffer;
@@ -30,6 +32,7 @@ import java.util.Map;
 import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
@@ -59,7 +62,25 @@ public final class IngestService {
     static final String NO_ARRIVAL = "record without approximateArrivalTimestamp: its timestamps cannot be checked"
             + " against a fixed window, so one attempt could accept it and another refuse it";
 
-    private final RecordDecoder decoder;
+    /** (series, minute) partials one batch may hold before it ends early: bounds what an attempt keeps in memory. */
+    public static final int MAX_BATCH_PARTIALS = 50_000;
+    /** Datapoints one batch may aggregate before it ends early: bounds an attempt's time. */
+    public static final long MAX_BATCH_DATAPOINTS = 2_000_000;
+    /** Time for taking an attempt's count back after its deadline passed (inside the handler's safety margin). */
+    static final long RELEASE_MILLIS = 1_000;
+    static final int MAX_REASON_CHARS = 400;
+    private static final java.util.Set<String> THROTTLING = java.util.Set.of("ProvisionedThroughputExceededException",
+            "RequestLimitExceeded", "ThrottlingException", "TransactionConflictException");
+
+    /** Decodes one record into its units; the production one is {@link RecordDecoder#decodeUnits}. */
+    @FunctionalInterface
+    public interface UnitDecoder {
+        List<RecordDecoder.Unit> decodeUnits(byte[] data, String partitionKey, long referenceMillis) throws DecodeException;
+    }
+
+    private final UnitDecoder decoder;
+    private final int maxBatchPartials;
+    private final long maxBatchDatapoints;
     private final DynamoDbStore store;
     private final SeriesCatalog catalog;
     private final DeadLetterQueue deadLetters;
@@ -76,7 +97,18 @@ public final class IngestService {
     public IngestService(RecordDecoder decoder, DynamoDbStore store, SeriesCatalog catalog, BuildMarks marks,
             MarkMemory markMemory, ShardCheckpoints checkpoints, DeadLetterQueue deadLetters, long partialTtlSeconds,
             long hourlyTtlSeconds, long dailyTtlSeconds, Clock clock) {
+        this(decoder::decodeUnits, MAX_BATCH_PARTIALS, MAX_BATCH_DATAPOINTS, store, catalog, marks, markMemory,
+                checkpoints, deadLetters, partialTtlSeconds, hourlyTtlSeconds, dailyTtlSeconds, clock);
+    }
+
+    /** With a given decoder (tests wrap the production one to inject faults) and per-batch limits. */
+    public IngestService(UnitDecoder decoder, int maxBatchPartials, long maxBatchDatapoints, DynamoDbStore store,
+            SeriesCatalog catalog, BuildMarks marks, MarkMemory markMemory, ShardCheckpoints checkpoints,
+            DeadLetterQueue deadLetters, long partialTtlSeconds, long hourlyTtlSeconds, long dailyTtlSeconds,
+            Clock clock) {
         this.decoder = decoder;
+        this.maxBatchPartials = maxBatchPartials;
+        this.maxBatchDatapoints = maxBatchDatapoints;
         this.store = store;
         this.catalog = catalog;
         this.marks = marks;
@@ -141,7 +173,7 @@ public final class IngestService {
             for (Map.Entry<String, List<KinesisEvent.KinesisEventRecord>> shard : byShard.entrySet()) {
                 failure = ingestShard(shard.getKey(), shard.getValue(), redrive, unkeyed, t, deadline);
                 unkeyed = List.of();
-                if (failure != null) {
+                if (failure != null || t.resumeAt != null) {
                     break;
                 }
             }
@@ -163,6 +195,10 @@ public final class IngestService {
         metrics.add(IngestMetric.WRITE_RETRIES, t.stats.retries());
         metrics.add(IngestMetric.THROTTLES, t.stats.throttles());
         metrics.add(IngestMetric.UNPROCESSED_ITEMS, t.stats.unprocessedItems());
+        metrics.add(IngestMetric.RECORD_FAILURES, t.recordFailures);
+        metrics.add(IngestMetric.RECORDS_SET_ASIDE, t.setAside);
+        metrics.add(IngestMetric.RECOVERY_ATTEMPTS, t.recoveryAttempts);
+        metrics.add(IngestMetric.BATCHES_ENDED_EARLY, failure == null && t.resumeAt != null ? 1 : 0);
         if (t.poisonSent > 0) {
             // One line per batch, not per record: poison is visible without reading the queue.
             LOG.warn("{} poison record(s) sent to the dead-letter queue; first: {} {}: {}", t.poisonSent,
@@ -172,31 +208,38 @@ public final class IngestService {
         if (failure != null && !records.isEmpty()) {
             // From the first record the committed position does not cover: the ones before it are stored, so Lambda
             // may checkpoint them, and its retry (or bisection, or discard) then starts where a redrive must start.
-            failedSequence = byShard.size() == 1 && t.firstUncommitted != null ? t.firstUncommitted : firstSequence(records);
+            failedSequence = t.failedRecord != null ? t.failedRecord
+                    : byShard.size() == 1 && t.firstUncommitted != null ? t.firstUncommitted : firstSequence(records);
             metrics.increment(IngestMetric.BATCH_FAILURES);
             if (t.superseded) {
                 metrics.increment(IngestMetric.SUPERSEDED_ATTEMPTS);
             }
         }
+        String resumeReason = null;
+        if (failure == null && t.resumeAt != null) {
+            // The first records are stored and committed; Lambda resumes at the next one (a partial batch response).
+            failedSequence = t.resumeAt;
+            resumeReason = t.resumeReason;
+        }
         return new IngestResult(records.size(), t.datapoints, t.poisonSent, t.skipped, t.partials, t.alreadyStored,
-                t.stats, failedSequence, failure, Math.max(0, now - t.oldestArrival));
+                t.stats, failedSequence, failure, Math.max(0, now - t.oldestArrival), resumeReason);
     }
 
     /** One shard's records (a mapping's batch is always one shard); returns the failure, or null. */
     private String ingestShard(String key, List<KinesisEvent.KinesisEventRecord> records, boolean redrive,
             List<PoisonRecord> unkeyed, Tally t, Deadline deadline) {
         // The highest, not the last: a hand-made batch out of shard order must not move the position backwards.
-        String last = records.get(0).getKinesis().getSequenceNumber();
-        for (KinesisEvent.KinesisEventRecord r : records) {
-            if (ShardCheckpoints.compareSequences(r.getKinesis().getSequenceNumber(), last) > 0) {
-                last = r.getKinesis().getSequenceNumber();
-            }
-        }
+        String last = highest(records, records.size());
         ShardCheckpoints.Position position;
         try {
             position = (redrive ? checkpoints.read(key, deadline) : checkpoints.claim(key, deadline)).join();
         } catch (CompletionException e) {
-            return storageFailure(e, t);
+            String failure = storageFailure(e, t);
+            if (!redrive) {
+                // The claim may have landed and counted an attempt that never touched a record.
+                checkpoints.releaseUnanswered(key, Deadline.inMillis(RELEASE_MILLIS)).join();
+            }
+            return failure;
         }
         if (redrive && !position.covers(last)) {
             return "redrive refused: shard " + key + " has committed " + (position.committed() == null ? "nothing"
@@ -205,72 +248,98 @@ public final class IngestService {
         }
 
         String shardId = shardId(records.get(0));
-        BatchAggregator aggregator = new BatchAggregator(shardId);
-        List<PoisonRecord> poison = new ArrayList<>(unkeyed);
-        boolean anyNew = false;
+        List<KinesisEvent.KinesisEventRecord> fresh = new ArrayList<>(records.size());
         for (KinesisEvent.KinesisEventRecord r : records) {
-            KinesisEvent.Record k = r.getKinesis();
-            if (!redrive && position.covers(k.getSequenceNumber())) {
+            if (!redrive && position.covers(r.getKinesis().getSequenceNumber())) {
                 t.alreadyStored++; // redelivered: stored (or sent to the DLQ) by a committed batch
                 continue;
             }
-            if (!anyNew && !redrive && position.committed() != null && t.firstUncommitted == null) {
-                t.firstUncommitted = k.getSequenceNumber();
+            if (fresh.isEmpty() && !redrive && position.committed() != null && t.firstUncommitted == null) {
+                t.firstUncommitted = r.getKinesis().getSequenceNumber();
             }
-            anyNew = true;
-            byte[] data = bytes(k.getData());
-            if (k.getApproximateArrivalTimestamp() == null) {
-                poison.add(new PoisonRecord(SOURCE, shardId, k.getSequenceNumber(), k.getPartitionKey(), t.now,
-                        NO_ARRIVAL, data));
-                continue;
-            }
-            long arrival = k.getApproximateArrivalTimestamp().getTime();
-            t.oldestArrival = Math.min(t.oldestArrival, arrival);
-            List<RecordDecoder.Unit> units;
-            try {
-                // The window is centred on the arrival time, not the clock: every attempt at this batch must
-                // accept exactly the same records, or a retry would key partials differently.
-                units = decoder.decodeUnits(data, k.getPartitionKey(), arrival);
-            } catch (DecodeException e) {
-                // A KPL aggregate that cannot be split: no user record of it can be trusted.
-                LOG.debug("poison record {} {}: {}", shardId, k.getSequenceNumber(), e.getMessage());
-                poison.add(new PoisonRecord(SOURCE, shardId, k.getSequenceNumber(), k.getPartitionKey(), arrival,
-                        e.getMessage(), data));
-                continue;
-            }
-            for (RecordDecoder.Unit u : units) {
-                // A user record of an aggregate is keyed by its sub-sequence too, so the slot names the user record
-                // that first touched the (series, minute). The aggregate itself is stored all or nothing with its
-                // batch: Lambda retries from a Kinesis record, never from inside one (docs/design.md, "KPL aggregation").
-                String sequence = ShardCheckpoints.userRecordSequence(k.getSequenceNumber(), u.subSequence());
-                Decoded d = u.decoded();
-                if (d != null) {
-                    aggregator.addRecord(sequence, d.datapoints());
-                    t.skipped += d.skippedEvents();
-                } else {
-                    LOG.debug("poison record {} {}: {}", shardId, sequence, u.poisonReason());
-                    poison.add(new PoisonRecord(SOURCE, shardId, sequence, u.partitionKey(), arrival,
-                            u.poisonReason(), u.data()));
-                }
-            }
+            fresh.add(r);
         }
-        if (!anyNew) {
-            send(poison, t, deadline); // only unkeyed poison can be left
+        if (fresh.isEmpty()) {
+            // Nothing of this shard to attempt: the claim counted no attempt at a record.
+            if (!redrive) {
+                checkpoints.release(position, false, Deadline.inMillis(RELEASE_MILLIS)).join();
+            }
+            send(new ArrayList<>(unkeyed), t, deadline); // only unkeyed poison can be left
             return null;
         }
+        AttemptPlan plan = redrive ? new AttemptPlan(fresh.size(), false, false, 0, null, false)
+                : AttemptPlan.of(position, fresh.size(), fresh.get(0).getKinesis().getSequenceNumber());
+        if (plan.failed() > 0) {
+            t.recoveryAttempts++;
+        }
+        Pass pass;
+        try {
+            if (plan.setAside()) {
+                pass = setAside(fresh.get(0), plan, shardId, position, deadline);
+            } else {
+                if (plan.alone()) {
+                    // Counted before the record is touched: if it kills this attempt, the count stays.
+                    checkpoints.countAlone(position, fresh.get(0).getKinesis().getSequenceNumber(), deadline).join();
+                }
+                String shrunk = "after " + plan.failed() + " failed attempt(s) at record "
+                        + fresh.get(0).getKinesis().getSequenceNumber() + " this attempt processes only its first "
+                        + plan.limit() + " record(s)";
+                pass = aggregate(fresh, plan.limit(), shrunk, !redrive, shardId, t);
+                if (pass.thrownAt == 0 || (pass.thrownAt > 0 && redrive)) {
+                    // The first record itself failed: nothing before it to store. Not poison on a first failure (it
+                    // may depend on the batch); the count stays up and the reason is kept for its DLQ message.
+                    String why = recordFailure(fresh.get(pass.thrownAt), pass.thrown);
+                    t.recordFailures++;
+                    t.failedRecord = fresh.get(pass.thrownAt).getKinesis().getSequenceNumber();
+                    if (!redrive) {
+                        checkpoints.recordFailure(position, why, Deadline.inMillis(RELEASE_MILLIS)).join();
+                    }
+                    return why;
+                }
+                if (pass.thrownAt > 0) {
+                    // A later record failed: store and commit the records before it, and let Lambda retry from it.
+                    t.recordFailures++;
+                    String why = recordFailure(fresh.get(pass.thrownAt), pass.thrown);
+                    int at = pass.thrownAt;
+                    pass = null; // whatever the failed record left behind must be collectable before the prefix is redone
+                    pass = aggregate(fresh, at, why, true, shardId, t);
+                    pass.endReason = why;
+                }
+                if (plan.alone() && pass.decodedFirst) {
+                    checkpoints.markDecoded(position, deadline).join();
+                }
+            }
+        } catch (CompletionException e) {
+            String failure = storageFailure(e, t);
+            if (!t.superseded && !redrive) {
+                checkpoints.release(position, counted(plan), Deadline.inMillis(RELEASE_MILLIS)).join();
+            }
+            return failure;
+        }
 
-        List<MinuteAggregate> partials = new ArrayList<>(aggregator.partials());
-        t.partials += partials.size();
-        t.datapoints += aggregator.datapoints();
-        List<SeriesCatalog.CatalogEntry> newSeries = catalog.unseen(partials);
-        List<Map<String, AttributeValue>> items = new ArrayList<>(partials.size() + newSeries.size());
-        for (MinuteAggregate p : partials) {
-            items.add(PartialItems.partial(p, partialTtlSeconds, position.generation()));
+        List<PoisonRecord> poison = new ArrayList<>(unkeyed);
+        poison.addAll(pass.poison);
+        t.skipped += pass.skipped;
+        t.partials += pass.partials.size();
+        t.datapoints += pass.datapoints;
+        List<MinuteAggregate> withData = pass.tombstones ? List.of() : pass.partials;
+        List<SeriesCatalog.CatalogEntry> newSeries = catalog.unseen(withData);
+        List<Map<String, AttributeValue>> items = new ArrayList<>(pass.partials.size() + newSeries.size());
+        for (MinuteAggregate p : pass.partials) {
+            Map<String, AttributeValue> item = PartialItems.partial(p, partialTtlSeconds, position.generation());
+            if (pass.tombstones) {
+                // The slot an earlier attempt may have filled with the set-aside record's values, emptied.
+                SummaryAttributes.put(item, new Summary());
+                item.remove(PartialItems.UNIT);
+            }
+            items.add(item);
         }
         for (SeriesCatalog.CatalogEntry c : newSeries) {
             items.add(c.item());
         }
-        List<BuildMarks.Mark> newMarks = markMemory.toWrite(BuildMarks.marksFor(partials, hourlyTtlSeconds, dailyTtlSeconds), t.now);
+        List<BuildMarks.Mark> newMarks = markMemory.toWrite(BuildMarks.marksFor(pass.partials, hourlyTtlSeconds, dailyTtlSeconds), t.now);
+        boolean whole = pass.end == fresh.size();
+        String commitAt = whole ? last : highest(fresh, pass.end);
         try {
             // Marks first, partials after: a stored partial always has a mark at least as old (BuildMarks).
             marks.writeAll(newMarks, t.now, deadline).join();
@@ -282,12 +351,190 @@ public final class IngestService {
             // failed commit after it does re-send it; docs/design.md, "Poison records").
             send(poison, t, deadline);
             if (!redrive) {
-                checkpoints.commit(position, last, t.now, deadline).join();
+                checkpoints.commit(position, commitAt, t.now, deadline).join();
             }
-            return null;
         } catch (CompletionException e) {
-            return storageFailure(e, t);
+            String failure = storageFailure(e, t);
+            if (!t.superseded && !redrive) {
+                if (t.refused) {
+                    checkpoints.recordFailure(position, failure, Deadline.inMillis(RELEASE_MILLIS)).join();
+                } else {
+                    checkpoints.release(position, counted(plan), Deadline.inMillis(RELEASE_MILLIS)).join();
+                }
+            }
+            return failure;
+        } catch (DeadLetterException e) {
+            if (!redrive) {
+                checkpoints.release(position, counted(plan), Deadline.inMillis(RELEASE_MILLIS)).join();
+            }
+            throw e;
         }
+        if (plan.setAside()) {
+            t.setAside++;
+            LOG.warn("record {} {} set aside to the dead-letter queue: {}", shardId,
+                    fresh.get(0).getKinesis().getSequenceNumber(), plan.reason());
+        }
+        if (!whole) {
+            t.resumeAt = fresh.get(pass.end).getKinesis().getSequenceNumber();
+            t.resumeReason = pass.endReason;
+        }
+        return null;
+    }
+
+    /** True when the attempt counted itself as one of the record alone (a setting aside does not). */
+    private static boolean counted(AttemptPlan plan) {
+        return plan.alone() && !plan.setAside();
+    }
+
+    /** What one pass over an attempt's new records built. */
+    private static final class Pass {
+        List<MinuteAggregate> partials = List.of();
+        final List<PoisonRecord> poison = new ArrayList<>();
+        long datapoints;
+        long skipped;
+        /** Records processed: the attempt ends before this index. */
+        int end;
+        /** Why it ends before its last record, or null. */
+        String endReason;
+        /** The index of a record whose decoding or aggregation threw, or -1. */
+        int thrownAt = -1;
+        Throwable thrown;
+        /** True once the first record decoded (an attempt of it alone tells the checkpoint). */
+        boolean decodedFirst;
+        /** The partials are empty placeholders for a set-aside record's slots. */
+        boolean tombstones;
+    }
+
+    /**
+     * Decodes and aggregates {@code fresh} from its first record, up to {@code limit} records, ending early (never
+     * before the first record) when the batch reaches {@link #MAX_BATCH_PARTIALS} or {@link #MAX_BATCH_DATAPOINTS}.
+     * A record whose decoding or aggregation throws (an Error included) stops the pass with {@link Pass#thrownAt}.
+     */
+    private Pass aggregate(List<KinesisEvent.KinesisEventRecord> fresh, int limit, String limitReason,
+            boolean batchLimits, String shardId, Tally t) {
+        Pass pass = new Pass();
+        BatchAggregator aggregator = new BatchAggregator(shardId);
+        int i = 0;
+        for (; i < fresh.size(); i++) {
+            if (i >= limit) {
+                pass.endReason = limitReason;
+                break;
+            }
+            if (batchLimits && i > 0) {
+                String reached = aggregator.partials().size() >= maxBatchPartials
+                        ? "the batch holds " + aggregator.partials().size() + " (series, minute) partials, the limit"
+                        + " per batch is " + maxBatchPartials
+                        : aggregator.datapoints() >= maxBatchDatapoints ? "the batch holds " + aggregator.datapoints()
+                        + " datapoints, the limit per batch is " + maxBatchDatapoints : null;
+                if (reached != null) {
+                    pass.endReason = reached;
+                    break;
+                }
+            }
+            KinesisEvent.Record k = fresh.get(i).getKinesis();
+            byte[] data = bytes(k.getData());
+            if (k.getApproximateArrivalTimestamp() == null) {
+                pass.poison.add(new PoisonRecord(SOURCE, shardId, k.getSequenceNumber(), k.getPartitionKey(), t.now,
+                        NO_ARRIVAL, data));
+                pass.decodedFirst |= i == 0;
+                continue;
+            }
+            long arrival = k.getApproximateArrivalTimestamp().getTime();
+            t.oldestArrival = Math.min(t.oldestArrival, arrival);
+            try {
+                List<RecordDecoder.Unit> units;
+                try {
+                    // The window is centred on the arrival time, not the clock: every attempt at this batch must
+                    // accept exactly the same records, or a retry would key partials differently.
+                    units = decoder.decodeUnits(data, k.getPartitionKey(), arrival);
+                } catch (DecodeException e) {
+                    // A KPL aggregate that cannot be split: no user record of it can be trusted.
+                    LOG.debug("poison record {} {}: {}", shardId, k.getSequenceNumber(), e.getMessage());
+                    pass.poison.add(new PoisonRecord(SOURCE, shardId, k.getSequenceNumber(), k.getPartitionKey(),
+                            arrival, e.getMessage(), data));
+                    pass.decodedFirst |= i == 0;
+                    continue;
+                }
+                for (RecordDecoder.Unit u : units) {
+                    // A user record of an aggregate is keyed by its sub-sequence too, so the slot names the user
+                    // record that first touched the (series, minute). The aggregate itself is stored all or nothing
+                    // with its batch: Lambda retries from a Kinesis record, never from inside one (docs/design.md,
+                    // "KPL aggregation").
+                    String sequence = ShardCheckpoints.userRecordSequence(k.getSequenceNumber(), u.subSequence());
+                    Decoded d = u.decoded();
+                    if (d != null) {
+                        aggregator.addRecord(sequence, d.datapoints());
+                        pass.skipped += d.skippedEvents();
+                    } else {
+                        LOG.debug("poison record {} {}: {}", shardId, sequence, u.poisonReason());
+                        pass.poison.add(new PoisonRecord(SOURCE, shardId, sequence, u.partitionKey(), arrival,
+                                u.poisonReason(), u.data()));
+                    }
+                }
+                pass.decodedFirst |= i == 0;
+            } catch (Throwable e) { // NOPMD: an Error (the heap, the stack) on one record must not crash the batch
+                pass.thrownAt = i;
+                pass.thrown = e;
+                return pass;
+            }
+        }
+        pass.end = i;
+        pass.partials = new ArrayList<>(aggregator.partials());
+        pass.datapoints = aggregator.datapoints();
+        return pass;
+    }
+
+    /**
+     * The attempt that sets {@code record} aside: the record to the DLQ with {@code plan}'s reason, and, when attempts
+     * of it alone decoded it, an empty partial in every slot it names (the first contributor of its (series,
+     * minute)s), replacing what any earlier attempt left there with its values. The record is then a committed piece
+     * of its own: the attempts after it name their partials by their own records (docs/design.md).
+     */
+    private Pass setAside(KinesisEvent.KinesisEventRecord record, AttemptPlan plan, String shardId,
+            ShardCheckpoints.Position position, Deadline deadline) {
+        KinesisEvent.Record k = record.getKinesis();
+        byte[] data = bytes(k.getData());
+        Pass pass = new Pass();
+        pass.end = 1;
+        pass.endReason = "record " + k.getSequenceNumber() + " was set aside";
+        pass.tombstones = true;
+        long arrival = k.getApproximateArrivalTimestamp() == null ? clock.millis() : k.getApproximateArrivalTimestamp().getTime();
+        pass.poison.add(new PoisonRecord(SOURCE, shardId, k.getSequenceNumber(), k.getPartitionKey(), arrival,
+                plan.reason(), data));
+        if (plan.nameSlots() && k.getApproximateArrivalTimestamp() != null) {
+            BatchAggregator slots = new BatchAggregator(shardId);
+            try {
+                for (RecordDecoder.Unit u : decoder.decodeUnits(data, k.getPartitionKey(), arrival)) {
+                    if (u.decoded() != null) {
+                        slots.addRecord(ShardCheckpoints.userRecordSequence(k.getSequenceNumber(), u.subSequence()),
+                                u.decoded().datapoints());
+                    }
+                }
+                pass.partials = new ArrayList<>(slots.partials());
+            } catch (Throwable e) { // NOPMD: decoded by an earlier attempt; if not now, its slots stay unnamed
+                LOG.warn("record {} {} set aside without naming its partials: decoding it threw {}", shardId,
+                        k.getSequenceNumber(), e.toString());
+            }
+        }
+        return pass;
+    }
+
+    /** The reason a record failed an attempt, for its DLQ message if it is set aside (bounded: SQS and the item). */
+    private static String recordFailure(KinesisEvent.KinesisEventRecord r, Throwable e) {
+        String why = AttemptPlan.RECORD_FAILED + r.getKinesis().getSequenceNumber() + " failed while decoding: " + e;
+        return why.length() <= MAX_REASON_CHARS ? why : why.substring(0, MAX_REASON_CHARS);
+    }
+
+    /** The highest sequence number of the first {@code n} records. */
+    private static String highest(List<KinesisEvent.KinesisEventRecord> records, int n) {
+        String last = records.get(0).getKinesis().getSequenceNumber();
+        for (int i = 1; i < n; i++) {
+            String s = records.get(i).getKinesis().getSequenceNumber();
+            if (ShardCheckpoints.compareSequences(s, last) > 0) {
+                last = s;
+            }
+        }
+        return last;
     }
 
     private void send(List<PoisonRecord> poison, Tally t, Deadline deadline) {
@@ -309,9 +556,27 @@ public final class IngestService {
         }
         if (cause instanceof StoreException se) {
             t.add(se.stats());
-            return "storage: " + se.getMessage();
+            t.refused = refusedForGood(se);
+            String why = "storage: " + se.getMessage();
+            return why.length() <= MAX_REASON_CHARS ? why : why.substring(0, MAX_REASON_CHARS);
         }
         throw e;
+    }
+
+    /**
+     * True when DynamoDB refused an item for good (a 4xx other than throttling: an item too large, a key it rejects):
+     * a failure of the records, which counts towards setting one aside. Everything else (throttling, 5xx, the
+     * client's I/O errors and timeouts, the deadline) is the service's, and the shard waits for it.
+     */
+    static boolean refusedForGood(StoreException e) {
+        for (Throwable c = e.getCause(); c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof AwsServiceException s) {
+                int status = s.statusCode();
+                String code = s.awsErrorDetails() == null ? null : s.awsErrorDetails().errorCode();
+                return status >= 400 && status < 500 && !THROTTLING.contains(code);
+            }
+        }
+        return false;
     }
 
     /** What the shards of one invocation did. */
@@ -325,6 +590,16 @@ public final class IngestService {
         int poisonSent;
         int marksWritten;
         boolean superseded;
+        /** The last storage failure was DynamoDB refusing an item for good. */
+        boolean refused;
+        int recordFailures;
+        int setAside;
+        int recoveryAttempts;
+        /** A record whose decoding threw, reported as the batch item failure. */
+        String failedRecord;
+        /** Where Lambda must resume after a batch that stored and committed only its first records, and why. */
+        String resumeAt;
+        String resumeReason;
         PoisonRecord firstPoison;
         /** In a batch that starts below the committed position, its first record above it. */
         String firstUncommitted;

@@ -25,14 +25,33 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  *       minute, shard and first record, only the newest generation ({@link LatestPartials}); it commits only if
  *       {@code g} is still its own. So an older attempt whose writes land late, or which still runs, cannot change
  *       what a newer attempt stored, and fails its commit.</li>
+ *   <li>{@code n}: attempts since the last commit, counted by the claim and cleared by the commit. Every attempt
+ *       after a commit starts at the same record (the one after {@code w}: Lambda retries, bisects and resumes from
+ *       the first record the committed position does not cover), so {@code n} counts the attempts at that record.
+ *       An attempt that failed for a reason that says nothing about its records (throttling, an outage) takes its
+ *       count back ({@link #release}); one that failed on a record records why ({@link #recordFailure}); a crash
+ *       or timeout leaves the count up and no reason. {@code IngestService} sets the record aside once {@code n}
+ *       passes its bound (docs/design.md, "A record that fails every attempt").</li>
+ *   <li>{@code f}, {@code fg}: the last recorded failure and the generation of the attempt that recorded it.</li>
+ *   <li>{@code a}: attempts since the last commit that processed that record alone ({@link #countAlone});
+ *       {@code d}: set once such an attempt decoded it ({@link #markDecoded}); {@code r}: that record. The attempt
+ *       that follows a discard by Lambda (finite retries) starts at another record: {@code r} tells.</li>
  * </ul>
  * docs/design.md, "Exactly once", has the argument and what it costs (two single-item writes per batch).
  */
 public final class ShardCheckpoints {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ShardCheckpoints.class);
+
     public static final String COMMITTED = "w";
     public static final String GENERATION = "g";
     public static final String COMMITTED_AT = "at";
+    public static final String ATTEMPTS = "n";
+    public static final String FAILURE = "f";
+    public static final String FAILURE_GENERATION = "fg";
+    public static final String ALONE = "a";
+    public static final String DECODED = "d";
+    public static final String ALONE_RECORD = "r";
     private static final String SK_VALUE = "w";
 
     /**
@@ -41,8 +60,19 @@ public final class ShardCheckpoints {
      * @param key        the shard's checkpoint key ({@link #key})
      * @param committed  the last committed sequence number, or {@code null} before the first commit
      * @param generation the attempt's generation ({@link #claim}), or the current one ({@link #read})
+     * @param attempts   attempts since the last commit, this one included ({@link #claim}); 0 from {@link #read}
+     * @param lastFailure the reason the last attempt that failed on a record recorded ({@link #recordFailure}), or null
+     * @param lastFailureGeneration the generation of the attempt that recorded {@code lastFailure}, or 0
+     * @param aloneAttempts attempts since the last commit that processed the first uncommitted record alone
+     * @param decodedAlone  true once one of those decoded the record ({@link #markDecoded})
+     * @param aloneRecord   the record those attempts processed alone, or null
      */
-    public record Position(String key, String committed, long generation) {
+    public record Position(String key, String committed, long generation, long attempts, String lastFailure,
+            long lastFailureGeneration, long aloneAttempts, boolean decodedAlone, String aloneRecord) {
+
+        public Position(String key, String committed, long generation) {
+            this(key, committed, generation, 0, null, 0, 0, false, null);
+        }
 
         /** True when {@code sequence} is at or below the committed position: already stored. */
         public boolean covers(String sequence) {
@@ -86,15 +116,15 @@ public final class ShardCheckpoints {
     }
 
     /**
-     * Starts an attempt: takes the next generation and reads the committed position in one UpdateItem
-     * (strongly consistent by nature), creating the item on a shard's first batch.
+     * Starts an attempt: takes the next generation, counts the attempt and reads the committed position in one
+     * UpdateItem (strongly consistent by nature), creating the item on a shard's first batch.
      */
     public CompletableFuture<Position> claim(String key, Deadline deadline) {
         return AsyncRetry.call(() -> client.updateItem(UpdateItemRequest.builder()
                         .tableName(table)
                         .key(key(key))
-                        .updateExpression("ADD #g :one")
-                        .expressionAttributeNames(Map.of("#g", GENERATION))
+                        .updateExpression("ADD #g :one, #n :one")
+                        .expressionAttributeNames(Map.of("#g", GENERATION, "#n", ATTEMPTS))
                         .expressionAttributeValues(Map.of(":one", AttributeValue.fromN("1")))
                         .returnValues(ReturnValue.ALL_NEW)
                         .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
@@ -129,9 +159,12 @@ public final class ShardCheckpoints {
         return AsyncRetry.call(() -> client.updateItem(UpdateItemRequest.builder()
                         .tableName(table)
                         .key(key(position.key()))
-                        .updateExpression("SET #w = :w, #at = :at")
+                        // The next record starts with a clean count: the attempts at this one are over.
+                        .updateExpression("SET #w = :w, #at = :at REMOVE #n, #f, #fg, #a, #d, #r")
                         .conditionExpression("#g = :g")
-                        .expressionAttributeNames(Map.of("#w", COMMITTED, "#at", COMMITTED_AT, "#g", GENERATION))
+                        .expressionAttributeNames(Map.of("#w", COMMITTED, "#at", COMMITTED_AT, "#g", GENERATION,
+                                "#n", ATTEMPTS, "#f", FAILURE, "#fg", FAILURE_GENERATION, "#a", ALONE, "#d", DECODED,
+                                "#r", ALONE_RECORD))
                         .expressionAttributeValues(Map.of(":w", AttributeValue.fromS(lastSequence),
                                 ":at", AttributeValue.fromN(Long.toString(now)),
                                 ":g", AttributeValue.fromN(Long.toString(position.generation()))))
@@ -149,10 +182,134 @@ public final class ShardCheckpoints {
                 });
     }
 
+    /**
+     * Takes back the count of an attempt that failed for a reason that says nothing about its records (throttling,
+     * an outage, a deadline; or it had no new record to store), so such failures never set a record aside. Only
+     * while no newer attempt has claimed the shard (the count is then surely this attempt's own) and only down to 0.
+     * Best effort: completes normally whatever happens, since an attempt left counted only brings the record's
+     * setting aside one attempt closer (and the reason then names the failure it recorded, or a crash).
+     */
+    public CompletableFuture<Void> release(Position position, boolean alone, Deadline deadline) {
+        return bestEffort(AsyncRetry.call(() -> client.updateItem(UpdateItemRequest.builder()
+                .tableName(table)
+                .key(key(position.key()))
+                .updateExpression(alone ? "ADD #n :minus, #a :minus" : "ADD #n :minus")
+                .conditionExpression(alone ? "#g = :g AND #n > :zero AND #a > :zero" : "#g = :g AND #n > :zero")
+                .expressionAttributeNames(alone ? Map.of("#n", ATTEMPTS, "#g", GENERATION, "#a", ALONE)
+                        : Map.of("#n", ATTEMPTS, "#g", GENERATION))
+                .expressionAttributeValues(Map.of(":minus", AttributeValue.fromN("-1"),
+                        ":zero", AttributeValue.fromN("0"),
+                        ":g", AttributeValue.fromN(Long.toString(position.generation()))))
+                .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
+                .build()), backoff, deadline));
+    }
+
+    /**
+     * Takes back the count of a claim whose answer never came (a timeout, a dropped connection): it may or may not
+     * have counted. Without a generation to condition on, only down to 0: if the claim did not land, this takes back
+     * an earlier attempt's count instead, which only delays a setting aside by one attempt, where keeping a count that
+     * says nothing about the record could set it aside early. Best effort, like {@link #release}.
+     */
+    public CompletableFuture<Void> releaseUnanswered(String key, Deadline deadline) {
+        return bestEffort(AsyncRetry.call(() -> client.updateItem(UpdateItemRequest.builder()
+                .tableName(table)
+                .key(key(key))
+                .updateExpression("ADD #n :minus")
+                .conditionExpression("#n > :zero")
+                .expressionAttributeNames(Map.of("#n", ATTEMPTS))
+                .expressionAttributeValues(Map.of(":minus", AttributeValue.fromN("-1"), ":zero", AttributeValue.fromN("0")))
+                .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
+                .build()), backoff, deadline));
+    }
+
+    /**
+     * Records why this attempt failed on its first record, for the reason of the record's DLQ message if it is set
+     * aside ({@code failed N attempts: <reason>}). Only while no newer attempt has claimed the shard; best effort.
+     */
+    public CompletableFuture<Void> recordFailure(Position position, String reason, Deadline deadline) {
+        return bestEffort(AsyncRetry.call(() -> client.updateItem(UpdateItemRequest.builder()
+                .tableName(table)
+                .key(key(position.key()))
+                .updateExpression("SET #f = :f, #fg = :g")
+                .conditionExpression("#g = :g")
+                .expressionAttributeNames(Map.of("#f", FAILURE, "#fg", FAILURE_GENERATION, "#g", GENERATION))
+                .expressionAttributeValues(Map.of(":f", AttributeValue.fromS(reason),
+                        ":g", AttributeValue.fromN(Long.toString(position.generation()))))
+                .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
+                .build()), backoff, deadline));
+    }
+
+    /**
+     * Counts an attempt that processes the first uncommitted record alone, before it does: a crash then leaves the
+     * count up. Fails with {@link SupersededException} once a newer attempt has claimed the shard.
+     */
+    public CompletableFuture<Void> countAlone(Position position, String record, Deadline deadline) {
+        if (record.equals(position.aloneRecord())) {
+            return conditional(position, "ADD #a :one", Map.of("#a", ALONE, "#g", GENERATION),
+                    Map.of(":one", AttributeValue.fromN("1")), "count an attempt", deadline);
+        }
+        // Counts of another record (one Lambda discarded) say nothing about this one: start again.
+        return conditional(position, "SET #a = :one, #r = :r REMOVE #d", Map.of("#a", ALONE, "#g", GENERATION,
+                        "#r", ALONE_RECORD, "#d", DECODED),
+                Map.of(":one", AttributeValue.fromN("1"), ":r", AttributeValue.fromS(record)), "count an attempt", deadline);
+    }
+
+    /**
+     * Notes that an attempt processing the first uncommitted record alone has decoded it: an attempt that sets the
+     * record aside then knows earlier attempts may have written partials named by it, and that decoding it (to
+     * name them) did not kill an attempt. Fails with {@link SupersededException} once a newer attempt has claimed.
+     */
+    public CompletableFuture<Void> markDecoded(Position position, Deadline deadline) {
+        return conditional(position, "SET #d = :true", Map.of("#d", DECODED, "#g", GENERATION),
+                Map.of(":true", AttributeValue.fromBool(true)), "mark the record decoded", deadline);
+    }
+
+    private CompletableFuture<Void> conditional(Position position, String update, Map<String, String> names,
+            Map<String, AttributeValue> values, String what, Deadline deadline) {
+        Map<String, AttributeValue> all = new java.util.HashMap<>(values);
+        all.put(":g", AttributeValue.fromN(Long.toString(position.generation())));
+        return AsyncRetry.call(() -> client.updateItem(UpdateItemRequest.builder()
+                        .tableName(table)
+                        .key(key(position.key()))
+                        .updateExpression(update)
+                        .conditionExpression("#g = :g")
+                        .expressionAttributeNames(names)
+                        .expressionAttributeValues(all)
+                        .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
+                        .build()), backoff, deadline)
+                .<Void>thenApply(r -> null)
+                .exceptionally(e -> {
+                    if (Bounded.unwrap(e) instanceof ConditionalCheckFailedException) {
+                        throw new CompletionException(new SupersededException("shard " + position.key()
+                                + " was claimed by a newer attempt after generation " + position.generation()));
+                    }
+                    throw storeFailure("could not " + what + " on shard " + position.key(), e);
+                });
+    }
+
+    private static CompletableFuture<Void> bestEffort(CompletableFuture<?> call) {
+        return call.handle((r, e) -> {
+            Throwable cause = e == null ? null : Bounded.unwrap(e);
+            if (cause != null && !(cause instanceof ConditionalCheckFailedException)) {
+                // Only after a failed attempt; the count it leaves brings a setting aside one attempt closer.
+                LOG.warn("shard checkpoint not updated after a failed attempt: {}", cause.toString());
+            }
+            return null;
+        });
+    }
+
     private static Position position(String key, Map<String, AttributeValue> item) {
         AttributeValue w = item.get(COMMITTED);
         AttributeValue g = item.get(GENERATION);
-        return new Position(key, w == null ? null : w.s(), g == null ? 0 : Long.parseLong(g.n()));
+        AttributeValue n = item.get(ATTEMPTS);
+        AttributeValue f = item.get(FAILURE);
+        AttributeValue fg = item.get(FAILURE_GENERATION);
+        AttributeValue a = item.get(ALONE);
+        AttributeValue d = item.get(DECODED);
+        return new Position(key, w == null ? null : w.s(), g == null ? 0 : Long.parseLong(g.n()),
+                n == null ? 0 : Long.parseLong(n.n()), f == null ? null : f.s(), fg == null ? 0 : Long.parseLong(fg.n()),
+                a == null ? 0 : Long.parseLong(a.n()), d != null && Boolean.TRUE.equals(d.bool()),
+                item.get(ALONE_RECORD) == null ? null : item.get(ALONE_RECORD).s());
     }
 
     private static Map<String, AttributeValue> key(String key) {
