@@ -40,7 +40,7 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
- * Exactly-once under fire, end to end on the local stack: 200,000 datapoints through Kinesis, ingest, the
+ * Exactly-once under fire, end to end on the local stack: 100,000 datapoints through Kinesis, ingest, the
  * scheduled rollup builder and the query API while DynamoDB throttles ingest's writes and half-applies its batch
  * writes, ingest and builder JVMs are killed or time out mid-invocation, the mapping delivers batches twice and
  * the schedule delivers runs twice, 1% of the records are poison, and the Kinesis emulator restarts. The data lies
@@ -58,8 +58,8 @@ class FaultInjectionIT {
     private static final int SERIES = 10;
     private static final int HOURS = 2;
     /** Records sent before the build, and late ones sent after it. */
-    private static final int RECORDS = 16_000;
-    private static final int LATE_RECORDS = 4_200;
+    private static final int RECORDS = 8_000;
+    private static final int LATE_RECORDS = 2_100;
     private static final int DATAPOINTS_PER_RECORD = 10;
     private static final double POISON_RATE = 0.01;
     /** The stack's IngestTimeout (s): small, so build marks settle within the test (40 s). */
