@@ -63,6 +63,13 @@ public final class DecodeLimits {
      */
     public static final int MAX_OTLP_PROTOBUF_BYTES = 4 * 1024 * 1024;
 
+    /**
+     * gzip members (RFC 1952) in one compressed unit. CloudWatch Logs and the OTLP exporter write one; concatenated
+     * members are legal gzip, read in a loop ({@link Gunzip}), and this bounds the headers a record may make the
+     * decoder read: a 1 MB record holds ~50,000 empty members of 20 bytes.
+     */
+    public static final int MAX_GZIP_MEMBERS = 1_000;
+
     /** Bytes all user records of one KPL aggregate may inflate to together. */
     public static final int MAX_DECOMPRESSED_BYTES_PER_AGGREGATE = MAX_DECOMPRESSED_BYTES;
 
