@@ -3,7 +3,6 @@ package dev.pulse.codec;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pulse.model.Datapoint;
 import java.io.IOException;
 import java.util.List;
 
@@ -57,7 +56,7 @@ final class CloudWatchLogsDecoder {
             throw new DecodeException("CloudWatch Logs payload: logEvents must be an array");
         }
         String function = ReportLineParser.functionName(logGroup);
-        List<Datapoint> out = budget.unit();
+        DecodeBudget.Datapoints out = budget.unit();
         int skipped = 0;
         for (int i = 0; i < events.size(); i++) {
             JsonNode ev = events.get(i);

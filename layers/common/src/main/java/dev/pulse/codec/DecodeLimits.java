@@ -104,6 +104,17 @@ public final class DecodeLimits {
     /** EMF specification: a metric's value array holds at most 100 values. */
     public static final int MAX_EMF_VALUES_PER_METRIC = 100;
 
+    /**
+     * EMF metrics whose value array is empty, counted once per dimension set of their directive, in one unit. Such a
+     * metric makes no datapoint, so the datapoint limit does not bound the decoder's pass over it: 46 KB of gzip can
+     * name 21 million of them. The specification gives no minimum length; an empty array is read as no values, and
+     * counted here as much as a datapoint would be, so the work of a record stays within that of its datapoints.
+     */
+    public static final int MAX_EMF_EMPTY_METRICS_PER_RECORD = MAX_DATAPOINTS_PER_RECORD;
+
+    /** {@link #MAX_EMF_EMPTY_METRICS_PER_RECORD} for all user records of one KPL aggregate together. */
+    public static final int MAX_EMF_EMPTY_METRICS_PER_AGGREGATE = MAX_EMF_EMPTY_METRICS_PER_RECORD;
+
     /** Characters in a unit: CloudWatch's longest unit name is 16 characters, UCUM units are short too. */
     public static final int MAX_UNIT_LENGTH = DatapointValidator.MAX_UNIT_LENGTH;
 
