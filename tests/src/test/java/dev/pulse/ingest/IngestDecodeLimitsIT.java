@@ -98,6 +98,12 @@ class IngestDecodeLimitsIT {
         reasons.put("otlp summary count 2^64-1", "MAX_POINT_COUNT");
         hostile.put("native value twice", utf8("{\"name\":\"dup\",\"ts\":" + NOW_MS + ",\"value\":1,\"value\":2}"));
         reasons.put("native value twice", "field value appears twice");
+        hostile.put("gzip of 50,000 empty members", gzipEmptyMembersThenControl(50_000));
+        reasons.put("gzip of 50,000 empty members", "MAX_GZIP_MEMBERS");
+        hostile.put("emf 30 empty dimension sets x 100 metrics of empty value arrays", emfEmptyValueArrays(12, 600));
+        reasons.put("emf 30 empty dimension sets x 100 metrics of empty value arrays", "MAX_EMF_EMPTY_METRICS_PER_RECORD");
+        hostile.put("kpl aggregate of 100 ambiguous 4 MB zlib user records", kplOfAmbiguousZlib(100));
+        reasons.put("kpl aggregate of 100 ambiguous 4 MB zlib user records", "MAX_DECOMPRESSED_BYTES_PER_AGGREGATE");
 
         List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>();
         records.add(KinesisRecords.record(SHARD, 0, "good", utf8(nativeDp("good.before", 1)), NOW_MS));
@@ -239,6 +245,60 @@ class IngestDecodeLimitsIT {
             }
             out.write(utf8("]}"));
         });
+    }
+
+    /** {@code empty} empty gzip members (20 bytes each), then one holding a CloudWatch Logs control message. */
+    private static byte[] gzipEmptyMembersThenControl(int empty) {
+        byte[] member = gzip(new byte[0]);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int i = 0; i < empty; i++) {
+            out.writeBytes(member);
+        }
+        out.writeBytes(gzip(utf8("{\"messageType\":\"CONTROL_MESSAGE\"}")));
+        return out.toByteArray();
+    }
+
+    /** {@code events} EMF events of {@code directives} directives of 30 empty dimension sets x 100 empty-array metrics. */
+    private static byte[] emfEmptyValueArrays(int events, int directives) {
+        StringBuilder d = new StringBuilder("{\\\"Namespace\\\":\\\"n\\\",\\\"Dimensions\\\":[[]");
+        d.append(",[]".repeat(29)).append("],\\\"Metrics\\\":[{\\\"Name\\\":\\\"m\\\"}");
+        d.append(",{\\\"Name\\\":\\\"m\\\"}".repeat(99)).append("]}");
+        byte[] directive = utf8(d.toString());
+        return compress(true, out -> {
+            out.write(utf8("{\"messageType\":\"DATA_MESSAGE\",\"logGroup\":\"/aws/lambda/checkout-api\",\"logStream\":\"s\","
+                    + "\"logEvents\":["));
+            for (int e = 0; e < events; e++) {
+                out.write(utf8((e == 0 ? "" : ",") + "{\"id\":\"" + e + "\",\"timestamp\":" + NOW_MS + ",\"message\":\""
+                        + "{\\\"_aws\\\":{\\\"Timestamp\\\":" + NOW_MS + ",\\\"CloudWatchMetrics\\\":["));
+                for (int i = 0; i < directives; i++) {
+                    if (i > 0) {
+                        out.write(',');
+                    }
+                    out.write(directive);
+                }
+                out.write(utf8("]},\\\"m\\\":[]}\"}"));
+            }
+            out.write(utf8("]}"));
+        });
+    }
+
+    /**
+     * A KPL aggregate of {@code users} zlib user records of 4 MB of {@code 0a 5b} and zeros each (4 KB compressed):
+     * ambiguous, so the OTLP detection inflates each whole to judge it.
+     */
+    private static byte[] kplOfAmbiguousZlib(int users) {
+        byte[] user = compress(false, out -> {
+            out.write(new byte[] {0x0a, '['});
+            byte[] zeros = new byte[64 * 1024];
+            for (int i = 2; i < 4 * 1024 * 1024 - 16; i += zeros.length) {
+                out.write(zeros, 0, Math.min(zeros.length, 4 * 1024 * 1024 - 16 - i));
+            }
+        });
+        List<Map.Entry<String, byte[]>> records = new ArrayList<>();
+        for (int i = 0; i < users; i++) {
+            records.add(Map.entry("pk-" + i, user));
+        }
+        return KplAggregate.write(records);
     }
 
     private static byte[] kplOfOtlp(int users, int points) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.codec.Gunzip;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,7 +16,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
-import java.util.zip.GZIPInputStream;
 import java.util.zip.ZipException;
 
 /**
@@ -56,6 +56,12 @@ public final class ReplaySource {
      * stay near 100 MB. A run loops over its recording, so a longer run needs no larger source.
      */
     public static final int MAX_RECORDS = 1_000_000;
+    /**
+     * Most gzip members a {@code .gz} source may concatenate (RFC 1952 allows any number; {@code cat a.gz b.gz} makes
+     * two). Read in a loop ({@link Gunzip}), each costs only its header: this bounds that work, with room for a
+     * recording appended to every minute of a week.
+     */
+    public static final int MAX_GZIP_MEMBERS = 10_000;
 
     private static final ObjectMapper JSON = new ObjectMapper()
             // A recorded line with "data" twice has no single meaning: refused, as ingest refuses duplicates.
@@ -112,7 +118,7 @@ public final class ReplaySource {
      */
     public static List<ReplayRecord> read(InputStream raw, boolean gzip, String source) throws IOException {
         Lines lines = new Lines(source);
-        try (InputStream in = gzip ? gunzip(raw, lines) : raw) {
+        try (InputStream in = gzip ? gunzip(raw) : raw) {
             byte[] chunk = new byte[READ_CHUNK];
             int n;
             while ((n = readChunk(in, chunk, lines)) > 0) {
@@ -126,23 +132,20 @@ public final class ReplaySource {
         return lines.records;
     }
 
-    private static InputStream gunzip(InputStream raw, Lines lines) throws IOException {
-        try {
-            return new GZIPInputStream(raw, READ_CHUNK); // reads the first header
-        } catch (ZipException e) {
-            throw lines.refuse("not valid gzip (" + e.getMessage() + ")");
-        } catch (EOFException e) {
-            throw lines.refuse("the gzip data ends early (a truncated or empty file?)");
-        }
+    /** The members of a gzip source, read in a loop (the JDK's GZIPInputStream recurses once a member). */
+    private static InputStream gunzip(InputStream raw) {
+        return Gunzip.stream(raw, MAX_GZIP_MEMBERS);
     }
 
     private static int readChunk(InputStream in, byte[] chunk, Lines lines) throws IOException {
         try {
             return in.read(chunk);
+        } catch (Gunzip.TooManyMembers e) {
+            throw lines.refuse("the source passes MAX_GZIP_MEMBERS " + MAX_GZIP_MEMBERS + " gzip members");
         } catch (ZipException e) {
             throw lines.refuse("not valid gzip (" + e.getMessage() + ")");
         } catch (EOFException e) {
-            // GZIPInputStream's only EOFException: the compressed data stops inside a member.
+            // Gunzip's only EOFException: the compressed data stops inside a member.
             throw lines.refuse("the gzip data ends early (a truncated or empty file?)");
         }
     }

@@ -3,13 +3,8 @@ package dev.pulse.codec;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pulse.model.Datapoint;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.util.List;
-import java.util.zip.GZIPInputStream;
 
 /**
  * CloudWatch Logs subscription payloads: gzip-compressed JSON with {@code messageType}, {@code logGroup},
@@ -39,6 +34,9 @@ final class CloudWatchLogsDecoder {
             root = MAPPER.readTree(gunzip(gz, budget));
         } catch (JsonProcessingException e) {
             throw new DecodeException("invalid JSON in CloudWatch Logs payload: " + Json.reason(e), e);
+        } catch (Gunzip.TooManyMembers e) {
+            throw new DecodeException("gzip payload of more than " + DecodeLimits.MAX_GZIP_MEMBERS
+                    + " members (MAX_GZIP_MEMBERS)");
         } catch (IOException e) {
             throw new DecodeException("invalid gzip: " + e.getMessage(), e);
         }
@@ -58,7 +56,7 @@ final class CloudWatchLogsDecoder {
             throw new DecodeException("CloudWatch Logs payload: logEvents must be an array");
         }
         String function = ReportLineParser.functionName(logGroup);
-        List<Datapoint> out = budget.unit();
+        DecodeBudget.Datapoints out = budget.unit();
         int skipped = 0;
         for (int i = 0; i < events.size(); i++) {
             JsonNode ev = events.get(i);
@@ -105,18 +103,13 @@ final class CloudWatchLogsDecoder {
 
     private static byte[] gunzip(byte[] gz, DecodeBudget budget) throws IOException {
         int limit = budget.inflateLimit(MAX_DECOMPRESSED_BYTES);
-        try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(gz), 8192)) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream(Math.min(limit, Math.max(1024, gz.length * 8)));
-            byte[] buf = new byte[8192];
-            int n;
-            while ((n = in.read(buf)) > 0) {
-                if (out.size() + n > limit) {
-                    throw budget.inflatedTooMuch("gzip payload", MAX_DECOMPRESSED_BYTES, "MAX_DECOMPRESSED_BYTES");
-                }
-                out.write(buf, 0, n);
-            }
-            budget.inflated(out.size());
-            return out.toByteArray();
+        byte[] out;
+        try {
+            out = Gunzip.bytes(gz, limit, DecodeLimits.MAX_GZIP_MEMBERS);
+        } catch (Gunzip.TooLarge e) {
+            throw budget.inflatedTooMuch("gzip payload", MAX_DECOMPRESSED_BYTES, "MAX_DECOMPRESSED_BYTES");
         }
+        budget.inflated(out.length);
+        return out;
     }
 }

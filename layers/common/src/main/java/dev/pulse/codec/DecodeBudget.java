@@ -13,6 +13,7 @@ final class DecodeBudget {
     private final boolean aggregate;
     private int datapoints;
     private int histograms;
+    private int emptyMetrics;
     private long inflated;
 
     private DecodeBudget(boolean aggregate) {
@@ -78,9 +79,29 @@ final class DecodeBudget {
     static final class Datapoints extends ArrayList<Datapoint> {
 
         private final transient DecodeBudget budget;
+        private int emptyMetrics;
 
         Datapoints(DecodeBudget budget) {
             this.budget = budget;
+        }
+
+        /**
+         * Counts one pass over an EMF metric (of one dimension set) whose value array is empty: work that makes no
+         * datapoint, refused past {@link DecodeLimits#MAX_EMF_EMPTY_METRICS_PER_RECORD} (and, in a KPL aggregate,
+         * {@link DecodeLimits#MAX_EMF_EMPTY_METRICS_PER_AGGREGATE}).
+         */
+        void emptyMetric(String at) {
+            if (++emptyMetrics > DecodeLimits.MAX_EMF_EMPTY_METRICS_PER_RECORD) {
+                throw new LimitExceeded(at + ": more than " + DecodeLimits.MAX_EMF_EMPTY_METRICS_PER_RECORD
+                        + " EMF metrics with an empty value array (per dimension set) in one record"
+                        + " (MAX_EMF_EMPTY_METRICS_PER_RECORD)", false);
+            }
+            if (budget.aggregate && ++budget.emptyMetrics > DecodeLimits.MAX_EMF_EMPTY_METRICS_PER_AGGREGATE) {
+                throw new LimitExceeded("KPL aggregate: its user records hold more than "
+                        + DecodeLimits.MAX_EMF_EMPTY_METRICS_PER_AGGREGATE
+                        + " EMF metrics with an empty value array (per dimension set) together"
+                        + " (MAX_EMF_EMPTY_METRICS_PER_AGGREGATE)", true);
+            }
         }
 
         @Override

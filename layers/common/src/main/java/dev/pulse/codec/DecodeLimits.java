@@ -63,6 +63,13 @@ public final class DecodeLimits {
      */
     public static final int MAX_OTLP_PROTOBUF_BYTES = 4 * 1024 * 1024;
 
+    /**
+     * gzip members (RFC 1952) in one compressed unit. CloudWatch Logs and the OTLP exporter write one; concatenated
+     * members are legal gzip, read in a loop ({@link Gunzip}), and this bounds the headers a record may make the
+     * decoder read: a 1 MB record holds ~50,000 empty members of 20 bytes.
+     */
+    public static final int MAX_GZIP_MEMBERS = 1_000;
+
     /** Bytes all user records of one KPL aggregate may inflate to together. */
     public static final int MAX_DECOMPRESSED_BYTES_PER_AGGREGATE = MAX_DECOMPRESSED_BYTES;
 
@@ -96,6 +103,17 @@ public final class DecodeLimits {
 
     /** EMF specification: a metric's value array holds at most 100 values. */
     public static final int MAX_EMF_VALUES_PER_METRIC = 100;
+
+    /**
+     * EMF metrics whose value array is empty, counted once per dimension set of their directive, in one unit. Such a
+     * metric makes no datapoint, so the datapoint limit does not bound the decoder's pass over it: 46 KB of gzip can
+     * name 21 million of them. The specification gives no minimum length; an empty array is read as no values, and
+     * counted here as much as a datapoint would be, so the work of a record stays within that of its datapoints.
+     */
+    public static final int MAX_EMF_EMPTY_METRICS_PER_RECORD = MAX_DATAPOINTS_PER_RECORD;
+
+    /** {@link #MAX_EMF_EMPTY_METRICS_PER_RECORD} for all user records of one KPL aggregate together. */
+    public static final int MAX_EMF_EMPTY_METRICS_PER_AGGREGATE = MAX_EMF_EMPTY_METRICS_PER_RECORD;
 
     /** Characters in a unit: CloudWatch's longest unit name is 16 characters, UCUM units are short too. */
     public static final int MAX_UNIT_LENGTH = DatapointValidator.MAX_UNIT_LENGTH;

@@ -3,7 +3,6 @@ package dev.pulse.codec;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulse.model.Datapoint;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -14,12 +13,14 @@ import java.util.Map;
  *
  * <p>The specification's own limits are enforced before anything is built from them (metrics per directive, keys
  * per dimension set, values per array; {@link DecodeLimits}), plus Pulse's dimension sets per directive, and a
- * {@code Unit} must be one of CloudWatch's unit names: CloudWatch refuses such documents too.
+ * {@code Unit} must be one of CloudWatch's unit names: CloudWatch refuses such documents too. A metric with an empty
+ * value array makes no datapoint but is counted as one would be ({@link DecodeLimits#MAX_EMF_EMPTY_METRICS_PER_RECORD}),
+ * so a record's work is bounded by its datapoints whatever its arrays hold.
  */
 final class EmfDecoder {
 
     /** Adds the datapoints of {@code doc}, a JSON log event with a top-level {@code _aws} member, to {@code out}. */
-    void decode(JsonNode doc, long eventTs, String where, List<Datapoint> out) throws DecodeException {
+    void decode(JsonNode doc, long eventTs, String where, DecodeBudget.Datapoints out) throws DecodeException {
         JsonNode aws = doc.get("_aws");
         if (aws == null || !aws.isObject()) {
             throw new DecodeException(where + ": EMF _aws must be an object");
@@ -81,6 +82,9 @@ final class EmfDecoder {
                         throw new DecodeException(metricAt + ": metric " + name + " has no value member");
                     }
                     if (value.isArray()) {
+                        if (value.isEmpty()) {
+                            out.emptyMetric(metricAt + " " + name);  // no datapoint to count, but still a pass
+                        }
                         for (int v = 0; v < value.size(); v++) {
                             out.add(new Datapoint(series, dims, ts, number(value.get(v), metricAt + " " + name + "[" + v + "]"), unit));
                         }

@@ -76,43 +76,72 @@ final class OtlpDecoder {
      * </ol>
      */
     static Format detect(byte[] data) {
+        Detection d = detect(data, DecodeBudget.forRecord());
+        return d == null ? null : d.format();
+    }
+
+    /**
+     * {@link #detect(byte[])} charged to {@code budget}: a compressed record whose first bytes are ambiguous is
+     * inflated whole (at most {@link #MAX_PROTOBUF_BYTES}, or what the KPL aggregate's budget has left) to be judged,
+     * and those bytes count as any inflation does, so a user record cannot make the detection inflate outside its
+     * aggregate's {@code MAX_DECOMPRESSED_BYTES_PER_AGGREGATE}. Throws {@link LimitExceeded} (the whole aggregate) when
+     * that budget runs out during the detection.
+     */
+    static Detection detect(byte[] data, DecodeBudget budget) {
         if (data.length >= 2 && (data[0] & 0xff) == 0x1f && (data[1] & 0xff) == 0x8b) {
-            return compressed(Compression.GZIP, data);
+            return compressed(Compression.GZIP, data, budget);
         }
         if (data.length >= 2 && (data[0] & 0x0f) == 8 && (data[0] & 0xf0) <= 0x70 && (((data[0] & 0xff) << 8) | (data[1] & 0xff)) % 31 == 0) {
-            return compressed(Compression.ZLIB, data);
+            return compressed(Compression.ZLIB, data, budget);
         }
         if (ambiguous(data, data.length) && isProtoRequest(data)) {
-            return new Format(Compression.NONE, Encoding.PROTO);
+            return new Detection(new Format(Compression.NONE, Encoding.PROTO), null);
         }
         Encoding plain = content(data, data.length);
         if (plain != null) {
-            return new Format(Compression.NONE, plain);
+            return new Detection(new Format(Compression.NONE, plain), null);
         }
         int first = firstNonBlank(data, data.length);
         if (first < 0 || data[first] == '{' || data[first] == '[') {
             return null;
         }
-        return compressed(Compression.FLATE, data);
+        return compressed(Compression.FLATE, data, budget);
+    }
+
+    /**
+     * What {@link #detect(byte[], DecodeBudget)} found: the format and, when it had to inflate the whole record to
+     * tell, the content, which {@link #decode} then uses rather than inflating (and charging) it a second time.
+     */
+    record Detection(Format format, byte[] inflated) {
     }
 
     /** The content rule on the first bytes of compressed {@code data}, inflated whole (bounded) when they are ambiguous. */
-    private static Format compressed(Compression c, byte[] data) {
+    private static Detection compressed(Compression c, byte[] data, DecodeBudget budget) {
         byte[] prefix = peek(data, c);
         if (prefix == null) {
             return null;
         }
+        byte[] whole = null;
         if (ambiguous(prefix, prefix.length)) {
+            int limit = budget.inflateLimit(MAX_PROTOBUF_BYTES);
             try {
-                if (isProtoRequest(inflate(data, c, MAX_PROTOBUF_BYTES, true))) {
-                    return new Format(c, Encoding.PROTO);
+                whole = inflate(data, c, limit, true);
+                budget.inflated(whole.length);
+                if (isProtoRequest(whole)) {
+                    return new Detection(new Format(c, Encoding.PROTO), whole);
                 }
+            } catch (TooLarge e) {
+                if (budget.aggregateBound(MAX_PROTOBUF_BYTES)) {
+                    throw budget.inflatedTooMuch("OTLP record", MAX_PROTOBUF_BYTES, "MAX_OTLP_PROTOBUF_BYTES");
+                }
+                // Larger than any protobuf request: judged by its first bytes, the inflation it cost still counted.
+                budget.inflated(limit);
             } catch (DecodeException e) {
-                // Too large or corrupt: judged by its first bytes, as any other record.
+                // Corrupt: judged by its first bytes, as any other record.
             }
         }
         Encoding e = content(prefix, prefix.length);
-        return e == null ? null : new Format(c, e);
+        return e == null ? null : new Detection(new Format(c, e), whole);
     }
 
     /**
@@ -165,15 +194,19 @@ final class OtlpDecoder {
 
     /** Decodes a record {@link #detect} recognised as {@code format}. */
     Decoded decode(byte[] data, Format format) throws DecodeException {
-        return decode(data, format, DecodeBudget.forRecord());
+        return decode(data, new Detection(format, null), DecodeBudget.forRecord());
     }
 
-    Decoded decode(byte[] data, Format format, DecodeBudget budget) throws DecodeException {
+    /** Decodes a record {@link #detect(byte[], DecodeBudget)} recognised, with the same budget. */
+    Decoded decode(byte[] data, Detection detection, DecodeBudget budget) throws DecodeException {
+        Format format = detection.format();
         boolean proto = format.encoding() == Encoding.PROTO;
         int formatLimit = proto ? MAX_PROTOBUF_BYTES : MAX_DECOMPRESSED_BYTES;
         String limitName = proto ? "MAX_OTLP_PROTOBUF_BYTES" : "MAX_DECOMPRESSED_BYTES";
         byte[] payload = data;
-        if (format.compression() != Compression.NONE) {
+        if (detection.inflated() != null) {
+            payload = detection.inflated();  // inflated whole, within both limits, and charged by the detection
+        } else if (format.compression() != Compression.NONE) {
             int limit = budget.inflateLimit(formatLimit);
             try {
                 payload = inflate(data, format.compression(), limit, true);
@@ -666,31 +699,44 @@ final class OtlpDecoder {
         Inflater inflater = new Inflater(c != Compression.ZLIB);
         try {
             inflater.setInput(data, start, data.length - start);
-            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(Math.min(limit, Math.max(256, data.length * 4)));
-            byte[] buf = new byte[strict ? 8192 : limit];
-            while (!inflater.finished()) {
-                int n = inflater.inflate(buf);
-                if (n == 0) {
-                    if (inflater.needsInput() || inflater.needsDictionary()) {
-                        break;  // the exporter's flushed-but-unclosed stream ends here
-                    }
+            // Filled chunk by chunk and copied once: at most about twice the content is allocated (a doubling buffer
+            // and its final copy allocate three times), which the budget of a KPL aggregate's inflations relies on.
+            // A strict inflation stops one byte past its limit, which tells it passed it.
+            int cap = strict ? limit + 1 : limit;
+            List<byte[]> full = new ArrayList<>();
+            byte[] chunk = new byte[Math.min(cap, Math.max(256, data.length * 4))];
+            int used = 0;
+            int total = 0;
+            while (!inflater.finished() && total < cap) {
+                if (used == chunk.length) {
+                    full.add(chunk);
+                    chunk = new byte[Math.min(cap - total, Math.min(1 << 20, chunk.length * 2))];
+                    used = 0;
                 }
-                if (out.size() + n > limit) {
-                    if (strict) {
-                        throw new TooLarge("OTLP record decompresses to more than " + limit + " bytes");
-                    }
-                    out.write(buf, 0, limit - out.size());
-                    break;
+                int n = inflater.inflate(chunk, used, Math.min(chunk.length - used, cap - total));
+                if (n == 0 && (inflater.needsInput() || inflater.needsDictionary())) {
+                    break;  // the exporter's flushed-but-unclosed stream ends here
                 }
-                out.write(buf, 0, n);
-                if (!strict && out.size() >= limit) {
-                    break;
-                }
+                used += n;
+                total += n;
             }
-            if (out.size() == 0) {
+            if (strict && total > limit) {
+                throw new TooLarge("OTLP record decompresses to more than " + limit + " bytes");
+            }
+            if (total == 0) {
                 throw new DecodeException("OTLP record: " + c.name().toLowerCase(java.util.Locale.ROOT) + " data inflates to nothing");
             }
-            return out.toByteArray();
+            if (full.isEmpty() && used == chunk.length) {
+                return chunk;
+            }
+            byte[] out = new byte[total];
+            int at = 0;
+            for (byte[] f : full) {
+                System.arraycopy(f, 0, out, at, f.length);
+                at += f.length;
+            }
+            System.arraycopy(chunk, 0, out, at, used);
+            return out;
         } catch (DataFormatException e) {
             throw new DecodeException("OTLP record: invalid " + c.name().toLowerCase(java.util.Locale.ROOT) + " data: " + e.getMessage(), e);
         } finally {

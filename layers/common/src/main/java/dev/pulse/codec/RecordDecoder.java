@@ -144,7 +144,7 @@ public final class RecordDecoder {
         Decoded decoded;
         try {
             // OTLP first: its compression may be gzip too, so it is told apart by content (OtlpDecoder.detect).
-            OtlpDecoder.Format otlp = OtlpDecoder.detect(data);
+            OtlpDecoder.Detection otlp = OtlpDecoder.detect(data, budget);
             decoded = otlp != null ? otlpDecoder.decode(data, otlp, budget)
                     : CloudWatchLogsDecoder.isGzip(data) ? logsDecoder.decode(data, budget) : nativeDecoder.decode(data, budget);
         } catch (DecodeException e) {

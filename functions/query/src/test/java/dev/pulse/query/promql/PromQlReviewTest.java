@@ -119,6 +119,19 @@ class PromQlReviewTest {
         assertThatCode(() -> PromQlParser.parse("x{a=~\"" + regex + "\"}")).doesNotThrowAnyException();
     }
 
+    /** A program larger than Go's regexp compiles (3.3 million instructions) is a 400 naming the parameter and limit. */
+    @Test
+    void answer_whenRegexProgramPassesGosSize_isBadDataNamingTheQueryParameter() {
+        String query = "x{a=~\"(" + "a".repeat(4_000) + "){1000}\"}";
+
+        assertThatThrownBy(() -> answer("query", "query=" + enc(query) + "&time=1795262400"))
+                .isInstanceOfSatisfying(PromQlException.class, e -> assertThat(e.type())
+                        .isEqualTo(PromQlException.Type.BAD_DATA))
+                .hasMessageStartingWith("invalid parameter \"query\"")
+                .hasMessageContaining("expression too large")
+                .hasMessageContaining("MAX_REGEX_PROGRAM_SIZE");
+    }
+
     /**
      * Severity LOW-MEDIUM. Prometheus refuses only {@code (end - start) / step > 11000} (11,001 points allowed);
      * Pulse refuses at 11,000. Grafana picks its minimum step as range / 11,000, so a range divisible by 11,000 s

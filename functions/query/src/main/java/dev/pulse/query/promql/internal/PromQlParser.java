@@ -35,6 +35,12 @@ public final class PromQlParser {
     static final int MAX_OPERATORS = 64;
     /** Nested counted repeats may multiply to at most this, as in Go's regexp (and so Prometheus): RE2 programs grow with it. */
     static final int MAX_REPEAT = 1000;
+    /**
+     * Instructions the regular expressions of one query may compile to, together: Go's regexp refuses a program over
+     * this ({@code maxSize}, 128 MB of 40-byte instructions, "expression too large"). re2j holds about 64 bytes per
+     * instruction, so this is at most ~210 MB of heap while the query runs (the default QueryFunction has 768 MB).
+     */
+    static final int MAX_REGEX_PROGRAM_SIZE = (128 << 20) / 40;
 
     private static final Set<String> AGGREGATIONS_NOT_SUPPORTED = Set.of("stddev", "stdvar", "topk", "bottomk",
             "quantile", "count_values", "group", "limitk", "limit_ratio");
@@ -54,6 +60,8 @@ public final class PromQlParser {
     private int pos;
     private int depth;
     private int operators;
+    /** Instructions of the query's regular expressions so far ({@link #MAX_REGEX_PROGRAM_SIZE}). */
+    private long regexProgramSize;
 
     private PromQlParser(String query) {
         this.q = query;
@@ -763,24 +771,39 @@ public final class PromQlParser {
     }
 
     /**
-     * Refuses counted repeats whose nesting multiplies past {@link #MAX_REPEAT}, as Go's regexp parser does: re2j has
-     * no such limit, and {@code ((a{1000}){1000}){1000}} would compile a program of a billion instructions.
+     * Refuses a regular expression Go's regexp (and so Prometheus) refuses for its size, before re2j compiles it: re2j
+     * has neither of Go's limits, and {@code ((a{1000}){1000}){1000}} or {@code (<4,000 literals>){1000}} would compile
+     * programs of a billion or four million instructions (about 64 bytes of heap each in re2j).
+     * <ul>
+     *   <li>nested counted repeats may multiply to at most {@link #MAX_REPEAT} ("invalid repeat count");</li>
+     *   <li>the program's size, weighed as Go's parser does ({@code calcSize}: a literal character 1, a group the sum
+     *       of its contents (a capture 2 more), an alternation the sum of its branches and one per {@code |},
+     *       {@code x*} 2 + x, {@code x+} and {@code x?} 1 + x, {@code x{n,m}} m times x plus m - n, {@code x{n,}}
+     *       1 + n times x), may be at most {@link #MAX_REGEX_PROGRAM_SIZE} instructions, for all regular expressions
+     *       of the query together ("expression too large").</li>
+     * </ul>
      */
     private void checkRepeats(String re, int at) throws PromQlParseException {
-        // Per open group: the largest product inside it so far, and the weight of the last atom (1, or a closed group's).
-        java.util.ArrayDeque<long[]> groups = new java.util.ArrayDeque<>();
-        long[] top = {1, 1};
+        java.util.ArrayDeque<RegexGroup> groups = new java.util.ArrayDeque<>();
+        RegexGroup top = new RegexGroup(false);
         int i = 0;
         while (i < re.length()) {
             char c = re.charAt(i);
             if (c == '\\') {
                 if (re.startsWith("\\Q", i)) {
                     int end = re.indexOf("\\E", i + 2);
+                    int stop = end < 0 ? re.length() : end;
+                    // A quoted run is that many literals; a quantifier after it applies to its last one.
+                    top.atoms(stop - (i + 2));
                     i = end < 0 ? re.length() : end + 2;
+                } else if (i + 2 < re.length() && "xpP".indexOf(re.charAt(i + 1)) >= 0 && re.charAt(i + 2) == '{') {
+                    int close = re.indexOf('}', i + 2);
+                    i = close < 0 ? re.length() : close + 1;
+                    top.atom(1, 1);
                 } else {
                     i += 2;
+                    top.atom(1, 1);
                 }
-                top[1] = 1;
             } else if (c == '[') {
                 i++;
                 if (i < re.length() && re.charAt(i) == '^') {
@@ -793,41 +816,142 @@ public final class PromQlParser {
                     i += re.charAt(i) == '\\' ? 2 : 1;
                 }
                 i++;
-                top[1] = 1;
+                top.atom(1, 1);
             } else if (c == '(') {
-                groups.push(top);
-                top = new long[] {1, 1};
                 i++;
+                boolean capture = true;
+                if (i < re.length() && re.charAt(i) == '?') {
+                    // (?flags) sets flags and is no group; (?flags:re) does not capture; (?P<name>re), (?<name>re) do.
+                    int j = i + 1;
+                    while (j < re.length() && re.charAt(j) != ':' && re.charAt(j) != ')' && re.charAt(j) != '>') {
+                        j++;
+                    }
+                    if (j < re.length() && re.charAt(j) == ')') {
+                        i = j + 1;
+                        continue;
+                    }
+                    capture = j < re.length() && re.charAt(j) == '>';
+                    i = Math.min(re.length(), j + 1);
+                }
+                groups.push(top);
+                top = new RegexGroup(capture);
             } else if (c == ')') {
-                long inner = top[0];
-                top = groups.isEmpty() ? new long[] {1, 1} : groups.pop();
-                top[0] = Math.max(top[0], inner);
-                top[1] = inner;
+                RegexGroup inner = top;
+                top = groups.isEmpty() ? new RegexGroup(false) : groups.pop();
+                top.maxProduct = Math.max(top.maxProduct, inner.maxProduct);
+                top.atom(inner.size(), inner.maxProduct);
+                i++;
+            } else if (c == '|') {
+                top.alternative();
+                i++;
+            } else if (c == '*' || c == '+' || c == '?') {
+                if (c == '?' && top.lastQuantified) {
+                    top.lastQuantified = false;  // x*? x+? x?? x{n}?: the non-greedy form, not a second quantifier
+                } else {
+                    top.quantify(c == '*' ? 2 + top.lastSize : 1 + top.lastSize, top.lastProduct);
+                }
                 i++;
             } else if (c == '{') {
                 int close = re.indexOf('}', i);
                 String body = close < 0 ? "" : re.substring(i + 1, close);
                 if (body.matches("\\d+(,\\d*)?")) {
                     String[] nm = body.split(",", -1);
-                    String digits = nm.length > 1 && !nm[1].isEmpty() ? nm[1] : nm[0];
                     // More digits than a long holds is past every limit: weighed by length, not parsed.
-                    long count = digits.length() > 12 ? MAX_REPEAT + 1L : Long.parseLong(digits);
-                    long product = Math.min(count, MAX_REPEAT + 1L) * top[1];
+                    long min = Math.min(nm[0].length() > 12 ? Long.MAX_VALUE : Long.parseLong(nm[0]), MAX_REPEAT + 1L);
+                    long max = nm.length == 1 ? min
+                            : nm[1].isEmpty() ? -1 : Math.min(nm[1].length() > 12 ? Long.MAX_VALUE : Long.parseLong(nm[1]), MAX_REPEAT + 1L);
+                    long count = max < 0 ? min : max;
+                    long product = count * top.lastProduct;
                     if (product > MAX_REPEAT) {
                         throw error(at, "invalid regular expression " + quote(re) + ": invalid repeat count (nested"
                                 + " counted repeats multiply past " + MAX_REPEAT + ")");
                     }
-                    top[0] = Math.max(top[0], product);
-                    top[1] = product;
+                    top.maxProduct = Math.max(top.maxProduct, product);
+                    long w = top.lastSize;
+                    long size = max < 0 ? (min == 0 ? 2 + w : 1 + min * w) : max * w + Math.max(0, max - min);
+                    top.quantify(size, product);
                     i = close + 1;
                 } else {
                     i++;
-                    top[1] = 1;
+                    top.atom(1, 1);
                 }
             } else {
-                top[1] = 1;
+                top.atom(1, 1);
                 i++;
             }
+            if (top.size() > MAX_REGEX_PROGRAM_SIZE) {
+                break;  // the sizes only grow from here (at most 1,000 times, so no overflow either)
+            }
+        }
+        while (!groups.isEmpty()) {
+            RegexGroup inner = top;
+            top = groups.pop();
+            top.atom(inner.size(), inner.maxProduct);
+        }
+        long size = top.size();
+        if (size > MAX_REGEX_PROGRAM_SIZE) {
+            throw error(at, "invalid regular expression " + quote(re) + ": expression too large (its program would have"
+                    + " more than " + MAX_REGEX_PROGRAM_SIZE + " instructions, MAX_REGEX_PROGRAM_SIZE)");
+        }
+        regexProgramSize += size;
+        if (regexProgramSize > MAX_REGEX_PROGRAM_SIZE) {
+            throw error(at, "invalid regular expression " + quote(re) + ": expression too large (the query's regular"
+                    + " expressions would have more than " + MAX_REGEX_PROGRAM_SIZE
+                    + " instructions together, MAX_REGEX_PROGRAM_SIZE)");
+        }
+    }
+
+    /**
+     * One open group of a regular expression while it is weighed: its program size so far (finished branches and the
+     * current one) and the last atom, which a quantifier replaces by its repetition.
+     */
+    private static final class RegexGroup {
+        final boolean capture;
+        long branches;
+        int bars;
+        long concat;
+        long lastSize;
+        long lastProduct = 1;
+        boolean lastQuantified;
+        long maxProduct = 1;
+
+        RegexGroup(boolean capture) {
+            this.capture = capture;
+        }
+
+        void atom(long size, long product) {
+            concat += size;
+            lastSize = size;
+            lastProduct = product;
+            lastQuantified = false;
+        }
+
+        /** {@code n} literals in a row (a quoted run): the last one is the atom a quantifier would repeat. */
+        void atoms(long n) {
+            if (n > 0) {
+                concat += n - 1;
+                atom(1, 1);
+            }
+        }
+
+        void quantify(long size, long product) {
+            concat += size - lastSize;
+            lastSize = size;
+            lastProduct = product;
+            lastQuantified = true;
+        }
+
+        void alternative() {
+            branches += concat;
+            bars++;
+            concat = 0;
+            lastSize = 0;
+            lastProduct = 1;
+            lastQuantified = false;
+        }
+
+        long size() {
+            return Math.max(1, branches + concat + bars + (capture ? 2 : 0));
         }
     }
 }

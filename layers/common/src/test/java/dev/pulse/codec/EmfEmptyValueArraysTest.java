@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * EMF directives whose metrics name empty value arrays make no datapoint, so the datapoint budget never stops them:
- * the work of a record must still stay near that of decoding its JSON once.
+ * each such metric (per dimension set) is counted as a datapoint would be, up to MAX_EMF_EMPTY_METRICS_PER_RECORD, so
+ * the work of a record stays near that of decoding its JSON once.
  */
 class EmfEmptyValueArraysTest {
 
@@ -56,7 +57,7 @@ class EmfEmptyValueArraysTest {
     }
 
     @Test
-    void decodeUnits_whenDirectivesNameOnlyEmptyValueArrays_finishesWithinTheTimeOfItsJson() throws Exception {
+    void decodeUnits_whenDirectivesNameOnlyEmptyValueArrays_poisonWithinTheTimeOfItsJson() throws Exception {
         // Each directive is ~1.9 KB escaped (~1.3 KB of message): 12 messages of 600 are ~14 MB inflated.
         byte[] record = emptyValueDirectives(12, 600, DecodeLimits.MAX_EMF_DIMENSION_SETS);
         assertThat(record.length).isLessThan(1_048_576);
@@ -75,5 +76,43 @@ class EmfEmptyValueArraysTest {
         System.out.printf("same JSON, one dimension set per directive (%d bytes): %d ms%n", baseline.length, baselineMillis);
 
         assertThat(millis).isLessThan(4 * Math.max(baselineMillis, 250));
+        assertThat(units).singleElement().extracting(RecordDecoder.Unit::poisonReason).asString()
+                .contains("logEvents[0]", "MAX_EMF_EMPTY_METRICS_PER_RECORD");
+    }
+
+    @Test
+    void decodeUnits_whenEmptyValueArraysAtTheLimit_decodesToNoDatapoints() throws Exception {
+        // Two events of 500 directives of 100 metrics and one (empty) dimension set: 100,000 empty metrics.
+        byte[] record = emptyValueDirectives(2, 500, 1);
+
+        List<RecordDecoder.Unit> units = DECODER.decodeUnits(record, "pk", NOW_MS);
+
+        assertThat(units).singleElement().satisfies(u -> {
+            assertThat(u.poisonReason()).isNull();
+            assertThat(u.decoded().datapoints()).isEmpty();
+        });
+    }
+
+    @Test
+    void decodeUnits_whenEmptyValueArraysPastTheLimit_poisonNamingTheLimit() throws Exception {
+        byte[] record = emptyValueDirectives(2, 501, 1);
+
+        List<RecordDecoder.Unit> units = DECODER.decodeUnits(record, "pk", NOW_MS);
+
+        assertThat(units).singleElement().extracting(RecordDecoder.Unit::poisonReason).asString()
+                .contains("more than " + DecodeLimits.MAX_EMF_EMPTY_METRICS_PER_RECORD
+                        + " EMF metrics with an empty value array", "MAX_EMF_EMPTY_METRICS_PER_RECORD");
+    }
+
+    @Test
+    void decodeUnits_whenAggregateUserRecordsTogetherPassTheLimit_wholeAggregatePoison() {
+        // 60,000 empty metrics each: under the per-record limit alone, over it together.
+        byte[] user = emptyValueDirectives(1, 600, 1);
+        byte[] aggregate = KplAggregate.write(List.of(java.util.Map.entry("a", user), java.util.Map.entry("b", user)));
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> DECODER.decodeUnits(aggregate, "pk", NOW_MS))
+                .isInstanceOf(DecodeException.class)
+                .hasMessageContaining("user record #1: KPL aggregate")
+                .hasMessageContaining("MAX_EMF_EMPTY_METRICS_PER_AGGREGATE");
     }
 }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A gzip payload may concatenate members (RFC 1952), and a member may be empty (20 bytes). A 1 MB record of 50,000
  * empty members and then a real one is a poison record with a reason, like any other undecodable record; the
- * decoder must not fail the batch with an error.
+ * decoder must not fail the batch with an error. Members are read in a loop, up to MAX_GZIP_MEMBERS.
  */
 class ConcatenatedGzipMembersTest {
 
@@ -55,5 +55,42 @@ class ConcatenatedGzipMembersTest {
         List<RecordDecoder.Unit> units = DECODER.decodeUnits(record, "pk", NOW_MS);
 
         assertThat(units).hasSize(1);
+        assertThat(units.get(0).poisonReason()).isEqualTo("gzip payload of more than " + DecodeLimits.MAX_GZIP_MEMBERS
+                + " members (MAX_GZIP_MEMBERS)");
+    }
+
+    @Test
+    void decodeUnits_whenGzipMembersAtTheLimit_decodesTheLastMembersContent() throws Exception {
+        byte[] record = emptyMembersThenPayload(DecodeLimits.MAX_GZIP_MEMBERS - 1);
+
+        List<RecordDecoder.Unit> units = DECODER.decodeUnits(record, "pk", NOW_MS);
+
+        assertThat(units).singleElement().satisfies(u -> {
+            assertThat(u.poisonReason()).isNull();
+            assertThat(u.decoded().skippedEvents()).isEqualTo(1);  // the control message
+        });
+    }
+
+    @Test
+    void decodeUnits_whenGzipMembersOneOverTheLimit_poisonNamingTheLimit() throws Exception {
+        byte[] record = emptyMembersThenPayload(DecodeLimits.MAX_GZIP_MEMBERS);
+
+        List<RecordDecoder.Unit> units = DECODER.decodeUnits(record, "pk", NOW_MS);
+
+        assertThat(units).singleElement().extracting(RecordDecoder.Unit::poisonReason).asString()
+                .contains("MAX_GZIP_MEMBERS");
+    }
+
+    @Test
+    void decodeUnits_whenPayloadSplitAcrossMembers_decodesTheirContentTogether() throws Exception {
+        byte[] json = "{\"messageType\":\"CONTROL_MESSAGE\"}".getBytes(StandardCharsets.UTF_8);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte b : json) {
+            out.writeBytes(gzip(new byte[] {b}));
+        }
+
+        List<RecordDecoder.Unit> units = DECODER.decodeUnits(out.toByteArray(), "pk", NOW_MS);
+
+        assertThat(units).singleElement().satisfies(u -> assertThat(u.poisonReason()).isNull());
     }
 }
