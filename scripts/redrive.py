@@ -70,7 +70,6 @@ RECEIVE_WAIT_S = 1                         # long poll, so an empty answer means
 INVOKE_PAYLOAD_MAX = 6 * 1024 * 1024       # Lambda: 6 MB (6,291,456 bytes) request payload, synchronous invoke
 INVOKE_READ_TIMEOUT_S = 905                # a synchronous invoke may run up to the function timeout (max 900 s)
 REDRIVE_EVENT_NAME = "pulse:redrive"       # IngestHandler.REDRIVE_EVENT_NAME: store below the committed position
-PAYLOAD_HEAD_BYTES = 1024                  # DeadLetterQueue.PAYLOAD_HEAD_BYTES: the data a poison message carries
 # IngestService/AttemptPlan: the reason of a record set aside after failing every attempt (a decoder's verdict never
 # reads like this), e.g. "failed 6 attempts (3 of them with the record alone): the function crashed or timed out".
 SET_ASIDE_REASON = re.compile(r"failed (\d+) attempts \(\d+ of them with the record alone\): ")
@@ -85,9 +84,8 @@ examples:
   make redrive STACK=pulse DRY_RUN=1
 
 AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_<SERVICE> (SQS, KINESIS, LAMBDA, CLOUDFORMATION) are honoured.
-exit status: 0 all Kinesis batches (and with --set-aside set-aside records) redriven, 1 something stays in the
-queue or an AWS call failed,
-2 bad arguments. Read docs/redrive.md before the first run.
+exit status: 0 all Kinesis batches (with --set-aside: and set-aside records) redriven, 1 something stays in the
+queue or an AWS call failed, 2 bad arguments. Read docs/redrive.md before the first run.
 """
 
 
