@@ -187,8 +187,9 @@ deploy: build ## sam build, then sam deploy --guided (needs AWS credentials)
 	$(SAM) deploy --guided
 
 # Failed ingest batches from the DLQ stored again, exactly: IngestFunction is invoked with each batch's original
-# records; poison records are listed (docs/redrive.md: run with DRY_RUN=1 first). REPUT=1 is the old, inexact
-# mode (records put back on the stream; double counts what the failed attempts stored).
+# records; poison records are listed (docs/redrive.md: run with DRY_RUN=1 first). SET_ASIDE=1 also redrives, each
+# alone, the records ingest set aside after they failed every attempt. REPUT=1 is the old, inexact mode (records
+# put back on the stream; double counts what the failed attempts stored).
 STACK         ?=
 QUEUE_URL     ?=
 STREAM        ?=
@@ -198,6 +199,7 @@ MAX_MESSAGES  ?=
 DELETE_POISON ?=
 REPUT         ?=
 ACCEPT_LOSS   ?=
+SET_ASIDE     ?=
 .PHONY: redrive
 redrive: $(VENV)/.installed ## Redrive DLQ batches exactly: make redrive STACK=<name> (or QUEUE_URL=... STREAM=... FUNCTION=...) [DRY_RUN=1]
 	$(VENV)/bin/python scripts/redrive.py --region "$(AWS_DEFAULT_REGION)" \
@@ -205,7 +207,7 @@ redrive: $(VENV)/.installed ## Redrive DLQ batches exactly: make redrive STACK=<
 	  $(if $(FUNCTION),--function-name "$(FUNCTION)") \
 	  $(if $(filter 1 yes true,$(DRY_RUN)),--dry-run) $(if $(MAX_MESSAGES),--max-messages "$(MAX_MESSAGES)") \
 	  $(if $(filter 1 yes true,$(DELETE_POISON)),--delete-poison) $(if $(filter 1 yes true,$(REPUT)),--reput) \
-	  $(if $(filter 1 yes true,$(ACCEPT_LOSS)),--accept-loss)
+	  $(if $(filter 1 yes true,$(ACCEPT_LOSS)),--accept-loss) $(if $(filter 1 yes true,$(SET_ASIDE)),--set-aside)
 
 events: $(VENV)/.installed ## Regenerate events/*.json (NOW=now for timestamps that pass the ingest window today)
 	$(PYTHON) scripts/gen_events.py --now "$${NOW:-2026-11-21T12:00:00Z}"

@@ -12,8 +12,19 @@ Reads the dead-letter queue and handles each message by its kind:
   without ``batchItemFailures``. What cannot be redriven exactly is refused, reported and kept: records past
   the stream's retention, a range that cannot be read completely, an event over Lambda's 6 MB synchronous
   payload limit, and (said by the function) a shard whose committed position has not yet passed the batch.
-* a poison record sent by IngestFunction (``kind`` = ``poison``): listed with its reason and left, since
-  putting bad data back fails again; ``--delete-poison`` deletes them.
+* a poison record sent by IngestFunction (``kind`` = ``poison``) for bad data (a decoder's or a limit's verdict):
+  listed with its reason and left, since putting bad data back fails again; ``--delete-poison`` deletes them.
+* a record set aside by IngestFunction (``kind`` = ``poison``, reason ``failed N attempts (...``): a record that
+  failed every attempt (a crash, a timeout, an ``Error`` while decoding, an item DynamoDB refused), usually good data
+  hit by a bug; the shard moved past it and its data is not counted. Without ``--set-aside`` it is listed as set
+  aside and left. With ``--set-aside`` (once the cause is fixed) it is redriven like a batch: the record is rebuilt
+  with its original sequence number, partition key, arrival time and data, and IngestFunction is invoked
+  synchronously with it alone as a ``pulse:redrive`` event. The function writes its partials into the slots the
+  setting aside emptied (replacing them, so a repeated redrive writes the same items again), and the message is
+  deleted only after a response without a function error and without ``batchItemFailures``. The data is taken from
+  the message when it holds all of it (``payloadHeadBase64`` is the first 1 KB of ``payloadBytes``), else read from
+  the stream at the record's sequence number; a record that is neither is refused and kept. ``--delete-poison``
+  never deletes set-aside messages: their data is not counted anywhere else.
 * an on-failure record with ``DDBStreamBatchInfo`` (the compaction mapping): listed and left; it needs no
   redrive (docs/redrive.md says what to do).
 * anything else: listed and left.
@@ -22,16 +33,19 @@ Reads the dead-letter queue and handles each message by its kind:
 numbers and arrival times), which counts twice whatever the discarded attempts stored (docs/redrive.md).
 
 Every message that is not deleted is made visible again at the end of the run. Exit status: 0 when every
-Kinesis batch read was redriven (poison and compaction messages that stay are not failures), 1 when a batch
-stays in the queue (refused, records lost, the invocation or the put failed) or an AWS call failed, 2 for bad
-arguments.
+Kinesis batch read was redriven, and with ``--set-aside`` every set-aside record read too (poison and compaction
+messages that stay, and set-aside ones without ``--set-aside``, are not failures), 1 when a batch or (with
+``--set-aside``) a set-aside record stays in the queue (refused, records lost, the invocation or the put failed)
+or an AWS call failed, 2 for bad arguments.
 """
 
 import argparse
 import base64
+import binascii
 import datetime
 import json
 import random
+import re
 import sys
 import time
 
@@ -56,18 +70,22 @@ RECEIVE_WAIT_S = 1                         # long poll, so an empty answer means
 INVOKE_PAYLOAD_MAX = 6 * 1024 * 1024       # Lambda: 6 MB (6,291,456 bytes) request payload, synchronous invoke
 INVOKE_READ_TIMEOUT_S = 905                # a synchronous invoke may run up to the function timeout (max 900 s)
 REDRIVE_EVENT_NAME = "pulse:redrive"       # IngestHandler.REDRIVE_EVENT_NAME: store below the committed position
+# IngestService/AttemptPlan: the reason of a record set aside after failing every attempt (a decoder's verdict never
+# reads like this), e.g. "failed 6 attempts (3 of them with the record alone): the function crashed or timed out".
+SET_ASIDE_REASON = re.compile(r"failed (\d+) attempts \(\d+ of them with the record alone\): ")
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 EPILOG = """\
 examples:
   redrive.py --stack-name pulse --dry-run
+  redrive.py --stack-name pulse --set-aside
   redrive.py --queue-url https://sqs.us-east-1.amazonaws.com/123456789012/pulse-DeadLetterQueue-X \\
              --stream-name pulse-Stream-Y --function-name pulse-IngestFunction-Z --max-messages 10
   make redrive STACK=pulse DRY_RUN=1
 
 AWS_ENDPOINT_URL and AWS_ENDPOINT_URL_<SERVICE> (SQS, KINESIS, LAMBDA, CLOUDFORMATION) are honoured.
-exit status: 0 all Kinesis batches redriven, 1 something stays in the queue or an AWS call failed,
-2 bad arguments. Read docs/redrive.md before the first run.
+exit status: 0 all Kinesis batches (with --set-aside: and set-aside records) redriven, 1 something stays in the
+queue or an AWS call failed, 2 bad arguments. Read docs/redrive.md before the first run.
 """
 
 
@@ -97,7 +115,11 @@ def parse_args(argv):
     p.add_argument("--dry-run", action="store_true",
                    help="read the queue and the stream and print what would be done; invoke, put and delete nothing")
     p.add_argument("--max-messages", type=positive_int, metavar="N", help="read at most N messages")
-    p.add_argument("--delete-poison", action="store_true", help="delete the poison-record messages after listing them")
+    p.add_argument("--delete-poison", action="store_true",
+                   help="delete the poison-record messages (bad data) after listing them; never the set-aside ones")
+    p.add_argument("--set-aside", action="store_true",
+                   help="redrive the records ingest set aside after they failed every attempt (reason 'failed N "
+                        "attempts (...'), each alone, exactly, by invoking the function; deploy the fix first")
     p.add_argument("--reput", action="store_true",
                    help="the old, inexact redrive: put the records back on the stream as new records. It counts "
                         "twice whatever the discarded attempts stored (docs/redrive.md)")
@@ -115,6 +137,9 @@ def parse_args(argv):
         p.error("give --function-name (or --stack-name) for the exact redrive, or --reput")
     if args.accept_loss and not args.reput:
         p.error("--accept-loss needs --reput: the exact redrive stores a batch only with every one of its records")
+    if args.set_aside and args.reput:
+        p.error("--set-aside needs the function: a set-aside record put back as a new record would not replace the "
+                "slots its setting aside emptied; leave out --reput")
     return args
 
 
@@ -134,14 +159,19 @@ class Stats:
         self.poison_deleted = 0
         self.compaction_listed = 0
         self.other_listed = 0
+        self.set_aside_listed = 0   # set-aside records left without --set-aside
+        self.set_aside_redriven = 0
+        self.set_aside_left = 0     # with --set-aside: refused or failed, kept in the queue
 
     def line(self, dry_run):
         verb = "would be " if dry_run else ""
         return ("summary%s: messages read %d, batches %sredriven %d, records %s%s %d, records expired %d, "
-                "batches left %d, poison listed %d, poison %sdeleted %d, compaction listed %d, other listed %d"
+                "batches left %d, poison listed %d, poison %sdeleted %d, compaction listed %d, other listed %d, "
+                "set aside listed %d, set aside %sredriven %d, set aside left %d"
                 % (" (dry run, nothing changed)" if dry_run else "", self.messages, verb, self.batches_redriven,
                    verb, self.sent_label, self.records_sent, self.records_expired, self.batches_left,
-                   self.poison_listed, verb, self.poison_deleted, self.compaction_listed, self.other_listed))
+                   self.poison_listed, verb, self.poison_deleted, self.compaction_listed, self.other_listed,
+                   self.set_aside_listed, verb, self.set_aside_redriven, self.set_aside_left))
 
 
 def backoff(attempt):
@@ -415,6 +445,10 @@ class Redrive:
         seq = body.get("sequenceNumber") or attrs.get("sequenceNumber")
         repeat = (shard, seq) in self.poison_keys
         self.poison_keys.add((shard, seq))
+        attempts = set_aside_attempts(body.get("reason"))
+        if attempts is not None:
+            self.set_aside(m, body, shard, seq, attempts, repeat)
+            return
         self.stats.poison_listed += 1
         if self.args.delete_poison:
             if self.args.dry_run:
@@ -430,6 +464,95 @@ class Redrive:
         out("poison %s %s key=%s %s bytes%s: %s (%s)"
             % (shard, seq, json.dumps(body.get("partitionKey")), body.get("payloadBytes", "?"),
                " (repeat)" if repeat else "", json.dumps(body.get("reason")), action))
+
+    def set_aside(self, m, body, shard, seq, attempts, repeat):
+        """A record ingest set aside after it failed every attempt: listed, or with --set-aside redriven alone."""
+        head = "set aside %s %s key=%s %s bytes%s" % (shard, seq, json.dumps(body.get("partitionKey")),
+                                                      body.get("payloadBytes", "?"), " (repeat)" if repeat else "")
+        if not self.args.set_aside:
+            out("%s: set aside after %s attempts; redrive with --set-aside once the cause is fixed (left): %s"
+                % (head, attempts, json.dumps(body.get("reason"))))
+            self.stats.set_aside_listed += 1
+            self.keep(m)
+            return
+        record, where = self.set_aside_record(body, shard, seq)
+        if record is None:
+            out("%s: %s; not redriven, left in the queue" % (head, where))
+            self.set_aside_left_in_queue(m)
+            return
+        stream_arn = self.lookup_stream_arn()
+        payload = json.dumps(kinesis_event([record], shard, stream_arn, region_of(stream_arn) or self.region),
+                             separators=(",", ":")).encode("utf-8")
+        if len(payload) > INVOKE_PAYLOAD_MAX:
+            out("%s: the event would be %d bytes, more than Lambda's synchronous payload limit of %d; not redriven, "
+                "left in the queue" % (head, len(payload), INVOKE_PAYLOAD_MAX))
+            self.set_aside_left_in_queue(m)
+            return
+        if self.args.dry_run:
+            out("%s: would invoke %s with the record alone (data from %s, %d bytes) and delete the message"
+                % (head, self.function, where, len(payload)))
+            self.stats.set_aside_redriven += 1
+            self.keep(m)
+            return
+        try:
+            why = invoke(self.lam, self.function, payload)
+        except (ClientError, BotoCoreError) as e:
+            why = "the invocation failed: %s" % e
+        if why is not None:
+            out("%s: redrive through %s failed, left in the queue: %s" % (head, self.function, why))
+            self.set_aside_left_in_queue(m)
+            return
+        try:
+            self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=m["ReceiptHandle"])
+        except ClientError as e:
+            out("%s: redriven (stored by %s), but the message could not be deleted (%s): delete it by hand; "
+                "redriving it again is harmless (the same partials are written again)"
+                % (head, self.function, error_code(e)))
+            self.failed = True
+            return
+        self.stats.set_aside_redriven += 1
+        out("%s: stored by %s (data from %s), message deleted" % (head, self.function, where))
+
+    def set_aside_left_in_queue(self, m):
+        self.stats.set_aside_left += 1
+        self.failed = True
+        self.keep(m)
+
+    def set_aside_record(self, body, shard, seq):
+        """The set-aside Kinesis record as GetRecords returns it, with all its data: (record, where the data came
+        from), or (None, why not). The message carries the data's first 1 KB and its size: when that is all of it
+        (and the partition key was sent unaltered), the record is rebuilt from the message; otherwise it is read
+        from the stream at its sequence number and checked against the message."""
+        key = body.get("partitionKey")
+        try:
+            size = int(body["payloadBytes"])
+            arrival = EPOCH + datetime.timedelta(milliseconds=int(body["approximateArrivalTimestamp"]))
+            head = base64.b64decode(body["payloadHeadBase64"], validate=True)
+        except (KeyError, TypeError, ValueError, OverflowError, binascii.Error):
+            return None, ("the message lacks a valid payloadBytes, approximateArrivalTimestamp or payloadHeadBase64, "
+                          "so the record cannot be rebuilt")
+        if not shard or not seq or not seq.isdigit() or not isinstance(key, str) or not key:
+            return None, "the message names no whole Kinesis record (shard, sequence number, partition key)"
+        # DeadLetterQueue replaces characters SQS refuses with U+FFFD and cuts keys at 256 characters.
+        key_intact = "\ufffd" not in key and len(key) <= 256
+        if len(head) == size and key_intact:
+            return {"SequenceNumber": seq, "PartitionKey": key, "Data": head, "ApproximateArrivalTimestamp": arrival,
+                    }, "the message"
+        try:
+            rng = read_range(self.kinesis, self.stream, shard, int(seq), int(seq))
+        except (ClientError, BotoCoreError) as e:
+            return None, ("the message holds %d of its %d bytes and the record could not be read from the stream (%s)"
+                          % (len(head), size, e))
+        found = rng.records[0] if rng.records else None
+        if found is None or found["SequenceNumber"] != seq:
+            return None, ("the message holds %d of its %d bytes and the record is no longer on %s (%s)"
+                          % (len(head), size, self.stream, "the shard is gone" if rng.shard_gone
+                             else "past the stream's retention"))
+        data = found["Data"]
+        if len(data) != size or data[:len(head)] != head or (key_intact and found["PartitionKey"] != key):
+            return None, ("the record %s of %s on %s is not the one the message describes (%d bytes, partition key %s)"
+                          % (seq, shard, self.stream, len(data), json.dumps(found["PartitionKey"])))
+        return found, "the stream"
 
     def batch(self, m, body):
         info = body["KinesisBatchInfo"]
@@ -592,6 +715,12 @@ class Redrive:
             except (ClientError, BotoCoreError) as e:
                 out("warning: could not make %d messages visible again (%s); they reappear after %d s"
                     % (len(entries), e, VISIBILITY_S))
+
+
+def set_aside_attempts(reason):
+    """How many attempts a set-aside record failed, from its DLQ reason; None for any other poison reason."""
+    match = SET_ASIDE_REASON.match(reason) if isinstance(reason, str) else None
+    return int(match.group(1)) if match else None
 
 
 def condition(body):

@@ -82,9 +82,12 @@ import software.amazon.awssdk.services.sqs.model.Message;
  * times and sent to IngestFunction as one redrive batch; afterwards the stored count/sum/min/max equal the input and
  * the message is gone. Refused, with the message kept: a redrive before the shard's committed position has passed
  * the batch (the function refuses it), records past the stream's retention, a function error or batch item
- * failure. {@code --reput} still puts the records back on the stream, with its warning. Poison and compaction
- * messages stay (poison ones go with --delete-poison); --dry-run changes nothing; the stack's outputs name the queue,
- * stream and function; bad arguments exit 2 with the usage.
+ * failure. A record that ingest set aside after it failed every attempt (produced by the real IngestService, its
+ * commits crashing) is redriven alone with {@code --set-aside}: stored exactly once, also when its message is
+ * delivered twice; listed apart and left without the option, and never deleted by --delete-poison.
+ * {@code --reput} still puts the records back on the stream, with its warning. Poison and compaction messages stay
+ * (poison ones go with --delete-poison, and also with --set-aside); --dry-run changes nothing; the stack's outputs
+ * name the queue, stream and function; bad arguments exit 2 with the usage.
  */
 @ExtendWith(Emulators.class)
 class RedriveIT {
@@ -553,10 +556,13 @@ class RedriveIT {
         }
     }
 
-    /** The commit of a batch: the conditional UpdateItem of the shard's checkpoint item. */
+    /**
+     * The commit of a batch: the conditional UpdateItem of the shard's checkpoint item that sets its committed position
+     * (not the other conditional updates of that item, such as counting an attempt of a record alone).
+     */
     private static boolean isCommit(SdkRequest request) {
         return request instanceof UpdateItemRequest u && u.key().get(dev.pulse.store.KeyScheme.PK).s().startsWith("W#")
-                && u.conditionExpression() != null;
+                && u.conditionExpression() != null && u.updateExpression().startsWith("SET #w = :w,");
     }
 
     /**
@@ -568,6 +574,8 @@ class RedriveIT {
     private static final class Scenario implements AutoCloseable {
 
         static final Summary TRUE = new Summary(10, 55, 1, 10);
+        /** Every record but r3 (value 3). */
+        static final Summary WITHOUT_R3 = new Summary(9, 52, 1, 10);
 
         final String stream;
         final String streamArn;
@@ -666,6 +674,32 @@ class RedriveIT {
             sqs.client().sendMessage(b -> b.queueUrl(queueUrl).messageBody(failure));
         }
 
+        /**
+         * r1..r2 are stored and committed; then every attempt that processes r3 dies at its commit (after writing its
+         * partial) until r3 has failed three attempts alone; the next, healthy, attempt sets r3 aside (the DLQ, an empty
+         * partial in its slot, committed past it) and r4..r10 are stored. r3's value (3) is then counted nowhere.
+         */
+        void setAsideR3() {
+            faulty.healthy();
+            assertThat(attempt(r(1, 2))).isTrue();
+            for (int i = 0; aloneAttempts() < 3; i++) {
+                assertThat(i).as("attempts before r3 has failed three times alone").isLessThan(12);
+                faulty.crashWhen(RedriveIT::isCommit);
+                assertThat(attempt(r(3, 10))).isFalse();
+                assertThat(faulty.crashedAt).matches(RedriveIT::isCommit, "the commit");
+            }
+            faulty.healthy();
+            assertThat(attempt(r(3, 10))).isTrue();
+            assertThat(committed()).isEqualTo(records.getLast().sequenceNumber());
+            assertThat(stored()).isEqualTo(WITHOUT_R3);
+        }
+
+        /** Attempts of the shard's first uncommitted record alone that failed since the last commit. */
+        long aloneAttempts() {
+            AttributeValue a = checkpoint().get(ShardCheckpoints.ALONE);
+            return a == null ? 0 : Long.parseLong(a.n());
+        }
+
         /** Bisection's [r6..r10] succeeds: its partial keyed by r6, the shard committed up to r10. */
         void secondHalfSucceeds() {
             faulty.healthy();
@@ -690,11 +724,16 @@ class RedriveIT {
 
         /** The shard's committed position, or null. */
         String committed() {
+            AttributeValue w = checkpoint().get(ShardCheckpoints.COMMITTED);
+            return w == null ? null : w.s();
+        }
+
+        /** The shard's checkpoint item (empty if none). */
+        Map<String, AttributeValue> checkpoint() {
             Map<String, AttributeValue> item = reader.getItem(b -> b.tableName(table).consistentRead(true).key(Map.of(
                     dev.pulse.store.KeyScheme.PK, AttributeValue.fromS(ShardCheckpoints.key(stream, shardId)),
                     dev.pulse.store.KeyScheme.SK, AttributeValue.fromS("w")))).item();
-            AttributeValue w = item == null ? null : item.get(ShardCheckpoints.COMMITTED);
-            return w == null ? null : w.s();
+            return item == null ? Map.of() : item;
         }
 
         List<String> visible() {
@@ -804,6 +843,238 @@ class RedriveIT {
         }
     }
 
+    // ------------------------------------------------------------------------------- records set aside by ingest
+
+    /** The one invocation of {@code function} since {@code before} invocations were served. */
+    private static List<LambdaInvokeServer.Invocation> invocationsOf(String function, int before) {
+        return lambda.invocations.subList(before, lambda.invocations.size()).stream()
+                .filter(i -> i.function().equals(function)).toList();
+    }
+
+    @Test
+    void redrive_withSetAside_whenARecordWasSetAside_storesItExactlyOnceAndDeletesTheMessage() throws Exception {
+        try (Scenario s = new Scenario()) {
+            s.setAsideR3();
+            Rec r3 = s.r(3, 3).getFirst();
+            List<String> dlq = s.visible();
+            assertThat(dlq).hasSize(1);
+            assertThat(dlq.getFirst()).contains("\"sequenceNumber\":\"" + r3.sequenceNumber() + "\"")
+                    .containsPattern("\"reason\":\"failed \\d+ attempts \\(3 of them with the record alone\\): ");
+            String committed = s.committed();
+            int before = lambda.invocations.size();
+
+            RedriveScript.Run r = script.redrive(s.args("--set-aside"));
+
+            assertThat(r.status()).as(r.out() + r.err()).isZero();
+            assertThat(r.out()).contains("set aside " + s.shardId + " " + r3.sequenceNumber() + " key=\"redrive.exact\"")
+                    .contains("stored by " + s.function + " (data from the message), message deleted");
+            assertThat(r.summary()).contains("messages read 1, batches redriven 0, records redriven 0")
+                    .contains("poison listed 0, poison deleted 0")
+                    .endsWith("set aside listed 0, set aside redriven 1, set aside left 0");
+            assertThat(s.stored()).isEqualTo(Scenario.TRUE);
+            assertThat(s.visible()).isEmpty();
+            assertThat(s.committed()).as("a redrive does not move the committed position").isEqualTo(committed);
+            // One invocation of the real handler, with r3 alone exactly as the event source mapping delivered it.
+            List<LambdaInvokeServer.Invocation> calls = invocationsOf(s.function, before);
+            assertThat(calls).hasSize(1);
+            assertThat(calls.getFirst().functionError()).isNull();
+            KinesisEvent.KinesisEventRecord e = calls.getFirst().event().getRecords().getFirst();
+            assertThat(calls.getFirst().event().getRecords()).hasSize(1);
+            assertThat(e.getEventName()).isEqualTo(IngestHandler.REDRIVE_EVENT_NAME);
+            assertThat(e.getEventID()).isEqualTo(s.shardId + ":" + r3.sequenceNumber());
+            assertThat(e.getEventSourceARN()).isEqualTo(s.streamArn);
+            assertThat(e.getKinesis().getSequenceNumber()).isEqualTo(r3.sequenceNumber());
+            assertThat(e.getKinesis().getPartitionKey()).isEqualTo(r3.partitionKey());
+            assertThat(bytes(e.getKinesis().getData())).isEqualTo(r3.data());
+            assertThat(e.getKinesis().getApproximateArrivalTimestamp().toInstant()).isEqualTo(r3.arrival());
+        }
+    }
+
+    @Test
+    void redrive_withSetAside_whenTheSameMessageIsDeliveredAgain_storesTheRecordOnce() throws Exception {
+        try (Scenario s = new Scenario()) {
+            s.setAsideR3();
+            String message = s.visible().getFirst();
+            // SQS delivers at least once: the same message twice in one run, then again in a later run.
+            sqs.client().sendMessage(b -> b.queueUrl(s.queueUrl).messageBody(message));
+            int before = lambda.invocations.size();
+
+            RedriveScript.Run r = script.redrive(s.args("--set-aside"));
+
+            assertThat(r.status()).as(r.out() + r.err()).isZero();
+            assertThat(r.out()).contains("(repeat)");
+            assertThat(r.summary()).endsWith("set aside redriven 2, set aside left 0");
+            assertThat(invocationsOf(s.function, before)).hasSize(2).allSatisfy(i -> assertThat(i.functionError()).isNull());
+            assertThat(s.stored()).isEqualTo(Scenario.TRUE);
+            assertThat(s.visible()).isEmpty();
+
+            sqs.client().sendMessage(b -> b.queueUrl(s.queueUrl).messageBody(message));
+            RedriveScript.Run again = script.redrive(s.args("--set-aside"));
+            assertThat(again.status()).as(again.out() + again.err()).isZero();
+            assertThat(s.stored()).isEqualTo(Scenario.TRUE);
+            assertThat(s.visible()).isEmpty();
+        }
+    }
+
+    @Test
+    void redrive_withoutSetAside_listsSetAsideRecordsApartFromPoisonAndLeavesThemEvenWithDeletePoison() throws Exception {
+        try (Scenario s = new Scenario()) {
+            s.setAsideR3();
+            Rec r3 = s.r(3, 3).getFirst();
+            String message = s.visible().getFirst();
+            int before = lambda.invocations.size();
+
+            RedriveScript.Run r = script.redrive(s.args("--delete-poison"));
+
+            assertThat(r.status()).as(r.out() + r.err()).isZero();
+            assertThat(r.out()).containsPattern("set aside " + s.shardId + " " + r3.sequenceNumber() + " key=\"redrive\\.exact\" "
+                    + "\\d+ bytes: set aside after \\d+ attempts; redrive with --set-aside once the cause is fixed \\(left\\): "
+                    + "\"failed \\d+ attempts \\(3 of them with the record alone\\): ");
+            assertThat(r.summary()).contains("poison listed 0, poison deleted 0")
+                    .endsWith("set aside listed 1, set aside redriven 0, set aside left 0");
+            assertThat(invocationsOf(s.function, before)).isEmpty();
+            assertThat(s.visible()).containsExactly(message);
+            assertThat(s.stored()).isEqualTo(Scenario.WITHOUT_R3);
+        }
+    }
+
+    @Test
+    void redrive_withSetAside_whenPoisonIsADecoderVerdict_leavesItAndRedrivesOnlyTheSetAsideRecord() throws Exception {
+        try (Scenario s = new Scenario()) {
+            s.setAsideR3();
+            Rec r5 = s.r(5, 5).getFirst();
+            new DeadLetterQueue(sqs.client(), s.queueUrl, new Backoff(20, 200)).sendAll(List.of(new PoisonRecord(
+                    "IngestFunction", r5.shardId(), r5.sequenceNumber(), r5.partitionKey(), r5.arrival().toEpochMilli(),
+                    "datapoint #0: value must be a number, found VALUE_STRING", r5.data())), Deadline.inMillis(10_000));
+            String decoderPoison = DeadLetterQueue.body(new PoisonRecord("IngestFunction", r5.shardId(), r5.sequenceNumber(),
+                    r5.partitionKey(), r5.arrival().toEpochMilli(), "datapoint #0: value must be a number, found VALUE_STRING",
+                    r5.data()));
+            int before = lambda.invocations.size();
+
+            RedriveScript.Run r = script.redrive(s.args("--set-aside"));
+
+            assertThat(r.status()).as(r.out() + r.err()).isZero();
+            assertThat(r.out()).contains("poison " + r5.shardId() + " " + r5.sequenceNumber())
+                    .contains("value must be a number, found VALUE_STRING\" (left)");
+            assertThat(r.summary()).contains("messages read 2,").contains("poison listed 1, poison deleted 0")
+                    .endsWith("set aside listed 0, set aside redriven 1, set aside left 0");
+            assertThat(invocationsOf(s.function, before)).hasSize(1);
+            assertThat(s.visible()).containsExactly(decoderPoison);
+            assertThat(s.stored()).isEqualTo(Scenario.TRUE);
+        }
+    }
+
+    @Test
+    void redrive_withSetAsideAndDryRun_changesNothing() throws Exception {
+        try (Scenario s = new Scenario()) {
+            s.setAsideR3();
+            String message = s.visible().getFirst();
+            Set<Map<String, AttributeValue>> items = s.items();
+            int before = lambda.invocations.size();
+
+            RedriveScript.Run r = script.redrive(s.args("--set-aside", "--dry-run"));
+
+            assertThat(r.status()).as(r.out() + r.err()).isZero();
+            assertThat(r.out()).contains("would invoke " + s.function + " with the record alone (data from the message, ")
+                    .contains("bytes) and delete the message");
+            assertThat(r.summary()).startsWith("summary (dry run, nothing changed)")
+                    .endsWith("set aside listed 0, set aside would be redriven 1, set aside left 0");
+            assertThat(invocationsOf(s.function, before)).isEmpty();
+            assertThat(s.items()).isEqualTo(items);
+            assertThat(s.visible()).containsExactly(message);
+        }
+    }
+
+    /** The reason ingest gives a record it set aside (AttemptPlan), here for a record that crashed the function. */
+    private static final String SET_ASIDE_REASON =
+            "failed 6 attempts (3 of them with the record alone): the function crashed or timed out";
+
+    @Test
+    void redrive_withSetAside_whenTheFunctionFails_keepsTheMessageAndPrintsWhy() throws Exception {
+        String function = "pulse-failing-" + NAMES.incrementAndGet();
+        lambda.function(function, (event, context) -> {
+            throw new IllegalStateException("still broken for " + event.getRecords().getFirst().getKinesis().getSequenceNumber());
+        });
+        Fixture f = fixture();
+        Rec rec = f.records().get(4);
+        f.sendPoison(rec, SET_ASIDE_REASON);
+
+        RedriveScript.Run r = script.redrive("--queue-url", f.queueUrl(), "--stream-name", f.stream(), "--function-name",
+                function, "--set-aside");
+
+        assertThat(r.status()).isEqualTo(1);
+        assertThat(r.out()).contains("set aside " + rec.shardId() + " " + rec.sequenceNumber() + " key=\"" + rec.partitionKey()
+                + "\" " + rec.data().length + " bytes: redrive through " + function + " failed, left in the queue: function error"
+                + " (Unhandled) java.lang.IllegalStateException: still broken for " + rec.sequenceNumber());
+        assertThat(r.summary()).endsWith("set aside listed 0, set aside redriven 0, set aside left 1");
+        assertThat(f.visible()).hasSize(1);
+    }
+
+    @Test
+    void redrive_withSetAside_whenTheMessageHoldsOnlyTheHeadOfTheData_readsTheRecordFromTheStream() throws Exception {
+        String function = "pulse-recording-" + NAMES.incrementAndGet();
+        List<KinesisEvent> received = new java.util.concurrent.CopyOnWriteArrayList<>();
+        lambda.function(function, (event, context) -> {
+            received.add(event);
+            return StreamsEventResponse.builder().withBatchItemFailures(List.of()).build();
+        });
+        Fixture f = bigRecord();
+        Rec rec = f.records().getFirst();
+        byte[] data = rec.data();
+        f.sendPoison(rec, SET_ASIDE_REASON);
+
+        RedriveScript.Run r = script.redrive("--queue-url", f.queueUrl(), "--stream-name", f.stream(), "--function-name",
+                function, "--set-aside");
+
+        assertThat(r.status()).as(r.out() + r.err()).isZero();
+        assertThat(r.out()).contains("stored by " + function + " (data from the stream), message deleted");
+        assertThat(received).hasSize(1);
+        KinesisEvent.KinesisEventRecord e = received.getFirst().getRecords().getFirst();
+        assertThat(received.getFirst().getRecords()).hasSize(1);
+        assertThat(bytes(e.getKinesis().getData())).isEqualTo(data);
+        assertThat(e.getKinesis().getSequenceNumber()).isEqualTo(rec.sequenceNumber());
+        assertThat(e.getKinesis().getApproximateArrivalTimestamp().toInstant()).isEqualTo(rec.arrival());
+        assertThat(f.visible()).isEmpty();
+    }
+
+    /** A one-shard stream holding one record of about 3 KB: more than the 1 KB of data a poison message carries. */
+    private static Fixture bigRecord() throws Exception {
+        int n = NAMES.incrementAndGet();
+        String stream = "redrive-sa-big-" + n;
+        kinesis.createStream(stream, 1);
+        String arn = client.describeStreamSummary(b -> b.streamName(stream)).join().streamDescriptionSummary().streamARN();
+        byte[] data = new byte[3 * DeadLetterQueue.PAYLOAD_HEAD_BYTES + 17];
+        new java.util.Random(7).nextBytes(data);
+        client.putRecord(b -> b.streamName(stream).partitionKey("big").data(SdkBytes.fromByteArray(data))).join();
+        List<Rec> records = StreamRecords.all(client, stream);
+        assertThat(records).hasSize(1);
+        return new Fixture(stream, arn, sqs.createQueue("redrive-sa-big-dlq-" + n), records);
+    }
+
+    @Test
+    void redrive_withSetAside_whenTheMessageHoldsOnlyTheHeadAndTheRecordIsGone_keepsTheMessageAndInvokesNothing()
+            throws Exception {
+        Fixture f = bigRecord();
+        Rec onStream = f.records().getFirst();
+        // kinesalite keeps every record, so expiry is staged: a record named by the shard's first sequence number, which
+        // precedes every record on it, is not there any more.
+        Rec gone = new Rec(onStream.shardId(), shardStart(f, onStream.shardId()), onStream.partitionKey(), onStream.data(),
+                onStream.arrival());
+        f.sendPoison(gone, SET_ASIDE_REASON);
+        int before = lambda.invocations.size();
+
+        RedriveScript.Run r = script.redrive(f.args("--set-aside"));
+
+        assertThat(r.status()).isEqualTo(1);
+        assertThat(r.out()).contains("set aside " + gone.shardId() + " " + gone.sequenceNumber() + " key=\"big\" "
+                + gone.data().length + " bytes: the message holds " + DeadLetterQueue.PAYLOAD_HEAD_BYTES + " of its "
+                + gone.data().length + " bytes and the record is no longer on " + f.stream()
+                + " (past the stream's retention); not redriven, left in the queue");
+        assertThat(r.summary()).endsWith("set aside listed 0, set aside redriven 0, set aside left 1");
+        assertThat(lambda.invocations).hasSize(before);
+        assertThat(f.visible()).hasSize(1);
+    }
+
     @Test
     void redrive_whenEventWouldExceedTheSynchronousPayloadLimit_refusesAndKeepsTheMessage() throws Exception {
         int n = NAMES.incrementAndGet();
@@ -846,7 +1117,9 @@ class RedriveIT {
                 // The exact redrive needs the function; --accept-loss only means something when re-putting.
                 Arguments.of(List.of("--queue-url", "http://127.0.0.1:1/123456789012/q", "--stream-name", "s")),
                 Arguments.of(List.of("--stack-name", "pulse", "--function-name", "")),
-                Arguments.of(List.of("--stack-name", "pulse", "--accept-loss")));
+                Arguments.of(List.of("--stack-name", "pulse", "--accept-loss")),
+                // A set-aside record is redriven only through the function, into the slots its setting aside emptied.
+                Arguments.of(List.of("--stack-name", "pulse", "--reput", "--set-aside")));
     }
 
     @ParameterizedTest(name = "{0}")
