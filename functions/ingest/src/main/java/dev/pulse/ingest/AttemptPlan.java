@@ -38,6 +38,28 @@ record AttemptPlan(int limit, boolean alone, boolean setAside, long failed, Stri
     static final String RECORD_FAILED = "record ";
 
     static AttemptPlan of(ShardCheckpoints.Position p, int newRecords, String firstRecord) {
+        return of(p, newRecords, firstRecord, firstRecord.equals(culprit(p)) ? 0 : -1);
+    }
+
+    /**
+     * The record named by the failure the previous attempt recorded (a record whose decoding threw or ran the
+     * attempt out of time), or null.
+     */
+    static String culprit(ShardCheckpoints.Position p) {
+        String f = p.lastFailure();
+        if (f == null || p.lastFailureGeneration() != p.generation() - 1 || !f.startsWith(RECORD_FAILED)) {
+            return null;
+        }
+        int end = f.indexOf(' ', RECORD_FAILED.length());
+        return end < 0 ? null : f.substring(RECORD_FAILED.length(), end);
+    }
+
+    /**
+     * @param culpritIndex the index, among the new records, of the record named by the failure the previous attempt
+     *                     recorded ({@link #culprit}), or -1: at 0 the attempt takes it alone, further in it stores
+     *                     the records before it
+     */
+    static AttemptPlan of(ShardCheckpoints.Position p, int newRecords, String firstRecord, int culpritIndex) {
         long failed = Math.max(0, p.attempts() - 1);
         if (failed == 0) {
             return new AttemptPlan(newRecords, false, false, 0, null, false);
@@ -54,11 +76,12 @@ record AttemptPlan(int limit, boolean alone, boolean setAside, long failed, Stri
                     + last;
             return new AttemptPlan(1, true, true, failed, reason, p.decodedAlone());
         }
-        // A record that failed while the previous attempt decoded it, as that attempt's first record, is the culprit
-        // of that failure: straight to it alone. Otherwise (a crash, an item refused) halve.
-        boolean culprit = p.lastFailure() != null && p.lastFailureGeneration() == p.generation() - 1
-                && p.lastFailure().startsWith(RECORD_FAILED);
-        int limit = culprit || failed >= 31 ? 1 : Math.max(1, newRecords >> failed);
+        // A record that failed while the previous attempt decoded it is the culprit of that failure: straight to it
+        // alone, after storing the records before it. Otherwise (a crash, an item refused) halve.
+        if (culpritIndex > 0) {
+            return new AttemptPlan(culpritIndex, culpritIndex == 1, false, failed, null, false);
+        }
+        int limit = culpritIndex == 0 || failed >= 31 ? 1 : Math.max(1, newRecords >> failed);
         return new AttemptPlan(limit, limit == 1, false, failed, null, false);
     }
 }

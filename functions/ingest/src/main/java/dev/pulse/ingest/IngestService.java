@@ -30,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
@@ -268,7 +269,8 @@ public final class IngestService {
             return null;
         }
         AttemptPlan plan = redrive ? new AttemptPlan(fresh.size(), false, false, 0, null, false)
-                : AttemptPlan.of(position, fresh.size(), fresh.get(0).getKinesis().getSequenceNumber());
+                : AttemptPlan.of(position, fresh.size(), fresh.get(0).getKinesis().getSequenceNumber(),
+                        culpritIndex(position, fresh));
         if (plan.failed() > 0) {
             t.recoveryAttempts++;
         }
@@ -284,7 +286,15 @@ public final class IngestService {
                 String shrunk = "after " + plan.failed() + " failed attempt(s) at record "
                         + fresh.get(0).getKinesis().getSequenceNumber() + " this attempt processes only its first "
                         + plan.limit() + " record(s)";
-                pass = aggregate(fresh, plan.limit(), shrunk, !redrive, shardId, t);
+                pass = aggregate(fresh, plan.limit(), shrunk, !redrive, shardId, t, deadline);
+                if (pass.thrownAt > 0 && pass.thrown instanceof DecodeTimeout && !redrive) {
+                    // Decoding this record ran the attempt out of time: nothing can be written any more. Counted,
+                    // and named, so the next attempt stores the records before it and then tries it first.
+                    String why = recordFailure(fresh.get(pass.thrownAt), pass.thrown);
+                    t.recordFailures++;
+                    checkpoints.recordFailure(position, why, Deadline.inMillis(RELEASE_MILLIS)).join();
+                    return why;
+                }
                 if (pass.thrownAt == 0 || (pass.thrownAt > 0 && redrive)) {
                     // The first record itself failed: nothing before it to store. Not poison on a first failure (it
                     // may depend on the batch); the count stays up and the reason is kept for its DLQ message.
@@ -302,7 +312,7 @@ public final class IngestService {
                     String why = recordFailure(fresh.get(pass.thrownAt), pass.thrown);
                     int at = pass.thrownAt;
                     pass = null; // whatever the failed record left behind must be collectable before the prefix is redone
-                    pass = aggregate(fresh, at, why, true, shardId, t);
+                    pass = aggregate(fresh, at, why, true, shardId, t, deadline);
                     pass.endReason = why;
                 }
                 if (plan.alone() && pass.decodedFirst) {
@@ -355,6 +365,17 @@ public final class IngestService {
             }
         } catch (CompletionException e) {
             String failure = storageFailure(e, t);
+            if (t.refused && plan.setAside() && !t.superseded) {
+                failure = setAsideOneByOne(pass, items, poison, position, commitAt, t, deadline);
+            }
+            if (failure == null) {
+                t.setAside++;
+                LOG.warn("record {} {} set aside to the dead-letter queue: {}", shardId,
+                        fresh.get(0).getKinesis().getSequenceNumber(), plan.reason());
+                t.resumeAt = whole ? null : fresh.get(pass.end).getKinesis().getSequenceNumber();
+                t.resumeReason = whole ? null : pass.endReason;
+                return null;
+            }
             if (!t.superseded && !redrive) {
                 if (t.refused) {
                     checkpoints.recordFailure(position, failure, Deadline.inMillis(RELEASE_MILLIS)).join();
@@ -379,6 +400,43 @@ public final class IngestService {
             t.resumeReason = pass.endReason;
         }
         return null;
+    }
+
+    /**
+     * A setting-aside attempt whose placeholders DynamoDB refused for good (the keys it refused when the record was
+     * stored, so no attempt wrote them either): each placeholder with its marks on its own, skipping the refused
+     * ones, then the DLQ and the commit. Without this the record would be refused on every attempt and hold its
+     * shard. Returns the failure, or null.
+     */
+    private String setAsideOneByOne(Pass pass, List<Map<String, AttributeValue>> items, List<PoisonRecord> poison,
+            ShardCheckpoints.Position position, String commitAt, Tally t, Deadline deadline) {
+        t.refused = false;
+        int skipped = 0;
+        try {
+            for (int i = 0; i < pass.partials.size(); i++) {
+                try {
+                    marks.writeAll(BuildMarks.marksFor(List.of(pass.partials.get(i)), hourlyTtlSeconds,
+                            dailyTtlSeconds), t.now, deadline).join();
+                    t.add(store.writeAll(List.of(items.get(i)), deadline).join());
+                } catch (CompletionException e) {
+                    if (!(e.getCause() instanceof StoreException se) || !refusedForGood(se)) {
+                        throw e;
+                    }
+                    skipped++;
+                }
+            }
+            if (skipped > 0) {
+                LOG.warn("{} placeholder(s) of a set-aside record refused by DynamoDB for good, skipped", skipped);
+            }
+            send(poison, t, deadline);
+            checkpoints.commit(position, commitAt, t.now, deadline).join();
+            return null;
+        } catch (CompletionException e) {
+            return storageFailure(e, t);
+        } catch (DeadLetterException e) {
+            checkpoints.release(position, false, Deadline.inMillis(RELEASE_MILLIS)).join();
+            throw e;
+        }
     }
 
     /** True when the attempt counted itself as one of the record alone (a setting aside does not). */
@@ -411,13 +469,22 @@ public final class IngestService {
      * A record whose decoding or aggregation throws (an Error included) stops the pass with {@link Pass#thrownAt}.
      */
     private Pass aggregate(List<KinesisEvent.KinesisEventRecord> fresh, int limit, String limitReason,
-            boolean batchLimits, String shardId, Tally t) {
+            boolean batchLimits, String shardId, Tally t, Deadline deadline) {
         Pass pass = new Pass();
         BatchAggregator aggregator = new BatchAggregator(shardId);
+        // Decoding may take half of what the attempt has left; the rest is for the writes. A batch that needs more
+        // is stored in pieces, so no batch fails for being large or slow to decode (and retried at the same size).
+        long started = System.nanoTime();
+        long decodeNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, deadline.remainingMillis()) / 2);
         int i = 0;
         for (; i < fresh.size(); i++) {
             if (i >= limit) {
                 pass.endReason = limitReason;
+                break;
+            }
+            if (batchLimits && i > 0 && System.nanoTime() - started > decodeNanos) {
+                pass.endReason = "decoding " + i + " record(s) took " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime()
+                        - started) + " ms, half of the attempt's time: the rest in the next attempt";
                 break;
             }
             if (batchLimits && i > 0) {
@@ -477,6 +544,14 @@ public final class IngestService {
                 pass.thrown = e;
                 return pass;
             }
+            if (batchLimits && deadline.expired()) {
+                // This record's decoding used up the attempt: whatever was decoded cannot be written in time.
+                pass.thrownAt = i;
+                pass.thrown = new DecodeTimeout("its decoding ran the attempt past its deadline ("
+                        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms decoding " + (i + 1)
+                        + " record(s))");
+                return pass;
+            }
         }
         pass.end = i;
         pass.partials = new ArrayList<>(aggregator.partials());
@@ -517,6 +592,29 @@ public final class IngestService {
             }
         }
         return pass;
+    }
+
+    /** A record whose decoding ran its attempt past the deadline: a failure of the record, counted like an Error. */
+    static final class DecodeTimeout extends RuntimeException {
+        DecodeTimeout(String message) {
+            super(message, null, false, false);
+        }
+
+        @Override
+        public String toString() {
+            return getMessage();
+        }
+    }
+
+    /** The index among {@code fresh} of the record {@link AttemptPlan#culprit} names, or -1. */
+    static int culpritIndex(ShardCheckpoints.Position p, List<KinesisEvent.KinesisEventRecord> fresh) {
+        String sequence = AttemptPlan.culprit(p);
+        for (int i = 0; sequence != null && i < fresh.size(); i++) {
+            if (fresh.get(i).getKinesis().getSequenceNumber().equals(sequence)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** The reason a record failed an attempt, for its DLQ message if it is set aside (bounded: SQS and the item). */

@@ -1,0 +1,601 @@
+package dev.pulse.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
+import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
+import com.amazonaws.services.lambda.runtime.serialization.PojoSerializer;
+import com.amazonaws.services.lambda.runtime.serialization.events.LambdaEventSerializers;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pulse.config.PulseConfig;
+import dev.pulse.local.emulator.LocalDynamoDb;
+import dev.pulse.local.esm.InvokeResult;
+import dev.pulse.local.esm.ShardProcessor;
+import dev.pulse.local.esm.ShardSource;
+import dev.pulse.local.esm.ShardStats;
+import dev.pulse.local.esm.StreamRecord;
+import dev.pulse.local.template.Bindings;
+import dev.pulse.local.template.MappingSpec;
+import dev.pulse.local.template.PseudoParameters;
+import dev.pulse.local.template.SamTemplate;
+import dev.pulse.metrics.InvocationMetrics;
+import dev.pulse.retry.Deadline;
+import dev.pulse.store.ShardCheckpoints;
+import dev.pulse.testing.DelegatingDynamoDb;
+import dev.pulse.testing.Emulators;
+import dev.pulse.testing.KinesisRecords;
+import dev.pulse.testing.RecordingMetrics;
+import dev.pulse.testing.StoredPartials;
+import dev.pulse.testing.TestConfig;
+import dev.pulse.testing.TestContext;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
+import software.amazon.awssdk.services.sqs.model.Message;
+
+/**
+ * Ways a record, a batch or the service can hold a shard or break exactly-once around setting a record aside
+ * (docs/design.md, "A record that fails every attempt"), through the real {@link IngestHandler} and
+ * {@link IngestService} on DynamoDB Local and the DLQ. Each test states the promised behaviour.
+ */
+@ExtendWith(Emulators.class)
+class RecordHoldingShardIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final PojoSerializer<KinesisEvent> EVENTS =
+            LambdaEventSerializers.serializerFor(KinesisEvent.class, RecordHoldingShardIT.class.getClassLoader());
+    private static final String SHARD = "shardId-000000000000";
+    private static final String STREAM_ARN = "arn:aws:kinesis:us-east-1:123456789012:stream/pulse-test";
+    private static final AtomicInteger TABLES = new AtomicInteger();
+    private static final String SERIES_A = dev.pulse.model.SeriesKey.of("hold", Map.of("op", "a"));
+    private static final String SERIES_B = dev.pulse.model.SeriesKey.of("hold", Map.of("op", "b"));
+    private static final int RECORDS = 60;
+    private static final int BAD = 29;
+    /** The function's own time budget past its safety margin: its deadline. */
+    private static final long BUDGET_MS = 1_000;
+
+    private final DynamoDbClient reader = Emulators.dynamo().client();
+    private final ExecutorService invocations = Executors.newCachedThreadPool();
+    private final CountDownLatch release = new CountDownLatch(1);
+    private final Instant minute = Instant.now().minus(Duration.ofMinutes(30)).truncatedTo(java.time.temporal.ChronoUnit.MINUTES);
+    private final List<String> discarded = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private String table;
+    private String queue;
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        release.countDown();
+        invocations.shutdown();
+        assertThat(invocations.awaitTermination(30, TimeUnit.SECONDS)).as("invocations finished").isTrue();
+        if (table != null) {
+            reader.deleteTable(b -> b.tableName(table));
+        }
+    }
+
+    // ---- claim 1: whatever the cause, a record that fails every attempt is set aside after a bounded number ----
+
+    /**
+     * One record's decoding takes longer than the attempt's deadline (the invocation's time less the safety margin)
+     * but less than the invocation's timeout: every attempt then fails its writes on the deadline, reports the batch
+     * and returns in time. The record fails every attempt, so it must be set aside and the rest stored.
+     */
+    @Test
+    void mapping_whenOneRecordsDecodingOutlastsTheDeadline_setsItAsideAndStoresEveryOtherRecord() throws Exception {
+        PulseConfig config = stack();
+        byte[] bad = data(BAD);
+        UnaryOperator<IngestService.UnitDecoder> slow = real -> (data, pk, arrival) -> {
+            if (Arrays.equals(data, bad)) {
+                sleep(BUDGET_MS + 300);
+            }
+            return real.decodeUnits(data, pk, arrival);
+        };
+        RecordingMetrics metrics = new RecordingMetrics();
+        IngestHandler handler = IngestHandlerAccess.handler(IngestHandlerAccess.service(config, Emulators.dynamoAsync(),
+                Emulators.sqs().client(), Clock.systemUTC(), slow), metrics, config.safetyMarginMillis());
+        AtomicInteger calls = new AtomicInteger();
+
+        boolean finished = run(handler, calls, config.safetyMarginMillis() + BUDGET_MS, 20_000, 40);
+
+        assertThat(finished).as("the shard moved past the slow record within 40 s (%d invocations, %d batch failures,"
+                + " %d recovery attempts, %d set aside, %d records stored)", calls.get(), sum(metrics, "BatchFailures"),
+                sum(metrics, "RecoveryAttempts"), sum(metrics, "RecordsSetAside"), storedRecords()).isTrue();
+        assertThat(StoredPartials.read(reader, table)).isEqualTo(expected(BAD, RECORDS));
+        assertThat(Emulators.sqs().drain(queue)).hasSize(1);
+    }
+
+    /**
+     * No bad record at all: every record decodes in 40 ms, but the whole batch of 60 takes longer than the deadline.
+     * Smaller attempts would each fit; the shard must not be held.
+     */
+    @Test
+    void mapping_whenABatchsDecodingOutlastsTheDeadline_storesEveryRecordInSmallerAttempts() throws Exception {
+        PulseConfig config = stack();
+        UnaryOperator<IngestService.UnitDecoder> slow = real -> (data, pk, arrival) -> {
+            sleep(40);
+            return real.decodeUnits(data, pk, arrival);
+        };
+        RecordingMetrics metrics = new RecordingMetrics();
+        IngestHandler handler = IngestHandlerAccess.handler(IngestHandlerAccess.service(config, Emulators.dynamoAsync(),
+                Emulators.sqs().client(), Clock.systemUTC(), slow), metrics, config.safetyMarginMillis());
+        AtomicInteger calls = new AtomicInteger();
+
+        boolean finished = run(handler, calls, config.safetyMarginMillis() + BUDGET_MS, 20_000, 40);
+
+        assertThat(finished).as("every record stored within 40 s (%d invocations, %d batch failures, %d recovery"
+                + " attempts, %d records stored)", calls.get(), sum(metrics, "BatchFailures"),
+                sum(metrics, "RecoveryAttempts"), storedRecords()).isTrue();
+        assertThat(StoredPartials.read(reader, table)).isEqualTo(expected(-1, RECORDS));
+        assertThat(Emulators.sqs().drain(queue)).isEmpty();
+    }
+
+    /**
+     * Record 0 decodes into a series whose key is longer than DynamoDB's 2048-byte partition key (a length limit
+     * missed): DynamoDB refuses its partial for good on every attempt. It must be set aside after a bounded number
+     * of attempts and the records behind it stored.
+     */
+    @Test
+    void ingest_whenDynamoDbRefusesARecordsPartialForGood_setsItAsideAndStoresTheRest() {
+        PulseConfig config = stack();
+        byte[] bad = data(0);
+        String huge = "x".repeat(3_000);
+        IngestService service = IngestHandlerAccess.service(config, Emulators.dynamoAsync(), Emulators.sqs().client(),
+                Clock.systemUTC(), real -> (data, pk, arrival) -> {
+                    if (Arrays.equals(data, bad)) {
+                        return List.of(new dev.pulse.codec.RecordDecoder.Unit(-1, pk, data, new dev.pulse.codec.Decoded(
+                                List.of(new dev.pulse.model.Datapoint("hold", Map.of("op", huge),
+                                        minute.toEpochMilli(), 1.0, null)), 0), null));
+                    }
+                    return real.decodeUnits(data, pk, arrival);
+                });
+        List<KinesisEvent.KinesisEventRecord> records = records(6);
+        InvocationMetrics<IngestMetric> metrics = new InvocationMetrics<>(IngestMetric.class);
+
+        List<String> failures = new ArrayList<>();
+        boolean movedOn = false;
+        int attempts = 0;
+        for (; attempts < 20 && !movedOn; attempts++) {
+            IngestResult r = service.ingest(records, Deadline.inMillis(5_000), metrics);
+            movedOn = !r.failed() && KinesisRecords.sequence(1).equals(r.failedSequence());
+            if (r.failed()) {
+                failures.add(r.failureReason());
+            }
+        }
+
+        assertThat(movedOn).as("record 0 set aside within 20 attempts; checkpoint %s; the last failures: %s",
+                checkpoint(), failures.subList(Math.max(0, failures.size() - 2), failures.size())).isTrue();
+        assertThat(service.ingest(records.subList(1, 6), Deadline.inMillis(30_000), metrics).failedSequence()).isNull();
+        assertThat(StoredPartials.read(reader, table)).isEqualTo(expected(0, 6));
+        assertThat(Emulators.sqs().drain(queue)).hasSize(1);
+    }
+
+    /**
+     * A batch of 10,000 records (the largest BatchSize) whose record 9,000 hangs every attempt that decodes it (the
+     * invocation times out): isolated and set aside in a bounded number of invocations, every other record stored.
+     */
+    @Test
+    void mapping_whenARecordInABatchOfTenThousandHangs_setsItAsideInFewInvocations() throws Exception {
+        PulseConfig config = stack();
+        int count = 10_000;
+        int hanging = 9_000;
+        byte[] bad = data(hanging);
+        UnaryOperator<IngestService.UnitDecoder> hang = real -> (data, pk, arrival) -> {
+            if (Arrays.equals(data, bad)) {
+                await(release);
+                throw new IllegalStateException("released after the test");
+            }
+            return real.decodeUnits(data, pk, arrival);
+        };
+        RecordingMetrics metrics = new RecordingMetrics();
+        IngestHandler handler = IngestHandlerAccess.handler(IngestHandlerAccess.service(config, Emulators.dynamoAsync(),
+                Emulators.sqs().client(), Clock.systemUTC(), hang), metrics, config.safetyMarginMillis());
+        AtomicInteger calls = new AtomicInteger();
+
+        boolean finished = run(handler, calls, 60_000, 3_000, 150, count, Map.of("BatchSize", "10000"));
+
+        System.out.printf("10,000-record batch, record %d hanging: %d invocations, finished %s%n", hanging, calls.get(),
+                finished);
+        assertThat(finished).as("done within 150 s (%d invocations)", calls.get()).isTrue();
+        assertThat(StoredPartials.read(reader, table)).isEqualTo(expected(hanging, count));
+        assertThat(Emulators.sqs().drain(queue)).hasSize(1);
+        assertThat(calls.get()).as("invocations").isLessThan(40);
+    }
+
+    // ---- claim 3: with finite retries, a discarded batch's failures never set another record aside ----
+
+    /**
+     * MaximumRetryAttempts 2 (a finite value the template allows): record 29 hangs every attempt, so Lambda discards
+     * the batches holding it. No other record may be set aside, and every record outside the discarded batches is
+     * stored once.
+     */
+    @Test
+    void mapping_withFiniteRetries_whenARecordHangs_setsNoOtherRecordAside() throws Exception {
+        PulseConfig config = stack();
+        byte[] bad = data(BAD);
+        UnaryOperator<IngestService.UnitDecoder> hang = real -> (data, pk, arrival) -> {
+            if (Arrays.equals(data, bad)) {
+                await(release);
+                throw new IllegalStateException("released after the test");
+            }
+            return real.decodeUnits(data, pk, arrival);
+        };
+        RecordingMetrics metrics = new RecordingMetrics();
+        IngestHandler handler = IngestHandlerAccess.handler(IngestHandlerAccess.service(config, Emulators.dynamoAsync(),
+                Emulators.sqs().client(), Clock.systemUTC(), hang), metrics, config.safetyMarginMillis());
+        AtomicInteger calls = new AtomicInteger();
+
+        boolean finished = run(handler, calls, 60_000, 1_500, 90, RECORDS, Map.of("MaximumRetryAttempts", "2"));
+
+        assertThat(finished).isTrue();
+        java.util.Set<Integer> notStored = new java.util.TreeSet<>();
+        for (String json : discarded) {
+            com.fasterxml.jackson.databind.JsonNode info = JSON.readTree(json).get("KinesisBatchInfo");
+            for (int i = 0; i < RECORDS; i++) {
+                String seq = KinesisRecords.sequence(i);
+                if (ShardCheckpoints.compareSequences(seq, info.get("startSequenceNumber").asText()) >= 0
+                        && ShardCheckpoints.compareSequences(seq, info.get("endSequenceNumber").asText()) <= 0) {
+                    notStored.add(i);
+                }
+            }
+        }
+        List<String> setAside = new ArrayList<>();
+        for (Message m : Emulators.sqs().drain(queue)) {
+            setAside.add(JSON.readTree(m.body()).get("sequenceNumber").asText());
+        }
+        System.out.printf("finite retries: %d invocations, discarded %s, set aside %s%n", calls.get(), notStored, setAside);
+        assertThat(setAside).as("only the hanging record may be set aside").isSubsetOf(KinesisRecords.sequence(BAD));
+        if (!setAside.isEmpty()) {
+            notStored.add(BAD);
+        }
+        assertThat(StoredPartials.read(reader, table)).isEqualTo(expected(notStored, RECORDS));
+    }
+
+    // ---- claim 4: a set-aside record, redriven, is stored once ----
+
+    /** How record 0 came to be set aside. */
+    enum SetAsideBy {
+        /** Its decoding threw on every attempt: nothing of it was ever written. */
+        DECODE_THROWS,
+        /** Five attempts decoded and wrote it, then died in their commit: its slots were emptied when set aside. */
+        DIES_AFTER_WRITES,
+        /** Its decoding threw, and the first attempt that set it aside died in its commit: two DLQ messages. */
+        SET_ASIDE_TWICE
+    }
+
+    /**
+     * Once whatever failed record 0 is gone, the operator redrives every DLQ message of it (the redrive tool, one
+     * batch of the record read back from the stream): it is stored once and the counts are exact.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(SetAsideBy.class)
+    void redrive_whenEveryDlqMessageOfASetAsideRecordIsRedriven_storesItOnce(SetAsideBy by) {
+        PulseConfig config = stack();
+        AtomicBoolean faulty = new AtomicBoolean(true);
+        AtomicInteger commitsToKill = new AtomicInteger(by == SetAsideBy.DIES_AFTER_WRITES ? 5 : 0);
+        AtomicBoolean killSetAsideCommit = new AtomicBoolean(by == SetAsideBy.SET_ASIDE_TWICE);
+        DynamoDbAsyncClient dynamo = new DelegatingDynamoDb(Emulators.dynamoAsync()) {
+            @Override
+            public CompletableFuture<UpdateItemResponse> updateItem(UpdateItemRequest request) {
+                if (request.updateExpression().startsWith("SET #w")
+                        && (commitsToKill.getAndUpdate(n -> Math.max(0, n - 1)) > 0 || killSetAsideCommit.getAndSet(false))) {
+                    throw new Died();
+                }
+                return super.updateItem(request);
+            }
+        };
+        byte[] bad = data(0);
+        IngestService service = IngestHandlerAccess.service(config, dynamo, Emulators.sqs().client(), Clock.systemUTC(),
+                real -> (data, pk, arrival) -> {
+                    if (faulty.get() && by != SetAsideBy.DIES_AFTER_WRITES && Arrays.equals(data, bad)) {
+                        throw new StackOverflowError("injected for record 0");
+                    }
+                    return real.decodeUnits(data, pk, arrival);
+                });
+        List<KinesisEvent.KinesisEventRecord> records = records(6);
+        InvocationMetrics<IngestMetric> metrics = new InvocationMetrics<>(IngestMetric.class);
+        boolean movedOn = false;
+        for (int attempt = 0; attempt < 12 && !movedOn; attempt++) {
+            try {
+                IngestResult r = service.ingest(records, Deadline.inMillis(30_000), metrics);
+                movedOn = !r.failed() && KinesisRecords.sequence(1).equals(r.failedSequence());
+            } catch (Died e) {
+                // the invocation ended; Lambda retries the batch
+            }
+        }
+        assertThat(movedOn).as("record 0 set aside").isTrue();
+        assertThat(service.ingest(records.subList(1, 6), Deadline.inMillis(30_000), metrics).failedSequence()).isNull();
+        assertThat(StoredPartials.read(reader, table)).as("before the redrive").isEqualTo(expected(0, 6));
+        faulty.set(false);
+
+        List<Message> dlq = Emulators.sqs().drain(queue);
+        assertThat(dlq).isNotEmpty();
+        for (Message m : dlq) {
+            assertThat(m.body()).contains(KinesisRecords.sequence(0));
+            IngestResult r = service.redrive(records.subList(0, 1), Deadline.inMillis(30_000), metrics);
+            assertThat(r.failed()).as("redrive: %s", r.failureReason()).isFalse();
+        }
+
+        assertThat(StoredPartials.read(reader, table)).isEqualTo(expected(-1, 6));
+    }
+
+    // ---- per-batch limits ----
+
+    /** A first record that alone passes the per-batch partial limit is stored, and so is every record after it. */
+    @Test
+    void ingest_whenEachRecordAlonePassesThePartialLimit_storesEachInItsOwnAttempt() {
+        PulseConfig config = stack();
+        IngestService service = new IngestService((data, pk, arrival) -> new dev.pulse.codec.RecordDecoder(
+                new dev.pulse.model.DatapointValidator(Clock.systemUTC(), config.acceptPast(), config.acceptFuture()))
+                .decodeUnits(data, pk, arrival), 1, 1,
+                new dev.pulse.store.DynamoDbStore(Emulators.dynamoAsync(), table, 4, new dev.pulse.retry.Backoff(5, 100)),
+                new dev.pulse.store.SeriesCatalog(1000),
+                new dev.pulse.store.BuildMarks(Emulators.dynamoAsync(), table, 4, new dev.pulse.retry.Backoff(5, 100)),
+                new dev.pulse.store.MarkMemory(1000, 1000, 1000),
+                new ShardCheckpoints(Emulators.dynamoAsync(), table, new dev.pulse.retry.Backoff(5, 100)),
+                new dev.pulse.dlq.DeadLetterQueue(Emulators.sqs().client(), queue, new dev.pulse.retry.Backoff(5, 100)),
+                config.partialTtl().toSeconds(), config.hourlyTtl().toSeconds(), config.dailyTtl().toSeconds(),
+                Clock.systemUTC());
+        List<KinesisEvent.KinesisEventRecord> records = records(5);
+        InvocationMetrics<IngestMetric> metrics = new InvocationMetrics<>(IngestMetric.class);
+
+        List<KinesisEvent.KinesisEventRecord> rest = records;
+        int attempts = 0;
+        for (; attempts < 20 && !rest.isEmpty(); attempts++) {
+            IngestResult r = service.ingest(rest, Deadline.inMillis(30_000), metrics);
+            assertThat(r.failed()).isFalse();
+            rest = r.failedSequence() == null ? List.of() : from(records, r.failedSequence());
+        }
+
+        assertThat(attempts).isEqualTo(5);
+        assertThat(StoredPartials.read(reader, table)).isEqualTo(expected(-1, 5));
+        assertThat(Emulators.sqs().drain(queue)).isEmpty();
+    }
+
+    // ---- the stack, the shard and the runner ----
+
+    /** The process dying: not an exception anything in the function catches. */
+    private static final class Died extends Error {
+        Died() {
+            super("died", null, false, false);
+        }
+    }
+
+    private static DynamoDbException throttle() {
+        return (DynamoDbException) DynamoDbException.builder().statusCode(400)
+                .awsErrorDetails(AwsErrorDetails.builder().errorCode("ProvisionedThroughputExceededException")
+                        .errorMessage("injected throttle").build())
+                .message("injected throttle").build();
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private PulseConfig stack() {
+        table = "hold-" + TABLES.incrementAndGet();
+        LocalDynamoDb.createTable(reader, table, false);
+        queue = Emulators.sqs().createQueue(table + "-dlq");
+        return TestConfig.of(table, queue, Map.of());
+    }
+
+    private List<KinesisEvent.KinesisEventRecord> records(int n) {
+        List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            records.add(KinesisRecords.record(SHARD, i, "pk", data(i), arrival(i)));
+        }
+        return records;
+    }
+
+    private static List<KinesisEvent.KinesisEventRecord> from(List<KinesisEvent.KinesisEventRecord> records, String sequence) {
+        for (int i = 0; i < records.size(); i++) {
+            if (records.get(i).getKinesis().getSequenceNumber().equals(sequence)) {
+                return records.subList(i, records.size());
+            }
+        }
+        throw new AssertionError("no record " + sequence);
+    }
+
+    /**
+     * Delivers the shard's records through the template's mapping for up to {@code seconds}; true once all are done.
+     * An invocation has {@code functionMillis} (the context's remaining time) and is reported as timed out after
+     * {@code timeoutMillis}.
+     */
+    private boolean run(IngestHandler handler, AtomicInteger calls, long functionMillis, long timeoutMillis, int seconds)
+            throws Exception {
+        return run(handler, calls, functionMillis, timeoutMillis, seconds, RECORDS, Map.of());
+    }
+
+    private boolean run(IngestHandler handler, AtomicInteger calls, long functionMillis, long timeoutMillis, int seconds,
+            int count, Map<String, String> parameters) throws Exception {
+        MappingSpec spec = ingestMapping(parameters);
+        if (!parameters.containsKey("MaximumRetryAttempts")) {
+            assertThat(spec.maxRetryAttempts()).as("the template's default: never discard").isEqualTo(-1);
+        }
+        List<StreamRecord> records = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            records.add(streamRecord(i));
+        }
+        ShardSource source = new ShardSource() {
+            private int position;
+
+            @Override
+            public String shardId() {
+                return SHARD;
+            }
+
+            @Override
+            public String streamArn() {
+                return STREAM_ARN;
+            }
+
+            @Override
+            public List<StreamRecord> read(int max) {
+                List<StreamRecord> out = List.copyOf(records.subList(position, Math.min(records.size(), position + max)));
+                position += out.size();
+                return out;
+            }
+
+            @Override
+            public boolean exhausted() {
+                return position == records.size();
+            }
+        };
+        ShardProcessor processor = new ShardProcessor(spec, source, payload -> {
+            int n = calls.incrementAndGet();
+            KinesisEvent event = EVENTS.fromJson(new ByteArrayInputStream(payload));
+            Future<StreamsEventResponse> call = invocations.submit(
+                    () -> handler.handleRequest(event, new TestContext("req-" + n, functionMillis, 1024)));
+            try {
+                StreamsEventResponse response = call.get(timeoutMillis, TimeUnit.MILLISECONDS);
+                return new InvokeResult(JSON.writeValueAsBytes(response), null, "req-" + n);
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new java.io.UncheckedIOException(e);
+            } catch (TimeoutException | ExecutionException e) {
+                return new InvokeResult("{\"errorMessage\":\"failed\"}".getBytes(StandardCharsets.UTF_8), "Unhandled",
+                        "req-" + n);
+            }
+        }, json -> {
+            if (!parameters.containsKey("MaximumRetryAttempts")) {
+                throw new AssertionError("nothing may be discarded: " + json);
+            }
+            discarded.add(json);
+        }, Clock.systemUTC(),
+                "arn:aws:lambda:us-east-1:123456789012:function:ingest", new ShardStats(),
+                new ShardProcessor.Timing(Duration.ZERO, Duration.ofMillis(10), Duration.ofMillis(50)));
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        processor.runUntil(() -> System.nanoTime() > until);
+        return processor.finished();
+    }
+
+    private static MappingSpec ingestMapping(Map<String, String> parameters) throws Exception {
+        PseudoParameters pseudo = PseudoParameters.local("hold");
+        Bindings bindings = new Bindings() {
+            @Override
+            public String ref(String logicalId) {
+                return "hold-" + logicalId;
+            }
+
+            @Override
+            public String getAtt(String logicalId, String attribute) {
+                return logicalId.endsWith("Stream") ? STREAM_ARN : "arn:aws:sqs:us-east-1:123456789012:hold-" + logicalId;
+            }
+
+            @Override
+            public PseudoParameters pseudo() {
+                return pseudo;
+            }
+        };
+        return SamTemplate.load(Path.of("..", "template.yaml").toAbsolutePath().normalize()).resolve(parameters, bindings)
+                .mappings().stream().filter(m -> m.functionId().equals("IngestFunction")).findFirst().orElseThrow();
+    }
+
+    private long arrival(int i) {
+        return minute.toEpochMilli() + 3 * 60_000L + i;
+    }
+
+    /** Record {@code i}: two series, one of three minutes, so records share (series, minute)s. */
+    private byte[] data(int i) {
+        long ts = minute.toEpochMilli() + (i % 3) * 60_000L + i;
+        return ("{\"name\":\"hold\",\"dims\":{\"op\":\"a\"},\"ts\":" + ts + ",\"value\":" + (i + 1) + "}\n"
+                + "{\"name\":\"hold\",\"dims\":{\"op\":\"b\"},\"ts\":" + ts + ",\"value\":" + (1000 + i) + "}\n")
+                .getBytes(StandardCharsets.UTF_8);
+    }
+
+    private StreamRecord streamRecord(int i) {
+        String seq = KinesisRecords.sequence(i);
+        ObjectNode inner = JSON.createObjectNode()
+                .put("kinesisSchemaVersion", "1.0")
+                .put("partitionKey", "pk")
+                .put("sequenceNumber", seq)
+                .put("data", Base64.getEncoder().encodeToString(data(i)))
+                .put("approximateArrivalTimestamp", arrival(i) / 1000.0);
+        ObjectNode record = JSON.createObjectNode();
+        record.set("kinesis", inner);
+        record.put("eventSource", "aws:kinesis").put("eventVersion", "1.0").put("eventID", SHARD + ":" + seq)
+                .put("eventName", "aws:kinesis:record").put("awsRegion", "us-east-1").put("eventSourceARN", STREAM_ARN);
+        return new StreamRecord(seq, "pk", Instant.ofEpochMilli(arrival(i)), data(i).length, record, record.deepCopy());
+    }
+
+    /** What records 0..n-1 but {@code without} sum to, per (series, minute), computed directly. */
+    private Map<String, Map<Long, StoredPartials.Summary>> expected(int without, int n) {
+        return expected(java.util.Set.of(without), n);
+    }
+
+    private Map<String, Map<Long, StoredPartials.Summary>> expected(java.util.Set<Integer> without, int n) {
+        Map<String, Map<Long, List<Double>>> values = new TreeMap<>();
+        for (int i = 0; i < n; i++) {
+            if (without.contains(i)) {
+                continue;
+            }
+            long m = minute.toEpochMilli() + (i % 3) * 60_000L;
+            values.computeIfAbsent(SERIES_A, k -> new TreeMap<>()).computeIfAbsent(m, k -> new ArrayList<>()).add(i + 1.0);
+            values.computeIfAbsent(SERIES_B, k -> new TreeMap<>()).computeIfAbsent(m, k -> new ArrayList<>()).add(1000.0 + i);
+        }
+        Map<String, Map<Long, StoredPartials.Summary>> out = new TreeMap<>();
+        values.forEach((series, byMinute) -> byMinute.forEach((m, v) ->
+                out.computeIfAbsent(series, k -> new TreeMap<>()).put(m, StoredPartials.Summary.of(v))));
+        return out;
+    }
+
+    /** How many datapoints of series A are stored: the records stored so far (each record has one). */
+    private long storedRecords() {
+        return StoredPartials.read(reader, table).getOrDefault(SERIES_A, Map.of()).values().stream()
+                .mapToLong(StoredPartials.Summary::count).sum();
+    }
+
+    private Map<String, AttributeValue> checkpoint() {
+        return reader.getItem(b -> b.tableName(table).consistentRead(true).key(Map.of(
+                dev.pulse.store.KeyScheme.PK, AttributeValue.fromS(ShardCheckpoints.key("pulse-test", SHARD)),
+                dev.pulse.store.KeyScheme.SK, AttributeValue.fromS("w")))).item();
+    }
+
+    private static long sum(RecordingMetrics metrics, String name) {
+        return (long) metrics.documents().stream().mapToDouble(d -> d.getOrDefault(name, 0.0)).sum();
+    }
+}
