@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.pulse.local.template.MappingSpec.SourceType;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -208,8 +207,8 @@ class IntrinsicsTest {
                         Any: {Type: HttpApi}
                 """).resolve(Map.of(), new MapBindings(Map.of(), Map.of("Stream.Arn", "arn:s")));
 
-        assertThat(stack.mappings()).containsExactly(new MappingSpec("Fn", "In", SourceType.KINESIS, "arn:s", "LATEST", 100,
-                Duration.ZERO, 1, false, -1, null, false, null, List.of()));
+        assertThat(stack.mappings()).containsExactly(new MappingSpec("Fn", "In", "arn:s", "LATEST", 100,
+                Duration.ZERO, 1, false, -1, null, false, null));
         assertThat(stack.routes()).containsExactly(new RouteSpec("Fn", "GET", "/x", "ServerlessHttpApi"),
                 new RouteSpec("Fn", "ANY", "$default", "ServerlessHttpApi"));
     }
