@@ -316,7 +316,7 @@ class RecordFailingEveryAttemptIT {
 
     private PulseConfig stack() {
         table = "unblock-" + TABLES.incrementAndGet();
-        LocalDynamoDb.createTable(reader, table, false);
+        LocalDynamoDb.createTable(reader, table);
         queue = Emulators.sqs().createQueue(table + "-dlq");
         return TestConfig.of(table, queue, Map.of());
     }
