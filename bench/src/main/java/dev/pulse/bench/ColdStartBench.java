@@ -462,7 +462,7 @@ final class ColdStartBench implements Benchmark {
                 .credentialsProvider(credentials).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
                 KinesisClient kinesis = KinesisClient.builder().endpointOverride(stack.kinesisUrl()).region(Region.US_EAST_1)
                         .credentialsProvider(credentials).httpClientBuilder(UrlConnectionHttpClient.builder()).build()) {
-            LocalDynamoDb.createTable(dynamo, TABLE, false);
+            LocalDynamoDb.createTable(dynamo, TABLE);
             kinesis.createStream(b -> b.streamName(STREAM).shardCount(1));
             kinesis.waiter().waitUntilStreamExists(b -> b.streamName(STREAM));
             // The emulators' own first requests are slow (class loading, DynamoDB Local's SQLite): paid here, once,

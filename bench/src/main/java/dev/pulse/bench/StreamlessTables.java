@@ -23,7 +23,7 @@ final class StreamlessTables {
     /** A fresh table named after {@code prefix}: pk/sk strings, on demand, no stream. */
     static String create(DynamoDbClient client, String prefix) {
         String name = "bench-" + prefix + "-nostream-" + TABLES.incrementAndGet();
-        LocalDynamoDb.createTable(client, name, false);
+        LocalDynamoDb.createTable(client, name);
         return name;
     }
 

@@ -208,7 +208,7 @@ public final class LocalStack implements AutoCloseable {
         for (MappingSpec spec : stack.mappings()) {
             String fn = stack.function(spec.functionId()).functionName();
             MappingRunner runner = MappingRunner.start(spec, fn, lambda, this::sendToDestination,
-                    backend.kinesis(), backend.dynamoDbStreams(), options.faults());
+                    backend.kinesis(), options.faults());
             mappings.add(runner);
             track(runner);
         }

@@ -1,6 +1,5 @@
 package dev.pulse.local;
 
-import dev.pulse.local.esm.DynamoDbShardSource;
 import dev.pulse.local.esm.InvokeResult;
 import dev.pulse.local.esm.KinesisShardSource;
 import dev.pulse.local.esm.ShardProcessor;
@@ -19,7 +18,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.ToLongFunction;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 
 /**
@@ -42,7 +40,6 @@ public final class MappingRunner implements AutoCloseable {
     private final LocalLambda lambda;
     private final Destinations destinations;
     private final KinesisClient kinesis;
-    private final DynamoDbStreamsClient streams;
     private final Map<String, Shard> shards = new ConcurrentHashMap<>();
     private final List<Thread> threads = new CopyOnWriteArrayList<>();
     private final Thread discovery;
@@ -57,27 +54,20 @@ public final class MappingRunner implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicLong duplicates = new java.util.concurrent.atomic.AtomicLong();
 
     private MappingRunner(MappingSpec spec, String functionName, LocalLambda lambda, Destinations destinations, URI kinesisEndpoint,
-            URI dynamoEndpoint, FaultPlan faults) {
+            FaultPlan faults) {
         this.faults = faults;
         this.spec = spec;
         this.functionName = functionName;
         this.lambda = lambda;
         this.destinations = destinations;
-        if (spec.source() == MappingSpec.SourceType.KINESIS) {
-            kinesis = KinesisClient.builder().endpointOverride(kinesisEndpoint).region(Region.of(LocalStack.REGION))
-                    .credentialsProvider(LocalStack.CREDENTIALS).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
-            streams = null;
-        } else {
-            kinesis = null;
-            streams = DynamoDbStreamsClient.builder().endpointOverride(dynamoEndpoint).region(Region.of(LocalStack.REGION))
-                    .credentialsProvider(LocalStack.CREDENTIALS).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
-        }
+        kinesis = KinesisClient.builder().endpointOverride(kinesisEndpoint).region(Region.of(LocalStack.REGION))
+                .credentialsProvider(LocalStack.CREDENTIALS).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
         discovery = Thread.ofPlatform().daemon().name("esm-" + spec.functionId() + "-discovery").unstarted(this::discover);
     }
 
     static MappingRunner start(MappingSpec spec, String functionName, LocalLambda lambda, Destinations destinations,
-            URI kinesisEndpoint, URI dynamoEndpoint, FaultPlan faults) throws InterruptedException {
-        MappingRunner r = new MappingRunner(spec, functionName, lambda, destinations, kinesisEndpoint, dynamoEndpoint, faults);
+            URI kinesisEndpoint, FaultPlan faults) throws InterruptedException {
+        MappingRunner r = new MappingRunner(spec, functionName, lambda, destinations, kinesisEndpoint, faults);
         r.discovery.start();
         // The first discovery positions every shard's iterator: records put after start() returns are seen even
         // with StartingPosition LATEST.
@@ -99,14 +89,12 @@ public final class MappingRunner implements AutoCloseable {
 
     /** One line for the start-up summary. */
     public String describe() {
-        String from = spec.source() == MappingSpec.SourceType.KINESIS
-                ? spec.sourceArn().substring(spec.sourceArn().lastIndexOf('/') + 1) + " (Kinesis)" : "table stream";
-        return String.format("%s -> %s: %d shard(s), batch %d, window %ds, bisect %s, retries %s, max age %s, %s%s%s",
+        String from = spec.sourceArn().substring(spec.sourceArn().lastIndexOf('/') + 1) + " (Kinesis)";
+        return String.format("%s -> %s: %d shard(s), batch %d, window %ds, bisect %s, retries %s, max age %s, %s%s",
                 from, spec.functionId(), shards.size(), spec.batchSize(), spec.maxBatchingWindow().toSeconds(), spec.bisectOnError(),
                 spec.maxRetryAttempts() < 0 ? "unlimited" : Integer.toString(spec.maxRetryAttempts()),
                 spec.maxRecordAge() == null ? "none" : spec.maxRecordAge().toSeconds() + "s",
                 spec.reportBatchItemFailures() ? "partial batch responses" : "whole batches",
-                spec.filterPatterns().isEmpty() ? "" : ", " + spec.filterPatterns().size() + " filter(s)",
                 spec.parallelizationFactor() > 1 ? ", parallelization " + spec.parallelizationFactor() + " run as 1" : "");
     }
 
@@ -123,7 +111,7 @@ public final class MappingRunner implements AutoCloseable {
                         continue;
                     }
                     // Shards there at the start follow StartingPosition; shards that appear later (children of a
-                    // resharded stream, DynamoDB's rolled-over shards) are read whole, or records would be skipped.
+                    // resharded stream) are read whole, or records would be skipped.
                     String position = first ? spec.startingPosition() : "TRIM_HORIZON";
                     addShard(s.id(), position);
                 }
@@ -144,19 +132,13 @@ public final class MappingRunner implements AutoCloseable {
     }
 
     private List<ShardInfo> listShards() {
-        if (kinesis != null) {
-            String name = spec.sourceArn().substring(spec.sourceArn().indexOf(":stream/") + ":stream/".length());
-            return kinesis.describeStream(b -> b.streamName(name)).streamDescription().shards().stream()
-                    .map(s -> new ShardInfo(s.shardId(), s.parentShardId())).toList();
-        }
-        return streams.describeStream(b -> b.streamArn(spec.sourceArn())).streamDescription().shards().stream()
+        String name = spec.sourceArn().substring(spec.sourceArn().indexOf(":stream/") + ":stream/".length());
+        return kinesis.describeStream(b -> b.streamName(name)).streamDescription().shards().stream()
                 .map(s -> new ShardInfo(s.shardId(), s.parentShardId())).toList();
     }
 
     private void addShard(String shardId, String position) {
-        ShardSource source = kinesis != null
-                ? new KinesisShardSource(kinesis, spec.sourceArn(), shardId, position, LocalStack.REGION)
-                : new DynamoDbShardSource(streams, spec.sourceArn(), shardId, position, LocalStack.REGION);
+        ShardSource source = new KinesisShardSource(kinesis, spec.sourceArn(), shardId, position, LocalStack.REGION);
         ShardStats stats = new ShardStats();
         String arn = lambda.config(functionName).arn();
         ShardProcessor processor = new ShardProcessor(spec, source, this::invoke,
@@ -204,10 +186,6 @@ public final class MappingRunner implements AutoCloseable {
 
     public long recordsRead() {
         return sum(ShardStats::recordsRead);
-    }
-
-    public long recordsFiltered() {
-        return sum(ShardStats::recordsFiltered);
     }
 
     public long recordsDone() {
@@ -259,11 +237,6 @@ public final class MappingRunner implements AutoCloseable {
                 break;
             }
         }
-        if (kinesis != null) {
-            kinesis.close();
-        }
-        if (streams != null) {
-            streams.close();
-        }
+        kinesis.close();
     }
 }

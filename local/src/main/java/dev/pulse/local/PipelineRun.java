@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.local.esm.InvokeResult;
-import dev.pulse.local.template.MappingSpec;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -196,7 +195,7 @@ final class PipelineRun {
     }
 
     private void sample(long started, double queryMillis, double canaries) {
-        MappingRunner ingest = mapping(MappingSpec.SourceType.KINESIS);
+        MappingRunner ingest = ingestMapping();
         timeline.sample((System.nanoTime() - started) / 1e9, ingest == null ? 0 : ingest.lagMillis() / 1000.0, dlqDepth(),
                 ingest == null ? 0 : ingest.recordsDone(), queryMillis, canaries);
     }
@@ -204,7 +203,7 @@ final class PipelineRun {
     /** The load generator's charts and the pipeline's, sampled once a second while the run lasted. */
     private HtmlReport html(ObjectNode full) {
         HtmlReport page = LoadRunCharts.create("Pulse local run " + full.path("runId").asText(), full.path("load"));
-        MappingRunner ingest = mapping(MappingSpec.SourceType.KINESIS);
+        MappingRunner ingest = ingestMapping();
         if (ingest != null) {
             page.summary("ingest", String.format(Locale.ROOT, "read %,d  done %,d  invocations %,d  function errors %,d",
                     ingest.recordsRead(), ingest.recordsDone(), ingest.invocations(), ingest.functionErrors()));
@@ -291,7 +290,7 @@ final class PipelineRun {
     }
 
     private String progress(long elapsedSeconds) {
-        MappingRunner ingest = mapping(MappingSpec.SourceType.KINESIS);
+        MappingRunner ingest = ingestMapping();
         long read = ingest == null ? 0 : ingest.recordsRead();
         long done = ingest == null ? 0 : ingest.recordsDone();
         double lag = ingest == null ? 0 : ingest.lagMillis() / 1000.0;
@@ -307,12 +306,13 @@ final class PipelineRun {
     }
 
     private String ingestFunction() {
-        MappingRunner m = mapping(MappingSpec.SourceType.KINESIS);
+        MappingRunner m = ingestMapping();
         return m == null ? "" : m.spec().functionId();
     }
 
-    private MappingRunner mapping(MappingSpec.SourceType type) {
-        return stack.mappings().stream().filter(m -> m.spec().source() == type).findFirst().orElse(null);
+    /** The template's one event source mapping (the stream into the ingest function), or null without one. */
+    private MappingRunner ingestMapping() {
+        return stack.mappings().stream().findFirst().orElse(null);
     }
 
     private long dlqDepth() {
@@ -334,7 +334,6 @@ final class PipelineRun {
         for (MappingRunner m : stack.mappings()) {
             ObjectNode n = mappings.putObject(m.spec().functionId() + "." + m.spec().eventId());
             n.put("recordsRead", m.recordsRead());
-            n.put("recordsFiltered", m.recordsFiltered());
             n.put("recordsDone", m.recordsDone());
             n.put("invocations", m.invocations());
             n.put("functionErrors", m.functionErrors());
@@ -396,8 +395,8 @@ final class PipelineRun {
                 load.path("throttled").asLong(), load.path("achievedRate").asDouble(), load.path("targetRate").asDouble(),
                 load.path("latencyMs").path("p99").asDouble());
         r.path("mappings").properties().forEach(e -> out.printf(Locale.ROOT,
-                "mapping   %-28s read %,d  filtered %,d  done %,d  invocations %,d  function errors %,d  to DLQ %,d%n",
-                e.getKey(), e.getValue().path("recordsRead").asLong(), e.getValue().path("recordsFiltered").asLong(),
+                "mapping   %-28s read %,d  done %,d  invocations %,d  function errors %,d  to DLQ %,d%n",
+                e.getKey(), e.getValue().path("recordsRead").asLong(),
                 e.getValue().path("recordsDone").asLong(), e.getValue().path("invocations").asLong(),
                 e.getValue().path("functionErrors").asLong(), e.getValue().path("recordsToDestination").asLong()));
         r.path("schedules").properties().forEach(e -> {

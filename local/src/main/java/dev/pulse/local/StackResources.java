@@ -122,10 +122,6 @@ final class StackResources implements Bindings {
         if (!gsis.isEmpty()) {
             b.globalSecondaryIndexes(gsis);
         }
-        String view = p.path("StreamSpecification").path("StreamViewType").asText("");
-        if (!view.isEmpty()) {
-            b.streamSpecification(s -> s.streamEnabled(true).streamViewType(view));
-        }
         var table = createReplacing(dynamo, b.build());
         JsonNode ttl = p.path("TimeToLiveSpecification");
         if (ttl.path("Enabled").asBoolean(false)) {
@@ -134,9 +130,6 @@ final class StackResources implements Bindings {
         }
         refs.put(id, name);
         attrs.put(id + ".Arn", table.tableArn());
-        if (table.latestStreamArn() != null) {
-            attrs.put(id + ".StreamArn", table.latestStreamArn());
-        }
     }
 
     /**

@@ -337,7 +337,7 @@ class IngestDecodeLimitsIT {
         final IngestHandler handler;
 
         Stack() {
-            LocalDynamoDb.createTable(reader, table, false);
+            LocalDynamoDb.createTable(reader, table);
             PulseConfig config = TestConfig.of(table, queueUrl, Map.of());
             IngestService service = IngestHandler.create(config, Emulators.dynamoAsync(), Emulators.sqs().client(),
                     Clock.fixed(Instant.ofEpochMilli(NOW_MS), ZoneOffset.UTC));

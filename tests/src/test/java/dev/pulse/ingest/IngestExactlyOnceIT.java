@@ -297,7 +297,7 @@ class IngestExactlyOnceIT {
             this.aggregated = aggregated;
             this.faults = faults;
             this.random = new Random(seed);
-            LocalDynamoDb.createTable(reader, table, false);
+            LocalDynamoDb.createTable(reader, table);
             faulty = new FaultInjectingDynamoDb(Emulators.dynamoAsync(), seed);
             faulty.rates(faults.throttle, faults.unprocessed);
             markOrder = new MarkOrder(faulty);

@@ -390,7 +390,7 @@ class IngestHandlerIT {
         final IngestHandler handler;
 
         Stack(long nowMillis) {
-            LocalDynamoDb.createTable(reader, table, false);
+            LocalDynamoDb.createTable(reader, table);
             config = TestConfig.of(table, queueUrl, Map.of());
             IngestService service = IngestHandler.create(config, Emulators.dynamoAsync(), Emulators.sqs().client(),
                     Clock.fixed(Instant.ofEpochMilli(nowMillis), ZoneOffset.UTC));

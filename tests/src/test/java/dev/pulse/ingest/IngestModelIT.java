@@ -165,7 +165,7 @@ class IngestModelIT {
         Emulators.ensureStarted();
         reader = Emulators.dynamo().client();
         table = "pulse-model-" + System.nanoTime();
-        LocalDynamoDb.createTable(reader, table, false);
+        LocalDynamoDb.createTable(reader, table);
         dlq = Emulators.sqs().createQueue(table + "-dlq");
     }
 

@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.aggregate.ExactSum;
 import dev.pulse.local.esm.InvokeResult;
 import dev.pulse.local.lambda.FaultPlan;
-import dev.pulse.local.template.MappingSpec;
 import dev.pulse.store.BuildMarks;
 import dev.pulse.store.RollupItems;
 import dev.pulse.testing.TestConfig;
@@ -263,7 +262,7 @@ class FaultInjectionIT {
             }
             long redundantPoisonMessages = poisonSeen.values().stream().mapToLong(n -> n - 1).sum();
 
-            MappingRunner ingest = stack.mappings().stream().filter(m -> m.spec().source() == MappingSpec.SourceType.KINESIS).findFirst().orElseThrow();
+            MappingRunner ingest = stack.mappings().stream().filter(m -> m.spec().functionId().equals("IngestFunction")).findFirst().orElseThrow();
             long puts = plan.proxy.calls("PutItem");
             long closedDays = java.util.stream.LongStream.of(hour0, hour0 + (HOURS - 1) * HOUR).map(h -> Math.floorDiv(h, DAY))
                     .distinct().filter(d -> (d + 1) * DAY + 60_000 <= System.currentTimeMillis()).count();
@@ -399,8 +398,7 @@ class FaultInjectionIT {
         long deadline = System.nanoTime() + max.toNanos();
         long quietSince = System.nanoTime();
         long lastDone = -1;
-        MappingRunner ingest = stack.mappings().stream().filter(m -> m.spec().source() == MappingSpec.SourceType.KINESIS)
-                .findFirst().orElseThrow();
+        MappingRunner ingest = stack.mappings().stream().filter(m -> m.spec().functionId().equals("IngestFunction")).findFirst().orElseThrow();
         while (System.nanoTime() < deadline) {
             long done = ingest.recordsDone();
             if (done != lastDone) {

@@ -3,7 +3,6 @@ package dev.pulse.local;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.pulse.local.template.MappingSpec;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -42,8 +41,7 @@ class LocalStackIT {
             assertThat(sockets).allSatisfy(s -> assertThat(s.loopback()).as("pid %d listens on %s:%d", s.pid(), s.address(), s.port()).isTrue());
             assertThat(pids).allMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
 
-            MappingRunner ingest = stack.mappings().stream().filter(m -> m.spec().source() == MappingSpec.SourceType.KINESIS)
-                    .findFirst().orElseThrow();
+            MappingRunner ingest = stack.mappings().stream().filter(m -> m.spec().functionId().equals("IngestFunction")).findFirst().orElseThrow();
             JsonNode load = report.path("load");
             assertThat(load.path("sent").asLong()).isGreaterThan(3_000);
             assertThat(load.path("acked").asLong()).isEqualTo(load.path("sent").asLong());

@@ -606,7 +606,7 @@ class RedriveIT {
             assertThat(records).hasSize(10);
             shardId = records.getFirst().shardId();
             table = "redrive-exact-" + n;
-            LocalDynamoDb.createTable(reader, table, false);
+            LocalDynamoDb.createTable(reader, table);
             queueUrl = sqs.createQueue("redrive-exact-dlq-" + n);
             PulseConfig config = TestConfig.of(table, queueUrl, Map.of());
             live = IngestHandlerAccess.service(config, faulty, sqs.client(), Clock.systemUTC());

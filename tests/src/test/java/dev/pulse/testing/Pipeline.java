@@ -50,7 +50,7 @@ public final class Pipeline implements AutoCloseable {
         this.table = prefix + "-" + TABLES.incrementAndGet();
         this.clock = new MutableClock(now);
         // No stream: nothing reads it any more, and DynamoDB Local slows writes to a streamed table as it fills.
-        LocalDynamoDb.createTable(reader, table, false);
+        LocalDynamoDb.createTable(reader, table);
         this.config = TestConfig.of(table, Emulators.sqs().createQueue(table + "-dlq"), settings);
         this.ingest = IngestHandlerAccess.service(config, Emulators.dynamoAsync(), Emulators.sqs().client(), clock);
         this.builder = builder(Emulators.dynamoAsync());

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What serves the AWS services the pipeline uses (DynamoDB with its stream, Kinesis, SQS, S3) for the local
+ * What serves the AWS services the pipeline uses (DynamoDB, Kinesis, SQS, S3) for the local
  * stack: the bundled emulators ({@link EmulatorsBackend}) or LocalStack ({@link LocalStackBackend}). The local
  * stack creates the template's resources through these endpoints, the mappings read from them, and the functions
  * reach them through {@link #functionEnvironment()}. Closing stops every process the backend started, by handle.
@@ -16,8 +16,6 @@ public interface Backend extends AutoCloseable {
     String name();
 
     URI dynamoDb();
-
-    URI dynamoDbStreams();
 
     URI kinesis();
 

@@ -86,11 +86,6 @@ public final class EmulatorsBackend implements Backend {
     }
 
     @Override
-    public URI dynamoDbStreams() {
-        return dynamo.endpoint();
-    }
-
-    @Override
     public URI kinesis() {
         return kinesis.endpoint();
     }

@@ -19,7 +19,6 @@ import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
-import software.amazon.awssdk.services.dynamodb.model.StreamViewType;
 
 /**
  * DynamoDB Local (the official emulator) as an in-memory HTTP server on 127.0.0.1, so the code under test
@@ -82,27 +81,8 @@ public final class LocalDynamoDb implements AutoCloseable {
                 .build();
     }
 
-    public software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient streamsClient() {
-        return software.amazon.awssdk.services.dynamodb.streams.DynamoDbStreamsClient.builder()
-                .endpointOverride(endpoint)
-                .region(Region.US_EAST_1)
-                .credentialsProvider(credentials())
-                .httpClientBuilder(UrlConnectionHttpClient.builder())
-                .build();
-    }
-
-    /** The table as template.yaml declares it: pk/sk strings, on-demand, the build queue index, a NEW_IMAGE stream. */
-    public void createTable(String name) {
-        try (DynamoDbClient c = client()) {
-            createTable(c, name, true);
-        }
-    }
-
-    /**
-     * The template's table through {@code client}: pk/sk strings, on-demand, with the NEW_IMAGE stream or
-     * without one (nothing reads it, and DynamoDB Local slows every write to a streamed table as it fills).
-     */
-    public static void createTable(DynamoDbClient client, String name, boolean stream) {
+    /** The template's table through {@code client}: pk/sk strings, on-demand, the build queue index. */
+    public static void createTable(DynamoDbClient client, String name) {
         client.createTable(b -> {
             b.tableName(name)
                     .billingMode(BillingMode.PAY_PER_REQUEST)
@@ -119,9 +99,6 @@ public final class LocalDynamoDb implements AutoCloseable {
                                     KeySchemaElement.builder().attributeName("pk").keyType(KeyType.RANGE).build())
                             .projection(pr -> pr.projectionType(software.amazon.awssdk.services.dynamodb.model.ProjectionType.INCLUDE)
                                     .nonKeyAttributes("sk", "d")));
-            if (stream) {
-                b.streamSpecification(s -> s.streamEnabled(true).streamViewType(StreamViewType.NEW_IMAGE));
-            }
         });
     }
 

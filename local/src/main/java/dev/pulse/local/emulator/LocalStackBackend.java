@@ -307,11 +307,6 @@ public final class LocalStackBackend implements Backend {
     }
 
     @Override
-    public URI dynamoDbStreams() {
-        return endpoint;
-    }
-
-    @Override
     public URI kinesis() {
         return endpoint;
     }

@@ -1,6 +1,5 @@
 package dev.pulse.local.esm;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigDecimal;
@@ -116,26 +115,9 @@ public final class KinesisShardSource implements ShardSource {
         record.put("invokeIdentityArn", "arn:aws:iam::000000000000:role/local");
         record.put("awsRegion", region);
         record.put("eventSourceARN", streamArn);
-        // Filters see the data as JSON when it is JSON (https://docs.aws.amazon.com/lambda/latest/dg/with-kinesis-filtering.html).
-        ObjectNode view = record.deepCopy();
-        JsonNode parsed = parse(data);
-        if (parsed != null) {
-            ((ObjectNode) view.get("kinesis")).set("data", parsed);
-        }
         // The invocation payload carries the record as JSON (data in base64), which is what the 6 MB limit counts.
         return new StreamRecord(rec.sequenceNumber(), rec.partitionKey(), rec.approximateArrivalTimestamp(),
-                record.toString().length() + 1, record, view);
-    }
-
-    private static JsonNode parse(byte[] data) {
-        if (data.length == 0 || (data[0] != '{' && data[0] != '[')) {
-            return null;
-        }
-        try {
-            return JSON.readTree(data);
-        } catch (Exception e) {
-            return null;
-        }
+                record.toString().length() + 1, record);
     }
 
     @Override

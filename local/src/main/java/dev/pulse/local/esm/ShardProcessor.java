@@ -25,9 +25,10 @@ import java.util.UUID;
 import java.util.function.BooleanSupplier;
 
 /**
- * Delivers one shard of a Kinesis or DynamoDB stream to a function the way a Lambda event source mapping does:
- * in order, one batch in flight, with filtering, batching window, partial batch responses, bisection, retries,
- * maximum record age and an on-failure destination.
+ * Delivers one shard of a Kinesis stream to a function the way a Lambda event source mapping does:
+ * in order, one batch in flight, with batching window, partial batch responses, bisection, retries, maximum record
+ * age and an on-failure destination. Filter criteria are not applied: the local stack refuses a mapping that has
+ * them (see {@code Stack#mappings()}).
  *
  * <p>The documented behaviour it follows:
  * <ul>
@@ -35,11 +36,8 @@ import java.util.function.BooleanSupplier;
  *       batch reaches the payload limit of 6 MB"; with no window it invokes "as soon as records are available"
  *       (https://docs.aws.amazon.com/lambda/latest/dg/with-kinesis.html,
  *       https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventsourcemapping.html).</li>
- *   <li><b>Filtering</b>: a record that matches no pattern is dropped and "the streams iterator advances past this
- *       record" (https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html); see
- *       {@link FilterPattern}.</li>
- *   <li><b>Partial batch response</b> (https://docs.aws.amazon.com/lambda/latest/dg/services-kinesis-batchfailurereporting.html,
- *       https://docs.aws.amazon.com/lambda/latest/dg/services-ddb-batchfailurereporting.html): complete success for an
+ * *   <li><b>Partial batch response</b> (https://docs.aws.amazon.com/lambda/latest/dg/services-kinesis-batchfailurereporting.html):
+ *       complete success for an
  *       empty or null {@code batchItemFailures} list or an empty or null response; complete failure for an empty or
  *       null {@code itemIdentifier} or one under a wrong key name; with several failures "Lambda uses the record with
  *       the lowest sequence number as the checkpoint" and "retries all records starting from that checkpoint". With
@@ -48,9 +46,7 @@ import java.util.function.BooleanSupplier;
  *       JSON object, also fail the whole batch.</li>
  *   <li><b>Bisection</b>: on a function error "the batch is bisected regardless of your ReportBatchItemFailures
  *       setting" (same pages); "Splitting a batch does not count towards the retry quota"
- *       (https://docs.aws.amazon.com/lambda/latest/dg/kinesis-on-failure-destination.html,
- *       https://docs.aws.amazon.com/lambda/latest/dg/services-dynamodb-errors.html: "Splitting batches doesn't consume
- *       the retry quota"). So a split costs no retry: both halves keep the retry count of the batch they came from and
+ *       (https://docs.aws.amazon.com/lambda/latest/dg/kinesis-on-failure-destination.html). So a split costs no retry: both halves keep the retry count of the batch they came from and
  *       are invoked at once, first half first. A batch of one cannot be split and is retried.</li>
  *   <li><b>Retries and age</b>: a failing batch is retried "until the records expire, exceed the maximum age
  *       (MaximumRecordAgeInSeconds), or reach the configured retry quota (MaximumRetryAttempts)"; then "Lambda
@@ -62,7 +58,7 @@ import java.util.function.BooleanSupplier;
  *   <li><b>The failure record</b> has the shape of the documented example (kinesis-on-failure-destination.html):
  *       {@code requestContext {requestId, functionArn, condition, approximateInvokeCount}},
  *       {@code responseContext {statusCode, executedVersion, functionError}}, {@code version}, {@code timestamp},
- *       and {@code KinesisBatchInfo} or {@code DDBStreamBatchInfo} {@code {shardId, startSequenceNumber,
+ *       and {@code KinesisBatchInfo} {@code {shardId, startSequenceNumber,
  *       endSequenceNumber, approximateArrivalOfFirstRecord, approximateArrivalOfLastRecord, batchSize, streamArn}}.
  *       {@code condition} is {@code RetryAttemptsExhausted} (the documented example) or {@code RecordAgeExceeded}
  *       (the user guide shows no example for expired records; this is the value LocalStack's stream poller emits).
@@ -92,8 +88,8 @@ public final class ShardProcessor {
     /**
      * How long to wait locally.
      *
-     * @param pollInterval   idle wait when a shard has nothing to read (Lambda polls Kinesis once a second and DynamoDB
-     *                       streams four times a second; a local stack wants less)
+     * @param pollInterval   idle wait when a shard has nothing to read (Lambda polls Kinesis once a second; a local
+     *                       stack wants less)
      * @param initialBackoff delay before the first retry of a failed batch; doubled for each further retry
      * @param maxBackoff     cap of the retry delay
      */
@@ -160,14 +156,13 @@ public final class ShardProcessor {
     private final String functionArn;
     private final ShardStats stats;
     private final Timing timing;
-    private final Filters filters;
     private final Duration window;
     private final Duration maxRecordAge;
     private final String name;
 
     /** Batches being delivered, earliest first; the next batch is only read once this is empty. */
     private final Deque<Work> pending = new ArrayDeque<>();
-    /** The batch being gathered (matching records only). */
+    /** The batch being gathered. */
     private final List<StreamRecord> gathering = new ArrayList<>();
     /** Records read but cut off the gathered batch by the payload limit: they start the next one. */
     private final Deque<StreamRecord> carry = new ArrayDeque<>();
@@ -175,8 +170,6 @@ public final class ShardProcessor {
     private String lastReadFailure;
     private long lastReadFailureLogged;
     private Instant windowEnd;
-    /** Newest arrival of filtered records that passed earlier records still in flight. */
-    private Instant deferredArrival;
 
     /** Like {@link #ShardProcessor(MappingSpec, ShardSource, FunctionInvoker, FailureDestination, Clock, String,
      * ShardStats, Timing)} with {@link Timing#DEFAULT}. */
@@ -191,8 +184,6 @@ public final class ShardProcessor {
      * @param clock       the time used for record age, the batching window and failure-record timestamps
      * @param functionArn the ARN reported in failure records
      * @param stats       counters this processor updates
-     * @throws IllegalArgumentException when a filter pattern of {@code spec} is malformed (Lambda rejects such a
-     *                                  mapping when it is created)
      */
     public ShardProcessor(MappingSpec spec, ShardSource source, FunctionInvoker invoker, FailureDestination destination,
             Clock clock, String functionArn, ShardStats stats, Timing timing) {
@@ -207,7 +198,6 @@ public final class ShardProcessor {
         if (spec.batchSize() < 1) {
             throw new IllegalArgumentException("batchSize must be at least 1, got " + spec.batchSize());
         }
-        this.filters = Filters.of(spec.filterPatterns());
         this.window = spec.maxBatchingWindow() == null || spec.maxBatchingWindow().isNegative()
                 ? Duration.ZERO : spec.maxBatchingWindow();
         // -1 (infinite) may arrive as null or as a negative duration.
@@ -288,11 +278,7 @@ public final class ShardProcessor {
         }
         stats.read(read.size());
         for (StreamRecord r : read) {
-            if (!filters.matches(r.filterView())) {
-                stats.filtered();
-                stats.done(1);
-                arrivalDone(r.arrival());
-            } else if (carry.isEmpty() && gathering.size() < spec.batchSize() && fits(r)) {
+            if (carry.isEmpty() && gathering.size() < spec.batchSize() && fits(r)) {
                 gather(r);
             } else {
                 carry.addLast(r);
@@ -398,7 +384,6 @@ public final class ShardProcessor {
             giveUp(work.records.subList(0, expired), RECORD_AGE_EXCEEDED, null, 0);
             if (expired == work.records.size()) {
                 pending.removeFirst();
-                settle();
                 return true;
             }
             work.records = List.copyOf(work.records.subList(expired, work.records.size()));
@@ -409,7 +394,6 @@ public final class ShardProcessor {
         if (anyTooOld) {
             pending.removeFirst();
             giveUp(work.records, RECORD_AGE_EXCEEDED, work.last, work.invocations);
-            settle();
         }
         return anyTooOld;
     }
@@ -424,7 +408,6 @@ public final class ShardProcessor {
         if (max >= 0 && work.retries >= max) {
             pending.removeFirst();
             giveUp(work.records, RETRY_ATTEMPTS_EXHAUSTED, work.last, work.invocations);
-            settle();
         } else {
             work.retries++;
             work.failuresInARow++;
@@ -528,8 +511,7 @@ public final class ShardProcessor {
         root.put("timestamp", iso(clock.instant()));
         StreamRecord first = records.getFirst();
         StreamRecord lastRecord = records.getLast();
-        ObjectNode info = root.putObject(spec.source() == MappingSpec.SourceType.KINESIS
-                ? "KinesisBatchInfo" : "DDBStreamBatchInfo");
+        ObjectNode info = root.putObject("KinesisBatchInfo");
         info.put("shardId", source.shardId());
         info.put("startSequenceNumber", first.sequenceNumber());
         info.put("endSequenceNumber", lastRecord.sequenceNumber());
@@ -544,26 +526,6 @@ public final class ShardProcessor {
         stats.done(records.size());
         records.stream().map(StreamRecord::arrival).filter(Objects::nonNull).max(Instant::compareTo)
                 .ifPresent(stats::arrivalDone);
-        settle();
-    }
-
-    /** A filtered record's arrival counts for lag only once the records before it are done. */
-    private void arrivalDone(Instant arrival) {
-        if (arrival == null) {
-            return;
-        }
-        if (idle()) {
-            stats.arrivalDone(arrival);
-        } else if (deferredArrival == null || arrival.isAfter(deferredArrival)) {
-            deferredArrival = arrival;
-        }
-    }
-
-    private void settle() {
-        if (deferredArrival != null && idle()) {
-            stats.arrivalDone(deferredArrival);
-            deferredArrival = null;
-        }
     }
 
     private boolean idle() {

@@ -6,13 +6,12 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Counters of one {@link ShardProcessor}, written by its thread and readable from any other (for logs, a status
- * endpoint, tests). {@code recordsDone} counts every record whose fate is settled: delivered successfully,
- * dropped by the filters, or discarded after a failure; the difference to {@code recordsRead} is in flight.
+ * endpoint, tests). {@code recordsDone} counts every record whose fate is settled: delivered successfully or
+ * discarded after a failure; the difference to {@code recordsRead} is in flight.
  */
 public final class ShardStats {
 
     private final AtomicLong recordsRead = new AtomicLong();
-    private final AtomicLong recordsFiltered = new AtomicLong();
     private final AtomicLong invocations = new AtomicLong();
     private final AtomicLong functionErrors = new AtomicLong();
     private final AtomicLong partialFailures = new AtomicLong();
@@ -27,9 +26,6 @@ public final class ShardStats {
 
     /** Records returned by the shard source. */
     public long recordsRead() { return recordsRead.get(); }
-
-    /** Records dropped because no filter pattern matched them (also counted as done). */
-    public long recordsFiltered() { return recordsFiltered.get(); }
 
     /** Function invocations, retries and bisected halves included. */
     public long invocations() { return invocations.get(); }
@@ -58,7 +54,7 @@ public final class ShardStats {
     /** Records given up on (retries or age exhausted), whether or not a destination took their failure record. */
     public long recordsDiscarded() { return recordsDiscarded.get(); }
 
-    /** Records whose processing is over (success, filtered, discarded). */
+    /** Records whose processing is over (success, discarded). */
     public long recordsDone() { return recordsDone.get(); }
 
     /**
@@ -68,7 +64,6 @@ public final class ShardStats {
     public Instant newestArrivalDone() { return newestArrivalDone.get(); }
 
     void read(int n) { recordsRead.addAndGet(n); }
-    void filtered() { recordsFiltered.incrementAndGet(); }
     void invoked() { invocations.incrementAndGet(); }
     void functionError() { functionErrors.incrementAndGet(); }
     void partialFailure() { partialFailures.incrementAndGet(); }
@@ -92,7 +87,7 @@ public final class ShardStats {
 
     @Override
     public String toString() {
-        return "read=" + recordsRead() + " filtered=" + recordsFiltered() + " invocations=" + invocations()
+        return "read=" + recordsRead() + " invocations=" + invocations()
                 + " functionErrors=" + functionErrors() + " partialFailures=" + partialFailures()
                 + " invalidResponses=" + invalidResponses() + " bisections=" + bisections() + " retries=" + retries()
                 + " toDestination=" + batchesToDestination() + "/" + recordsToDestination()

@@ -19,8 +19,8 @@ import java.util.Map;
 
 /**
  * Reads a CloudFormation YAML template into a Jackson tree in long form: {@code !Ref X} becomes {@code {"Ref": "X"}},
- * {@code !GetAtt A.B} becomes {@code {"Fn::GetAtt": ["A", "B"]}}, {@code !Condition X} becomes
- * {@code {"Condition": "X"}} and any other {@code !Name v} becomes {@code {"Fn::Name": v}}.
+ * {@code !GetAtt A.B} becomes {@code {"Fn::GetAtt": ["A", "B"]}} and any other {@code !Name v} becomes
+ * {@code {"Fn::Name": v}} ({@link Intrinsics} refuses the names it does not evaluate).
  *
  * <p>Jackson's YAML parser reports a node's local tag as its type id (without the {@code !}) on the token that
  * starts the node, so a streaming pass is enough. It does not resolve aliases: it reports the anchor's name as a
@@ -121,7 +121,7 @@ final class CfnYaml {
             return node;
         }
         return switch (tag) {
-            case "Ref", "Condition" -> NODES.objectNode().set(tag, node);
+            case "Ref" -> NODES.objectNode().set(tag, node);
             case "GetAtt" -> NODES.objectNode().set("Fn::GetAtt", node.isTextual() ? Intrinsics.splitGetAtt(node.asText()) : node);
             default -> NODES.objectNode().set("Fn::" + tag, node);
         };

@@ -5,19 +5,17 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
- * Evaluates CloudFormation's intrinsic functions over a long-form tree (as {@link CfnYaml} produces it, but the
- * long forms users write are accepted too). Only the branches actually taken are evaluated, so {@link Bindings} is
- * called for exactly the resources a resolved value refers to.
+ * Evaluates the CloudFormation intrinsic functions template.yaml uses ({@link #SUPPORTED}) over a long-form tree (as
+ * {@link CfnYaml} produces it, but the long forms users write are accepted too). Any other function is refused with
+ * an error naming it rather than passed on unevaluated. Only the branches actually taken are evaluated, so
+ * {@link Bindings} is called for exactly the resources a resolved value refers to.
  *
  * <p>{@link #resolve} returns Java {@code null} for {@code AWS::NoValue}; objects and lists drop such entries, as
  * CloudFormation removes the property.
@@ -25,6 +23,10 @@ import java.util.regex.Pattern;
 final class Intrinsics {
 
     static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
+
+    /** The functions evaluated: those template.yaml uses. */
+    static final List<String> SUPPORTED =
+            List.of("Ref", "Fn::GetAtt", "Fn::Sub", "Fn::If", "Fn::Equals", "Fn::Not", "Fn::FindInMap");
 
     private final SamTemplate template;
     private final Map<String, JsonNode> parameters;
@@ -68,7 +70,7 @@ final class Intrinsics {
     /** A resolved copy of {@code node}, or null when it resolves to {@code AWS::NoValue}. */
     JsonNode resolve(JsonNode node) {
         if (node.isObject()) {
-            if (isIntrinsic(node) && !node.has("Condition")) {
+            if (isIntrinsic(node)) {
                 var call = node.properties().iterator().next();
                 return function(call.getKey(), call.getValue());
             }
@@ -120,13 +122,13 @@ final class Intrinsics {
         return value;
     }
 
-    /** A single-key object whose key is {@code Ref}, {@code Condition} or {@code Fn::*}. */
+    /** A single-key object whose key is {@code Ref} or {@code Fn::*}. */
     static boolean isIntrinsic(JsonNode node) {
         if (!node.isObject() || node.size() != 1) {
             return false;
         }
         String key = node.properties().iterator().next().getKey();
-        return key.equals("Ref") || key.equals("Condition") || key.startsWith("Fn::");
+        return key.equals("Ref") || key.startsWith("Fn::");
     }
 
     /** {@code A.B.C} as {@code ["A", "B.C"]}: attribute names may contain dots, logical ids may not. */
@@ -173,31 +175,6 @@ final class Intrinsics {
                 yield NODES.booleanNode(same(resolve(args.get(0)), resolve(args.get(1))));
             }
             case "Fn::Not" -> NODES.booleanNode(!bool(args(name, arg, 1, 1).get(0), name));
-            case "Fn::And" -> NODES.booleanNode(args(name, arg, 2, 10).stream().allMatch(a -> bool(a, name)));
-            case "Fn::Or" -> NODES.booleanNode(args(name, arg, 2, 10).stream().anyMatch(a -> bool(a, name)));
-            case "Fn::Join" -> {
-                List<JsonNode> args = args(name, arg, 2, 2);
-                List<String> parts = elements(resolve(args.get(1)), name).stream().map(e -> text(e, name)).toList();
-                yield NODES.textNode(String.join(literal(args.get(0), "Fn::Join's delimiter"), parts));
-            }
-            case "Fn::Select" -> {
-                List<JsonNode> args = args(name, arg, 2, 2);
-                int index = integer(resolve(args.get(0)), "Fn::Select's index");
-                List<JsonNode> list = elements(resolve(args.get(1)), name);
-                if (index < 0 || index >= list.size()) {
-                    throw new IllegalArgumentException("Fn::Select index " + index + " is outside " + list);
-                }
-                yield list.get(index);
-            }
-            case "Fn::Split" -> {
-                List<JsonNode> args = args(name, arg, 2, 2);
-                ArrayNode parts = NODES.arrayNode();
-                String delimiter = literal(args.get(0), "Fn::Split's delimiter");
-                for (String part : text(resolve(args.get(1)), name).split(Pattern.quote(delimiter), -1)) {
-                    parts.add(part);
-                }
-                yield parts;
-            }
             case "Fn::FindInMap" -> {
                 List<JsonNode> args = args(name, arg, 3, 3);
                 String map = text(resolve(args.get(0)), name);
@@ -209,15 +186,8 @@ final class Intrinsics {
                 }
                 yield resolve(value);
             }
-            case "Fn::Base64" -> NODES.textNode(Base64.getEncoder()
-                    .encodeToString(text(resolve(arg), name).getBytes(StandardCharsets.UTF_8)));
-            case "Fn::GetAZs" -> {
-                String region = text(resolve(arg), name);
-                String r = region.isEmpty() ? pseudo.region() : region;
-                yield NODES.arrayNode().add(r + "a").add(r + "b").add(r + "c");
-            }
-            default -> throw new IllegalArgumentException(
-                    "unsupported intrinsic function " + name + " (the local stack cannot evaluate it)");
+            default -> throw new IllegalArgumentException("unsupported intrinsic function " + name + " (argument " + arg
+                    + "): the local stack evaluates only the functions template.yaml uses, " + SUPPORTED);
         };
     }
 
@@ -243,11 +213,10 @@ final class Intrinsics {
             case "AWS::StackName" -> NODES.textNode(pseudo.stackName());
             case "AWS::Partition" -> NODES.textNode(pseudo.partition());
             case "AWS::URLSuffix" -> NODES.textNode(pseudo.urlSuffix());
-            case "AWS::StackId" -> NODES.textNode("arn:" + pseudo.partition() + ":cloudformation:" + pseudo.region() + ":"
-                    + pseudo.accountId() + ":stack/" + pseudo.stackName() + "/00000000-0000-0000-0000-000000000000");
-            case "AWS::NotificationARNs" -> NODES.arrayNode();
             case "AWS::NoValue" -> null;
-            default -> throw new IllegalArgumentException("Ref to unknown pseudo parameter '" + name + "'");
+            default -> throw new IllegalArgumentException("Ref to unsupported pseudo parameter '" + name + "': the local"
+                    + " stack knows only those template.yaml uses, AWS::Region, AWS::AccountId, AWS::StackName,"
+                    + " AWS::Partition, AWS::URLSuffix and AWS::NoValue");
         };
     }
 
@@ -301,14 +270,11 @@ final class Intrinsics {
         return text(ref(name), what);
     }
 
-    /** The operand of a condition function: a {@code {"Condition": name}} or anything that resolves to a boolean. */
+    /** The operand of a condition function: anything that resolves to a boolean ({@code Fn::Equals}, {@code Fn::Not}). */
     private boolean bool(JsonNode node, String what) {
-        if (node.isObject() && node.size() == 1 && node.has("Condition")) {
-            return condition(literal(node.get("Condition"), "Condition"));
-        }
         JsonNode value = resolve(node);
         if (value == null || !value.isBoolean()) {
-            throw new IllegalArgumentException(what + " needs a condition (Fn::Equals, Fn::And, ...), got " + node);
+            throw new IllegalArgumentException(what + " needs a condition (Fn::Equals or Fn::Not), got " + node);
         }
         return value.booleanValue();
     }
@@ -330,13 +296,6 @@ final class Intrinsics {
             throw new IllegalArgumentException(function + " takes a list of " + count + " arguments, got " + arg);
         }
         return arg.valueStream().toList();
-    }
-
-    private static List<JsonNode> elements(JsonNode list, String function) {
-        if (list == null || !list.isArray()) {
-            throw new IllegalArgumentException(function + " needs a list, got " + list);
-        }
-        return list.valueStream().toList();
     }
 
     /** A literal string argument: CloudFormation allows no function in these places. */

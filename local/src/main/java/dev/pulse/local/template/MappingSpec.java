@@ -1,15 +1,13 @@
 package dev.pulse.local.template;
 
 import java.time.Duration;
-import java.util.List;
 
 /**
- * One event source mapping of template.yaml (a function's {@code Kinesis} or {@code DynamoDB} event), with every
- * setting resolved and Lambda's defaults filled in where the template leaves a setting out.
+ * One event source mapping of template.yaml (a function's {@code Kinesis} event), with every setting resolved and
+ * Lambda's defaults filled in where the template leaves a setting out.
  *
  * @param functionId        logical id of the function it invokes
- * @param eventId           logical id of the event inside the function ({@code Stream}, {@code TableStream})
- * @param source            {@link SourceType#KINESIS} or {@link SourceType#DYNAMODB}
+ * @param eventId           logical id of the event inside the function ({@code Stream})
  * @param sourceArn         the stream's ARN, resolved against the local stack
  * @param startingPosition  {@code LATEST} or {@code TRIM_HORIZON}
  * @param batchSize         records per invocation (Lambda's default: 100)
@@ -20,12 +18,8 @@ import java.util.List;
  * @param maxRecordAge      records older than this are not processed; {@code null} for infinite (default)
  * @param reportBatchItemFailures whether {@code FunctionResponseTypes} has {@code ReportBatchItemFailures}
  * @param onFailureArn      the on-failure destination ({@code DestinationConfig.OnFailure.Destination}), or null
- * @param filterPatterns    {@code FilterCriteria.Filters[].Pattern} strings (empty: every record)
  */
-public record MappingSpec(String functionId, String eventId, SourceType source, String sourceArn, String startingPosition,
+public record MappingSpec(String functionId, String eventId, String sourceArn, String startingPosition,
         int batchSize, Duration maxBatchingWindow, int parallelizationFactor, boolean bisectOnError, int maxRetryAttempts,
-        Duration maxRecordAge, boolean reportBatchItemFailures, String onFailureArn, List<String> filterPatterns) {
-
-    /** The stream services an event source mapping reads. */
-    public enum SourceType { KINESIS, DYNAMODB }
+        Duration maxRecordAge, boolean reportBatchItemFailures, String onFailureArn) {
 }

@@ -1,7 +1,6 @@
 package dev.pulse.local.template;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.pulse.local.template.MappingSpec.SourceType;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,11 +64,22 @@ public final class Stack {
         return functionSpec(logicalId);
     }
 
-    /** The event source mappings: every enabled Kinesis and DynamoDB event of every function, in template order. */
+    /**
+     * The event source mappings: every enabled Kinesis event of every function, in template order.
+     *
+     * @throws IllegalArgumentException naming the event when it is a DynamoDB stream event (the local stack reads
+     *                                  Kinesis streams only) or has {@code FilterCriteria} (the local stack does not
+     *                                  evaluate filter patterns): running such a mapping would deliver records unlike
+     *                                  the deployed one
+     */
     public List<MappingSpec> mappings() {
         List<MappingSpec> mappings = new ArrayList<>();
         events("Kinesis", "DynamoDB").forEach(e -> {
-            MappingSpec mapping = mapping(e.functionId(), e.eventId(), e.type(), e.properties());
+            if (e.type().equals("DynamoDB")) {
+                throw new IllegalArgumentException(e.functionId() + ".Events." + e.eventId() + " is a DynamoDB stream"
+                        + " event, which the local stack does not run: it reads Kinesis event sources only.");
+            }
+            MappingSpec mapping = mapping(e.functionId(), e.eventId(), e.properties());
             if (mapping != null) {
                 mappings.add(mapping);
             }
@@ -203,9 +213,15 @@ public final class Stack {
         return Intrinsics.text(architectures.get(0), id + ".Architectures");
     }
 
-    private MappingSpec mapping(String functionId, String eventId, String type, JsonNode raw) {
+    private MappingSpec mapping(String functionId, String eventId, JsonNode raw) {
         String what = functionId + ".Events." + eventId;
         JsonNode properties = resolvedObject(raw);
+        if (properties.has("FilterCriteria")) {
+            throw new IllegalArgumentException(what + " has FilterCriteria, which the local stack does not apply: it would"
+                    + " deliver records the deployed mapping drops. Remove FilterCriteria from the event (or filter in the"
+                    + " function); to evaluate Lambda's filter patterns in Java, use AWS's event-ruler library"
+                    + " (software.amazon.event.ruler).");
+        }
         if (properties.has("Enabled") && !bool(properties.get("Enabled"), what + ".Enabled")) {
             return null;  // a disabled mapping exists but never polls
         }
@@ -214,16 +230,7 @@ public final class Stack {
         }
         int ageSeconds = intOr(properties, "MaximumRecordAgeInSeconds", -1, what);
         JsonNode destination = properties.path("DestinationConfig").path("OnFailure").get("Destination");
-        List<String> patterns = new ArrayList<>();
-        for (JsonNode filter : properties.path("FilterCriteria").path("Filters")) {
-            JsonNode pattern = filter.get("Pattern");
-            if (pattern != null) {
-                // Lambda takes the pattern as a JSON string; one written as a YAML mapping means the same.
-                patterns.add(pattern.isContainerNode() ? pattern.toString() : Intrinsics.text(pattern, what + ".FilterCriteria"));
-            }
-        }
-        return new MappingSpec(functionId, eventId, type.equals("Kinesis") ? SourceType.KINESIS : SourceType.DYNAMODB,
-                Intrinsics.text(properties.get("Stream"), what + ".Stream"),
+        return new MappingSpec(functionId, eventId, Intrinsics.text(properties.get("Stream"), what + ".Stream"),
                 Intrinsics.text(properties.get("StartingPosition"), what + ".StartingPosition"),
                 intOr(properties, "BatchSize", 100, what),
                 Duration.ofSeconds(intOr(properties, "MaximumBatchingWindowInSeconds", 0, what)),
@@ -233,8 +240,7 @@ public final class Stack {
                 intOr(properties, "MaximumRetryAttempts", -1, what),
                 ageSeconds == -1 ? null : Duration.ofSeconds(ageSeconds),
                 properties.path("FunctionResponseTypes").valueStream().anyMatch(t -> t.asText().equals("ReportBatchItemFailures")),
-                destination == null ? null : Intrinsics.text(destination, what + ".DestinationConfig.OnFailure.Destination"),
-                List.copyOf(patterns));
+                destination == null ? null : Intrinsics.text(destination, what + ".DestinationConfig.OnFailure.Destination"));
     }
 
     /** {@code text} when it is one JSON value (EventBridge refuses a target Input that is not). */

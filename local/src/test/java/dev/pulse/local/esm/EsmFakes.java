@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.local.template.MappingSpec;
-import dev.pulse.local.template.MappingSpec.SourceType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -27,14 +26,13 @@ final class EsmFakes {
     static final String FUNCTION_ARN = "arn:aws:lambda:us-east-1:000000000000:function:pulse-compact";
     static final String SHARD_ID = "shardId-000000000000";
     static final String KINESIS_ARN = "arn:aws:kinesis:us-east-1:000000000000:stream/pulse-ingest";
-    static final String DDB_ARN = "arn:aws:dynamodb:us-east-1:000000000000:table/pulse/stream/2025-01-01T00:00:00.000";
 
     private EsmFakes() {
     }
 
     // ---- records ----
 
-    /** A Kinesis record whose data is {@code data} (JSON or not), as the reader would deliver it. */
+    /** A Kinesis record whose data is {@code data}, as the reader would deliver it. */
     static StreamRecord kinesis(String seq, Instant arrival, String data) {
         return kinesis(seq, arrival, data, data.length());
     }
@@ -50,21 +48,7 @@ final class EsmFakes {
         record.set("kinesis", inner);
         record.put("eventSource", "aws:kinesis").put("eventName", "aws:kinesis:record")
                 .put("eventSourceARN", KINESIS_ARN);
-        ObjectNode view = record.deepCopy();
-        JsonNode parsed = parseOrNull(data);
-        ((ObjectNode) view.get("kinesis")).set("data", parsed != null ? parsed : view.textNode(data));
-        return new StreamRecord(seq, "pk", arrival, sizeBytes, record, view);
-    }
-
-    /** A DynamoDB stream record of an item with key {@code pk}. */
-    static StreamRecord ddb(String seq, Instant arrival, String eventName, String pk) {
-        ObjectNode record = JSON.createObjectNode().put("eventID", "e" + seq).put("eventName", eventName)
-                .put("eventSource", "aws:dynamodb").put("eventSourceARN", DDB_ARN);
-        ObjectNode dynamodb = record.putObject("dynamodb");
-        dynamodb.put("ApproximateCreationDateTime", arrival.getEpochSecond());
-        dynamodb.putObject("Keys").putObject("pk").put("S", pk);
-        dynamodb.put("SequenceNumber", seq).put("SizeBytes", 40).put("StreamViewType", "NEW_AND_OLD_IMAGES");
-        return new StreamRecord(seq, null, arrival, 40, record, record);
+        return new StreamRecord(seq, "pk", arrival, sizeBytes, record);
     }
 
     /** {@code n} Kinesis records with sequence numbers {@code first, first+1, ...}, arriving a second apart. */
@@ -92,44 +76,27 @@ final class EsmFakes {
         }
     }
 
-    private static JsonNode parseOrNull(String s) {
-        try {
-            JsonNode node = JSON.readTree(s);
-            return node == null || node.isMissingNode() ? null : node;
-        } catch (IOException e) {
-            return null;
-        }
-    }
-
     // ---- mapping ----
 
     /** A mapping spec with Lambda's defaults, changed through the {@code with...} methods. */
-    record Spec(SourceType source, int batchSize, Duration window, int parallelization, boolean bisect, int retries,
-            Duration maxAge, boolean reportFailures, List<String> filters) {
+    record Spec(int batchSize, Duration window, int parallelization, boolean bisect, int retries, Duration maxAge,
+            boolean reportFailures) {
 
         static Spec kinesisDefaults() {
-            return new Spec(SourceType.KINESIS, 100, Duration.ZERO, 1, false, -1, null, false, List.of());
+            return new Spec(100, Duration.ZERO, 1, false, -1, null, false);
         }
 
-        static Spec ddbDefaults() {
-            return kinesisDefaults().withSource(SourceType.DYNAMODB);
-        }
-
-        Spec withSource(SourceType s) { return new Spec(s, batchSize, window, parallelization, bisect, retries, maxAge, reportFailures, filters); }
-        Spec withBatchSize(int n) { return new Spec(source, n, window, parallelization, bisect, retries, maxAge, reportFailures, filters); }
-        Spec withWindow(Duration w) { return new Spec(source, batchSize, w, parallelization, bisect, retries, maxAge, reportFailures, filters); }
-        Spec withParallelization(int p) { return new Spec(source, batchSize, window, p, bisect, retries, maxAge, reportFailures, filters); }
-        Spec withBisect() { return new Spec(source, batchSize, window, parallelization, true, retries, maxAge, reportFailures, filters); }
-        Spec withRetries(int r) { return new Spec(source, batchSize, window, parallelization, bisect, r, maxAge, reportFailures, filters); }
-        Spec withMaxAge(Duration a) { return new Spec(source, batchSize, window, parallelization, bisect, retries, a, reportFailures, filters); }
-        Spec withReportBatchItemFailures() { return new Spec(source, batchSize, window, parallelization, bisect, retries, maxAge, true, filters); }
-        Spec withFilters(String... patterns) { return new Spec(source, batchSize, window, parallelization, bisect, retries, maxAge, reportFailures, List.of(patterns)); }
+        Spec withBatchSize(int n) { return new Spec(n, window, parallelization, bisect, retries, maxAge, reportFailures); }
+        Spec withWindow(Duration w) { return new Spec(batchSize, w, parallelization, bisect, retries, maxAge, reportFailures); }
+        Spec withParallelization(int p) { return new Spec(batchSize, window, p, bisect, retries, maxAge, reportFailures); }
+        Spec withBisect() { return new Spec(batchSize, window, parallelization, true, retries, maxAge, reportFailures); }
+        Spec withRetries(int r) { return new Spec(batchSize, window, parallelization, bisect, r, maxAge, reportFailures); }
+        Spec withMaxAge(Duration a) { return new Spec(batchSize, window, parallelization, bisect, retries, a, reportFailures); }
+        Spec withReportBatchItemFailures() { return new Spec(batchSize, window, parallelization, bisect, retries, maxAge, true); }
 
         MappingSpec build() {
-            return new MappingSpec("CompactFunction", "TableStream", source,
-                    source == SourceType.KINESIS ? KINESIS_ARN : DDB_ARN, "TRIM_HORIZON", batchSize, window,
-                    parallelization, bisect, retries, maxAge, reportFailures,
-                    "arn:aws:sqs:us-east-1:000000000000:pulse-dlq", filters);
+            return new MappingSpec("IngestFunction", "Stream", KINESIS_ARN, "TRIM_HORIZON", batchSize, window,
+                    parallelization, bisect, retries, maxAge, reportFailures, "arn:aws:sqs:us-east-1:000000000000:pulse-dlq");
         }
     }
 
@@ -212,9 +179,7 @@ final class EsmFakes {
         public InvokeResult invoke(byte[] payload) {
             List<String> seqs = new ArrayList<>();
             for (JsonNode record : parse(new String(payload, StandardCharsets.UTF_8)).get("Records")) {
-                JsonNode seq = record.has("kinesis") ? record.get("kinesis").get("sequenceNumber")
-                        : record.get("dynamodb").get("SequenceNumber");
-                seqs.add(seq.textValue());
+                seqs.add(record.get("kinesis").get("sequenceNumber").textValue());
             }
             Call call = new Call(calls.size(), List.copyOf(seqs), shard.position());
             calls.add(call);

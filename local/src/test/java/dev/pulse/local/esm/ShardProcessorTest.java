@@ -1,6 +1,5 @@
 package dev.pulse.local.esm;
 
-import static dev.pulse.local.esm.EsmFakes.DDB_ARN;
 import static dev.pulse.local.esm.EsmFakes.FUNCTION_ARN;
 import static dev.pulse.local.esm.EsmFakes.KINESIS_ARN;
 import static dev.pulse.local.esm.EsmFakes.SHARD_ID;
@@ -161,14 +160,10 @@ class ShardProcessorTest {
 
     @Test
     void step_whenOneRecordOfEightKeepsFailing_bisectsDownToItAndSendsItAloneToDestination() throws Exception {
-        List<StreamRecord> records = new ArrayList<>();
-        for (int i = 0; i < 8; i++) {
-            records.add(EsmFakes.ddb(String.valueOf(101 + i), T0.plusSeconds(i), "INSERT", "P#s" + i));
-        }
-        InMemoryShard shard = new InMemoryShard(DDB_ARN, records).close();
+        InMemoryShard shard = new InMemoryShard(KINESIS_ARN, kinesisRecords(101, 8)).close();
         ScriptedInvoker function = invoker(shard, c -> c.seqs().contains("106") ? error(c) : ok(c));
 
-        drain(processor(Spec.ddbDefaults().withBatchSize(8).withBisect().withRetries(2), shard, function));
+        drain(processor(Spec.kinesisDefaults().withBatchSize(8).withBisect().withRetries(2), shard, function));
 
         assertThat(function.batches()).containsExactly(
                 seqs(101, 8),
@@ -186,11 +181,11 @@ class ShardProcessorTest {
                   "responseContext": {"statusCode": 200, "executedVersion": "$LATEST", "functionError": "Unhandled"},
                   "version": "1.0",
                   "timestamp": "%s",
-                  "DDBStreamBatchInfo": {"shardId": "%s", "startSequenceNumber": "106", "endSequenceNumber": "106",
-                                         "approximateArrivalOfFirstRecord": "%s", "approximateArrivalOfLastRecord": "%s",
-                                         "batchSize": 1, "streamArn": "%s"}
+                  "KinesisBatchInfo": {"shardId": "%s", "startSequenceNumber": "106", "endSequenceNumber": "106",
+                                       "approximateArrivalOfFirstRecord": "%s", "approximateArrivalOfLastRecord": "%s",
+                                       "batchSize": 1, "streamArn": "%s"}
                 }""".formatted(FUNCTION_ARN, iso(clock.instant()), SHARD_ID, iso(T0.plusSeconds(5)),
-                iso(T0.plusSeconds(5)), DDB_ARN)));
+                iso(T0.plusSeconds(5)), KINESIS_ARN)));
         assertThat(stats.bisections()).isEqualTo(3);
         assertThat(stats.retries()).isEqualTo(2);
         assertThat(stats.functionErrors()).isEqualTo(6);
@@ -336,52 +331,6 @@ class ShardProcessorTest {
                 seqs(1001, 3), seqs(1001, 3), seqs(1004, 3), seqs(1007, 3), List.of("1010"));
         // While the first batch was in flight, no record after it had even been read.
         assertThat(function.calls()).extracting(Call::shardPosition).containsExactly(3, 3, 6, 9, 10);
-    }
-
-    // ---- filtering ----
-
-    @Test
-    void step_whenRecordsDoNotMatchFilters_dropsThemBeforeTheFunction() throws Exception {
-        String compact = "{\"eventName\":[\"INSERT\",\"MODIFY\"],"
-                + "\"dynamodb\":{\"Keys\":{\"pk\":{\"S\":[{\"prefix\":\"P#\"},{\"prefix\":\"H#\"}]}}}}";
-        InMemoryShard shard = new InMemoryShard(DDB_ARN, List.of(
-                EsmFakes.ddb("201", T0, "INSERT", "P#a"),
-                EsmFakes.ddb("202", T0.plusSeconds(1), "REMOVE", "P#a"),
-                EsmFakes.ddb("203", T0.plusSeconds(2), "MODIFY", "H#a"),
-                EsmFakes.ddb("204", T0.plusSeconds(3), "INSERT", "C#catalog"),
-                EsmFakes.ddb("205", T0.plusSeconds(4), "MODIFY", "D#a"),
-                EsmFakes.ddb("206", T0.plusSeconds(5), "INSERT", "P#b"))).close();
-        ScriptedInvoker function = invoker(shard, EsmFakes::ok);
-
-        drain(processor(Spec.ddbDefaults().withFilters(compact), shard, function));
-
-        assertThat(function.batches()).containsExactly(List.of("201", "203", "206"));
-        assertThat(stats.recordsRead()).isEqualTo(6);
-        assertThat(stats.recordsFiltered()).isEqualTo(3);
-        assertThat(stats.recordsDone()).isEqualTo(6);
-        assertThat(stats.newestArrivalDone()).isEqualTo(T0.plusSeconds(5));
-    }
-
-    @Test
-    void stats_whenFilteredRecordFollowsFailingBatch_lagWaitsUntilTheBatchIsDone() throws Exception {
-        InMemoryShard shard = new InMemoryShard(KINESIS_ARN, List.of(
-                kinesis("1001", T0, "{\"keep\":true}"),
-                kinesis("1002", T0.plusSeconds(1), "{\"keep\":false}"),
-                kinesis("1003", T0.plusSeconds(2), "{\"keep\":true}"))).close();
-        ScriptedInvoker function = invoker(shard, c -> c.index() == 0 ? error(c) : ok(c));
-        ShardProcessor processor = processor(
-                Spec.kinesisDefaults().withBatchSize(3).withFilters("{\"kinesis\":{\"data\":{\"keep\":[true]}}}"),
-                shard, function);
-
-        processor.step();
-
-        assertThat(function.batches()).containsExactly(List.of("1001", "1003"));
-        assertThat(stats.recordsFiltered()).isEqualTo(1);
-        assertThat(stats.newestArrivalDone()).isNull();
-
-        drain(processor);
-
-        assertThat(stats.newestArrivalDone()).isEqualTo(T0.plusSeconds(2));
     }
 
     // ---- batching ----

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.pulse.local.template.MappingSpec.SourceType;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,18 +12,20 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** Intrinsic functions, SAM's Globals rules and Lambda's defaults, on small inline templates. */
+/** The intrinsic functions template.yaml uses, SAM's Globals rules and Lambda's defaults, on small inline templates. */
 class IntrinsicsTest {
 
     private static final String HEADER = """
             Parameters:
               Env: {Type: String, Default: prod, AllowedValues: [dev, prod]}
-              Names: {Type: CommaDelimitedList, Default: 'a,b,c'}
             Conditions:
               IsProd: !Equals [!Ref Env, prod]
-              IsDev: !Not [!Condition IsProd]
-              ProdAndOne: !And [!Condition IsProd, !Or [!Condition IsDev, !Equals [1, '1']]]
+              IsDev: !Not [!Equals [!Ref Env, prod]]
+              IsOne: !Equals [1, '1']
             Mappings:
               Regions:
                 us-east-1: {Ami: ami-1}
@@ -58,17 +59,6 @@ class IntrinsicsTest {
     }
 
     @Test
-    void join_whenElementsAreIntrinsics_joinsTheirValues() throws IOException {
-        assertThat(resolve("!Join ['-', [x, !Ref Env, !Select [1, !Ref Names], 7]]").asText()).isEqualTo("x-prod-b-7");
-    }
-
-    @Test
-    void select_whenListIsSplit_picksElement() throws IOException {
-        assertThat(resolve("!Select ['2', !Split [',', 'x,y,z']]").asText()).isEqualTo("z");
-        assertThat(resolve("!Split ['|', 'a|b||c']")).extracting(JsonNode::asText).containsExactly("a", "b", "", "c");
-    }
-
-    @Test
     void sub_whenVariableMapGiven_usesItBeforeParametersAndResources() throws IOException {
         assertThat(resolve("!Sub ['${Name}/${Env}/${AWS::Region}/${Bucket}', {Name: !Ref Bucket, Env: staging}]").asText())
                 .isEqualTo("bucket-1/staging/us-east-1/bucket-1");
@@ -97,9 +87,45 @@ class IntrinsicsTest {
     }
 
     @Test
-    void condition_whenAndOrNotCombined_evaluates() throws IOException {
-        assertThat(resolve("!If [ProdAndOne, first, second]").asText()).isEqualTo("first");
-        assertThat(resolve("!If [ProdAndOne, first, second]", Map.of("Env", "dev")).asText()).isEqualTo("second");
+    void condition_whenNotOfEquals_evaluatesWithTheParameter() throws IOException {
+        assertThat(resolve("!If [IsDev, first, second]").asText()).isEqualTo("second");
+        assertThat(resolve("!If [IsDev, first, second]", Map.of("Env", "dev")).asText()).isEqualTo("first");
+        // Fn::Equals compares as strings after substitution, as CloudFormation does.
+        assertThat(resolve("!If [IsOne, same, different]").asText()).isEqualTo("same");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+            "Fn::Join        | !Join ['-', [a, b]]",
+            "Fn::Select      | !Select [0, [a, b]]",
+            "Fn::Split       | !Split [',', 'a,b']",
+            "Fn::Base64      | !Base64 abc",
+            "Fn::GetAZs      | !GetAZs ''",
+            "Fn::And         | !If [IsProd, !And [!Equals [a, a], !Equals [b, b]], x]",
+            "Fn::Condition   | !If [IsProd, !Condition IsProd, x]",
+            "Fn::ImportValue | !ImportValue shared-vpc"})
+    void resolve_whenFunctionTemplateDoesNotUse_throwsNamingIt(String function, String value) {
+        assertThatThrownBy(() -> resolve(value)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("unsupported intrinsic function " + function + " ")
+                .hasMessageContaining(Intrinsics.SUPPORTED.toString());
+    }
+
+    @Test
+    void resolve_whenConditionUsesUnsupportedFunction_throwsNamingIt() {
+        assertThatThrownBy(() -> template("""
+                Conditions:
+                  Either: !Or [!Condition A, !Condition B]
+                Resources:
+                  Bucket: {Type: AWS::S3::Bucket}
+                """).resolve(Map.of(), BINDINGS))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unsupported intrinsic function Fn::Or");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"AWS::StackId", "AWS::NotificationARNs", "AWS::Regoin"})
+    void ref_whenPseudoParameterTemplateDoesNotUse_throwsNamingIt(String name) {
+        assertThatThrownBy(() -> resolve("!Ref " + name)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'" + name + "'");
     }
 
     @Test
@@ -115,7 +141,6 @@ class IntrinsicsTest {
         assertThat(resolve("{'Fn::GetAtt': Bucket.Arn}").asText()).isEqualTo("arn:aws:s3:::bucket-1");
         assertThat(resolve("{Ref: Bucket}").asText()).isEqualTo("bucket-1");
         assertThat(resolve("{'Fn::Sub': ['${X}', {X: {Ref: Env}}]}").asText()).isEqualTo("prod");
-        assertThat(resolve("!Base64 abc").asText()).isEqualTo("YWJj");
     }
 
     @Test
@@ -208,8 +233,8 @@ class IntrinsicsTest {
                         Any: {Type: HttpApi}
                 """).resolve(Map.of(), new MapBindings(Map.of(), Map.of("Stream.Arn", "arn:s")));
 
-        assertThat(stack.mappings()).containsExactly(new MappingSpec("Fn", "In", SourceType.KINESIS, "arn:s", "LATEST", 100,
-                Duration.ZERO, 1, false, -1, null, false, null, List.of()));
+        assertThat(stack.mappings()).containsExactly(new MappingSpec("Fn", "In", "arn:s", "LATEST", 100,
+                Duration.ZERO, 1, false, -1, null, false, null));
         assertThat(stack.routes()).containsExactly(new RouteSpec("Fn", "GET", "/x", "ServerlessHttpApi"),
                 new RouteSpec("Fn", "ANY", "$default", "ServerlessHttpApi"));
     }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
-import dev.pulse.local.template.MappingSpec.SourceType;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +14,8 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The project's own template.yaml, resolved as the local stack resolves it. */
 class SamTemplateTest {
@@ -22,7 +23,6 @@ class SamTemplateTest {
     private static final String DLQ_URL = "http://127.0.0.1:4566/000000000000/pulse-dlq";
     private static final String DLQ_ARN = "arn:aws:sqs:us-east-1:000000000000:pulse-dlq";
     private static final String STREAM_ARN = "arn:aws:kinesis:us-east-1:000000000000:stream/pulse-stream";
-    private static final String TABLE_STREAM_ARN = "arn:aws:dynamodb:us-east-1:000000000000:table/pulse/stream/1";
     private static final MapBindings BINDINGS = new MapBindings(
             Map.of("Table", "pulse", "DeadLetterQueue", DLQ_URL, "Stream", "pulse-stream", "Api", "local",
                     "StreamKey", "key-1"),
@@ -130,14 +130,19 @@ class SamTemplateTest {
         // The rollup builder runs on a schedule: the ingest mapping is the only event source mapping. Retries and
         // record age are unlimited by default (-1): a failing batch waits on its shard instead of being discarded.
         assertThat(stack(Map.of()).mappings()).containsExactly(
-                new MappingSpec("IngestFunction", "Stream", SourceType.KINESIS, STREAM_ARN, "LATEST", 500,
-                        Duration.ofSeconds(1), 1, true, -1, null, true, DLQ_ARN, List.of()));
+                new MappingSpec("IngestFunction", "Stream", STREAM_ARN, "LATEST", 500,
+                        Duration.ofSeconds(1), 1, true, -1, null, true, DLQ_ARN));
     }
 
-    @Test
-    void mappings_whenFunctionReadsTableStream_resolveDynamoDbEvent(@TempDir Path dir) throws IOException {
+    /** A template with one function whose events are {@code events} (YAML, indented as under Events:). */
+    private static Stack inlineStack(Path dir, String events) throws IOException {
         Path file = Files.writeString(dir.resolve("template.yaml"), """
+                Parameters:
+                  Filtered: {Type: String, Default: 'false'}
+                Conditions:
+                  IsFiltered: !Equals [!Ref Filtered, 'true']
                 Resources:
+                  Stream: {Type: AWS::Kinesis::Stream}
                   Table: {Type: AWS::DynamoDB::Table}
                   Queue: {Type: AWS::SQS::Queue}
                   Fn:
@@ -146,32 +151,64 @@ class SamTemplateTest {
                       CodeUri: fn
                       Handler: h
                       Events:
-                        TableStream:
-                          Type: DynamoDB
-                          Properties:
-                            Stream: !GetAtt Table.StreamArn
-                            StartingPosition: TRIM_HORIZON
-                            BatchSize: 500
-                            MaximumBatchingWindowInSeconds: 1
-                            BisectBatchOnFunctionError: true
-                            MaximumRetryAttempts: 10
-                            MaximumRecordAgeInSeconds: 3600
-                            FunctionResponseTypes: [ReportBatchItemFailures]
-                            DestinationConfig: {OnFailure: {Type: SQS, Destination: !GetAtt Queue.Arn}}
-                            FilterCriteria:
-                              Filters:
-                                - Pattern: '{"eventName": ["INSERT", "MODIFY"]}'
-                                - Pattern: {dynamodb: {Keys: {pk: {S: [{prefix: "P#"}]}}}}
+                """ + events.indent(8));
+        return SamTemplate.load(file).resolve(Map.of(), new MapBindings(Map.of(),
+                Map.of("Stream.Arn", STREAM_ARN, "Table.StreamArn", "arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/1",
+                        "Queue.Arn", DLQ_ARN)));
+    }
+
+    @Test
+    void mappings_whenKinesisEventSetsEverySetting_resolveThem(@TempDir Path dir) throws IOException {
+        Stack stack = inlineStack(dir, """
+                In:
+                  Type: Kinesis
+                  Properties:
+                    Stream: !GetAtt Stream.Arn
+                    StartingPosition: TRIM_HORIZON
+                    BatchSize: 250
+                    MaximumBatchingWindowInSeconds: 2
+                    ParallelizationFactor: 3
+                    BisectBatchOnFunctionError: true
+                    MaximumRetryAttempts: 10
+                    MaximumRecordAgeInSeconds: 3600
+                    FunctionResponseTypes: [ReportBatchItemFailures]
+                    DestinationConfig: {OnFailure: {Type: SQS, Destination: !GetAtt Queue.Arn}}
+                    FilterCriteria: !If [IsFiltered, {Filters: [{Pattern: '{"data": {"k": ["v"]}}'}]}, !Ref AWS::NoValue]
                 """);
-        Stack stack = SamTemplate.load(file).resolve(Map.of(),
-                new MapBindings(Map.of(), Map.of("Table.StreamArn", TABLE_STREAM_ARN, "Queue.Arn", DLQ_ARN)));
 
         assertThat(stack.mappings()).containsExactly(
-                new MappingSpec("Fn", "TableStream", SourceType.DYNAMODB, TABLE_STREAM_ARN, "TRIM_HORIZON", 500,
-                        Duration.ofSeconds(1), 1, true, 10, Duration.ofSeconds(3600), true, DLQ_ARN,
-                        List.of("{\"eventName\": [\"INSERT\", \"MODIFY\"]}",
-                                "{\"dynamodb\":{\"Keys\":{\"pk\":{\"S\":[{\"prefix\":\"P#\"}]}}}}")));
-        assertThat(stack.schedules()).isEmpty();
+                new MappingSpec("Fn", "In", STREAM_ARN, "TRIM_HORIZON", 250, Duration.ofSeconds(2), 3, true, 10,
+                        Duration.ofSeconds(3600), true, DLQ_ARN));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {
+            "FilterCriteria: {Filters: [{Pattern: '{\"data\": {\"k\": [\"v\"]}}'}]}",
+            "FilterCriteria: {Filters: [{Pattern: {data: {k: [v]}}}]}",
+            "FilterCriteria: {Filters: []}",
+            "Enabled: false, FilterCriteria: {Filters: [{Pattern: '{}'}]}"})
+    void mappings_whenKinesisEventHasFilterCriteria_throwNamingTheEventAndEventRuler(String setting, @TempDir Path dir)
+            throws IOException {
+        Stack stack = inlineStack(dir, """
+                In:
+                  Type: Kinesis
+                  Properties: {Stream: !GetAtt Stream.Arn, StartingPosition: LATEST, %s}
+                """.formatted(setting));
+
+        assertThatThrownBy(stack::mappings).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Fn.Events.In has FilterCriteria, which the local stack does not apply")
+                .hasMessageContaining("event-ruler");
+    }
+
+    @Test
+    void mappings_whenDynamoDbStreamEvent_throwNamingTheEvent(@TempDir Path dir) throws IOException {
+        Stack stack = inlineStack(dir, """
+                In: {Type: Kinesis, Properties: {Stream: !GetAtt Stream.Arn, StartingPosition: LATEST}}
+                TableStream: {Type: DynamoDB, Properties: {Stream: !GetAtt Table.StreamArn, StartingPosition: LATEST}}
+                """);
+
+        assertThatThrownBy(stack::mappings).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Fn.Events.TableStream is a DynamoDB stream event, which the local stack does not run");
     }
 
     @Test
