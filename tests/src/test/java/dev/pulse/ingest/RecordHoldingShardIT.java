@@ -419,7 +419,7 @@ class RecordHoldingShardIT {
 
     private PulseConfig stack() {
         table = "hold-" + TABLES.incrementAndGet();
-        LocalDynamoDb.createTable(reader, table, false);
+        LocalDynamoDb.createTable(reader, table);
         queue = Emulators.sqs().createQueue(table + "-dlq");
         return TestConfig.of(table, queue, Map.of());
     }
@@ -559,7 +559,7 @@ class RecordHoldingShardIT {
         record.set("kinesis", inner);
         record.put("eventSource", "aws:kinesis").put("eventVersion", "1.0").put("eventID", SHARD + ":" + seq)
                 .put("eventName", "aws:kinesis:record").put("awsRegion", "us-east-1").put("eventSourceARN", STREAM_ARN);
-        return new StreamRecord(seq, "pk", Instant.ofEpochMilli(arrival(i)), data(i).length, record, record.deepCopy());
+        return new StreamRecord(seq, "pk", Instant.ofEpochMilli(arrival(i)), data(i).length, record);
     }
 
     /** What records 0..n-1 but {@code without} sum to, per (series, minute), computed directly. */
