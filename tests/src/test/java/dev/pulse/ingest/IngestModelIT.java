@@ -840,10 +840,6 @@ class IngestModelIT {
                 control.landDuring(fault.landAt());
             }
             List<KinesisEvent.KinesisEventRecord> batch = records.subList(from, to);
-            int firstFresh = from;
-            while (firstFresh < to - 1 && covered(firstFresh)) {
-                firstFresh++;
-            }
             IngestResult r = service.ingest(batch, Deadline.inMillis(5_000), metrics);
             boolean crashed = faulty.crashed() || fault.failCommit() || control.died();
             boolean heldNow = control.heldThisAttempt() > 0;
@@ -861,8 +857,16 @@ class IngestModelIT {
             endedEarly = !r.failed() && r.failedSequence() != null;
             if (r.poisonRecords() > 0) {
                 // Every record of the model is valid: poison is the attempt's first uncommitted record, set aside
-                // after failing alone. It is in the DLQ; the operator redrives it at the end.
+                // after failing alone, and the attempt committed exactly up to it. It is in the DLQ; the operator
+                // redrives it at the end.
                 assertThat(r.poisonRecords()).as("one record set aside at a time\n%s", log).isEqualTo(1);
+                String w = committed();
+                int firstFresh = from;
+                while (firstFresh < to - 1 && !records.get(firstFresh).getKinesis().getSequenceNumber().equals(w)) {
+                    firstFresh++;
+                }
+                assertThat(records.get(firstFresh).getKinesis().getSequenceNumber()).as("committed up to the set-aside"
+                        + " record\n%s", log).isEqualTo(w);
                 setAside.add(new Range(firstFresh, firstFresh + 1));
                 SET_ASIDE.incrementAndGet();
                 log.append("    record ").append(firstFresh).append(" set aside\n");
@@ -1029,12 +1033,17 @@ class IngestModelIT {
 
         /** True when record {@code index} is at or below the shard's committed position (read back). */
         boolean covered(int index) {
+            String w = committed();
+            return w != null && ShardCheckpoints.compareSequences(records.get(index).getKinesis().getSequenceNumber(), w) <= 0;
+        }
+
+        /** The shard's committed position (read back), or null. */
+        String committed() {
             Map<String, AttributeValue> item = reader.getItem(b -> b.tableName(table).consistentRead(true)
                     .key(Map.of(KeyScheme.PK, AttributeValue.fromS(ShardCheckpoints.key(stream, SHARD)),
                             KeyScheme.SK, AttributeValue.fromS("w")))).item();
             AttributeValue w = item == null ? null : item.get(ShardCheckpoints.COMMITTED);
-            return w != null && ShardCheckpoints.compareSequences(
-                    records.get(index).getKinesis().getSequenceNumber(), w.s()) <= 0;
+            return w == null ? null : w.s();
         }
 
         /** Every partial item stored for this try's series, outvoted generations included, in key order. */
