@@ -234,7 +234,7 @@ class PromQlReviewTest {
         "1e                               | 1:1:  | bad number",
         "x[5m:]                           | 1:2:  | subqueries",
         "sum(x)@1                         | 1:7:  | @ modifier",
-        "x offset -5m                     | 1:3:  | offset modifier",
+        "sum(x) offset -5m                | 1:8:  | offset modifier",
     })
     void holds_unsupportedConstruct_isBadDataWithPosition(String query, String position, String message) {
         assertThatThrownBy(() -> answer("query", "query=" + enc(query)))

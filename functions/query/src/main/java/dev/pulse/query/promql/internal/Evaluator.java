@@ -27,6 +27,9 @@ import java.util.TreeMap;
 public final class Evaluator {
 
     private static final long MINUTE = 60_000L;
+    /** Go's constants Ln2/Ln10 and 1/Ln2, folded exactly and rounded once, as Go's math.Log10 and math.Log2 use them. */
+    private static final double LN2_OVER_LN10 = 0.30102999566398119521373889472449302677;
+    private static final double ONE_OVER_LN2 = 1.442695040888963407359924681001892137;
 
     /** Where windows of stored data come from. */
     public interface Source {
@@ -339,7 +342,7 @@ public final class Evaluator {
                     case "exp" -> v[i] = Math.exp(x);
                     case "ln" -> v[i] = Math.log(x);
                     case "log2" -> v[i] = log2(x);
-                    case "log10" -> v[i] = log2(x) * (Math.log(2) / Math.log(10));
+                    case "log10" -> v[i] = log2(x) * LN2_OVER_LN10;
                     case "sqrt" -> v[i] = Math.sqrt(x);
                     case "sgn" -> v[i] = Math.signum(x);
                     case "round" -> {
@@ -385,7 +388,7 @@ public final class Evaluator {
         if (frac == 0.5) {
             return exp - 1 - shift;
         }
-        return Math.log(frac) * (1 / Math.log(2)) + exp - shift;
+        return Math.log(frac) * ONE_OVER_LN2 + exp - shift;
     }
 
     /**
