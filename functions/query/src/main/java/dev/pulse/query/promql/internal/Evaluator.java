@@ -108,6 +108,9 @@ public final class Evaluator {
     private Value overTime(Expr.OverTime o) throws PromQlException {
         Expr.Selector sel = o.selector();
         String name = o.function().promQlName();
+        if (o.function() == Expr.OverTimeFunction.LAST) {
+            return new Value.Vector(perMinute(o));  // the one range function that keeps the name, as in Prometheus
+        }
         if (o.function().perMinute()) {
             return new Value.Vector(unique(dropName(perMinute(o)), name));
         }
@@ -698,7 +701,7 @@ public final class Evaluator {
         boolean vectorLeft = lhs instanceof Value.Vector;
         Value.Vector vector = (Value.Vector) (vectorLeft ? lhs : rhs);
         double[] scalar = ((Value.Scalar) (vectorLeft ? rhs : lhs)).values();
-        boolean dropName = !b.comparison() || b.bool();
+        boolean dropName = dropsName(b);
         List<Series> out = new ArrayList<>();
         for (Series s : vector.series()) {
             double[] values = new double[steps];
@@ -730,6 +733,11 @@ public final class Evaluator {
             }
         }
         return new Value.Vector(unique(dropName ? dropName(out) : out, "binary operator \"" + b.op() + "\""));
+    }
+
+    /** As Prometheus' shouldDropMetricName: arithmetic (but atan2) and bool comparisons drop the name. */
+    private static boolean dropsName(Expr.Binary b) {
+        return b.bool() || (!b.comparison() && !b.op().equals("atan2"));
     }
 
     /** The labels two elements are matched on: the {@code on} labels, or all but the {@code ignoring} ones and the name. */
@@ -787,7 +795,7 @@ public final class Evaluator {
         boolean swap = m.card() == Expr.Card.ONE_TO_MANY;
         List<Series> many = swap ? rhs : lhs;
         List<Series> one = swap ? lhs : rhs;
-        boolean dropName = !b.comparison() || b.bool();
+        boolean dropName = dropsName(b);
         Builder out = new Builder(steps);
         for (int i = 0; i < steps; i++) {
             Map<SortedMap<String, String>, Series> oneSide = new HashMap<>();

@@ -148,7 +148,7 @@ class EvaluatorTest {
         "idelta(gap[5m])                      | {a=x} -4",
         "delta(req[5m])                       | {a=x} 4; {a=y} 0",
         "delta(gap[1m])                       | ~~",
-        "last_over_time(gap[5m])              | {a=x} 3",
+        "last_over_time(gap[5m])              | {__name__=gap, a=x} 3",
         "present_over_time(gap[5m])           | {a=x} 1",
         "absent_over_time(gap{a=\"x\"}[2m])   | {a=x} 1",
         "absent_over_time(gap[5m])            | ~~",
@@ -169,7 +169,7 @@ class EvaluatorTest {
         "req * on(a) group_right neg          | {a=x, b=u} -20",
         "req * on() group_left vector(2)      | {a=x} 16; {a=y} 4",
         "req - req                            | {a=x} 0; {a=y} 0",
-        "req atan2 req                        | {a=x} 0.7853981633974483; {a=y} 0.7853981633974483",
+        "req atan2 req                        | {__name__=req, a=x} 0.7853981633974483; {__name__=req, a=y} 0.7853981633974483",
         // Set operators match on all labels but the name unless told otherwise.
         "req and err                          | {__name__=req, a=x} 8",
         "req unless err                       | {__name__=req, a=y} 2",
