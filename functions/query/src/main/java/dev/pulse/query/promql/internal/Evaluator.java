@@ -755,11 +755,18 @@ public final class Evaluator {
     private Value setOperation(Expr.Binary b, List<Series> lhs, List<Series> rhs) {
         Expr.Matching m = b.matching();
         Builder out = new Builder(steps);
+        Map<Series, SortedMap<String, String>> sigs = new java.util.IdentityHashMap<>();
+        for (Series s : lhs) {
+            sigs.put(s, signature(s.labels(), m));
+        }
+        for (Series s : rhs) {
+            sigs.put(s, signature(s.labels(), m));
+        }
         for (int i = 0; i < steps; i++) {
             Set<SortedMap<String, String>> rightSigs = new HashSet<>();
             for (Series r : rhs) {
                 if (r.present()[i]) {
-                    rightSigs.add(signature(r.labels(), m));
+                    rightSigs.add(sigs.get(r));
                 }
             }
             Set<SortedMap<String, String>> leftSigs = new HashSet<>();
@@ -767,7 +774,7 @@ public final class Evaluator {
                 if (!l.present()[i]) {
                     continue;
                 }
-                SortedMap<String, String> sig = signature(l.labels(), m);
+                SortedMap<String, String> sig = sigs.get(l);
                 leftSigs.add(sig);
                 boolean keep = switch (b.op()) {
                     case "and" -> rightSigs.contains(sig);
@@ -780,7 +787,7 @@ public final class Evaluator {
             }
             if (b.op().equals("or")) {
                 for (Series r : rhs) {
-                    if (r.present()[i] && !leftSigs.contains(signature(r.labels(), m))) {
+                    if (r.present()[i] && !leftSigs.contains(sigs.get(r))) {
                         out.put(r.labels(), i, r.values()[i]);
                     }
                 }
@@ -797,13 +804,21 @@ public final class Evaluator {
         List<Series> one = swap ? lhs : rhs;
         boolean dropName = dropsName(b);
         Builder out = new Builder(steps);
+        // A series' labels are the same at every step: its signature is computed once.
+        Map<Series, SortedMap<String, String>> sigs = new java.util.IdentityHashMap<>();
+        for (Series s : many) {
+            sigs.put(s, signature(s.labels(), m));
+        }
+        for (Series s : one) {
+            sigs.put(s, signature(s.labels(), m));
+        }
         for (int i = 0; i < steps; i++) {
             Map<SortedMap<String, String>, Series> oneSide = new HashMap<>();
             for (Series r : one) {
                 if (!r.present()[i]) {
                     continue;
                 }
-                SortedMap<String, String> sig = signature(r.labels(), m);
+                SortedMap<String, String> sig = sigs.get(r);
                 Series duplicate = oneSide.put(sig, r);
                 if (duplicate != null) {
                     throw new PromQlException(PromQlException.Type.EXECUTION, "found duplicate series for the match group "
@@ -817,7 +832,7 @@ public final class Evaluator {
                 if (!l.present()[i]) {
                     continue;
                 }
-                SortedMap<String, String> sig = signature(l.labels(), m);
+                SortedMap<String, String> sig = sigs.get(l);
                 Series r = oneSide.get(sig);
                 if (r == null) {
                     continue;
