@@ -299,6 +299,9 @@ class PromQlDifferentialIT {
         "equal     | lat @ 1795174200                         |                                 |",
         "equal     | increase(req[5m] @ 1795174200)           | increase(req_cum[5m] @ 1795174200) |",
         "equal     | max_over_time(lat[10m] @ 1795174200 offset 5m) |                           |",
+        "equal     | lat @ start()                            |                                 |",
+        "equal     | rate(req[5m] @ end())                    | rate(req_cum[5m] @ end())       |",
+        "equal     | irate(vreq[5m] @ start() offset 2m)      | irate(vreq_cum[5m] @ start() offset 2m) |",
     })
     void queryRange_whenSameData_answersAsPrometheusOrWithinTheDocumentedDifference(String mode, String pulseQuery,
             String promQuery, String parameter) throws Exception {

@@ -281,7 +281,7 @@ class PrometheusApiIT {
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
         "sum(api.latency) offset 1h            | 1:18:",
-        "api.latency @ start()                 | 1:15:",
+        "api.latency @ later()                 | 1:15:",
         "max_over_time(api.latency[1h:1m])     | 1:26:",
         "changes(api.latency[5m])              | 1:1:",
         "deriv(api.latency[5m])                | 1:1:",
@@ -332,6 +332,9 @@ class PrometheusApiIT {
         "query       | query=%zz                                                 | 400 | bad_data | invalid URL escape",
         "query       | query=count_over_time(wide.metric[5m])&time=2026-11-21T12:20:00Z | 422 | execution | at most 100 allowed",
         "query       | query=sum_over_time(api.latency[61m])&time=2026-11-21T12:20:00Z | 200 | | ",
+        "query       | query=api.latency%20%2B%20on()%20api.latency&time=2026-11-21T12:20:00Z | 422 | execution | many-to-many matching not allowed",
+        "query       | query=sum(api.latency)%20%2F%20on()%20group_left%20api.latency&time=2026-11-21T12:20:00Z | 200 | | ",
+        "query       | query=label_replace(api.latency,'route','x','route','.*')&time=2026-11-21T12:20:00Z | 422 | execution | same labelset",
         "query_range | query=max_over_time(api.latency[61m])&start=2026-11-21T11:00:00Z&end=2026-11-21T12:00:00Z&step=1m | 400 | bad_data | different minute grids",
         "series      | start=1700000000                                          | 400 | bad_data | no match[] parameter provided",
         "series      | match[]=sum(api.latency)                                  | 400 | bad_data | must be a series selector",

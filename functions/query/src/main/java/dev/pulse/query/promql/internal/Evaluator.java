@@ -162,7 +162,7 @@ public final class Evaluator {
             double[] values = new double[steps];
             boolean[] present = new boolean[steps];
             for (int i = 0; i < steps; i++) {
-                long end = Math.floorDiv(sel.readTime(times[i]), MINUTE) * MINUTE;
+                long end = Math.floorDiv(sel.readTime(times[i], times[0], times[steps - 1]), MINUTE) * MINUTE;
                 int lo = (int) Math.max(0, (end - range - m.first()) / MINUTE);
                 int hi = (int) Math.min(m.count().length, (end - m.first()) / MINUTE);
                 int last = -1;

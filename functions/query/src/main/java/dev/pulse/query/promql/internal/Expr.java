@@ -66,9 +66,18 @@ public sealed interface Expr {
             return new Selector(matchers, rangeMillis, offsetMillis, millis, pos);
         }
 
-        /** The time the data is read for an evaluation at {@code t}: {@code @} replaces it, {@code offset} moves it back. */
-        public long readTime(long t) {
-            return (atMillis == null ? t : atMillis) - offsetMillis;
+        /** {@code @ start()}: the query's start (an instant query's time). */
+        public static final long AT_START = Long.MIN_VALUE;
+        /** {@code @ end()}: the query's end (an instant query's time). */
+        public static final long AT_END = Long.MAX_VALUE;
+
+        /**
+         * The time the data is read for an evaluation at {@code t} of a query from {@code start} to {@code end}:
+         * {@code @} replaces it, {@code offset} moves it back.
+         */
+        public long readTime(long t, long start, long end) {
+            long at = atMillis == null ? t : atMillis == AT_START ? start : atMillis == AT_END ? end : atMillis;
+            return at - offsetMillis;
         }
     }
 

@@ -256,8 +256,14 @@ public final class PromQlParser {
                 pos++;
                 skipSpace();
                 int tAt = pos;
-                if ("start".equals(peekWord()) || "end".equals(peekWord())) {
-                    throw error(tAt, "@ " + peekWord() + "() is not supported (give the timestamp in seconds)");
+                String anchor = peekWord();
+                if ("start".equals(anchor) || "end".equals(anchor)) {
+                    pos += anchor.length();
+                    skipSpace();
+                    expect('(');
+                    expect(')');
+                    e = s.withAt(anchor.equals("start") ? Expr.Selector.AT_START : Expr.Selector.AT_END);
+                    continue;
                 }
                 boolean negative = pos < q.length() && q.charAt(pos) == '-';
                 if (negative || (pos < q.length() && q.charAt(pos) == '+')) {

@@ -76,8 +76,8 @@ public final class RangeReader implements Evaluator.Source {
     }
 
     /** The end of the window read for step {@code i}: the read time (offset and @ applied) rounded down to the minute. */
-    private static long windowEnd(Expr.Selector selector, long time) {
-        return Math.floorDiv(selector.readTime(time), MINUTE) * MINUTE;
+    private long windowEnd(Expr.Selector selector, long time) {
+        return Math.floorDiv(selector.readTime(time, times[0], times[times.length - 1]), MINUTE) * MINUTE;
     }
 
     @Override

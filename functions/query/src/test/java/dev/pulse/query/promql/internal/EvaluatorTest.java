@@ -72,7 +72,7 @@ class EvaluatorTest {
                 double[] values = new double[times.length];
                 boolean[] present = new boolean[times.length];
                 for (int i = 0; i < times.length; i++) {
-                    long end = Math.floorDiv(selector.readTime(times[i]), MINUTE) * MINUTE;
+                    long end = Math.floorDiv(selector.readTime(times[i], times[0], times[times.length - 1]), MINUTE) * MINUTE;
                     double sum = 0;
                     int n = 0;
                     for (long m = end - range; m < end; m += MINUTE) {
@@ -228,6 +228,7 @@ class EvaluatorTest {
         "increase(req[5m] offset 5m)          | {a=x} 15; {a=y} 10",
         "increase(req[5m] @ 1700000100)       | {a=x} 3; {a=y} 4",
         "req offset -2m                       | {__name__=req, a=x} 9; {__name__=req, a=y} 2",
+        "increase(req[5m] @ end() offset 5m)  | {a=x} 15; {a=y} 10",
     })
     void evaluate_whenInstantQuery_answersAsPrometheusOverMinuteSummaries(String query, String expected)
             throws Exception {
@@ -262,6 +263,16 @@ class EvaluatorTest {
         assertThat(byLabels).containsEntry("x", "-1").containsEntry("y", "1-");
         Value.Vector rate = (Value.Vector) eval("rate(req{a=\"x\"}[2m])", T0 + 2 * MINUTE, T0 + 10 * MINUTE);
         assertThat(rate.series().get(0).values()).containsExactly(3 / 120.0, 19 / 120.0);
+    }
+
+    @Test
+    void evaluate_whenAtStartOrEnd_readsEveryStepAtTheQuerysStartOrEnd() throws Exception {
+        long[] times = {T0 + 6 * MINUTE, T0 + 8 * MINUTE, T0 + 10 * MINUTE};
+        Value.Vector start = (Value.Vector) eval("increase(req{a=\"x\"}[2m] @ start())", times);
+        Value.Vector end = (Value.Vector) eval("irate(req{a=\"x\"}[2m] @ end())", times);
+        // At the start (minute 6) the window holds minutes 4 and 5 (5 + 6); at the end, minutes 8 and 9 (10 a minute).
+        assertThat(start.series().get(0).values()).containsExactly(11, 11, 11);
+        assertThat(end.series().get(0).values()).containsExactly(10 / 60.0, 10 / 60.0, 10 / 60.0);
     }
 
     @Test

@@ -78,6 +78,7 @@ class PromQlParserTest {
         "sum_over_time(x[5m] offset 1h)",
         "rate(x[5m] @ 1700000000)",
         "x @ 1700000000.5 offset 1m",
+        "rate(x[5m] @ start()) + x @ end()",
     })
     void parse_whenInSubset_parses(String query) throws Exception {
         assertThat(PromQlParser.parse(query)).isNotNull();
@@ -118,7 +119,7 @@ class PromQlParserTest {
     @CsvSource(delimiter = '|', quoteCharacter = '~', value = {
         "sum(x) offset 5m                       | 1:8:  | offset modifier must be preceded by",
         "x offset 5m offset 1m                  | 1:13: | offset may not be set multiple times",
-        "x @ start()                            | 1:5:  | @ start() is not supported",
+        "x @ start(                             | 1:11: | expected \")\"",
         "sum(x) @ 1700000000                    | 1:8:  | @ modifier must be preceded by",
         "max_over_time(x[1h:1m])                | 1:16: | subqueries are not supported",
         "histogram_quantile(0.9, x)             | 1:1:  | function \"histogram_quantile\" is not supported",
