@@ -333,7 +333,7 @@ class PrometheusApiIT {
         "query       | query=count_over_time(wide.metric[5m])&time=2026-11-21T12:20:00Z | 422 | execution | at most 100 allowed",
         "query       | query=sum_over_time(api.latency[61m])&time=2026-11-21T12:20:00Z | 200 | | ",
         "query       | query=api.latency%20%2B%20on()%20api.latency&time=2026-11-21T12:20:00Z | 422 | execution | many-to-many matching not allowed",
-        "query       | query=sum(api.latency)%20%2F%20on()%20group_left%20api.latency&time=2026-11-21T12:20:00Z | 200 | | ",
+        "query       | query=api.latency%20%2F%20on()%20group_left%20sum(api.latency)&time=2026-11-21T12:20:00Z | 200 | | ",
         "query       | query=label_replace(api.latency,'route','x','route','.*')&time=2026-11-21T12:20:00Z | 422 | execution | same labelset",
         "query_range | query=max_over_time(api.latency[61m])&start=2026-11-21T11:00:00Z&end=2026-11-21T12:00:00Z&step=1m | 400 | bad_data | different minute grids",
         "series      | start=1700000000                                          | 400 | bad_data | no match[] parameter provided",
