@@ -114,8 +114,19 @@ public final class RangeReader implements Evaluator.Source {
         Map<SeriesSpec, Minutes> out = new HashMap<>();
         int offset = 0;
         while (offset < series.size()) {
-            QueryResult r = read(new QueryRequest(series, first, last, MINUTE / 1000, List.of(sum, count), offset),
-                    MINUTE, first);
+            QueryResult r;
+            try {
+                r = read(new QueryRequest(series, first, last, MINUTE / 1000, List.of(sum, count), offset), MINUTE, first);
+            } catch (PromQlException e) {
+                if (e.type() != PromQlException.Type.BAD_DATA) {
+                    throw e;
+                }
+                // No range or step helps here: these functions need the minutes themselves.
+                throw PromQlException.invalidParameter(times.length == 1 ? "time" : "start", "irate, delta, idelta,"
+                        + " last_over_time, stddev_over_time and stdvar_over_time read each minute of their windows,"
+                        + " and the minutes from " + java.time.Instant.ofEpochMilli(first) + " are past the retention of"
+                        + " minute detail: " + e.getMessage().substring(e.getMessage().indexOf("retention: ") + 11));
+            }
             for (QueryResult.SeriesValues sv : r.series()) {
                 double[] sums = sv.values().get(sum.label()).clone();
                 double[] counts = sv.values().get(count.label()).clone();
