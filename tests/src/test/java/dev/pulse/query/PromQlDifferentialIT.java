@@ -300,6 +300,15 @@ class PromQlDifferentialIT {
         "equal     | increase(req[5m] @ 1795174200)           | increase(req_cum[5m] @ 1795174200) |",
         "equal     | max_over_time(lat[10m] @ 1795174200 offset 5m) |                           |",
         "equal     | lat @ start()                            |                                 |",
+        // subqueries (over whole-minute steps; a bare selector inside answers the average over the step)
+        "equal     | max_over_time(rate(req[5m])[30m:5m])     | max_over_time(rate(req_cum[5m])[30m:5m]) |",
+        "equal     | avg_over_time(sum by (route) (lat)[10m:1m]) |                              |",
+        "equal     | count_over_time(lat[10m:1m])             |                                 |",
+        "equal     | quantile_over_time(0.5, lat[10m:1m])     |                                 |",
+        "equal     | stddev_over_time(lat[10m:])              |                                 |",
+        "equal     | last_over_time(lat[7m:1m])               |                                 |",
+        "equal     | min_over_time(sum_over_time(vreq[5m])[15m:5m]) |                           |",
+        "equal     | present_over_time((lat > 90)[10m:1m])    |                                 |",
         "equal     | rate(req[5m] @ end())                    | rate(req_cum[5m] @ end())       |",
         "equal     | irate(vreq[5m] @ start() offset 2m)      | irate(vreq_cum[5m] @ start() offset 2m) |",
     })

@@ -232,7 +232,7 @@ class PromQlReviewTest {
         "x{a=~\"\\\\C\"}                  | 1:6:  | invalid regular expression",
         "0x                               | 1:1:  | bad number",
         "1e                               | 1:1:  | bad number",
-        "x[5m:]                           | 1:2:  | subqueries",
+        "rate(x[5m:])                     | 1:1:  | over a subquery is not supported",
         "sum(x)@1                         | 1:7:  | @ modifier",
         "sum(x) offset -5m                | 1:8:  | offset modifier",
     })

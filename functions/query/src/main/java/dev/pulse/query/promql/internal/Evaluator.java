@@ -45,7 +45,13 @@ public final class Evaluator {
          * length {@code rangeMillis} ending at the steps cover.
          */
         List<Minutes> minutes(Expr.Selector selector, long rangeMillis) throws PromQlException;
+
+        /** The same store read at other evaluation times (a subquery's steps); {@code @ start()} stays the query's. */
+        Source at(long[] times);
     }
+
+    /** A subquery may be evaluated at this many distinct times, the steps of a range query at most. */
+    static final int MAX_SUBQUERY_STEPS = 11_000;
 
     private final Source source;
     private final long[] times;
@@ -58,11 +64,21 @@ public final class Evaluator {
      *                        query, the lookback of an instant query
      */
     public Evaluator(Source source, long[] times, long bareRangeMillis) {
+        this(source, times, bareRangeMillis, times[0], times[times.length - 1]);
+    }
+
+    private Evaluator(Source source, long[] times, long bareRangeMillis, long start, long end) {
         this.source = source;
         this.times = times.clone();
         this.steps = times.length;
         this.bareRangeMillis = bareRangeMillis;
+        this.start = start;
+        this.end = end;
     }
+
+    /** The query's start and end ({@code @ start()}, {@code @ end()}), also inside a subquery. */
+    private final long start;
+    private final long end;
 
     public Value evaluate(Expr e) throws PromQlException {
         return switch (e) {
@@ -70,6 +86,8 @@ public final class Evaluator {
             case Expr.StringLiteral s -> throw new IllegalStateException("a string is only a function's argument");
             case Expr.Selector s -> new Value.Vector(source.windows(s, bareRangeMillis, Stat.parse("avg")));
             case Expr.OverTime o -> overTime(o);
+            case Expr.OverSubquery o -> overSubquery(o);
+            case Expr.Subquery q -> throw new IllegalStateException("a subquery is only a function's argument");
             case Expr.Call c -> call(c);
             case Expr.Aggregation a -> aggregate(a, (Value.Vector) evaluate(a.inner()));
             case Expr.Negation n -> negate(evaluate(n.inner()));
@@ -132,6 +150,114 @@ public final class Evaluator {
         return new Value.Vector(unique(dropName(in), name));
     }
 
+    /**
+     * A range function over a subquery's points: the inner expression is evaluated at every multiple of the step
+     * that lies in some window {@code [t - range, t]} (both ends included, as in Prometheus 2.42), a bare selector
+     * inside answering the average over the step; then each window's points are the function's samples.
+     */
+    private Value overSubquery(Expr.OverSubquery o) throws PromQlException {
+        Expr.Subquery sq = o.subquery();
+        long step = sq.step();
+        long range = sq.rangeMillis();
+        java.util.TreeSet<Long> sub = new java.util.TreeSet<>();
+        for (long t : times) {
+            for (long x = Math.ceilDiv(t - range, step) * step; x <= t; x += step) {
+                sub.add(x);
+                if (sub.size() > MAX_SUBQUERY_STEPS) {
+                    throw new PromQlException(PromQlException.Type.BAD_DATA, "the subquery at position " + (sq.pos() + 1)
+                            + " would be evaluated at more than " + MAX_SUBQUERY_STEPS + " times: use a longer"
+                            + " subquery step or a shorter range");
+                }
+            }
+        }
+        long[] subTimes = sub.stream().mapToLong(Long::longValue).toArray();
+        Value.Vector inner = (Value.Vector) new Evaluator(source.at(subTimes), subTimes, step, start, end)
+                .evaluate(sq.inner());
+        Expr.OverTimeFunction f = o.function();
+        List<Series> out = new ArrayList<>();
+        List<Series> in = inner.series();
+        for (Series s : in) {
+            double[] values = new double[steps];
+            boolean[] present = new boolean[steps];
+            for (int i = 0; i < steps; i++) {
+                long from = Math.ceilDiv(times[i] - range, step) * step;
+                long to = Math.floorDiv(times[i], step) * step;
+                if (from > to) {
+                    continue;  // a range shorter than the step may hold no evaluation time
+                }
+                int lo = Arrays.binarySearch(subTimes, from);
+                int hi = Arrays.binarySearch(subTimes, to);
+                List<Double> points = new ArrayList<>();
+                for (int k = lo; k <= hi; k++) {
+                    if (s.present()[k]) {
+                        points.add(s.values()[k]);
+                    }
+                }
+                if (points.isEmpty()) {
+                    continue;
+                }
+                present[i] = true;
+                values[i] = overPoints(f, o.q(), points);
+            }
+            Series r = new Series(s.labels(), values, present);
+            if (!r.isEmpty()) {
+                out.add(r);
+            }
+        }
+        if (f == Expr.OverTimeFunction.ABSENT) {
+            return absent(out, null);
+        }
+        if (f == Expr.OverTimeFunction.LAST) {
+            return new Value.Vector(out);
+        }
+        return new Value.Vector(unique(dropName(out), f.promQlName()));
+    }
+
+    /** A range function over samples, as Prometheus computes it over raw samples. */
+    private static double overPoints(Expr.OverTimeFunction f, double q, List<Double> points) {
+        int n = points.size();
+        switch (f) {
+            case COUNT, PRESENT, ABSENT -> {
+                return f == Expr.OverTimeFunction.COUNT ? n : 1;
+            }
+            case LAST -> {
+                return points.get(n - 1);
+            }
+            case QUANTILE -> {
+                double[] v = new double[n];
+                for (int k = 0; k < n; k++) {
+                    v[k] = points.get(k);
+                }
+                return quantile(q, v);
+            }
+            case STDDEV, STDVAR -> {
+                double mean = 0;
+                double aux = 0;
+                int count = 0;
+                for (double v : points) {
+                    count++;
+                    double delta = v - mean;
+                    mean += delta / count;
+                    aux += delta * (v - mean);
+                }
+                return f == Expr.OverTimeFunction.STDVAR ? aux / count : Math.sqrt(aux / count);
+            }
+            default -> {
+                double acc = points.get(0);
+                for (int k = 1; k < n; k++) {
+                    double v = points.get(k);
+                    acc = switch (f) {
+                        case SUM, AVG -> acc + v;
+                        case MIN -> Double.isNaN(acc) || v < acc ? v : acc;
+                        case MAX -> Double.isNaN(acc) || v > acc ? v : acc;
+                        default -> throw new IllegalStateException(f.name());
+                    };
+                }
+                return f == Expr.OverTimeFunction.AVG ? acc / n : acc;
+            }
+        }
+    }
+
     private interface DoubleOp {
         double apply(double v);
     }
@@ -162,7 +288,7 @@ public final class Evaluator {
             double[] values = new double[steps];
             boolean[] present = new boolean[steps];
             for (int i = 0; i < steps; i++) {
-                long end = Math.floorDiv(sel.readTime(times[i], times[0], times[steps - 1]), MINUTE) * MINUTE;
+                long end = Math.floorDiv(sel.readTime(times[i], start, this.end), MINUTE) * MINUTE;
                 int lo = (int) Math.max(0, (end - range - m.first()) / MINUTE);
                 int hi = (int) Math.min(m.count().length, (end - m.first()) / MINUTE);
                 int last = -1;

@@ -89,6 +89,29 @@ public sealed interface Expr {
         }
     }
 
+    /**
+     * A subquery {@code expr[range:step]}: the expression evaluated at every multiple of {@code stepMillis} (0: the
+     * default, one minute) in each window; only as the argument of an {@code *_over_time} function.
+     */
+    record Subquery(Expr inner, long rangeMillis, long stepMillis, int pos) implements Expr {
+        @Override
+        public Type type() {
+            return Type.RANGE;
+        }
+
+        public long step() {
+            return stepMillis == 0 ? 60_000L : stepMillis;
+        }
+    }
+
+    /** {@code <function>_over_time([q,] expr[range:step])}: the function over the subquery's points. */
+    record OverSubquery(OverTimeFunction function, double q, Subquery subquery, int pos) implements Expr {
+        @Override
+        public Type type() {
+            return Type.VECTOR;
+        }
+    }
+
     /** A function over instant vectors and scalars ({@link #FUNCTIONS}). */
     record Call(String function, List<Expr> args, int pos) implements Expr {
         @Override
@@ -198,6 +221,14 @@ public sealed interface Expr {
 
         public String promQlName() {
             return promQlName;
+        }
+
+        /** The functions that take a subquery: they need only the points, not the counter semantics. */
+        boolean overPoints() {
+            return switch (this) {
+                case RATE, INCREASE, IRATE, DELTA, IDELTA -> false;
+                default -> true;
+            };
         }
 
         /** Answered from each minute's summary in the window rather than the window's merged summary. */

@@ -234,7 +234,16 @@ public final class PromQlParser {
                 long range = duration();
                 skipSpace();
                 if (pos < q.length() && q.charAt(pos) == ':') {
-                    throw error(at, "subqueries are not supported");
+                    pos++;
+                    skipSpace();
+                    long step = pos < q.length() && q.charAt(pos) == ']' ? 0 : duration();
+                    expect(']');
+                    requireInstant(e, "subquery");
+                    if (e.scalar()) {
+                        throw error(e.pos(), "subquery is only allowed on instant vector, got scalar");
+                    }
+                    e = new Expr.Subquery(e, range, step, e.pos());
+                    continue;
                 }
                 expect(']');
                 if (parenthesized || !(e instanceof Expr.Selector s) || s.rangeMillis() > 0 || s.offsetMillis() != 0
@@ -246,9 +255,12 @@ public final class PromQlParser {
             }
             if (c == '@') {
                 int at = pos;
+                if (e instanceof Expr.Subquery) {
+                    throw error(at, "the @ modifier on a subquery is not supported (put it on the selectors inside)");
+                }
                 if (parenthesized || !(e instanceof Expr.Selector s)) {
                     throw error(at, "@ modifier must be preceded by an instant vector selector or range vector"
-                            + " selector (subqueries are not supported)");
+                            + " selector or a subquery");
                 }
                 if (s.atMillis() != null) {
                     throw error(at, "@ <timestamp> may not be set multiple times");
@@ -281,9 +293,12 @@ public final class PromQlParser {
             }
             if ("offset".equals(peekWord())) {
                 int at = pos;
+                if (e instanceof Expr.Subquery) {
+                    throw error(at, "the offset modifier on a subquery is not supported (put it on the selectors inside)");
+                }
                 if (parenthesized || !(e instanceof Expr.Selector s)) {
                     throw error(at, "offset modifier must be preceded by an instant vector selector or range vector"
-                            + " selector (subqueries are not supported)");
+                            + " selector or a subquery");
                 }
                 if (s.offsetMillis() != 0) {
                     throw error(at, "offset may not be set multiple times");
@@ -454,7 +469,12 @@ public final class PromQlParser {
         skipSpace();
         int argAt = pos;
         Expr arg = binary(1);
-        if (!(arg instanceof Expr.Selector s) || s.rangeMillis() == 0) {
+        if (arg instanceof Expr.Subquery sq) {
+            if (!f.overPoints()) {
+                throw error(at, "function \"" + f.promQlName() + "\" over a subquery is not supported (supported: the"
+                        + " *_over_time functions)");
+            }
+        } else if (!(arg instanceof Expr.Selector s) || s.rangeMillis() == 0) {
             throw error(argAt, "expected type range vector (a selector with [range]) in call to function \""
                     + f.promQlName() + "\"");
         }
@@ -464,7 +484,10 @@ public final class PromQlParser {
         }
         expect(')');
         depth--;
-        return new Expr.OverTime(f, quantile, s, at);
+        if (arg instanceof Expr.Subquery sq) {
+            return new Expr.OverSubquery(f, quantile, sq, at);
+        }
+        return new Expr.OverTime(f, quantile, (Expr.Selector) arg, at);
     }
 
     /** A function over instant vectors, scalars and strings, its arguments checked against its signature. */

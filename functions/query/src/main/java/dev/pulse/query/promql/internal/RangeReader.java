@@ -41,11 +41,27 @@ public final class RangeReader implements Evaluator.Source {
     /** @param times the evaluation times, epoch ms */
     public RangeReader(QueryService queries, CatalogMatcher catalog, long[] times, Deadline deadline,
             InvocationMetrics<QueryMetric> metrics) {
+        this(queries, catalog, times, deadline, metrics, times[0], times[times.length - 1]);
+    }
+
+    private RangeReader(QueryService queries, CatalogMatcher catalog, long[] times, Deadline deadline,
+            InvocationMetrics<QueryMetric> metrics, long start, long end) {
         this.queries = queries;
         this.catalog = catalog;
         this.times = times.clone();
         this.deadline = deadline;
         this.metrics = metrics;
+        this.start = start;
+        this.end = end;
+    }
+
+    /** The query's start and end, for {@code @ start()} and {@code @ end()} (also inside a subquery). */
+    private final long start;
+    private final long end;
+
+    @Override
+    public Evaluator.Source at(long[] otherTimes) {
+        return new RangeReader(queries, catalog, otherTimes, deadline, metrics, start, end);
     }
 
     /** {@code millis} rounded up to whole minutes, at least one. */
@@ -77,7 +93,7 @@ public final class RangeReader implements Evaluator.Source {
 
     /** The end of the window read for step {@code i}: the read time (offset and @ applied) rounded down to the minute. */
     private long windowEnd(Expr.Selector selector, long time) {
-        return Math.floorDiv(selector.readTime(time, times[0], times[times.length - 1]), MINUTE) * MINUTE;
+        return Math.floorDiv(selector.readTime(time, start, end), MINUTE) * MINUTE;
     }
 
     @Override

@@ -101,6 +101,11 @@ class EvaluatorTest {
         }
 
         @Override
+        public Evaluator.Source at(long[] otherTimes) {
+            return new MemorySource(otherTimes);
+        }
+
+        @Override
         public List<Minutes> minutes(Expr.Selector selector, long rangeMillis) {
             List<Minutes> out = new ArrayList<>();
             for (Map.Entry<SortedMap<String, String>, double[]> e : match(selector)) {
@@ -228,6 +233,18 @@ class EvaluatorTest {
         "increase(req[5m] offset 5m)          | {a=x} 15; {a=y} 10",
         "increase(req[5m] @ 1700000100)       | {a=x} 3; {a=y} 4",
         "req offset -2m                       | {__name__=req, a=x} 9; {__name__=req, a=y} 2",
+        // Subqueries: the inner expression at each multiple of the step (since the epoch) in [t - range, t], a bare
+        // selector inside averaging over the step (at minute 10 the 1m points are minutes 6..10: req{a="x"} 6..10;
+        // the 2m points are minutes 7 and 9, T0 being an odd minute: averages 6.5 and 8.5).
+        "max_over_time(req[4m:1m])            | {a=x} 10; {a=y} 2",
+        "sum_over_time(req{a=\"x\"}[4m:2m])   | {a=x} 15",
+        "count_over_time(sum(req)[4m:])       | {} 5",
+        "avg_over_time(increase(req[2m])[2m:1m]) | {a=x} 17; {a=y} 4",
+        "last_over_time(req[5m:1m])           | {__name__=req, a=x} 10; {__name__=req, a=y} 2",
+        "quantile_over_time(0.5, req{a=\"x\"}[4m:1m]) | {a=x} 8",
+        "stdvar_over_time(req{a=\"x\"}[4m:1m]) | {a=x} 2",
+        "absent_over_time(nope[4m:1m])        | {} 1",
+        "max_over_time(sum_over_time(req[2m])[2m:1m]) | {a=x} 19; {a=y} 4",
         "increase(req[5m] @ end() offset 5m)  | {a=x} 15; {a=y} 10",
     })
     void evaluate_whenInstantQuery_answersAsPrometheusOverMinuteSummaries(String query, String expected)

@@ -79,6 +79,8 @@ class PromQlParserTest {
         "rate(x[5m] @ 1700000000)",
         "x @ 1700000000.5 offset 1m",
         "rate(x[5m] @ start()) + x @ end()",
+        "max_over_time(rate(x[5m])[1h:5m])",
+        "avg_over_time(sum by (a) (x)[30m:])",
     })
     void parse_whenInSubset_parses(String query) throws Exception {
         assertThat(PromQlParser.parse(query)).isNotNull();
@@ -121,7 +123,11 @@ class PromQlParserTest {
         "x offset 5m offset 1m                  | 1:13: | offset may not be set multiple times",
         "x @ start(                             | 1:11: | expected \")\"",
         "sum(x) @ 1700000000                    | 1:8:  | @ modifier must be preceded by",
-        "max_over_time(x[1h:1m])                | 1:16: | subqueries are not supported",
+        "rate(x[1h:1m])                         | 1:1:  | function \"rate\" over a subquery is not supported",
+        "x[1h:1m]                               | 1:1:  | found range vector",
+        "x[5m][1h:1m]                           | 1:1:  | expected type instant vector in subquery, found range vector",
+        "(1)[1h:1m]                             | 1:2:  | subquery is only allowed on instant vector",
+        "max_over_time(x[1h:1m] offset 5m)      | 1:24: | offset modifier on a subquery is not supported",
         "histogram_quantile(0.9, x)             | 1:1:  | function \"histogram_quantile\" is not supported",
         "changes(x[5m])                         | 1:1:  | function \"changes\" is not supported",
         "foo(x)                                 | 1:1:  | unknown function with name \"foo\"",
