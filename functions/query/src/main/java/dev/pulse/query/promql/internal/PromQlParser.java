@@ -10,9 +10,12 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * Parses the PromQL subset Pulse answers (docs/prometheus-api.md): selectors with {@code = != =~ !~} matchers, the
- * six {@code *_over_time} functions, {@code sum min max avg count} with {@code by}/{@code without}, and arithmetic
- * where at least one side is a number. Everything else is refused with its position.
+ * Parses the PromQL Pulse answers (docs/prometheus-api.md): selectors with {@code = != =~ !~} matchers,
+ * {@code offset} and {@code @}; the range functions ({@code *_over_time}, {@code rate increase irate delta idelta}),
+ * also over subqueries for the {@code *_over_time} ones; the aggregations but {@code limitk}/{@code limit_ratio};
+ * arithmetic, comparison and set operators with {@code bool}, {@code on}/{@code ignoring} and
+ * {@code group_left}/{@code group_right}; the math, label, sort and time functions. The type of every node is checked
+ * as Prometheus' parser checks it. Everything else is refused with its position.
  *
  * <p>Written by hand, a small recursive descent over the characters, because the subset is small and no maintained
  * Java PromQL parser fits a Lambda layer: the reference parser is Prometheus' own Go code, and the Java ports are
@@ -908,7 +911,7 @@ public final class PromQlParser {
 
     // --- helpers -----------------------------------------------------------------------------------------------
 
-    /** Range vectors are only valid as the argument of a range function, strings only as a function's argument. */
+    /** Range vectors are only valid as a range function's argument, strings only as a function's argument. */
     private void requireInstant(Expr e, String where) throws PromQlParseException {
         if (e.type() == Expr.Type.RANGE) {
             throw error(e.pos(), "expected type instant vector in " + where + ", found range vector (a [range] selector"
