@@ -70,21 +70,24 @@ $(CHROMIUM)/.installed: scripts/install-chromium.sh
 	scripts/install-chromium.sh $(CHROMIUM)
 	touch $@
 
-# promtool, a real Prometheus API client for the tests (PrometheusClientsIT): the Debian package `prometheus` (2.42 in
-# bookworm) downloaded and unpacked into tools/prometheus/ (ignored), no root and no system install.
+# promtool, a real Prometheus API client for the tests (PrometheusClientsIT), and the Prometheus server whose engine
+# PromQlDifferentialIT compares answers with: the Debian package `prometheus` (2.42 in bookworm) downloaded and unpacked
+# into tools/prometheus/ (ignored), no root and no system install.
 PROMTOOL := tools/prometheus/usr/bin/promtool
+PROMETHEUS := tools/prometheus/usr/bin/prometheus
 $(PROMTOOL):
 	rm -rf tools/prometheus && mkdir -p tools/prometheus/deb
 	(cd tools/prometheus/deb && apt-get download prometheus)
 	dpkg-deb -x tools/prometheus/deb/prometheus_*.deb tools/prometheus
 	rm -rf tools/prometheus/deb
 	$(PROMTOOL) --version
+	$(PROMETHEUS) --version
 
 test: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/.installed $(CHROMIUM)/.installed $(PROMTOOL) ## Unit and integration tests, template checks and scans, sam build (what CI runs)
 	echo "JDK: $$JAVA_HOME"
 	mvn $(MVN_FLAGS) verify -Dpulse.moto.bin=$(CURDIR)/$(VENV)/bin/moto_server -Dpulse.kinesis.dir=$(CURDIR)/$(KINESIS) \
 	  -Dpulse.localstack.home=$(CURDIR)/$(LOCALSTACK) -Dpulse.chromium.bin=$(CURDIR)/$(CHROMIUM)/chromium \
-	  -Dpulse.promtool=$(CURDIR)/$(PROMTOOL)
+	  -Dpulse.promtool=$(CURDIR)/$(PROMTOOL) -Dpulse.prometheus=$(CURDIR)/$(PROMETHEUS)
 	$(SAM) validate --lint --region $(AWS_DEFAULT_REGION)
 	$(VENV)/bin/python scripts/translate_template.py template.yaml
 	$(SCAN_CFN_LINT)

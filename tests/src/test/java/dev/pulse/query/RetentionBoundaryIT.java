@@ -133,6 +133,14 @@ class RetentionBoundaryIT {
             assertThat(got).isCloseTo(want, org.assertj.core.api.Assertions.withinPercentage(1e-9));
             JsonNode minutes = prometheus(handler, 400, "sum_over_time(api.latency[5m])", "2026-10-01T06:00:00Z");
             assertThat(minutes.get("error").asText()).startsWith("invalid parameter \"time\"").contains("HOURLY_TTL_DAYS");
+            // rate and increase need only the window's sum: a whole hour on the hour is answered from the hourly item;
+            // irate reads each minute, which no longer exists.
+            JsonNode rate = prometheus(handler, 200, "sum(rate(api.latency[1h]))", "2026-10-01T06:00:00Z");
+            assertThat(rate.at("/data/result/0/value/1").asDouble()).isCloseTo(want / 3600,
+                    org.assertj.core.api.Assertions.withinPercentage(1e-9));
+            JsonNode irate = prometheus(handler, 400, "irate(api.latency[1h])", "2026-10-01T06:00:00Z");
+            assertThat(irate.get("error").asText()).startsWith("invalid parameter \"time\"")
+                    .contains("read each minute").contains("HOURLY_TTL_DAYS");
         }
     }
 

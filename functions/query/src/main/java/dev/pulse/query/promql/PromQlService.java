@@ -102,7 +102,7 @@ public final class PromQlService {
         return queryEnvelope(g -> {
             g.writeStringField("resultType", "matrix");
             g.writeArrayFieldStart("result");
-            for (Series s : vectorOf(v, n)) {
+            for (Series s : vectorOf(v, n, false)) {
                 g.writeStartObject();
                 labels(g, "metric", s.labels());
                 g.writeArrayFieldStart("values");
@@ -133,7 +133,7 @@ public final class PromQlService {
             }
             g.writeStringField("resultType", "vector");
             g.writeArrayFieldStart("result");
-            for (Series s : vectorOf(v, 1)) {
+            for (Series s : vectorOf(v, 1, true)) {
                 g.writeStartObject();
                 labels(g, "metric", s.labels());
                 g.writeFieldName("value");
@@ -152,7 +152,7 @@ public final class PromQlService {
         }
         Deadline budget = timeout == null || timeout >= deadline.remainingMillis() ? deadline : Deadline.inMillis(timeout);
         RangeReader reader = new RangeReader(queries, new CatalogMatcher(catalog), times, budget, metrics);
-        return new Evaluator(reader, times.length, bareRange).evaluate(expr);
+        return new Evaluator(reader, times, bareRange).evaluate(expr);
     }
 
     private static Expr parse(ApiParams params) throws PromQlException {
@@ -168,7 +168,7 @@ public final class PromQlService {
     }
 
     /** The series of a result, sorted by labels; a scalar in a range query is one series without labels. */
-    private static List<Series> vectorOf(Value v, int steps) {
+    private static List<Series> vectorOf(Value v, int steps, boolean instant) {
         if (v instanceof Value.Scalar s) {
             boolean[] all = new boolean[steps];
             java.util.Arrays.fill(all, true);
@@ -183,7 +183,11 @@ public final class PromQlService {
             }
             return true;
         });
-        out.sort(Comparator.comparing(Series::labels, BY_LABELS));
+        // An instant query answers sort, sort_desc, topk and bottomk in their order, as Prometheus does; a range query
+        // (a matrix) is always sorted by labels, as Prometheus sorts it.
+        if (!(instant && ((Value.Vector) v).ordered())) {
+            out.sort(Comparator.comparing(Series::labels, BY_LABELS));
+        }
         return out;
     }
 

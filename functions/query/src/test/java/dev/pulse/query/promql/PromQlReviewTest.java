@@ -232,9 +232,9 @@ class PromQlReviewTest {
         "x{a=~\"\\\\C\"}                  | 1:6:  | invalid regular expression",
         "0x                               | 1:1:  | bad number",
         "1e                               | 1:1:  | bad number",
-        "x[5m:]                           | 1:2:  | subqueries",
+        "rate(x[5m:])                     | 1:1:  | over a subquery is not supported",
         "sum(x)@1                         | 1:7:  | @ modifier",
-        "x offset -5m                     | 1:3:  | offset modifier",
+        "sum(x) offset -5m                | 1:8:  | offset modifier",
     })
     void holds_unsupportedConstruct_isBadDataWithPosition(String query, String position, String message) {
         assertThatThrownBy(() -> answer("query", "query=" + enc(query)))

@@ -1,19 +1,33 @@
 package dev.pulse.query.promql.internal;
 
-/** PromQL's arithmetic operators on two numbers (IEEE 754, as Go computes them). */
+/** PromQL's binary operators on two numbers (IEEE 754, as Go computes them); comparisons give 1 or 0. */
 final class Arithmetic {
 
     private Arithmetic() {
     }
 
-    static double apply(char op, double a, double b) {
+    static double apply(String op, double a, double b) {
         return switch (op) {
-            case '+' -> a + b;
-            case '-' -> a - b;
-            case '*' -> a * b;
-            case '/' -> a / b;
-            case '%' -> a % b; // Go's math.Mod: the result has the sign of a, as Java's %
-            case '^' -> Math.pow(a, b);
+            case "+" -> a + b;
+            case "-" -> a - b;
+            case "*" -> a * b;
+            case "/" -> a / b;
+            case "%" -> a % b; // Go's math.Mod: the result has the sign of a, as Java's %
+            case "^" -> Math.pow(a, b);
+            case "atan2" -> Math.atan2(a, b);
+            default -> compare(op, a, b) ? 1 : 0;
+        };
+    }
+
+    /** A comparison as Go computes it: every comparison with NaN is false, except {@code !=}. */
+    static boolean compare(String op, double a, double b) {
+        return switch (op) {
+            case "==" -> a == b;
+            case "!=" -> a != b;
+            case ">" -> a > b;
+            case "<" -> a < b;
+            case ">=" -> a >= b;
+            case "<=" -> a <= b;
             default -> throw new IllegalArgumentException("operator " + op);
         };
     }

@@ -10,9 +10,12 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * Parses the PromQL subset Pulse answers (docs/prometheus-api.md): selectors with {@code = != =~ !~} matchers, the
- * six {@code *_over_time} functions, {@code sum min max avg count} with {@code by}/{@code without}, and arithmetic
- * where at least one side is a number. Everything else is refused with its position.
+ * Parses the PromQL Pulse answers (docs/prometheus-api.md): selectors with {@code = != =~ !~} matchers,
+ * {@code offset} and {@code @}; the range functions ({@code *_over_time}, {@code rate increase irate delta idelta}),
+ * also over subqueries for the {@code *_over_time} ones; the aggregations but {@code limitk}/{@code limit_ratio};
+ * arithmetic, comparison and set operators with {@code bool}, {@code on}/{@code ignoring} and
+ * {@code group_left}/{@code group_right}; the math, label, sort and time functions. The type of every node is checked
+ * as Prometheus' parser checks it. Everything else is refused with its position.
  *
  * <p>Written by hand, a small recursive descent over the characters, because the subset is small and no maintained
  * Java PromQL parser fits a Lambda layer: the reference parser is Prometheus' own Go code, and the Java ports are
@@ -42,17 +45,12 @@ public final class PromQlParser {
      */
     static final int MAX_REGEX_PROGRAM_SIZE = (128 << 20) / 40;
 
-    private static final Set<String> AGGREGATIONS_NOT_SUPPORTED = Set.of("stddev", "stdvar", "topk", "bottomk",
-            "quantile", "count_values", "group", "limitk", "limit_ratio");
+    private static final Set<String> AGGREGATIONS_NOT_SUPPORTED = Set.of("limitk", "limit_ratio");
     /** Prometheus 2.42's other functions: named as not supported rather than unknown. */
-    private static final Set<String> FUNCTIONS_NOT_SUPPORTED = Set.of("abs", "absent", "absent_over_time", "ceil",
-            "changes", "clamp", "clamp_max", "clamp_min", "day_of_month", "day_of_week", "day_of_year", "days_in_month",
-            "delta", "deriv", "exp", "floor", "histogram_count", "histogram_fraction", "histogram_quantile",
-            "histogram_sum", "holt_winters", "hour", "idelta", "increase", "irate", "label_join", "label_replace", "ln",
-            "log10", "log2", "minute", "month", "predict_linear", "rate", "resets", "round", "scalar", "sgn", "sort",
-            "sort_desc", "sqrt", "time", "timestamp", "vector", "year", "stddev_over_time", "stdvar_over_time",
-            "last_over_time", "present_over_time", "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh",
-            "deg", "pi", "rad", "sin", "sinh", "tan", "tanh");
+    private static final Set<String> FUNCTIONS_NOT_SUPPORTED = Set.of("changes", "day_of_month", "day_of_week",
+            "day_of_year", "days_in_month", "deriv", "histogram_count", "histogram_fraction", "histogram_quantile",
+            "histogram_sum", "holt_winters", "hour", "minute", "month", "predict_linear", "resets", "year", "acos",
+            "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "deg", "pi", "rad", "sin", "sinh", "tan", "tanh");
     private static final Set<String> KEYWORDS = Set.of("by", "without", "on", "ignoring", "group_left", "group_right",
             "bool", "offset", "and", "or", "unless", "atan2");
 
@@ -112,29 +110,76 @@ public final class PromQlParser {
             if (prec < minPrecedence) {
                 return lhs;
             }
-            if (prec <= 3 || op.equals("atan2")) {
-                String kind = prec <= 2 ? "set operator" : op.equals("atan2") ? "binary operator" : "comparison operator";
-                throw error(at, kind + " \"" + op + "\" is not supported (only + - * / % ^ with a number on one side)");
-            }
             pos += op.length();
             if (++operators > MAX_OPERATORS) {
                 throw error(at, "more than " + MAX_OPERATORS + " binary operators in one query");
             }
             skipSpace();
-            String modifier = peekWord();
-            if (modifier != null && Set.of("bool", "on", "ignoring", "group_left", "group_right").contains(modifier)) {
-                throw error(pos, "vector matching (\"" + modifier + "\") is not supported: binary operations between"
-                        + " two vectors are not supported");
+            boolean bool = false;
+            if ("bool".equals(peekWord())) {
+                if (!Expr.isComparison(op)) {
+                    throw error(pos, "bool modifier can only be used on comparison operators");
+                }
+                bool = true;
+                pos += 4;
+                skipSpace();
             }
+            int matchingAt = pos;
+            Expr.Matching matching = matching(op);
             Expr rhs = binary(op.equals("^") ? prec : prec + 1);
             requireInstant(lhs, "binary expression");
             requireInstant(rhs, "binary expression");
-            if (!lhs.scalar() && !rhs.scalar()) {
-                throw error(at, "binary operator \"" + op + "\" between two vectors is not supported: one side must be"
-                        + " a number");
+            boolean scalars = lhs.scalar() || rhs.scalar();
+            if (Expr.isSet(op) && scalars) {
+                throw error(at, "set operator \"" + op + "\" not allowed in binary scalar expression");
             }
-            lhs = new Expr.Binary(op.charAt(0), lhs, rhs, at);
+            if (matching != null && scalars) {
+                throw error(matchingAt, "vector matching only allowed between instant vectors");
+            }
+            if (Expr.isComparison(op) && !bool && lhs.scalar() && rhs.scalar()) {
+                throw error(at, "comparisons between scalars must use BOOL modifier");
+            }
+            if (!scalars && matching == null) {
+                matching = Expr.Matching.defaultFor(op);
+            }
+            lhs = new Expr.Binary(op, lhs, rhs, bool, matching, at);
         }
+    }
+
+    /** {@code on(...)}/{@code ignoring(...)} and {@code group_left(...)}/{@code group_right(...)}, or null. */
+    private Expr.Matching matching(String op) throws PromQlParseException {
+        String w = peekWord();
+        if (!"on".equals(w) && !"ignoring".equals(w)) {
+            if ("group_left".equals(w) || "group_right".equals(w)) {
+                throw error(pos, "unexpected \"" + w + "\": " + w + " needs on(...) or ignoring(...) before it");
+            }
+            return null;
+        }
+        pos += w.length();
+        boolean on = w.equals("on");
+        List<String> labels = labelList();
+        skipSpace();
+        Expr.Card card = Expr.isSet(op) ? Expr.Card.MANY_TO_MANY : Expr.Card.ONE_TO_ONE;
+        List<String> include = List.of();
+        String g = peekWord();
+        if ("group_left".equals(g) || "group_right".equals(g)) {
+            if (Expr.isSet(op)) {
+                throw error(pos, "no grouping allowed for \"" + op + "\" operation");
+            }
+            pos += g.length();
+            card = g.equals("group_left") ? Expr.Card.MANY_TO_ONE : Expr.Card.ONE_TO_MANY;
+            skipSpace();
+            if (pos < q.length() && q.charAt(pos) == '(') {
+                int listAt = pos;
+                include = labelList();
+                for (String l : include) {
+                    if (on && labels.contains(l)) {
+                        throw error(listAt, "label \"" + l + "\" must not occur in ON and GROUP clause at once");
+                    }
+                }
+            }
+        }
+        return new Expr.Matching(card, on, labels, include);
     }
 
     private String peekOperator() {
@@ -192,20 +237,83 @@ public final class PromQlParser {
                 long range = duration();
                 skipSpace();
                 if (pos < q.length() && q.charAt(pos) == ':') {
-                    throw error(at, "subqueries are not supported");
+                    pos++;
+                    skipSpace();
+                    long step = pos < q.length() && q.charAt(pos) == ']' ? 0 : duration();
+                    expect(']');
+                    requireInstant(e, "subquery");
+                    if (e.scalar()) {
+                        throw error(e.pos(), "subquery is only allowed on instant vector, got scalar");
+                    }
+                    e = new Expr.Subquery(e, range, step, e.pos());
+                    continue;
                 }
                 expect(']');
-                if (parenthesized || !(e instanceof Expr.Selector s) || s.rangeMillis() > 0) {
+                if (parenthesized || !(e instanceof Expr.Selector s) || s.rangeMillis() > 0 || s.offsetMillis() != 0
+                        || s.atMillis() != null) {
                     throw error(at, "ranges only allowed for vector selectors");
                 }
                 e = s.withRange(range);
                 continue;
             }
             if (c == '@') {
-                throw error(pos, "the @ modifier is not supported");
+                int at = pos;
+                if (e instanceof Expr.Subquery) {
+                    throw error(at, "the @ modifier on a subquery is not supported (put it on the selectors inside)");
+                }
+                if (parenthesized || !(e instanceof Expr.Selector s)) {
+                    throw error(at, "@ modifier must be preceded by an instant vector selector or range vector"
+                            + " selector or a subquery");
+                }
+                if (s.atMillis() != null) {
+                    throw error(at, "@ <timestamp> may not be set multiple times");
+                }
+                pos++;
+                skipSpace();
+                int tAt = pos;
+                String anchor = peekWord();
+                if ("start".equals(anchor) || "end".equals(anchor)) {
+                    pos += anchor.length();
+                    skipSpace();
+                    expect('(');
+                    expect(')');
+                    e = s.withAt(anchor.equals("start") ? Expr.Selector.AT_START : Expr.Selector.AT_END);
+                    continue;
+                }
+                boolean negative = pos < q.length() && q.charAt(pos) == '-';
+                if (negative || (pos < q.length() && q.charAt(pos) == '+')) {
+                    pos++;
+                }
+                if (pos >= q.length() || !(isDigit(q.charAt(pos)) || q.charAt(pos) == '.')) {
+                    throw error(tAt, "unexpected " + describeHere() + ", expected a timestamp after @");
+                }
+                double seconds = number() * (negative ? -1 : 1);
+                if (!Double.isFinite(seconds) || Math.abs(seconds) > 1e13) {
+                    throw error(tAt, "timestamp out of bounds for @ modifier: " + seconds);
+                }
+                e = s.withAt(Math.round(seconds * 1000));
+                continue;
             }
             if ("offset".equals(peekWord())) {
-                throw error(pos, "the offset modifier is not supported");
+                int at = pos;
+                if (e instanceof Expr.Subquery) {
+                    throw error(at, "the offset modifier on a subquery is not supported (put it on the selectors inside)");
+                }
+                if (parenthesized || !(e instanceof Expr.Selector s)) {
+                    throw error(at, "offset modifier must be preceded by an instant vector selector or range vector"
+                            + " selector or a subquery");
+                }
+                if (s.offsetMillis() != 0) {
+                    throw error(at, "offset may not be set multiple times");
+                }
+                pos += 6;
+                skipSpace();
+                boolean negative = pos < q.length() && q.charAt(pos) == '-';
+                if (negative) {
+                    pos++;
+                }
+                e = s.withOffset(negative ? -duration() : duration());
+                continue;
             }
             return e;
         }
@@ -233,7 +341,7 @@ public final class PromQlParser {
             return selector(null, at);
         }
         if (c == '"' || c == '\'' || c == '`') {
-            throw error(at, "string literals are not supported as expressions");
+            return new Expr.StringLiteral(string(), at);
         }
         if (isDigit(c) || (c == '.' && pos + 1 < q.length() && isDigit(q.charAt(pos + 1)))) {
             return new Expr.NumberLiteral(number(), at);
@@ -255,7 +363,7 @@ public final class PromQlParser {
             return aggregation(agg, at);
         }
         if (AGGREGATIONS_NOT_SUPPORTED.contains(word) && (call || groupingFollows)) {
-            throw error(at, "aggregation \"" + word + "\" is not supported (supported: sum, min, max, avg, count)");
+            throw error(at, "aggregation \"" + word + "\" is not supported");
         }
         if (agg != null || AGGREGATIONS_NOT_SUPPORTED.contains(word)) {
             // Aggregation names are keywords in PromQL: a metric of that name is written {__name__="sum"}.
@@ -266,9 +374,12 @@ public final class PromQlParser {
             if (f != null) {
                 return overTime(f, at);
             }
+            String[] signature = Expr.function(word);
+            if (signature != null) {
+                return call(signature, at);
+            }
             if (FUNCTIONS_NOT_SUPPORTED.contains(word)) {
-                throw error(at, "function \"" + word + "\" is not supported (supported: count_over_time, sum_over_time,"
-                        + " avg_over_time, min_over_time, max_over_time, quantile_over_time)");
+                throw error(at, "function \"" + word + "\" is not supported");
             }
             throw error(at, "unknown function with name \"" + word + "\"");
         }
@@ -290,10 +401,30 @@ public final class PromQlParser {
             skipSpace();
         }
         expect('(');
+        Expr param = null;
+        if (op.paramType() != null) {
+            skipSpace();
+            int pAt = pos;
+            param = binary(1);
+            if (param.type() != op.paramType()) {
+                throw error(pAt, "expected type " + typeName(op.paramType()) + " in aggregation parameter, found "
+                        + typeName(param.type()));
+            }
+            if (op == AggregationOp.COUNT_VALUES && !isLabelName(((Expr.StringLiteral) param).value())) {
+                throw error(pAt, "invalid label name " + quote(((Expr.StringLiteral) param).value()));
+            }
+            skipSpace();
+            if (pos >= q.length() || q.charAt(pos) != ',') {
+                throw error(pos, "unexpected " + describeHere() + ", expected \",\": aggregation \"" + op.promQlName()
+                        + "\" takes a parameter and an expression");
+            }
+            pos++;
+        }
         Expr inner = binary(1);
         skipSpace();
         if (pos < q.length() && q.charAt(pos) == ',') {
-            throw error(pos, "aggregation \"" + op.name().toLowerCase(Locale.ROOT) + "\" takes one argument");
+            throw error(pos, "aggregation \"" + op.promQlName() + "\" takes " + (param == null ? "one argument"
+                    : "two arguments"));
         }
         expect(')');
         requireInstant(inner, "aggregation expression");
@@ -311,7 +442,7 @@ public final class PromQlParser {
             grouping = labelList();
         }
         depth--;
-        return new Expr.Aggregation(op, without, grouping == null ? List.of() : grouping, inner, at);
+        return new Expr.Aggregation(op, without, grouping == null ? List.of() : grouping, param, inner, at);
     }
 
     private Expr overTime(OverTimeFunction f, int at) throws PromQlParseException {
@@ -324,6 +455,9 @@ public final class PromQlParser {
             Expr qe = binary(1);
             if (!qe.scalar()) {
                 throw error(qAt, "expected type scalar in call to function \"quantile_over_time\" (the quantile)");
+            }
+            if (!constant(qe)) {
+                throw error(qAt, "the quantile of quantile_over_time must be a number (an expression of numbers)");
             }
             quantile = fold(qe);
             if (!(quantile >= 0 && quantile <= 1)) {
@@ -338,7 +472,12 @@ public final class PromQlParser {
         skipSpace();
         int argAt = pos;
         Expr arg = binary(1);
-        if (!(arg instanceof Expr.Selector s) || s.rangeMillis() == 0) {
+        if (arg instanceof Expr.Subquery sq) {
+            if (!f.overPoints()) {
+                throw error(at, "function \"" + f.promQlName() + "\" over a subquery is not supported (supported: the"
+                        + " *_over_time functions)");
+            }
+        } else if (!(arg instanceof Expr.Selector s) || s.rangeMillis() == 0) {
             throw error(argAt, "expected type range vector (a selector with [range]) in call to function \""
                     + f.promQlName() + "\"");
         }
@@ -348,7 +487,106 @@ public final class PromQlParser {
         }
         expect(')');
         depth--;
-        return new Expr.OverTime(f, quantile, s, at);
+        if (arg instanceof Expr.Subquery sq) {
+            return new Expr.OverSubquery(f, quantile, sq, at);
+        }
+        return new Expr.OverTime(f, quantile, (Expr.Selector) arg, at);
+    }
+
+    /** A function over instant vectors, scalars and strings, its arguments checked against its signature. */
+    private Expr call(String[] signature, int at) throws PromQlParseException {
+        String name = signature[0];
+        enter(at);
+        expect('(');
+        List<Expr> args = new ArrayList<>();
+        skipSpace();
+        if (pos < q.length() && q.charAt(pos) == ')') {
+            pos++;
+        } else {
+            while (true) {
+                skipSpace();
+                int argAt = pos;
+                Expr arg = binary(1);
+                int i = args.size() + 1;
+                if (i >= signature.length && !signature[signature.length - 1].endsWith("...")) {
+                    throw error(argAt, "expected at most " + (signature.length - 1) + " argument(s) in call to \"" + name
+                            + "\", got " + i);
+                }
+                String kind = signature[Math.min(i, signature.length - 1)];
+                Expr.Type want = switch (kind.charAt(0)) {
+                    case 'v' -> Expr.Type.VECTOR;
+                    case 's' -> Expr.Type.SCALAR;
+                    default -> Expr.Type.STRING;
+                };
+                if (arg.type() != want) {
+                    throw error(argAt, "expected type " + typeName(want) + " in call to function \"" + name
+                            + "\", found " + typeName(arg.type()));
+                }
+                args.add(arg);
+                skipSpace();
+                if (pos < q.length() && q.charAt(pos) == ',') {
+                    pos++;
+                    continue;
+                }
+                expect(')');
+                break;
+            }
+        }
+        int required = 0;
+        for (int i = 1; i < signature.length; i++) {
+            if (!signature[i].endsWith("?")) {
+                required++;
+            }
+        }
+        if (args.size() < required) {
+            throw error(at, "expected " + required + " argument(s) in call to \"" + name + "\", got " + args.size());
+        }
+        if (name.equals("label_replace") || name.equals("label_join")) {
+            String dst = ((Expr.StringLiteral) args.get(1)).value();
+            if (!isLabelName(dst)) {
+                throw error(args.get(1).pos(), "invalid destination label name in " + name + "(): " + quote(dst));
+            }
+            if (name.equals("label_replace")) {
+                String src = ((Expr.StringLiteral) args.get(4)).value();
+                try {
+                    checkRepeats(src, args.get(4).pos());
+                    Pattern.compile("^(?:" + src + ")$", Pattern.DOTALL);
+                } catch (PatternSyntaxException e) {
+                    throw error(args.get(4).pos(), "invalid regular expression in label_replace(): " + quote(src)
+                            + ": " + e.getDescription());
+                }
+            } else {
+                for (int i = 3; i < args.size(); i++) {
+                    String src = ((Expr.StringLiteral) args.get(i)).value();
+                    if (!isLabelName(src)) {
+                        throw error(args.get(i).pos(), "invalid source label name in label_join(): " + quote(src));
+                    }
+                }
+            }
+        }
+        depth--;
+        return new Expr.Call(name, List.copyOf(args), at);
+    }
+
+    static boolean isLabelName(String s) {
+        if (s.isEmpty() || !isLabelStart(s.charAt(0))) {
+            return false;
+        }
+        for (int i = 1; i < s.length(); i++) {
+            if (!isLabelStart(s.charAt(i)) && !isDigit(s.charAt(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String typeName(Expr.Type t) {
+        return switch (t) {
+            case SCALAR -> "scalar";
+            case VECTOR -> "instant vector";
+            case RANGE -> "range vector";
+            case STRING -> "string";
+        };
     }
 
     /** A selector: the metric name (or null) and the matchers in braces, if any. */
@@ -673,12 +911,25 @@ public final class PromQlParser {
 
     // --- helpers -----------------------------------------------------------------------------------------------
 
-    /** Range vectors are only valid as the argument of an *_over_time function. */
+    /** Range vectors are only valid as a range function's argument, strings only as a function's argument. */
     private void requireInstant(Expr e, String where) throws PromQlParseException {
-        if (e instanceof Expr.Selector s && s.rangeMillis() > 0) {
-            throw error(s.pos(), "expected type instant vector in " + where + ", found range vector (a [range] selector"
-                    + " is only allowed inside an *_over_time function)");
+        if (e.type() == Expr.Type.RANGE) {
+            throw error(e.pos(), "expected type instant vector in " + where + ", found range vector (a [range] selector"
+                    + " is only allowed inside a range function such as rate or sum_over_time)");
         }
+        if (e.type() == Expr.Type.STRING) {
+            throw error(e.pos(), "expected type instant vector in " + where + ", found string (string literals are"
+                    + " only allowed as function arguments)");
+        }
+    }
+
+    private static boolean constant(Expr e) {
+        return switch (e) {
+            case Expr.NumberLiteral n -> true;
+            case Expr.Negation n -> constant(n.inner());
+            case Expr.Binary b -> constant(b.lhs()) && constant(b.rhs());
+            default -> false;
+        };
     }
 
     private static double fold(Expr e) {

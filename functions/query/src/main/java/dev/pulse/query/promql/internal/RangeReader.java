@@ -41,11 +41,27 @@ public final class RangeReader implements Evaluator.Source {
     /** @param times the evaluation times, epoch ms */
     public RangeReader(QueryService queries, CatalogMatcher catalog, long[] times, Deadline deadline,
             InvocationMetrics<QueryMetric> metrics) {
+        this(queries, catalog, times, deadline, metrics, times[0], times[times.length - 1]);
+    }
+
+    private RangeReader(QueryService queries, CatalogMatcher catalog, long[] times, Deadline deadline,
+            InvocationMetrics<QueryMetric> metrics, long start, long end) {
         this.queries = queries;
         this.catalog = catalog;
         this.times = times.clone();
         this.deadline = deadline;
         this.metrics = metrics;
+        this.start = start;
+        this.end = end;
+    }
+
+    /** The query's start and end, for {@code @ start()} and {@code @ end()} (also inside a subquery). */
+    private final long start;
+    private final long end;
+
+    @Override
+    public Evaluator.Source at(long[] otherTimes) {
+        return new RangeReader(queries, catalog, otherTimes, deadline, metrics, start, end);
     }
 
     /** {@code millis} rounded up to whole minutes, at least one. */
@@ -53,9 +69,8 @@ public final class RangeReader implements Evaluator.Source {
         return Math.max(MINUTE, Math.ceilDiv(millis, MINUTE) * MINUTE);
     }
 
-    @Override
-    public List<Series> windows(Expr.Selector selector, long rangeMillis, Stat stat) throws PromQlException {
-        long range = wholeMinutes(rangeMillis);
+    /** The series a selector matches, within the limits of {@code POST /query}. */
+    private List<SeriesSpec> match(Expr.Selector selector) throws PromQlException {
         CatalogMatcher.Found found = catalog.match(selector.matchers());
         if (found.truncated()) {
             throw new PromQlException(PromQlException.Type.EXECUTION, "the selector at position " + (selector.pos() + 1)
@@ -73,6 +88,106 @@ public final class RangeReader implements Evaluator.Source {
                     + times.length + " steps, more than " + QueryLimits.MAX_POINTS + " points: use a longer step or"
                     + " narrow the selector");
         }
+        return series;
+    }
+
+    /** The end of the window read for step {@code i}: the read time (offset and @ applied) rounded down to the minute. */
+    private long windowEnd(Expr.Selector selector, long time) {
+        return Math.floorDiv(selector.readTime(time, start, end), MINUTE) * MINUTE;
+    }
+
+    @Override
+    public List<Minutes> minutes(Expr.Selector selector, long rangeMillis) throws PromQlException {
+        long range = wholeMinutes(rangeMillis);
+        List<SeriesSpec> series = match(selector);
+        if (series.isEmpty()) {
+            return List.of();
+        }
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+        for (long t : times) {
+            long end = windowEnd(selector, t);
+            if (end - range < 0) {
+                throw new PromQlException(PromQlException.Type.BAD_DATA, "the " + range / MINUTE + "m window before"
+                        + " the evaluation time " + end / 1000 + " reaches before 1970");
+            }
+            first = Math.min(first, end - range);
+            last = Math.max(last, end);
+        }
+        long buckets = (last - first) / MINUTE;
+        if (buckets > QueryLimits.MAX_BUCKETS) {
+            throw new PromQlException(PromQlException.Type.BAD_DATA, "this function reads every minute of its windows:"
+                    + " the windows of this query cover " + buckets + " minutes, at most " + QueryLimits.MAX_BUCKETS
+                    + ": use a shorter time range");
+        }
+        if ((long) series.size() * buckets > QueryLimits.MAX_POINTS) {
+            throw new PromQlException(PromQlException.Type.EXECUTION, "this function reads every minute of its windows:"
+                    + " " + series.size() + " series x " + buckets + " minutes is more than " + QueryLimits.MAX_POINTS
+                    + " points: use a shorter time range or narrow the selector");
+        }
+        Stat sum = Stat.parse("sum");
+        Stat count = Stat.parse("count");
+        Map<SeriesSpec, Minutes> out = new HashMap<>();
+        int offset = 0;
+        while (offset < series.size()) {
+            QueryResult r;
+            try {
+                r = read(new QueryRequest(series, first, last, MINUTE / 1000, List.of(sum, count), offset), MINUTE, first);
+            } catch (PromQlException e) {
+                if (e.type() != PromQlException.Type.BAD_DATA) {
+                    throw e;
+                }
+                // No range or step helps here: these functions need the minutes themselves.
+                throw PromQlException.invalidParameter(times.length == 1 ? "time" : "start", "irate, delta, idelta,"
+                        + " last_over_time, stddev_over_time and stdvar_over_time read each minute of their windows,"
+                        + " and the minutes from " + java.time.Instant.ofEpochMilli(first) + " are past the retention of"
+                        + " minute detail: " + e.getMessage().substring(e.getMessage().indexOf("retention: ") + 11));
+            }
+            for (QueryResult.SeriesValues sv : r.series()) {
+                double[] sums = sv.values().get(sum.label()).clone();
+                double[] counts = sv.values().get(count.label()).clone();
+                for (int k = 0; k < counts.length; k++) {
+                    if (Double.isNaN(counts[k])) {
+                        counts[k] = 0;
+                    }
+                }
+                out.put(sv.series(), new Minutes(CatalogMatcher.labels(sv.series()), first, sums, counts));
+            }
+            offset += r.series().size() + r.unprocessed().size();
+            if (r.series().isEmpty()) {
+                break;
+            }
+        }
+        List<Minutes> result = new ArrayList<>();
+        for (SeriesSpec s : series) {
+            if (out.containsKey(s)) {
+                result.add(out.get(s));
+            }
+        }
+        return result;
+    }
+
+    /** One read through {@link QueryService}, its refusals said in the Prometheus API's terms. */
+    private QueryResult read(QueryRequest request, long range, long first) throws PromQlException {
+        QueryResult r;
+        try {
+            r = queries.query(request, deadline, metrics);
+        } catch (BadRequestException e) {
+            throw beyondRetention(range, first, e);
+        }
+        if (!r.unprocessed().isEmpty()) {
+            String reason = r.unprocessed().get(0).reason();
+            throw new PromQlException(reason.equals("ReadFailed") ? PromQlException.Type.UNAVAILABLE
+                    : PromQlException.Type.TIMEOUT, r.unprocessed().size() + " series could not be read within"
+                    + " the time budget (" + reason + "); it is safe to retry");
+        }
+        return r;
+    }
+
+    @Override
+    public List<Series> windows(Expr.Selector selector, long rangeMillis, Stat stat) throws PromQlException {
+        long range = wholeMinutes(rangeMillis);
+        List<SeriesSpec> series = match(selector);
         Map<SeriesSpec, Series> out = new HashMap<>();
         for (SeriesSpec s : series) {
             out.put(s, new Series(CatalogMatcher.labels(s), new double[times.length], new boolean[times.length]));
@@ -83,7 +198,7 @@ public final class RangeReader implements Evaluator.Source {
         // Windows by phase on the grid of period `range`: window i is [T_i - range, T_i).
         Map<Long, List<Integer>> phases = new TreeMap<>();
         for (int i = 0; i < times.length; i++) {
-            long end = Math.floorDiv(times[i], MINUTE) * MINUTE;
+            long end = windowEnd(selector, times[i]);
             if (end - range < 0) {
                 throw new PromQlException(PromQlException.Type.BAD_DATA, "the " + range / MINUTE + "m window before"
                         + " the evaluation time " + end / 1000 + " reaches before 1970");
@@ -99,7 +214,7 @@ public final class RangeReader implements Evaluator.Source {
             long first = Long.MAX_VALUE;
             long last = Long.MIN_VALUE;
             for (int i : steps) {
-                long end = Math.floorDiv(times[i], MINUTE) * MINUTE;
+                long end = windowEnd(selector, times[i]);
                 first = Math.min(first, end - range);
                 last = Math.max(last, end);
             }
@@ -111,24 +226,13 @@ public final class RangeReader implements Evaluator.Source {
             }
             int offset = 0;
             while (offset < series.size()) {
-                QueryResult r;
-                try {
-                    r = queries.query(new QueryRequest(series, first, last, range / 1000, List.of(stat), offset),
-                            deadline, metrics);
-                } catch (BadRequestException e) {
-                    throw beyondRetention(range, first, e);
-                }
-                if (!r.unprocessed().isEmpty()) {
-                    String reason = r.unprocessed().get(0).reason();
-                    throw new PromQlException(reason.equals("ReadFailed") ? PromQlException.Type.UNAVAILABLE
-                            : PromQlException.Type.TIMEOUT, r.unprocessed().size() + " series could not be read within"
-                            + " the time budget (" + reason + "); it is safe to retry");
-                }
+                QueryResult r = read(new QueryRequest(series, first, last, range / 1000, List.of(stat), offset), range,
+                        first);
                 for (QueryResult.SeriesValues sv : r.series()) {
                     double[] values = sv.values().get(stat.label());
                     Series target = out.get(sv.series());
                     for (int i : steps) {
-                        long end = Math.floorDiv(times[i], MINUTE) * MINUTE;
+                        long end = windowEnd(selector, times[i]);
                         double v = values[(int) ((end - range - first) / range)];
                         if (!Double.isNaN(v)) {
                             target.values()[i] = v;

@@ -9,7 +9,13 @@ public sealed interface Value {
     record Scalar(double[] values) implements Value {
     }
 
-    /** Series with a value at some of the steps. */
-    record Vector(List<Series> series) implements Value {
+    /**
+     * Series with a value at some of the steps; {@code ordered} when the order is the answer's (sort, sort_desc, topk,
+     * bottomk in an instant query), else the answer is sorted by labels.
+     */
+    record Vector(List<Series> series, boolean ordered) implements Value {
+        public Vector(List<Series> series) {
+            this(series, false);
+        }
     }
 }

@@ -1,0 +1,499 @@
+package dev.pulse.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
+import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pulse.testing.ApiRequests;
+import dev.pulse.testing.Emulators;
+import dev.pulse.testing.KinesisRecords;
+import dev.pulse.testing.Pipeline;
+import dev.pulse.testing.TestContext;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Pulse's PromQL answers against Prometheus' own engine (the Debian package's 2.42 server) on the same data: the
+ * series below, one datapoint a minute at second 30, go through Pulse's real ingest path into DynamoDB Local and, as
+ * OpenMetrics through {@code promtool tsdb create-blocks-from openmetrics}, into a Prometheus started on 127.0.0.1
+ * for this class. Every supported construct is queried on both at minute-aligned times and compared point by point:
+ * equal (within 1e-9 relative) where the semantics agree, and where Pulse differs by design
+ * (docs/prometheus-api.md) the documented difference and its bound are asserted.
+ *
+ * <p>The counters are stored in Pulse as deltas (the increase within each minute: {@code req}, {@code vreq},
+ * {@code err}) and in Prometheus both as the same deltas (for the {@code *_over_time} functions) and as the cumulative
+ * counter a Prometheus producer would expose ({@code req_cum}, {@code vreq_cum}, starting at 10,000), which is what
+ * Prometheus' {@code rate}, {@code increase} and {@code irate} are meant for.
+ */
+@ExtendWith(Emulators.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PromQlDifferentialIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long MINUTE = 60_000L;
+    private static final Instant NOW = Instant.parse("2026-11-20T12:00:00Z");
+    /** Data in the minutes [NOW - 150m, NOW), one sample a minute at second 30. */
+    private static final int MINUTES = 150;
+    private static final long START = NOW.toEpochMilli() - 60 * MINUTE;
+    private static final long END = NOW.toEpochMilli();
+    private static final String[] ROUTES = {"a", "b", "c"};
+    private static final String[] REGIONS = {"eu", "us"};
+
+    private Pipeline p;
+    private QueryHandler handler;
+    private long sequence;
+    private Process prometheus;
+    private Path dir;
+    private String prometheusUrl;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @BeforeAll
+    void start() throws Exception {
+        Path promtool = Path.of(System.getProperty("pulse.promtool", "tools/prometheus/usr/bin/promtool"));
+        Path server = Path.of(System.getProperty("pulse.prometheus", promtool.resolveSibling("prometheus").toString()));
+        assertThat(server).as("the Prometheus server is not unpacked: `make test` (or `make %s`) fetches the Debian"
+                + " package", "tools/prometheus/usr/bin/promtool").isExecutable();
+        assertThat(promtool).isExecutable();
+
+        // The same samples for both stores.
+        Random random = new Random(26);
+        List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>();
+        StringBuilder om = new StringBuilder();
+        long first = NOW.toEpochMilli() - MINUTES * MINUTE;
+        Map<String, StringBuilder> families = new LinkedHashMap<>();
+        for (String name : new String[] {"req", "req_cum", "vreq", "vreq_cum", "err", "lat"}) {
+            families.put(name, new StringBuilder("# TYPE " + name + " gauge\n"));
+        }
+        int index = 0;
+        for (String route : ROUTES) {
+            for (String region : REGIONS) {
+                index++;
+                Map<String, String> dims = Map.of("route", route, "region", region);
+                String labels = "{route=\"" + route + "\",region=\"" + region + "\"}";
+                double reqCum = 10_000;
+                double vreqCum = 10_000;
+                for (int m = 0; m < MINUTES; m++) {
+                    long ts = first + m * MINUTE + 30_000;
+                    String seconds = Long.toString(ts / 1000);
+                    // A constant increase per minute (a steady counter) and a varying one.
+                    double req = index;
+                    double vreq = random.nextInt(21);
+                    double lat = random.nextInt(10_000) / 100.0 + 0.5;
+                    reqCum += req;
+                    vreqCum += vreq;
+                    records.add(record("req", dims, ts, req));
+                    records.add(record("vreq", dims, ts, vreq));
+                    records.add(record("lat", dims, ts, lat));
+                    families.get("req").append("req").append(labels).append(' ').append(req).append(' ').append(seconds).append('\n');
+                    families.get("req_cum").append("req_cum").append(labels).append(' ').append(reqCum).append(' ').append(seconds).append('\n');
+                    families.get("vreq").append("vreq").append(labels).append(' ').append(vreq).append(' ').append(seconds).append('\n');
+                    families.get("vreq_cum").append("vreq_cum").append(labels).append(' ').append(vreqCum).append(' ').append(seconds).append('\n');
+                    families.get("lat").append("lat").append(labels).append(' ').append(lat).append(' ').append(seconds).append('\n');
+                    if (!route.equals("c")) {
+                        double err = random.nextInt(6);
+                        records.add(record("err", dims, ts, err));
+                        families.get("err").append("err").append(labels).append(' ').append(err).append(' ').append(seconds).append('\n');
+                    }
+                }
+            }
+        }
+        families.values().forEach(om::append);
+        om.append("# EOF\n");
+
+        p = new Pipeline("pulse-promdiff", NOW, Duration.ofDays(14));
+        p.ingest(records);
+        p.buildAll();
+        handler = QueryHandlerAccess.create(p);
+
+        dir = Files.createTempDirectory("promql-differential");
+        Path input = dir.resolve("data.om");
+        Files.writeString(input, om);
+        Path data = dir.resolve("data");
+        run(promtool.toString(), "tsdb", "create-blocks-from", "openmetrics", "--quiet", input.toString(), data.toString());
+        Path config = dir.resolve("prometheus.yml");
+        Files.writeString(config, "global: {}\n");
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        prometheusUrl = "http://127.0.0.1:" + port;
+        prometheus = new ProcessBuilder(server.toString(), "--config.file=" + config,
+                "--storage.tsdb.path=" + data, "--web.listen-address=127.0.0.1:" + port,
+                // Retention counts back from the newest block; the data is older than the default 15 days allow
+                // once the calendar moves on.
+                "--storage.tsdb.retention.time=100y")
+                .redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile()).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(prometheusUrl + "/-/ready")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 200) {
+                    break;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            }
+            assertThat(prometheus.isAlive()).as("prometheus exited: %s", Files.readString(dir.resolve("prometheus.log")))
+                    .isTrue();
+            assertThat(System.nanoTime()).as("prometheus ready within 30 s").isLessThan(deadline);
+            Thread.sleep(200);
+        }
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        if (prometheus != null) {
+            prometheus.destroy();  // by its handle (its PID), SIGTERM
+            if (!prometheus.waitFor(10, TimeUnit.SECONDS)) {
+                prometheus.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+        if (p != null) {
+            p.close();
+        }
+        if (dir != null) {
+            try (var walk = Files.walk(dir)) {
+                walk.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+    }
+
+    /**
+     * mode, Pulse's expression, Prometheus' (when it differs), and the mode's parameter. Modes: {@code equal};
+     * {@code ratio} (Prometheus' value is Pulse's times the parameter: delta's extrapolation over n samples in a
+     * window of n minutes is n/(n-1)); {@code bound} (|Pulse - Prometheus| at most the parameter, a Pulse expression:
+     * increase over a counter whose first in-window increase Prometheus cannot see); {@code sketch} (within 1%,
+     * quantiles from the merged sketch); {@code timestamp} (Pulse answers the evaluation time, Prometheus the sample's:
+     * Pulse's is later by at most the 5-minute lookback); {@code empty} (both answer no series).
+     */
+    @ParameterizedTest(name = "[{index}] {1}")
+    @CsvSource(delimiter = '|', quoteCharacter = '~', value = {
+        // selectors and the range functions over whole minutes
+        "equal     | lat                                      |                                 |",
+        "equal     | lat{route=~\"[ab]\", region!=\"us\"}     |                                 |",
+        "equal     | sum_over_time(vreq[5m])                  |                                 |",
+        "equal     | count_over_time(lat[10m])                |                                 |",
+        "equal     | avg_over_time(lat[5m])                   |                                 |",
+        "equal     | min_over_time(lat[7m])                   |                                 |",
+        "equal     | max_over_time(lat[15m])                  |                                 |",
+        "equal     | quantile_over_time(0, lat[10m])          |                                 |",
+        "sketch    | quantile_over_time(1, lat[10m])          |                                 |",
+        "equal     | last_over_time(lat[5m])                  |                                 |",
+        "equal     | present_over_time(lat[5m])               |                                 |",
+        "equal     | absent_over_time(nothing{a=\"b\"}[5m])   |                                 |",
+        "empty     | absent_over_time(lat[5m])                |                                 |",
+        "equal     | stddev_over_time(lat[10m])               |                                 |",
+        "equal     | stdvar_over_time(lat[5m])                |                                 |",
+        // counters: Pulse's exact increase of delta data against Prometheus' extrapolated increase of the counter
+        "equal     | increase(req[5m])                        | increase(req_cum[5m])           |",
+        "equal     | rate(req[10m])                           | rate(req_cum[10m])              |",
+        "equal     | sum by (route) (rate(req[5m]))           | sum by (route) (rate(req_cum[5m])) |",
+        "bound     | increase(vreq[5m])                       | increase(vreq_cum[5m])          | max_over_time(vreq[5m]) * 5 / 4",
+        "bound     | rate(vreq[10m])                          | rate(vreq_cum[10m])             | max_over_time(vreq[10m]) * 10 / 9 / 600",
+        "equal     | irate(vreq[5m])                          | irate(vreq_cum[5m])             |",
+        "empty     | irate(req[1m])                           | irate(req_cum[1m])              |",
+        "equal     | idelta(lat[5m])                          |                                 |",
+        "ratio     | delta(lat[5m])                           |                                 | 1.25",
+        "ratio     | delta(lat[10m])                          |                                 | 1.1111111111111112",
+        // comparisons
+        "equal     | lat > 50                                 |                                 |",
+        "equal     | 50 >= lat                                |                                 |",
+        "equal     | lat != bool 50                           |                                 |",
+        "equal     | lat < bool 25                            |                                 |",
+        "equal     | 1 == bool 1                              |                                 |",
+        "equal     | lat > on(route, region) vreq             |                                 |",
+        "equal     | lat <= bool ignoring(x) vreq             |                                 |",
+        "equal     | lat == lat                               |                                 |",
+        // arithmetic between vectors and vector matching
+        "equal     | err / vreq                               |                                 |",
+        "equal     | sum by (route) (err) / sum by (route) (vreq) |                             |",
+        "equal     | lat - on(route) group_left avg by (route) (lat) |                          |",
+        "equal     | avg by (route) (lat) - on(route) group_right lat |                         |",
+        "equal     | lat * on(route, region) group_left(x) err |                                |",
+        "equal     | lat / ignoring(region) group_left sum without (region) (vreq) |            |",
+        "equal     | lat + on() group_left vector(100)        |                                 |",
+        "equal     | lat atan2 vreq                           |                                 |",
+        "equal     | -lat % 7 ^ 2                             |                                 |",
+        // set operators
+        "equal     | lat and err                              |                                 |",
+        "equal     | lat or err                               |                                 |",
+        "equal     | lat unless err                           |                                 |",
+        "equal     | lat and on(route) (err > 3)              |                                 |",
+        "equal     | vreq unless ignoring(region) err         |                                 |",
+        "equal     | err or on(route) lat                     |                                 |",
+        // aggregations
+        "equal     | sum(lat)                                 |                                 |",
+        "equal     | avg by (region) (lat)                    |                                 |",
+        "equal     | min without (route) (lat)                |                                 |",
+        "equal     | max(lat) by (route)                      |                                 |",
+        "equal     | count(err)                               |                                 |",
+        "equal     | group by (route) (err)                   |                                 |",
+        "equal     | stddev(lat)                              |                                 |",
+        "equal     | stdvar by (route) (lat)                  |                                 |",
+        "equal     | quantile(0.3, lat)                       |                                 |",
+        "equal     | quantile by (region) (0.9, lat)          |                                 |",
+        "equal     | topk(2, lat)                             |                                 |",
+        "equal     | bottomk by (route) (1, lat)              |                                 |",
+        "equal     | topk(scalar(count(err)) - 2, lat)        |                                 |",
+        "equal     | count_values(\"v\", floor(lat / 10))     |                                 |",
+        "equal     | count_values by (route) (\"v\", err)     |                                 |",
+        // functions
+        "equal     | vector(1)                                |                                 |",
+        "equal     | scalar(sum(lat))                         |                                 |",
+        "equal     | scalar(lat)                              |                                 |",
+        "equal     | time()                                   |                                 |",
+        "equal     | vector(time()) - 60                      |                                 |",
+        "timestamp | timestamp(lat)                           |                                 |",
+        "equal     | absent(nothing{a=\"b\", c=~\"d\"})       |                                 |",
+        "empty     | absent(lat)                              |                                 |",
+        "equal     | abs(lat - 50)                            |                                 |",
+        "equal     | ceil(lat) + floor(lat)                   |                                 |",
+        "equal     | round(lat) + round(lat, 5)               |                                 |",
+        "equal     | exp(lat / 100)                           |                                 |",
+        "equal     | ln(lat)                                  |                                 |",
+        "equal     | log2(lat)                                |                                 |",
+        "equal     | log10(lat)                               |                                 |",
+        "equal     | sqrt(lat)                                |                                 |",
+        "equal     | sgn(lat - 50)                            |                                 |",
+        "equal     | clamp(lat, 20, 80)                       |                                 |",
+        "empty     | clamp(lat, 80, 20)                       |                                 |",
+        "equal     | clamp_min(lat, 30) + clamp_max(lat, 60)  |                                 |",
+        "equal     | sort(lat)                                |                                 |",
+        "equal     | sort_desc(rate(req[5m]))                 | sort_desc(rate(req_cum[5m]))    |",
+        "equal     | label_replace(lat, \"r2\", \"$1-x\", \"route\", \"(.*)\") |                   |",
+        "equal     | label_replace(lat, \"route\", \"\", \"route\", \"c\")  |                     |",
+        "equal     | label_replace(lat, \"__name__\", \"l_$2\", \"region\", \"(e)(u)\") |        |",
+        "equal     | label_join(lat, \"k\", \"/\", \"route\", \"region\", \"none\") |            |",
+        // offset and @
+        "equal     | lat offset 7m                            |                                 |",
+        "equal     | sum_over_time(vreq[5m] offset 10m)       |                                 |",
+        "equal     | rate(req[5m] offset 3m)                  | rate(req_cum[5m] offset 3m)     |",
+        "equal     | lat @ 1795174200                         |                                 |",
+        "equal     | increase(req[5m] @ 1795174200)           | increase(req_cum[5m] @ 1795174200) |",
+        "equal     | max_over_time(lat[10m] @ 1795174200 offset 5m) |                           |",
+        "equal     | lat @ start()                            |                                 |",
+        // subqueries (over whole-minute steps; a bare selector inside answers the average over the step)
+        "equal     | max_over_time(rate(req[5m])[30m:5m])     | max_over_time(rate(req_cum[5m])[30m:5m]) |",
+        "equal     | avg_over_time(sum by (route) (lat)[10m:1m]) |                              |",
+        "equal     | count_over_time(lat[10m:1m])             |                                 |",
+        "equal     | quantile_over_time(0.5, lat[10m:1m])     |                                 |",
+        "equal     | stddev_over_time(lat[10m:])              |                                 |",
+        "equal     | last_over_time(lat[7m:1m])               |                                 |",
+        "equal     | min_over_time(sum_over_time(vreq[5m])[15m:5m]) |                           |",
+        "equal     | present_over_time((lat > 90)[10m:1m])    |                                 |",
+        "equal     | rate(req[5m] @ end())                    | rate(req_cum[5m] @ end())       |",
+        "equal     | irate(vreq[5m] @ start() offset 2m)      | irate(vreq_cum[5m] @ start() offset 2m) |",
+    })
+    void queryRange_whenSameData_answersAsPrometheusOrWithinTheDocumentedDifference(String mode, String pulseQuery,
+            String promQuery, String parameter) throws Exception {
+        String pq = pulseQuery.trim();
+        String prq = promQuery == null ? pq : promQuery.trim();
+        Map<Map<String, String>, Map<Long, Double>> pulse = matrix(pulse(pq, "query_range"));
+        Map<Map<String, String>, Map<Long, Double>> prom = matrix(prometheus(prq, "query_range"));
+        assertThat(pulse.keySet()).as("the series of %s", pq).isEqualTo(prom.keySet());
+        Map<Map<String, String>, Map<Long, Double>> bound = mode.trim().equals("bound")
+                ? matrix(pulse(parameter.trim(), "query_range")) : null;
+        int points = 0;
+        for (Map.Entry<Map<String, String>, Map<Long, Double>> s : prom.entrySet()) {
+            Map<Long, Double> mine = pulse.get(s.getKey());
+            assertThat(mine.keySet()).as("the steps of %s %s", pq, s.getKey()).isEqualTo(s.getValue().keySet());
+            for (Map.Entry<Long, Double> point : s.getValue().entrySet()) {
+                double want = point.getValue();
+                double got = mine.get(point.getKey());
+                String where = pq + " " + s.getKey() + " at " + point.getKey();
+                switch (mode.trim()) {
+                    case "equal" -> assertClose(got, want, 1e-9, where);
+                    case "ratio" -> assertClose(got * Double.parseDouble(parameter.trim()), want, 1e-9, where);
+                    case "sketch" -> assertClose(got, want, 0.01, where);
+                    case "timestamp" -> assertThat(got - want).as(where).isBetween(0.0, 300.0);
+                    case "bound" -> {
+                        Map<String, String> labels = new TreeMap<>(s.getKey());
+                        labels.remove("__name__");
+                        double limit = bound.get(labels).get(point.getKey());
+                        assertThat(Math.abs(got - want)).as(where + " within " + limit).isLessThanOrEqualTo(limit + 1e-9);
+                    }
+                    default -> throw new IllegalArgumentException(mode);
+                }
+                points++;
+            }
+        }
+        if (mode.trim().equals("empty")) {
+            assertThat(prom).as("Prometheus' answer to %s", prq).isEmpty();
+        } else {
+            assertThat(points).as("points compared for %s (an expression answering nothing compares nothing)", pq)
+                    .isPositive();
+        }
+    }
+
+    /** Pulse's bare selector at a step of 5 minutes is Prometheus' avg_over_time over the step, exactly. */
+    @Test
+    void queryRange_whenBareSelectorAtLongerStep_equalsPrometheusAverageOverTheStep() throws Exception {
+        Map<Map<String, String>, Map<Long, Double>> pulse = matrix(pulse("lat", "query_range", "300"));
+        Map<Map<String, String>, Map<Long, Double>> prom = matrix(prometheus("avg_over_time(lat[5m])", "query_range", "300"));
+        assertThat(pulse.keySet().stream().map(l -> {
+            Map<String, String> m = new TreeMap<>(l);
+            m.remove("__name__");
+            return m;
+        }).toList()).containsExactlyInAnyOrderElementsOf(prom.keySet());
+        int points = 0;
+        for (Map.Entry<Map<String, String>, Map<Long, Double>> s : pulse.entrySet()) {
+            Map<String, String> labels = new TreeMap<>(s.getKey());
+            labels.remove("__name__");
+            for (Map.Entry<Long, Double> point : s.getValue().entrySet()) {
+                assertClose(point.getValue(), prom.get(labels).get(point.getKey()), 1e-9, "lat " + labels + " at " + point.getKey());
+                points++;
+            }
+        }
+        assertThat(points).isEqualTo(6 * 13);
+    }
+
+    /** Instant queries: the same elements in the same order where the order is the answer (sort, sort_desc, topk). */
+    @ParameterizedTest(name = "[{index}] {0}")
+    @CsvSource(delimiter = '|', value = {
+        "sort(last_over_time(lat[1m]))", "sort_desc(last_over_time(lat[1m]))", "topk(3, last_over_time(lat[1m]))",
+        "bottomk(2, last_over_time(lat[1m]))", "sort(sum by (route) (last_over_time(lat[1m])))",
+        "sort_desc(last_over_time(lat[1m]) > 40)", "topk by (route) (1, last_over_time(lat[1m]))",
+    })
+    void query_whenOrderIsTheAnswer_ordersAsPrometheus(String query) throws Exception {
+        List<String> pulse = ordered(pulse(query, "query"));
+        List<String> prom = ordered(prometheus(query, "query"));
+        assertThat(pulse).isNotEmpty().containsExactlyElementsOf(prom);
+    }
+
+    private static List<String> ordered(JsonNode body) {
+        assertThat(body.at("/data/resultType").asText()).isEqualTo("vector");
+        List<String> out = new ArrayList<>();
+        for (JsonNode s : body.at("/data/result")) {
+            out.add(labels(s.path("metric")) + " " + s.path("value").get(1).asText());
+        }
+        return out;
+    }
+
+    private static void assertClose(double got, double want, double relative, String where) {
+        if (Double.isNaN(want)) {
+            assertThat(got).as(where).isNaN();
+            return;
+        }
+        if (Double.isInfinite(want) || want == 0) {
+            assertThat(got).as(where).isEqualTo(want);
+            return;
+        }
+        assertThat(Math.abs(got - want) / Math.abs(want)).as("%s: Pulse %s, Prometheus %s", where, got, want)
+                .isLessThanOrEqualTo(relative);
+    }
+
+    // --- the two servers ---------------------------------------------------------------------------------------
+
+    private JsonNode pulse(String query, String endpoint) {
+        return pulse(query, endpoint, "60");
+    }
+
+    private JsonNode pulse(String query, String endpoint, String step) {
+        APIGatewayV2HTTPResponse r = handler.handleRequest(ApiRequests.prometheus("GET", "/prometheus/api/v1/" + endpoint,
+                params(query, endpoint, step)), new TestContext("q", 30_000, 1024));
+        assertThat(r.getStatusCode()).as("Pulse %s: %s", query, r.getBody()).isEqualTo(200);
+        return read(r.getBody());
+    }
+
+    private JsonNode prometheus(String query, String endpoint) throws Exception {
+        return prometheus(query, endpoint, "60");
+    }
+
+    private JsonNode prometheus(String query, String endpoint, String step) throws Exception {
+        StringBuilder q = new StringBuilder();
+        for (Map.Entry<String, String> e : params(query, endpoint, step)) {
+            q.append(q.isEmpty() ? "" : "&").append(e.getKey()).append('=')
+                    .append(URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8));
+        }
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(prometheusUrl + "/api/v1/" + endpoint + "?"
+                + q)).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as("Prometheus %s: %s", query, r.body()).isEqualTo(200);
+        return read(r.body());
+    }
+
+    private static List<Map.Entry<String, String>> params(String query, String endpoint, String step) {
+        if (endpoint.equals("query")) {
+            return List.of(Map.entry("query", query), Map.entry("time", Long.toString(END / 1000 - 17 * 60)));
+        }
+        return List.of(Map.entry("query", query), Map.entry("start", Long.toString(START / 1000)),
+                Map.entry("end", Long.toString(END / 1000)), Map.entry("step", step));
+    }
+
+    /** A matrix answer: labels -> (unix seconds -> value). */
+    private static Map<Map<String, String>, Map<Long, Double>> matrix(JsonNode body) {
+        assertThat(body.at("/data/resultType").asText()).isEqualTo("matrix");
+        Map<Map<String, String>, Map<Long, Double>> out = new LinkedHashMap<>();
+        for (JsonNode s : body.at("/data/result")) {
+            Map<Long, Double> points = new TreeMap<>();
+            for (JsonNode v : s.path("values")) {
+                points.put(v.get(0).asLong(), parse(v.get(1).asText()));
+            }
+            out.put(labels(s.path("metric")), points);
+        }
+        return out;
+    }
+
+    private static Map<String, String> labels(JsonNode metric) {
+        Map<String, String> labels = new TreeMap<>();
+        metric.fields().forEachRemaining(f -> labels.put(f.getKey(), f.getValue().asText()));
+        return labels;
+    }
+
+    private static double parse(String v) {
+        return switch (v) {
+            case "+Inf" -> Double.POSITIVE_INFINITY;
+            case "-Inf" -> Double.NEGATIVE_INFINITY;
+            default -> Double.parseDouble(v);
+        };
+    }
+
+    private static JsonNode read(String body) {
+        try {
+            return JSON.readTree(body);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static void run(String... command) throws Exception {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as(String.join(" ", command) + ": " + output).isZero();
+    }
+
+    private KinesisEvent.KinesisEventRecord record(String name, Map<String, String> dims, long ts, double value) {
+        String json = JSON.createObjectNode().put("name", name).<ObjectNode>set("dims", JSON.valueToTree(dims))
+                .put("ts", ts).put("value", value).toString();
+        return KinesisRecords.record("shardId-000000000000", sequence++, name, json.getBytes(StandardCharsets.UTF_8),
+                NOW.toEpochMilli());
+    }
+}
