@@ -72,7 +72,8 @@ class PromQlCorpusTest {
 
     private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-21T12:00:00Z"), ZoneOffset.UTC);
 
-    record Entry(String id, String source, String repo, String path, String kind, String original, String substituted) {
+    record Entry(String id, String source, String repo, String path, String commit, String kind, String original,
+            String substituted) {
     }
 
     /** What the API did with one expression: accepted (a 200), or refused with Prometheus' error type and message. */
@@ -88,7 +89,7 @@ class PromQlCorpusTest {
             List<Map<String, String>> rows = new ObjectMapper(new YAMLFactory()).readValue(in, new TypeReference<>() {
             });
             return rows.stream().map(r -> new Entry(r.get("id"), r.get("source"), r.get("repo"), r.get("path"),
-                    r.get("kind"), r.get("original"), r.get("substituted"))).toList();
+                    r.get("commit"), r.get("kind"), r.get("original"), r.get("substituted"))).toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -214,7 +215,7 @@ class PromQlCorpusTest {
     /** The construct the API names when it refuses {@code query}, or null when it accepts it; remembered per query. */
     private static String probe(PromQlService api, String query, Map<String, String> cache) {
         String construct = cache.computeIfAbsent(query, q -> {
-            Outcome o = send(api, new Entry("probe-1", "probe", "o/r", "p", "dashboard", q, q));
+            Outcome o = send(api, new Entry("probe-1", "probe", "o/r", "p", null, "dashboard", q, q));
             return o.accepted() ? "" : construct(o.refusal());
         });
         return construct.isEmpty() ? null : construct;
@@ -230,6 +231,7 @@ class PromQlCorpusTest {
             assertThat(e.source()).as("source of %s", e.id()).isIn(SOURCES);
             assertThat(e.repo()).as("repo of %s", e.id()).matches("[\\w.-]+/[\\w.-]+");
             assertThat(e.path()).as("path of %s", e.id()).isNotBlank().doesNotStartWith("/");
+            assertThat(e.commit()).as("commit of %s", e.id()).matches("[0-9a-f]{40}");
             assertThat(e.kind()).as("kind of %s", e.id()).isIn(KINDS);
             assertThat(e.original()).as("original of %s", e.id()).isNotBlank();
             assertThat(e.substituted()).as("substituted of %s", e.id()).isNotBlank();
