@@ -297,6 +297,8 @@ public final class Evaluator {
                 int n = 0;
                 double mean = 0;
                 double aux = 0;
+                int changes = 0;
+                int resets = 0;
                 for (int k = lo; k < hi; k++) {
                     if (m.count()[k] <= 0) {
                         continue;
@@ -308,6 +310,16 @@ public final class Evaluator {
                     last = k;
                     // As Prometheus' stdvar_over_time: Welford's running mean and sum of squared differences.
                     double v = m.sum()[k] / m.count()[k];
+                    if (previous >= 0) {
+                        // As Prometheus' changes and resets: NaN to NaN is no change, a comparison with NaN is false.
+                        double p = avg(m, previous);
+                        if (v != p && !(Double.isNaN(v) && Double.isNaN(p))) {
+                            changes++;
+                        }
+                        if (v < p) {
+                            resets++;
+                        }
+                    }
                     n++;
                     double delta = v - mean;
                     mean += delta / n;
@@ -321,6 +333,23 @@ public final class Evaluator {
                     case LAST -> v = avg(m, last);
                     case STDVAR -> v = aux / n;
                     case STDDEV -> v = Math.sqrt(aux / n);
+                    case CHANGES -> v = changes;
+                    case RESETS -> v = resets;
+                    case DERIV, PREDICT_LINEAR -> {
+                        if (previous < 0) {
+                            continue;  // as in Prometheus, two points are needed
+                        }
+                        if (o.function() == Expr.OverTimeFunction.DERIV) {
+                            // Prometheus passes the first sample's time, near the values, for accuracy.
+                            v = regression(m, first, hi, sampleTime(m, first))[0];
+                        } else {
+                            // The intercept at the evaluation time, as Prometheus'. A call over a selector with @ is
+                            // step-invariant in Prometheus 2.42: evaluated once, at the query's start, for every step.
+                            long at = sel.atMillis() != null ? start : times[i];
+                            double[] r = regression(m, first, hi, at);
+                            v = r[0] * o.q() + r[1];
+                        }
+                    }
                     case IRATE, IDELTA, DELTA -> {
                         if (previous < 0) {
                             continue;  // as in Prometheus, two points are needed
@@ -342,6 +371,70 @@ public final class Evaluator {
             }
         }
         return out;
+    }
+
+    /**
+     * A minute's sample time for the functions that weigh time (deriv, predict_linear): the middle of the minute,
+     * where the average of datapoints spread evenly over it lies (and, with one sample a minute at second 30, the
+     * sample's own time).
+     */
+    private static long sampleTime(Minutes m, int k) {
+        return m.first() + k * MINUTE + MINUTE / 2;
+    }
+
+    /**
+     * Prometheus' linearRegression over the per-minute averages in {@code [first, hi)}: least squares with Kahan
+     * summation, x in seconds from {@code interceptTime}; a constant series has slope 0 (NaN for an infinite value).
+     * Returns the slope and the intercept (the value at {@code interceptTime}).
+     */
+    private static double[] regression(Minutes m, int first, int hi, long interceptTime) {
+        double n = 0;
+        double[] sumX = new double[2];
+        double[] sumY = new double[2];
+        double[] sumXY = new double[2];
+        double[] sumX2 = new double[2];
+        double initY = avg(m, first);
+        boolean constY = true;
+        for (int k = first; k < hi; k++) {
+            if (m.count()[k] <= 0) {
+                continue;
+            }
+            double y = avg(m, k);
+            if (constY && k > first && y != initY) {
+                constY = false;
+            }
+            n += 1;
+            double x = (sampleTime(m, k) - interceptTime) / 1e3;
+            kahanInc(x, sumX);
+            kahanInc(y, sumY);
+            kahanInc(x * y, sumXY);
+            kahanInc(x * x, sumX2);
+        }
+        if (constY) {
+            return Double.isInfinite(initY) ? new double[] {Double.NaN, Double.NaN} : new double[] {0, initY};
+        }
+        double sx = sumX[0] + sumX[1];
+        double sy = sumY[0] + sumY[1];
+        double sxy = sumXY[0] + sumXY[1];
+        double sx2 = sumX2[0] + sumX2[1];
+        double covXY = sxy - sx * sy / n;
+        double varX = sx2 - sx * sx / n;
+        double slope = covXY / varX;
+        return new double[] {slope, sy / n - slope * sx / n};
+    }
+
+    /** Prometheus' kahanSumInc: {@code acc[0]} the sum, {@code acc[1]} the compensation. */
+    private static void kahanInc(double inc, double[] acc) {
+        double sum = acc[0];
+        double t = sum + inc;
+        if (Double.isInfinite(t)) {
+            acc[1] = 0;  // as Prometheus: an infinite sum drops the compensation
+        } else if (Math.abs(sum) >= Math.abs(inc)) {
+            acc[1] += (sum - t) + inc;
+        } else {
+            acc[1] += (inc - t) + sum;
+        }
+        acc[0] = t;
     }
 
     private static double avg(Minutes m, int k) {

@@ -159,6 +159,23 @@ class EvaluatorTest {
         "absent_over_time(gap[5m])            | ~~",
         "stdvar_over_time(req[5m])            | {a=x} 2; {a=y} 0",
         "stddev_over_time(req[5m])            | {a=x} 1.4142135623730951; {a=y} 0",
+        // changes and resets over the per-minute values: err is 1 0 1 0 1 in minutes 5-9, gap 7 and 3 (5 and 7).
+        "changes(err[5m])                     | {a=x} 4",
+        "resets(err[5m])                      | {a=x} 2",
+        "changes(req[5m])                     | {a=x} 4; {a=y} 0",
+        "resets(req[5m])                      | {a=x} 0; {a=y} 0",
+        "changes(gap[5m])                     | {a=x} 1",
+        "resets(gap[5m])                      | {a=x} 1",
+        "changes(gap[3m])                     | {a=x} 0",
+        "changes(gap[1m])                     | ~~",
+        // deriv and predict_linear: least squares over the minutes' values at second 30, two needed.
+        "deriv(req[5m])                       | {a=x} 0.016666666666666666; {a=y} 0",
+        "deriv(gap[5m])                       | {a=x} -0.03333333333333333",
+        "deriv(gap[3m])                       | ~~",
+        "predict_linear(req[5m], 0)           | {a=x} 10.5; {a=y} 2",
+        "predict_linear(req[5m], 60)          | {a=x} 11.5; {a=y} 2",
+        "predict_linear(req[5m], -600)        | {a=x} 0.5; {a=y} 2",
+        "predict_linear(req[5m] offset 2m, 0) | {a=x} 10.5; {a=y} 2",
         // Comparisons keep the metric name unless bool; the vector's value survives on either side.
         "req > 5                              | {__name__=req, a=x} 8",
         "5 < req                              | {__name__=req, a=x} 8",
