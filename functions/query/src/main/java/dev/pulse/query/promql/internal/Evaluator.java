@@ -343,10 +343,9 @@ public final class Evaluator {
                             // Prometheus passes the first sample's time, near the values, for accuracy.
                             v = regression(m, first, hi, sampleTime(m, first))[0];
                         } else {
-                            // The intercept at the evaluation time, as Prometheus'. A call over a selector with @ is
-                            // step-invariant in Prometheus 2.42: evaluated once, at the query's start, for every step.
-                            long at = sel.atMillis() != null ? start : times[i];
-                            double[] r = regression(m, first, hi, at);
+                            // The intercept at the evaluation time, as Prometheus' (also under @, which fixes only
+                            // the window: predict_linear is one of Prometheus' "@-unsafe" functions for that reason).
+                            double[] r = regression(m, first, hi, times[i]);
                             v = r[0] * o.q() + r[1];
                         }
                     }
