@@ -310,6 +310,17 @@ class EvaluatorTest {
     }
 
     @Test
+    void predictLinear_whenAt_fixesTheWindowAndPredictsFromEachStep() throws Exception {
+        long[] times = {T0 + 10 * MINUTE, T0 + 11 * MINUTE, T0 + 13 * MINUTE};
+        Value.Vector v = (Value.Vector) eval("predict_linear(req{a=\"x\"}[5m] @ end(), 0)", times);
+        Value.Vector d = (Value.Vector) eval("deriv(req{a=\"x\"}[5m] @ end())", times);
+        // The @ window (minutes 8 to 12) holds minutes 8 and 9 (9 and 10 at their seconds 30): the line is 10.5 at
+        // minute 10 and rises 1 a minute; predict_linear answers it at each step's time, deriv its slope at every step.
+        assertThat(v.series().get(0).values()).containsExactly(10.5, 11.5, 13.5);
+        assertThat(d.series().get(0).values()).containsExactly(1 / 60.0, 1 / 60.0, 1 / 60.0);
+    }
+
+    @Test
     void log2_whenPowerOfTwo_isExactAsGo() {
         assertThat(Evaluator.log2(8)).isEqualTo(3.0);
         assertThat(Evaluator.log2(0x1p-1074)).isEqualTo(-1074.0);
