@@ -328,6 +328,12 @@ class PromQlDifferentialIT {
         "equal     | last_over_time(lat[7m:1m])               |                                 |",
         "equal     | min_over_time(sum_over_time(vreq[5m])[15m:5m]) |                           |",
         "equal     | present_over_time((lat > 90)[10m:1m])    |                                 |",
+        "equal     | changes(err[15m:1m])                     |                                 |",
+        "equal     | resets(sum by (route) (err)[10m:1m])     |                                 |",
+        "equal     | deriv(lat[10m:1m])                       |                                 |",
+        "equal     | deriv(sum_over_time(vreq[5m])[30m:5m])   |                                 |",
+        "equal     | predict_linear(lat[10m:1m], 600)         |                                 |",
+        "equal     | predict_linear(avg by (region) (lat)[20m:2m], -300) |                      |",
         "equal     | rate(req[5m] @ end())                    | rate(req_cum[5m] @ end())       |",
         "equal     | irate(vreq[5m] @ start() offset 2m)      | irate(vreq_cum[5m] @ start() offset 2m) |",
     })

@@ -283,7 +283,7 @@ class PrometheusApiIT {
         "sum(api.latency) offset 1h            | 1:18:",
         "api.latency @ later()                 | 1:15:",
         "rate(api.latency[1h:1m])              | 1:1:",
-        "changes(api.latency[5m:1m])           | 1:1:",
+        "holt_winters(api.latency[5m], 0.5, 0.5) | 1:1:",
         "predict_linear(api.latency[5m])       | 1:31:",
         "histogram_quantile(0.9, api.latency)  | 1:1:",
         "label_replace(api.latency, 'a-b', 'b', 'c', 'd') | 1:28:",

@@ -188,12 +188,23 @@ public final class Evaluator {
                 int lo = Arrays.binarySearch(subTimes, from);
                 int hi = Arrays.binarySearch(subTimes, to);
                 List<Double> points = new ArrayList<>();
+                long[] pointTimes = new long[hi - lo + 1];
                 for (int k = lo; k <= hi; k++) {
                     if (s.present()[k]) {
+                        pointTimes[points.size()] = subTimes[k];
                         points.add(s.values()[k]);
                     }
                 }
                 if (points.isEmpty()) {
+                    continue;
+                }
+                if (f.timed()) {
+                    if (!timedPointsSuffice(f, points.size())) {
+                        continue;
+                    }
+                    present[i] = true;
+                    values[i] = overTimedPoints(f, o.q(), pointTimes,
+                            points.stream().mapToDouble(Double::doubleValue).toArray(), points.size(), times[i]);
                     continue;
                 }
                 present[i] = true;
@@ -297,8 +308,6 @@ public final class Evaluator {
                 int n = 0;
                 double mean = 0;
                 double aux = 0;
-                int changes = 0;
-                int resets = 0;
                 for (int k = lo; k < hi; k++) {
                     if (m.count()[k] <= 0) {
                         continue;
@@ -310,16 +319,6 @@ public final class Evaluator {
                     last = k;
                     // As Prometheus' stdvar_over_time: Welford's running mean and sum of squared differences.
                     double v = m.sum()[k] / m.count()[k];
-                    if (previous >= 0) {
-                        // As Prometheus' changes and resets: NaN to NaN is no change, a comparison with NaN is false.
-                        double p = avg(m, previous);
-                        if (v != p && !(Double.isNaN(v) && Double.isNaN(p))) {
-                            changes++;
-                        }
-                        if (v < p) {
-                            resets++;
-                        }
-                    }
                     n++;
                     double delta = v - mean;
                     mean += delta / n;
@@ -333,21 +332,22 @@ public final class Evaluator {
                     case LAST -> v = avg(m, last);
                     case STDVAR -> v = aux / n;
                     case STDDEV -> v = Math.sqrt(aux / n);
-                    case CHANGES -> v = changes;
-                    case RESETS -> v = resets;
-                    case DERIV, PREDICT_LINEAR -> {
-                        if (previous < 0) {
-                            continue;  // as in Prometheus, two points are needed
+                    case CHANGES, RESETS, DERIV, PREDICT_LINEAR -> {
+                        if (!timedPointsSuffice(o.function(), n)) {
+                            continue;
                         }
-                        if (o.function() == Expr.OverTimeFunction.DERIV) {
-                            // Prometheus passes the first sample's time, near the values, for accuracy.
-                            v = regression(m, first, hi, sampleTime(m, first))[0];
-                        } else {
-                            // The intercept at the evaluation time, as Prometheus' (also under @, which fixes only
-                            // the window: predict_linear is one of Prometheus' "@-unsafe" functions for that reason).
-                            double[] r = regression(m, first, hi, times[i]);
-                            v = r[0] * o.q() + r[1];
+                        long[] t = new long[n];
+                        double[] y = new double[n];
+                        int j = 0;
+                        for (int k = first; k <= last; k++) {
+                            if (m.count()[k] > 0) {
+                                t[j] = sampleTime(m, k);
+                                y[j++] = avg(m, k);
+                            }
                         }
+                        // predict_linear's intercept at the evaluation time, as Prometheus' (also under @, which fixes
+                        // only the window: Prometheus lists predict_linear as unsafe with @ for that reason).
+                        v = overTimedPoints(o.function(), o.q(), t, y, n, times[i]);
                     }
                     case IRATE, IDELTA, DELTA -> {
                         if (previous < 0) {
@@ -381,32 +381,63 @@ public final class Evaluator {
         return m.first() + k * MINUTE + MINUTE / 2;
     }
 
+    /** Whether {@code n} samples give changes, resets (one), deriv or predict_linear (two, as in Prometheus) a value. */
+    private static boolean timedPointsSuffice(Expr.OverTimeFunction f, int n) {
+        return n >= (f == Expr.OverTimeFunction.CHANGES || f == Expr.OverTimeFunction.RESETS ? 1 : 2);
+    }
+
     /**
-     * Prometheus' linearRegression over the per-minute averages in {@code [first, hi)}: least squares with Kahan
-     * summation, x in seconds from {@code interceptTime}; a constant series has slope 0 (NaN for an infinite value).
-     * Returns the slope and the intercept (the value at {@code interceptTime}).
+     * changes, resets, deriv or predict_linear ({@code q} seconds ahead of {@code evalTime}) over the samples
+     * {@code (t[j], y[j])}, {@code j < n}, in time order, as Prometheus computes them over raw samples.
      */
-    private static double[] regression(Minutes m, int first, int hi, long interceptTime) {
-        double n = 0;
+    private static double overTimedPoints(Expr.OverTimeFunction f, double q, long[] t, double[] y, int n,
+            long evalTime) {
+        switch (f) {
+            case CHANGES, RESETS -> {
+                int count = 0;
+                for (int j = 1; j < n; j++) {
+                    double cur = y[j];
+                    double prev = y[j - 1];
+                    // As Prometheus: NaN to NaN is no change; a comparison with NaN is false.
+                    if (f == Expr.OverTimeFunction.CHANGES ? cur != prev && !(Double.isNaN(cur) && Double.isNaN(prev))
+                            : cur < prev) {
+                        count++;
+                    }
+                }
+                return count;
+            }
+            case DERIV -> {
+                // Prometheus passes the first sample's time, near the values, for accuracy.
+                return regression(t, y, n, t[0])[0];
+            }
+            case PREDICT_LINEAR -> {
+                double[] r = regression(t, y, n, evalTime);
+                return r[0] * q + r[1];
+            }
+            default -> throw new IllegalStateException(f.name());
+        }
+    }
+
+    /**
+     * Prometheus' linearRegression: least squares with Kahan summation, x in seconds from {@code interceptTime}; a
+     * constant series has slope 0 (NaN for an infinite value). Returns the slope and the intercept (the value at
+     * {@code interceptTime}).
+     */
+    private static double[] regression(long[] t, double[] y, int n, long interceptTime) {
         double[] sumX = new double[2];
         double[] sumY = new double[2];
         double[] sumXY = new double[2];
         double[] sumX2 = new double[2];
-        double initY = avg(m, first);
+        double initY = y[0];
         boolean constY = true;
-        for (int k = first; k < hi; k++) {
-            if (m.count()[k] <= 0) {
-                continue;
-            }
-            double y = avg(m, k);
-            if (constY && k > first && y != initY) {
+        for (int j = 0; j < n; j++) {
+            if (constY && j > 0 && y[j] != initY) {
                 constY = false;
             }
-            n += 1;
-            double x = (sampleTime(m, k) - interceptTime) / 1e3;
+            double x = (t[j] - interceptTime) / 1e3;
             kahanInc(x, sumX);
-            kahanInc(y, sumY);
-            kahanInc(x * y, sumXY);
+            kahanInc(y[j], sumY);
+            kahanInc(x * y[j], sumXY);
             kahanInc(x * x, sumX2);
         }
         if (constY) {

@@ -230,9 +230,16 @@ public sealed interface Expr {
         /** The functions that take a subquery: they need only the points, not the counter semantics. */
         boolean overPoints() {
             return switch (this) {
-                // The last four need each point's time, which a subquery's points do not carry here.
-                case RATE, INCREASE, IRATE, DELTA, IDELTA, CHANGES, RESETS, DERIV, PREDICT_LINEAR -> false;
+                case RATE, INCREASE, IRATE, DELTA, IDELTA -> false;
                 default -> true;
+            };
+        }
+
+        /** Over samples and their times, as Prometheus: changes, resets, deriv, predict_linear. */
+        boolean timed() {
+            return switch (this) {
+                case CHANGES, RESETS, DERIV, PREDICT_LINEAR -> true;
+                default -> false;
             };
         }
 

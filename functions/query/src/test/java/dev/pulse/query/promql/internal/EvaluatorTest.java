@@ -176,6 +176,12 @@ class EvaluatorTest {
         "predict_linear(req[5m], 60)          | {a=x} 11.5; {a=y} 2",
         "predict_linear(req[5m], -600)        | {a=x} 0.5; {a=y} 2",
         "predict_linear(req[5m] offset 2m, 0) | {a=x} 10.5; {a=y} 2",
+        // Over a subquery: the points at the subquery's times (minutes 5 to 10; a bare selector the step's average).
+        "changes(err[5m:1m])                  | {a=x} 5",
+        "resets(err[5m:1m])                   | {a=x} 2",
+        "deriv(req[5m:1m])                    | {a=x} 0.016666666666666666; {a=y} 0",
+        "predict_linear(req[5m:1m], 60)       | {a=x} 11; {a=y} 2",
+        "deriv(req[30s:1m])                   | ~~",
         // Comparisons keep the metric name unless bool; the vector's value survives on either side.
         "req > 5                              | {__name__=req, a=x} 8",
         "5 < req                              | {__name__=req, a=x} 8",
