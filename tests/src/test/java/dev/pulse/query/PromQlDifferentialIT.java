@@ -333,7 +333,7 @@ class PromQlDifferentialIT {
         "equal     | deriv(lat[10m:1m])                       |                                 |",
         "equal     | deriv(sum_over_time(vreq[5m])[30m:5m])   |                                 |",
         "equal     | predict_linear(lat[10m:1m], 600)         |                                 |",
-        "equal     | predict_linear(avg by (region) (lat)[20m:2m], -300) |                      |",
+        "equal     | predict_linear(avg by (region) (last_over_time(lat[1m]))[20m:2m], -300) | |",
         "equal     | rate(req[5m] @ end())                    | rate(req_cum[5m] @ end())       |",
         "equal     | irate(vreq[5m] @ start() offset 2m)      | irate(vreq_cum[5m] @ start() offset 2m) |",
     })
