@@ -188,12 +188,23 @@ public final class Evaluator {
                 int lo = Arrays.binarySearch(subTimes, from);
                 int hi = Arrays.binarySearch(subTimes, to);
                 List<Double> points = new ArrayList<>();
+                long[] pointTimes = new long[hi - lo + 1];
                 for (int k = lo; k <= hi; k++) {
                     if (s.present()[k]) {
+                        pointTimes[points.size()] = subTimes[k];
                         points.add(s.values()[k]);
                     }
                 }
                 if (points.isEmpty()) {
+                    continue;
+                }
+                if (f.timed()) {
+                    if (!timedPointsSuffice(f, points.size())) {
+                        continue;
+                    }
+                    present[i] = true;
+                    values[i] = overTimedPoints(f, o.q(), pointTimes,
+                            points.stream().mapToDouble(Double::doubleValue).toArray(), points.size(), times[i]);
                     continue;
                 }
                 present[i] = true;
@@ -321,6 +332,23 @@ public final class Evaluator {
                     case LAST -> v = avg(m, last);
                     case STDVAR -> v = aux / n;
                     case STDDEV -> v = Math.sqrt(aux / n);
+                    case CHANGES, RESETS, DERIV, PREDICT_LINEAR -> {
+                        if (!timedPointsSuffice(o.function(), n)) {
+                            continue;
+                        }
+                        long[] t = new long[n];
+                        double[] y = new double[n];
+                        int j = 0;
+                        for (int k = first; k <= last; k++) {
+                            if (m.count()[k] > 0) {
+                                t[j] = sampleTime(m, k);
+                                y[j++] = avg(m, k);
+                            }
+                        }
+                        // predict_linear's intercept at the evaluation time, as Prometheus' (also under @, which fixes
+                        // only the window: Prometheus lists predict_linear as unsafe with @ for that reason).
+                        v = overTimedPoints(o.function(), o.q(), t, y, n, times[i]);
+                    }
                     case IRATE, IDELTA, DELTA -> {
                         if (previous < 0) {
                             continue;  // as in Prometheus, two points are needed
@@ -342,6 +370,101 @@ public final class Evaluator {
             }
         }
         return out;
+    }
+
+    /**
+     * A minute's sample time for the functions that weigh time (deriv, predict_linear): the middle of the minute,
+     * where the average of datapoints spread evenly over it lies (and, with one sample a minute at second 30, the
+     * sample's own time).
+     */
+    private static long sampleTime(Minutes m, int k) {
+        return m.first() + k * MINUTE + MINUTE / 2;
+    }
+
+    /** Whether {@code n} samples give changes, resets (one), deriv or predict_linear (two, as in Prometheus) a value. */
+    private static boolean timedPointsSuffice(Expr.OverTimeFunction f, int n) {
+        return n >= (f == Expr.OverTimeFunction.CHANGES || f == Expr.OverTimeFunction.RESETS ? 1 : 2);
+    }
+
+    /**
+     * changes, resets, deriv or predict_linear ({@code q} seconds ahead of {@code evalTime}) over the samples
+     * {@code (t[j], y[j])}, {@code j < n}, in time order, as Prometheus computes them over raw samples.
+     */
+    private static double overTimedPoints(Expr.OverTimeFunction f, double q, long[] t, double[] y, int n,
+            long evalTime) {
+        switch (f) {
+            case CHANGES, RESETS -> {
+                int count = 0;
+                for (int j = 1; j < n; j++) {
+                    double cur = y[j];
+                    double prev = y[j - 1];
+                    // As Prometheus: NaN to NaN is no change; a comparison with NaN is false.
+                    if (f == Expr.OverTimeFunction.CHANGES ? cur != prev && !(Double.isNaN(cur) && Double.isNaN(prev))
+                            : cur < prev) {
+                        count++;
+                    }
+                }
+                return count;
+            }
+            case DERIV -> {
+                // Prometheus passes the first sample's time, near the values, for accuracy.
+                return regression(t, y, n, t[0])[0];
+            }
+            case PREDICT_LINEAR -> {
+                double[] r = regression(t, y, n, evalTime);
+                return r[0] * q + r[1];
+            }
+            default -> throw new IllegalStateException(f.name());
+        }
+    }
+
+    /**
+     * Prometheus' linearRegression: least squares with Kahan summation, x in seconds from {@code interceptTime}; a
+     * constant series has slope 0 (NaN for an infinite value). Returns the slope and the intercept (the value at
+     * {@code interceptTime}).
+     */
+    private static double[] regression(long[] t, double[] y, int n, long interceptTime) {
+        double[] sumX = new double[2];
+        double[] sumY = new double[2];
+        double[] sumXY = new double[2];
+        double[] sumX2 = new double[2];
+        double initY = y[0];
+        boolean constY = true;
+        for (int j = 0; j < n; j++) {
+            if (constY && j > 0 && y[j] != initY) {
+                constY = false;
+            }
+            double x = (t[j] - interceptTime) / 1e3;
+            kahanInc(x, sumX);
+            kahanInc(y[j], sumY);
+            kahanInc(x * y[j], sumXY);
+            kahanInc(x * x, sumX2);
+        }
+        if (constY) {
+            return Double.isInfinite(initY) ? new double[] {Double.NaN, Double.NaN} : new double[] {0, initY};
+        }
+        double sx = sumX[0] + sumX[1];
+        double sy = sumY[0] + sumY[1];
+        double sxy = sumXY[0] + sumXY[1];
+        double sx2 = sumX2[0] + sumX2[1];
+        double covXY = sxy - sx * sy / n;
+        double varX = sx2 - sx * sx / n;
+        double slope = covXY / varX;
+        return new double[] {slope, sy / n - slope * sx / n};
+    }
+
+    /** Prometheus' kahanSumInc: {@code acc[0]} the sum, {@code acc[1]} the compensation. */
+    private static void kahanInc(double inc, double[] acc) {
+        double sum = acc[0];
+        double t = sum + inc;
+        if (Double.isInfinite(t)) {
+            acc[1] = 0;  // as Prometheus: an infinite sum drops the compensation
+        } else if (Math.abs(sum) >= Math.abs(inc)) {
+            acc[1] += (sum - t) + inc;
+        } else {
+            acc[1] += (inc - t) + sum;
+        }
+        acc[0] = t;
     }
 
     private static double avg(Minutes m, int k) {

@@ -81,7 +81,10 @@ public sealed interface Expr {
         }
     }
 
-    /** {@code <range function>([q,] selector[range])}. {@code q} is NaN except for quantile_over_time. */
+    /**
+     * {@code <range function>([q,] selector[range][, q])}. {@code q} is NaN except for quantile_over_time (the
+     * quantile) and predict_linear (the seconds ahead).
+     */
     record OverTime(OverTimeFunction function, double q, Selector selector, int pos) implements Expr {
         @Override
         public Type type() {
@@ -211,7 +214,8 @@ public sealed interface Expr {
         COUNT("count_over_time"), SUM("sum_over_time"), AVG("avg_over_time"), MIN("min_over_time"),
         MAX("max_over_time"), QUANTILE("quantile_over_time"), RATE("rate"), INCREASE("increase"), IRATE("irate"),
         DELTA("delta"), IDELTA("idelta"), LAST("last_over_time"), PRESENT("present_over_time"),
-        ABSENT("absent_over_time"), STDDEV("stddev_over_time"), STDVAR("stdvar_over_time");
+        ABSENT("absent_over_time"), STDDEV("stddev_over_time"), STDVAR("stdvar_over_time"), CHANGES("changes"),
+        RESETS("resets"), DERIV("deriv"), PREDICT_LINEAR("predict_linear");
 
         private final String promQlName;
 
@@ -231,10 +235,18 @@ public sealed interface Expr {
             };
         }
 
+        /** Over samples and their times, as Prometheus: changes, resets, deriv, predict_linear. */
+        boolean timed() {
+            return switch (this) {
+                case CHANGES, RESETS, DERIV, PREDICT_LINEAR -> true;
+                default -> false;
+            };
+        }
+
         /** Answered from each minute's summary in the window rather than the window's merged summary. */
         boolean perMinute() {
             return switch (this) {
-                case IRATE, DELTA, IDELTA, LAST, STDDEV, STDVAR -> true;
+                case IRATE, DELTA, IDELTA, LAST, STDDEV, STDVAR, CHANGES, RESETS, DERIV, PREDICT_LINEAR -> true;
                 default -> false;
             };
         }

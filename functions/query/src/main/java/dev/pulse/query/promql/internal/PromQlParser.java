@@ -11,7 +11,8 @@ import java.util.Set;
 
 /**
  * Parses the PromQL Pulse answers (docs/prometheus-api.md): selectors with {@code = != =~ !~} matchers,
- * {@code offset} and {@code @}; the range functions ({@code *_over_time}, {@code rate increase irate delta idelta}),
+ * {@code offset} and {@code @}; the range functions ({@code *_over_time}, {@code rate increase irate delta idelta},
+ * {@code changes resets deriv predict_linear}),
  * also over subqueries for the {@code *_over_time} ones; the aggregations but {@code limitk}/{@code limit_ratio};
  * arithmetic, comparison and set operators with {@code bool}, {@code on}/{@code ignoring} and
  * {@code group_left}/{@code group_right}; the math, label, sort and time functions. The type of every node is checked
@@ -47,9 +48,9 @@ public final class PromQlParser {
 
     private static final Set<String> AGGREGATIONS_NOT_SUPPORTED = Set.of("limitk", "limit_ratio");
     /** Prometheus 2.42's other functions: named as not supported rather than unknown. */
-    private static final Set<String> FUNCTIONS_NOT_SUPPORTED = Set.of("changes", "day_of_month", "day_of_week",
-            "day_of_year", "days_in_month", "deriv", "histogram_count", "histogram_fraction", "histogram_quantile",
-            "histogram_sum", "holt_winters", "hour", "minute", "month", "predict_linear", "resets", "year", "acos",
+    private static final Set<String> FUNCTIONS_NOT_SUPPORTED = Set.of("day_of_month", "day_of_week",
+            "day_of_year", "days_in_month", "histogram_count", "histogram_fraction", "histogram_quantile",
+            "histogram_sum", "holt_winters", "hour", "minute", "month", "year", "acos",
             "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "deg", "pi", "rad", "sin", "sinh", "tan", "tanh");
     private static final Set<String> KEYWORDS = Set.of("by", "without", "on", "ignoring", "group_left", "group_right",
             "bool", "offset", "and", "or", "unless", "atan2");
@@ -482,6 +483,24 @@ public final class PromQlParser {
                     + f.promQlName() + "\"");
         }
         skipSpace();
+        if (f == OverTimeFunction.PREDICT_LINEAR) {
+            if (pos >= q.length() || q.charAt(pos) != ',') {
+                throw error(pos, "expected 2 arguments in call to \"predict_linear\"");
+            }
+            pos++;
+            skipSpace();
+            int tAt = pos;
+            Expr te = binary(1);
+            if (!te.scalar()) {
+                throw error(tAt, "expected type scalar in call to function \"predict_linear\" (the seconds ahead)");
+            }
+            // Prometheus takes any scalar expression; a number (an expression of numbers) is what rules use.
+            if (!constant(te)) {
+                throw error(tAt, "the seconds ahead of predict_linear must be a number (an expression of numbers)");
+            }
+            quantile = fold(te);
+            skipSpace();
+        }
         if (pos < q.length() && q.charAt(pos) == ',') {
             throw error(pos, "too many arguments in call to \"" + f.promQlName() + "\"");
         }

@@ -139,7 +139,8 @@ public final class RangeReader implements Evaluator.Source {
                 }
                 // No range or step helps here: these functions need the minutes themselves.
                 throw PromQlException.invalidParameter(times.length == 1 ? "time" : "start", "irate, delta, idelta,"
-                        + " last_over_time, stddev_over_time and stdvar_over_time read each minute of their windows,"
+                        + " last_over_time, stddev_over_time, stdvar_over_time, changes, resets, deriv and"
+                        + " predict_linear read each minute of their windows,"
                         + " and the minutes from " + java.time.Instant.ofEpochMilli(first) + " are past the retention of"
                         + " minute detail: " + e.getMessage().substring(e.getMessage().indexOf("retention: ") + 11));
             }

@@ -159,6 +159,29 @@ class EvaluatorTest {
         "absent_over_time(gap[5m])            | ~~",
         "stdvar_over_time(req[5m])            | {a=x} 2; {a=y} 0",
         "stddev_over_time(req[5m])            | {a=x} 1.4142135623730951; {a=y} 0",
+        // changes and resets over the per-minute values: err is 1 0 1 0 1 in minutes 5-9, gap 7 and 3 (5 and 7).
+        "changes(err[5m])                     | {a=x} 4",
+        "resets(err[5m])                      | {a=x} 2",
+        "changes(req[5m])                     | {a=x} 4; {a=y} 0",
+        "resets(req[5m])                      | {a=x} 0; {a=y} 0",
+        "changes(gap[5m])                     | {a=x} 1",
+        "resets(gap[5m])                      | {a=x} 1",
+        "changes(gap[3m])                     | {a=x} 0",
+        "changes(gap[1m])                     | ~~",
+        // deriv and predict_linear: least squares over the minutes' values at second 30, two needed.
+        "deriv(req[5m])                       | {a=x} 0.016666666666666666; {a=y} 0",
+        "deriv(gap[5m])                       | {a=x} -0.03333333333333333",
+        "deriv(gap[3m])                       | ~~",
+        "predict_linear(req[5m], 0)           | {a=x} 10.5; {a=y} 2",
+        "predict_linear(req[5m], 60)          | {a=x} 11.5; {a=y} 2",
+        "predict_linear(req[5m], -600)        | {a=x} 0.5; {a=y} 2",
+        "predict_linear(req[5m] offset 2m, 0) | {a=x} 10.5; {a=y} 2",
+        // Over a subquery: the points at the subquery's times (minutes 5 to 10; a bare selector the step's average).
+        "changes(err[5m:1m])                  | {a=x} 5",
+        "resets(err[5m:1m])                   | {a=x} 2",
+        "deriv(req[5m:1m])                    | {a=x} 0.016666666666666666; {a=y} 0",
+        "predict_linear(req[5m:1m], 60)       | {a=x} 11; {a=y} 2",
+        "deriv(req[30s:1m])                   | ~~",
         // Comparisons keep the metric name unless bool; the vector's value survives on either side.
         "req > 5                              | {__name__=req, a=x} 8",
         "5 < req                              | {__name__=req, a=x} 8",
@@ -290,6 +313,17 @@ class EvaluatorTest {
         // At the start (minute 6) the window holds minutes 4 and 5 (5 + 6); at the end, minutes 8 and 9 (10 a minute).
         assertThat(start.series().get(0).values()).containsExactly(11, 11, 11);
         assertThat(end.series().get(0).values()).containsExactly(10 / 60.0, 10 / 60.0, 10 / 60.0);
+    }
+
+    @Test
+    void predictLinear_whenAt_fixesTheWindowAndPredictsFromEachStep() throws Exception {
+        long[] times = {T0 + 10 * MINUTE, T0 + 11 * MINUTE, T0 + 13 * MINUTE};
+        Value.Vector v = (Value.Vector) eval("predict_linear(req{a=\"x\"}[5m] @ end(), 0)", times);
+        Value.Vector d = (Value.Vector) eval("deriv(req{a=\"x\"}[5m] @ end())", times);
+        // The @ window (minutes 8 to 12) holds minutes 8 and 9 (9 and 10 at their seconds 30): the line is 10.5 at
+        // minute 10 and rises 1 a minute; predict_linear answers it at each step's time, deriv its slope at every step.
+        assertThat(v.series().get(0).values()).containsExactly(10.5, 11.5, 13.5);
+        assertThat(d.series().get(0).values()).containsExactly(1 / 60.0, 1 / 60.0, 1 / 60.0);
     }
 
     @Test
