@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
@@ -18,25 +19,9 @@ import org.junit.jupiter.api.Test;
  */
 class ReplaySourceGzipMembersTest {
 
-    static byte[] gzip(byte[] content) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (GZIPOutputStream g = new GZIPOutputStream(out)) {
-            g.write(content);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out.toByteArray();
-    }
-
     @Test
-    void read_whenGzipHasFiftyThousandEmptyMembers_refusesAsSourceFieldErrorNamingTheLine() {
-        byte[] empty = gzip(new byte[0]);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (int i = 0; i < 50_000; i++) {
-            out.writeBytes(empty);
-        }
-        out.writeBytes(gzip("not json\n".getBytes()));
-        byte[] recording = out.toByteArray();
+    void read_whenGzipHasFiftyThousandEmptyMembers_refusesAsSourceFieldErrorNamingTheLine() throws Exception {
+        byte[] recording = members(gzip(""), 50_000, gzip("not json\n"));
 
         assertThatThrownBy(() -> ReplaySource.read(new ByteArrayInputStream(recording), true, "hostile.ndjson.gz"))
                 .isInstanceOfSatisfying(LoadGenRequest.InvalidRequestException.class,
@@ -45,13 +30,8 @@ class ReplaySourceGzipMembersTest {
     }
 
     @Test
-    void read_whenMoreGzipMembersThanAllowed_refusesNamingTheLimit() {
-        byte[] member = gzip("{\"name\":\"m\",\"ts\":1}\n".getBytes());
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (int i = 0; i <= ReplaySource.MAX_GZIP_MEMBERS; i++) {
-            out.writeBytes(member);
-        }
-        byte[] recording = out.toByteArray();
+    void read_whenMoreGzipMembersThanAllowed_refusesNamingTheLimit() throws Exception {
+        byte[] recording = members(gzip("{\"name\":\"m\",\"ts\":1}\n"), ReplaySource.MAX_GZIP_MEMBERS + 1);
 
         assertThatThrownBy(() -> ReplaySource.read(new ByteArrayInputStream(recording), true, "many.ndjson.gz"))
                 .isInstanceOf(LoadGenRequest.InvalidRequestException.class)
@@ -62,18 +42,29 @@ class ReplaySourceGzipMembersTest {
     @Test
     void read_whenRecordingsConcatenatedAsGzipMembers_readsEveryLine() throws Exception {
         // cat a.gz b.gz: a line may even continue across the members' boundary.
-        byte[] recording = concat(gzip("{\"name\":\"a\",\"ts\":1}\n{\"name\":".getBytes()),
-                gzip("\"b\",\"ts\":2}\n".getBytes()));
+        byte[] recording = members(gzip("{\"name\":\"a\",\"ts\":1}\n{\"name\":"), 1, gzip("\"b\",\"ts\":2}\n"));
 
         List<ReplayRecord> records = ReplaySource.read(new ByteArrayInputStream(recording), true, "cat.ndjson.gz");
 
         assertThat(records).extracting(ReplayRecord::partitionKey).containsExactly("a", "b");
     }
 
-    private static byte[] concat(byte[] a, byte[] b) {
+    // The codec tests' Payloads (layers/common) is not on this module's test classpath: one small copy here.
+    private static byte[] gzip(String text) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.writeBytes(a);
-        out.writeBytes(b);
+        try (GZIPOutputStream member = new GZIPOutputStream(out)) {
+            member.write(text.getBytes(StandardCharsets.UTF_8));
+        }
+        return out.toByteArray();
+    }
+
+    /** {@code copies} copies of {@code member}, then {@code last}: gzip members joined as {@code cat} joins files. */
+    private static byte[] members(byte[] member, int copies, byte[]... last) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int i = 0; i < copies; i++) {
+            out.writeBytes(member);
+        }
+        Arrays.stream(last).forEach(out::writeBytes);
         return out.toByteArray();
     }
 }

@@ -1,18 +1,12 @@
 package dev.pulse.codec;
 
+import static dev.pulse.codec.Payloads.NOW_MS;
+import static dev.pulse.codec.Payloads.concat;
+import static dev.pulse.codec.Payloads.gzip;
+import static dev.pulse.codec.Payloads.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pulse.model.DatapointValidator;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
-import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,29 +16,11 @@ import org.junit.jupiter.api.Test;
  */
 class ConcatenatedGzipMembersTest {
 
-    static final long NOW_MS = 1_795_262_400_000L;
-    static final RecordDecoder DECODER = new RecordDecoder(new DatapointValidator(
-            Clock.fixed(Instant.ofEpochMilli(NOW_MS), ZoneOffset.UTC), Duration.ofDays(14), Duration.ofHours(2)));
-
-    static byte[] gzip(byte[] content) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (GZIPOutputStream g = new GZIPOutputStream(out)) {
-            g.write(content);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out.toByteArray();
-    }
+    private static final RecordDecoder DECODER = Payloads.decoder();
 
     /** {@code emptyMembers} empty gzip members, then one holding a CloudWatch Logs control message. */
     static byte[] emptyMembersThenPayload(int emptyMembers) {
-        byte[] empty = gzip(new byte[0]);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (int i = 0; i < emptyMembers; i++) {
-            out.writeBytes(empty);
-        }
-        out.writeBytes(gzip("{\"messageType\":\"CONTROL_MESSAGE\"}".getBytes(StandardCharsets.UTF_8)));
-        return out.toByteArray();
+        return Payloads.emptyMembersThen(emptyMembers, utf8("{\"messageType\":\"CONTROL_MESSAGE\"}"));
     }
 
     @Test
@@ -83,13 +59,13 @@ class ConcatenatedGzipMembersTest {
 
     @Test
     void decodeUnits_whenPayloadSplitAcrossMembers_decodesTheirContentTogether() throws Exception {
-        byte[] json = "{\"messageType\":\"CONTROL_MESSAGE\"}".getBytes(StandardCharsets.UTF_8);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (byte b : json) {
-            out.writeBytes(gzip(new byte[] {b}));
+        byte[] json = utf8("{\"messageType\":\"CONTROL_MESSAGE\"}");
+        byte[][] members = new byte[json.length][];
+        for (int i = 0; i < json.length; i++) {
+            members[i] = gzip(new byte[] {json[i]});
         }
 
-        List<RecordDecoder.Unit> units = DECODER.decodeUnits(out.toByteArray(), "pk", NOW_MS);
+        List<RecordDecoder.Unit> units = DECODER.decodeUnits(concat(members), "pk", NOW_MS);
 
         assertThat(units).singleElement().satisfies(u -> assertThat(u.poisonReason()).isNull());
     }

@@ -1,5 +1,8 @@
 package dev.pulse.codec;
 
+import static dev.pulse.codec.Payloads.concat;
+import static dev.pulse.codec.Payloads.emptyMembersThen;
+import static dev.pulse.codec.Payloads.gzip;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,14 +11,12 @@ import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.zip.CRC32;
 import java.util.zip.Deflater;
 import java.util.zip.GZIPInputStream;
-import java.util.zip.GZIPOutputStream;
 import java.util.zip.ZipException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,16 +24,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** gzip as RFC 1952 writes it, read member after member in a loop, checked as the JDK's GZIPInputStream checks it. */
 class GunzipTest {
-
-    static byte[] jdkGzip(byte[] content) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (GZIPOutputStream g = new GZIPOutputStream(out)) {
-            g.write(content);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out.toByteArray();
-    }
 
     /** A member with the optional header fields {@code flags} announces (FHCRC 2, FEXTRA 4, FNAME 8, FCOMMENT 16). */
     static byte[] member(byte[] content, int flags) {
@@ -73,14 +64,6 @@ class GunzipTest {
         }
     }
 
-    static byte[] concat(byte[]... parts) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (byte[] p : parts) {
-            out.writeBytes(p);
-        }
-        return out.toByteArray();
-    }
-
     static byte[] readAll(byte[] gz, int maxMembers) throws IOException {
         return Gunzip.bytes(gz, Integer.MAX_VALUE - 8, maxMembers);
     }
@@ -98,7 +81,7 @@ class GunzipTest {
         byte[] content = new byte[300_000];
         new Random(7).nextBytes(content);
         Arrays.fill(content, 100_000, 200_000, (byte) 'x');
-        byte[] gz = concat(jdkGzip(content), jdkGzip(new byte[0]), jdkGzip(content));
+        byte[] gz = concat(gzip(content), gzip(new byte[0]), gzip(content));
 
         byte[] jdk;
         try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(gz))) {
@@ -109,19 +92,14 @@ class GunzipTest {
 
     @Test
     void bytes_whenHundredThousandEmptyMembers_readsThemInALoop() throws Exception {
-        byte[] empty = jdkGzip(new byte[0]);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (int i = 0; i < 100_000; i++) {
-            out.writeBytes(empty);
-        }
-        out.writeBytes(jdkGzip("end".getBytes(StandardCharsets.UTF_8)));
+        byte[] gz = emptyMembersThen(100_000, "end".getBytes(StandardCharsets.UTF_8));
 
-        assertThat(readAll(out.toByteArray(), 100_001)).asString(StandardCharsets.UTF_8).isEqualTo("end");
+        assertThat(readAll(gz, 100_001)).asString(StandardCharsets.UTF_8).isEqualTo("end");
     }
 
     @Test
     void bytes_whenMoreMembersThanAllowed_throwsTooManyMembersNamingTheLimit() {
-        byte[] gz = concat(jdkGzip(new byte[] {'a'}), jdkGzip(new byte[] {'b'}), jdkGzip(new byte[] {'c'}));
+        byte[] gz = concat(gzip(new byte[] {'a'}), gzip(new byte[] {'b'}), gzip(new byte[] {'c'}));
 
         assertThatThrownBy(() -> readAll(gz, 2)).isInstanceOf(Gunzip.TooManyMembers.class)
                 .hasMessage("more than 2 gzip members");
@@ -129,14 +107,14 @@ class GunzipTest {
 
     @Test
     void bytes_whenContentPassesTheLimit_throwsTooLarge() {
-        byte[] gz = jdkGzip(new byte[10_000]);
+        byte[] gz = gzip(new byte[10_000]);
 
         assertThatThrownBy(() -> Gunzip.bytes(gz, 9_999, 1)).isInstanceOf(Gunzip.TooLarge.class);
     }
 
     @Test
     void bytes_whenBytesAfterAMemberAreNotGzip_endsThereAsTheJdk() throws Exception {
-        byte[] gz = concat(jdkGzip("ab".getBytes(StandardCharsets.UTF_8)), new byte[] {0, 0, 0, 0, 0});
+        byte[] gz = concat(gzip("ab".getBytes(StandardCharsets.UTF_8)), new byte[] {0, 0, 0, 0, 0});
 
         assertThat(readAll(gz, 1)).asString(StandardCharsets.UTF_8).isEqualTo("ab");
     }
@@ -161,7 +139,7 @@ class GunzipTest {
     @ParameterizedTest
     @ValueSource(ints = {0, 1, 5, 12, 20, 27})
     void bytes_whenDataStopsInsideAMember_throwsEofException(int cut) {
-        byte[] gz = jdkGzip("some content that is long enough".getBytes(StandardCharsets.UTF_8));
+        byte[] gz = gzip("some content that is long enough".getBytes(StandardCharsets.UTF_8));
         byte[] truncated = Arrays.copyOf(gz, Math.min(cut, gz.length - 1));
 
         assertThatThrownBy(() -> readAll(truncated, 1)).isInstanceOf(EOFException.class);

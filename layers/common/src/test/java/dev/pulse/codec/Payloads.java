@@ -12,6 +12,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.List;
 import java.util.zip.GZIPOutputStream;
 
@@ -57,6 +58,23 @@ final class Payloads {
             throw new UncheckedIOException(e);
         }
         return bytes.toByteArray();
+    }
+
+    /** The parts one after the other: gzip members concatenated as {@code cat a.gz b.gz} writes them (RFC 1952). */
+    static byte[] concat(byte[]... parts) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] part : parts) {
+            out.writeBytes(part);
+        }
+        return out.toByteArray();
+    }
+
+    /** {@code count} empty gzip members (20 bytes each), then one member holding {@code content}. */
+    static byte[] emptyMembersThen(int count, byte[] content) {
+        byte[][] members = new byte[count + 1][];
+        Arrays.fill(members, 0, count, gzip(new byte[0]));
+        members[count] = gzip(content);
+        return concat(members);
     }
 
     /** The JSON CloudWatch Logs hands to a subscription, before compression. */
