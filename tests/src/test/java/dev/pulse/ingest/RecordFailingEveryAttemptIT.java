@@ -289,7 +289,10 @@ class RecordFailingEveryAttemptIT {
         assertThat(finished).as("done within 150 s (%d invocations)", calls.get()).isTrue();
         assertThat(StoredPartials.read(reader, table)).isEqualTo(expected(hanging, count));
         assertThat(Emulators.sqs().drain(queue)).hasSize(1);
-        assertThat(calls.get()).as("invocations").isLessThan(40);
+        // Logarithmic: each halving costs at most two invocations (one that hangs, one that stores the first half),
+        // 2 x 14 for 10,000 records, then three alone and the one that sets it aside: 37 on a quiet machine. Under
+        // load a piece of thousands of good records can itself outlast the 3 s invocation timeout and be halved again.
+        assertThat(calls.get()).as("invocations").isLessThan(60);
     }
 
     // ---- failures that are not the record's never set a record aside ----
