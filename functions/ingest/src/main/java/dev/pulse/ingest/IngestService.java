@@ -369,12 +369,7 @@ public final class IngestService {
                 failure = setAsideOneByOne(pass, items, poison, position, commitAt, t, deadline);
             }
             if (failure == null) {
-                t.setAside++;
-                LOG.warn("record {} {} set aside to the dead-letter queue: {}", shardId,
-                        fresh.get(0).getKinesis().getSequenceNumber(), plan.reason());
-                t.resumeAt = whole ? null : fresh.get(pass.end).getKinesis().getSequenceNumber();
-                t.resumeReason = whole ? null : pass.endReason;
-                return null;
+                return finish(plan, pass, fresh, whole, shardId, t);
             }
             if (!t.superseded && !redrive) {
                 if (t.refused) {
@@ -390,6 +385,12 @@ public final class IngestService {
             }
             throw e;
         }
+        return finish(plan, pass, fresh, whole, shardId, t);
+    }
+
+    /** After the commit: the set-aside record's WARN line, and where Lambda resumes when the batch ended early. */
+    private static String finish(AttemptPlan plan, Pass pass, List<KinesisEvent.KinesisEventRecord> fresh,
+            boolean whole, String shardId, Tally t) {
         if (plan.setAside()) {
             t.setAside++;
             LOG.warn("record {} {} set aside to the dead-letter queue: {}", shardId,
