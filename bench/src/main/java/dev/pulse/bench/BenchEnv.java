@@ -1,6 +1,6 @@
 package dev.pulse.bench;
 
-import dev.pulse.local.emulator.LocalDynamoDb;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;

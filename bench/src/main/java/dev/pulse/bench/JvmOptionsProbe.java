@@ -11,7 +11,7 @@ import dev.pulse.bench.internal.StdoutCapture;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.ingest.IngestHandler;
 import dev.pulse.ingest.IngestHandlerAccess;
-import dev.pulse.local.emulator.Ports;
+import dev.pulse.testing.emulator.Ports;
 import dev.pulse.query.QueryHandler;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

@@ -11,7 +11,7 @@ import dev.pulse.config.PulseConfig;
 import dev.pulse.ingest.IngestHandler;
 import dev.pulse.ingest.IngestHandlerAccess;
 import dev.pulse.ingest.IngestService;
-import dev.pulse.local.emulator.LocalDynamoDb;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.query.QueryBenchAccess;
 import dev.pulse.query.QueryHandler;
 import dev.pulse.query.RollupCache;

@@ -1,6 +1,6 @@
 package dev.pulse.bench;
 
-import dev.pulse.local.emulator.LocalDynamoDb;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 

@@ -4,7 +4,7 @@ import dev.pulse.local.api.LocalHttpApi;
 import dev.pulse.local.emulator.Backend;
 import dev.pulse.local.emulator.EmulatorsBackend;
 import dev.pulse.local.emulator.LocalStackBackend;
-import dev.pulse.local.emulator.Ports;
+import dev.pulse.testing.emulator.Ports;
 import dev.pulse.local.lambda.FunctionConfig;
 import dev.pulse.local.lambda.LambdaApiServer;
 import dev.pulse.local.lambda.LocalLambda;

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.codec.KplAggregate;
 import dev.pulse.config.PulseConfig;
-import dev.pulse.local.emulator.LocalDynamoDb;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.KinesisRecords;

@@ -3,7 +3,7 @@ package dev.pulse.ingest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
-import dev.pulse.local.emulator.LocalDynamoDb;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.model.SeriesKey;
 import dev.pulse.retry.Deadline;

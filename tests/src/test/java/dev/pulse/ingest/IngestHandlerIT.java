@@ -8,7 +8,7 @@ import com.amazonaws.services.lambda.runtime.tests.EventLoader;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.config.PulseConfig;
-import dev.pulse.local.emulator.LocalDynamoDb;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.store.BuildMarks;
 import dev.pulse.store.MarkMemory;

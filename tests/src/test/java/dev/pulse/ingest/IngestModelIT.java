@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import dev.pulse.aggregate.ExactSum;
-import dev.pulse.local.emulator.LocalDynamoDb;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.model.SeriesKey;
 import dev.pulse.retry.Deadline;

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.config.PulseConfig;
-import dev.pulse.local.emulator.LocalDynamoDb;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.local.esm.InvokeResult;
 import dev.pulse.local.esm.ShardProcessor;
 import dev.pulse.local.esm.ShardSource;

@@ -13,7 +13,7 @@ import dev.pulse.ingest.IngestMetric;
 import dev.pulse.ingest.IngestResult;
 import dev.pulse.ingest.IngestService;
 import dev.pulse.local.emulator.KinesisEmulator;
-import dev.pulse.local.emulator.LocalDynamoDb;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.local.emulator.MotoSqs;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.ops.StreamRecords.Rec;

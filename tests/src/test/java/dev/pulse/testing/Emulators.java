@@ -1,6 +1,6 @@
 package dev.pulse.testing;
 
-import dev.pulse.local.emulator.LocalDynamoDb;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.local.emulator.MotoSqs;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;

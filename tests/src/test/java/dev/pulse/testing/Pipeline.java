@@ -12,7 +12,7 @@ import dev.pulse.ingest.IngestHandlerAccess;
 import dev.pulse.ingest.IngestMetric;
 import dev.pulse.ingest.IngestResult;
 import dev.pulse.ingest.IngestService;
-import dev.pulse.local.emulator.LocalDynamoDb;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Deadline;
 import java.time.Duration;

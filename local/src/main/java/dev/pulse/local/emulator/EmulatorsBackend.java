@@ -1,5 +1,7 @@
 package dev.pulse.local.emulator;
 
+import dev.pulse.testing.emulator.LocalDynamoDb;
+
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;

@@ -1,5 +1,7 @@
 package dev.pulse.local.emulator;
 
+import dev.pulse.testing.emulator.Ports;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;

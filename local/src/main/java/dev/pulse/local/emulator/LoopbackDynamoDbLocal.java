@@ -1,5 +1,7 @@
 package dev.pulse.local.emulator;
 
+import dev.pulse.testing.emulator.LocalDynamoDb;
+
 import com.amazonaws.services.dynamodbv2.local.main.ServerRunner;
 import com.amazonaws.services.dynamodbv2.local.server.DynamoDBProxyServer;
 import java.lang.instrument.Instrumentation;

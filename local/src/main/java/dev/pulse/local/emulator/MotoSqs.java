@@ -1,5 +1,8 @@
 package dev.pulse.local.emulator;
 
+import dev.pulse.testing.emulator.Ports;
+import dev.pulse.testing.emulator.LocalDynamoDb;
+
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.pulse.local.emulator;
+package dev.pulse.testing.emulator;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package dev.pulse.local.emulator;
+package dev.pulse.testing.emulator;
 
 import com.amazonaws.services.dynamodbv2.local.main.ServerRunner;
 import com.amazonaws.services.dynamodbv2.local.server.DynamoDBProxyServer;
@@ -50,7 +50,7 @@ public final class LocalDynamoDb implements AutoCloseable {
     }
 
     /** Points a DynamoDB Local server's Jetty connectors at 127.0.0.1 (it has no host option); call before start. */
-    static void bindLoopback(DynamoDBProxyServer server) throws ReflectiveOperationException {
+    public static void bindLoopback(DynamoDBProxyServer server) throws ReflectiveOperationException {
         Field f = DynamoDBProxyServer.class.getDeclaredField("server");
         f.setAccessible(true);
         Server jetty = (Server) f.get(server);
