@@ -128,8 +128,8 @@ run: local-stack ## The whole pipeline on 127.0.0.1 with a load run and canary c
 	  $(foreach p,$(PARAMS),--param "$(p)") $(if $(filter 1 yes true,$(KEEP)),--keep,) \
 	  $(if $(WORK_DIR),--work-dir "$(WORK_DIR)")
 
-invoke: local-stack ## One handler with an event file, no Docker: make invoke FUNCTION=IngestFunction EVENT=events/ingest-kinesis-native.json [ENV="K=V ..."]
-	$(LOCAL_RUN) invoke $(BACKEND_ARGS) --function "$(FUNCTION)" --event "$(EVENT)" $(if $(filter command line,$(origin ENV)),$(foreach e,$(ENV),--env "$(e)")) $(foreach p,$(PARAMS),--param "$(p)") \
+invoke: local-stack ## One handler with event files in turn, no Docker: make invoke FUNCTION=IngestFunction EVENT="events/ingest-kinesis-native.json ..." [ENV="K=V ..."]
+	$(LOCAL_RUN) invoke $(BACKEND_ARGS) --function "$(FUNCTION)" $(foreach e,$(EVENT),--event "$(e)") $(if $(filter command line,$(origin ENV)),$(foreach e,$(ENV),--env "$(e)")) $(foreach p,$(PARAMS),--param "$(p)") \
 	  $(if $(WORK_DIR),--work-dir "$(WORK_DIR)")
 
 # Benchmarks (module bench/): each hot path against its baseline in the same run, one line each. A full run

@@ -12,7 +12,9 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
@@ -25,7 +27,7 @@ public final class Main {
 
     static final String USAGE = """
             usage: pulse-local run [options]      the whole pipeline with a load run and canary check (make run)
-                   pulse-local invoke --function <LogicalId> --event <file.json> [--env NAME=VALUE]... (make invoke)
+                   pulse-local invoke --function <LogicalId> --event <file.json>... [--env NAME=VALUE]... (make invoke)
 
             run options:
               --rate N            records per second in rate mode (default 500)
@@ -236,24 +238,28 @@ public final class Main {
         StackOptions options = stackOptions(a).withPorts(StackOptions.Ports.EPHEMERAL);
         Path root = options.template().getParent();
         String function = a.text("function", "");
-        String event = a.text("event", "");
+        List<String> eventNames = a.all("event");
         List<String> functions = SamTemplate.load(options.template()).resourceIds("AWS::Serverless::Function");
         List<String> events = eventFiles(root);
         if (!functions.contains(function)) {
             throw new UsageException((function.isEmpty() ? "FUNCTION is required" : "no function " + function + " in the template")
                     + "; valid: " + String.join(", ", functions));
         }
-        Path eventFile = root.resolve(event);
-        if (event.isEmpty() || !Files.isRegularFile(eventFile)) {
-            throw new UsageException((event.isEmpty() ? "EVENT is required" : "no event file " + event)
-                    + "; valid: " + String.join(", ", events));
+        if (eventNames.isEmpty()) {
+            throw new UsageException("EVENT is required; valid: " + String.join(", ", events));
         }
-        byte[] payload = Files.readAllBytes(eventFile);
-        JsonNode parsed;
-        try {
-            parsed = new ObjectMapper().readTree(payload);
-        } catch (IOException e) {
-            throw new UsageException(event + " is not JSON: " + e.getMessage());
+        // Every file is read and parsed before the stack starts, so a typo costs no start-up.
+        Map<String, JsonNode> payloads = new LinkedHashMap<>();
+        for (String event : eventNames) {
+            Path eventFile = root.resolve(event);
+            if (!Files.isRegularFile(eventFile)) {
+                throw new UsageException("no event file " + event + "; valid: " + String.join(", ", events));
+            }
+            try {
+                payloads.put(event, new ObjectMapper().readTree(Files.readAllBytes(eventFile)));
+            } catch (IOException e) {
+                throw new UsageException(event + " is not JSON: " + e.getMessage());
+            }
         }
         options = options.withEnvironment(a.pairs("env"));
         err.println("starting the local stack for " + function + " ...");
@@ -267,12 +273,18 @@ public final class Main {
         try {
             stack.start();
             FunctionSpec spec = stack.stack().function(function);
-            err.println("invoking " + function + " (" + spec.handler() + ", " + spec.memoryMb() + " MB, " + spec.timeoutSeconds()
-                    + " s) with " + event);
-            InvokeResult r = stack.lambda().invoke(function, parsed.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            out.println("--- response" + (r.failed() ? " (function error: " + r.functionError() + ")" : "") + " ---");
-            out.println(pretty(r.payload()));
-            return r.failed() ? 1 : 0;
+            int status = 0;
+            // One stack, one execution environment: the events run in order, as warm invocations after the first.
+            for (Map.Entry<String, JsonNode> e : payloads.entrySet()) {
+                err.println("invoking " + function + " (" + spec.handler() + ", " + spec.memoryMb() + " MB, "
+                        + spec.timeoutSeconds() + " s) with " + e.getKey());
+                InvokeResult r = stack.lambda().invoke(function, e.getValue().toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                // One println: the function's log lines come from another thread and must not split the two.
+                out.println("--- response to " + e.getKey()
+                        + (r.failed() ? " (function error: " + r.functionError() + ")" : "") + " ---\n" + pretty(r.payload()));
+                status = r.failed() ? 1 : status;
+            }
+            return status;
         } finally {
             stack.close();
             removeHook(hook);

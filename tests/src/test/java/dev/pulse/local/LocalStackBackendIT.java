@@ -135,7 +135,7 @@ class LocalStackBackendIT {
                         "--function", "IngestFunction", "--event", "events/ingest-kinesis-native.json");
 
                 assertThat(r.status()).as(r.err()).isZero();
-                JsonNode response = r.response();
+                JsonNode response = r.response("events/ingest-kinesis-native.json");
                 assertThat(response.path("batchItemFailures").isArray() && response.path("batchItemFailures").isEmpty())
                         .as(response.toString()).isTrue();
                 assertThat(r.out()).contains("\"DatapointsIn\":");

@@ -5,11 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigInteger;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -18,17 +27,23 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code make invoke}: every file in events/ through its function, the way the Makefile calls it (the CLI with
- * the repository's template), against a local stack of its own; and the usage message for a wrong name.
+ * the repository's template), one local stack per function invoked with all of its event files in turn; and the
+ * usage message for a wrong name.
  */
 class MakeInvokeIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Pattern SEQUENCE_NUMBER = Pattern.compile("\"sequenceNumber\"\\s*:\\s*\"(\\d+)\"");
 
     /** Output of one CLI run. */
     record Run(int status, String out, String err) {
-        JsonNode response() throws Exception {
-            String marker = out.substring(out.indexOf("--- response"));
-            return JSON.readTree(marker.substring(marker.indexOf('\n') + 1));
+        /** The response printed after {@code --- response to <event> ---}, up to the next one. */
+        JsonNode response(String event) throws Exception {
+            int start = out.indexOf("--- response to " + event + " ---");
+            assertThat(start).as("no response to %s in%n%s", event, out).isNotNegative();
+            String block = out.substring(out.indexOf('\n', start) + 1);
+            int next = block.indexOf("--- response to ");
+            return JSON.readTree(next < 0 ? block : block.substring(0, next));
         }
     }
 
@@ -47,40 +62,61 @@ class MakeInvokeIT {
         return r;
     }
 
-    /** Every event file, with the function its name says it is for. */
+    /** Every function with the event files whose name says they are for it. */
     static Stream<Arguments> events() throws Exception {
-        return Main.eventFiles(LocalStacks.root()).stream().map(e -> {
+        Map<String, List<String>> byFunction = new TreeMap<>();
+        for (String e : Main.eventFiles(LocalStacks.root())) {
             String file = e.substring("events/".length());
             String fn = file.startsWith("ingest-") ? "IngestFunction" : file.startsWith("query-") ? "QueryFunction"
                     : file.startsWith("compact-") ? "CompactFunction" : file.startsWith("loadgen-") ? "LoadGenFunction" : null;
             assertThat(fn).as("no function for %s: name event files after their function", e).isNotNull();
-            return Arguments.of(fn, e);
-        });
+            byFunction.computeIfAbsent(fn, k -> new ArrayList<>()).add(e);
+        }
+        assertThat(byFunction).containsOnlyKeys("IngestFunction", "CompactFunction", "QueryFunction", "LoadGenFunction");
+        // The ingest events share a shard: in sequence order, so that none is a redelivery below what the one
+        // before it committed (which the function would skip as already stored).
+        byFunction.get("IngestFunction").sort(Comparator.comparing(MakeInvokeIT::firstSequenceNumber));
+        return byFunction.entrySet().stream().map(f -> Arguments.of(f.getKey(), f.getValue()));
+    }
+
+    private static BigInteger firstSequenceNumber(String event) {
+        try {
+            Matcher m = SEQUENCE_NUMBER.matcher(Files.readString(LocalStacks.root().resolve(event)));
+            assertThat(m.find()).as("no sequenceNumber in %s", event).isTrue();
+            return new BigInteger(m.group(1));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("events")
-    void invoke_whenEventFileGiven_printsResponseAndMetrics(String function, String event) throws Exception {
-        Run r = cli("invoke", "--function", function, "--event", event, "--env", "POWERTOOLS_LOG_LEVEL=INFO");
+    void invoke_whenEventFilesGiven_printsEachResponseAndMetrics(String function, List<String> events) throws Exception {
+        List<String> args = new ArrayList<>(List.of("invoke", "--function", function));
+        events.forEach(e -> args.addAll(List.of("--event", e)));
+        args.addAll(List.of("--env", "POWERTOOLS_LOG_LEVEL=INFO"));
+        Run r = cli(args.toArray(String[]::new));
 
         assertThat(r.status()).as(r.err()).isZero();
-        JsonNode response = r.response();
-        switch (function) {
-            case "IngestFunction" -> assertThat(response.path("batchItemFailures").isArray()
-                    && response.path("batchItemFailures").isEmpty()).as(response.toString()).isTrue();
-            // The rollup builder's CompactResult, for the EventBridge Scheduled Event its rule sends.
-            case "CompactFunction" -> assertThat(response.isObject() && response.has("hoursBuilt")).as(response.toString()).isTrue();
-            case "QueryFunction" -> assertThat(response.path("statusCode").asInt()).as(response.toString()).isEqualTo(200);
-            default -> {
-                assertThat(response.path("sent").asLong()).isPositive();
-                assertThat(response.path("acked").asLong()).isEqualTo(response.path("sent").asLong());
-                assertThat(response.path("canary").path("lost").asLong(-1)).isZero();
-                assertThat(response.path("canary").path("duplicated").asLong(-1)).isZero();
+        for (String event : events) {
+            JsonNode response = r.response(event);
+            switch (function) {
+                case "IngestFunction" -> assertThat(response.path("batchItemFailures").isArray()
+                        && response.path("batchItemFailures").isEmpty()).as("%s: %s", event, response).isTrue();
+                // The rollup builder's CompactResult, for the EventBridge Scheduled Event its rule sends.
+                case "CompactFunction" -> assertThat(response.isObject() && response.has("hoursBuilt")).as(response.toString()).isTrue();
+                case "QueryFunction" -> assertThat(response.path("statusCode").asInt()).as("%s: %s", event, response).isEqualTo(200);
+                default -> {
+                    assertThat(response.path("sent").asLong()).as(event).isPositive();
+                    assertThat(response.path("acked").asLong()).as(event).isEqualTo(response.path("sent").asLong());
+                    assertThat(response.path("canary").path("lost").asLong(-1)).as(event).isZero();
+                    assertThat(response.path("canary").path("duplicated").asLong(-1)).as(event).isZero();
+                }
             }
+            assertThat(r.err()).contains("invoking " + function + " (").contains(") with " + event);
         }
-        // The function's own EMF document is printed with its log lines.
-        assertThat(r.out()).contains("{\"_aws\":");
-        assertThat(r.err()).contains("invoking " + function);
+        // The function's own EMF document is printed with its log lines, one per invocation.
+        assertThat(r.out().split("\\{\"_aws\":", -1).length - 1).isGreaterThanOrEqualTo(events.size());
     }
 
     @Test
@@ -98,6 +134,14 @@ class MakeInvokeIT {
 
         assertThat(r.status()).isEqualTo(2);
         assertThat(r.err()).contains("no event file events/nope.json").contains("events/query-post.json").contains("usage:");
+    }
+
+    @Test
+    void invoke_whenNoEventGiven_exitsTwoListingTheEvents() {
+        Run r = cli("invoke", "--function", "QueryFunction");
+
+        assertThat(r.status()).isEqualTo(2);
+        assertThat(r.err()).contains("EVENT is required").contains("events/query-post.json").contains("usage:");
     }
 
     @Test
