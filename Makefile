@@ -93,11 +93,12 @@ test: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/
 	$(SCAN_CFN_LINT)
 	$(SCAN_CHECKOV)
 	$(SCAN_CHECKOV_SUBSCRIBED)
+	$(VENV)/bin/python scripts/check_docs.py .
 	$(SAM) build
 	echo "make test: all checks passed"
 
 # The local stack (module local/) runs from its Maven class path; the function artifacts are built by the
-# same Makefile targets sam build calls. Options are make variables (README, "Run it locally").
+# same Makefile targets sam build calls. Options are make variables (docs/local-run.md).
 RATE       ?= 500
 DURATION   ?= 60
 RAMP       ?= 10
@@ -181,6 +182,7 @@ lint: $(VENV)/.installed ## sam validate --lint, an offline SAM transform, cfn-l
 	$(SCAN_CFN_LINT)
 	$(SCAN_CHECKOV)
 	$(SCAN_CHECKOV_SUBSCRIBED)
+	$(VENV)/bin/python scripts/check_docs.py .
 
 build: $(VENV)/.installed ## Compile and package with Maven, then sam build (no tests)
 	mvn $(MVN_FLAGS) -q package -DskipTests
