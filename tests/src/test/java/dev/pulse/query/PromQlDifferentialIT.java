@@ -25,6 +25,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -65,6 +66,7 @@ class PromQlDifferentialIT {
     private static final long END = NOW.toEpochMilli();
     private static final String[] ROUTES = {"a", "b", "c"};
     private static final String[] REGIONS = {"eu", "us"};
+    private static final String[] BUCKETS = {"0.1", "0.5", "1", "+Inf"};
 
     private Pipeline p;
     private QueryHandler handler;
@@ -88,10 +90,11 @@ class PromQlDifferentialIT {
         StringBuilder om = new StringBuilder();
         long first = NOW.toEpochMilli() - MINUTES * MINUTE;
         Map<String, StringBuilder> families = new LinkedHashMap<>();
-        for (String name : new String[] {"req", "req_cum", "vreq", "vreq_cum", "err", "lat"}) {
+        for (String name : new String[] {"req", "req_cum", "vreq", "vreq_cum", "err", "lat", "hb", "hc", "hc_cum"}) {
             families.put(name, new StringBuilder("# TYPE " + name + " gauge\n"));
         }
         int index = 0;
+        double[][] bucketTotals = new double[ROUTES.length * REGIONS.length][BUCKETS.length];
         for (String route : ROUTES) {
             for (String region : REGIONS) {
                 index++;
@@ -116,6 +119,33 @@ class PromQlDifferentialIT {
                     families.get("vreq").append("vreq").append(labels).append(' ').append(vreq).append(' ').append(seconds).append('\n');
                     families.get("vreq_cum").append("vreq_cum").append(labels).append(' ').append(vreqCum).append(' ').append(seconds).append('\n');
                     families.get("lat").append("lat").append(labels).append(' ').append(lat).append(' ').append(seconds).append('\n');
+                    // Classic histogram buckets: a gauge of random (not always monotonic) counts, and a steady
+                    // counter per bucket (Pulse's per-minute increments; Prometheus' running total). Route c has no
+                    // +Inf bucket; route b writes its 1 bucket as "1.0" too, which Prometheus adds to "1".
+                    double[] steady = {index, index + 2, 2 * index + 3, 3 * index + 3};
+                    for (int b = 0; b < BUCKETS.length; b++) {
+                        if (route.equals("c") && BUCKETS[b].equals("+Inf")) {
+                            continue;
+                        }
+                        Map<String, String> bdims = new HashMap<>(dims);
+                        bdims.put("le", BUCKETS[b]);
+                        String blabels = labels.substring(0, labels.length() - 1) + ",le=\"" + BUCKETS[b] + "\"}";
+                        double hb = random.nextInt(20);
+                        bucketTotals[index - 1][b] += steady[b];
+                        records.add(record("hb", bdims, ts, hb));
+                        records.add(record("hc", bdims, ts, steady[b]));
+                        families.get("hb").append("hb").append(blabels).append(' ').append(hb).append(' ').append(seconds).append('\n');
+                        families.get("hc").append("hc").append(blabels).append(' ').append(steady[b]).append(' ').append(seconds).append('\n');
+                        families.get("hc_cum").append("hc_cum").append(blabels).append(' ').append(10_000 + bucketTotals[index - 1][b])
+                                .append(' ').append(seconds).append('\n');
+                    }
+                    if (route.equals("b")) {
+                        Map<String, String> bdims = new HashMap<>(dims);
+                        bdims.put("le", "1.0");
+                        String blabels = labels.substring(0, labels.length() - 1) + ",le=\"1.0\"}";
+                        records.add(record("hb", bdims, ts, 3));
+                        families.get("hb").append("hb").append(blabels).append(" 3 ").append(seconds).append('\n');
+                    }
                     if (!route.equals("c")) {
                         double err = random.nextInt(6);
                         records.add(record("err", dims, ts, err));
@@ -311,6 +341,18 @@ class PromQlDifferentialIT {
         "equal     | label_replace(lat, \"route\", \"\", \"route\", \"c\")  |                     |",
         "equal     | label_replace(lat, \"__name__\", \"l_$2\", \"region\", \"(e)(u)\") |        |",
         "equal     | label_join(lat, \"k\", \"/\", \"route\", \"region\", \"none\") |            |",
+        // histogram_quantile over classic buckets
+        "equal     | histogram_quantile(0.5, hb)              |                                 |",
+        "equal     | histogram_quantile(0.9, sum by (le) (hb)) |                                |",
+        "equal     | histogram_quantile(0.99, sum by (le, route) (hb)) |                        |",
+        "equal     | histogram_quantile(0, hb)                |                                 |",
+        "equal     | histogram_quantile(1, hb)                |                                 |",
+        "equal     | histogram_quantile(-1, hb)               |                                 |",
+        "equal     | histogram_quantile(2, hb)                |                                 |",
+        "equal     | histogram_quantile(0.25, hb{route=\"a\", le!=\"+Inf\"}) |                 |",
+        "equal     | histogram_quantile(0.9, rate(hc[5m]))    | histogram_quantile(0.9, rate(hc_cum[5m])) |",
+        "equal     | histogram_quantile(0.75, sum by (le) (rate(hc[10m]))) | histogram_quantile(0.75, sum by (le) (rate(hc_cum[10m]))) |",
+        "empty     | histogram_quantile(0.5, lat)             |                                 |",
         // offset and @
         "equal     | lat offset 7m                            |                                 |",
         "equal     | sum_over_time(vreq[5m] offset 10m)       |                                 |",

@@ -285,7 +285,7 @@ class PrometheusApiIT {
         "rate(api.latency[1h:1m])              | 1:1:",
         "holt_winters(api.latency[5m], 0.5, 0.5) | 1:1:",
         "predict_linear(api.latency[5m])       | 1:31:",
-        "histogram_quantile(0.9, api.latency)  | 1:1:",
+        "histogram_count(api.latency)          | 1:1:",
         "label_replace(api.latency, 'a-b', 'b', 'c', 'd') | 1:28:",
         "no_such_function(api.latency)         | 1:1:",
         "1 > 2                                 | 1:3:",

@@ -59,7 +59,7 @@ class PromQlCorpusTest {
      * Ratchet: the share of the corpus the API accepts may not fall below this. Issue 26's target is 90%; raising
      * this constant to the new figure is part of every change that adds PromQL support (the test prints the figure).
      */
-    static final double MIN_ACCEPTED_SHARE = 0.909;
+    static final double MIN_ACCEPTED_SHARE = 0.992;
 
     /** Issue 26 asks for at least 150 expressions. */
     static final int MIN_EXPRESSIONS = 150;

@@ -524,6 +524,9 @@ public final class Evaluator {
             default -> {
             }
         }
+        if (f.equals("histogram_quantile")) {
+            return histogramQuantile(scalar(c.args().get(0)), ((Value.Vector) evaluate(c.args().get(1))).series());
+        }
         Value.Vector in = (Value.Vector) evaluate(c.args().get(0));
         List<Series> series = in.series();
         switch (f) {
@@ -619,6 +622,142 @@ public final class Evaluator {
             }
         }
         return new Value.Vector(unique(dropName(out), f));
+    }
+
+    /**
+     * Prometheus' {@code histogram_quantile} over classic buckets: the series of one histogram are those whose labels
+     * agree but for {@code le} (the bucket's inclusive upper bound); each step's quantile interpolates linearly
+     * within the bucket the rank falls in, as Prometheus 2.42's {@code bucketQuantile} does (sorted by bound, equal
+     * bounds summed, counts made monotonic, NaN without a {@code +Inf} bucket). Series without a parsable {@code le}
+     * are ignored, as Prometheus ignores them.
+     */
+    private Value histogramQuantile(double[] q, List<Series> series) throws PromQlException {
+        Map<SortedMap<String, String>, List<Series>> histograms = new LinkedHashMap<>();
+        Map<Series, Double> bounds = new java.util.IdentityHashMap<>();
+        for (Series s : series) {
+            Double bound = bucketBound(s.labels().get("le"));
+            if (bound == null) {
+                continue;
+            }
+            SortedMap<String, String> key = new TreeMap<>(s.labels());
+            key.remove("le");
+            histograms.computeIfAbsent(key, k -> new ArrayList<>()).add(s);
+            bounds.put(s, bound);
+        }
+        List<Series> out = new ArrayList<>();
+        for (Map.Entry<SortedMap<String, String>, List<Series>> h : histograms.entrySet()) {
+            double[] v = new double[steps];
+            boolean[] present = new boolean[steps];
+            List<double[]> buckets = new ArrayList<>();
+            for (int i = 0; i < steps; i++) {
+                buckets.clear();
+                for (Series s : h.getValue()) {
+                    if (s.present()[i]) {
+                        buckets.add(new double[] {bounds.get(s), s.values()[i]});
+                    }
+                }
+                if (!buckets.isEmpty()) {
+                    present[i] = true;
+                    v[i] = bucketQuantile(q[i], buckets);
+                }
+            }
+            SortedMap<String, String> labels = new TreeMap<>(h.getKey());
+            labels.remove(LabelMatcher.NAME);
+            Series r = new Series(labels, v, present);
+            if (!r.isEmpty()) {
+                out.add(r);
+            }
+        }
+        return new Value.Vector(unique(out, "histogram_quantile"));
+    }
+
+    /** Prometheus 2.42's bucketQuantile over {upper bound, cumulative count} pairs. */
+    static double bucketQuantile(double q, List<double[]> in) {
+        if (q < 0) {
+            return Double.NEGATIVE_INFINITY;
+        }
+        if (q > 1) {
+            return Double.POSITIVE_INFINITY;
+        }
+        List<double[]> sorted = new ArrayList<>(in);
+        sorted.sort(Comparator.comparingDouble(b -> b[0]));
+        if (sorted.get(sorted.size() - 1)[0] != Double.POSITIVE_INFINITY) {
+            return Double.NaN;
+        }
+        List<double[]> buckets = new ArrayList<>();
+        for (double[] b : sorted) {
+            double[] last = buckets.isEmpty() ? null : buckets.get(buckets.size() - 1);
+            if (last != null && last[0] == b[0]) {
+                last[1] += b[1];
+            } else {
+                buckets.add(new double[] {b[0], b[1]});
+            }
+        }
+        double max = Double.NEGATIVE_INFINITY;
+        for (double[] b : buckets) {
+            if (b[1] > max) {
+                max = b[1];
+            } else if (b[1] < max) {
+                b[1] = max;
+            }
+        }
+        int n = buckets.size();
+        if (n < 2) {
+            return Double.NaN;
+        }
+        double observations = buckets.get(n - 1)[1];
+        if (observations == 0) {
+            return Double.NaN;
+        }
+        double rank = q * observations;
+        int b = 0;
+        while (b < n - 1 && !(buckets.get(b)[1] >= rank)) {
+            b++;
+        }
+        if (b == n - 1) {
+            return buckets.get(n - 2)[0];
+        }
+        if (b == 0 && buckets.get(0)[0] <= 0) {
+            return buckets.get(0)[0];
+        }
+        double start = 0;
+        double end = buckets.get(b)[0];
+        double count = buckets.get(b)[1];
+        if (b > 0) {
+            start = buckets.get(b - 1)[0];
+            count -= buckets.get(b - 1)[1];
+            rank -= buckets.get(b - 1)[1];
+        }
+        return start + (end - start) * (rank / count);
+    }
+
+    private static final java.util.regex.Pattern GO_FLOAT = java.util.regex.Pattern.compile(
+            "[+-]?(?:(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][+-]?\\d+)?|0[xX](?:[0-9a-fA-F]+\\.?[0-9a-fA-F]*|\\.[0-9a-fA-F]+)[pP][+-]?\\d+)");
+
+    /** An {@code le} value as Go's strconv.ParseFloat reads it, or null (the series is not a bucket). */
+    static Double bucketBound(String le) {
+        if (le == null) {
+            return null;
+        }
+        String t = le.toLowerCase(java.util.Locale.ROOT);
+        switch (t) {
+            case "inf", "+inf", "infinity", "+infinity" -> {
+                return Double.POSITIVE_INFINITY;
+            }
+            case "-inf", "-infinity" -> {
+                return Double.NEGATIVE_INFINITY;
+            }
+            case "nan", "+nan", "-nan" -> {
+                return Double.NaN;
+            }
+            default -> {
+            }
+        }
+        if (!GO_FLOAT.matcher(le).matches()) {
+            return null;
+        }
+        double d = Double.parseDouble(le);
+        return Double.isInfinite(d) ? null : d;  // out of range: an error to Go, so not a bucket
     }
 
     private static String string(Expr.Call c, int arg) {

@@ -197,7 +197,7 @@ public sealed interface Expr {
             new String[] {"round", "v", "s?"}, new String[] {"clamp", "v", "s", "s"}, new String[] {"clamp_min", "v", "s"},
             new String[] {"clamp_max", "v", "s"}, new String[] {"sort", "v"}, new String[] {"sort_desc", "v"},
             new String[] {"timestamp", "v"}, new String[] {"absent", "v"}, new String[] {"vector", "s"},
-            new String[] {"scalar", "v"}, new String[] {"time"},
+            new String[] {"scalar", "v"}, new String[] {"time"}, new String[] {"histogram_quantile", "s", "v"},
             new String[] {"label_replace", "v", "t", "t", "t", "t"}, new String[] {"label_join", "v", "t", "t", "t..."});
 
     static String[] function(String name) {

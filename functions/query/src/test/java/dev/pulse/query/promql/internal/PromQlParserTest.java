@@ -135,7 +135,7 @@ class PromQlParserTest {
         "x[5m][1h:1m]                           | 1:1:  | expected type instant vector in subquery, found range vector",
         "(1)[1h:1m]                             | 1:2:  | subquery is only allowed on instant vector",
         "max_over_time(x[1h:1m] offset 5m)      | 1:24: | offset modifier on a subquery is not supported",
-        "histogram_quantile(0.9, x)             | 1:1:  | function \"histogram_quantile\" is not supported",
+        "histogram_count(x)                     | 1:1:  | function \"histogram_count\" is not supported",
         "holt_winters(x[5m], 0.5, 0.5)          | 1:1:  | function \"holt_winters\" is not supported",
         "idelta(x[5m:1m])                       | 1:1:  | function \"idelta\" over a subquery is not supported",
         "deriv(x)                               | 1:7:  | expected type range vector",
