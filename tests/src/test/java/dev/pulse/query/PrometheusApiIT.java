@@ -277,6 +277,56 @@ class PrometheusApiIT {
         assertThat(none.toString()).isEqualTo("{\"status\":\"success\",\"data\":[]}");
     }
 
+    @Test
+    void listings_whenLimitGiven_answerTheFirstEntriesAndWarn() {
+        JsonNode routes = prom("GET", "label/route/values", List.of(Map.entry("limit", "2")));
+        assertThat(routes.path("data").toString()).isEqualTo("[\"GET /cart\",\"GET /items/{id}\"]");
+        assertThat(routes.path("warnings").toString()).isEqualTo("[\"results truncated due to limit\"]");
+        JsonNode labels = prom("POST", "labels", List.of(Map.entry("limit", "1")));
+        assertThat(labels.path("data").toString()).isEqualTo("[\"__name__\"]");
+        JsonNode series = prom("GET", "series", List.of(Map.entry("match[]", "api.latency"), Map.entry("limit", "4")));
+        assertThat(series.path("data")).hasSize(4);
+        assertThat(series.path("warnings")).hasSize(1);
+        // 0 and a limit above the count answer everything, without a warning.
+        for (String limit : List.of("0", "6")) {
+            JsonNode all = prom("GET", "series", List.of(Map.entry("match[]", "api.latency"), Map.entry("limit", limit)));
+            assertThat(all.path("data")).as(limit).hasSize(6);
+            assertThat(all.has("warnings")).as(limit).isFalse();
+        }
+    }
+
+    @Test
+    void buildInfo_whenAsked_answersThePrometheusVersionItsApiFollows() {
+        JsonNode info = prom("GET", "status/buildinfo", List.of());
+        assertThat(info.at("/data/version").asText()).isEqualTo("2.42.0");
+        assertThat(info.at("/data/application").asText()).isEqualTo("Pulse");
+        assertThat(call("POST", "status/buildinfo", List.of()).getStatusCode()).isEqualTo(405);
+    }
+
+    @Test
+    void metadata_whenAsked_listsEveryMetricNameWithTypeUnknown() {
+        JsonNode all = prom("GET", "metadata", List.of());
+        assertThat(all.path("data").toString()).isEqualTo("{\"api.latency\":[{\"type\":\"unknown\",\"help\":\"\",\"unit\":\"\"}],"
+                + "\"wide.metric\":[{\"type\":\"unknown\",\"help\":\"\",\"unit\":\"\"}]}");
+        assertThat(prom("GET", "metadata", List.of(Map.entry("metric", "wide.metric"))).path("data").fieldNames())
+                .toIterable().containsExactly("wide.metric");
+        assertThat(prom("GET", "metadata", List.of(Map.entry("metric", "nothing.here"))).path("data").toString())
+                .isEqualTo("{}");
+        assertThat(prom("GET", "metadata", List.of(Map.entry("limit", "1"))).path("data").fieldNames())
+                .toIterable().containsExactly("api.latency");
+        assertThat(prom("GET", "metadata", List.of(Map.entry("limit_per_metric", "0"))).path("data").toString())
+                .isEqualTo("{\"api.latency\":[],\"wide.metric\":[]}");
+    }
+
+    @Test
+    void queryExemplars_whenQueryParses_answersNone() {
+        for (String method : List.of("GET", "POST")) {
+            JsonNode none = prom(method, "query_exemplars", List.of(Map.entry("query", "rate(api.latency[5m])"),
+                    Map.entry("start", "2026-11-21T11:00:00Z"), Map.entry("end", "2026-11-21T12:00:00Z")));
+            assertThat(none.toString()).isEqualTo("{\"status\":\"success\",\"data\":[]}");
+        }
+    }
+
     /** Every construct outside the subset, through the handler: 400, errorType bad_data, the position in the error. */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
@@ -340,6 +390,13 @@ class PrometheusApiIT {
         "series      | match[]=sum(api.latency)                                  | 400 | bad_data | must be a series selector",
         "series      | match[]=api.latency{                                      | 400 | bad_data | invalid parameter \"match[]\": 1:13:",
         "labels      | start=1700000100&end=1700000000                           | 400 | bad_data | end timestamp must not be before start time",
+        "labels      | limit=-1                                                  | 400 | bad_data | invalid parameter \"limit\": must be a non-negative integer, got \"-1\"",
+        "series      | match[]=x&limit=ten                                       | 400 | bad_data | invalid parameter \"limit\"",
+        "metadata    | limit=many                                                | 400 | bad_data | limit must be a number",
+        "labels      | limit=00000000000000000000000000000000000000000000000000000000000000000 | 400 | bad_data | invalid parameter \"limit\"",
+        "query_exemplars | start=1700000000                                      | 400 | bad_data | invalid parameter \"query\"",
+        "query_exemplars | query=rate(x[5m])&start=1700000100&end=1700000000     | 400 | bad_data | end timestamp must not be before start time",
+        "query_exemplars | query=rate(x)                                         | 400 | bad_data | invalid parameter \"query\": 1:6:",
     })
     void api_whenBadParameters_answersPrometheusErrors(String endpoint, String rawQuery, int status, String type,
             String message) {

@@ -157,12 +157,16 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
                 }
                 endpoint = "label_values";
             }
-            boolean knownEndpoint = java.util.Set.of("query", "query_range", "series", "labels", "label_values")
-                    .contains(endpoint);
+            if (endpoint.equals("status/buildinfo")) {
+                endpoint = "buildinfo";
+            }
+            boolean knownEndpoint = java.util.Set.of("query", "query_range", "series", "labels", "label_values",
+                    "buildinfo", "metadata", "query_exemplars").contains(endpoint);
             if (!knownEndpoint) {
                 return prometheusError(404, "not_found", "no Prometheus API endpoint " + method + " " + event.getRawPath());
             }
-            boolean postAllowed = !endpoint.equals("label_values");
+            // As Prometheus routes them: the label values, build information and metadata are GET only.
+            boolean postAllowed = !java.util.Set.of("label_values", "buildinfo", "metadata").contains(endpoint);
             if (!"GET".equals(method) && !(postAllowed && "POST".equals(method))) {
                 return prometheusError(405, "bad_data", "method " + method + " not allowed");
             }

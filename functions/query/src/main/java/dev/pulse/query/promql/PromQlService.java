@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Objects;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeSet;
@@ -58,8 +59,9 @@ public final class PromQlService {
     }
 
     /**
-     * Answers one endpoint: {@code query_range}, {@code query}, {@code series}, {@code labels} or
-     * {@code label/<name>/values} ({@code labelName} set); the result is the JSON body of a 200.
+     * Answers one endpoint: {@code query_range}, {@code query}, {@code series}, {@code labels},
+     * {@code label/<name>/values} ({@code labelName} set), {@code status/buildinfo}, {@code metadata} or
+     * {@code query_exemplars}; the result is the JSON body of a 200.
      */
     public String answer(String endpoint, String labelName, ApiParams params, Deadline deadline,
             InvocationMetrics<QueryMetric> metrics) throws PromQlException {
@@ -69,6 +71,9 @@ public final class PromQlService {
             case "series" -> series(params);
             case "labels" -> labels(params);
             case "label_values" -> labelValues(labelName, params);
+            case "buildinfo" -> buildInfo();
+            case "metadata" -> metadata(params);
+            case "query_exemplars" -> exemplars(params);
             default -> throw new PromQlException(PromQlException.Type.NOT_FOUND, "unknown endpoint " + endpoint);
         };
     }
@@ -204,13 +209,15 @@ public final class PromQlService {
         found.series.forEach(s -> unique.putIfAbsent(s.key(), CatalogMatcher.labels(s)));
         List<SortedMap<String, String>> sorted = new ArrayList<>(unique.values());
         sorted.sort(BY_LABELS);
+        int limit = params.count("limit", 0);
+        List<SortedMap<String, String>> shown = limit > 0 && sorted.size() > limit ? sorted.subList(0, limit) : sorted;
         return envelope(g -> {
             g.writeArrayFieldStart("data");
-            for (SortedMap<String, String> labels : sorted) {
+            for (SortedMap<String, String> labels : shown) {
                 labels(g, null, labels);
             }
             g.writeEndArray();
-        }, found.warning);
+        }, warnings(found.warning, shown.size() < sorted.size()));
     }
 
     private String labels(ApiParams params) throws PromQlException {
@@ -221,7 +228,7 @@ public final class PromQlService {
             names.add(LabelMatcher.NAME);
         }
         found.series.forEach(s -> names.addAll(s.dims().keySet()));
-        return strings(names, found.warning);
+        return limited(names, params, found.warning);
     }
 
     private String labelValues(String name, ApiParams params) throws PromQlException {
@@ -243,7 +250,136 @@ public final class PromQlService {
                 values.add(v);
             }
         });
-        return strings(values, found.warning);
+        return limited(values, params, found.warning);
+    }
+
+    /** The first {@code limit} of {@code sorted} (all with 0), with Prometheus' warning when some are left out. */
+    private static String limited(TreeSet<String> sorted, ApiParams params, String warning) throws PromQlException {
+        int limit = params.count("limit", 0);
+        List<String> shown = new ArrayList<>(sorted);
+        boolean cut = limit > 0 && shown.size() > limit;
+        return strings(cut ? shown.subList(0, limit) : shown, warnings(warning, cut));
+    }
+
+    private static List<String> warnings(String warning, boolean cutByLimit) {
+        List<String> out = new ArrayList<>(2);
+        if (warning != null) {
+            out.add(warning);
+        }
+        if (cutByLimit) {
+            out.add("results truncated due to limit");
+        }
+        return out;
+    }
+
+    // --- what Grafana asks besides queries -------------------------------------------------------------------
+
+    /**
+     * The Prometheus version whose HTTP API and PromQL Pulse answers: Grafana turns features on by this version, and
+     * PromQlDifferentialIT compares the answers with this release's engine.
+     */
+    static final String PROMETHEUS_API_VERSION = "2.42.0";
+
+    private static String buildInfo() {
+        String pulse = Objects.requireNonNullElse(PromQlService.class.getPackage().getImplementationVersion(), "dev");
+        return envelope(g -> {
+            g.writeObjectFieldStart("data");
+            g.writeStringField("application", "Pulse");
+            g.writeStringField("version", PROMETHEUS_API_VERSION);
+            g.writeStringField("revision", "pulse-" + pulse);
+            g.writeStringField("branch", "");
+            g.writeStringField("buildUser", "");
+            g.writeStringField("buildDate", "");
+            g.writeStringField("goVersion", "");
+            g.writeEndObject();
+        }, List.of());
+    }
+
+    /**
+     * Every metric name in the catalog (or the one {@code metric} names) with type {@code unknown}: the catalog keeps
+     * no type or help text yet. {@code limit} bounds the names (negative: all), as Prometheus does.
+     */
+    private String metadata(ApiParams params) throws PromQlException {
+        String metric = params.first("metric");
+        if (metric != null && metric.length() > ApiParams.MAX_URL_EXPRESSION) {
+            throw PromQlException.invalidParameter("metric", "longer than " + ApiParams.MAX_URL_EXPRESSION
+                    + " characters");
+        }
+        int limit = signedLimit(params, "limit");
+        int perMetric = signedLimit(params, "limit_per_metric");
+        TreeSet<String> names = new TreeSet<>();
+        String warning = null;
+        if (metric != null && !metric.isEmpty()) {
+            if (!matchAll(List.of("{__name__=" + quoted(metric) + "}")).series.isEmpty()) {
+                names.add(metric);
+            }
+        } else {
+            CatalogMatcher.Found all = new CatalogMatcher(catalog).names();
+            all.series().forEach(sp -> names.add(sp.name()));
+            warning = all.truncated() ? truncatedWarning() : null;
+        }
+        List<String> shown = new ArrayList<>(names);
+        if (limit >= 0 && shown.size() > limit) {
+            shown = shown.subList(0, limit);
+        }
+        List<String> out = shown;
+        return envelope(g -> {
+            g.writeObjectFieldStart("data");
+            for (String name : out) {
+                g.writeArrayFieldStart(name);
+                if (perMetric != 0) {
+                    g.writeStartObject();
+                    g.writeStringField("type", "unknown");
+                    g.writeStringField("help", "");
+                    g.writeStringField("unit", "");
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+            }
+            g.writeEndObject();
+        }, warning == null ? List.of() : List.of(warning));
+    }
+
+    /** Prometheus' metadata limits: an integer, negative meaning none. */
+    private static int signedLimit(ApiParams params, String name) throws PromQlException {
+        String s = params.first(name);
+        if (s == null || s.isEmpty()) {
+            return -1;
+        }
+        try {
+            if (s.length() <= 64) {
+                return Integer.parseInt(s);
+            }
+        } catch (NumberFormatException e) {
+            // the message below
+        }
+        throw new PromQlException(PromQlException.Type.BAD_DATA, name + " must be a number of at most 64 characters");
+    }
+
+    private static String quoted(String s) {
+        StringBuilder b = new StringBuilder("\"");
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') {
+                b.append('\\');
+            }
+            if (c == '\n') {
+                b.append("\\n");
+            } else {
+                b.append(c);
+            }
+        }
+        return b.append('"').toString();
+    }
+
+    /** Pulse keeps no exemplars: the query and times are checked as Prometheus checks them, the answer is empty. */
+    private static String exemplars(ApiParams params) throws PromQlException {
+        parse(params);
+        checkTimes(params);
+        return envelope(g -> {
+            g.writeArrayFieldStart("data");
+            g.writeEndArray();
+        }, List.of());
     }
 
     /** The catalog has no time: start and end are checked, and documented as not narrowing the answer. */
@@ -296,26 +432,28 @@ public final class PromQlService {
         void write(JsonGenerator g) throws IOException;
     }
 
-    private static String strings(Iterable<String> values, String warning) {
+    private static String strings(Iterable<String> values, List<String> warnings) {
         return envelope(g -> {
             g.writeArrayFieldStart("data");
             for (String v : values) {
                 g.writeString(v);
             }
             g.writeEndArray();
-        }, warning);
+        }, warnings);
     }
 
     /** {@code {"status":"success","data":...[,"warnings":[...]]}}; {@code body} writes the {@code data} field. */
-    private static String envelope(Body body, String warning) {
+    private static String envelope(Body body, List<String> warnings) {
         StringWriter w = new StringWriter();
         try (JsonGenerator g = JSON.createGenerator(w)) {
             g.writeStartObject();
             g.writeStringField("status", "success");
             body.write(g);
-            if (warning != null) {
+            if (!warnings.isEmpty()) {
                 g.writeArrayFieldStart("warnings");
-                g.writeString(warning);
+                for (String warning : warnings) {
+                    g.writeString(warning);
+                }
                 g.writeEndArray();
             }
             g.writeEndObject();
@@ -331,7 +469,7 @@ public final class PromQlService {
             g.writeObjectFieldStart("data");
             fields.write(g);
             g.writeEndObject();
-        }, null);
+        }, List.of());
     }
 
     private static void labels(JsonGenerator g, String field, SortedMap<String, String> labels) throws IOException {

@@ -86,6 +86,27 @@ public final class ApiParams {
         return values.getOrDefault(name, List.of());
     }
 
+    /**
+     * A non-negative count ({@code limit}), or {@code orElse} when absent. Listings take 0 as "no limit", as
+     * Prometheus 3 does.
+     */
+    public int count(String name, int orElse) throws PromQlException {
+        String s = first(name);
+        if (s == null || s.isEmpty()) {
+            return orElse;
+        }
+        try {
+            int n = s.length() > MAX_VALUE_LENGTH ? -1 : Integer.parseInt(s);
+            if (n >= 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // the message below
+        }
+        throw PromQlException.invalidParameter(name, "must be a non-negative integer, got "
+                + quote(s.length() > MAX_VALUE_LENGTH ? s.substring(0, MAX_VALUE_LENGTH) + "..." : s));
+    }
+
     /** A required timestamp, epoch ms. */
     public long time(String name) throws PromQlException {
         String s = first(name);
