@@ -51,7 +51,7 @@ import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.lambda.powertools.metrics.Metrics;
 
 /**
- * The records of issue 24 that ran the ingest function out of memory or were stored wrong, in one batch between two
+ * Records that would run the ingest function out of memory or be stored wrong, in one batch between two
  * good records, through the real IngestHandler (DynamoDB Local, the DLQ on moto) with the Lambda's heap: MemorySize
  * 1024 MB x MaxRAMPercentage 75 = 768 MB (this class runs in its own failsafe execution with -Xmx768m, tests/pom.xml).
  * Each hostile record is answered as poison whose reason names its limit, the batch succeeds in bounded time, and the

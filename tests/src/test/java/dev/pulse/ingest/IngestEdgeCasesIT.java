@@ -37,12 +37,12 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
- * Edge cases of exactly-once ingest found by an adversarial review (issue 13): generations of different digit
- * counts, short sequence numbers, legacy partials, a redrive while a live attempt holds the current generation,
- * lost claim and commit responses, an out-of-order hand-made batch, poison re-sent after a failed commit, a late
- * build mark. Every scenario drives the real IngestService against DynamoDB Local
- * and reads back through the real readers: the query API (open hour: partials through LatestPartials) and the
- * rollup builder (hourly rollup), then the query again (from the rollup).
+ * Edge cases of exactly-once ingest (docs/design.md, "Exactly once"): generations of different digit counts, short
+ * sequence numbers, legacy partials, a redrive while a live attempt holds the current generation, lost claim and
+ * commit responses, an out-of-order hand-made batch, poison re-sent after a failed commit, a late build mark. Every
+ * scenario drives the real IngestService against DynamoDB Local and reads back through the real readers: the query
+ * API (open hour: partials through LatestPartials) and the rollup builder (hourly rollup), then the query again (from
+ * the rollup).
  */
 @ExtendWith(Emulators.class)
 class IngestEdgeCasesIT {

@@ -36,9 +36,10 @@ import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
 import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 
 /**
- * Adversarial review: random query shapes against an in-memory table built from raw datapoints (hourly and daily
- * rollups, some marked with their partials, some hours without any item), answered by a cold service (fresh
- * cache) and by one warm service shared by every query; the JSON must be identical and equal the raw data.
+ * Random query shapes against an in-memory table built from raw datapoints (hourly and daily rollups, some marked
+ * with their partials, some hours without any item), answered by a cold service (fresh cache) and by one warm service
+ * shared by every query: the JSON must be identical and equal the raw data, since the warm path's remembered values
+ * are an optimisation that must never change an answer.
  */
 class WarmPathFuzzTest {
 
@@ -269,7 +270,7 @@ class WarmPathFuzzTest {
         "p99.9", "p1", "p25.5"};
 
     @Test
-    void warmRepeatsEqualColdAndRaw_forRandomShapes() throws Exception {
+    void query_whenRandomShapesRepeatOnAWarmService_answersAsAColdServiceAndTheRawData() throws Exception {
         for (long seed = 1; seed <= 3; seed++) {
             raw.clear();
             Table table = build(seed);

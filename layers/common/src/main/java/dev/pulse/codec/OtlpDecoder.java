@@ -61,7 +61,7 @@ final class OtlpDecoder {
     }
 
     /**
-     * The detection rule, by content, because gzip alone no longer means CloudWatch Logs:
+     * The detection rule, by content, because gzip alone does not tell CloudWatch Logs from a compressed OTLP record:
      * <ol>
      *   <li>gzip magic {@code 1f 8b}, or a zlib header ({@code CM} 8, header checksum a multiple of 31; no JSON text
      *       starts with those bytes): the first bytes are inflated and judged by the content rule below; gzip that is

@@ -31,9 +31,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Each decoder stops at its limits ({@link DecodeLimits}) while it reads: the records of issue 24 that ran the ingest
- * function out of memory, or were stored wrong, are poison whose reason names the limit, in bounded time; records at
- * the limits are accepted.
+ * Each decoder stops at its limits ({@link DecodeLimits}) while it reads: records that would run the ingest function
+ * out of memory, or be stored wrong, are poison whose reason names the limit, in bounded time; records at the limits
+ * are accepted.
  */
 class DecodeLimitsTest {
 

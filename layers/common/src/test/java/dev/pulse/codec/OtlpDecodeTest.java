@@ -34,7 +34,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class OtlpDecodeTest {
 
-    /** The fixtures' time_unix_nano, 2026-11-21T13:20:00Z. */
+    /** The fixtures' time_unix_nano, 2026-11-21T12:00:00Z. */
     static final long FIXTURE_MS = 1_795_262_400_000L;
     static final String[] FIXTURES = {"metrics.pb", "metrics.json", "metrics.pb.gz", "metrics.pb.zlib", "metrics.pb.flate", "metrics.json.gz"};
 

@@ -1,7 +1,6 @@
 package dev.pulse.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,22 +11,18 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The committed OTLP fixtures are what scripts/gen_otlp.py writes with the pinned OpenTelemetry Python packages:
  * regenerated here and compared byte for byte, so a fixture can neither be edited by hand nor drift from its
- * generator. Skipped when no Python with those packages is at hand ({@code -Dpulse.python=...}, default the
- * repository's .venv, which `make` builds from requirements-dev.txt).
+ * generator. Needs the project's Python ({@link ProjectPython}); without it the test fails and names the install
+ * command.
  */
 class OtlpFixtureRegenerationTest {
 
-    private static final Path REPO = Path.of("").toAbsolutePath().getParent().getParent();
+    private static final Path REPO = ProjectPython.REPO;
 
     @Test
     void genOtlp_whenRunWithThePinnedSdk_writesTheCommittedFixtures(@TempDir Path tmp) throws Exception {
-        String python = System.getProperty("pulse.python", REPO.resolve(".venv/bin/python").toString());
-        assumeTrue(Files.isExecutable(Path.of(python)), "no Python at " + python);
-        Process probe = new ProcessBuilder(python, "-c", "import opentelemetry.sdk, opentelemetry.exporter.otlp.proto.common")
-                .redirectErrorStream(true).start();
-        assumeTrue(probe.waitFor(60, TimeUnit.SECONDS) && probe.exitValue() == 0, "the OpenTelemetry packages are not installed");
+        Path python = ProjectPython.require("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.common");
 
-        Process gen = new ProcessBuilder(python, REPO.resolve("scripts/gen_otlp.py").toString(),
+        Process gen = new ProcessBuilder(python.toString(), REPO.resolve("scripts/gen_otlp.py").toString(),
                 "--out", tmp.toString(), "--events-out", tmp.toString()).redirectErrorStream(true).start();
         String output = new String(gen.getInputStream().readAllBytes());
         assertThat(gen.waitFor(120, TimeUnit.SECONDS)).isTrue();

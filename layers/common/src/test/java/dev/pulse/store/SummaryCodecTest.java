@@ -85,7 +85,7 @@ class SummaryCodecTest {
             minutes.put(i, summary(r, 1));
         }
 
-        // 60 x (count, value, 5-byte sketch) against 6.1 KB as named attributes (measured before the change).
+        // 60 x (count, value, 5-byte sketch), against 6.1 KB for the same minutes as named attributes.
         assertThat(SummaryCodec.encodeBuckets(minutes).length).isLessThan(1_500);
     }
 

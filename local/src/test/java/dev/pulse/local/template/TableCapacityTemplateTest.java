@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The table's capacity and backup settings of template.yaml: on-demand with point-in-time recovery by default;
  * {@code TableCapacityMode=PROVISIONED} gives the table and its index provisioned capacity with target-tracking
- * auto scaling at the 70% utilisation docs/capacity.md prices. And every parameter is documented.
+ * auto scaling at the 70% utilisation docs/capacity.md prices, and the throttle alarm watches the index as well as the
+ * table. And every parameter is documented.
  */
 class TableCapacityTemplateTest {
 
@@ -88,6 +89,35 @@ class TableCapacityTemplateTest {
             policiesOf.add(dimension);
         }
         assertThat(policiesOf).containsExactlyInAnyOrderElementsOf(scaled);
+    }
+
+    /**
+     * With PROVISIONED the {@code due} index has capacity of its own and takes a write at every hour mark, which every
+     * series sets in the first minutes of each hour. An index short of write capacity throttles the base table's
+     * writes (GSI back-pressure), but CloudWatch counts those throttles under the index ("The TableName dimension
+     * returns the WriteThrottleEvents for the table, but not for any global secondary indexes", DynamoDB metrics
+     * docs): an alarm on the TableName dimension alone would stay OK while ingest is throttled.
+     */
+    @Test
+    void throttleAlarm_whenProvisioned_watchesTheTableAndTheDueIndex() {
+        Stack stack = template.resolve(Map.of("TableCapacityMode", "PROVISIONED"),
+                new MapBindings(Map.of("Table", "pulse-Table"), Map.of()));
+        JsonNode alarm = stack.resolvedProperties("TableThrottleAlarm");
+
+        List<String> watched = new ArrayList<>();
+        for (JsonNode m : alarm.path("Metrics")) {
+            JsonNode metric = m.path("MetricStat").path("Metric");
+            List<String> dims = new ArrayList<>();
+            metric.path("Dimensions").forEach(d -> dims.add(d.path("Name").asText() + "=" + d.path("Value").asText()));
+            if (!metric.isMissingNode()) {
+                watched.add(metric.path("MetricName").asText() + " " + dims);
+            }
+        }
+
+        assertThat(watched).contains("WriteThrottleEvents [TableName=pulse-Table]",
+                "WriteThrottleEvents [TableName=pulse-Table, GlobalSecondaryIndexName=due]",
+                "ReadThrottleEvents [TableName=pulse-Table, GlobalSecondaryIndexName=due]");
+        assertThat(alarm.path("Metrics").get(0).path("Expression").asText()).contains("indexreads", "indexwrites");
     }
 
     @Test

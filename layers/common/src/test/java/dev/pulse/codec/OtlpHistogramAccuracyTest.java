@@ -2,7 +2,6 @@ package dev.pulse.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.pulse.aggregate.Sketches;
 import dev.pulse.aggregate.Summary;
@@ -22,7 +21,6 @@ import io.opentelemetry.proto.metrics.v1.SummaryDataPoint;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -36,14 +34,14 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * Adversarial review (wt-rev15) of the documented percentile accuracy of OTLP histograms (docs/otlp-input.md,
- * "Histogram accuracy"): histograms built here from recorded values, decoded by the real decoder, stored and merged
- * the way the query API does it ({@link Sketches#serialize}, {@link Summary#withEncodedSketch}, {@link Summary#merge})
- * and asked {@link Summary#quantile}, the call behind the query API's {@code pNN}. Each answer is held against the
- * exact nearest-rank order statistic of the recorded values and the bound the docs give. {@code holds_*} tests are
- * attacks that held or defects since fixed (each says which); {@code documentedLimit_*} a limit the docs state.
+ * The documented percentile accuracy of OTLP histograms (docs/otlp-input.md, "Histogram accuracy"): histograms built
+ * here from recorded values, decoded by the real decoder, stored and merged the way the query API does it
+ * ({@link Sketches#serialize}, {@link Summary#withEncodedSketch}, {@link Summary#merge}) and asked
+ * {@link Summary#quantile}, the call behind the query API's {@code pNN}. Each answer is held against the exact
+ * nearest-rank order statistic of the recorded values and the bound the docs give, so the docs' promise is what a
+ * user gets. The last tests hold the committed fixtures' expectations (events/expected) to the same bounds.
  */
-class PercentileAccuracyReviewTest {
+class OtlpHistogramAccuracyTest {
 
     static final long NOW_MS = 1_795_262_400_000L;
     static final long NOW_NS = NOW_MS * 1_000_000L;
@@ -221,15 +219,15 @@ class PercentileAccuracyReviewTest {
         return out;
     }
 
-    // ---------------------------------------------------------------- defects
+    // ---------------------------------------------------------------- explicit buckets
 
     /**
-     * Was a defect: 89 values of 1 and 11 of 100, all in the bucket (0, 1000] (narrowed to [1, 100]), entered at their
-     * mean 11.89, so the p90 and p99 (true 100) were ~88 off against the documented half width 49.5 (+1%). Now the
-     * narrowed bucket's middle, 50.5.
+     * 89 values of 1 and 11 of 100, all in the bucket (0, 1000], narrowed to [1, 100]: they enter at the narrowed
+     * bucket's middle, 50.5, so the p90 and p99 (true 100) are within the documented half width 49.5 (+1%). At their
+     * mean, 11.89, they would be 88 off.
      */
     @Test
-    void holds_explicitAllValuesInOneBucket_withinHalfTheNarrowedWidth() throws Exception {
+    void quantile_whenAllValuesInOneExplicitBucket_isWithinHalfTheNarrowedWidth() throws Exception {
         double[] bounds = {0, 1000};
         double[] values = concat(repeat(1, 89), repeat(100, 11));
         Summary s = stored(histogram(explicit(bounds, values, true, true)));
@@ -238,9 +236,9 @@ class PercentileAccuracyReviewTest {
         assertThat(explicitViolations(bounds, values, s)).isEmpty();
     }
 
-    /** Was a defect: count, sum, min and max without buckets entered every value at the mean (p90 11.89, true 100). */
+    /** Count, sum, min and max without buckets: the values enter at the middle of [min, max], not at the mean. */
     @Test
-    void holds_explicitNoBucketCounts_middleOfMinAndMax() throws Exception {
+    void quantile_whenHistogramHasNoBucketCounts_isWithinHalfOfMinToMax() throws Exception {
         HistogramDataPoint.Builder p = HistogramDataPoint.newBuilder().setTimeUnixNano(NOW_NS).setCount(100)
                 .setSum(89 + 1100).setMin(1).setMax(100);
         Summary s = stored(histogram(p));
@@ -249,16 +247,16 @@ class PercentileAccuracyReviewTest {
     }
 
     /**
-     * A documented limit (docs/otlp-input.md, "Histogram accuracy", and docs/design.md): the sketch keeps at most 2,048
-     * bins, about a 6e17 ratio between the smallest and largest value at 1%; below that the lowest values share a bin.
+     * A documented limit (docs/otlp-input.md, "Histogram accuracy", "The sketch's range", and docs/design.md): the
+     * sketch keeps at most 2,048 bins, about a 6e17 ratio between the smallest and largest value at 1%; below that the
+     * lowest values share a bin, so a percentile among them is answered too high.
      */
     @Test
-    void documentedLimit_exponentialWiderThanTheSketch_lowValuesCollapse() throws Exception {
+    void quantile_whenValuesSpanMoreThanTheSketchsRange_answersTheLowestValuesTooHigh() throws Exception {
         // Values 1e-20 .. 1e20 (41 decades, one value per decade), scale 0: 133 buckets, within an SDK's default 160.
-        // Documented: within sqrt(2)-1 = 41% relative, "plus the sketch's 1%". But the sketch keeps at most 2048 bins
-        // (Sketches.MAX_BINS) at 1% accuracy, a dynamic range of ~6e17; the lowest bins are collapsed into one, so the
-        // p50 (true 1.0) is answered at the lowest kept bin, ~1e3 — a relative error of ~1000x, not 42%. Not
-        // documented in docs/otlp-input.md or README (the same limit applies to native samples that span > 6e17).
+        // Inside the range the bound is sqrt(2)-1 = 41% relative plus the sketch's 1%; the sketch's 2,048 bins
+        // (Sketches.MAX_BINS) at 1% cover about 6e17, so the lowest bins are collapsed into one and the p50 (true 1.0)
+        // is answered at the lowest kept bin, about 1e3. The same limit applies to native samples spanning > 6e17.
         double[] values = new double[41];
         for (int i = 0; i < 41; i++) {
             values[i] = Math.pow(10, i - 20);
@@ -275,11 +273,11 @@ class PercentileAccuracyReviewTest {
     }
 
     /**
-     * Was a defect: two buckets of 2^61 values each answered the p50 from the wrong bucket (ranks in doubles are exact
-     * only up to 2^53). A point of more than 2^53 values is now poison with the reason; 2^40 a bucket still holds.
+     * Ranks are computed in doubles, exact only up to 2^53: two buckets of 2^61 values each would answer the p50 from
+     * the wrong bucket. A point of more than 2^53 values is poison with the reason; 2^40 a bucket is answered exactly.
      */
     @Test
-    void holds_countsAbove2To53_arePoison() throws Exception {
+    void decode_whenPointCountAbove2To53_isPoisonAndBelowItIsAnswered() throws Exception {
         long half = 1L << 61;
         HistogramDataPoint.Builder p = HistogramDataPoint.newBuilder().setTimeUnixNano(NOW_NS).setCount(2 * half)
                 .setSum(half * 1001.0).setMin(1).setMax(1000).addExplicitBounds(0).addExplicitBounds(10)
@@ -296,10 +294,8 @@ class PercentileAccuracyReviewTest {
         assertThat(stored(histogram(ok)).quantile(0.5)).isCloseTo(5.5, org.assertj.core.data.Offset.offset(0.06));
     }
 
-    // ---------------------------------------------------------------- attacks that held
-
     @Test
-    void holds_explicitCountSumMinMaxExact() throws Exception {
+    void decode_whenExplicitHistogram_keepsCountSumMinAndMaxExact() throws Exception {
         double[] bounds = {0, 5, 10, 25, 50, 75, 100, 250, 500, 1000};
         double[] values = {3, 7, 12, 15, 40, 250, 0.1, 999.5, 1e6};
         Summary s = stored(histogram(explicit(bounds, values, true, true)));
@@ -313,7 +309,7 @@ class PercentileAccuracyReviewTest {
     }
 
     @Test
-    void holds_explicitValuesExactlyOnBounds() throws Exception {
+    void quantile_whenValuesLieExactlyOnBucketBounds_isWithinTheBucketThatHoldsThem() throws Exception {
         // Upper-inclusive buckets: 5 is in (0, 5], 10 in (5, 10]. Answers stay within the bucket that holds them.
         double[] bounds = {0, 5, 10, 25, 50};
         double[] values = {0, 5, 5, 5, 10, 10, 10, 25, 25, 25, 50, 50};
@@ -322,7 +318,7 @@ class PercentileAccuracyReviewTest {
     }
 
     @Test
-    void holds_explicitNegativeValuesAndBounds() throws Exception {
+    void quantile_whenValuesAndBoundsAreNegative_isWithinTheBound() throws Exception {
         double[] bounds = {-1000, -100, -10, -1, 0, 1, 10};
         double[] values = {-5000, -900, -450, -450, -99, -50, -9.5, -2, -0.5, 0, 0.5, 3, 9, 20, 20, 20};
         Summary s = stored(histogram(explicit(bounds, values, true, true)));
@@ -332,7 +328,7 @@ class PercentileAccuracyReviewTest {
     }
 
     @Test
-    void holds_explicitBucketNarrowedToZeroWidth() throws Exception {
+    void quantile_whenMinNarrowsABucketToZeroWidth_isThatValue() throws Exception {
         // min = 10 sits on the upper bound of (5, 10]: that bucket narrows to [10, 10]; max = 25 closes (10, 25].
         double[] bounds = {5, 10, 25, 50};
         double[] values = {10, 10, 10, 10, 10, 10, 25, 25};
@@ -342,7 +338,7 @@ class PercentileAccuracyReviewTest {
     }
 
     @Test
-    void holds_explicitOnlyOverflowBucket() throws Exception {
+    void quantile_whenAllValuesInTheOverflowBucket_isWithinTheBound() throws Exception {
         // All values in (1000, +inf): one bucket, at the mean (3333), narrowed [2000, 5000]; p50 (3000) within 1500.
         double[] bounds = {0, 10, 1000};
         double[] values = {2000, 3000, 5000};
@@ -351,7 +347,7 @@ class PercentileAccuracyReviewTest {
     }
 
     @Test
-    void holds_explicitMinMaxAbsent_openBucketsAtTheirFiniteEdge() throws Exception {
+    void quantile_whenMinAndMaxAbsent_entersOpenBucketsAtTheirFiniteEdge() throws Exception {
         // Without min and max the open buckets enter at their finite edge and min/max come from the sketch (documented
         // as an estimate); inner buckets stay within half their width.
         double[] bounds = {0, 10, 20, 30};
@@ -363,7 +359,7 @@ class PercentileAccuracyReviewTest {
     }
 
     @Test
-    void holds_explicitRandomShapesManyBuckets() throws Exception {
+    void quantile_whenRandomExplicitHistogramsOfUpTo400Buckets_isWithinTheBound() throws Exception {
         // 2000 random histograms (1..400 bounds, signed, log-spread values, ties on bounds, >= 2 non-empty buckets,
         // the documented bound's precondition) against the documented bound at p50/p90/p99/p99.9.
         Random rnd = new Random(15);
@@ -383,7 +379,7 @@ class PercentileAccuracyReviewTest {
     }
 
     @Test
-    void holds_explicitDeltaMergedAcrossRecordsOfOneLayout() throws Exception {
+    void quantile_whenDeltaPointsOfOneLayoutMerged_isWithinTheBoundOfTheMergedMinAndMax() throws Exception {
         // Several delta exports of one series in one minute (same bucket layout, each with >= 2 non-empty buckets),
         // merged as the query merges them: within half the bucket narrowed by the merged min and max.
         Random rnd = new Random(1515);
@@ -440,8 +436,10 @@ class PercentileAccuracyReviewTest {
         return v;
     }
 
+    // ---------------------------------------------------------------- exponential buckets and summaries
+
     @Test
-    void holds_exponentialRandomScalesSignsZeroBucket() throws Exception {
+    void quantile_whenRandomExponentialScalesSignsAndZeroBuckets_isWithinTheBound() throws Exception {
         // Scales -3..20, positive and negative values, values on bucket bounds (powers of two): within sqrt(base)-1
         // plus 1% wherever the true value is outside the zero bucket (there the documented rule is "enters as 0").
         // The scale is lowered until the buckets span at most 160 per sign, as the SDKs' max_size does.
@@ -495,7 +493,7 @@ class PercentileAccuracyReviewTest {
     }
 
     @Test
-    void holds_exponentialNegativeScaleAndPowerOfTwoBounds() throws Exception {
+    void quantile_whenNegativeScaleAndValuesOnPowerOfTwoBounds_isWithinTheBound() throws Exception {
         // scale -2: base 16, bucket 0 = (1, 16]; 16 is on its upper bound; documented bound sqrt(16)-1 = 300% (+1%).
         double[] values = {1.5, 16, 16, 17, 200, 256, 257, 4096};
         Summary s = stored(exponential(expo(-2, 0, values, true)));
@@ -506,7 +504,7 @@ class PercentileAccuracyReviewTest {
     }
 
     @Test
-    void holds_exponentialZeroBucketEntersAsZero_negativeMirrored() throws Exception {
+    void quantile_whenZeroBucketAndNegativeBuckets_entersZeroAsZeroAndMirrorsNegatives() throws Exception {
         // zero_threshold 0.5: the values -0.4, 0, 0.3 enter as 0 (documented); -8 is in negative bucket (2^2, 2^3] at
         // scale 0 and enters at -2^2.5 = -5.66, mirrored.
         double[] values = {-8, -8, -0.4, 0, 0.3, 3, 100};
@@ -519,7 +517,7 @@ class PercentileAccuracyReviewTest {
     }
 
     @Test
-    void holds_exponentialLargeOffsetNoMinMax() throws Exception {
+    void decode_whenExponentialOffsetIsAMillionWithoutMinMax_estimatesMinAndMaxWithinOnePercent() throws Exception {
         // offset -1,000,000 at scale 20 (values ~ 2^-0.95) and +1,000,000 (~ 2^0.95), without min and max.
         ExponentialHistogramDataPoint.Builder p = ExponentialHistogramDataPoint.newBuilder().setTimeUnixNano(NOW_NS)
                 .setScale(20).setCount(3).setSum(0.52 + 1.93 + 1.93)
@@ -532,7 +530,7 @@ class PercentileAccuracyReviewTest {
     }
 
     @Test
-    void holds_summaryCountAndSumOnly() throws Exception {
+    void decode_whenOtlpSummary_keepsCountAndSumOnly() throws Exception {
         Metric m = Metric.newBuilder().setName("rpc").setUnit("s").setSummary(io.opentelemetry.proto.metrics.v1.Summary
                 .newBuilder().addDataPoints(SummaryDataPoint.newBuilder().setTimeUnixNano(NOW_NS).setCount(4).setSum(10.5)
                         .addQuantileValues(ValueAtQuantile.newBuilder().setQuantile(0.99).setValue(6)))).build();
@@ -543,7 +541,7 @@ class PercentileAccuracyReviewTest {
     }
 
     @Test
-    void holds_hugeExplicitValueIsPoisonNotACrash() {
+    void decode_whenValueBeyondTheSketchsLargest_isPoisonNotABatchFailure() {
         // A finite value beyond the sketch's largest indexable value (~1.76e308) must not fail the batch: the
         // RecordDecoder turns the sketch's IllegalArgumentException into poison.
         double[] values = {1, 1.79e308};
@@ -551,13 +549,16 @@ class PercentileAccuracyReviewTest {
                 .isInstanceOf(DecodeException.class);
     }
 
-    // ---------------------------------------------------------------- claim 3: the IT's expectations (events/expected)
+    // ---------------------------------------------------------------- the fixtures' expectations (events/expected)
 
-    static final Path REPO = Path.of("").toAbsolutePath().getParent().getParent();
+    static final Path REPO = ProjectPython.REPO;
 
-    /** Was a defect: the expectations gave the highest rank (answered with the exact max) a bucket-sized tolerance. */
+    /**
+     * The lowest and highest rank are answered with the exact min and max, so the expectations the integration tests
+     * check (events/expected) give them no tolerance: a bucket-sized one would let a wrong answer pass.
+     */
     @Test
-    void holds_expectations_extremeRanksHeldExact() throws Exception {
+    void expectations_whenRankIsTheLowestOrHighest_areExactMinOrMax() throws Exception {
         for (String f : List.of("native", "cwlogs", "kpl", "otlp")) {
             JsonNode series = new ObjectMapper().readTree(REPO.resolve("events/expected/ingest-kinesis-" + f + ".json")
                     .toFile()).get("series");
@@ -573,14 +574,13 @@ class PercentileAccuracyReviewTest {
     }
 
     /**
-     * Was a defect: scripts/gen_otlp.py allowed max(mean - low, high - mean) for values in one bucket (the decoder's old
-     * mean rule). Now half the narrowed bucket plus 1%: [251, 500] gives 124.5 + 5. Exponential buckets: sqrt(base)
-     * and the sketch's 1% compounded, as docs/otlp-input.md states it.
+     * scripts/gen_otlp.py writes the tolerances of the OTLP fixture's expectations: they must be the documented bound,
+     * half the narrowed bucket plus 1% ([251, 500] gives 124.5 + 5), and for exponential buckets sqrt(base) and the
+     * sketch's 1% compounded, as docs/otlp-input.md states it. Needs the project's Python ({@link ProjectPython}).
      */
     @Test
-    void holds_genOtlpTolerance_isTheDocumentedBound() throws Exception {
-        String python = REPO.resolve(".venv/bin/python").toString();
-        assumeTrue(Files.isExecutable(Path.of(python)), "no Python at " + python);
+    void genOtlpTolerance_whenExplicitAndExponentialBuckets_isTheDocumentedBound() throws Exception {
+        String python = ProjectPython.require("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.common").toString();
         Process p = new ProcessBuilder(python, "-c", "import sys; sys.path.insert(0, 'scripts'); import gen_otlp as g; "
                 + "print(g.tolerance('explicit', [251.0] * 89 + [500.0] * 11, 500.0, 0)); "
                 + "print(g.tolerance('exponential', [300.0], 300.0, 4))")
@@ -595,12 +595,11 @@ class PercentileAccuracyReviewTest {
     }
 
     /**
-     * Was a defect: only 7 of 132 expectations were answered by the sketch (the rest by the exact min or max), none of
-     * KPL's. Now every format has percentiles the sketch must answer (OTLP histograms over many buckets, a KPL user
-     * record of forty latencies).
+     * Expectations answered only by the exact min or max would never test the sketch: every format's fixture has
+     * percentiles the sketch must answer (OTLP histograms over many buckets, a KPL user record of forty latencies).
      */
     @Test
-    void holds_inputFormatsExpectations_everyFormatReachesTheSketch() throws Exception {
+    void expectations_whenEveryInputFormat_includePercentilesTheSketchAnswers() throws Exception {
         for (String f : List.of("native", "cwlogs", "kpl", "otlp")) {
             int[] inner = {0};
             JsonNode series = new ObjectMapper().readTree(REPO.resolve("events/expected/ingest-kinesis-" + f + ".json")

@@ -1,10 +1,11 @@
 package dev.pulse.codec;
 
-import static dev.pulse.codec.OtlpAdversarialReviewTest.DECODER;
-import static dev.pulse.codec.OtlpAdversarialReviewTest.gauge;
-import static dev.pulse.codec.OtlpAdversarialReviewTest.kv;
-import static dev.pulse.codec.OtlpAdversarialReviewTest.request;
+import static dev.pulse.codec.OtlpDecodeEdgeCasesTest.DECODER;
+import static dev.pulse.codec.OtlpDecodeEdgeCasesTest.gauge;
+import static dev.pulse.codec.OtlpDecodeEdgeCasesTest.kv;
+import static dev.pulse.codec.OtlpDecodeEdgeCasesTest.request;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -23,30 +24,38 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.Function;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Review (wt-rev2) of OTLP array and key-value-list attributes rendered as JSON ({@link OtlpDecoder#text}). What held:
- * every rendering is JSON that Jackson reads back as the value's own tree (random trees, control characters,
- * non-BMP characters, nesting), so no two values of different JSON trees collide. What remains by the spec's rule:
- * bytes and strings, and NaN and "NaN", render alike inside arrays. The regression: the JSON form is longer (quotes,
- * escapes), so a record whose array attribute fit the 255-character dimension limit before is poison now.
+ * OTLP attributes as dims (docs/otlp-input.md, "Dims"): array and key-value-list values render as JSON
+ * ({@link OtlpDecoder#text}), as OpenTelemetry asks of protocols without such values. Every rendering is JSON that
+ * Jackson reads back as the value's own tree (random trees, control characters, non-BMP characters, nesting), so two
+ * values of different JSON trees never share a series; by the spec's lossy string form, bytes and strings, and NaN and
+ * "NaN", render alike inside arrays. The JSON form is longer than the comma-joined text of releases before it (quotes,
+ * escapes), which the CHANGELOG's upgrade note states: which series change key, and that a value can pass the
+ * 255-character limit.
  */
-class OtlpJsonDimsReviewTest {
+class OtlpAttributeDimsTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     /**
-     * Was REPRO (regression, medium), kept as documented behaviour (CHANGELOG, docs/otlp-input.md): the 254-character value {@code [a,b,...]} passed the 255-character limit; its JSON
-     * {@code ["a","b",...]} has two more characters per element, so the datapoint is invalid and, because one invalid
-     * datapoint poisons the record, the whole export request (every metric of every resource in it) is no longer
-     * stored. {@code process.command_args} is a standard string-array resource attribute. As for any value past the
-     * limit, the request is poison with a reason naming the attribute, so it reaches the DLQ and nothing is lost; the
-     * Collector's resource processor is where such attributes are dropped.
+     * Documented behaviour (CHANGELOG upgrade note, docs/otlp-input.md "Dims"): the 254-character comma-joined value
+     * {@code [a,b,...]} fits the 255-character limit; its JSON {@code ["a","b",...]} has two more characters per
+     * element, so the datapoint is invalid and, because one invalid datapoint poisons the record, the whole export
+     * request (every metric of every resource in it) is poison. {@code process.command_args} is a standard
+     * string-array resource attribute. As for any value past the limit, the reason names the attribute, so the
+     * request reaches the DLQ and nothing is lost; the Collector's resource processor is where such attributes are
+     * dropped.
      */
     @Test
-    void decode_whenArrayAttributeFitTheLimitOnlyBeforeTheUpgrade_isPoisonNamingIt() {
+    void decode_whenArrayAttributeFitsTheLimitOnlyAsCommaJoinedText_isPoisonNamingIt() {
         ArrayValue.Builder args = ArrayValue.newBuilder();
         for (String a : List.of("/usr/lib/jvm/java-21/bin/java", "-XX:+UseG1GC", "-Xmx2g", "-Dotel.service.name=checkout",
                 "-javaagent:/opt/otel/opentelemetry-javaagent.jar", "-jar", "/srv/checkout/checkout-service-1.42.0.jar",
@@ -54,19 +63,19 @@ class OtlpJsonDimsReviewTest {
             args.addValues(AnyValue.newBuilder().setStringValue(a));
         }
         KeyValue commandArgs = KeyValue.newBuilder().setKey("process.command_args").setValue(AnyValue.newBuilder().setArrayValue(args)).build();
-        String before = oldText(commandArgs.getValue());
-        String now = OtlpDecoder.text(commandArgs.getValue());
-        assertThat(before.length()).as("the 938966c rendering").isLessThanOrEqualTo(255);
-        assertThat(now.length()).as("the JSON rendering").isGreaterThan(255);
+        String commaJoined = commaJoinedText(commandArgs.getValue());
+        String json = OtlpDecoder.text(commandArgs.getValue());
+        assertThat(commaJoined.length()).as("the comma-joined rendering").isLessThanOrEqualTo(255);
+        assertThat(json.length()).as("the JSON rendering").isGreaterThan(255);
 
         byte[] pb = request(Resource.newBuilder().addAttributes(kv("service.name", "checkout")).addAttributes(commandArgs).build(),
                 gauge("requests", 1.0), gauge("errors", 0.0)).toByteArray();
 
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> DECODER.decode(pb)).isInstanceOf(DecodeException.class)
+        assertThatThrownBy(() -> DECODER.decode(pb)).isInstanceOf(DecodeException.class)
                 .hasMessageContaining("process.command_args").hasMessageContaining("at most 255");
     }
 
-    /** Held: random trees (strings with quotes, backslashes, control and non-BMP characters; numbers; nesting) read back exactly. */
+    /** Random trees (strings with quotes, backslashes, control and non-BMP characters; numbers; nesting) read back exactly. */
     @Test
     void text_whenRandomArraysAndLists_isJsonOfTheSameTree() throws Exception {
         Random random = new Random(7);
@@ -83,10 +92,10 @@ class OtlpJsonDimsReviewTest {
     }
 
     /**
-     * Held, by the spec's rule (lossy string form, as opentelemetry-go renders it): inside an array bytes are their
-     * base64 string and NaN is "NaN", so they collide with the string of the same text; at the top level a string
-     * "[1]" and an array [1] render alike. Producers do not send one key with different types, so this is noted, not
-     * a defect.
+     * By the spec's rule (lossy string form, as opentelemetry-go renders it): inside an array bytes are their base64
+     * string and NaN is "NaN", so they render as the string of the same text; at the top level a string "[1]" and an
+     * array [1] render alike. Producers do not send one key with values of different types, so such values never meet
+     * in one series.
      */
     @Test
     void text_whenTypesDifferButStringFormsAgree_collideAsTheSpecAllows() {
@@ -98,31 +107,84 @@ class OtlpJsonDimsReviewTest {
     }
 
     /**
-     * Which attributes start a new series at the upgrade: CHANGELOG says string arrays and key-value lists do and
-     * numeric arrays keep their key; also arrays with NaN or infinities, bytes or an empty element change, and
-     * boolean arrays keep theirs.
+     * Which attributes start a new series at the upgrade to JSON dims, as the CHANGELOG's upgrade note lists them:
+     * string, bytes and key-value-list arrays, arrays with NaN or infinities, and arrays with an empty element change
+     * key; integer, boolean and finite double arrays keep theirs.
      */
     @Test
-    void text_whenComparedWithTheEarlierRendering_changesExactlyTheseKinds() {
+    void text_whenComparedWithTheCommaJoinedRendering_changesTheKindsTheUpgradeNoteLists() {
         AnyValue ints = arrayOf(AnyValue.newBuilder().setIntValue(1).build(), AnyValue.newBuilder().setIntValue(2).build());
         AnyValue doubles = arrayOf(AnyValue.newBuilder().setDoubleValue(0.5).build(), AnyValue.newBuilder().setDoubleValue(1e20).build());
         AnyValue bools = arrayOf(AnyValue.newBuilder().setBoolValue(true).build());
-        assertThat(OtlpDecoder.text(ints)).isEqualTo(oldText(ints));
-        assertThat(OtlpDecoder.text(doubles)).isEqualTo(oldText(doubles)).isEqualTo("[0.5,1.0E20]");
-        assertThat(OtlpDecoder.text(bools)).isEqualTo(oldText(bools));
+        assertThat(OtlpDecoder.text(ints)).isEqualTo(commaJoinedText(ints));
+        assertThat(OtlpDecoder.text(doubles)).isEqualTo(commaJoinedText(doubles)).isEqualTo("[0.5,1.0E20]");
+        assertThat(OtlpDecoder.text(bools)).isEqualTo(commaJoinedText(bools));
 
         AnyValue nan = arrayOf(AnyValue.newBuilder().setDoubleValue(Double.POSITIVE_INFINITY).build());
         AnyValue empty = arrayOf(AnyValue.getDefaultInstance(), str("a"));
         AnyValue bytes = arrayOf(AnyValue.newBuilder().setBytesValue(ByteString.copyFrom(new byte[] {1})).build());
-        assertThat(OtlpDecoder.text(nan)).isNotEqualTo(oldText(nan)).isEqualTo("[\"Infinity\"]");
-        assertThat(OtlpDecoder.text(empty)).isNotEqualTo(oldText(empty)).isEqualTo("[null,\"a\"]");
-        assertThat(OtlpDecoder.text(bytes)).isNotEqualTo(oldText(bytes));
+        assertThat(OtlpDecoder.text(nan)).isNotEqualTo(commaJoinedText(nan)).isEqualTo("[\"Infinity\"]");
+        assertThat(OtlpDecoder.text(empty)).isNotEqualTo(commaJoinedText(empty)).isEqualTo("[null,\"a\"]");
+        assertThat(OtlpDecoder.text(bytes)).isNotEqualTo(commaJoinedText(bytes));
+    }
+
+    /**
+     * A data-point attribute with an empty value removes the resource attribute of the same key from the dims
+     * (docs/otlp-input.md, "Dims"): the data point's value wins, and an empty value cannot be a dim.
+     */
+    @Test
+    void decode_whenEmptyPointAttribute_removesResourceAttributeOfSameKey() throws Exception {
+        byte[] pb = request(Resource.newBuilder().addAttributes(kv("service.name", "checkout")).addAttributes(kv("env", "prod")).build(),
+                gauge("g", 1.0, kv("env", ""))).toByteArray();
+        assertThat(DECODER.decode(pb).datapoints().get(0).dims()).doesNotContainKey("env").containsEntry("service.name", "checkout");
+    }
+
+    /** ["a,b"] and ["a","b"] are different values, so they must stay different series: arrays render as JSON. */
+    @Test
+    void text_whenArrayElementHasComma_staysApartFromTwoElements() {
+        AnyValue oneElem = AnyValue.newBuilder().setArrayValue(ArrayValue.newBuilder()
+                .addValues(AnyValue.newBuilder().setStringValue("a,b"))).build();
+        AnyValue twoElems = AnyValue.newBuilder().setArrayValue(ArrayValue.newBuilder()
+                .addValues(AnyValue.newBuilder().setStringValue("a")).addValues(AnyValue.newBuilder().setStringValue("b"))).build();
+        assertThat(OtlpDecoder.text(oneElem)).isEqualTo("[\"a,b\"]");
+        assertThat(OtlpDecoder.text(twoElems)).isEqualTo("[\"a\",\"b\"]");
+    }
+
+    @ParameterizedTest
+    @MethodSource("jsonValues")
+    void text_whenArrayOrList_isJsonThatJacksonReadsBack(AnyValue v, String expected) throws Exception {
+        String text = OtlpDecoder.text(v);
+
+        assertThat(text).isEqualTo(expected);
+        assertThat(JSON.readTree(text)).isNotNull();
+    }
+
+    static Stream<Arguments> jsonValues() {
+        Function<AnyValue[], AnyValue> array = vs -> AnyValue.newBuilder()
+                .setArrayValue(ArrayValue.newBuilder().addAllValues(List.of(vs))).build();
+        AnyValue quote = AnyValue.newBuilder().setStringValue("say \"hi\"\\ \n").build();
+        AnyValue nan = AnyValue.newBuilder().setDoubleValue(Double.NaN).build();
+        AnyValue one = AnyValue.newBuilder().setIntValue(1).build();
+        AnyValue half = AnyValue.newBuilder().setDoubleValue(0.5).build();
+        AnyValue yes = AnyValue.newBuilder().setBoolValue(true).build();
+        AnyValue bytes = AnyValue.newBuilder().setBytesValue(ByteString.copyFrom(new byte[] {1, 2})).build();
+        AnyValue list = AnyValue.newBuilder().setKvlistValue(KeyValueList.newBuilder()
+                .addValues(kv("k", "v")).addValues(KeyValue.newBuilder().setKey("n").setValue(array.apply(new AnyValue[] {one})))).build();
+        return Stream.of(
+                Arguments.of(array.apply(new AnyValue[] {one, half}), "[1,0.5]"),
+                Arguments.of(array.apply(new AnyValue[] {yes, bytes}), "[true,\"AQI=\"]"),
+                Arguments.of(array.apply(new AnyValue[] {quote, nan}), "[\"say \\\"hi\\\"\\\\ \\n\",\"NaN\"]"),
+                Arguments.of(array.apply(new AnyValue[] {}), "[]"),
+                Arguments.of(list, "{\"k\":\"v\",\"n\":[1]}"));
     }
 
     // ---------------------------------------------------------------- helpers
 
-    /** OtlpDecoder.text as of 938966c (before this change). */
-    static String oldText(AnyValue v) {
+    /**
+     * The comma-joined rendering of releases before JSON dims ({@code [a,b]}, {@code {k=v}}), which the CHANGELOG's
+     * upgrade note compares with.
+     */
+    static String commaJoinedText(AnyValue v) {
         return switch (v.getValueCase()) {
             case STRING_VALUE -> v.getStringValue();
             case BOOL_VALUE -> Boolean.toString(v.getBoolValue());
@@ -132,7 +194,7 @@ class OtlpJsonDimsReviewTest {
             case ARRAY_VALUE -> {
                 StringBuilder sb = new StringBuilder("[");
                 for (int i = 0; i < v.getArrayValue().getValuesCount(); i++) {
-                    sb.append(i == 0 ? "" : ",").append(oldText(v.getArrayValue().getValues(i)));
+                    sb.append(i == 0 ? "" : ",").append(commaJoinedText(v.getArrayValue().getValues(i)));
                 }
                 yield sb.append(']').toString();
             }
@@ -140,7 +202,7 @@ class OtlpJsonDimsReviewTest {
                 StringBuilder sb = new StringBuilder("{");
                 for (int i = 0; i < v.getKvlistValue().getValuesCount(); i++) {
                     KeyValue kv = v.getKvlistValue().getValues(i);
-                    sb.append(i == 0 ? "" : ",").append(kv.getKey()).append('=').append(oldText(kv.getValue()));
+                    sb.append(i == 0 ? "" : ",").append(kv.getKey()).append('=').append(commaJoinedText(kv.getValue()));
                 }
                 yield sb.append('}').toString();
             }
@@ -196,7 +258,7 @@ class OtlpJsonDimsReviewTest {
         return AnyValue.newBuilder().setKvlistValue(b).build();
     }
 
-    /** The JSON tree a value must render as, built independently of the code under review. */
+    /** The JSON tree a value must render as, built independently of {@link OtlpDecoder#text}. */
     private static JsonNode tree(AnyValue v) {
         return switch (v.getValueCase()) {
             case STRING_VALUE -> NODES.textNode(v.getStringValue());

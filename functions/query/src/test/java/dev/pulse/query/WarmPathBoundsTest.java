@@ -22,8 +22,12 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
-/** The warm path's bounds (cache TTL for late data, memory of the remembered values), found by a review. */
-class WarmPathAttackTest {
+/**
+ * The warm path's two bounds: late data shows within the cache's TTL whichever way a query's shape was built, and the
+ * values a period bucket remembers (texts, percentiles) stay bounded and weighed however many distinct stat labels
+ * clients ask for.
+ */
+class WarmPathBoundsTest {
 
     static final SeriesSpec S = new SeriesSpec("m", Map.of("i", "0"));
     static final long H = WarmPathFuzzTest.D0; // a closed hour
@@ -53,12 +57,12 @@ class WarmPathAttackTest {
     }
 
     /**
-     * Claim: "Late data that marks a cached period shows within the 5 minutes." A shape grouped from cached
-     * entries gets a fresh TTL from the time it is grouped, not from when its entries were read: late data stays
-     * invisible for up to twice the TTL.
+     * Late data that marks a cached period must show within the cache's 5-minute TTL (docs/design.md). A shape
+     * grouped from cached entries must expire with the entries it was grouped from, not a TTL of its own from the
+     * time it was grouped: otherwise late data would stay invisible for up to twice the TTL.
      */
     @Test
-    void lateData_showsWithinTheCacheTtl_evenForAShapeGroupedFromCachedEntries() throws Exception {
+    void query_whenLateDataMarksAPeriodAndAShapeIsGroupedFromCachedEntries_showsItWithinTheTtl() throws Exception {
         WarmPathFuzzTest.Table table = new WarmPathFuzzTest.Table(0);
         SortedMap<Integer, Summary> minutes = new TreeMap<>(Map.of(0, of(1.0)));
         table.put(RollupItems.hourly(S.key(), H, minutes, 86_400));
@@ -100,10 +104,12 @@ class WarmPathAttackTest {
 
     /**
      * The remembered texts and percentiles must not grow with every distinct stat label a client asks (p5, p05,
-     * p5.0, p05.00 ... are all distinct labels; 100,000 distinct quantiles); the cache weight covers what they hold.
+     * p5.0, p05.00 ... are all distinct labels; 100,000 distinct quantiles): a warm container would otherwise grow
+     * without bound on one client's requests. The cache's weight covers what a bucket may remember from the start,
+     * so its eviction stays accurate.
      */
     @Test
-    void rememberedValues_perDistinctLabel_areBoundedAndWeighed() throws Exception {
+    void query_whenClientsAskThousandsOfDistinctStatLabels_remembersAtMostTheBoundAndWeighsIt() throws Exception {
         WarmPathFuzzTest.Table table = new WarmPathFuzzTest.Table(0);
         SortedMap<Integer, Summary> minutes = new TreeMap<>();
         for (int m = 0; m < 60; m++) {

@@ -21,15 +21,14 @@ import org.junit.jupiter.params.provider.CsvSource;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * Review of the compact partial sort keys (commit 219bb60): attempts to break (1) the adjacency of a slot's partials
- * in DynamoDB's key order, (2) the injectivity of the slot and its agreement between the two layouts, (3) the minute
- * readers derive from the key, and the way {@link LatestPartials} combines the two layouts. The tests under
- * {@code REPRO} failed on 219bb60 and pass since its fixes: generations weighed across layouts (the current layout
- * now sorts after the earlier one), no per-slot memory, {@code #} and what sorts below it escaped in verbatim key
- * parts, only Kinesis' twelve-digit shard ids shortened, earlier-layout keys parsed as their readers did. A rollback
- * to a release before compact keys stays unsupported (docs/storage.md).
+ * The partial sort keys (docs/storage.md, "compact keys") and the earlier layout they replaced: a slot's partials stay
+ * adjacent in DynamoDB's key order whatever the shard id and sequence hold, the slot is injective and the same in both
+ * layouts, readers get the minute back from the key, and {@link LatestPartials} passes each slot's newest generation
+ * once, across layouts, in constant memory. Exactly-once rests on these: a reader that passed two generations of one
+ * slot would count a retried batch twice. A rollback to a release before compact keys is not supported
+ * (docs/storage.md), but partials of the earlier layout are read until they expire.
  */
-class CompactKeysReviewTest {
+class PartialSortKeysTest {
 
     private static final long MINUTE = 1763740860000L; // 2025-11-21T16:01Z
     private static final String SHARD = "shardId-000000000007";
@@ -42,7 +41,7 @@ class CompactKeysReviewTest {
         return LatestPartialsTest.run(items);
     }
 
-    /** A partial key as the code before compact keys wrote it. */
+    /** A partial key in the earlier layout: {@code <yyyy-MM-ddTHH:mm>#<shardId>#<firstSeq>#<generation>}. */
     private static String legacySk(long minuteStart, String shardId, String seq, long generation) {
         return KeyScheme.minute(minuteStart) + "#" + shardId + "#" + seq + "#" + generation;
     }
@@ -69,18 +68,15 @@ class CompactKeysReviewTest {
         }
     }
 
-    // ------------------------------------------------------------------------------------------------------------
-    // REPRO 1: a legacy partial of a newer generation loses to a current-layout partial of an older one.
-    // ------------------------------------------------------------------------------------------------------------
+    // --- LatestPartials across the two layouts ---------------------------------------------------------------
 
     /**
-     * Deploy the compact keys, roll back (SAM deploy of the previous commit: the previous code writes the earlier
-     * layout, with generations from the same shard counter), deploy again. Slot 100 of minute 01 was stored by the
-     * current code at generation 10 (a batch of records 100..104 that failed before its commit), then by the earlier
-     * code, after the rollback, at generation 12 (the bisected retry: records 100..101, committed); records 102..104
-     * went to slot 102 (generation 13, earlier code). Readers must sum the newest generation of slot 100, as they do
-     * within one layout; LatestPartials passes generation 10 (current layout wins unconditionally), so records
-     * 102..104 count twice.
+     * Generations are weighed across layouts, not by layout. A deploy of compact keys, a rollback and a deploy again
+     * (the earlier release writes the earlier layout, with generations from the same shard counter): slot 100 of
+     * minute 01 stored by the current layout at generation 10 (a batch of records 100..104 that failed before its
+     * commit), then in the earlier layout at generation 12 (the bisected retry: records 100..101, committed); records
+     * 102..104 went to slot 102 (generation 13). Readers must sum the newest generation of slot 100, as within one
+     * layout; if the current layout won whatever its generation, records 102..104 would count twice.
      */
     @Test
     void latestPartials_whenLegacyPartialOfSlotIsNewerThanCurrentOne_passesTheNewestGeneration() {
@@ -95,16 +91,11 @@ class CompactKeysReviewTest {
         assertThat(out).containsExactlyInAnyOrder(legacySk(MINUTE, SHARD, "100", 12), legacySk(MINUTE, SHARD, "102", 13));
     }
 
-    // ------------------------------------------------------------------------------------------------------------
-    // REPRO 2: LatestPartials now remembers every slot of a partition, legacy partials or not.
-    // ------------------------------------------------------------------------------------------------------------
-
     /**
-     * Before the change a reader held one partial at a time (constant memory whatever the partition size). Now
-     * {@code slotsSeen} keeps every current slot string of the partition until {@link LatestPartials#finish}, even in
-     * a partition with no earlier-layout partial (every partition, forever after the upgrade's TTL). A hot series'
-     * open hour (many shards, a batch a second each) holds hundreds of thousands of slots, and the query function
-     * reads many such partitions at once.
+     * A reader holds one partial at a time when the partition has no earlier-layout partial (every partition, once the
+     * upgrade's TTL has passed): a hot series' open hour (many shards, a batch a second each) holds hundreds of
+     * thousands of slots, and the query function reads many such partitions at once, so remembering every slot until
+     * {@link LatestPartials#finish} would grow with the partition.
      */
     @Test
     void latestPartials_whenPartitionHoldsNoLegacyPartial_keepsConstantMemory() throws Exception {
@@ -129,16 +120,14 @@ class CompactKeysReviewTest {
         assertThat(remembered).as("entries held in the reader's collections before finish()").isLessThan(10);
     }
 
-    // ------------------------------------------------------------------------------------------------------------
-    // REPRO 3: '#' inside a verbatim (=) shard id breaks adjacency and double counts.
-    // ------------------------------------------------------------------------------------------------------------
+    // --- the key: adjacency, injectivity, the minute -----------------------------------------------------------
 
     /**
      * The shard id comes from the event ID before its ':' (IngestService.shardId), so a hand-made or non-Kinesis
-     * event can carry any string; compactShard keeps anything but {@code shardId-<digits>} verbatim behind '=',
-     * '#' included. Slot {@code 01#=a#AQ} (shard "a", record 1) then has another slot ({@code 01#=a#AQ#1x#AQ},
-     * shard "a#AQ#1x") between its generations 1 and 2 in key order, and LatestPartials passes both generations.
-     * (The earlier layout had the same exposure; the verbatim form should escape or reject '#'.)
+     * event can carry any string, and a shard id other than {@code shardId-<digits>} is kept verbatim behind '='.
+     * Unescaped, a '#' in it would put another slot ({@code 01#=a#AQ#1x#AQ}, shard "a#AQ#1x") between generations 1
+     * and 2 of slot {@code 01#=a#AQ} (shard "a", record 1) in key order, and LatestPartials would pass both
+     * generations: '#' and what sorts below it are escaped.
      */
     @Test
     void partialSk_whenVerbatimShardIdHoldsHash_keepsTheSlotsGenerationsAdjacent() {
@@ -153,10 +142,7 @@ class CompactKeysReviewTest {
         assertThat(out).as("sorted keys %s", sks).doesNotContain(KeyScheme.partialSk(MINUTE, "a", "1", 1));
     }
 
-    // ------------------------------------------------------------------------------------------------------------
-    // REPRO 4: compactShard is not injective over shard ids that differ only in leading zeros.
-    // ------------------------------------------------------------------------------------------------------------
-
+    /** Only Kinesis' twelve-digit shard ids are shortened, so ids that differ only in leading zeros stay apart. */
     @Test
     void compactShard_whenShardIdsDifferOnlyInLeadingZeros_keepsThemApart() {
         Set<String> compact = new HashSet<>();
@@ -167,14 +153,10 @@ class CompactKeysReviewTest {
         assertThat(compact).hasSize(3);
     }
 
-    // ------------------------------------------------------------------------------------------------------------
-    // REPRO 5: an earlier-layout key that the earlier readers read makes the current readers throw.
-    // ------------------------------------------------------------------------------------------------------------
-
     /**
-     * The earlier readers split a partial key with lastIndexOf('#') and read any shard id; legacyParts requires
-     * exactly 3 or 4 '#'-separated parts and throws, so one such item makes the query of its partition and the
-     * build of its hour fail until it expires.
+     * The earlier readers split a partial key with lastIndexOf('#') and read any shard id: an earlier-layout key whose
+     * shard id holds '#' is read the same way, since one item that threw would fail the query of its partition and
+     * the build of its hour until it expired.
      */
     @Test
     void partialSlot_whenEarlierLayoutKeysShardIdHoldsHash_readsIt() {
@@ -184,9 +166,7 @@ class CompactKeysReviewTest {
         assertThatCode(() -> run(items)).doesNotThrowAnyException();
     }
 
-    // ------------------------------------------------------------------------------------------------------------
-    // Claims that held.
-    // ------------------------------------------------------------------------------------------------------------
+    // --- every form of shard id and sequence ------------------------------------------------------------------
 
     private static final String NASTY = " !\"$%&'()*+,-./0123456789:;<=>?@AZaz_~\u007f\u00e9\u20ac\uffff\ud83d\ude00";
 
@@ -232,7 +212,7 @@ class CompactKeysReviewTest {
         };
     }
 
-    /** Claim (1): inputs of any characters ('#' and below it too), generations of any digit count. */
+    /** Adjacency: inputs of any characters ('#' and below it too), generations of any digit count. */
     @Test
     void partialSk_whenShardsAndSequencesOfEveryForm_keepsEachSlotAdjacentInUtf8Order() {
         Random random = new Random(11);
@@ -258,7 +238,7 @@ class CompactKeysReviewTest {
         }
     }
 
-    /** Claim (2), part 1: the slot is injective in (minute, shard, first sequence). */
+    /** The slot is injective in (minute, shard, first sequence), so two records never share one. */
     @Test
     void partialSlot_whenInputsOfEveryForm_isInjective() {
         Random random = new Random(12);
@@ -273,7 +253,7 @@ class CompactKeysReviewTest {
         }
     }
 
-    /** Claim (2), part 2: an earlier-layout key names the same slot as the current key of the same record. */
+    /** An earlier-layout key names the same slot as the current key of the same record, with the same generation. */
     @Test
     void partialSlot_whenSameRecordInBothLayouts_isTheSameAndGenerationIsKept() {
         Random random = new Random(13);
@@ -297,7 +277,7 @@ class CompactKeysReviewTest {
         }
     }
 
-    /** Claim (3): the minute back from the key, before 1970, at minute 59, at odd years, for unaligned inputs. */
+    /** The minute back from the key, before 1970, at minute 59, at odd years, for unaligned inputs. */
     @ParameterizedTest
     @CsvSource({
             "1969-12-31T23:59:00Z", "1969-12-31T23:00:00Z", "1970-01-01T00:00:00Z", "1970-01-01T00:59:00Z",

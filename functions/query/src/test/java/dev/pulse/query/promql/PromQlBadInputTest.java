@@ -24,11 +24,12 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Adversarial review of issue 16's PromQL subset and Prometheus API envelope, at unit level: {@code defect_*} tests
- * assert the CURRENT (wrong) behaviour with the expected one in a comment; {@code holds_*} tests are attacks that
- * failed. Queries without selectors need no storage, so the service runs without a table.
+ * What the Prometheus API does with input at and past its limits, and with constructs outside the PromQL subset: a 400
+ * {@code bad_data} naming the parameter (and, for a query, the line and column), as Prometheus answers, never a bare
+ * 500 from an Error escaping the handler; and the edge cases it accepts, answered as Prometheus answers them, since
+ * Grafana and promtool send them. Queries without selectors need no storage, so the service runs without a table.
  */
-class PromQlReviewTest {
+class PromQlBadInputTest {
 
     private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-21T12:00:00Z"), ZoneOffset.UTC);
 
@@ -61,17 +62,16 @@ class PromQlReviewTest {
         void run() throws Exception;
     }
 
-    // --- 1. parsing: defects -----------------------------------------------------------------------------------
+    // --- parsing: limits ----------------------------------------------------------------------------------------
 
     /**
-     * Severity HIGH. {@code 2^1^1^...} (8,000 operators, 16,001 chars: under the 16,384 limit, sent as a POST form)
-     * recurses once per {@code ^} in the parser (right associativity bypasses the 64-level depth guard):
-     * StackOverflowError, an Error the handler does not catch (it catches RuntimeException), so API Gateway answers
-     * a bare 500, not Prometheus' envelope. Observed also on the default 1 MB stack at 4,000 operators (cold JIT).
-     * Expected: 400 bad_data "1:N: parse error: expression nests more than 64 levels deep".
+     * {@code 2^1^1^...} (8,000 operators, 16,001 chars: under the 16,384 limit, sent as a POST form) is right
+     * associative, so a parser that recursed once per {@code ^} would overflow the stack (a cold Lambda does at about
+     * 4,000 levels on its 1 MB stack) and throw a StackOverflowError, an Error the handler does not catch: API Gateway
+     * would answer a bare 500 instead of Prometheus' envelope. The operator count is refused first, on a small stack.
      */
     @Test
-    void holds_rightAssociativePowerChain_isRefusedBeforeTheStack() throws Exception {
+    void answer_whenRightAssociativePowerChainExceeds64Operators_isBadDataOnASmallStack() throws Exception {
         String q = "2" + "^1".repeat(8_000);
         assertThat(q.length()).isLessThan(PromQlParser.MAX_LENGTH);
         Throwable t = onSmallStack(() -> answer("query", "query=" + enc(q)));
@@ -80,13 +80,12 @@ class PromQlReviewTest {
     }
 
     /**
-     * Severity HIGH. {@code 1+1+...+1} (8,000 operators) parses (left associativity is a loop), but the evaluator
-     * recurses once per operator: StackOverflowError, a bare 500. Same for {@code -} and {@code *} chains, with
-     * selectors in them too. Expected: refused at parse time (400 bad_data, too many operators / too deep), or an
-     * iterative evaluator.
+     * {@code 1+1+...+1} (8,000 operators) is left associative, which a parser reads in a loop, but the evaluator
+     * recurses once per operator: the chain is refused at parse time so evaluation cannot overflow the stack, and 64
+     * operators still answer on a small stack.
      */
     @Test
-    void holds_longLeftAssociativeChain_isRefusedAtParseTime() throws Exception {
+    void answer_whenLeftAssociativeChainExceeds64Operators_isRefusedAtParseTime() throws Exception {
         String q = "1" + "+1".repeat(8_000);
         assertThatThrownBy(() -> PromQlParser.parse(q)).isInstanceOf(PromQlParseException.class)
                 .hasMessageContaining("more than 64 binary operators");
@@ -97,25 +96,23 @@ class PromQlReviewTest {
     }
 
     /**
-     * Severity HIGH (denial of service). re2j is linear in the input, but compiles nested counted repetitions into a
-     * program as large as their product, without a size limit. {@code ((a{1000}){1000}){10}} (10^7 instructions,
-     * 22 chars) is accepted and took 3.9 s to compile here; {@code ((a{1000}){1000}){1000}} (24 chars, 10^9) ran
-     * the test JVM out of heap after 173 s (OutOfMemoryError; not repeated here). Go's regexp/syntax (so Prometheus)
-     * refuses any nesting whose repeat counts multiply past 1,000 ({@code repeatIsValid}): "invalid repeat count",
-     * already for {@code (a{2}){501}}. Expected: 400 bad_data "invalid regular expression ...: invalid repeat
-     * count" for all of these.
+     * re2j is linear in the input, but compiles nested counted repetitions into a program as large as their product,
+     * with no size limit of its own: {@code ((a{1000}){1000}){10}} (22 chars) is 10^7 instructions, seconds to
+     * compile, and {@code ((a{1000}){1000}){1000}} (24 chars, 10^9) runs a JVM out of heap. Go's regexp/syntax, so
+     * Prometheus, refuses any nesting whose repeat counts multiply past 1,000 ({@code repeatIsValid}), already for
+     * {@code (a{2}){501}}: Pulse refuses the same with Go's "invalid repeat count".
      */
     @ParameterizedTest
     @ValueSource(strings = {"(a{2}){501}", "(a{1000}){1000}", "((a{100}){100}){10}", "((a{1000}){1000}){1000}",
         "x|(b(a{10,}){200})", "[)]{2}(a{1000}){2}"})
-    void holds_nestedRepeatCountsBeyondGosLimit_areRefused(String regex) {
+    void parse_whenNestedRepeatCountsMultiplyPastGosLimit_isInvalidRepeatCount(String regex) {
         assertThatThrownBy(() -> PromQlParser.parse("x{a=~\"" + regex + "\"}")).isInstanceOf(PromQlParseException.class)
                 .hasMessageContaining("invalid repeat count");
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"a{1000}", "(a{10}){100}", "(a{10})(b{100}){10}", "\\\\{5}{3}", "a{,5}", "[{]{1000}"})
-    void holds_repeatCountsWithinGosLimit_areAccepted(String regex) {
+    void parse_whenRepeatCountsWithinGosLimit_accepts(String regex) {
         assertThatCode(() -> PromQlParser.parse("x{a=~\"" + regex + "\"}")).doesNotThrowAnyException();
     }
 
@@ -133,82 +130,82 @@ class PromQlReviewTest {
     }
 
     /**
-     * Severity LOW-MEDIUM. Prometheus refuses only {@code (end - start) / step > 11000} (11,001 points allowed);
-     * Pulse refuses at 11,000. Grafana picks its minimum step as range / 11,000, so a range divisible by 11,000 s
-     * (e.g. 11,000 s at step 1 s, or 30.5 h at step 10 s) is a legal Grafana request refused here.
-     * Expected: 200 with 11,001 points.
+     * Prometheus refuses only {@code (end - start) / step > 11000}, so 11,001 points are allowed. Grafana picks its
+     * minimum step as range / 11,000, so a range divisible by 11,000 s (11,000 s at step 1 s, or 30.5 h at step 10 s)
+     * is a request Grafana sends: it is answered, and one step more is refused.
      */
     @Test
-    void holds_exactly11000StepsRange_isAnswered() throws Exception {
+    void queryRange_whenExactly11000Steps_answers11001PointsAndRefusesOneStepMore() throws Exception {
         assertThat(answer("query_range", "query=1&start=0&end=11000&step=1")).contains("[11000,\"1\"]");
         assertThatThrownBy(() -> answer("query_range", "query=1&start=0&end=11001&step=1"))
                 .isInstanceOf(PromQlException.class).hasMessageContaining("exceeded maximum resolution");
     }
 
     /**
-     * Severity LOW (accepts what Prometheus refuses). Prometheus: "ranges only allowed for vector selectors" for a
-     * parenthesized selector; Pulse unwraps the parentheses and accepts it. Expected: 400 at 1:17.
+     * Prometheus refuses a range on a parenthesized selector ("ranges only allowed for vector selectors"); so does
+     * Pulse, rather than unwrap the parentheses and accept what Prometheus refuses.
      */
     @Test
-    void holds_parenthesizedSelectorWithRange_isRefused() {
+    void parse_whenRangeFollowsAParenthesizedSelector_isRefused() {
         assertThatThrownBy(() -> PromQlParser.parse("count_over_time((x)[5m])")).isInstanceOf(PromQlParseException.class)
                 .hasMessageContaining("1:20:").hasMessageContaining("ranges only allowed for vector selectors");
     }
 
     /**
-     * Severity LOW. Prometheus refuses any {@code __name__} matcher inside braces when the name is also given
-     * outside ("metric name must not be set twice"), not only {@code =}. Expected: 400 at 1:1.
+     * Prometheus refuses any {@code __name__} matcher inside braces when the name is also given outside ("metric name
+     * must not be set twice"), a regex matcher as well as {@code =}.
      */
     @Test
-    void holds_nameRegexNextToMetricName_isRefused() {
+    void parse_whenNameRegexMatcherRepeatsTheMetricName_isRefused() {
         assertThatThrownBy(() -> PromQlParser.parse("x{__name__=~\"y\"}")).isInstanceOf(PromQlParseException.class)
                 .hasMessageContaining("metric name must not be set twice");
     }
 
     /**
-     * Severity LOW. Label names are {@code [a-zA-Z_][a-zA-Z0-9_]*} in Prometheus; ':' is only valid in metric
-     * names. Expected: 400 "unexpected character inside braces: ':'" (and in by/without lists).
+     * Label names are {@code [a-zA-Z_][a-zA-Z0-9_]*} in Prometheus; ':' is valid only in metric names, so a label
+     * name with one is refused in a matcher and in a by/without list, and a recording-rule metric name is accepted.
      */
     @ParameterizedTest
     @ValueSource(strings = {"x{a:b=\"c\"}", "sum by (a:b) (x)", "x{:a=\"c\"}"})
-    void holds_colonInLabelName_isRefused(String q) {
+    void parse_whenLabelNameHoldsAColon_isRefused(String q) {
         assertThatThrownBy(() -> PromQlParser.parse(q)).isInstanceOf(PromQlParseException.class);
         assertThatCode(() -> PromQlParser.parse("job:x:rate5m{a=\"b\"}")).doesNotThrowAnyException();
     }
 
     /**
-     * Severity LOW. Go's strconv.ParseFloat("1e400") fails with ErrRange and Prometheus answers "error parsing
-     * number"; Pulse answers +Inf. Expected: 400 bad_data at 1:1.
+     * Go's strconv.ParseFloat("1e400") fails with ErrRange and Prometheus answers a parse error; Pulse refuses the
+     * number too, rather than answer +Inf.
      */
     @Test
-    void holds_numberOutOfRange_isRefused() {
+    void answer_whenNumberIsOutOfDoubleRange_isBadDataAtItsPosition() {
         assertThatThrownBy(() -> answer("query", "query=1e400")).isInstanceOf(PromQlException.class)
                 .hasMessageContaining("1:1:").hasMessageContaining("out of range");
     }
 
     /**
-     * Severity LOW. {@code sum}, {@code count}, ... are keywords in PromQL: alone they are a parse error
-     * ("unexpected end of input in aggregation"); Pulse reads them as a metric named "sum". Expected: 400.
+     * {@code sum}, {@code count}, ... are keywords in PromQL: alone they are a parse error ("unexpected end of input
+     * in aggregation"), not a metric named "sum".
      */
     @ParameterizedTest
     @ValueSource(strings = {"sum", "count + 1", "quantile"})
-    void holds_aggregationKeywordAlone_isRefused(String q) {
+    void parse_whenAggregationKeywordStandsAlone_isRefused(String q) {
         assertThatThrownBy(() -> PromQlParser.parse(q)).isInstanceOf(PromQlParseException.class)
                 .hasMessageContaining("1:1:");
     }
 
     /**
-     * A documented difference (docs/prometheus-api.md): Prometheus' column is a byte offset of the UTF-8 string,
-     * Pulse's counts characters, so after a non-ASCII character the columns differ ("1:13:" in Prometheus).
+     * A documented difference (docs/prometheus-api.md, "The PromQL subset"): Prometheus' column is a byte offset of
+     * the UTF-8 string, Pulse's counts characters, so after a non-ASCII character the columns differ ("1:13:" in
+     * Prometheus).
      */
     @Test
-    void documentedDifference_errorColumnAfterNonAscii_countsCharacters() {
+    void parse_whenErrorFollowsANonAsciiCharacter_columnCountsCharacters() {
         assertThatThrownBy(() -> PromQlParser.parse("x{a=\"é\"} + é"))
                 .isInstanceOf(PromQlParseException.class)
                 .hasMessageStartingWith("1:12: parse error");
     }
 
-    // --- 1. parsing: attacks that held -------------------------------------------------------------------------
+    // --- parsing: refused constructs and accepted edge cases ----------------------------------------------------
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
@@ -236,7 +233,7 @@ class PromQlReviewTest {
         "sum(x)@1                         | 1:7:  | @ modifier",
         "sum(x) offset -5m                | 1:8:  | offset modifier",
     })
-    void holds_unsupportedConstruct_isBadDataWithPosition(String query, String position, String message) {
+    void answer_whenConstructIsUnsupportedOrInvalid_isBadDataWithItsPosition(String query, String position, String message) {
         assertThatThrownBy(() -> answer("query", "query=" + enc(query)))
                 .isInstanceOfSatisfying(PromQlException.class, e -> assertThat(e.type())
                         .isEqualTo(PromQlException.Type.BAD_DATA))
@@ -247,14 +244,14 @@ class PromQlReviewTest {
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {"0x1f | 31", "Inf | +Inf", "-Inf | -Inf", "NaN | NaN", "1/0 | +Inf",
         "0/0 | NaN", "-0 | -0", "2 ^ 3 ^ 2 | 512", "-2 ^ 2 | -4", "1e-7 | 0.0000001", "0.1+0.2 | 0.30000000000000004"})
-    void holds_numbersAndArithmetic_matchPrometheus(String query, String value) throws Exception {
+    void answer_whenScalarNumbersAndArithmetic_answersAsPrometheus(String query, String value) throws Exception {
         assertThat(answer("query", "query=" + enc(query)))
                 .isEqualTo("{\"status\":\"success\",\"data\":{\"resultType\":\"scalar\",\"result\":[1795262400,\""
                         + value + "\"]}}");
     }
 
     @Test
-    void holds_durations_acceptedAsPrometheusDoes() throws Exception {
+    void parse_whenDurationInYearsOrMixedUnits_readsItAsPrometheus() throws Exception {
         assertThat(((Expr.OverTime) PromQlParser.parse("count_over_time(x[1y])")).selector().rangeMillis())
                 .isEqualTo(365L * 86_400_000);
         assertThat(((Expr.OverTime) PromQlParser.parse("count_over_time(x[5m1s])")).selector().rangeMillis())
@@ -262,7 +259,7 @@ class PromQlReviewTest {
     }
 
     @Test
-    void holds_regexIsFullyAnchored_andAbsentLabelIsEmpty() throws Exception {
+    void labelMatcher_whenRegex_isFullyAnchoredAndReadsAnAbsentLabelAsEmpty() throws Exception {
         LabelMatcher a = ((Expr.Selector) PromQlParser.parse("x{a=~\"a\"}")).matchers().get(1);
         assertThat(a.matches("a")).isTrue();
         assertThat(a.matches("ab")).isFalse();
@@ -277,7 +274,7 @@ class PromQlReviewTest {
     }
 
     @Test
-    void holds_catastrophicBacktrackingPattern_matchesInLinearTime() throws Exception {
+    void labelMatcher_whenPatternIsCatastrophicForBacktracking_matchesInLinearTime() throws Exception {
         LabelMatcher m = ((Expr.Selector) PromQlParser.parse("x{a=~\"(a+)+$\"}")).matchers().get(1);
         String evil = "a".repeat(100_000) + "!";
         long started = System.nanoTime();
@@ -286,7 +283,7 @@ class PromQlReviewTest {
     }
 
     @Test
-    void holds_deepNestingAndLongInput_areBadData() {
+    void answer_whenNestingOrLengthPassesTheLimit_isBadData() {
         assertThatThrownBy(() -> answer("query", "query=" + enc("(".repeat(5_000) + "1" + ")".repeat(5_000))))
                 .isInstanceOf(PromQlException.class).hasMessageContaining("nests more than 64");
         assertThatThrownBy(() -> answer("query", "query=" + enc("sum(".repeat(100) + "x" + ")".repeat(100))))
@@ -295,7 +292,7 @@ class PromQlReviewTest {
                 .isInstanceOf(PromQlParseException.class).hasMessageContaining("longer than");
     }
 
-    // --- 2. envelope and parameters ----------------------------------------------------------------------------
+    // --- envelope and parameters ------------------------------------------------------------------------------
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
@@ -313,7 +310,7 @@ class PromQlReviewTest {
         "query_range | query=1&start=0&end=11001&step=1     | exceeded maximum resolution of 11,000 points",
         "query       | query=%ZZ                            | invalid URL escape",
     })
-    void holds_badParameter_isBadData(String endpoint, String form, String message) {
+    void answer_whenParameterIsMissingOrInvalid_isBadDataNamingIt(String endpoint, String form, String message) {
         assertThatThrownBy(() -> answer(endpoint, form))
                 .isInstanceOfSatisfying(PromQlException.class, e -> assertThat(e.type())
                         .isEqualTo(PromQlException.Type.BAD_DATA))
@@ -321,7 +318,7 @@ class PromQlReviewTest {
     }
 
     @Test
-    void holds_timesAsRfc3339OrUnixSeconds_andFormBodyDecoding() throws Exception {
+    void answer_whenTimesAreRfc3339OrUnixSeconds_answersTheSameAndDecodesTheForm() throws Exception {
         String rfc = answer("query_range", "query=1&start=2026-11-21T12:00:00Z&end=2026-11-21T12:02:00Z&step=1m");
         String unix = answer("query_range", "query=1&start=1795262400&end=1795262520.000&step=60");
         assertThat(rfc).isEqualTo(unix).contains("[[1795262400,\"1\"],[1795262460,\"1\"],[1795262520,\"1\"]]");
