@@ -689,7 +689,7 @@ final class OtlpDecoder {
 
     /**
      * Inflates {@code data} up to the end of the input or {@code limit} bytes. {@code strict} decoding fails past the
-     * limit; a peek just stops there.
+     * limit and on data after the end of the stream; a peek just stops at the limit.
      */
     static byte[] inflate(byte[] data, Compression c, int limit, boolean strict) throws DecodeException {
         int start = 0;
@@ -722,6 +722,14 @@ final class OtlpDecoder {
             }
             if (strict && total > limit) {
                 throw new TooLarge("OTLP record decompresses to more than " + limit + " bytes");
+            }
+            // What follows the end of the stream (past gzip's 8-byte trailer) would be dropped unread: a second gzip
+            // member (cat a.gz b.gz) or other bytes. The record is poison instead, so nothing is lost silently.
+            int trailing = strict && inflater.finished() ? inflater.getRemaining() - (c == Compression.GZIP ? 8 : 0) : 0;
+            if (trailing > 0) {
+                throw new DecodeException("OTLP record: " + trailing + " bytes after the end of the "
+                        + c.name().toLowerCase(java.util.Locale.ROOT) + " stream (a second gzip member, or other data);"
+                        + " send one compressed stream per record");
             }
             if (total == 0) {
                 throw new DecodeException("OTLP record: " + c.name().toLowerCase(java.util.Locale.ROOT) + " data inflates to nothing");

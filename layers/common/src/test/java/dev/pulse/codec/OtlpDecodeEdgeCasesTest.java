@@ -229,13 +229,12 @@ class OtlpDecodeEdgeCasesTest {
     }
 
     /**
-     * A limit: a gzip OTLP record of several members (concatenated gzip, e.g. {@code cat a.gz b.gz}) is read to the end
-     * of its first member only, and the members after it are ignored without a poison reason when the first ends on a
-     * message boundary. The awskinesis exporter writes one flushed, unclosed member per record, so its records are
-     * whole; only a hand-made record can lose data this way. (The CloudWatch Logs path reads every member.)
+     * A gzip OTLP record of several members (concatenated gzip, e.g. {@code cat a.gz b.gz}) is poison naming the bytes
+     * after the first member: read to the end of the first only, the rest would be lost without a reason. The
+     * awskinesis exporter writes one flushed, unclosed member per record, so its records are never refused this way.
      */
     @Test
-    void decode_whenGzipOtlpRecordHasSeveralMembers_readsTheFirstMemberOnly() throws Exception {
+    void decode_whenGzipOtlpRecordHasSeveralMembers_isPoisonNamingTheTrailingBytes() throws Exception {
         byte[] a = request(Resource.getDefaultInstance(), gauge("g", 1.0)).toByteArray();
         byte[] b = request(Resource.getDefaultInstance(), gauge("h", 2.0)).toByteArray();
         byte[] ga = gzip(a);
@@ -243,8 +242,25 @@ class OtlpDecodeEdgeCasesTest {
         byte[] both = new byte[ga.length + gb.length];
         System.arraycopy(ga, 0, both, 0, ga.length);
         System.arraycopy(gb, 0, both, ga.length, gb.length);
-        // java.util.zip.GZIPInputStream would read both members, i.e. two ResourceMetrics, g and h.
-        List<Datapoint> dps = DECODER.decode(both).datapoints();
-        assertThat(dps).extracting(Datapoint::name).containsExactly("g");
+
+        assertThatThrownBy(() -> DECODER.decode(both)).isInstanceOf(DecodeException.class)
+                .hasMessageContaining(gb.length + " bytes after the end of the gzip stream");
+        assertThat(DECODER.decode(ga).datapoints()).extracting(Datapoint::name).containsExactly("g");
+    }
+
+    /** Bytes after a closed zlib stream (past its Adler-32) are poison too; a flushed, unclosed stream reads whole. */
+    @Test
+    void decode_whenBytesFollowAClosedZlibStream_isPoison() throws Exception {
+        byte[] a = request(Resource.getDefaultInstance(), gauge("g", 1.0)).toByteArray();
+        java.io.ByteArrayOutputStream z = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.DeflaterOutputStream out = new java.util.zip.DeflaterOutputStream(z)) {
+            out.write(a);
+        }
+        byte[] closed = z.toByteArray();
+        assertThat(DECODER.decode(closed).datapoints()).extracting(Datapoint::name).containsExactly("g");
+        byte[] extra = java.util.Arrays.copyOf(closed, closed.length + 3);
+
+        assertThatThrownBy(() -> DECODER.decode(extra)).isInstanceOf(DecodeException.class)
+                .hasMessageContaining("3 bytes after the end of the zlib stream");
     }
 }
