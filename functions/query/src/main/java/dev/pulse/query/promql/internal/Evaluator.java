@@ -524,6 +524,14 @@ public final class Evaluator {
             default -> {
             }
         }
+        if (f.equals("pi")) {
+            double[] v = new double[steps];
+            Arrays.fill(v, Math.PI);
+            return new Value.Scalar(v);
+        }
+        if (DATE_FUNCTIONS.contains(f)) {
+            return date(f, c.args().isEmpty() ? null : ((Value.Vector) evaluate(c.args().get(0))).series());
+        }
         if (f.equals("histogram_quantile")) {
             return histogramQuantile(scalar(c.args().get(0)), ((Value.Vector) evaluate(c.args().get(1))).series());
         }
@@ -600,6 +608,20 @@ public final class Evaluator {
                     case "log10" -> v[i] = log2(x) * LN2_OVER_LN10;
                     case "sqrt" -> v[i] = Math.sqrt(x);
                     case "sgn" -> v[i] = Math.signum(x);
+                    case "sin" -> v[i] = Math.sin(x);
+                    case "cos" -> v[i] = Math.cos(x);
+                    case "tan" -> v[i] = Math.tan(x);
+                    case "asin" -> v[i] = Math.asin(x);
+                    case "acos" -> v[i] = Math.acos(x);
+                    case "atan" -> v[i] = Math.atan(x);
+                    case "sinh" -> v[i] = Math.sinh(x);
+                    case "cosh" -> v[i] = Math.cosh(x);
+                    case "tanh" -> v[i] = Math.tanh(x);
+                    case "asinh" -> v[i] = asinh(x);
+                    case "acosh" -> v[i] = acosh(x);
+                    case "atanh" -> v[i] = atanh(x);
+                    case "deg" -> v[i] = x * 180 / Math.PI;
+                    case "rad" -> v[i] = x * Math.PI / 180;
                     case "round" -> {
                         double inverse = 1.0 / (a == null ? 1 : a[i]);
                         v[i] = Math.floor(x * inverse + 0.5) / inverse;
@@ -758,6 +780,122 @@ public final class Evaluator {
         }
         double d = Double.parseDouble(le);
         return Double.isInfinite(d) ? null : d;  // out of range: an error to Go, so not a bucket
+    }
+
+    private static final Set<String> DATE_FUNCTIONS = Set.of("minute", "hour", "day_of_month", "day_of_week",
+            "day_of_year", "days_in_month", "month", "year");
+    /** java.time's range of epoch seconds; Go's int64 seconds reach further, to no date a metric value means. */
+    private static final double MAX_EPOCH_SECONDS = 31_556_889_864_403_199.0;
+
+    /**
+     * The date functions: each value (or, without an argument, the evaluation time) read as Unix seconds in UTC, as
+     * Prometheus reads it ({@code time.Unix(int64(v), 0).UTC()}: the fraction dropped toward zero). A value outside
+     * java.time's range (about ±10^9 years) or not finite answers NaN.
+     */
+    private Value date(String f, List<Series> series) throws PromQlException {
+        if (series == null) {
+            boolean[] all = new boolean[steps];
+            Arrays.fill(all, true);
+            double[] now = new double[steps];
+            for (int i = 0; i < steps; i++) {
+                now[i] = times[i] / 1000.0;
+            }
+            series = List.of(new Series(new TreeMap<>(), now, all));
+        }
+        List<Series> out = new ArrayList<>();
+        for (Series s : series) {
+            double[] v = new double[steps];
+            for (int i = 0; i < steps; i++) {
+                if (s.present()[i]) {
+                    v[i] = datePart(f, s.values()[i]);
+                }
+            }
+            out.add(new Series(s.labels(), v, s.present().clone()));
+        }
+        return new Value.Vector(unique(dropName(out), f));
+    }
+
+    static double datePart(String f, double seconds) {
+        if (!(Math.abs(seconds) <= MAX_EPOCH_SECONDS)) {
+            return Double.NaN;
+        }
+        java.time.ZonedDateTime t = java.time.Instant.ofEpochSecond((long) seconds).atZone(java.time.ZoneOffset.UTC);
+        return switch (f) {
+            case "minute" -> t.getMinute();
+            case "hour" -> t.getHour();
+            case "day_of_month" -> t.getDayOfMonth();
+            case "day_of_week" -> t.getDayOfWeek().getValue() % 7;  // Sunday is 0, as Go's time.Weekday
+            case "day_of_year" -> t.getDayOfYear();
+            case "days_in_month" -> t.toLocalDate().lengthOfMonth();
+            case "month" -> t.getMonthValue();
+            case "year" -> t.getYear();
+            default -> throw new IllegalStateException(f);
+        };
+    }
+
+    // Go's math.Asinh, Acosh and Atanh (java.lang.Math has none), step for step so the answers agree with Prometheus'.
+    private static final double LN2 = 6.93147180559945286227e-01;
+    private static final double NEAR_ZERO = 1.0 / (1 << 28);
+    private static final double LARGE = 1 << 28;
+
+    static double asinh(double x) {
+        if (Double.isNaN(x) || Double.isInfinite(x)) {
+            return x;
+        }
+        boolean negative = x < 0;
+        double a = Math.abs(x);
+        double r;
+        if (a > LARGE) {
+            r = Math.log(a) + LN2;
+        } else if (a > 2) {
+            r = Math.log(2 * a + 1 / (Math.sqrt(a * a + 1) + a));
+        } else if (a < NEAR_ZERO) {
+            r = a;
+        } else {
+            r = Math.log1p(a + a * a / (1 + Math.sqrt(1 + a * a)));
+        }
+        return negative ? -r : r;
+    }
+
+    static double acosh(double x) {
+        if (x < 1 || Double.isNaN(x)) {
+            return Double.NaN;
+        }
+        if (x == 1) {
+            return 0;
+        }
+        if (x >= LARGE) {
+            return Math.log(x) + LN2;
+        }
+        if (x > 2) {
+            return Math.log(2 * x - 1 / (x + Math.sqrt(x * x - 1)));
+        }
+        double t = x - 1;
+        return Math.log1p(t + Math.sqrt(2 * t + t * t));
+    }
+
+    static double atanh(double x) {
+        if (x < -1 || x > 1 || Double.isNaN(x)) {
+            return Double.NaN;
+        }
+        if (x == 1) {
+            return Double.POSITIVE_INFINITY;
+        }
+        if (x == -1) {
+            return Double.NEGATIVE_INFINITY;
+        }
+        boolean negative = x < 0;
+        double a = Math.abs(x);
+        double r;
+        if (a < NEAR_ZERO) {
+            r = a;
+        } else if (a < 0.5) {
+            double t = a + a;
+            r = 0.5 * Math.log1p(t + t * a / (1 - a));
+        } else {
+            r = 0.5 * Math.log1p((a + a) / (1 - a));
+        }
+        return negative ? -r : r;
     }
 
     private static String string(Expr.Call c, int arg) {

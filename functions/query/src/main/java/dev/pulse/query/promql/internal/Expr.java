@@ -119,7 +119,7 @@ public sealed interface Expr {
     record Call(String function, List<Expr> args, int pos) implements Expr {
         @Override
         public Type type() {
-            return function.equals("time") || function.equals("scalar") ? Type.SCALAR : Type.VECTOR;
+            return function.equals("time") || function.equals("scalar") || function.equals("pi") ? Type.SCALAR : Type.VECTOR;
         }
     }
 
@@ -198,6 +198,13 @@ public sealed interface Expr {
             new String[] {"clamp_max", "v", "s"}, new String[] {"sort", "v"}, new String[] {"sort_desc", "v"},
             new String[] {"timestamp", "v"}, new String[] {"absent", "v"}, new String[] {"vector", "s"},
             new String[] {"scalar", "v"}, new String[] {"time"}, new String[] {"histogram_quantile", "s", "v"},
+            new String[] {"sin", "v"}, new String[] {"cos", "v"}, new String[] {"tan", "v"}, new String[] {"asin", "v"},
+            new String[] {"acos", "v"}, new String[] {"atan", "v"}, new String[] {"sinh", "v"}, new String[] {"cosh", "v"},
+            new String[] {"tanh", "v"}, new String[] {"asinh", "v"}, new String[] {"acosh", "v"},
+            new String[] {"atanh", "v"}, new String[] {"deg", "v"}, new String[] {"rad", "v"}, new String[] {"pi"},
+            new String[] {"minute", "v?"}, new String[] {"hour", "v?"}, new String[] {"day_of_month", "v?"},
+            new String[] {"day_of_week", "v?"}, new String[] {"day_of_year", "v?"}, new String[] {"days_in_month", "v?"},
+            new String[] {"month", "v?"}, new String[] {"year", "v?"},
             new String[] {"label_replace", "v", "t", "t", "t", "t"}, new String[] {"label_join", "v", "t", "t", "t..."});
 
     static String[] function(String name) {

@@ -48,10 +48,8 @@ public final class PromQlParser {
 
     private static final Set<String> AGGREGATIONS_NOT_SUPPORTED = Set.of("limitk", "limit_ratio");
     /** Prometheus 2.42's other functions: named as not supported rather than unknown. */
-    private static final Set<String> FUNCTIONS_NOT_SUPPORTED = Set.of("day_of_month", "day_of_week",
-            "day_of_year", "days_in_month", "histogram_count", "histogram_fraction",
-            "histogram_sum", "holt_winters", "hour", "minute", "month", "year", "acos",
-            "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "deg", "pi", "rad", "sin", "sinh", "tan", "tanh");
+    private static final Set<String> FUNCTIONS_NOT_SUPPORTED = Set.of("histogram_count", "histogram_fraction",
+            "histogram_sum", "holt_winters");
     private static final Set<String> KEYWORDS = Set.of("by", "without", "on", "ignoring", "group_left", "group_right",
             "bool", "offset", "and", "or", "unless", "atan2");
 
