@@ -49,8 +49,8 @@ final class CostBench implements Benchmark {
         return """
                 What a datapoint costs, from units counted, not modelled. Two workloads, each on its own DynamoDB Local \
                 table (with the template's `due` index), replay 22:00 to 01:00 UTC on a simulated clock through the real \
-                wiring of the three functions at the template's defaults (`IngestHandler.create`, `CompactHandler.create`, \
-                the `QueryHandler` of a config, each on its own client and the same clock): (a) the bundled recording \
+                wiring of the three functions at the template's defaults (`IngestFunction`, `CompactFunction` and \
+                `QueryFunction` of a config, each on its own client and the same clock): (a) the bundled recording \
                 `events/replay/sample.ndjson.gz`, retimed onto the simulated day; (b) a high-cardinality mix of 10,000 \
                 series (Lambda and DynamoDB metrics of 1,000 functions and tables), each sending its minute as one record \
                 of 10 datapoints once a minute. Records go to shards by the MD5 of their partition key and reach \

@@ -12,12 +12,12 @@ import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.bench.CapacityMeter.Term;
 import dev.pulse.bench.internal.StdoutCapture;
 import dev.pulse.compact.CompactHandler;
-import dev.pulse.compact.CompactHandlerAccess;
+import dev.pulse.compact.CompactFunction;
 import dev.pulse.compact.CompactResult;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.ingest.IngestHandler;
-import dev.pulse.ingest.IngestHandlerAccess;
-import dev.pulse.query.QueryBenchAccess;
+import dev.pulse.ingest.IngestFunction;
+import dev.pulse.query.QueryFunction;
 import dev.pulse.query.QueryHandler;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -134,14 +134,14 @@ final class CostSim {
         SqsClient sqs = env.track(new CountingQueue(stats));
         for (int s = 0; s < shards; s++) {
             // One warm container a shard (one batch a shard in flight): its own catalog and mark memory.
-            ingest.add(IngestHandlerAccess.handler(IngestHandlerAccess.service(config, ingestClient, sqs, clock),
+            ingest.add(IngestFunction.handler(IngestFunction.service(config, ingestClient, sqs, clock),
                     metrics("ingest"), config.safetyMarginMillis()));
         }
         PulseConfig compactConfig = settings.compact().config(table, config.deadLetterUrl());
-        this.compact = CompactHandlerAccess.handler(CompactHandlerAccess.service(compactConfig, compactClient, clock),
+        this.compact = CompactFunction.handler(CompactFunction.service(compactConfig, compactClient, clock),
                 metrics("compact"), compactConfig.safetyMarginMillis());
         PulseConfig queryConfig = settings.query().config(table, config.deadLetterUrl());
-        this.query = QueryBenchAccess.handler(queryConfig, queryClient, clock, metrics("query"));
+        this.query = QueryFunction.handler(queryConfig, queryClient, clock, metrics("query"));
     }
 
     String table() {

@@ -11,7 +11,7 @@ import dev.pulse.codec.Decoded;
 import dev.pulse.codec.RecordDecoder;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.ingest.IngestHandler;
-import dev.pulse.ingest.IngestHandlerAccess;
+import dev.pulse.ingest.IngestFunction;
 import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.testing.emulator.Ports;
 import dev.pulse.model.Datapoint;
@@ -223,7 +223,7 @@ final class IngestEndToEndBench implements Benchmark {
 
         private Batch run(String requestId, String table) throws Exception {
             PulseConfig cfg = fn.config(table, queueUrl);
-            IngestHandler handler = IngestHandlerAccess.handler(IngestHandlerAccess.service(cfg, async, sqs), metrics,
+            IngestHandler handler = IngestFunction.handler(IngestFunction.service(cfg, async, sqs), metrics,
                     cfg.safetyMarginMillis());
             BenchContext context = new BenchContext("ingest", requestId, fn.timeoutSeconds() * 1000L, fn.memoryMb());
 

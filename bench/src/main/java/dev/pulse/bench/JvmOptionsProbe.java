@@ -10,7 +10,7 @@ import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.bench.internal.StdoutCapture;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.ingest.IngestHandler;
-import dev.pulse.ingest.IngestHandlerAccess;
+import dev.pulse.ingest.IngestFunction;
 import dev.pulse.testing.emulator.Ports;
 import dev.pulse.query.QueryHandler;
 import java.io.BufferedReader;
@@ -171,7 +171,7 @@ public final class JvmOptionsProbe {
         @Override
         public double init() {
             long t0 = System.nanoTime();
-            handler = IngestHandlerAccess.handler(IngestHandlerAccess.service(cfg, client, sqs),
+            handler = IngestFunction.handler(IngestFunction.service(cfg, client, sqs),
                     PulseMetrics.create("PulseBench", "ingest"), cfg.safetyMarginMillis());
             return (System.nanoTime() - t0) / 1e6;
         }

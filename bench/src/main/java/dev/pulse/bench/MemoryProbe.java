@@ -9,10 +9,10 @@ import com.sun.management.GarbageCollectionNotificationInfo;
 import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.ingest.IngestHandler;
-import dev.pulse.ingest.IngestHandlerAccess;
+import dev.pulse.ingest.IngestFunction;
 import dev.pulse.ingest.IngestService;
 import dev.pulse.testing.emulator.LocalDynamoDb;
-import dev.pulse.query.QueryBenchAccess;
+import dev.pulse.query.QueryFunction;
 import dev.pulse.query.QueryHandler;
 import dev.pulse.query.RollupCache;
 import java.lang.management.ManagementFactory;
@@ -108,8 +108,8 @@ public final class MemoryProbe {
 
     private static Runnable ingest(DynamoDbAsyncClient client, PulseConfig cfg, int records) {
         // No poison in the data: the queue is never called, and a call would fail on the refused connection.
-        IngestService service = IngestHandlerAccess.service(cfg, client, IngestEndToEndBench.unusedQueueClient(cfg.deadLetterUrl()));
-        IngestHandler handler = IngestHandlerAccess.handler(service, PulseMetrics.create("PulseBench", "ingest"), cfg.safetyMarginMillis());
+        IngestService service = IngestFunction.service(cfg, client, IngestEndToEndBench.unusedQueueClient(cfg.deadLetterUrl()));
+        IngestHandler handler = IngestFunction.handler(service, PulseMetrics.create("PulseBench", "ingest"), cfg.safetyMarginMillis());
         // Each run is the shard's next batch: a batch at or below the committed position would be skipped unread.
         java.util.concurrent.atomic.AtomicLong nextSequence = new java.util.concurrent.atomic.AtomicLong(1_000_000);
         return () -> {
@@ -125,7 +125,7 @@ public final class MemoryProbe {
     }
 
     private static Runnable query(DynamoDbAsyncClient client, PulseConfig cfg, int series, RollupCache cache) {
-        QueryHandler handler = QueryBenchAccess.handler(cfg, client, QueryDataset.clock(),
+        QueryHandler handler = QueryFunction.handler(cfg, client, QueryDataset.clock(),
                 PulseMetrics.create("PulseBench", "query"), cache);
         return () -> {
             try {

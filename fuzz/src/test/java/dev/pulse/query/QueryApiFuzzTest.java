@@ -33,7 +33,7 @@ class QueryApiFuzzTest {
     private static final Instant NOW = Instant.parse("2026-11-21T12:00:00Z");
     private static final Set<Integer> CLIENT_ERRORS = Set.of(400, 404, 405, 422);
 
-    private static final QueryHandler HANDLER = new QueryHandler(
+    private static final QueryHandler HANDLER = QueryFunction.handler(
             PulseConfig.fromEnvironment(Map.of("TABLE_NAME", "pulse-fuzz",
                     "DLQ_URL", "https://sqs.us-east-1.amazonaws.com/000000000000/pulse-fuzz-dlq")),
             new EmptyTable(), Clock.fixed(NOW, ZoneOffset.UTC), new NoMetrics());

@@ -392,10 +392,10 @@ class IngestHandlerIT {
         Stack(long nowMillis) {
             LocalDynamoDb.createTable(reader, table);
             config = TestConfig.of(table, queueUrl, Map.of());
-            IngestService service = IngestHandler.create(config, Emulators.dynamoAsync(), Emulators.sqs().client(),
+            IngestService service = IngestFunction.service(config, Emulators.dynamoAsync(), Emulators.sqs().client(),
                     Clock.fixed(Instant.ofEpochMilli(nowMillis), ZoneOffset.UTC));
             Metrics metrics = PulseMetrics.create("PulseTest", "ingest");
-            handler = new IngestHandler(service, metrics, config.safetyMarginMillis());
+            handler = IngestFunction.handler(service, metrics, config.safetyMarginMillis());
         }
 
         StreamsEventResponse invoke(String eventFile) {

@@ -8,7 +8,7 @@ import dev.pulse.config.PulseConfig;
 import dev.pulse.dlq.DeadLetterQueue;
 import dev.pulse.dlq.PoisonRecord;
 import dev.pulse.ingest.IngestHandler;
-import dev.pulse.ingest.IngestHandlerAccess;
+import dev.pulse.ingest.IngestFunction;
 import dev.pulse.ingest.IngestMetric;
 import dev.pulse.ingest.IngestResult;
 import dev.pulse.ingest.IngestService;
@@ -609,10 +609,10 @@ class RedriveIT {
             LocalDynamoDb.createTable(reader, table);
             queueUrl = sqs.createQueue("redrive-exact-dlq-" + n);
             PulseConfig config = TestConfig.of(table, queueUrl, Map.of());
-            live = IngestHandlerAccess.service(config, faulty, sqs.client(), Clock.systemUTC());
+            live = IngestFunction.service(config, faulty, sqs.client(), Clock.systemUTC());
             function = "pulse-IngestFunction-" + n;
-            lambda.function(function, IngestHandlerAccess.handler(
-                    IngestHandlerAccess.service(config, Emulators.dynamoAsync(), sqs.client(), Clock.systemUTC()),
+            lambda.function(function, IngestFunction.handler(
+                    IngestFunction.service(config, Emulators.dynamoAsync(), sqs.client(), Clock.systemUTC()),
                     new RecordingMetrics(), config.safetyMarginMillis()));
         }
 
