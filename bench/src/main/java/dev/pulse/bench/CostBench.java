@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.bench.CapacityMeter.Term;
 import dev.pulse.bench.CostModel.In;
-import dev.pulse.bench.internal.StdoutCapture;
+import dev.pulse.testing.StdoutCapture;
 import dev.pulse.store.KeyScheme;
 import dev.pulse.store.LatestPartials;
 import dev.pulse.store.RollupItems;
@@ -125,7 +125,7 @@ final class CostBench implements Benchmark {
             long pagesBefore = mixed.stats.queryPages;
             long t0 = System.nanoTime();
             for (int q = 0; q < STEADY_PROBE_QUERIES; q++) {
-                mixed.clock().set(until + q * CostTraffic.MINUTE);
+                mixed.clock().setMillis(until + q * CostTraffic.MINUTE);
                 mixed.query(dataStart, dataEnd, "PT5M", DASHBOARD_STATS, false);
             }
             steadyMs = (System.nanoTime() - t0) / 1e6 / STEADY_PROBE_QUERIES;

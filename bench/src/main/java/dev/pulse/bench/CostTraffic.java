@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.loadgen.ReplayRecord;
 import dev.pulse.loadgen.ReplaySource;
 import dev.pulse.model.SeriesKey;
+import dev.pulse.testing.KinesisRecords;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -371,7 +372,7 @@ final class CostTraffic {
             String shardId = String.format(Locale.ROOT, "shardId-%012d", shard);
             List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>(batch.size());
             for (Rec rec : batch) {
-                records.add(Datasets.kinesisRecord(shardId, Datasets.sequence(nextSequence[shard]++), rec.partitionKey(),
+                records.add(KinesisRecords.record(Datasets.STREAM_ARN, shardId, KinesisRecords.sequence(nextSequence[shard]++), rec.partitionKey(),
                         rec.data(), rec.arrival()));
             }
             KinesisEvent event = new KinesisEvent();

@@ -11,6 +11,8 @@ import dev.pulse.config.PulseConfig;
 import dev.pulse.ingest.IngestHandler;
 import dev.pulse.ingest.IngestFunction;
 import dev.pulse.ingest.IngestService;
+import dev.pulse.testing.KinesisRecords;
+import dev.pulse.testing.TestContext;
 import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.query.QueryFunction;
 import dev.pulse.query.QueryHandler;
@@ -115,9 +117,9 @@ public final class MemoryProbe {
         return () -> {
             // The event is part of what the function holds: the runtime deserialises it into the heap.
             long now = System.currentTimeMillis();
-            KinesisEvent event = Datasets.kinesisEvent("shardId-000000000000",
+            KinesisEvent event = KinesisRecords.event(Datasets.STREAM_ARN, "shardId-000000000000",
                     Datasets.ndjson(records, 5, now - 300_000, 240_000, 23), nextSequence.getAndAdd(records), now);
-            StreamsEventResponse r = handler.handleRequest(event, new BenchContext("ingest", "memory", 60_000, 1024));
+            StreamsEventResponse r = handler.handleRequest(event, new TestContext("bench-ingest", "memory", 60_000, 1024));
             if (!r.getBatchItemFailures().isEmpty()) {
                 throw new IllegalStateException("the batch failed: " + r.getBatchItemFailures());
             }
@@ -134,7 +136,7 @@ public final class MemoryProbe {
                 do {
                     APIGatewayV2HTTPResponse r = handler.handleRequest(
                             QueryDataset.event(series, QueryDataset.dashboardStats(), token),
-                            new BenchContext("query", "memory", 29_000, 1024));
+                            new TestContext("bench-query", "memory", 29_000, 1024));
                     if (r.getStatusCode() != 200) {
                         throw new IllegalStateException("query answered " + r.getStatusCode() + ": " + r.getBody());
                     }

@@ -13,6 +13,7 @@ import dev.pulse.ingest.IngestMetric;
 import dev.pulse.ingest.IngestResult;
 import dev.pulse.ingest.IngestService;
 import dev.pulse.local.emulator.KinesisEmulator;
+import dev.pulse.testing.KinesisRecords;
 import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.local.emulator.MotoSqs;
 import dev.pulse.metrics.InvocationMetrics;
@@ -38,7 +39,6 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -750,21 +750,8 @@ class RedriveIT {
         List<KinesisEvent.KinesisEventRecord> events(List<Rec> batch) {
             List<KinesisEvent.KinesisEventRecord> out = new ArrayList<>();
             for (Rec r : batch) {
-                KinesisEvent.Record k = new KinesisEvent.Record();
-                k.setKinesisSchemaVersion("1.0");
-                k.setSequenceNumber(r.sequenceNumber());
-                k.setPartitionKey(r.partitionKey());
-                k.setData(ByteBuffer.wrap(r.data()));
-                k.setApproximateArrivalTimestamp(Date.from(r.arrival()));
-                KinesisEvent.KinesisEventRecord e = new KinesisEvent.KinesisEventRecord();
-                e.setKinesis(k);
-                e.setEventID(r.shardId() + ":" + r.sequenceNumber());
-                e.setEventSource("aws:kinesis");
-                e.setEventName("aws:kinesis:record");
-                e.setEventVersion("1.0");
-                e.setEventSourceARN(streamArn);
-                e.setAwsRegion("us-east-1");
-                out.add(e);
+                out.add(KinesisRecords.record(streamArn, r.shardId(), r.sequenceNumber(), r.partitionKey(), r.data(),
+                        r.arrival().toEpochMilli()));
             }
             return out;
         }
