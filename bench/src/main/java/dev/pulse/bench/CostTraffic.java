@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.loadgen.ReplayRecord;
 import dev.pulse.loadgen.ReplaySource;
 import dev.pulse.model.SeriesKey;
+import dev.pulse.testing.Gzip;
 import dev.pulse.testing.KinesisRecords;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -145,7 +146,7 @@ final class CostTraffic {
                             }
                         }
                     }
-                    return Datasets.gzip(JSON.writeValueAsBytes(env));
+                    return Gzip.gzip(JSON.writeValueAsBytes(env));
                 }
                 JsonNode n = JSON.readTree(data);
                 if (n instanceof ObjectNode o && o.has("ts")) {

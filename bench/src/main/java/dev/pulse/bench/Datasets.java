@@ -1,17 +1,15 @@
 package dev.pulse.bench;
 
+import static dev.pulse.testing.Gzip.gzip;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
-import java.util.zip.GZIPOutputStream;
 
 /**
  * Deterministic telemetry for the benchmarks, shaped like production traffic: a few hundred series (names x
@@ -156,15 +154,5 @@ public final class Datasets {
     /** A value between 0.01 and 100,000 with three decimals, log-uniform: latencies and amounts. */
     private static String value(SplittableRandom rnd) {
         return String.format(Locale.ROOT, "%.3f", Math.pow(10, -2 + rnd.nextDouble() * 7));
-    }
-
-    static byte[] gzip(byte[] data) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(data.length / 4);
-        try (GZIPOutputStream gz = new GZIPOutputStream(bytes)) {
-            gz.write(data);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
     }
 }

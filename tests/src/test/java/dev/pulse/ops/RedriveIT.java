@@ -1,5 +1,6 @@
 package dev.pulse.ops;
 
+import static dev.pulse.testing.Gzip.gzip;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
@@ -29,11 +30,7 @@ import dev.pulse.testing.StoredPartials;
 import dev.pulse.testing.StoredPartials.Summary;
 import dev.pulse.testing.TestConfig;
 import dev.pulse.testing.TestContext;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -48,7 +45,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -194,6 +190,7 @@ class RedriveIT {
         for (int i = 0; i < 40; i++) {
             String json = "{\"name\":\"checkout.latency\",\"dims\":{\"host\":\"h" + (i % 8) + "\"},\"ts\":1795262400000,\"value\":"
                     + i + "}";
+            // Binary record data (gzip, as CloudWatch Logs subscriptions deliver it): the round trip must be byte-exact.
             entries.add(PutRecordsRequestEntry.builder().partitionKey("host-" + (i % 8))
                     .data(SdkBytes.fromByteArray(gzip(json))).build());
         }
@@ -202,17 +199,6 @@ class RedriveIT {
         List<Rec> records = StreamRecords.all(client, stream);
         assertThat(records).hasSize(40);
         return new Fixture(stream, arn, sqs.createQueue("redrive-dlq-" + n), records);
-    }
-
-    /** Binary record data (gzip, as CloudWatch Logs subscriptions deliver it), so the round trip must be byte-exact. */
-    private static byte[] gzip(String text) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (GZIPOutputStream z = new GZIPOutputStream(bytes)) {
-            z.write(text.getBytes(StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
     }
 
     private static List<StreamRecords.Content> contents(List<Rec> records) {
