@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.bench.CapacityMeter.Term;
 import dev.pulse.bench.CostModel.In;
-import dev.pulse.bench.internal.StdoutCapture;
+import dev.pulse.testing.StdoutCapture;
 import dev.pulse.store.KeyScheme;
 import dev.pulse.store.LatestPartials;
 import dev.pulse.store.RollupItems;
@@ -49,8 +49,8 @@ final class CostBench implements Benchmark {
         return """
                 What a datapoint costs, from units counted, not modelled. Two workloads, each on its own DynamoDB Local \
                 table (with the template's `due` index), replay 22:00 to 01:00 UTC on a simulated clock through the real \
-                wiring of the three functions at the template's defaults (`IngestHandler.create`, `CompactHandler.create`, \
-                the `QueryHandler` of a config, each on its own client and the same clock): (a) the bundled recording \
+                wiring of the three functions at the template's defaults (`IngestFunction`, `CompactFunction` and \
+                `QueryFunction` of a config, each on its own client and the same clock): (a) the bundled recording \
                 `events/replay/sample.ndjson.gz`, retimed onto the simulated day; (b) a high-cardinality mix of 10,000 \
                 series (Lambda and DynamoDB metrics of 1,000 functions and tables), each sending its minute as one record \
                 of 10 datapoints once a minute. Records go to shards by the MD5 of their partition key and reach \
@@ -125,7 +125,7 @@ final class CostBench implements Benchmark {
             long pagesBefore = mixed.stats.queryPages;
             long t0 = System.nanoTime();
             for (int q = 0; q < STEADY_PROBE_QUERIES; q++) {
-                mixed.clock().set(until + q * CostTraffic.MINUTE);
+                mixed.clock().setMillis(until + q * CostTraffic.MINUTE);
                 mixed.query(dataStart, dataEnd, "PT5M", DASHBOARD_STATS, false);
             }
             steadyMs = (System.nanoTime() - t0) / 1e6 / STEADY_PROBE_QUERIES;

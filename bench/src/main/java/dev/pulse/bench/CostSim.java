@@ -10,15 +10,17 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.bench.CapacityMeter.Term;
-import dev.pulse.bench.internal.StdoutCapture;
+import dev.pulse.testing.StdoutCapture;
 import dev.pulse.compact.CompactHandler;
-import dev.pulse.compact.CompactHandlerAccess;
+import dev.pulse.compact.CompactFunction;
 import dev.pulse.compact.CompactResult;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.ingest.IngestHandler;
-import dev.pulse.ingest.IngestHandlerAccess;
-import dev.pulse.query.QueryBenchAccess;
+import dev.pulse.ingest.IngestFunction;
+import dev.pulse.query.QueryFunction;
 import dev.pulse.query.QueryHandler;
+import dev.pulse.testing.MutableClock;
+import dev.pulse.testing.TestContext;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -108,7 +110,7 @@ final class CostSim {
     final CapacityMeter compactMeter = new CapacityMeter("compact", ledger);
     final CapacityMeter queryMeter = new CapacityMeter("query", ledger);
     final Stats stats = new Stats();
-    private final SimClock clock;
+    private final MutableClock clock;
     private final PulseConfig config;
     private final List<IngestHandler> ingest = new ArrayList<>();
     private final CompactHandler compact;
@@ -125,7 +127,7 @@ final class CostSim {
         this.dashboard = dashboard;
         this.out = out;
         this.table = env.newTable("cost-" + name);
-        this.clock = new SimClock(start);
+        this.clock = new MutableClock(Instant.ofEpochMilli(start));
         this.config = settings.ingest().config(table, "https://sqs.us-east-1.amazonaws.com/123456789012/pulse-bench-dlq");
         // The clients as the functions build theirs (AwsClients): ingest retries itself, the others use the SDK's.
         DynamoDbAsyncClient ingestClient = env.dynamoAsync(config.writeConcurrency(), false, List.of(ingestMeter));
@@ -134,21 +136,21 @@ final class CostSim {
         SqsClient sqs = env.track(new CountingQueue(stats));
         for (int s = 0; s < shards; s++) {
             // One warm container a shard (one batch a shard in flight): its own catalog and mark memory.
-            ingest.add(IngestHandlerAccess.handler(IngestHandlerAccess.service(config, ingestClient, sqs, clock),
+            ingest.add(IngestFunction.handler(IngestFunction.service(config, ingestClient, sqs, clock),
                     metrics("ingest"), config.safetyMarginMillis()));
         }
         PulseConfig compactConfig = settings.compact().config(table, config.deadLetterUrl());
-        this.compact = CompactHandlerAccess.handler(CompactHandlerAccess.service(compactConfig, compactClient, clock),
+        this.compact = CompactFunction.handler(CompactFunction.service(compactConfig, compactClient, clock),
                 metrics("compact"), compactConfig.safetyMarginMillis());
         PulseConfig queryConfig = settings.query().config(table, config.deadLetterUrl());
-        this.query = QueryBenchAccess.handler(queryConfig, queryClient, clock, metrics("query"));
+        this.query = QueryFunction.handler(queryConfig, queryClient, clock, metrics("query"));
     }
 
     String table() {
         return table;
     }
 
-    SimClock clock() {
+    MutableClock clock() {
         return clock;
     }
 
@@ -194,7 +196,7 @@ final class CostSim {
                 if (t == Long.MAX_VALUE) {
                     break;
                 }
-                clock.set(Math.max(clock.millis(), t));
+                clock.setMillis(Math.max(clock.millis(), t));
                 if (t == nextBuild) {
                     build();
                     nextRun += schedule;
@@ -218,7 +220,7 @@ final class CostSim {
 
     private void ingest(CostTraffic.Batcher.Batch batch) throws Exception {
         metrics("ingest");
-        BenchContext ctx = new BenchContext("ingest", name + "-i" + requestNo++, settings.ingest().timeoutSeconds() * 1000L,
+        TestContext ctx = new TestContext("bench-ingest", name + "-i" + requestNo++, settings.ingest().timeoutSeconds() * 1000L,
                 settings.ingest().memoryMb());
         long bytes = out.bytes();
         long emfBytes = out.emfBytes();
@@ -246,7 +248,7 @@ final class CostSim {
 
     private void build() throws Exception {
         metrics("compact");
-        BenchContext ctx = new BenchContext("compact", name + "-c" + requestNo++, settings.compact().timeoutSeconds() * 1000L,
+        TestContext ctx = new TestContext("bench-compact", name + "-c" + requestNo++, settings.compact().timeoutSeconds() * 1000L,
                 settings.compact().memoryMb());
         long bytes = out.bytes();
         long emfBytes = out.emfBytes();
@@ -293,7 +295,7 @@ final class CostSim {
             long bytes = out.bytes();
             long emfBytes = out.emfBytes();
             long t0 = System.nanoTime();
-            APIGatewayV2HTTPResponse r = query.handleRequest(event, new BenchContext("query", name + "-q" + requestNo++, 29_000,
+            APIGatewayV2HTTPResponse r = query.handleRequest(event, new TestContext("bench-query", name + "-q" + requestNo++, 29_000,
                     settings.query().memoryMb()));
             double ms = (System.nanoTime() - t0) / 1e6;
             if (dashboardQuery) {

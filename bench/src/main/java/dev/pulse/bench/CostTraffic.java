@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.loadgen.ReplayRecord;
 import dev.pulse.loadgen.ReplaySource;
 import dev.pulse.model.SeriesKey;
+import dev.pulse.testing.Gzip;
+import dev.pulse.testing.KinesisRecords;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -144,7 +146,7 @@ final class CostTraffic {
                             }
                         }
                     }
-                    return Datasets.gzip(JSON.writeValueAsBytes(env));
+                    return Gzip.gzip(JSON.writeValueAsBytes(env));
                 }
                 JsonNode n = JSON.readTree(data);
                 if (n instanceof ObjectNode o && o.has("ts")) {
@@ -371,7 +373,7 @@ final class CostTraffic {
             String shardId = String.format(Locale.ROOT, "shardId-%012d", shard);
             List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>(batch.size());
             for (Rec rec : batch) {
-                records.add(Datasets.kinesisRecord(shardId, Datasets.sequence(nextSequence[shard]++), rec.partitionKey(),
+                records.add(KinesisRecords.record(Datasets.STREAM_ARN, shardId, KinesisRecords.sequence(nextSequence[shard]++), rec.partitionKey(),
                         rec.data(), rec.arrival()));
             }
             KinesisEvent event = new KinesisEvent();

@@ -1,21 +1,15 @@
 package dev.pulse.bench;
 
-import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
+import static dev.pulse.testing.Gzip.gzip;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.math.BigInteger;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Date;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
-import java.util.zip.GZIPOutputStream;
 
 /**
  * Deterministic telemetry for the benchmarks, shaped like production traffic: a few hundred series (names x
@@ -24,7 +18,8 @@ import java.util.zip.GZIPOutputStream;
 public final class Datasets {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final BigInteger SEQ_BASE = new BigInteger("49590338271490256608559692538361571095921575989136000000");
+    /** The stream the benchmarks' records come from (part of ingest's shard checkpoint key, so of its item sizes). */
+    static final String STREAM_ARN = "arn:aws:kinesis:us-east-1:123456789012:stream/pulse-bench";
     private static final String[] NAMES = {"api.latency", "api.requests", "db.latency", "queue.depth", "cart.items",
         "checkout.orders", "cache.hits", "payment.amount"};
     private static final String[] SERVICES = {"checkout", "cart", "catalog", "search", "payments"};
@@ -159,50 +154,5 @@ public final class Datasets {
     /** A value between 0.01 and 100,000 with three decimals, log-uniform: latencies and amounts. */
     private static String value(SplittableRandom rnd) {
         return String.format(Locale.ROOT, "%.3f", Math.pow(10, -2 + rnd.nextDouble() * 7));
-    }
-
-    /** A 56-digit sequence number, increasing with {@code n} as within a shard. */
-    public static String sequence(long n) {
-        return SEQ_BASE.add(BigInteger.valueOf(n)).toString();
-    }
-
-    /** The records as one event source mapping batch from {@code shardId}, arrived at {@code arrivalMillis}. */
-    public static KinesisEvent kinesisEvent(String shardId, List<byte[]> data, long firstSequence, long arrivalMillis) {
-        List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>(data.size());
-        for (int i = 0; i < data.size(); i++) {
-            records.add(kinesisRecord(shardId, sequence(firstSequence + i), "pk-" + (i % 64), data.get(i), arrivalMillis));
-        }
-        KinesisEvent event = new KinesisEvent();
-        event.setRecords(records);
-        return event;
-    }
-
-    /** One record of an event source mapping batch, as Lambda delivers it. */
-    static KinesisEvent.KinesisEventRecord kinesisRecord(String shardId, String sequence, String partitionKey, byte[] data,
-            long arrivalMillis) {
-        KinesisEvent.Record k = new KinesisEvent.Record();
-        k.setSequenceNumber(sequence);
-        k.setPartitionKey(partitionKey);
-        k.setData(ByteBuffer.wrap(data));
-        k.setApproximateArrivalTimestamp(new Date(arrivalMillis));
-        k.setKinesisSchemaVersion("1.0");
-        KinesisEvent.KinesisEventRecord r = new KinesisEvent.KinesisEventRecord();
-        r.setKinesis(k);
-        r.setEventID(shardId + ":" + sequence);
-        r.setEventSource("aws:kinesis");
-        r.setEventName("aws:kinesis:record");
-        r.setEventSourceARN("arn:aws:kinesis:us-east-1:123456789012:stream/pulse-bench");
-        r.setAwsRegion("us-east-1");
-        return r;
-    }
-
-    static byte[] gzip(byte[] data) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(data.length / 4);
-        try (GZIPOutputStream gz = new GZIPOutputStream(bytes)) {
-            gz.write(data);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
     }
 }

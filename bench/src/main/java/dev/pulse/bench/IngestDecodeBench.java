@@ -10,6 +10,7 @@ import dev.pulse.codec.Decoded;
 import dev.pulse.codec.KplAggregate;
 import dev.pulse.codec.RecordDecoder;
 import dev.pulse.model.DatapointValidator;
+import dev.pulse.testing.KinesisRecords;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -175,7 +176,7 @@ final class IngestDecodeBench implements Benchmark {
             BatchAggregator agg = new BatchAggregator("shardId-000000000000");
             for (int i = b; i < Math.min(records.size(), b + BATCH); i++) {
                 Decoded d = decoder.decode(records.get(i), ARRIVAL);
-                agg.addRecord(Datasets.sequence(i), d.datapoints());
+                agg.addRecord(KinesisRecords.sequence(i), d.datapoints());
             }
             points += agg.datapoints();
             partials += agg.partials().size();
@@ -209,7 +210,7 @@ final class IngestDecodeBench implements Benchmark {
                     if (u.decoded() == null) {
                         throw new IllegalStateException(u.poisonReason());
                     }
-                    agg.addRecord(Datasets.sequence(i) + "." + u.subSequence(), u.decoded().datapoints());
+                    agg.addRecord(KinesisRecords.sequence(i) + "." + u.subSequence(), u.decoded().datapoints());
                 }
             }
             points += agg.datapoints();

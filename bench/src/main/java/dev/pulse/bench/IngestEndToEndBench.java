@@ -6,12 +6,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.bench.internal.JfrProfile;
-import dev.pulse.bench.internal.StdoutCapture;
+import dev.pulse.testing.StdoutCapture;
 import dev.pulse.codec.Decoded;
 import dev.pulse.codec.RecordDecoder;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.ingest.IngestHandler;
-import dev.pulse.ingest.IngestHandlerAccess;
+import dev.pulse.ingest.IngestFunction;
+import dev.pulse.testing.KinesisRecords;
+import dev.pulse.testing.TestContext;
 import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.testing.emulator.Ports;
 import dev.pulse.model.Datapoint;
@@ -95,7 +97,7 @@ final class IngestEndToEndBench implements Benchmark {
         int baselineRecords = Math.min(records, env.scale(BASELINE_RECORDS, 200));
         long arrival = System.currentTimeMillis();
         List<byte[]> data = batchData(records, arrival);
-        KinesisEvent event = Datasets.kinesisEvent(SHARD, data, FIRST_SEQUENCE, arrival);
+        KinesisEvent event = KinesisRecords.event(Datasets.STREAM_ARN, SHARD, data, FIRST_SEQUENCE, arrival);
         long datapoints = (long) records * PER_RECORD;
 
         String queueUrl = "http://127.0.0.1:" + Ports.free() + "/123456789012/pulse-bench-dlq";
@@ -223,9 +225,9 @@ final class IngestEndToEndBench implements Benchmark {
 
         private Batch run(String requestId, String table) throws Exception {
             PulseConfig cfg = fn.config(table, queueUrl);
-            IngestHandler handler = IngestHandlerAccess.handler(IngestHandlerAccess.service(cfg, async, sqs), metrics,
+            IngestHandler handler = IngestFunction.handler(IngestFunction.service(cfg, async, sqs), metrics,
                     cfg.safetyMarginMillis());
-            BenchContext context = new BenchContext("ingest", requestId, fn.timeoutSeconds() * 1000L, fn.memoryMb());
+            TestContext context = new TestContext("bench-ingest", requestId, fn.timeoutSeconds() * 1000L, fn.memoryMb());
 
             StreamsEventResponse response;
             double millis;
@@ -343,7 +345,7 @@ final class IngestEndToEndBench implements Benchmark {
             long start = System.nanoTime();
             for (int r = 0; r < records; r++) {
                 Decoded d = decoder.decode(data.get(r), arrival);
-                String sequence = Datasets.sequence(FIRST_SEQUENCE + r);
+                String sequence = KinesisRecords.sequence(FIRST_SEQUENCE + r);
                 List<Datapoint> points = d.datapoints();
                 for (int i = 0; i < points.size(); i++) {
                     Map<String, AttributeValue> item = rawItem(points.get(i), sequence, i);

@@ -7,10 +7,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.management.HotSpotDiagnosticMXBean;
 import dev.pulse.metrics.PulseMetrics;
-import dev.pulse.bench.internal.StdoutCapture;
+import dev.pulse.testing.StdoutCapture;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.ingest.IngestHandler;
-import dev.pulse.ingest.IngestHandlerAccess;
+import dev.pulse.ingest.IngestFunction;
+import dev.pulse.testing.KinesisRecords;
+import dev.pulse.testing.TestContext;
 import dev.pulse.testing.emulator.Ports;
 import dev.pulse.query.QueryHandler;
 import java.io.BufferedReader;
@@ -171,7 +173,7 @@ public final class JvmOptionsProbe {
         @Override
         public double init() {
             long t0 = System.nanoTime();
-            handler = IngestHandlerAccess.handler(IngestHandlerAccess.service(cfg, client, sqs),
+            handler = IngestFunction.handler(IngestFunction.service(cfg, client, sqs),
                     PulseMetrics.create("PulseBench", "ingest"), cfg.safetyMarginMillis());
             return (System.nanoTime() - t0) / 1e6;
         }
@@ -182,7 +184,7 @@ public final class JvmOptionsProbe {
             long emfBefore = capture.emfDocuments();
             long t0 = System.nanoTime();
             StreamsEventResponse response = handler.handleRequest(event,
-                    new BenchContext("ingest", "batch-" + n, fn.timeoutSeconds() * 1000L, fn.memoryMb()));
+                    new TestContext("bench-ingest", "batch-" + n, fn.timeoutSeconds() * 1000L, fn.memoryMb()));
             double ms = (System.nanoTime() - t0) / 1e6;
             millis.add(ms);
             batches++;
@@ -205,7 +207,7 @@ public final class JvmOptionsProbe {
 
         /** The shard's batch number {@code n}: the same records, sequence numbers above those of batch n - 1. */
         private KinesisEvent batch(int n) {
-            return Datasets.kinesisEvent(IngestEndToEndBench.SHARD, data,
+            return KinesisRecords.event(Datasets.STREAM_ARN, IngestEndToEndBench.SHARD, data,
                     IngestEndToEndBench.FIRST_SEQUENCE + (long) n * records, arrival);
         }
 

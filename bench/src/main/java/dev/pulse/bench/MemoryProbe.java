@@ -9,10 +9,12 @@ import com.sun.management.GarbageCollectionNotificationInfo;
 import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.ingest.IngestHandler;
-import dev.pulse.ingest.IngestHandlerAccess;
+import dev.pulse.ingest.IngestFunction;
 import dev.pulse.ingest.IngestService;
+import dev.pulse.testing.KinesisRecords;
+import dev.pulse.testing.TestContext;
 import dev.pulse.testing.emulator.LocalDynamoDb;
-import dev.pulse.query.QueryBenchAccess;
+import dev.pulse.query.QueryFunction;
 import dev.pulse.query.QueryHandler;
 import dev.pulse.query.RollupCache;
 import java.lang.management.ManagementFactory;
@@ -108,16 +110,16 @@ public final class MemoryProbe {
 
     private static Runnable ingest(DynamoDbAsyncClient client, PulseConfig cfg, int records) {
         // No poison in the data: the queue is never called, and a call would fail on the refused connection.
-        IngestService service = IngestHandlerAccess.service(cfg, client, IngestEndToEndBench.unusedQueueClient(cfg.deadLetterUrl()));
-        IngestHandler handler = IngestHandlerAccess.handler(service, PulseMetrics.create("PulseBench", "ingest"), cfg.safetyMarginMillis());
+        IngestService service = IngestFunction.service(cfg, client, IngestEndToEndBench.unusedQueueClient(cfg.deadLetterUrl()));
+        IngestHandler handler = IngestFunction.handler(service, PulseMetrics.create("PulseBench", "ingest"), cfg.safetyMarginMillis());
         // Each run is the shard's next batch: a batch at or below the committed position would be skipped unread.
         java.util.concurrent.atomic.AtomicLong nextSequence = new java.util.concurrent.atomic.AtomicLong(1_000_000);
         return () -> {
             // The event is part of what the function holds: the runtime deserialises it into the heap.
             long now = System.currentTimeMillis();
-            KinesisEvent event = Datasets.kinesisEvent("shardId-000000000000",
+            KinesisEvent event = KinesisRecords.event(Datasets.STREAM_ARN, "shardId-000000000000",
                     Datasets.ndjson(records, 5, now - 300_000, 240_000, 23), nextSequence.getAndAdd(records), now);
-            StreamsEventResponse r = handler.handleRequest(event, new BenchContext("ingest", "memory", 60_000, 1024));
+            StreamsEventResponse r = handler.handleRequest(event, new TestContext("bench-ingest", "memory", 60_000, 1024));
             if (!r.getBatchItemFailures().isEmpty()) {
                 throw new IllegalStateException("the batch failed: " + r.getBatchItemFailures());
             }
@@ -125,7 +127,7 @@ public final class MemoryProbe {
     }
 
     private static Runnable query(DynamoDbAsyncClient client, PulseConfig cfg, int series, RollupCache cache) {
-        QueryHandler handler = QueryBenchAccess.handler(cfg, client, QueryDataset.clock(),
+        QueryHandler handler = QueryFunction.handler(cfg, client, QueryDataset.clock(),
                 PulseMetrics.create("PulseBench", "query"), cache);
         return () -> {
             try {
@@ -134,7 +136,7 @@ public final class MemoryProbe {
                 do {
                     APIGatewayV2HTTPResponse r = handler.handleRequest(
                             QueryDataset.event(series, QueryDataset.dashboardStats(), token),
-                            new BenchContext("query", "memory", 29_000, 1024));
+                            new TestContext("bench-query", "memory", 29_000, 1024));
                     if (r.getStatusCode() != 200) {
                         throw new IllegalStateException("query answered " + r.getStatusCode() + ": " + r.getBody());
                     }

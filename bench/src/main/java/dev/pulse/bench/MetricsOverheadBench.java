@@ -3,11 +3,12 @@ package dev.pulse.bench;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
 import dev.pulse.bench.internal.JfrProfile;
-import dev.pulse.bench.internal.NoMetrics;
-import dev.pulse.bench.internal.StdoutCapture;
+import dev.pulse.testing.NoMetrics;
+import dev.pulse.testing.StdoutCapture;
 import dev.pulse.bench.internal.SynchronizedPublisher;
 import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.query.QueryHandler;
+import dev.pulse.testing.TestContext;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -195,7 +196,7 @@ final class MetricsOverheadBench implements Benchmark {
     }
 
     private static void invoke(QueryHandler handler, APIGatewayV2HTTPEvent event) {
-        APIGatewayV2HTTPResponse r = handler.handleRequest(event, new BenchContext("query", "m", 29_000, 1024));
+        APIGatewayV2HTTPResponse r = handler.handleRequest(event, new TestContext("bench-query", "m", 29_000, 1024));
         if (r.getStatusCode() != 200) {
             throw new IllegalStateException("query answered " + r.getStatusCode() + ": " + r.getBody());
         }

@@ -6,10 +6,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.aggregate.Summary;
 import dev.pulse.bench.internal.JfrProfile;
-import dev.pulse.bench.internal.StdoutCapture;
+import dev.pulse.testing.StdoutCapture;
 import dev.pulse.query.QueryHandler;
 import dev.pulse.store.KeyScheme;
 import dev.pulse.store.RollupItems;
+import dev.pulse.testing.TestContext;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -208,7 +209,7 @@ final class QueryBench implements Benchmark {
         do {
             long t0 = System.nanoTime();
             APIGatewayV2HTTPResponse r = handler.handleRequest(data.event(stats, token, shiftMillis),
-                    new BenchContext("query", "q" + pages, 29_000, 1024));
+                    new TestContext("bench-query", "q" + pages, 29_000, 1024));
             double ms = (System.nanoTime() - t0) / 1e6;
             handlerMillis += ms;
             if (pageMillis != null) {

@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.aggregate.Summary;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.model.SeriesKey;
-import dev.pulse.query.QueryBenchAccess;
+import dev.pulse.query.QueryFunction;
 import dev.pulse.query.QueryHandler;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
@@ -202,7 +202,7 @@ public final class QueryDataset {
 
     /** A QueryHandler over the table, wired as in production, with {@link #clock()}. */
     public QueryHandler handler(DynamoDbAsyncClient client, Metrics metrics) {
-        return QueryBenchAccess.handler(config, client, clock(), metrics);
+        return QueryFunction.handler(config, client, clock(), metrics);
     }
 
     /** The dimensions of series number {@code s}: 10 services x routes, so the query names 100 distinct series. */

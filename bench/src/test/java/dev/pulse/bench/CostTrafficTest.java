@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.testing.Gzip;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -76,7 +77,7 @@ class CostTrafficTest {
                 + JSON.writeValueAsString("{\"_aws\":{\"Timestamp\":1000,\"CloudWatchMetrics\":[]},\"Latency\":[1,2]}")
                 + "},{\"id\":\"2\",\"timestamp\":1001,\"message\":\"REPORT RequestId: x\\tDuration: 1.00 ms\\t\"}]}";
 
-        byte[] out = CostTraffic.Recording.retime(Datasets.gzip(env.getBytes(StandardCharsets.UTF_8)), 2_000);
+        byte[] out = CostTraffic.Recording.retime(Gzip.gzip(env.getBytes(StandardCharsets.UTF_8)), 2_000);
         JsonNode n;
         try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(out))) {
             n = JSON.readTree(in);

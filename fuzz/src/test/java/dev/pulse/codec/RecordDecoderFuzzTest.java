@@ -1,5 +1,7 @@
 package dev.pulse.codec;
 
+import static dev.pulse.testing.Gzip.gzip;
+
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.pulse.fuzz.Seeds;
 import dev.pulse.model.Datapoint;
@@ -18,7 +20,6 @@ import java.util.List;
 import java.util.TreeMap;
 import java.util.zip.Deflater;
 import java.util.zip.DeflaterOutputStream;
-import java.util.zip.GZIPOutputStream;
 
 /**
  * Fuzzes {@link RecordDecoder#decodeUnits}, the ingest function's only way from a Kinesis record's bytes to
@@ -139,16 +140,6 @@ class RecordDecoderFuzzTest {
         if (reason == null || reason.isBlank()) {
             throw new AssertionError("poison without a reason");
         }
-    }
-
-    static byte[] gzip(byte[] data) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(data.length / 2 + 32);
-        try (GZIPOutputStream gz = new GZIPOutputStream(out)) {
-            gz.write(data);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out.toByteArray();
     }
 
     /** zlib ({@code nowrap} false) or raw deflate; unfinished streams end after a sync flush, as the exporter's. */

@@ -1,14 +1,14 @@
 package dev.pulse.loadgen;
 
+import static dev.pulse.testing.Gzip.gzip;
+
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.pulse.fuzz.Seeds;
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.List;
-import java.util.zip.GZIPOutputStream;
 
 /**
  * Fuzzes {@link ReplaySource#read}, which parses a recording (a bundled file or an S3 object the caller names) line
@@ -55,15 +55,5 @@ class ReplaySourceFuzzTest {
                     .append(Arrays.hashCode(r.data())).append('\n');
         }
         return out.toString();
-    }
-
-    private static byte[] gzip(byte[] data) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(data.length / 2 + 32);
-        try (GZIPOutputStream gz = new GZIPOutputStream(out)) {
-            gz.write(data);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out.toByteArray();
     }
 }

@@ -6,8 +6,8 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.config.PulseConfig;
-import dev.pulse.fuzz.FuzzContext;
-import dev.pulse.fuzz.NoMetrics;
+import dev.pulse.testing.TestContext;
+import dev.pulse.testing.NoMetrics;
 import dev.pulse.fuzz.Seeds;
 import java.io.IOException;
 import java.net.URLDecoder;
@@ -33,7 +33,7 @@ class QueryApiFuzzTest {
     private static final Instant NOW = Instant.parse("2026-11-21T12:00:00Z");
     private static final Set<Integer> CLIENT_ERRORS = Set.of(400, 404, 405, 422);
 
-    private static final QueryHandler HANDLER = new QueryHandler(
+    private static final QueryHandler HANDLER = QueryFunction.handler(
             PulseConfig.fromEnvironment(Map.of("TABLE_NAME", "pulse-fuzz",
                     "DLQ_URL", "https://sqs.us-east-1.amazonaws.com/000000000000/pulse-fuzz-dlq")),
             new EmptyTable(), Clock.fixed(NOW, ZoneOffset.UTC), new NoMetrics());
@@ -69,7 +69,7 @@ class QueryApiFuzzTest {
     }
 
     private static void checkContract(APIGatewayV2HTTPEvent event, boolean prometheus) {
-        APIGatewayV2HTTPResponse response = HANDLER.handleRequest(event, new FuzzContext());
+        APIGatewayV2HTTPResponse response = HANDLER.handleRequest(event, TestContext.fixedRemaining("QueryFunction", "fuzz", 29_000, 1024));
         int status = response.getStatusCode();
         if (status != 200 && !CLIENT_ERRORS.contains(status)) {
             throw new AssertionError("status " + status + " for " + event.getRequestContext().getHttp().getMethod()

@@ -7,7 +7,10 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** A UTC clock that stands still until the test moves it: what a simulated day of schedules runs on. */
+/**
+ * A UTC clock that stands still until the test moves it: what a simulated day of schedules runs on (tests, and the
+ * cost benchmark's simulated timeline). It moves either way: a test may step back to replay an earlier moment.
+ */
 public final class MutableClock extends Clock {
 
     private final AtomicLong millis;
@@ -16,12 +19,17 @@ public final class MutableClock extends Clock {
         this.millis = new AtomicLong(start.toEpochMilli());
     }
 
+    /** Moves by {@code d}; a negative {@code d} moves back. */
     public void advance(Duration d) {
         millis.addAndGet(d.toMillis());
     }
 
     public void set(Instant t) {
         millis.set(t.toEpochMilli());
+    }
+
+    public void setMillis(long epochMillis) {
+        millis.set(epochMillis);
     }
 
     @Override
@@ -41,6 +49,9 @@ public final class MutableClock extends Clock {
 
     @Override
     public Clock withZone(ZoneId zone) {
-        throw new UnsupportedOperationException("a test clock is UTC");
+        if (!ZoneOffset.UTC.equals(zone)) {
+            throw new UnsupportedOperationException("a test clock is UTC only, not " + zone);
+        }
+        return this;
     }
 }

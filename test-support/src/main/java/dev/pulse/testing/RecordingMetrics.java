@@ -1,13 +1,11 @@
 package dev.pulse.testing;
 
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import software.amazon.lambda.powertools.metrics.Metrics;
-import software.amazon.lambda.powertools.metrics.model.DimensionSet;
 import software.amazon.lambda.powertools.metrics.model.MetricResolution;
 import software.amazon.lambda.powertools.metrics.model.MetricUnit;
 
@@ -15,7 +13,7 @@ import software.amazon.lambda.powertools.metrics.model.MetricUnit;
  * A metrics sink that keeps what a handler publishes instead of printing EMF: one map per flushed document
  * (one per invocation), metric name to value.
  */
-public final class RecordingMetrics implements Metrics {
+public final class RecordingMetrics extends NoMetrics {
 
     private final Map<String, Double> current = new HashMap<>();
     private final List<Map<String, Double>> documents = new ArrayList<>();
@@ -50,47 +48,6 @@ public final class RecordingMetrics implements Metrics {
 
     public synchronized List<Map<String, Double>> documents() {
         return List.copyOf(documents);
-    }
-
-    @Override
-    public void addDimension(DimensionSet dimensionSet) {
-    }
-
-    @Override
-    public void setTimestamp(Instant timestamp) {
-    }
-
-    @Override
-    public void addMetadata(String key, Object value) {
-    }
-
-    @Override
-    public void setDefaultDimensions(DimensionSet dimensionSet) {
-    }
-
-    @Override
-    public DimensionSet getDefaultDimensions() {
-        return DimensionSet.of(Map.of());
-    }
-
-    @Override
-    public void setNamespace(String namespace) {
-    }
-
-    @Override
-    public void setRaiseOnEmptyMetrics(boolean raiseOnEmptyMetrics) {
-    }
-
-    @Override
-    public void clearDefaultDimensions() {
-    }
-
-    @Override
-    public void captureColdStartMetric(com.amazonaws.services.lambda.runtime.Context context, DimensionSet dimensions) {
-    }
-
-    @Override
-    public void captureColdStartMetric(DimensionSet dimensions) {
     }
 
     @Override

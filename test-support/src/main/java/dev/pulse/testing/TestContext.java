@@ -6,17 +6,40 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.LambdaLogger;
 import java.nio.charset.StandardCharsets;
 
-/** A Lambda context with a real countdown, as the runtime gives one. */
+/**
+ * The Lambda context for an in-process invocation. By default the remaining time counts down from the timeout, as
+ * the runtime's does, so a handler's deadline logic sees the clock run; {@link #fixedRemaining} stands still for
+ * callers whose answers must not depend on how long they ran (fuzzing).
+ */
 public final class TestContext implements Context {
 
+    private final String function;
     private final String requestId;
     private final long deadlineMillis;
+    private final int fixedRemainingMillis;
     private final int memoryMb;
 
+    /** IngestFunction's context ({@code pulse-IngestFunction}) with {@code timeoutMillis} left. */
     public TestContext(String requestId, long timeoutMillis, int memoryMb) {
+        this("IngestFunction", requestId, timeoutMillis, memoryMb);
+    }
+
+    /** The context of the function {@code pulse-<function>} with {@code timeoutMillis} left. */
+    public TestContext(String function, String requestId, long timeoutMillis, int memoryMb) {
+        this(function, requestId, System.currentTimeMillis() + timeoutMillis, -1, memoryMb);
+    }
+
+    private TestContext(String function, String requestId, long deadlineMillis, int fixedRemainingMillis, int memoryMb) {
+        this.function = "pulse-" + function;
         this.requestId = requestId;
-        this.deadlineMillis = System.currentTimeMillis() + timeoutMillis;
+        this.deadlineMillis = deadlineMillis;
+        this.fixedRemainingMillis = fixedRemainingMillis;
         this.memoryMb = memoryMb;
+    }
+
+    /** A context whose remaining time is always {@code remainingMillis}, whenever it is asked. */
+    public static TestContext fixedRemaining(String function, String requestId, int remainingMillis, int memoryMb) {
+        return new TestContext(function, requestId, 0, remainingMillis, memoryMb);
     }
 
     @Override
@@ -26,7 +49,7 @@ public final class TestContext implements Context {
 
     @Override
     public String getLogGroupName() {
-        return "/aws/lambda/pulse-IngestFunction";
+        return "/aws/lambda/" + function;
     }
 
     @Override
@@ -36,7 +59,7 @@ public final class TestContext implements Context {
 
     @Override
     public String getFunctionName() {
-        return "pulse-IngestFunction";
+        return function;
     }
 
     @Override
@@ -46,7 +69,7 @@ public final class TestContext implements Context {
 
     @Override
     public String getInvokedFunctionArn() {
-        return "arn:aws:lambda:us-east-1:123456789012:function:pulse-IngestFunction";
+        return "arn:aws:lambda:us-east-1:123456789012:function:" + function;
     }
 
     @Override
@@ -61,6 +84,9 @@ public final class TestContext implements Context {
 
     @Override
     public int getRemainingTimeInMillis() {
+        if (fixedRemainingMillis >= 0) {
+            return fixedRemainingMillis;
+        }
         return (int) Math.max(0, deadlineMillis - System.currentTimeMillis());
     }
 

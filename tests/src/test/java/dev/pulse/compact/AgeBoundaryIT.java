@@ -8,9 +8,8 @@ import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import dev.pulse.aggregate.Summary;
 import dev.pulse.config.ConfigException;
 import dev.pulse.ingest.IngestHandler;
-import dev.pulse.ingest.IngestHandlerAccess;
+import dev.pulse.ingest.IngestFunction;
 import dev.pulse.query.QueryHandler;
-import dev.pulse.query.QueryHandlerAccess;
 import dev.pulse.store.BuildMarks;
 import dev.pulse.store.KeyScheme;
 import dev.pulse.store.RollupItems;
@@ -110,8 +109,8 @@ class AgeBoundaryIT {
             // Eight days after arrival: the stream kept the record longer than STREAM_RETENTION_HOURS says. The
             // window is 23 days - 14 days - 1 h - 300 s - 130 s - 1 day = 687,170 s.
             p.clock().set(Instant.ofEpochMilli(arrival + 8 * DAY));
-            IngestHandler handler = IngestHandlerAccess.handler(
-                    IngestHandlerAccess.service(p.config, Emulators.dynamoAsync(), Emulators.sqs().client(), p.clock()),
+            IngestHandler handler = IngestFunction.handler(
+                    IngestFunction.service(p.config, Emulators.dynamoAsync(), Emulators.sqs().client(), p.clock()),
                     new RecordingMetrics(), p.config.safetyMarginMillis());
             KinesisEvent event = new KinesisEvent();
             event.setRecords(List.of(late));
@@ -145,7 +144,7 @@ class AgeBoundaryIT {
             p.clock().set(Instant.ofEpochMilli(H + 19 * DAY));
             assertThat(expire(p)).isEqualTo(61);
             RecordingMetrics metrics = new RecordingMetrics();
-            CompactResult restarted = CompactHandlerAccess.handler(p.config, Emulators.dynamoAsync(), p.clock(), metrics)
+            CompactResult restarted = CompactFunction.handler(p.config, Emulators.dynamoAsync(), p.clock(), metrics)
                     .handleRequest(new ScheduledEvent(), new TestContext("build", 60_000, 1024));
 
             assertThat(restarted.marksResolved()).isEqualTo(1);
@@ -178,7 +177,7 @@ class AgeBoundaryIT {
             assertThat(item(p, KeyScheme.hourlyPk(key(), H), KeyScheme.hour(H))).isEmpty();
             assertThat(dayItem(p)).containsKey(BuildMarks.MARKED);
             RecordingMetrics metrics = new RecordingMetrics();
-            CompactResult restarted = CompactHandlerAccess.handler(p.config, Emulators.dynamoAsync(), p.clock(), metrics)
+            CompactResult restarted = CompactFunction.handler(p.config, Emulators.dynamoAsync(), p.clock(), metrics)
                     .handleRequest(new ScheduledEvent(), new TestContext("build", 60_000, 1024));
 
             assertThat(restarted.marksResolved()).isEqualTo(1);
@@ -188,7 +187,7 @@ class AgeBoundaryIT {
             assertThat(day).doesNotContainKey(BuildMarks.MARKED).doesNotContainKey(BuildMarks.DUE);
             RawData.assertSummary("day", RollupItems.total(day, RollupItems.HOURS), RawData.flatten(raw.byMinute(key())));
             // Past the minute detail the day is answered from the daily rollup.
-            raw.assertQueryMatches(QueryHandlerAccess.create(p), iso(H_DAY), iso(H_DAY + DAY), "P1D");
+            raw.assertQueryMatches(p.queryHandler(), iso(H_DAY), iso(H_DAY + DAY), "P1D");
         }
     }
 
@@ -223,7 +222,7 @@ class AgeBoundaryIT {
 
     /** The query over the day (by day and by hour) and over the hour (by five minutes) answers the raw data. */
     private void assertQueryAnswersTheRawData(Pipeline p) {
-        QueryHandler query = QueryHandlerAccess.create(p);
+        QueryHandler query = p.queryHandler();
         raw.assertQueryMatches(query, iso(H_DAY), iso(H_DAY + DAY), "P1D");
         raw.assertQueryMatches(query, iso(H_DAY), iso(H_DAY + DAY), "PT1H");
         raw.assertQueryMatches(query, iso(H), iso(H + HOUR), "PT5M");

@@ -7,7 +7,6 @@ import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.query.QueryHandler;
-import dev.pulse.query.QueryHandlerAccess;
 import dev.pulse.retry.Deadline;
 import dev.pulse.store.BuildMarks;
 import dev.pulse.store.KeyScheme;
@@ -91,7 +90,7 @@ class CompactIT {
             assertThat(r.daysBuilt()).isEqualTo(periods(late, DAY).size()).isLessThan(periods(DAY).size());
             assertRollupsMatch(p);
             RecordingMetrics metrics = new RecordingMetrics();
-            QueryHandler query = QueryHandlerAccess.create(p, metrics);
+            QueryHandler query = p.queryHandler(metrics);
             raw.assertQueryMatches(query, "2026-11-20T00:00:00Z", "2026-11-22T00:00:00Z", "P1D");
             raw.assertQueryMatches(query, "2026-11-20T22:00:00Z", "2026-11-21T02:00:00Z", "PT1H");
             raw.assertQueryMatches(query, "2026-11-20T22:30:00Z", "2026-11-21T01:30:00Z", "PT5M");
@@ -333,14 +332,14 @@ class CompactIT {
             ControlledPuts dying = new ControlledPuts(Emulators.dynamoAsync());
             dying.failAfter(3);
             RecordingMetrics metrics = new RecordingMetrics();
-            CompactHandler handler = CompactHandlerAccess.handler(p.config, dying, p.clock(), metrics);
+            CompactHandler handler = CompactFunction.handler(p.config, dying, p.clock(), metrics);
 
             assertThatThrownBy(() -> handler.handleRequest(new ScheduledEvent(), new TestContext("build", 60_000, 1024)))
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("build run failed");
 
             assertThat(metrics.last("HoursBuilt")).isEqualTo(3);
             assertThat(metrics.last("RunsStopped")).isEqualTo(1);
-            CompactResult next = CompactHandlerAccess.handler(p.config, Emulators.dynamoAsync(), p.clock(), metrics)
+            CompactResult next = CompactFunction.handler(p.config, Emulators.dynamoAsync(), p.clock(), metrics)
                     .handleRequest(new ScheduledEvent(), new TestContext("build", 60_000, 1024));
             assertThat(next.hoursBuilt()).isEqualTo(periods(HOUR).size() - 3);
             assertThat(metrics.last("RunsStopped")).isZero();
@@ -353,7 +352,7 @@ class CompactIT {
     void settings_whenConfiguredFromTheEnvironment_takeGraceSettleAndRetentionFromIt() {
         var config = TestConfig.of("t", "q", Map.of("INGEST_TIMEOUT_SECONDS", "30", "BUILD_GRACE_SECONDS", "600"));
 
-        CompactService.Settings s = CompactHandler.settings(config);
+        CompactService.Settings s = CompactFunction.settings(config);
 
         assertThat(s.markSettle()).isEqualTo(Duration.ofSeconds(70));
         assertThat(s.grace()).isEqualTo(Duration.ofSeconds(600));

@@ -339,10 +339,10 @@ class IngestDecodeLimitsIT {
         Stack() {
             LocalDynamoDb.createTable(reader, table);
             PulseConfig config = TestConfig.of(table, queueUrl, Map.of());
-            IngestService service = IngestHandler.create(config, Emulators.dynamoAsync(), Emulators.sqs().client(),
+            IngestService service = IngestFunction.service(config, Emulators.dynamoAsync(), Emulators.sqs().client(),
                     Clock.fixed(Instant.ofEpochMilli(NOW_MS), ZoneOffset.UTC));
             Metrics metrics = PulseMetrics.create("PulseTest", "ingest");
-            handler = new IngestHandler(service, metrics, config.safetyMarginMillis());
+            handler = IngestFunction.handler(service, metrics, config.safetyMarginMillis());
         }
     }
 }

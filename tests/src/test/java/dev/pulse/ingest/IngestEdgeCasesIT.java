@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.query.QueryHandler;
-import dev.pulse.query.QueryHandlerAccess;
 import dev.pulse.retry.Deadline;
 import dev.pulse.store.KeyScheme;
 import dev.pulse.store.LatestPartials;
@@ -158,7 +157,7 @@ class IngestEdgeCasesIT {
     }
 
     private static IngestService service(Pipeline p, DynamoDbAsyncClient client) {
-        return IngestHandlerAccess.service(p.config, client, Emulators.sqs().client(), p.clock());
+        return IngestFunction.service(p.config, client, Emulators.sqs().client(), p.clock());
     }
 
     private static void setGeneration(Pipeline p, long g) {
@@ -179,12 +178,12 @@ class IngestEdgeCasesIT {
 
     /** The query before the build (open hour, from partials), the build, the query after (from the rollup). */
     private static void assertExactEverywhere(Pipeline p, RawData raw) {
-        QueryHandler q = QueryHandlerAccess.create(p);
+        QueryHandler q = p.queryHandler();
         raw.assertQueryMatches(q, "2026-11-21T11:00:00Z", "2026-11-21T12:00:00Z", "60");
         p.clock().set(NOW.plus(Duration.ofHours(1)));
         p.buildAll();
-        raw.assertQueryMatches(QueryHandlerAccess.create(p), "2026-11-21T11:00:00Z", "2026-11-21T12:00:00Z", "60");
-        raw.assertQueryMatches(QueryHandlerAccess.create(p), "2026-11-21T00:00:00Z", "2026-11-22T00:00:00Z", "PT1H");
+        raw.assertQueryMatches(p.queryHandler(), "2026-11-21T11:00:00Z", "2026-11-21T12:00:00Z", "60");
+        raw.assertQueryMatches(p.queryHandler(), "2026-11-21T00:00:00Z", "2026-11-22T00:00:00Z", "PT1H");
     }
 
     /**
@@ -355,7 +354,7 @@ class IngestEdgeCasesIT {
             assertThat(ok(run(svc, List.of(r.get(3), r.get(2), r.get(1)), false))).isTrue(); // r4, r3 new; w = r2 again
             assertThat(ok(run(svc, r.subList(2, 5), false))).isTrue(); // r3, r4 stored a second time, r5
             System.out.println("outOfOrder partials: " + partialSks(p));
-            raw.assertQueryMatches(QueryHandlerAccess.create(p), "2026-11-21T11:00:00Z", "2026-11-21T12:00:00Z", "60");
+            raw.assertQueryMatches(p.queryHandler(), "2026-11-21T11:00:00Z", "2026-11-21T12:00:00Z", "60");
         }
     }
 
@@ -416,7 +415,7 @@ class IngestEdgeCasesIT {
             assertThat(ok(b.get(10, java.util.concurrent.TimeUnit.SECONDS))).isTrue(); // B commits
             p.clock().advance(p.config.markSettle().plusSeconds(1));
             System.out.println("lateMark second build: " + p.build());
-            raw.assertQueryMatches(QueryHandlerAccess.create(p), "2026-11-21T11:00:00Z", "2026-11-21T12:00:00Z", "60");
+            raw.assertQueryMatches(p.queryHandler(), "2026-11-21T11:00:00Z", "2026-11-21T12:00:00Z", "60");
         }
     }
 
@@ -441,13 +440,13 @@ class IngestEdgeCasesIT {
             assertThat(ok(run(service(p, ctl), r, false))).isFalse(); // attempt 1, old setting: r1 accepted
             Map<String, String> env = new HashMap<>(dev.pulse.testing.TestConfig.acceptingPast(Duration.ofDays(1)));
             env.put("ACCEPT_FUTURE_SECONDS", "600");
-            IngestService redeployed = IngestHandlerAccess.service(dev.pulse.testing.TestConfig.of(p.table,
+            IngestService redeployed = IngestFunction.service(dev.pulse.testing.TestConfig.of(p.table,
                     p.config.deadLetterUrl(), env), Emulators.dynamoAsync(), Emulators.sqs().client(), p.clock());
             IngestResult two = run(redeployed, r, false); // attempt 2, new setting: r1 refused
             assertThat(ok(two)).isTrue();
             System.out.println("validationChange: attempt 2 poison=" + two.poisonRecords() + " skipped=" + two.skippedEvents()
                     + " partials " + partialSks(p));
-            raw.assertQueryMatches(QueryHandlerAccess.create(p), "2026-11-21T11:00:00Z", "2026-11-21T12:00:00Z", "60");
+            raw.assertQueryMatches(p.queryHandler(), "2026-11-21T11:00:00Z", "2026-11-21T12:00:00Z", "60");
         }
     }
 }

@@ -308,7 +308,7 @@ class IngestExactlyOnceIT {
 
         /** The function on a fresh container: nothing remembered (marks written, series catalogued). */
         IngestService newInstance() {
-            return IngestHandler.create(TestConfig.of(table, dlq, Map.of("WRITE_CONCURRENCY", "4",
+            return IngestFunction.service(TestConfig.of(table, dlq, Map.of("WRITE_CONCURRENCY", "4",
                     "RETRY_BASE_MS", "1", "RETRY_CAP_MS", "20")), markOrder, Emulators.sqs().client(),
                     Clock.fixed(NOW, ZoneOffset.UTC));
         }

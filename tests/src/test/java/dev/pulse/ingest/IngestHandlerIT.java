@@ -8,6 +8,7 @@ import com.amazonaws.services.lambda.runtime.tests.EventLoader;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.config.PulseConfig;
+import dev.pulse.testing.StdoutCapture;
 import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.store.BuildMarks;
@@ -19,10 +20,7 @@ import dev.pulse.testing.Emulators;
 import dev.pulse.testing.StoredPartials;
 import dev.pulse.testing.StoredPartials.Summary;
 import dev.pulse.testing.TestContext;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -356,21 +354,15 @@ class IngestHandlerIT {
 
     /** Runs {@code body} and returns every JSON line it printed to stdout (EMF documents and logs). */
     private static List<JsonNode> jsonLines(Runnable body) throws Exception {
-        PrintStream original = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            body.run();
-        } finally {
-            System.setOut(original);
-        }
+        List<String> lines = StdoutCapture.lines(body);
         List<JsonNode> docs = new ArrayList<>();
-        for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
+        for (String line : lines) {
             if (line.startsWith("{")) {
                 docs.add(JSON.readTree(line));
             }
         }
-        original.print(captured.toString(StandardCharsets.UTF_8));
+        // Shown again so that a failing test's report still has the handler's output.
+        lines.forEach(System.out::println);
         return docs;
     }
 
@@ -392,10 +384,10 @@ class IngestHandlerIT {
         Stack(long nowMillis) {
             LocalDynamoDb.createTable(reader, table);
             config = TestConfig.of(table, queueUrl, Map.of());
-            IngestService service = IngestHandler.create(config, Emulators.dynamoAsync(), Emulators.sqs().client(),
+            IngestService service = IngestFunction.service(config, Emulators.dynamoAsync(), Emulators.sqs().client(),
                     Clock.fixed(Instant.ofEpochMilli(nowMillis), ZoneOffset.UTC));
             Metrics metrics = PulseMetrics.create("PulseTest", "ingest");
-            handler = new IngestHandler(service, metrics, config.safetyMarginMillis());
+            handler = IngestFunction.handler(service, metrics, config.safetyMarginMillis());
         }
 
         StreamsEventResponse invoke(String eventFile) {

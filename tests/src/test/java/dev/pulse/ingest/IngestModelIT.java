@@ -453,7 +453,7 @@ class IngestModelIT {
         }
         KinesisEvent event = new KinesisEvent();
         event.setRecords(batch);
-        IngestHandler handler = new IngestHandler(m.newService(), new RecordingMetrics(), 200);
+        IngestHandler handler = IngestFunction.handler(m.newService(), new RecordingMetrics(), 200);
         if (succeeds) {
             assertThat(handler.handleRequest(event, new TestContext("redrive", 10_000, 1024)).getBatchItemFailures())
                     .isEmpty();
@@ -804,7 +804,7 @@ class IngestModelIT {
         }
 
         IngestService newService() {
-            return IngestHandlerAccess.service(TestConfig.of(table, dlq, Map.of("WRITE_CONCURRENCY", "4",
+            return IngestFunction.service(TestConfig.of(table, dlq, Map.of("WRITE_CONCURRENCY", "4",
                     "RETRY_BASE_MS", "1", "RETRY_CAP_MS", "10")), control, Emulators.sqs().client(),
                     Clock.fixed(NOW, ZoneOffset.UTC));
         }

@@ -602,12 +602,12 @@ class RecordFailingEveryAttemptIT {
     /** The production wiring on {@code dynamo} and the DLQ, its decoder wrapped by {@code decoder}. */
     private static IngestService service(PulseConfig config, DynamoDbAsyncClient dynamo,
             UnaryOperator<IngestService.UnitDecoder> decoder) {
-        return IngestHandlerAccess.service(config, dynamo, Emulators.sqs().client(), Clock.systemUTC(), decoder);
+        return IngestFunction.service(config, dynamo, Emulators.sqs().client(), Clock.systemUTC(), decoder);
     }
 
     private static IngestHandler handler(PulseConfig config, DynamoDbAsyncClient dynamo,
             UnaryOperator<IngestService.UnitDecoder> decoder, RecordingMetrics metrics) {
-        return IngestHandlerAccess.handler(service(config, dynamo, decoder), metrics, config.safetyMarginMillis());
+        return IngestFunction.handler(service(config, dynamo, decoder), metrics, config.safetyMarginMillis());
     }
 
     /** The service with a batch limit of {@code maxPartials} (series, minute) partials and {@code maxDatapoints}. */

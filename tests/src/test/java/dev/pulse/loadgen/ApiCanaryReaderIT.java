@@ -6,7 +6,6 @@ import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import com.sun.net.httpserver.HttpServer;
-import dev.pulse.query.QueryHandlerAccess;
 import dev.pulse.retry.Deadline;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.KinesisRecords;
@@ -48,7 +47,7 @@ class ApiCanaryReaderIT {
                 }
             }
             p.ingest(records);
-            var handler = QueryHandlerAccess.create(p);
+            var handler = p.queryHandler();
             AtomicReference<String> authorization = new AtomicReference<>();
             HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
             server.createContext("/query", exchange -> {

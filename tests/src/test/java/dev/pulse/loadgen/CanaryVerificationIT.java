@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulse.query.QueryHandler;
-import dev.pulse.query.QueryHandlerAccess;
 import dev.pulse.retry.Deadline;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.KinesisRecords;
@@ -44,7 +43,7 @@ class CanaryVerificationIT {
                 }
             }
             p.ingest(records);
-            QueryHandler handler = QueryHandlerAccess.create(p);
+            QueryHandler handler = p.queryHandler();
             CanaryVerifier.Reader reader = (id, from, to) -> {
                 long start = Math.floorDiv(from, 60_000L) * 60_000L;
                 JsonNode values = RawData.post(handler, "{\"series\":[{\"name\":\"" + CanaryVerifier.SERIES_NAME

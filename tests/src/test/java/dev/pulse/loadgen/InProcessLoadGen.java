@@ -33,7 +33,7 @@ final class InProcessLoadGen {
                 source -> ReplaySource.load(source, ExpectedResults.repoRoot()),
                 worker -> CompletableFuture.supplyAsync(() -> invoke(self[0], worker.toEvent().toString(),
                         "worker-" + worker.worker())), null, reports);
-        self[0] = new LoadGenHandler(service, PulseMetrics.create("PulseTest", "loadgen"));
+        self[0] = LoadGenFunction.handler(service, PulseMetrics.create("PulseTest", "loadgen"));
         return self[0];
     }
 

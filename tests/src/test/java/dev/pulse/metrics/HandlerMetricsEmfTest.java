@@ -9,9 +9,7 @@ import dev.pulse.compact.CompactMetric;
 import dev.pulse.ingest.IngestMetric;
 import dev.pulse.loadgen.LoadGenMetric;
 import dev.pulse.query.QueryMetric;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import dev.pulse.testing.StdoutCapture;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,7 +41,7 @@ class HandlerMetricsEmfTest {
             Class<M> names) throws Exception {
         Metrics metrics = PulseMetrics.create("PulseTest", "svc");
 
-        List<String> lines = stdout(() -> {
+        List<String> lines = StdoutCapture.lines(() -> {
             for (int i = 0; i < 3; i++) {
                 invoke(names, metrics, i);
             }
@@ -79,11 +77,11 @@ class HandlerMetricsEmfTest {
         Metrics metrics = PulseMetrics.create("PulseTest", "svc");
         Metrics powertools = MetricsBuilder.builder().withNamespace("PulseTest").withService("svc").build();
 
-        List<String> ours = stdout(() -> {
+        List<String> ours = StdoutCapture.lines(() -> {
             invoke(names, metrics, 0);
             invoke(names, metrics, 2);
         });
-        List<String> theirs = stdout(() -> invoke(names, powertools, 2));
+        List<String> theirs = StdoutCapture.lines(() -> invoke(names, powertools, 2));
 
         assertThat(normalised(ours.get(1))).isEqualTo(normalised(theirs.get(0)));
     }
@@ -111,19 +109,6 @@ class HandlerMetricsEmfTest {
             out.put(m.metricName(), count ? (double) (m.ordinal() * 1_000 + i) : m.ordinal() + i + 0.125);
         }
         return out;
-    }
-
-    private static List<String> stdout(Runnable body) {
-        PrintStream original = System.out;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            body.run();
-        } finally {
-            System.setOut(original);
-        }
-        String all = captured.toString(StandardCharsets.UTF_8);
-        return all.isEmpty() ? List.of() : List.of(all.split("\n"));
     }
 
     /** Without the timestamp, metric definitions in name order, members in name order (both orders are free). */

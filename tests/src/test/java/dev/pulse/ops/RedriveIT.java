@@ -1,5 +1,6 @@
 package dev.pulse.ops;
 
+import static dev.pulse.testing.Gzip.gzip;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
@@ -8,11 +9,12 @@ import dev.pulse.config.PulseConfig;
 import dev.pulse.dlq.DeadLetterQueue;
 import dev.pulse.dlq.PoisonRecord;
 import dev.pulse.ingest.IngestHandler;
-import dev.pulse.ingest.IngestHandlerAccess;
+import dev.pulse.ingest.IngestFunction;
 import dev.pulse.ingest.IngestMetric;
 import dev.pulse.ingest.IngestResult;
 import dev.pulse.ingest.IngestService;
 import dev.pulse.local.emulator.KinesisEmulator;
+import dev.pulse.testing.KinesisRecords;
 import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.local.emulator.MotoSqs;
 import dev.pulse.metrics.InvocationMetrics;
@@ -28,17 +30,12 @@ import dev.pulse.testing.StoredPartials;
 import dev.pulse.testing.StoredPartials.Summary;
 import dev.pulse.testing.TestConfig;
 import dev.pulse.testing.TestContext;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -48,7 +45,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -194,6 +190,7 @@ class RedriveIT {
         for (int i = 0; i < 40; i++) {
             String json = "{\"name\":\"checkout.latency\",\"dims\":{\"host\":\"h" + (i % 8) + "\"},\"ts\":1795262400000,\"value\":"
                     + i + "}";
+            // Binary record data (gzip, as CloudWatch Logs subscriptions deliver it): the round trip must be byte-exact.
             entries.add(PutRecordsRequestEntry.builder().partitionKey("host-" + (i % 8))
                     .data(SdkBytes.fromByteArray(gzip(json))).build());
         }
@@ -202,17 +199,6 @@ class RedriveIT {
         List<Rec> records = StreamRecords.all(client, stream);
         assertThat(records).hasSize(40);
         return new Fixture(stream, arn, sqs.createQueue("redrive-dlq-" + n), records);
-    }
-
-    /** Binary record data (gzip, as CloudWatch Logs subscriptions deliver it), so the round trip must be byte-exact. */
-    private static byte[] gzip(String text) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (GZIPOutputStream z = new GZIPOutputStream(bytes)) {
-            z.write(text.getBytes(StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
     }
 
     private static List<StreamRecords.Content> contents(List<Rec> records) {
@@ -609,10 +595,10 @@ class RedriveIT {
             LocalDynamoDb.createTable(reader, table);
             queueUrl = sqs.createQueue("redrive-exact-dlq-" + n);
             PulseConfig config = TestConfig.of(table, queueUrl, Map.of());
-            live = IngestHandlerAccess.service(config, faulty, sqs.client(), Clock.systemUTC());
+            live = IngestFunction.service(config, faulty, sqs.client(), Clock.systemUTC());
             function = "pulse-IngestFunction-" + n;
-            lambda.function(function, IngestHandlerAccess.handler(
-                    IngestHandlerAccess.service(config, Emulators.dynamoAsync(), sqs.client(), Clock.systemUTC()),
+            lambda.function(function, IngestFunction.handler(
+                    IngestFunction.service(config, Emulators.dynamoAsync(), sqs.client(), Clock.systemUTC()),
                     new RecordingMetrics(), config.safetyMarginMillis()));
         }
 
@@ -750,21 +736,8 @@ class RedriveIT {
         List<KinesisEvent.KinesisEventRecord> events(List<Rec> batch) {
             List<KinesisEvent.KinesisEventRecord> out = new ArrayList<>();
             for (Rec r : batch) {
-                KinesisEvent.Record k = new KinesisEvent.Record();
-                k.setKinesisSchemaVersion("1.0");
-                k.setSequenceNumber(r.sequenceNumber());
-                k.setPartitionKey(r.partitionKey());
-                k.setData(ByteBuffer.wrap(r.data()));
-                k.setApproximateArrivalTimestamp(Date.from(r.arrival()));
-                KinesisEvent.KinesisEventRecord e = new KinesisEvent.KinesisEventRecord();
-                e.setKinesis(k);
-                e.setEventID(r.shardId() + ":" + r.sequenceNumber());
-                e.setEventSource("aws:kinesis");
-                e.setEventName("aws:kinesis:record");
-                e.setEventVersion("1.0");
-                e.setEventSourceARN(streamArn);
-                e.setAwsRegion("us-east-1");
-                out.add(e);
+                out.add(KinesisRecords.record(streamArn, r.shardId(), r.sequenceNumber(), r.partitionKey(), r.data(),
+                        r.arrival().toEpochMilli()));
             }
             return out;
         }

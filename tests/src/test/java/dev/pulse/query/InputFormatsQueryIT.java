@@ -50,13 +50,13 @@ class InputFormatsQueryIT {
         try (Pipeline p = new Pipeline("pulse-formats", Instant.ofEpochMilli(expected.now()), Duration.ofDays(1))) {
             p.ingest(event.getRecords());
 
-            JsonNode listed = catalog(QueryHandlerAccess.create(p));
+            JsonNode listed = catalog(p.queryHandler());
             assertThat(listed.findValuesAsText("key")).containsExactlyInAnyOrderElementsOf(expected.series().keySet());
-            assertAnswers(QueryHandlerAccess.create(p), listed, expected, "from the partials");
+            assertAnswers(p.queryHandler(), listed, expected, "from the partials");
 
             p.clock().advance(Duration.ofHours(3)); // every minute's hour closed, past the build grace
             p.buildAll();
-            assertAnswers(QueryHandlerAccess.create(p), listed, expected, "from the hourly rollups");
+            assertAnswers(p.queryHandler(), listed, expected, "from the hourly rollups");
         }
     }
 

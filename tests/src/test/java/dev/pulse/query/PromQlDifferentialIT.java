@@ -160,7 +160,7 @@ class PromQlDifferentialIT {
         p = new Pipeline("pulse-promdiff", NOW, Duration.ofDays(14));
         p.ingest(records);
         p.buildAll();
-        handler = QueryHandlerAccess.create(p);
+        handler = p.queryHandler();
 
         dir = Files.createTempDirectory("promql-differential");
         Path input = dir.resolve("data.om");

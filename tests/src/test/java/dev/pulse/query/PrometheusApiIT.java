@@ -71,7 +71,7 @@ class PrometheusApiIT {
         p.buildAll();
         // Fresh data in the open hour, not built: answered from the partials.
         p.ingest(generate(random, 300, NOW.minus(Duration.ofMinutes(20)).toEpochMilli(), NOW.toEpochMilli()));
-        handler = QueryHandlerAccess.create(p);
+        handler = p.queryHandler();
     }
 
     @AfterAll

@@ -8,7 +8,7 @@ import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import com.amazonaws.services.lambda.runtime.tests.EventLoader;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pulse.compact.CompactHandlerAccess;
+import dev.pulse.compact.CompactFunction;
 import dev.pulse.compact.CompactResult;
 import dev.pulse.testing.ApiRequests;
 import dev.pulse.testing.Emulators;
@@ -58,7 +58,7 @@ class QueryContractIT {
         }
         pipeline.ingest(records);
         pipeline.buildAll();
-        handler = QueryHandlerAccess.create(pipeline);
+        handler = pipeline.queryHandler();
     }
 
     @AfterAll
@@ -163,7 +163,7 @@ class QueryContractIT {
         ScheduledEvent event = EventLoader.loadScheduledEvent(ExpectedResults.event("compact-scheduled.json").toString());
         RecordingMetrics metrics = new RecordingMetrics();
 
-        CompactResult r = CompactHandlerAccess.handler(pipeline.config, Emulators.dynamoAsync(), pipeline.clock(), metrics)
+        CompactResult r = CompactFunction.handler(pipeline.config, Emulators.dynamoAsync(), pipeline.clock(), metrics)
                 .handleRequest(event, new TestContext("compact-fixture", 60_000, 1024));
 
         // The stack's closed hours were built when it was set up: the scheduled run finds nothing left.

@@ -58,7 +58,7 @@ class QueryIT {
             // Fresh data in the open hour, not built yet: queries must still see it (from the partials).
             p.ingest(generate(random, 200, NOW.minus(Duration.ofMinutes(20)).toEpochMilli(), NOW.toEpochMilli()));
             RecordingMetrics metrics = new RecordingMetrics();
-            QueryHandler handler = QueryHandlerAccess.create(p, metrics);
+            QueryHandler handler = p.queryHandler(metrics);
 
             raw.assertQueryMatches(handler, "2026-11-18T00:00:00Z", "2026-11-21T00:00:00Z", "P1D");  // daily only
             assertThat(metrics.last("ItemsRead")).as("3 days of 3 series: their daily rollups").isEqualTo(9);
@@ -79,7 +79,7 @@ class QueryIT {
             p.buildAll();
             p.ingest(generate(random, 100, NOW.minus(Duration.ofMinutes(20)).toEpochMilli(), NOW.toEpochMilli()));
             RecordingMetrics metrics = new RecordingMetrics();
-            QueryHandler warm = QueryHandlerAccess.create(p, metrics);
+            QueryHandler warm = p.queryHandler(metrics);
             // Buckets within hours, across hours and midnight, a grid not on the hour, ends cutting a closed hour,
             // daily rollups, single minutes, and the open hour.
             String[][] shapes = {
@@ -98,7 +98,7 @@ class QueryIT {
                 JsonNode first = raw.assertQueryMatches(warm, q[0], q[1], q[2]);
                 long firstReads = metrics.last("ItemsRead");
                 JsonNode repeat = raw.assertQueryMatches(warm, q[0], q[1], q[2]);
-                JsonNode cold = RawData.post(QueryHandlerAccess.create(p, new RecordingMetrics()), raw.query(q[0], q[1], q[2]));
+                JsonNode cold = RawData.post(p.queryHandler(new RecordingMetrics()), raw.query(q[0], q[1], q[2]));
 
                 assertThat(repeat).as("warm repeat of %s", List.of(q)).isEqualTo(first).isEqualTo(cold);
                 boolean closedOnly = Instant.parse(q[1]).isBefore(NOW.minus(Duration.ofHours(1)));
@@ -115,7 +115,7 @@ class QueryIT {
                     .replaceFirst("\"stats\":\\[[^\\]]*\\]", "\"stats\":[\"p75\",\"count\"]");
             assertThat(other).contains("p75");
             assertThat(RawData.post(warm, other))
-                    .isEqualTo(RawData.post(QueryHandlerAccess.create(p, new RecordingMetrics()), other));
+                    .isEqualTo(RawData.post(p.queryHandler(new RecordingMetrics()), other));
             assertThat(metrics.last("ItemsRead")).isZero();
         }
     }
@@ -134,7 +134,7 @@ class QueryIT {
             p.buildAll();
             long partials = StoredPartials.partialItemCount(p.reader(), p.table);
             RecordingMetrics metrics = new RecordingMetrics();
-            QueryHandler handler = QueryHandlerAccess.create(p, metrics);
+            QueryHandler handler = p.queryHandler(metrics);
             String request = raw.query("2026-10-22T00:00:00Z", "2026-11-21T12:20:00Z", "PT1H");
 
             JsonNode result = RawData.post(handler, request);
@@ -167,7 +167,7 @@ class QueryIT {
             p.clock().advance(Duration.ofHours(2)); // every hour of the data long closed, and still no build
             RecordingMetrics metrics = new RecordingMetrics();
 
-            assertClosedRangesMatch(QueryHandlerAccess.create(p, metrics));
+            assertClosedRangesMatch(p.queryHandler(metrics));
 
             // Every closed day and hour was answered from below: marked, never built.
             assertThat(metrics.documents()).allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isPositive());
@@ -188,7 +188,7 @@ class QueryIT {
             assertThat(r.daysBuilt()).isZero();
             RecordingMetrics metrics = new RecordingMetrics();
 
-            assertClosedRangesMatch(QueryHandlerAccess.create(p, metrics));
+            assertClosedRangesMatch(p.queryHandler(metrics));
 
             assertThat(metrics.documents()).allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isPositive());
         }
@@ -202,7 +202,7 @@ class QueryIT {
             p.ingest(generate(random, 1200, from, NOW.toEpochMilli()));
             p.buildAll();
             RecordingMetrics warmMetrics = new RecordingMetrics();
-            QueryHandler warm = QueryHandlerAccess.create(p, warmMetrics);
+            QueryHandler warm = p.queryHandler(warmMetrics);
             assertClosedRangesMatch(warm); // served by the built rollups, which it caches
             assertThat(warmMetrics.documents()).allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isZero());
 
@@ -211,7 +211,7 @@ class QueryIT {
             p.ingest(generate(random, 300, from, NOW.minus(Duration.ofHours(1)).toEpochMilli()));
             RecordingMetrics metrics = new RecordingMetrics();
 
-            assertClosedRangesMatch(QueryHandlerAccess.create(p, metrics));
+            assertClosedRangesMatch(p.queryHandler(metrics));
             assertThat(metrics.documents()).allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isPositive());
 
             // A warm container keeps its cached rollups for the cache's 5 minutes at most, then reads again.
@@ -221,7 +221,7 @@ class QueryIT {
             // Once the builder runs again, the rebuilt rollups are complete and give the same answers.
             p.buildAll();
             RecordingMetrics rebuilt = new RecordingMetrics();
-            assertClosedRangesMatch(QueryHandlerAccess.create(p, rebuilt));
+            assertClosedRangesMatch(p.queryHandler(rebuilt));
             assertThat(rebuilt.documents()).allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isZero());
         }
     }
@@ -237,7 +237,7 @@ class QueryIT {
                     ("{\"name\":\"checkout.orders\",\"ts\":" + (NOW.toEpochMilli() - 1000) + ",\"value\":1}")
                             .getBytes(StandardCharsets.UTF_8), NOW.toEpochMilli()));
             p.ingest(records);
-            QueryHandler handler = QueryHandlerAccess.create(p);
+            QueryHandler handler = p.queryHandler();
 
             JsonNode first = get(handler, Map.of("name", "api.latency", "limit", "2"));
             assertThat(first.get("series")).hasSize(2);

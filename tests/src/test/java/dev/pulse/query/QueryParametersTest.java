@@ -61,7 +61,7 @@ class QueryParametersTest {
             }
         };
         QueryService queries = new QueryService(refusing, "t", 8, 300_000L, new RollupCache(100, 300_000L), CLOCK);
-        handler = new QueryHandler(queries, new CatalogService(refusing, "t"), new RecordingMetrics(), 500, CLOCK);
+        handler = QueryFunction.handler(queries, new CatalogService(refusing, "t"), new RecordingMetrics(), 500, CLOCK);
         // Class loading and logging set-up belong to the first call, not to any parameter's bound.
         handler.handleRequest(ApiRequests.post("{}"), new TestContext("warm", 29_000, 1024));
         handler.handleRequest(ApiRequests.post(body("1e5", "1.5e12", "9".repeat(200))), new TestContext("warm", 29_000, 1024));

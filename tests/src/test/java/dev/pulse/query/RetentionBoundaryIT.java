@@ -94,7 +94,7 @@ class RetentionBoundaryIT {
             RawData raw = new RawData();
             ingest(p, raw, new Random(24), 800, DAY, DAY.plus(Duration.ofDays(1)));
             p.buildAll();
-            QueryHandler handler = QueryHandlerAccess.create(p);
+            QueryHandler handler = p.queryHandler();
 
             // The first eleven hours' minute detail has expired, the rest of the day's is kept.
             assertThat(expire(p, hourlyExpiry(p, DAY.plus(Duration.ofHours(10))).plusSeconds(60))).isPositive();
@@ -160,7 +160,7 @@ class RetentionBoundaryIT {
             p.buildAll();
             // Late data marks 05:00 and the day again; the builder then stops for longer than the partials live.
             ingest(p, new RawData(), random, 20, DAY.plus(Duration.ofHours(5)), DAY.plus(Duration.ofHours(6)));
-            QueryHandler handler = QueryHandlerAccess.create(p);
+            QueryHandler handler = p.queryHandler();
 
             Instant partialsGone = DAY.plus(Duration.ofHours(5).plusMinutes(1)).plus(p.config.partialTtl()).plusSeconds(60);
             assertThat(expire(p, partialsGone)).isPositive();
@@ -184,7 +184,7 @@ class RetentionBoundaryIT {
             RawData raw = new RawData();
             ingest(p, raw, new Random(9), 50, DAY, DAY.plus(Duration.ofDays(1)));
             p.buildAll();
-            QueryHandler handler = QueryHandlerAccess.create(p);
+            QueryHandler handler = p.queryHandler();
             Instant dailyGone = DAY.plus(Duration.ofDays(1)).plus(p.config.dailyTtl()).plusSeconds(60);
 
             assertThat(expire(p, dailyGone)).isPositive();

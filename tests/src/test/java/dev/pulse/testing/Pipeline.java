@@ -3,17 +3,19 @@ package dev.pulse.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
-import dev.pulse.compact.CompactHandlerAccess;
+import dev.pulse.compact.CompactFunction;
 import dev.pulse.compact.CompactMetric;
 import dev.pulse.compact.CompactResult;
 import dev.pulse.compact.CompactService;
 import dev.pulse.config.PulseConfig;
-import dev.pulse.ingest.IngestHandlerAccess;
+import dev.pulse.ingest.IngestFunction;
 import dev.pulse.ingest.IngestMetric;
 import dev.pulse.ingest.IngestResult;
 import dev.pulse.ingest.IngestService;
 import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.metrics.InvocationMetrics;
+import dev.pulse.query.QueryFunction;
+import dev.pulse.query.QueryHandler;
 import dev.pulse.retry.Deadline;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,6 +24,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.lambda.powertools.metrics.Metrics;
 
 /**
  * The write side of a stack on the emulators, wired as in production: a table (with the build queue index),
@@ -52,7 +55,7 @@ public final class Pipeline implements AutoCloseable {
         // No stream: nothing reads it any more, and DynamoDB Local slows writes to a streamed table as it fills.
         LocalDynamoDb.createTable(reader, table);
         this.config = TestConfig.of(table, Emulators.sqs().createQueue(table + "-dlq"), settings);
-        this.ingest = IngestHandlerAccess.service(config, Emulators.dynamoAsync(), Emulators.sqs().client(), clock);
+        this.ingest = IngestFunction.service(config, Emulators.dynamoAsync(), Emulators.sqs().client(), clock);
         this.builder = builder(Emulators.dynamoAsync());
     }
 
@@ -67,7 +70,17 @@ public final class Pipeline implements AutoCloseable {
 
     /** Another builder on this table and clock, through {@code client} (a wrapper that delays or fails calls). */
     public CompactService builder(DynamoDbAsyncClient client) {
-        return CompactHandlerAccess.service(config, client, clock);
+        return CompactFunction.service(config, client, clock);
+    }
+
+    /** A cold query container on this table and clock: a rollup cache of its own, metrics kept in memory. */
+    public QueryHandler queryHandler() {
+        return queryHandler(new RecordingMetrics());
+    }
+
+    /** A cold query container on this table and clock, publishing to {@code metrics}. */
+    public QueryHandler queryHandler(Metrics metrics) {
+        return QueryFunction.handler(config, Emulators.dynamoAsync(), clock, metrics);
     }
 
     /** Ingests {@code records} in batches of 100 at the clock's time; every batch must succeed. */

@@ -1,6 +1,7 @@
 package dev.pulse.bench.internal;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.pulse.testing.NoMetrics;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;

@@ -3,17 +3,14 @@ package dev.pulse.compact;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
-import dev.pulse.config.AwsClients;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.metrics.ColdStart;
 import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Deadline;
 import dev.pulse.snapstart.Priming;
-import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 import software.amazon.lambda.powertools.metrics.Metrics;
 
@@ -28,12 +25,6 @@ import static software.amazon.lambda.powertools.logging.argument.StructuredArgum
 public final class CompactHandler implements RequestHandler<ScheduledEvent, CompactResult> {
 
     private static final Logger LOG = LoggerFactory.getLogger(CompactHandler.class);
-    /**
-     * Builds in flight. All of an hour's builds are due in the first run after it closes (600,000 at 100,000
-     * datapoints/s, docs/capacity.md); each is a Query and a PutItem, so throughput is latency-bound.
-     */
-    static final int BUILD_CONCURRENCY = 32;
-
     private final CompactService service;
     private final Metrics metrics;
     private final long safetyMarginMillis;
@@ -50,29 +41,15 @@ public final class CompactHandler implements RequestHandler<ScheduledEvent, Comp
     }
 
     private CompactHandler(PulseConfig config) {
-        this(create(config), PulseMetrics.create("compact"), config.safetyMarginMillis());
+        this(CompactFunction.service(config), PulseMetrics.create("compact"), config.safetyMarginMillis());
         this.priming = Priming.register(new CompactPriming(config));
     }
 
+    /** The handler around a wired service; {@link CompactFunction#handler} is the way in from other packages. */
     CompactHandler(CompactService service, Metrics metrics, long safetyMarginMillis) {
         this.service = service;
         this.metrics = metrics;
         this.safetyMarginMillis = safetyMarginMillis;
-    }
-
-    static CompactService create(PulseConfig config) {
-        return create(config, AwsClients.dynamoDbAsync(BUILD_CONCURRENCY, true), Clock.systemUTC());
-    }
-
-    /** The production wiring on a given client and clock (tests and the cost benchmark run it on a simulated clock). */
-    static CompactService create(PulseConfig config, DynamoDbAsyncClient dynamo, Clock clock) {
-        return new CompactService(dynamo, config.tableName(), BUILD_CONCURRENCY,
-                settings(config), clock);
-    }
-
-    static CompactService.Settings settings(PulseConfig config) {
-        return new CompactService.Settings(config.buildGrace(), config.markSettle(), config.partialTtl(),
-                config.hourlyTtl().toSeconds(), config.dailyTtl().toSeconds());
     }
 
     @Override

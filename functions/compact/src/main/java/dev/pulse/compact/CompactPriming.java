@@ -35,7 +35,7 @@ final class CompactPriming extends Priming {
     protected int prime() throws Exception {
         int paths = primeCodecs() + primeRollups();
         try (PrimingClients clients = new PrimingClients()) {
-            CompactHandler handler = new CompactHandler(CompactHandler.create(config, clients.dynamoDb(), Clock.systemUTC()),
+            CompactHandler handler = CompactFunction.handler(CompactFunction.service(config, clients.dynamoDb(), Clock.systemUTC()),
                     throwawayMetrics(), config.safetyMarginMillis());
             PrimingContext context = new PrimingContext();
             for (int round = 0; round < ROUNDS; round++) {

@@ -4,28 +4,13 @@ import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
-import dev.pulse.codec.RecordDecoder;
-import dev.pulse.config.AwsClients;
 import dev.pulse.config.PulseConfig;
-import dev.pulse.dlq.DeadLetterQueue;
 import dev.pulse.metrics.ColdStart;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.metrics.PulseMetrics;
-import dev.pulse.model.DatapointValidator;
-import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
 import dev.pulse.snapstart.Priming;
-import dev.pulse.store.BuildMarks;
-import dev.pulse.store.DynamoDbStore;
-import dev.pulse.store.MarkMemory;
-import dev.pulse.store.RedriveWindow;
-import dev.pulse.store.SeriesCatalog;
-import dev.pulse.store.ShardCheckpoints;
-import java.time.Clock;
-import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
-import software.amazon.awssdk.services.sqs.SqsClient;
 import java.util.List;
-import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
@@ -41,8 +26,6 @@ import static software.amazon.lambda.powertools.logging.argument.StructuredArgum
 public final class IngestHandler implements RequestHandler<KinesisEvent, StreamsEventResponse> {
 
     private static final Logger LOG = LoggerFactory.getLogger(IngestHandler.class);
-    private static final int MAX_REMEMBERED_SERIES = 100_000;
-    private static final int MAX_REMEMBERED_MARKS = 200_000;
     /** The {@code eventName} of the records in a batch sent by the redrive tool (scripts/redrive.py). */
     public static final String REDRIVE_EVENT_NAME = "pulse:redrive";
 
@@ -62,51 +45,16 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
     }
 
     private IngestHandler(PulseConfig config) {
-        this(create(config), PulseMetrics.create("ingest"), config.safetyMarginMillis());
+        this(IngestFunction.service(config), PulseMetrics.create("ingest"), config.safetyMarginMillis());
         this.priming = Priming.register(new IngestPriming(config));
     }
 
+    /** The handler around a wired service; {@link IngestFunction#handler} is the way in from other packages. */
     IngestHandler(IngestService service, Metrics metrics, long safetyMarginMillis) {
         this.service = service;
         this.metrics = metrics;
         this.safetyMarginMillis = safetyMarginMillis;
     }
-
-    /** The production wiring of {@link IngestService} for {@code config}. */
-    static IngestService create(PulseConfig config) {
-        // Marks (one UpdateItem each) run before the partials, with twice the lanes: see BuildMarks.
-        return create(config, AwsClients.dynamoDbAsync(config.writeConcurrency() * 2), AwsClients.sqs());
-    }
-
-    /** The same wiring on given clients (the benchmarks point them at the emulators). */
-    static IngestService create(PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs) {
-        return create(config, dynamo, sqs, Clock.systemUTC());
-    }
-
-    /** The same wiring on given clients and clock (the cost benchmark runs it on a simulated clock). */
-    static IngestService create(PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs, Clock clock) {
-        return create(config, dynamo, sqs, clock, UnaryOperator.identity());
-    }
-
-    /** The same wiring with the decoder wrapped by {@code decoder} (tests inject a record that fails every attempt). */
-    static IngestService create(PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs, Clock clock,
-            UnaryOperator<IngestService.UnitDecoder> decoder) {
-        Backoff backoff = new Backoff(config.retryBaseMillis(), config.retryCapMillis());
-        RecordDecoder records = new RecordDecoder(new DatapointValidator(clock, config.acceptPast(), config.acceptFuture()));
-        return new IngestService(
-                decoder.apply(records::decodeUnits), IngestService.MAX_BATCH_PARTIALS, IngestService.MAX_BATCH_DATAPOINTS,
-                new DynamoDbStore(dynamo, config.tableName(), config.writeConcurrency(), backoff),
-                new SeriesCatalog(MAX_REMEMBERED_SERIES),
-                new BuildMarks(dynamo, config.tableName(), config.writeConcurrency() * 2, backoff),
-                new MarkMemory(MAX_REMEMBERED_MARKS, config.buildGrace().toMillis(), config.ingestTimeout().toMillis() + 5_000),
-                new ShardCheckpoints(dynamo, config.tableName(), backoff),
-                new DeadLetterQueue(sqs, config.deadLetterUrl(), backoff),
-                config.partialTtl().toSeconds(),
-                config.hourlyTtl().toSeconds(),
-                config.dailyTtl().toSeconds(),
-                clock).redriveWindow(new RedriveWindow(config.redriveWindow()));
-    }
-
 
     @Override
     public StreamsEventResponse handleRequest(KinesisEvent event, Context context) {

@@ -43,7 +43,7 @@ final class IngestPriming extends Priming {
     protected int prime() throws Exception {
         int paths = primeCodecs();
         try (PrimingClients clients = new PrimingClients()) {
-            IngestHandler handler = new IngestHandler(IngestHandler.create(config, clients.dynamoDb(), clients.sqs(),
+            IngestHandler handler = IngestFunction.handler(IngestFunction.service(config, clients.dynamoDb(), clients.sqs(),
                     Clock.systemUTC()), throwawayMetrics(), config.safetyMarginMillis());
             PrimingContext context = new PrimingContext();
             for (int round = 0; round < ROUNDS; round++) {

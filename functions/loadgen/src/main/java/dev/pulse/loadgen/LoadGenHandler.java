@@ -5,26 +5,15 @@ import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.pulse.config.ConfigException;
 import dev.pulse.metrics.ColdStart;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.metrics.PulseMetrics;
-import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.core.SdkBytes;
-import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.kinesis.KinesisAsyncClient;
-import software.amazon.awssdk.services.lambda.LambdaAsyncClient;
-import software.amazon.awssdk.services.lambda.model.InvocationType;
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 import software.amazon.lambda.powertools.metrics.Metrics;
 
@@ -49,75 +38,14 @@ public final class LoadGenHandler implements RequestStreamHandler {
 
     /** Used by the Lambda runtime: STREAM_NAME is required; the function invokes itself for workers. */
     public LoadGenHandler() {
-        this(createService(System.getenv("STREAM_NAME"), System.getenv("AWS_LAMBDA_FUNCTION_NAME")),
+        this(LoadGenFunction.service(System.getenv("STREAM_NAME"), System.getenv("AWS_LAMBDA_FUNCTION_NAME")),
                 PulseMetrics.create("loadgen"));
     }
 
+    /** The handler around a wired service; {@link LoadGenFunction#handler} is the way in from other packages. */
     LoadGenHandler(LoadGenService service, Metrics metrics) {
         this.service = service;
         this.metrics = metrics;
-    }
-
-    static LoadGenService createService(String stream, String functionName) {
-        if (stream == null || stream.isBlank()) {
-            throw new ConfigException("invalid configuration: STREAM_NAME is required");
-        }
-        Region region = Region.of(System.getenv().getOrDefault("AWS_REGION", "us-east-1"));
-        // A built HTTP client: PutRecords needs no HTTP/2, the Kinesis default.
-        KinesisAsyncClient kinesis = KinesisAsyncClient.builder().region(region)
-                .httpClient(AwsCrtAsyncHttpClient.builder().maxConcurrency(256).build()).build();
-        LambdaAsyncClient lambda = LambdaAsyncClient.builder().region(region)
-                .httpClient(AwsCrtAsyncHttpClient.builder().maxConcurrency(LoadGenRequest.MAX_WORKERS)
-                        .connectionMaxIdleTime(Duration.ofMinutes(16)).build())
-                .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofMinutes(15)).apiCallAttemptTimeout(Duration.ofMinutes(15)))
-                .build();
-        Path root = Path.of(System.getenv().getOrDefault("LAMBDA_TASK_ROOT", "."));
-        String apiUrl = System.getenv("API_URL");
-        CanaryVerifier.Reader canary = apiUrl == null || apiUrl.isBlank() ? null
-                : new ApiCanaryReader(java.net.URI.create(apiUrl), region.id(),
-                        software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider.builder().build(),
-                        software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create());
-        // Built on first use: most runs replay a bundled file and never pay for an S3 client.
-        java.util.function.Supplier<software.amazon.awssdk.services.s3.S3Client> s3 = new java.util.function.Supplier<>() {
-            private software.amazon.awssdk.services.s3.S3Client client;
-
-            @Override
-            public synchronized software.amazon.awssdk.services.s3.S3Client get() {
-                if (client == null) {
-                    client = software.amazon.awssdk.services.s3.S3Client.builder().region(region)
-                            .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create()).build();
-                }
-                return client;
-            }
-        };
-        // The template passes ReplayBucket (empty when not set): HTML reports go to reports/ there.
-        String reportBucket = System.getenv("REPORT_BUCKET");
-        LoadGenService.ReportStore reports = reportBucket == null || reportBucket.isBlank() ? null
-                : new S3ReportStore(s3, reportBucket);
-        return new LoadGenService(new KinesisSender(kinesis, stream, new Backoff(50, 2_000), 6),
-                source -> source.startsWith("s3://") ? ReplaySource.loadS3(source, s3.get()) : ReplaySource.load(source, root),
-                worker -> invokeSelf(lambda, functionName, worker), canary, reports);
-    }
-
-    /**
-     * A worker is this same function, invoked synchronously (RequestResponse) with the whole request and its index
-     * ({@link LoadGenRequest#toEvent}: every field); a worker that fails is the coordinator's failure, named.
-     */
-    static CompletableFuture<JsonNode> invokeSelf(LambdaAsyncClient lambda, String functionName, LoadGenRequest w) {
-        return lambda.invoke(b -> b.functionName(functionName).invocationType(InvocationType.REQUEST_RESPONSE)
-                .payload(SdkBytes.fromUtf8String(w.toEvent().toString())))
-                .thenApply(resp -> {
-                    String payload = resp.payload() == null ? "" : resp.payload().asUtf8String();
-                    if (resp.functionError() != null) {
-                        throw new IllegalStateException("worker " + w.worker() + " failed (" + resp.functionError()
-                                + "): " + (payload.length() > 1_000 ? payload.substring(0, 1_000) + "..." : payload));
-                    }
-                    try {
-                        return JSON.readTree(payload);
-                    } catch (IOException e) {
-                        throw new IllegalStateException("worker " + w.worker() + " answered no JSON", e);
-                    }
-                });
     }
 
     @Override

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.retry.Backoff;
+import dev.pulse.testing.TestContext;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -133,7 +134,7 @@ class LoadGenHandlerReplayLimitsTest {
 
         long started = System.nanoTime();
         handler.handleRequest(new ByteArrayInputStream(event.getBytes(StandardCharsets.UTF_8)), out,
-                new LambdaTestContext("hostile", 900_000));
+                new TestContext("loadgen", "hostile", 900_000, 2048));
         long millis = (System.nanoTime() - started) / 1_000_000;
 
         JsonNode answer = JSON.readTree(out.toByteArray());

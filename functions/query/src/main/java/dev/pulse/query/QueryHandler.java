@@ -69,22 +69,12 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
     }
 
     private QueryHandler(PulseConfig config, DynamoDbAsyncClient client) {
-        this(config, client, Clock.systemUTC(), PulseMetrics.create("query"));
+        this(QueryFunction.service(config, client, Clock.systemUTC(), QueryFunction.cache()),
+                new CatalogService(client, config.tableName()), PulseMetrics.create("query"), config.safetyMarginMillis(),
+                Clock.systemUTC());
     }
 
-    /** The production wiring on a given client, clock and metrics sink (the benchmarks' way in). */
-    QueryHandler(PulseConfig config, DynamoDbAsyncClient client, Clock clock, Metrics metrics) {
-        this(config, client, clock, metrics, new RollupCache(RollupCache.DEFAULT_MAX_WEIGHT, RollupCache.DEFAULT_TTL_MILLIS));
-    }
-
-    /** As the production wiring, with a given cache (the memory benchmark weighs it). */
-    QueryHandler(PulseConfig config, DynamoDbAsyncClient client, Clock clock, Metrics metrics, RollupCache cache) {
-        this(new QueryService(client, config.tableName(), config.writeConcurrency() * 4, config.buildGrace().toMillis(),
-                cache, clock, new QueryService.Retention(config.partialTtl().toMillis(), config.hourlyTtl().toMillis(),
-                        config.dailyTtl().toMillis()), config.acceptFuture().toMillis()),
-                new CatalogService(client, config.tableName()), metrics, config.safetyMarginMillis(), clock);
-    }
-
+    /** The handler around wired services; {@link QueryFunction#handler} is the way in from other packages. */
     QueryHandler(QueryService queries, CatalogService catalog, Metrics metrics, long safetyMarginMillis, Clock clock) {
         this.queries = queries;
         this.catalog = catalog;

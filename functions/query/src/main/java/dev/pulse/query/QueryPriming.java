@@ -35,7 +35,7 @@ final class QueryPriming extends Priming {
     protected int prime() throws Exception {
         int paths = primeCodecs() + primePeriodBuckets();
         try (PrimingClients clients = new PrimingClients()) {
-            QueryHandler handler = new QueryHandler(config, clients.dynamoDb(), Clock.systemUTC(),
+            QueryHandler handler = QueryFunction.handler(config, clients.dynamoDb(), Clock.systemUTC(),
                     throwawayMetrics());
             PrimingContext context = new PrimingContext();
             for (int round = 0; round < ROUNDS; round++) {

@@ -12,7 +12,9 @@ import dev.pulse.store.KeyScheme;
 import dev.pulse.store.PartialItems;
 import dev.pulse.store.RollupItems;
 import dev.pulse.store.SummaryAttributes;
+import dev.pulse.testing.MutableClock;
 import java.lang.reflect.Field;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -66,13 +68,13 @@ class WarmPathBoundsTest {
         WarmPathFuzzTest.Table table = new WarmPathFuzzTest.Table(0);
         SortedMap<Integer, Summary> minutes = new TreeMap<>(Map.of(0, of(1.0)));
         table.put(RollupItems.hourly(S.key(), H, minutes, 86_400));
-        WarmPathFuzzTest.MutableClock clock = new WarmPathFuzzTest.MutableClock(NOW);
+        MutableClock clock = new MutableClock(Instant.ofEpochMilli(NOW));
         QueryService service = new QueryService(table, "t", 8, 300_000L,
                 new RollupCache(RollupCache.DEFAULT_MAX_WEIGHT, RollupCache.DEFAULT_TTL_MILLIS), clock);
         assertThat(count(service, 300)).isEqualTo(1.0); // t0: entries and the PT5M shape cached
 
         // t0 + 1 s: a late datapoint for minute 0 arrives: ingest marks the hour and writes its partial.
-        clock.millis = NOW + 1_000;
+        clock.setMillis(NOW + 1_000);
         Map<String, AttributeValue> marked = RollupItems.hourly(S.key(), H, minutes, 86_400);
         marked.put(BuildMarks.MARKED, AttributeValue.fromN("1"));
         table.put(marked);
@@ -80,11 +82,11 @@ class WarmPathBoundsTest {
         table.put(partial(H + 2 * MINUTE, of(2.0)));
 
         // t0 + 4:59: another period (PT10M) is asked for the first time: grouped from the cached entries.
-        clock.millis = NOW + 299_000;
+        clock.setMillis(NOW + 299_000);
         assertThat(count(service, 600)).as("still within the TTL: stale is allowed").isEqualTo(1.0);
 
         // t0 + 8:00, 7:59 after the late data: more than the TTL of 5 minutes.
-        clock.millis = NOW + 480_000;
+        clock.setMillis(NOW + 480_000);
         assertThat(count(service, 300)).as("PT5M after the TTL").isEqualTo(2.0);
         assertThat(count(service, 600)).as("PT10M, 7:59 after the late data (TTL 5:00)").isEqualTo(2.0);
     }

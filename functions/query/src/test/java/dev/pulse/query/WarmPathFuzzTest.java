@@ -13,7 +13,6 @@ import dev.pulse.store.SummaryAttributes;
 import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -48,35 +47,6 @@ class WarmPathFuzzTest {
     static final long DAY = 86_400_000L;
     static final long D0 = Instant.parse("2026-11-17T00:00:00Z").toEpochMilli();
     static final int DAYS = 3;
-
-    /** A mutable clock for TTL tests. */
-    static final class MutableClock extends Clock {
-        volatile long millis;
-
-        MutableClock(long millis) {
-            this.millis = millis;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public long millis() {
-            return millis;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis);
-        }
-    }
 
     /** Items by pk, then sk; answers on another thread like the SDK, sometimes leaving keys unprocessed. */
     static final class Table implements DynamoDbAsyncClient {

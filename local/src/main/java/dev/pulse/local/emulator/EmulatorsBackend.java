@@ -1,11 +1,9 @@
 package dev.pulse.local.emulator;
 
+import dev.pulse.testing.StdoutCapture;
 import dev.pulse.testing.emulator.LocalDynamoDb;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -47,16 +45,14 @@ public final class EmulatorsBackend implements Backend {
         // DynamoDB Local prints its configuration to stdout and warns through java.util.logging; the local
         // stack's console is for the run's progress, so both are kept out of it (and shown if the start fails).
         SDK_V1_LOG.setLevel(java.util.logging.Level.SEVERE);
-        PrintStream stdout = System.out;
-        ByteArrayOutputStream banner = new ByteArrayOutputStream();
         LocalDynamoDb dynamo = null;
+        StdoutCapture banner = StdoutCapture.keepingText();
         try {
-            System.setOut(new PrintStream(banner, true, StandardCharsets.UTF_8));
             dynamo = LocalDynamoDb.start(dynamoPort);
         } catch (Exception e) {
-            failures.add(new IllegalStateException("DynamoDB Local: " + e.getMessage() + "\n" + banner, e));
+            failures.add(new IllegalStateException("DynamoDB Local: " + e.getMessage() + "\n" + banner.text(), e));
         } finally {
-            System.setOut(stdout);
+            banner.close();
         }
         KinesisEmulator kinesis = join(k, failures);
         MotoSqs sqs = join(m, failures);

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulse.local.esm.EsmFakes.Call;
 import dev.pulse.local.esm.EsmFakes.InMemoryShard;
-import dev.pulse.local.esm.EsmFakes.MutableClock;
+import dev.pulse.testing.MutableClock;
 import dev.pulse.local.esm.EsmFakes.RecordingDestination;
 import dev.pulse.local.esm.EsmFakes.ScriptedInvoker;
 import dev.pulse.local.esm.EsmFakes.Spec;
