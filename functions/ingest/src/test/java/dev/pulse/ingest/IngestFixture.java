@@ -198,15 +198,25 @@ final class IngestFixture {
         return stored().values().stream().flatMap(m -> m.values().stream()).mapToLong(v -> v.get(0).longValue()).sum();
     }
 
-    /** The shard's checkpoint item ({@link ShardCheckpoints}), or an empty map. */
+    /** The checkpoint item ({@link ShardCheckpoints}) of {@link #SHARD} of the test stream, or an empty map. */
     Map<String, AttributeValue> checkpoint() {
+        return checkpoint(CHECKPOINT);
+    }
+
+    private Map<String, AttributeValue> checkpoint(String key) {
         Map<String, AttributeValue> item = reader.getItem(b -> b.tableName(table).consistentRead(true)
-                .key(Map.of(KeyScheme.PK, AttributeValue.fromS(CHECKPOINT), KeyScheme.SK, AttributeValue.fromS("w")))).item();
+                .key(Map.of(KeyScheme.PK, AttributeValue.fromS(key), KeyScheme.SK, AttributeValue.fromS("w")))).item();
         return item == null ? Map.of() : item;
     }
 
+    /** The committed position of {@link #SHARD} of the test stream, or null. */
     String committed() {
-        AttributeValue w = checkpoint().get(ShardCheckpoints.COMMITTED);
+        return committed("pulse-test");
+    }
+
+    /** The committed position of {@link #SHARD} of {@code stream} (the bundled events' is pulse-stream), or null. */
+    String committed(String stream) {
+        AttributeValue w = checkpoint(ShardCheckpoints.key(stream, SHARD)).get(ShardCheckpoints.COMMITTED);
         return w == null ? null : w.s();
     }
 

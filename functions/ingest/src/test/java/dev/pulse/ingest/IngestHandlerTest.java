@@ -40,7 +40,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  */
 class IngestHandlerTest {
 
-    private static final long SAFETY_MARGIN_MS = 500;
+    /** The template's: it holds the second the failed attempt's release may take after its deadline. */
+    private static final long SAFETY_MARGIN_MS = 3_000;
 
     private static LocalDynamoDb local;
     private static DynamoDbAsyncClient async;
@@ -146,54 +147,57 @@ class IngestHandlerTest {
 
         assertThat(failures(response)).isEmpty();
         assertThat(f.deadLetterReasons()).hasSize(1).allSatisfy((seq, reason) -> assertThat(reason).startsWith("invalid JSON"));
-        assertThat(f.committed()).isEqualTo(event.getRecords().get(event.getRecords().size() - 1).getKinesis().getSequenceNumber());
+        assertThat(f.committed("pulse-stream"))
+                .isEqualTo(event.getRecords().get(event.getRecords().size() - 1).getKinesis().getSequenceNumber());
     }
 
     /**
-     * Decoding that takes longer than half of what the invocation has left ends the attempt early, before the Lambda
-     * deadline: what was decoded is stored and committed, and the partial batch response names the first record not
-     * stored. Lambda resumes there, and after as many invocations as it takes, every record is stored once.
+     * Decoding that takes more than half of what the invocation has left ends the attempt before the Lambda
+     * deadline: either early, with what was decoded stored and committed and a partial batch response naming the
+     * first record not stored, or (when the slow record itself ran the attempt out of time) failed, with that record
+     * named on the checkpoint so the next attempt stores the records before it first. Which one depends on the
+     * machine's speed; either way every invocation returns in time, Lambda resumes at the reported record, nothing is
+     * lost or stored twice, and a slow record is never poison.
      */
     @Test
-    void handleRequest_whenDecodingIsSlow_endsEachInvocationBeforeItsDeadlineAndResumesExactly() {
+    void handleRequest_whenDecodingUsesHalfTheTime_endsBeforeTheDeadlineAndResumesExactly() {
         List<KinesisEvent.KinesisEventRecord> batch = records(0, 30, 3, 2);
+        byte[] slowData = new byte[batch.get(5).getKinesis().getData().remaining()];
+        batch.get(5).getKinesis().getData().duplicate().get(slowData);
+        long attemptMs = 2_000;
+        java.util.concurrent.atomic.AtomicBoolean slept = new java.util.concurrent.atomic.AtomicBoolean();
         UnaryOperator<IngestService.UnitDecoder> slow = d -> (data, pk, ref) -> {
-            try {
-                Thread.sleep(40);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (java.util.Arrays.equals(data, slowData) && slept.compareAndSet(false, true)) {
+                try {
+                    Thread.sleep(attemptMs / 2 + 100); // past half of the attempt, before its end
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
             return d.decodeUnits(data, pk, ref);
         };
         IngestHandler handler = handler(f.service(slow));
-        long timeoutMs = SAFETY_MARGIN_MS + 1_000; // 1 s for the attempt: 0.5 s of decoding, about 12 records
+        long timeoutMs = SAFETY_MARGIN_MS + attemptMs;
 
         List<KinesisEvent.KinesisEventRecord> pending = batch;
-        int invocations = 0;
-        while (!pending.isEmpty() && invocations < 20) {
+        List<List<String>> responses = new ArrayList<>();
+        while (!pending.isEmpty() && responses.size() < 10) {
             long started = System.nanoTime();
-            StreamsEventResponse response = handler.handleRequest(event(pending), new TestContext("d" + invocations, timeoutMs, 1024));
+            StreamsEventResponse response = handler.handleRequest(event(pending), new TestContext("d", timeoutMs, 1024));
             long tookMs = (System.nanoTime() - started) / 1_000_000;
-            invocations++;
-            assertThat(tookMs).as("invocation %d ends before Lambda's timeout", invocations).isLessThan(timeoutMs);
-            List<String> failed = failures(response);
-            if (failed.isEmpty()) {
-                pending = List.of();
-                continue;
-            }
-            assertThat(metrics.last("BatchesEndedEarly")).isEqualTo(1);
-            assertThat(metrics.last("BatchFailures")).isZero();
-            // Resumes exactly: the record before the reported one is the committed position.
-            List<KinesisEvent.KinesisEventRecord> next = IngestFixture.from(pending, failed.get(0));
-            assertThat(next.size()).isLessThan(pending.size());
-            String before = pending.get(pending.size() - next.size() - 1).getKinesis().getSequenceNumber();
-            assertThat(f.committed()).isEqualTo(before);
-            pending = next;
+            assertThat(tookMs).as("invocation %d ends before Lambda's timeout", responses.size() + 1).isLessThan(timeoutMs);
+            responses.add(failures(response));
+            pending = failures(response).isEmpty() ? List.of() : IngestFixture.from(pending, failures(response).get(0));
         }
 
+        assertThat(slept).isTrue();
+        assertThat(responses.get(0)).as("the first invocation did not store the whole batch").isNotEmpty();
         assertThat(pending).isEmpty();
-        assertThat(invocations).isBetween(2, 19);
         assertThat(f.stored()).isEqualTo(expected(batch));
+        assertThat(f.committed()).isEqualTo(batch.get(29).getKinesis().getSequenceNumber());
+        assertThat(f.sqs.messages()).isEmpty();
+        assertThat(metrics.documents()).hasSize(responses.size());
+        assertThat(metrics.documents()).allSatisfy(d -> assertThat(d).containsEntry("RecordsSetAside", 0.0));
     }
 
     /** A batch that fails is reported from its first record, so Lambda retries (or bisects) the whole batch. */

@@ -139,11 +139,14 @@ class IngestServiceTest {
         DynamoDbAsyncClient slow = new DelegatingDynamoDb(f.dynamo) {
             @Override
             public CompletableFuture<BatchWriteItemResponse> batchWriteItem(BatchWriteItemRequest request) {
-                if (overtaken.compareAndSet(false, true)) {
+                if (!overtaken.compareAndSet(false, true)) {
+                    return super.batchWriteItem(request);
+                }
+                // On another thread: the caller may be the HTTP client's, which the newer attempts need.
+                return CompletableFuture.runAsync(() -> {
                     newerResults.addAll(f.deliver(newer, batch.subList(0, 10), 5));
                     newerResults.addAll(f.deliver(newer, batch.subList(10, 20), 5));
-                }
-                return super.batchWriteItem(request);
+                }).thenCompose(v -> super.batchWriteItem(request));
             }
         };
         IngestService stale = IngestHandler.create(f.config, slow, f.sqs, f.clock);
@@ -177,10 +180,11 @@ class IngestServiceTest {
         DynamoDbAsyncClient racing = new DelegatingDynamoDb(f.dynamo) {
             @Override
             public CompletableFuture<BatchWriteItemResponse> batchWriteItem(BatchWriteItemRequest request) {
-                if (claimed.compareAndSet(false, true)) {
-                    checkpoints.claim(IngestFixture.CHECKPOINT, dev.pulse.retry.Deadline.inMillis(5_000)).join();
+                if (!claimed.compareAndSet(false, true)) {
+                    return super.batchWriteItem(request);
                 }
-                return super.batchWriteItem(request);
+                return checkpoints.claim(IngestFixture.CHECKPOINT, dev.pulse.retry.Deadline.inMillis(5_000))
+                        .thenCompose(p -> super.batchWriteItem(request));
             }
         };
 
