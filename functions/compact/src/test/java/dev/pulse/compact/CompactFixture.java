@@ -70,12 +70,12 @@ final class CompactFixture {
         return CompactHandler.create(config, client, clock);
     }
 
-    /** One run at {@code at} with 10 s before its deadline. */
+    /** One run at {@code at}, with a minute before its deadline (a run scans three days of build queue). */
     CompactResult run(CompactService service, Instant at) {
         clock.set(at);
         InvocationMetrics<CompactMetric> metrics = new InvocationMetrics<>(CompactMetric.class);
         runs.add(metrics);
-        return service.build(Deadline.inMillis(10_000), metrics);
+        return service.build(Deadline.inMillis(60_000), metrics);
     }
 
     CompactResult run(Instant at) {

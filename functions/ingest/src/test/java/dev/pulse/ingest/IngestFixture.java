@@ -79,7 +79,7 @@ final class IngestFixture {
     }
 
     IngestResult attempt(IngestService service, List<KinesisEvent.KinesisEventRecord> batch) {
-        return attempt(service, batch, 10_000);
+        return attempt(service, batch, 30_000);
     }
 
     /**
