@@ -94,7 +94,7 @@ class CompactHandlerTest {
     @ParameterizedTest
     @Event(value = "events/compact-scheduled.json", type = ScheduledEvent.class)
     void handleRequest_whenTheDeadlinePassesDuringTheReads_stopsWithoutWritingAndTheNextRunBuilds(ScheduledEvent event) {
-        long attemptMs = 1_500;
+        long attemptMs = 3_000; // the queue scan (three days, about 300 queries) fits well inside it
         DynamoDbAsyncClient slowReads = new DelegatingDynamoDb(async) {
             @Override
             public CompletableFuture<QueryResponse> query(QueryRequest request) {
@@ -156,12 +156,12 @@ class CompactHandlerTest {
                 CompletableFuture<QueryResponse> answer = super.query(request);
                 // The queue scan answers just after the deadline (a cold start, say): nothing may be started after it.
                 return answer.thenCompose(a -> CompletableFuture.supplyAsync(() -> a,
-                        CompletableFuture.delayedExecutor(400, java.util.concurrent.TimeUnit.MILLISECONDS)));
+                        CompletableFuture.delayedExecutor(1_700, java.util.concurrent.TimeUnit.MILLISECONDS)));
             }
         };
         InvocationMetrics<CompactMetric> counters = new InvocationMetrics<>(CompactMetric.class);
 
-        CompactResult r = f.service(slowQueue).build(Deadline.inMillis(300), counters);
+        CompactResult r = f.service(slowQueue).build(Deadline.inMillis(1_500), counters);
 
         assertThat(r.stopped()).isTrue();
         assertThat(r.stopReason()).startsWith("deadline");

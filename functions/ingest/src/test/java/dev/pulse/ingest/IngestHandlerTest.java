@@ -207,7 +207,7 @@ class IngestHandlerTest {
         f.dynamo.rates(1.0, 0);
 
         StreamsEventResponse response = handler(f.service()).handleRequest(event(batch),
-                new TestContext("t", SAFETY_MARGIN_MS + 800, 1024));
+                new TestContext("t", SAFETY_MARGIN_MS + 2_500, 1024));
 
         assertThat(failures(response)).containsExactly(batch.get(0).getKinesis().getSequenceNumber());
         assertThat(metrics.last("BatchFailures")).isEqualTo(1);
