@@ -67,7 +67,7 @@ final class CompactFixture {
     }
 
     CompactService service(DynamoDbAsyncClient client) {
-        return CompactHandler.create(config, client, clock);
+        return CompactFunction.service(config, client, clock);
     }
 
     /** One run at {@code at}, with a minute before its deadline (a run scans three days of build queue). */

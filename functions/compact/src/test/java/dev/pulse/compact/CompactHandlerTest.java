@@ -68,7 +68,7 @@ class CompactHandlerTest {
     }
 
     private CompactHandler handler(DynamoDbAsyncClient client) {
-        return new CompactHandler(f.service(client), metrics, SAFETY_MARGIN_MS);
+        return CompactFunction.handler(f.service(client), metrics, SAFETY_MARGIN_MS);
     }
 
     @ParameterizedTest

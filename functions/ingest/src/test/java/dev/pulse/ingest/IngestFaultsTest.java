@@ -202,7 +202,7 @@ class IngestFaultsTest {
                 return super.batchWriteItem(request);
             }
         };
-        IngestService service = IngestHandler.create(f.config, refusing, f.sqs, f.clock);
+        IngestService service = IngestFunction.service(f.config, refusing, f.sqs, f.clock);
 
         IngestResult r = f.attempt(service, batch);
 

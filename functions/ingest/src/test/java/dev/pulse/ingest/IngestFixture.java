@@ -32,7 +32,7 @@ import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
 
 /**
  * One test's world for {@link IngestService}: a fresh table in the test class's DynamoDB Local, the production
- * wiring ({@link IngestHandler#create}) on a fault-injecting client, an in-memory dead-letter queue and a clock
+ * wiring ({@link IngestFunction#service}) on a fault-injecting client, an in-memory dead-letter queue and a clock
  * that stands still; plus what the tests read back: the stored partials as a reader sums them, the shard's
  * checkpoint, and the totals a direct computation from the input gives.
  */
@@ -63,12 +63,12 @@ final class IngestFixture {
 
     /** The production wiring of a new container (its own series and mark memory) on this fixture's clients. */
     IngestService service() {
-        return IngestHandler.create(config, dynamo, sqs, clock);
+        return IngestFunction.service(config, dynamo, sqs, clock);
     }
 
     /** As {@link #service()}, with the decoder wrapped (a record that fails every attempt, a slow one). */
     IngestService service(UnaryOperator<IngestService.UnitDecoder> decoder) {
-        return IngestHandler.create(config, dynamo, sqs, clock, decoder);
+        return IngestFunction.service(config, dynamo, sqs, clock, decoder);
     }
 
     /** One attempt with {@code millis} left before its deadline; its counters are kept in {@link #attempts}. */

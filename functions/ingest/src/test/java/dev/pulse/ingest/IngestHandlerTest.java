@@ -69,7 +69,7 @@ class IngestHandlerTest {
     }
 
     private IngestHandler handler(IngestService service) {
-        return new IngestHandler(service, metrics, SAFETY_MARGIN_MS);
+        return IngestFunction.handler(service, metrics, SAFETY_MARGIN_MS);
     }
 
     private static List<String> failures(StreamsEventResponse response) {

@@ -149,7 +149,7 @@ class IngestServiceTest {
                 }).thenCompose(v -> super.batchWriteItem(request));
             }
         };
-        IngestService stale = IngestHandler.create(f.config, slow, f.sqs, f.clock);
+        IngestService stale = IngestFunction.service(f.config, slow, f.sqs, f.clock);
 
         IngestResult r = f.attempt(stale, batch);
 
@@ -188,7 +188,7 @@ class IngestServiceTest {
             }
         };
 
-        IngestResult r = f.attempt(IngestHandler.create(f.config, racing, f.sqs, f.clock), batch);
+        IngestResult r = f.attempt(IngestFunction.service(f.config, racing, f.sqs, f.clock), batch);
 
         assertThat(r.failed()).isTrue();
         assertThat(r.failureReason()).contains("claimed by a newer attempt after generation 1");
