@@ -47,7 +47,7 @@ public final class BenchMain {
                 new IngestDecodeBench(),
                 new IngestEndToEndBench(),
                 new QueryBench(),
-                new MetricsOverheadBench(),
+                new MetricsBench(),
                 new LoadGenBench(),
                 new ColdStartBench(),
                 new JvmOptionsBench(),

@@ -1,89 +1,190 @@
 package dev.pulse.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.compact.CompactMetric;
 import dev.pulse.ingest.IngestMetric;
 import dev.pulse.loadgen.LoadGenMetric;
 import dev.pulse.query.QueryMetric;
-import dev.pulse.testing.StdoutCapture;
-import java.util.ArrayList;
+import dev.pulse.testing.EmfOutput;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.lambda.powertools.metrics.Metrics;
-import software.amazon.lambda.powertools.metrics.MetricsBuilder;
+import software.amazon.lambda.powertools.metrics.MetricsFactory;
+import software.amazon.lambda.powertools.metrics.provider.EmfMetricsProvider;
 
 /**
- * Each function's metric enum through the metrics its handler gets ({@link PulseMetrics}), invoked as the handler
- * invokes it ({@link InvocationMetrics#measure}): the printed line parsed with Jackson, checked against the EMF
- * specification, the values recorded, and the document Powertools prints for the same invocation. Surefire runs
- * with {@code AWS_EMF_ENVIRONMENT=Local}.
+ * Each function's metric enum through the Powertools metrics its handler gets ({@link PulseMetrics}), invoked as the
+ * handler invokes it ({@link InvocationMetrics#measure}): the printed lines parsed with Jackson and checked against
+ * the EMF specification, one document per invocation with that invocation's values, names, units and the one
+ * {@code Service} dimension. Both ways a handler gets its metrics are covered: the Powertools singleton the deployed
+ * handlers use and the standalone logger of tests and benchmarks. Surefire runs with {@code AWS_EMF_ENVIRONMENT=Local}
+ * (stdout, as in Lambda).
  */
 class HandlerMetricsEmfTest {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-
-    static Stream<Class<? extends Enum<?>>> metricEnums() {
-        return Stream.of(IngestMetric.class, CompactMetric.class, QueryMetric.class, LoadGenMetric.class);
+    /** The singleton is the process's: each test configures it afresh, as a new execution environment would. */
+    @AfterEach
+    void resetPowertoolsSingleton() {
+        MetricsFactory.setMetricsProvider(new EmfMetricsProvider());
     }
 
-    @ParameterizedTest
-    @MethodSource("metricEnums")
-    <M extends Enum<M> & MetricName> void measure_whenInvokedRepeatedly_printsOneValidDocumentWithEveryMetricOfTheEnum(
-            Class<M> names) throws Exception {
-        Metrics metrics = PulseMetrics.create("PulseTest", "svc");
+    enum Source {
+        /** {@code PulseMetrics.create(service)}: what the deployed handlers use. */
+        LAMBDA_SINGLETON {
+            @Override
+            Metrics create(String service) {
+                return PulseMetrics.create(Map.of(PulseMetrics.NAMESPACE_ENV, "PulseTest"), service);
+            }
+        },
+        /** {@code PulseMetrics.create(namespace, service)}: tests and benchmarks hosting several handlers. */
+        STANDALONE {
+            @Override
+            Metrics create(String service) {
+                return PulseMetrics.create("PulseTest", service);
+            }
+        };
 
-        List<String> lines = StdoutCapture.lines(() -> {
+        abstract Metrics create(String service);
+    }
+
+    static Stream<Arguments> enumsAndSources() {
+        return Stream.of(IngestMetric.class, CompactMetric.class, QueryMetric.class, LoadGenMetric.class)
+                .flatMap(e -> Stream.of(Source.values()).map(s -> Arguments.of(e, s)));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("enumsAndSources")
+    <M extends Enum<M> & MetricName> void measure_whenInvokedRepeatedly_printsOneValidDocumentPerInvocationWithItsValues(
+            Class<M> names, Source source) throws Exception {
+        Metrics metrics = source.create("svc");
+
+        EmfOutput out = EmfOutput.during(() -> {
             for (int i = 0; i < 3; i++) {
                 invoke(names, metrics, i);
             }
         });
 
-        assertThat(lines).hasSize(3);
+        assertThat(out.documents()).hasSize(3);
         for (int i = 0; i < 3; i++) {
-            JsonNode doc = JSON.readTree(lines.get(i));
+            JsonNode doc = out.documents().get(i);
             assertValidEmf(doc);
-            JsonNode directive = doc.get("_aws").get("CloudWatchMetrics").get(0);
             assertThat(doc.get("_aws").get("CloudWatchMetrics")).hasSize(1);
+            JsonNode directive = doc.get("_aws").get("CloudWatchMetrics").get(0);
             assertThat(directive.get("Namespace").asText()).isEqualTo("PulseTest");
             assertThat(directive.get("Dimensions").toString()).isEqualTo("[[\"Service\"]]");
             assertThat(doc.get("Service").asText()).isEqualTo("svc");
-            Map<String, String> units = new TreeMap<>();
-            directive.get("Metrics").forEach(m -> units.put(m.get("Name").asText(), m.get("Unit").asText()));
-            Map<String, String> expectedUnits = new TreeMap<>();
-            for (M m : names.getEnumConstants()) {
-                expectedUnits.put(m.metricName(), m.unit().getName());
-            }
-            assertThat(units).isEqualTo(expectedUnits);
+            assertThat(units(directive)).isEqualTo(expectedUnits(names));
             for (Map.Entry<String, Double> e : expected(names, i).entrySet()) {
-                assertThat(doc.get(e.getKey()).isNumber()).isTrue();
+                assertThat(doc.get(e.getKey()).isNumber()).as("%s is a number", e.getKey()).isTrue();
                 assertThat(doc.get(e.getKey()).asDouble()).as("%s in invocation %d", e.getKey(), i).isEqualTo(e.getValue());
             }
         }
     }
 
+    static Stream<Arguments> environments() {
+        return Stream.of(
+                Arguments.of(Map.of(), "Pulse", "query"),
+                Arguments.of(Map.of(PulseMetrics.NAMESPACE_ENV, "Pulse-dev"), "Pulse-dev", "query"),
+                Arguments.of(Map.of(PulseMetrics.NAMESPACE_ENV, "Pulse-dev", PulseMetrics.SERVICE_ENV, "query-eu"),
+                        "Pulse-dev", "query-eu"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("environments")
+    void create_whenTheEnvironmentNamesNamespaceOrService_isPowertoolsSingletonPrintingThem(Map<String, String> env,
+            String namespace, String service) throws Exception {
+        Metrics metrics = PulseMetrics.create(env, "query");
+
+        JsonNode doc = EmfOutput.during(() -> invoke(QueryMetric.class, metrics, 0)).single();
+
+        assertThat(metrics).isSameAs(MetricsFactory.getMetricsInstance());
+        assertThat(doc.get("_aws").get("CloudWatchMetrics").get(0).get("Namespace").asText()).isEqualTo(namespace);
+        assertThat(doc.get("Service").asText()).isEqualTo(service);
+    }
+
     @ParameterizedTest
-    @MethodSource("metricEnums")
-    <M extends Enum<M> & MetricName> void measure_whenPrintedFromTheTemplate_equalsWhatPowertoolsPrints(Class<M> names)
-            throws Exception {
-        Metrics metrics = PulseMetrics.create("PulseTest", "svc");
-        Metrics powertools = MetricsBuilder.builder().withNamespace("PulseTest").withService("svc").build();
+    @EnumSource(Source.class)
+    void measure_whenItReturns_theDocumentWasPrintedOnTheHandlerThread(Source source) throws Exception {
+        Metrics metrics = source.create("svc");
 
-        List<String> ours = StdoutCapture.lines(() -> {
-            invoke(names, metrics, 0);
-            invoke(names, metrics, 2);
+        EmfOutput out = EmfOutput.during(() -> invoke(QueryMetric.class, metrics, 0));
+
+        assertThat(out.documents()).hasSize(1);
+        assertThat(out.writers()).containsExactly(Thread.currentThread());
+    }
+
+    @Test
+    void measure_whenTheBodyThrows_printsTheDocumentAndRethrows() throws Exception {
+        Metrics metrics = Source.LAMBDA_SINGLETON.create("svc");
+
+        EmfOutput out = EmfOutput.during(() -> assertThatThrownBy(() -> InvocationMetrics.measure(QueryMetric.class, metrics,
+                c -> {
+                    c.add(QueryMetric.SERIES_REQUESTED, 4);
+                    throw new IllegalStateException("the query failed");
+                })).isInstanceOf(IllegalStateException.class).hasMessage("the query failed"));
+
+        JsonNode doc = out.single();
+        assertValidEmf(doc);
+        assertThat(doc.get("SeriesRequested").asDouble()).isEqualTo(4.0);
+        assertThat(units(doc.get("_aws").get("CloudWatchMetrics").get(0))).isEqualTo(expectedUnits(QueryMetric.class));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Source.class)
+    void measure_whenNothingWasCounted_printsEveryMetricAtZero(Source source) throws Exception {
+        Metrics metrics = source.create("svc");
+
+        JsonNode doc = EmfOutput.during(() -> InvocationMetrics.measure(IngestMetric.class, metrics, c -> null)).single();
+
+        assertValidEmf(doc);
+        assertThat(units(doc.get("_aws").get("CloudWatchMetrics").get(0))).isEqualTo(expectedUnits(IngestMetric.class));
+        for (IngestMetric m : IngestMetric.values()) {
+            assertThat(doc.get(m.metricName()).asDouble()).as(m.metricName()).isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(doubles = {Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY})
+    void measure_whenAGaugeIsNotFinite_printsTheOtherMetricsAndTheNextDocumentOnlyItsOwn(double gauge) throws Exception {
+        Metrics metrics = Source.LAMBDA_SINGLETON.create("svc");
+
+        EmfOutput out = EmfOutput.during(() -> {
+            InvocationMetrics.measure(QueryMetric.class, metrics, c -> {
+                c.add(QueryMetric.ITEMS_READ, 7);
+                c.set(QueryMetric.QUERY_LATENCY_MS, gauge);
+                return null;
+            });
+            InvocationMetrics.measure(QueryMetric.class, metrics, c -> {
+                c.add(QueryMetric.ITEMS_READ, 2);
+                c.set(QueryMetric.QUERY_LATENCY_MS, 1.5);
+                return null;
+            });
         });
-        List<String> theirs = StdoutCapture.lines(() -> invoke(names, powertools, 2));
 
-        assertThat(normalised(ours.get(1))).isEqualTo(normalised(theirs.get(0)));
+        assertThat(out.documents()).hasSize(2);
+        JsonNode first = out.documents().get(0);
+        assertValidEmf(first);
+        assertThat(first.has("QueryLatencyMs")).isFalse();
+        assertThat(units(first.get("_aws").get("CloudWatchMetrics").get(0))).doesNotContainKey("QueryLatencyMs")
+                .hasSize(QueryMetric.values().length - 1);
+        assertThat(first.get("ItemsRead").asDouble()).isEqualTo(7.0);
+        JsonNode second = out.documents().get(1);
+        assertValidEmf(second);
+        assertThat(second.get("ItemsRead").asDouble()).isEqualTo(2.0);
+        assertThat(second.get("QueryLatencyMs").asDouble()).isEqualTo(1.5);
     }
 
     /** Invocation {@code i}: every counter gets a distinct count, every non-Count metric a fractional gauge. */
@@ -111,22 +212,19 @@ class HandlerMetricsEmfTest {
         return out;
     }
 
-    /** Without the timestamp, metric definitions in name order, members in name order (both orders are free). */
-    private static JsonNode normalised(String line) throws Exception {
-        ObjectNode doc = (ObjectNode) JSON.readTree(line);
-        ObjectNode aws = (ObjectNode) doc.get("_aws");
-        aws.remove("Timestamp");
-        for (JsonNode directive : aws.get("CloudWatchMetrics")) {
-            List<JsonNode> defs = new ArrayList<>();
-            directive.get("Metrics").forEach(defs::add);
-            defs.sort((a, b) -> a.get("Name").asText().compareTo(b.get("Name").asText()));
-            ((ObjectNode) directive).putArray("Metrics").addAll(defs);
+    /** What docs/operations.md and the dashboard name: each constant's CloudWatch name and unit. */
+    private static <M extends Enum<M> & MetricName> Map<String, String> expectedUnits(Class<M> names) {
+        Map<String, String> out = new TreeMap<>();
+        for (M m : names.getEnumConstants()) {
+            out.put(m.metricName(), m.unit().getName());
         }
-        ObjectNode sorted = JSON.createObjectNode();
-        List<String> members = new ArrayList<>();
-        doc.fieldNames().forEachRemaining(members::add);
-        members.stream().sorted().forEach(n -> sorted.set(n, doc.get(n)));
-        return sorted;
+        return out;
+    }
+
+    private static Map<String, String> units(JsonNode directive) {
+        Map<String, String> units = new TreeMap<>();
+        directive.get("Metrics").forEach(m -> units.put(m.get("Name").asText(), m.get("Unit").asText()));
+        return units;
     }
 
     /**
@@ -134,7 +232,7 @@ class HandlerMetricsEmfTest {
      * Dimensions (arrays of names of top-level strings, at most 30 a set) and Metrics (1 to 100 definitions, each
      * Name a top-level finite number).
      */
-    private static void assertValidEmf(JsonNode doc) {
+    static void assertValidEmf(JsonNode doc) {
         JsonNode aws = doc.get("_aws");
         assertThat(aws.isObject()).isTrue();
         assertThat(aws.get("Timestamp").isIntegralNumber()).isTrue();

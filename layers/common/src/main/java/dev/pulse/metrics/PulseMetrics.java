@@ -1,26 +1,52 @@
 package dev.pulse.metrics;
 
+import java.util.Map;
 import software.amazon.lambda.powertools.metrics.Metrics;
+import software.amazon.lambda.powertools.metrics.MetricsBuilder;
+import software.amazon.lambda.powertools.metrics.model.DimensionSet;
+import software.amazon.lambda.powertools.metrics.provider.EmfMetricsProvider;
 
 /**
- * The Powertools metrics instance of a function, named from the environment template.yaml sets. It is an
- * {@link EmfMetrics}: the Powertools API, with the end-of-invocation document printed from a per-container
- * template once Powertools has printed the first one.
+ * The functions' Powertools {@link Metrics}, named from the environment template.yaml sets. Every document is
+ * Powertools' own: aws-embedded-metrics serialises it and prints it to stdout when the handler flushes, on the
+ * handler's thread (in Lambda and with {@code AWS_EMF_ENVIRONMENT=Local}); nothing runs in the background.
  */
 public final class PulseMetrics {
+
+    static final String NAMESPACE_ENV = "POWERTOOLS_METRICS_NAMESPACE";
+    static final String SERVICE_ENV = "POWERTOOLS_SERVICE_NAME";
+    static final String DEFAULT_NAMESPACE = "Pulse";
 
     private PulseMetrics() {
     }
 
-    /** Namespace {@code POWERTOOLS_METRICS_NAMESPACE} (default Pulse), service {@code POWERTOOLS_SERVICE_NAME}. */
+    /**
+     * The function's metrics in Lambda: Powertools' singleton ({@code MetricsFactory}, configured through
+     * {@link MetricsBuilder}), namespace {@code POWERTOOLS_METRICS_NAMESPACE} (default Pulse), {@code Service}
+     * dimension {@code POWERTOOLS_SERVICE_NAME} (default {@code defaultService}). One handler per JVM, as in a
+     * Lambda execution environment: the singleton is the process's, so a second call reconfigures the first one's.
+     */
     public static Metrics create(String defaultService) {
-        String namespace = System.getenv().getOrDefault("POWERTOOLS_METRICS_NAMESPACE", "Pulse");
-        String service = System.getenv().getOrDefault("POWERTOOLS_SERVICE_NAME", defaultService);
-        return create(namespace, service);
+        return create(System.getenv(), defaultService);
     }
 
-    /** A given namespace and {@code Service} dimension (tests and benchmarks). */
+    /** {@link #create(String)} reading the given environment (tests). */
+    static Metrics create(Map<String, String> env, String defaultService) {
+        return MetricsBuilder.builder()
+                .withNamespace(env.getOrDefault(NAMESPACE_ENV, DEFAULT_NAMESPACE))
+                .withService(env.getOrDefault(SERVICE_ENV, defaultService))
+                .build();
+    }
+
+    /**
+     * A Powertools EMF metrics logger of its own (what Powertools' provider makes for each request), for a JVM that
+     * hosts several handlers at once (tests, benchmarks): each keeps its namespace and {@code Service} dimension,
+     * where the singleton of {@link #create(String)} would be shared. It prints the same document.
+     */
     public static Metrics create(String namespace, String service) {
-        return EmfMetrics.create(namespace, service);
+        Metrics metrics = new EmfMetricsProvider().getMetricsInstance();
+        metrics.setNamespace(namespace);
+        metrics.setDefaultDimensions(DimensionSet.of("Service", service));
+        return metrics;
     }
 }

@@ -1,0 +1,79 @@
+package dev.pulse.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What a handler prints to stdout while it runs in process, where Lambda would hand it to CloudWatch Logs: the
+ * EMF documents (lines whose first member is {@code _aws}) parsed, and the threads that wrote to stdout.
+ *
+ * @param documents the EMF documents, in the order printed
+ * @param writers   every thread that wrote to stdout, EMF or not
+ */
+public record EmfOutput(List<JsonNode> documents, Set<Thread> writers) {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** A body that may throw (the handler's exception is part of what a test looks at). */
+    @FunctionalInterface
+    public interface Body {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code body} with stdout captured; what it threw is rethrown after stdout is restored. */
+    public static EmfOutput during(Body body) throws Exception {
+        PrintStream original = System.out;
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        Set<Thread> writers = new LinkedHashSet<>();
+        OutputStream recording = new OutputStream() {
+            @Override
+            public synchronized void write(int b) {
+                writers.add(Thread.currentThread());
+                bytes.write(b);
+            }
+
+            @Override
+            public synchronized void write(byte[] b, int off, int len) {
+                writers.add(Thread.currentThread());
+                bytes.write(b, off, len);
+            }
+        };
+        System.setOut(new PrintStream(recording, true, StandardCharsets.UTF_8));
+        try {
+            body.run();
+        } finally {
+            System.out.flush();
+            System.setOut(original);
+        }
+        List<JsonNode> documents = new ArrayList<>();
+        for (String line : bytes.toString(StandardCharsets.UTF_8).split("\n")) {
+            if (line.startsWith("{\"_aws\"")) {
+                try {
+                    documents.add(JSON.readTree(line));
+                } catch (java.io.IOException e) {
+                    throw new UncheckedIOException("an EMF line that is not JSON: " + line, e);
+                }
+            }
+        }
+        synchronized (recording) {
+            return new EmfOutput(List.copyOf(documents), Set.copyOf(writers));
+        }
+    }
+
+    /** The only document printed; fails when there is not exactly one. */
+    public JsonNode single() {
+        if (documents.size() != 1) {
+            throw new AssertionError("expected one EMF document, got " + documents.size() + ": " + documents);
+        }
+        return documents.get(0);
+    }
+}
