@@ -38,9 +38,12 @@ public final class CanaryVerifier {
      * @param freshnessP50Ms median time from send to queryable
      * @param freshnessP99Ms 99th percentile of the same
      * @param freshnessMs    each canary's time from send to queryable, in send order; -1 if never counted
+     * @param unconfirmedPuts PutRecords calls that failed after they may have stored a canary: each may add one
+     *                       copy at the producer, which is Kinesis' at-least-once delivery, not the pipeline's
+     *                       duplicate, so {@code duplicated} counts only copies beyond these
      */
     public record Verdict(long sent, long observed, long lost, long duplicated, boolean consistent, double freshnessP50Ms,
-            double freshnessP99Ms, long[] freshnessMs) {
+            double freshnessP99Ms, long[] freshnessMs, long unconfirmedPuts) {
 
         public boolean ok() {
             return lost == 0 && duplicated == 0 && consistent;
@@ -63,9 +66,30 @@ public final class CanaryVerifier {
      */
     public static Verdict verify(String runId, List<Long> sendTimes, Reader reader, Deadline deadline, long pollMillis)
             throws InterruptedException {
+        return verify(runId, sendTimes, java.util.Collections.nCopies(sendTimes.size(), 0), reader, deadline, pollMillis);
+    }
+
+    /**
+     * As {@link #verify(String, List, Reader, Deadline, long)}, with per canary the PutRecords calls that failed
+     * after they may have stored it ({@code unconfirmedPuts}, aligned with {@code sendTimes}): canary k may then be
+     * counted up to {@code 1 + unconfirmedPuts[k]} times without the pipeline having duplicated anything.
+     */
+    public static Verdict verify(String runId, List<Long> sendTimes, List<Integer> unconfirmedPuts, Reader reader,
+            Deadline deadline, long pollMillis) throws InterruptedException {
         int n = sendTimes.size();
         if (n == 0) {
-            return new Verdict(0, 0, 0, 0, true, 0, 0, new long[0]);
+            return new Verdict(0, 0, 0, 0, true, 0, 0, new long[0], 0);
+        }
+        long extraCopies = 0;
+        double extraValues = 0;
+        double smallestExtra = Double.POSITIVE_INFINITY;
+        for (int k = 0; k < n; k++) {
+            int u = k < unconfirmedPuts.size() ? unconfirmedPuts.get(k) : 0;
+            if (u > 0) {
+                extraCopies += u;
+                extraValues += (double) u * (k + 1);
+                smallestExtra = Math.min(smallestExtra, k + 1);
+            }
         }
         long from = sendTimes.get(0) - 60_000;
         long to = sendTimes.get(n - 1) + 60_000;
@@ -94,9 +118,14 @@ public final class CanaryVerifier {
         }
         Collections.sort(freshness);
         double expectedSum = (double) n * (n + 1) / 2;
-        return new Verdict(n, last.count(), Math.max(0, n - last.count()), Math.max(0, last.count() - n),
-                last.sum() == expectedSum,
-                percentile(freshness, 50), percentile(freshness, 99), each);
+        long copies = last.count() - n;
+        double copiedValues = last.sum() - expectedSum;
+        // Without extra copies the sum is exact; with some, their values must be those of canaries whose put was
+        // unconfirmed: at least the smallest such value each, at most all of them.
+        boolean consistent = copies <= 0 ? copiedValues == 0
+                : copies <= extraCopies && copiedValues >= copies * smallestExtra && copiedValues <= extraValues;
+        return new Verdict(n, last.count(), Math.max(0, n - last.count()), Math.max(0, copies - extraCopies),
+                consistent, percentile(freshness, 50), percentile(freshness, 99), each, extraCopies);
     }
 
     private static double percentile(List<Long> sorted, double p) {

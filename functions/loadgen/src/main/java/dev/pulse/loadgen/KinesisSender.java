@@ -154,7 +154,15 @@ public final class KinesisSender {
         return new SendReport(st.sent.sum(), st.acked.sum(), st.failed.sum(), st.throttled.sum(), st.retried.sum(),
                 targetRate, achieved, perSecond, scheduled, List.copyOf(latencyPerSecond), List.copyOf(st.canaries), st.latency,
                 new SendReport.Units(st.kinesisRecords.sum(), st.payloadBytes.sum(), st.units.sum(),
-                        st.plainUnits.sum()));
+                        st.plainUnits.sum()), unconfirmed(st));
+    }
+
+    private static List<Integer> unconfirmed(State st) {
+        List<Integer> out = new ArrayList<>(st.canaries.size());
+        for (long k = 0; k < st.canaries.size(); k++) {
+            out.add(st.canaryUnconfirmed.getOrDefault(k, 0));
+        }
+        return List.copyOf(out);
     }
 
     private void send(List<Entry> due, State st, long start) {
@@ -266,6 +274,10 @@ public final class KinesisSender {
             try {
                 long now = System.nanoTime() - start;
                 if (error != null) {
+                    // The call may have reached Kinesis before it failed (a timeout, a reset connection): a canary
+                    // in it may be stored once more than it is acknowledged, which the canary check allows for.
+                    call.stream().filter(Entry::canary).forEach(e -> st.canaryUnconfirmed.merge(
+                            e.intendedNanos() / 1_000_000_000L, 1, Integer::sum));
                     call.forEach(e -> retryOrFail(e, st, now, false));
                 } else {
                     handle(call, resp, st, now);
@@ -337,6 +349,8 @@ public final class KinesisSender {
         // One small histogram per second of intended send time, for the report's latency-over-time chart.
         final AtomicReferenceArray<LatencyHistogram> latencyPerSecond;
         final List<Long> canaries = new ArrayList<>();
+        /** Canary second -> PutRecords calls that failed without saying whether the canary was stored. */
+        final java.util.concurrent.ConcurrentHashMap<Long, Integer> canaryUnconfirmed = new java.util.concurrent.ConcurrentHashMap<>();
         final LatencyHistogram latency = new LatencyHistogram();
 
         State(int seconds) {

@@ -12,6 +12,7 @@ import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.kinesis.KinesisAsyncClient;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.services.lambda.LambdaAsyncClient;
 import software.amazon.awssdk.services.lambda.model.InvocationType;
 import software.amazon.lambda.powertools.metrics.Metrics;
@@ -38,12 +39,18 @@ public final class LoadGenFunction {
         }
         Region region = Region.of(System.getenv().getOrDefault("AWS_REGION", "us-east-1"));
         // A built HTTP client: PutRecords needs no HTTP/2, the Kinesis default.
+        // No SDK retries under KinesisSender, which retries itself: a call retried inside the SDK after a timeout may
+        // store its records twice without the sender knowing, and the canary check could not tell that copy from a
+        // pipeline duplicate.
         KinesisAsyncClient kinesis = KinesisAsyncClient.builder().region(region)
-                .httpClient(AwsCrtAsyncHttpClient.builder().maxConcurrency(256).build()).build();
+                .httpClient(AwsCrtAsyncHttpClient.builder().maxConcurrency(256).build())
+                .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry())).build();
         LambdaAsyncClient lambda = LambdaAsyncClient.builder().region(region)
                 .httpClient(AwsCrtAsyncHttpClient.builder().maxConcurrency(LoadGenRequest.MAX_WORKERS)
                         .connectionMaxIdleTime(Duration.ofMinutes(16)).build())
-                .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofMinutes(15)).apiCallAttemptTimeout(Duration.ofMinutes(15)))
+                // A worker invoke is not retried: a worker run again would send its share of the load twice.
+                .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofMinutes(15)).apiCallAttemptTimeout(Duration.ofMinutes(15))
+                        .retryStrategy(AwsRetryStrategy.doNotRetry()))
                 .build();
         Path root = Path.of(System.getenv().getOrDefault("LAMBDA_TASK_ROOT", "."));
         String apiUrl = System.getenv("API_URL");

@@ -66,6 +66,7 @@ public final class LoadGenService {
         }
         ObjectNode report;
         List<Long> canaries;
+        List<Integer> unconfirmed;
         if (r.workers() > 1 && r.worker() < 0) {
             // Nothing is sent before the whole request is valid: the coordinator reads the source once (and lets it
             // go) so that a bad one is refused here, naming its line, rather than by every worker after others sent.
@@ -88,6 +89,8 @@ public final class LoadGenService {
             report = merge(r, results);
             canaries = new ArrayList<>();
             results.get(0).path("canarySendTimes").forEach(t -> canaries.add(t.asLong()));
+            unconfirmed = new ArrayList<>();
+            results.get(0).path("canaryUnconfirmedPuts").forEach(t -> unconfirmed.add(t.asInt()));
         } else {
             // A worker of a fanned-out run gets the whole request and runs its share of it.
             LoadGenRequest mine = r.worker() >= 0 && r.workers() > 1 ? r.forWorker(r.worker()) : r;
@@ -101,11 +104,14 @@ public final class LoadGenService {
                     writesCanary ? k -> CanaryVerifier.record(mine.runId(), k, System.currentTimeMillis()) : null);
             report = toJson(mine, s);
             canaries = s.canaries();
+            unconfirmed = s.canaryUnconfirmedPuts();
             ArrayNode times = report.putArray("canarySendTimes");
             canaries.forEach(times::add);
+            ArrayNode puts = report.putArray("canaryUnconfirmedPuts");
+            unconfirmed.forEach(puts::add);
         }
         if (r.worker() < 0) {
-            verifyCanary(r, canaries, deadline, report);
+            verifyCanary(r, canaries, unconfirmed, deadline, report);
             if (r.htmlReport()) {
                 String key = reportKey(r.runId());
                 String html = dev.pulse.report.LoadRunCharts.create("Pulse load run " + r.runId(), report).render();
@@ -118,8 +124,8 @@ public final class LoadGenService {
         return report;
     }
 
-    private void verifyCanary(LoadGenRequest r, List<Long> canaries, Deadline deadline, ObjectNode report)
-            throws InterruptedException {
+    private void verifyCanary(LoadGenRequest r, List<Long> canaries, List<Integer> unconfirmed, Deadline deadline,
+            ObjectNode report) throws InterruptedException {
         ObjectNode c = report.putObject("canary");
         c.put("series", CanaryVerifier.SERIES_NAME + "{run=" + r.runId() + "}");
         c.put("sent", canaries.size());
@@ -128,12 +134,13 @@ public final class LoadGenService {
             c.put("reason", "no query API configured (API_URL)");
             return;
         }
-        CanaryVerifier.Verdict v = CanaryVerifier.verify(r.runId(), canaries, canaryReader, deadline, 1_000);
+        CanaryVerifier.Verdict v = CanaryVerifier.verify(r.runId(), canaries, unconfirmed, canaryReader, deadline, 1_000);
         c.put("verified", true);
         c.put("ok", v.ok());
         c.put("observed", v.observed());
         c.put("lost", v.lost());
         c.put("duplicated", v.duplicated());
+        c.put("unconfirmedPuts", v.unconfirmedPuts());
         c.put("consistent", v.consistent());
         c.put("freshnessP50Ms", v.freshnessP50Ms());
         c.put("freshnessP99Ms", v.freshnessP99Ms());

@@ -18,10 +18,20 @@ import java.util.List;
  * @param canaries      canary records sent, with their send times (epoch ms)
  * @param latency       put latency from each record's intended send time to its acknowledgement
  * @param units         what Kinesis billed for the acknowledged records, aggregated or not
+ * @param canaryUnconfirmedPuts per canary (as {@code canaries}), the PutRecords calls that failed without saying
+ *                      whether it was stored: each may have stored it once more (Kinesis has no idempotent put)
  */
 public record SendReport(long sent, long acked, long failed, long throttled, long retried, double targetRate,
         double achievedRate, long[] sentPerSecond, long[] scheduledPerSecond, List<Second> latencyPerSecond,
-        List<Long> canaries, LatencyHistogram latency, Units units) {
+        List<Long> canaries, LatencyHistogram latency, Units units, List<Integer> canaryUnconfirmedPuts) {
+
+    /** A report whose canaries were each acknowledged by the only call that carried them. */
+    public SendReport(long sent, long acked, long failed, long throttled, long retried, double targetRate,
+            double achievedRate, long[] sentPerSecond, long[] scheduledPerSecond, List<Second> latencyPerSecond,
+            List<Long> canaries, LatencyHistogram latency, Units units) {
+        this(sent, acked, failed, throttled, retried, targetRate, achievedRate, sentPerSecond, scheduledPerSecond,
+                latencyPerSecond, canaries, latency, units, java.util.Collections.nCopies(canaries.size(), 0));
+    }
 
     /** Put latency percentiles of the records intended for one second, in milliseconds (0 when none). */
     public record Second(long count, double p50, double p90, double p99, double max) {

@@ -1,0 +1,109 @@
+package dev.pulse.loadgen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pulse.retry.Backoff;
+import dev.pulse.retry.Deadline;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.services.kinesis.KinesisAsyncClient;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsRequest;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry;
+
+/**
+ * A PutRecords call that fails after Kinesis stored its records (a timeout, a reset connection) makes the sender try
+ * them again, so a canary can be stored twice by the producer: the sender counts such calls per canary, and the
+ * canary check tells those copies from a pipeline's duplicates.
+ */
+class CanaryUnconfirmedPutsTest {
+
+    /** Stores every record it is given; the calls numbered in {@code failAfterStoring} then fail anyway. */
+    private static final class Landing implements KinesisAsyncClient {
+        final List<PutRecordsRequestEntry> stored = Collections.synchronizedList(new ArrayList<>());
+        final AtomicInteger calls = new AtomicInteger();
+        final List<Integer> failAfterStoring;
+
+        Landing(List<Integer> failAfterStoring) {
+            this.failAfterStoring = failAfterStoring;
+        }
+
+        @Override
+        public CompletableFuture<PutRecordsResponse> putRecords(PutRecordsRequest request) {
+            stored.addAll(request.records());
+            if (failAfterStoring.contains(calls.getAndIncrement())) {
+                return CompletableFuture.failedFuture(ApiCallAttemptTimeoutException.create(1_000));
+            }
+            List<PutRecordsResultEntry> ok = request.records().stream()
+                    .map(e -> PutRecordsResultEntry.builder().sequenceNumber("1").shardId("s").build()).toList();
+            return CompletableFuture.completedFuture(PutRecordsResponse.builder().records(ok).build());
+        }
+
+        @Override
+        public String serviceName() {
+            return "kinesis";
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
+    void run_whenACallCarryingACanaryFailsAfterStoringIt_countsOneUnconfirmedPutForThatCanary() {
+        Landing client = new Landing(List.of(0));
+        List<ReplayRecord> records = List.of(new ReplayRecord("{\"name\":\"m\",\"value\":1}".getBytes(StandardCharsets.UTF_8), "pk", 0));
+
+        SendReport r = new KinesisSender(client, "s", new Backoff(1, 10), 3).run(records, Schedule.rate(1, 0), 1, 0, 2, 1,
+                Deadline.inMillis(10_000), k -> CanaryVerifier.record("run", k, System.currentTimeMillis()));
+
+        long canariesStored = client.stored.stream().filter(e -> e.partitionKey().startsWith("loadgen-canary-")).count();
+        assertThat(r.canaries()).hasSize(2);
+        // The first call carried canary 0 (with the first record) and failed after storing it: sent again, stored twice.
+        assertThat(canariesStored).isEqualTo(3);
+        assertThat(r.canaryUnconfirmedPuts()).containsExactly(1, 0);
+    }
+
+    private static CanaryVerifier.Verdict verdict(long count, double sum, List<Integer> unconfirmed) throws Exception {
+        List<Long> sendTimes = new ArrayList<>();
+        for (int k = 0; k < unconfirmed.size(); k++) {
+            sendTimes.add(1_000L * k);
+        }
+        return CanaryVerifier.verify("run", sendTimes, unconfirmed, (id, from, to) -> new CanaryVerifier.Observed(count, sum),
+                Deadline.inMillis(1_000), 10);
+    }
+
+    @ParameterizedTest(name = "count {0} sum {1} unconfirmed {2}: ok {3}, duplicated {4}")
+    @CsvSource(delimiter = '|', value = {
+        // canaries 1..4 (sum 10); no unconfirmed put: exact
+        "4 | 10 | 0,0,0,0 | true  | 0",
+        "5 | 13 | 0,0,0,0 | false | 1",
+        // canary 3's put unconfirmed: one more copy of value 3 is the producer's, not a duplicate
+        "5 | 13 | 0,0,1,0 | true  | 0",
+        // the copy's value is not an unconfirmed canary's: inconsistent
+        "5 | 14 | 0,0,1,0 | false | 0",
+        // two copies beyond the one unconfirmed put: one is the pipeline's
+        "6 | 16 | 0,0,1,0 | false | 1",
+        // every canary seen once although a put was unconfirmed (the failed call had not stored it)
+        "4 | 10 | 0,1,0,0 | true  | 0",
+    })
+    void verify_whenCopiesOfUnconfirmedPuts_countsOnlyTheOthersAsDuplicated(long count, double sum, String unconfirmed,
+            boolean ok, long duplicated) throws Exception {
+        List<Integer> u = java.util.Arrays.stream(unconfirmed.split(",")).map(Integer::valueOf).toList();
+
+        CanaryVerifier.Verdict v = verdict(count, sum, u);
+
+        assertThat(v.ok()).isEqualTo(ok);
+        assertThat(v.duplicated()).isEqualTo(duplicated);
+        assertThat(v.unconfirmedPuts()).isEqualTo(u.stream().mapToLong(Integer::longValue).sum());
+    }
+}
