@@ -418,6 +418,10 @@ final class PipelineRun {
         out.printf(Locale.ROOT, "canary    sent %d  observed %d  lost %d  duplicated %d  consistent %s  freshness p50 %d ms p99 %d ms%n",
                 c.path("sent").asLong(), c.path("observed").asLong(), c.path("lost").asLong(), c.path("duplicated").asLong(),
                 c.path("consistent").asBoolean(), c.path("freshnessP50Ms").asLong(), c.path("freshnessP99Ms").asLong());
+        if (c.path("unconfirmedPuts").asLong() > 0) {
+            out.printf(Locale.ROOT, "          %d PutRecords call(s) failed after they may have stored a canary: up to as many"
+                    + " copies are the producer's, not duplicates%n", c.path("unconfirmedPuts").asLong());
+        }
         out.println("result    " + (r.path("passed").asBoolean() ? "PASS: zero lost, zero duplicated" : "FAIL"));
         if (config.reportFile() != null) {
             out.println("report    " + config.reportFile() + " and " + htmlFile(config.reportFile()));

@@ -14,14 +14,13 @@ import dev.pulse.store.RollupItems;
 import dev.pulse.testing.DelegatingDynamoDb;
 import dev.pulse.testing.RecordingMetrics;
 import dev.pulse.testing.TestContext;
-import dev.pulse.testing.emulator.LocalDynamoDb;
+import dev.pulse.testing.DynamoDbLocalExtension;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
@@ -39,29 +38,14 @@ class CompactHandlerTest {
 
     private static final long SAFETY_MARGIN_MS = 3_000; // the template's default
 
-    private static LocalDynamoDb local;
-    private static DynamoDbAsyncClient async;
-    private static DynamoDbClient reader;
+    @RegisterExtension
+    static final DynamoDbLocalExtension DYNAMO = new DynamoDbLocalExtension();
     private CompactFixture f;
     private final RecordingMetrics metrics = new RecordingMetrics();
 
-    @BeforeAll
-    static void startDynamoDb() throws Exception {
-        local = LocalDynamoDb.start();
-        async = local.asyncClient();
-        reader = local.client();
-    }
-
-    @AfterAll
-    static void stopDynamoDb() throws Exception {
-        reader.close();
-        async.close();
-        local.close();
-    }
-
     @BeforeEach
     void newTable() {
-        f = new CompactFixture(async, reader);
+        f = new CompactFixture(DYNAMO.async(), DYNAMO.reader());
         f.clock.set(at("2026-11-21T10:31:00Z"));
         f.ingest(HOUR + 5 * 60_000L, 1, 1, 4, 6);
         f.clock.set(at("2026-11-21T11:06:00Z"));
@@ -74,7 +58,7 @@ class CompactHandlerTest {
     @ParameterizedTest
     @Event(value = "events/compact-scheduled.json", type = ScheduledEvent.class)
     void handleRequest_whenScheduled_buildsWhatIsDueAndPublishesTheCounts(ScheduledEvent event) {
-        CompactResult r = handler(async).handleRequest(event, new TestContext("c", 60_000, 1024));
+        CompactResult r = handler(DYNAMO.async()).handleRequest(event, new TestContext("c", 60_000, 1024));
 
         assertThat(r.stopped()).isFalse();
         assertThat(r.hoursBuilt()).isEqualTo(1);
@@ -95,7 +79,7 @@ class CompactHandlerTest {
     @Event(value = "events/compact-scheduled.json", type = ScheduledEvent.class)
     void handleRequest_whenTheDeadlinePassesDuringTheReads_stopsWithoutWritingAndTheNextRunBuilds(ScheduledEvent event) {
         long attemptMs = 3_000; // the queue scan (three days, about 300 queries) fits well inside it
-        DynamoDbAsyncClient slowReads = new DelegatingDynamoDb(async) {
+        DynamoDbAsyncClient slowReads = new DelegatingDynamoDb(DYNAMO.async()) {
             @Override
             public CompletableFuture<QueryResponse> query(QueryRequest request) {
                 if (request.indexName() != null) {
@@ -120,7 +104,7 @@ class CompactHandlerTest {
         assertThat(metrics.last("RunsStopped")).isEqualTo(1);
         assertThat(RollupItems.complete(f.hourly(HOUR))).isFalse();
 
-        CompactResult next = handler(async).handleRequest(event, new TestContext("c2", 60_000, 1024));
+        CompactResult next = handler(DYNAMO.async()).handleRequest(event, new TestContext("c2", 60_000, 1024));
 
         assertThat(next.hoursBuilt()).isEqualTo(1);
         assertThat(RollupItems.complete(f.hourly(HOUR))).isTrue();
@@ -129,7 +113,7 @@ class CompactHandlerTest {
     @ParameterizedTest
     @Event(value = "events/compact-scheduled.json", type = ScheduledEvent.class)
     void handleRequest_whenDynamoDbFails_throwsAfterPublishingSoTheErrorAlarmSeesIt(ScheduledEvent event) {
-        DynamoDbAsyncClient failing = new DelegatingDynamoDb(async) {
+        DynamoDbAsyncClient failing = new DelegatingDynamoDb(DYNAMO.async()) {
             @Override
             public CompletableFuture<QueryResponse> query(QueryRequest request) {
                 return CompletableFuture.failedFuture(DynamoDbException.builder().statusCode(500)
@@ -150,7 +134,7 @@ class CompactHandlerTest {
     /** A run whose deadline has already passed when it starts its builds starts none and loses nothing. */
     @Test
     void build_whenTheDeadlinePassedBeforeTheBuilds_startsNoneAndLeavesThemPending() {
-        DynamoDbAsyncClient slowQueue = new DelegatingDynamoDb(async) {
+        DynamoDbAsyncClient slowQueue = new DelegatingDynamoDb(DYNAMO.async()) {
             @Override
             public CompletableFuture<QueryResponse> query(QueryRequest request) {
                 CompletableFuture<QueryResponse> answer = super.query(request);

@@ -11,16 +11,15 @@ import dev.pulse.store.BuildMarks;
 import dev.pulse.store.KeyScheme;
 import dev.pulse.store.RollupItems;
 import dev.pulse.testing.DelegatingDynamoDb;
-import dev.pulse.testing.emulator.LocalDynamoDb;
+import dev.pulse.testing.DynamoDbLocalExtension;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
@@ -39,28 +38,13 @@ class CompactServiceTest {
 
     private static final long MINUTE = 60_000L;
 
-    private static LocalDynamoDb local;
-    private static DynamoDbAsyncClient async;
-    private static DynamoDbClient reader;
+    @RegisterExtension
+    static final DynamoDbLocalExtension DYNAMO = new DynamoDbLocalExtension();
     private CompactFixture f;
-
-    @BeforeAll
-    static void startDynamoDb() throws Exception {
-        local = LocalDynamoDb.start();
-        async = local.asyncClient();
-        reader = local.client();
-    }
-
-    @AfterAll
-    static void stopDynamoDb() throws Exception {
-        reader.close();
-        async.close();
-        local.close();
-    }
 
     @BeforeEach
     void newTable() {
-        f = new CompactFixture(async, reader);
+        f = new CompactFixture(DYNAMO.async(), DYNAMO.reader());
     }
 
     /** Data at 10:05 and 10:30, its marks set at 10:31. */
@@ -175,7 +159,7 @@ class CompactServiceTest {
         ingestTwoMinutes();
         Instant run = at("2026-11-21T11:06:00Z");
         Map<String, AttributeValue> hour = f.hourly(HOUR);
-        reader.updateItem(b -> b.tableName(f.table).key(Map.of(KeyScheme.PK, hour.get(KeyScheme.PK), KeyScheme.SK, hour.get(KeyScheme.SK)))
+        DYNAMO.reader().updateItem(b -> b.tableName(f.table).key(Map.of(KeyScheme.PK, hour.get(KeyScheme.PK), KeyScheme.SK, hour.get(KeyScheme.SK)))
                 .updateExpression("SET #v = :v, #c = :c")
                 .expressionAttributeNames(Map.of("#v", RollupItems.VERSION, "#c", "count"))
                 .expressionAttributeValues(Map.of(":v", AttributeValue.fromN(Long.toString(run.toEpochMilli() + offset)),
@@ -202,7 +186,7 @@ class CompactServiceTest {
         Instant older = at("2026-11-21T11:06:00Z");
         Instant newer = at("2026-11-21T11:07:00Z");
         AtomicBoolean overtaken = new AtomicBoolean();
-        DynamoDbAsyncClient slow = new DelegatingDynamoDb(async) {
+        DynamoDbAsyncClient slow = new DelegatingDynamoDb(DYNAMO.async()) {
             @Override
             public CompletableFuture<PutItemResponse> putItem(PutItemRequest request) {
                 if (!overtaken.compareAndSet(false, true)) {
@@ -235,7 +219,7 @@ class CompactServiceTest {
     void build_whenMarkedAgainDuringTheBuild_losesTheWriteAndRebuildsOnTheNextRun() {
         ingestTwoMinutes();
         AtomicBoolean late = new AtomicBoolean();
-        DynamoDbAsyncClient racing = new DelegatingDynamoDb(async) {
+        DynamoDbAsyncClient racing = new DelegatingDynamoDb(DYNAMO.async()) {
             @Override
             public CompletableFuture<PutItemResponse> putItem(PutItemRequest request) {
                 if (!late.compareAndSet(false, true)) {

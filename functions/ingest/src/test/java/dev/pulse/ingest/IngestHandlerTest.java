@@ -14,7 +14,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.testing.RecordingMetrics;
 import dev.pulse.testing.TestContext;
-import dev.pulse.testing.emulator.LocalDynamoDb;
+import dev.pulse.testing.DynamoDbLocalExtension;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Instant;
@@ -23,10 +23,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
@@ -43,29 +42,14 @@ class IngestHandlerTest {
     /** The template's: it holds the second the failed attempt's release may take after its deadline. */
     private static final long SAFETY_MARGIN_MS = 3_000;
 
-    private static LocalDynamoDb local;
-    private static DynamoDbAsyncClient async;
-    private static DynamoDbClient reader;
+    @RegisterExtension
+    static final DynamoDbLocalExtension DYNAMO = new DynamoDbLocalExtension();
     private IngestFixture f;
     private final RecordingMetrics metrics = new RecordingMetrics();
 
-    @BeforeAll
-    static void startDynamoDb() throws Exception {
-        local = LocalDynamoDb.start();
-        async = local.asyncClient();
-        reader = local.client();
-    }
-
-    @AfterAll
-    static void stopDynamoDb() throws Exception {
-        reader.close();
-        async.close();
-        local.close();
-    }
-
     @BeforeEach
     void newTable() {
-        f = new IngestFixture(local, async, reader, Map.of("SAFETY_MARGIN_MS", Long.toString(SAFETY_MARGIN_MS)));
+        f = new IngestFixture(DYNAMO.local(), DYNAMO.async(), DYNAMO.reader(), Map.of("SAFETY_MARGIN_MS", Long.toString(SAFETY_MARGIN_MS)));
     }
 
     private IngestHandler handler(IngestService service) {

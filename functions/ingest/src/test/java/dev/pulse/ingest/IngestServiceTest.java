@@ -10,16 +10,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import dev.pulse.store.ShardCheckpoints;
 import dev.pulse.testing.DelegatingDynamoDb;
-import dev.pulse.testing.emulator.LocalDynamoDb;
+import dev.pulse.testing.DynamoDbLocalExtension;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
@@ -34,28 +33,13 @@ import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
  */
 class IngestServiceTest {
 
-    private static LocalDynamoDb local;
-    private static DynamoDbAsyncClient async;
-    private static DynamoDbClient reader;
+    @RegisterExtension
+    static final DynamoDbLocalExtension DYNAMO = new DynamoDbLocalExtension();
     private IngestFixture f;
-
-    @BeforeAll
-    static void startDynamoDb() throws Exception {
-        local = LocalDynamoDb.start();
-        async = local.asyncClient();
-        reader = local.client();
-    }
-
-    @AfterAll
-    static void stopDynamoDb() throws Exception {
-        reader.close();
-        async.close();
-        local.close();
-    }
 
     @BeforeEach
     void newTable() {
-        f = new IngestFixture(local, async, reader, Map.of());
+        f = new IngestFixture(DYNAMO.local(), DYNAMO.async(), DYNAMO.reader(), Map.of());
     }
 
     @Test

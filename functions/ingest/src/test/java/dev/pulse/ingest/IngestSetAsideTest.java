@@ -8,16 +8,15 @@ import static dev.pulse.ingest.IngestFixture.records;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
-import dev.pulse.testing.emulator.LocalDynamoDb;
+import dev.pulse.testing.DynamoDbLocalExtension;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
@@ -32,28 +31,13 @@ class IngestSetAsideTest {
     /** The host of the datapoint whose record fails: the decoder wrappers below recognise it in the payload. */
     private static final String PILL = "\"host\":\"pill\"";
 
-    private static LocalDynamoDb local;
-    private static DynamoDbAsyncClient async;
-    private static DynamoDbClient reader;
+    @RegisterExtension
+    static final DynamoDbLocalExtension DYNAMO = new DynamoDbLocalExtension();
     private IngestFixture f;
-
-    @BeforeAll
-    static void startDynamoDb() throws Exception {
-        local = LocalDynamoDb.start();
-        async = local.asyncClient();
-        reader = local.client();
-    }
-
-    @AfterAll
-    static void stopDynamoDb() throws Exception {
-        reader.close();
-        async.close();
-        local.close();
-    }
 
     @BeforeEach
     void newTable() {
-        f = new IngestFixture(local, async, reader, Map.of());
+        f = new IngestFixture(DYNAMO.local(), DYNAMO.async(), DYNAMO.reader(), Map.of());
     }
 
     /** Ten records of two series with the failing one fourth. */

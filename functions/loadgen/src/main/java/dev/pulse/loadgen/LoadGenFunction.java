@@ -45,9 +45,14 @@ public final class LoadGenFunction {
         KinesisAsyncClient kinesis = KinesisAsyncClient.builder().region(region)
                 .httpClient(AwsCrtAsyncHttpClient.builder().maxConcurrency(256).build())
                 .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry())).build();
+        // A worker invoke answers only when the worker's run ends, up to 15 minutes without a byte on the connection:
+        // the CRT client's default health check (1 byte/s over 30 s) would cut it and fail the run.
         LambdaAsyncClient lambda = LambdaAsyncClient.builder().region(region)
                 .httpClient(AwsCrtAsyncHttpClient.builder().maxConcurrency(LoadGenRequest.MAX_WORKERS)
-                        .connectionMaxIdleTime(Duration.ofMinutes(16)).build())
+                        .connectionMaxIdleTime(Duration.ofMinutes(16))
+                        .connectionHealthConfiguration(h -> h.minimumThroughputInBps(1L)
+                                .minimumThroughputTimeout(Duration.ofMinutes(15)))
+                        .build())
                 // A worker invoke is not retried: a worker run again would send its share of the load twice.
                 .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofMinutes(15)).apiCallAttemptTimeout(Duration.ofMinutes(15))
                         .retryStrategy(AwsRetryStrategy.doNotRetry()))
