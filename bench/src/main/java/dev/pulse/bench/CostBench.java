@@ -35,9 +35,9 @@ final class CostBench implements Benchmark {
     static final double SHARD_UTILISATION = 0.8;
 
     /**
-     * One measured unit of the mix and its budget. Budgets are the units measured at 0b80221 (docs/capacity.md) plus
-     * about 5%: the units are deterministic, so a figure above its budget means a change of the code made a datapoint,
-     * a series-hour or a query cost more.
+     * One measured unit of the mix and its budget. Budgets are the units of the full run at cd7e23b
+     * (docs/benchmarks.json, 2026-11-24) plus about 5%: the units are deterministic, so a figure above its budget
+     * means a change of the code made a datapoint, a series-hour or a query cost more.
      */
     record Budget(String key, String what, double budget) {
     }
@@ -109,7 +109,7 @@ final class CostBench implements Benchmark {
                 minimum charges it leaves out (an empty Query page, a BatchGetItem key without an item), added here. \
                 Stored bytes are the items' sizes by DynamoDB's rules (100 bytes an item more); the daily build and item \
                 are measured for the hours the simulated day has and re-encoded with 24 hour summaries. Each unit of the \
-                mix is printed PASS or FAIL against its budget (the units measured at 0b80221 plus about 5%); both \
+                mix is printed PASS or FAIL against its budget (the units of the full run at cd7e23b plus about 5%); both \
                 tables are then checked exact (every datapoint sent is in the partials, every built rollup complete). \
                 docs/capacity.md prices these units by hand.""";
     }
@@ -222,7 +222,7 @@ final class CostBench implements Benchmark {
                         mixUnits.get("hourlyRruPerSeriesHour"),
                         mixUnits.get("partialBytesPerSeriesHour") + mixUnits.get("hourlyBytesPerSeriesHour"),
                         mixUnits.get("queryRruPerDashboardQuery")),
-                "budgets: the units at 0b80221 + ~5%",
+                "budgets: the units at cd7e23b + ~5%",
                 passed + " of " + budget.size() + " within",
                 "every unit within its budget", passed == budget.size(), details, values);
     }

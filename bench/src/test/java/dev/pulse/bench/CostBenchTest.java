@@ -51,9 +51,9 @@ class CostBenchTest {
     }
 
     @Test
-    void budgets_whenCompared_withTheUnitsMeasuredAt0b80221_allowAboutFivePercent() {
-        // The units measured at 0b80221 (docs/capacity.md): a budget below them would fail every run, one far above
-        // them would not catch a regression.
+    void budgets_whenCompared_withTheUnitsOfTheRunAtCd7e23b_allowAboutFivePercent() {
+        // The units of the full run at cd7e23b (docs/benchmarks.json, docs/capacity.md): a budget below them would
+        // fail every run, one far above them would not catch a regression.
         Map<String, Double> measured = Map.of("partialWruPerDp", 0.1, "hourlyWruPerSeriesHour", 4.6, "hourlyRruPerSeriesHour", 3.1,
                 "queueScanRruPerRun", 865.97, "queryRruPerDashboardQuery", 332.42, "partialBytesPerSeriesHour", 17_252.52,
                 "hourlyBytesPerSeriesHour", 3_073.34, "dailyBytesPerSeriesDay", 4_899.17);
