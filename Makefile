@@ -35,7 +35,7 @@ SCAN_CHECKOV_SUBSCRIBED := mkdir -p .local && $(PYTHON) scripts/template_with_de
   .local/template-subscribed.yaml SubscribeAccountLogs=true && $(CHECKOV_VENV)/bin/checkov \
   --file .local/template-subscribed.yaml --framework cloudformation --compact --quiet --skip-download
 
-.PHONY: help test verify lint build deploy events clean run invoke local-stack bench capacity fuzz
+.PHONY: help test verify lint build deploy events clean run invoke local-stack bench fuzz
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -136,13 +136,11 @@ invoke: local-stack ## One handler with event files in turn, no Docker: make inv
 # Benchmarks (module bench/): each hot path against its baseline in the same run, one line each. A full run
 # records itself in docs/benchmarks.md (between the generated markers) and docs/benchmarks.json; ONLY=name,...
 # or QUICK=1 (a smoke run in seconds) print and write .local/bench.md instead. cold-start measures the packaged
-# artifacts, hence sam build. The cost benchmark's measured units also give docs/capacity.md (.local/capacity.md
-# for ONLY= and QUICK= runs); BENCH_PRICES="name=value,..." changes its list prices (names: make capacity ARGS=--help).
+# artifacts, hence sam build. The cost benchmark prints the DynamoDB units a datapoint, a series-hour and a query take,
+# each against its budget; docs/capacity.md prices them by hand.
 ONLY         ?=
 QUICK        ?=
-BENCH_PRICES ?=
 BENCH_OUT     = $(if $(or $(ONLY),$(filter 1 yes true,$(QUICK))),.local/bench,docs/benchmarks)
-CAPACITY_OUT  = $(if $(or $(ONLY),$(filter 1 yes true,$(QUICK))),.local/capacity.md,docs/capacity.md)
 BENCH_CP      = bench/target/classes:$$(cat bench/target/classpath.txt)
 # The handlers measured in process run under the collector the template gives every function (Mappings Jvm:
 # -XX:+UseSerialGC). Under the JVM's default G1 on 2 cores, pauses of 30-50 ms landed in 1 to 3 of the query
@@ -151,19 +149,10 @@ BENCH_JVM     = -XX:+UseSerialGC
 bench: $(VENV)/.installed $(KINESIS)/node_modules/.installed ## Benchmarks vs baselines -> docs/benchmarks.md (ONLY=name,... QUICK=1)
 	mvn $(MVN_FLAGS) -q package -DskipTests -pl bench -am
 	$(SAM) build
-	BENCH_PRICES="$(BENCH_PRICES)" java $(BENCH_JVM) --enable-native-access=ALL-UNNAMED -cp "$(BENCH_CP)" dev.pulse.bench.BenchMain \
+	java $(BENCH_JVM) --enable-native-access=ALL-UNNAMED -cp "$(BENCH_CP)" dev.pulse.bench.BenchMain \
 	  --kinesis-dir $(CURDIR)/$(KINESIS) --moto-bin $(CURDIR)/$(VENV)/bin/moto_server --out $(BENCH_OUT).md --json $(BENCH_OUT).json \
 	  $(if $(ONLY),--only "$(ONLY)") $(if $(filter 1 yes true,$(QUICK)),--quick) \
 	  --command "make bench$(if $(ONLY), ONLY=$(ONLY))$(if $(filter 1 yes true,$(QUICK)), QUICK=1)"
-	BENCH_PRICES="$(BENCH_PRICES)" java -cp "$(BENCH_CP)" dev.pulse.bench.CapacityDoc --bench $(BENCH_OUT).json --out $(CAPACITY_OUT)
-
-# docs/capacity.md again from measured units already taken (BENCH_JSON, default the last full run), e.g. with other
-# prices: make capacity BENCH_JSON=.local/bench.json ARGS="--price-ddb-million-wru 0.5 --rates 5000,50000"
-BENCH_JSON ?= docs/benchmarks.json
-ARGS       ?=
-capacity: ## docs/capacity.md from the cost benchmark's measured units (BENCH_JSON=.local/bench.json after ONLY=cost, ARGS=--help)
-	mvn $(MVN_FLAGS) -q package -DskipTests -pl bench -am
-	BENCH_PRICES="$(BENCH_PRICES)" java -cp "$(BENCH_CP)" dev.pulse.bench.CapacityDoc --bench "$(BENCH_JSON)" --out docs/capacity.md $(ARGS)
 
 # Coverage-guided fuzzing (Jazzer, module fuzz/): every decoder, the query API's requests and the replay line parser,
 # FUZZ_SECONDS each, one JVM each at the Lambda's heap (-Xmx768m), 5 s per input; 7 harnesses that also take about

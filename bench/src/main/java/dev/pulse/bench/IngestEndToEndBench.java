@@ -85,7 +85,7 @@ final class IngestEndToEndBench implements Benchmark {
                 product over baseline. The tables have the template's keys but no stream: DynamoDB fills a stream \
                 asynchronously, while DynamoDB Local runs a query over all its stream records on every write, which \
                 made the same batch 10x slower after a few runs. Absolute rates are the emulator's on this machine, \
-                not DynamoDB's; the batch's wall time and the items written per datapoint feed docs/capacity.md \
+                not DynamoDB's; the batch's wall time and the items written per datapoint are what docs/capacity.md prices \
                 (the catalog entries are written once per series per container, so a warm container writes only the \
                 partials). Target: >= 10x.""";
     }

@@ -13,7 +13,7 @@ import java.util.List;
  * Writes a run into docs/benchmarks.md, between the markers {@value #BEGIN} and {@value #END}: the command, the
  * machine, the printed lines, and for each benchmark how to read it with its details. Everything outside the
  * markers (the analysis of misses, the history) is written by hand and kept. The raw figures go to a JSON file
- * beside it, which docs/capacity.md is computed from.
+ * beside it.
  */
 public final class Report {
 

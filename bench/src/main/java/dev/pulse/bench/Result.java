@@ -17,7 +17,7 @@ import java.util.Map;
  * @param target   the target, in words ({@code ">= 10x"}), or empty when there is none
  * @param met      whether the target was met; null when there is none
  * @param details  further lines for docs/benchmarks.md (spreads, sub-figures, the profile when a target is missed)
- * @param values   the raw figures by name, for docs/benchmarks.json and the capacity arithmetic (docs/capacity.md)
+ * @param values   the raw figures by name, for docs/benchmarks.json
  */
 public record Result(String name, String figure, String baseline, String ratio, String target, Boolean met,
         List<String> details, Map<String, Double> values) {

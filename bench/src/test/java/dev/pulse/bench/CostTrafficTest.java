@@ -125,14 +125,4 @@ class CostTrafficTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> CostSettings.rateMillis("cron(0 * * * ? *)"))
                 .hasMessageContaining("not a rate");
     }
-
-    @Test
-    void fit_whenInvocationsOfDifferentSizes_findsTheFixedAndPerRecordTimes() {
-        List<double[]> calls = List.of(new double[] {10, 5 + 10 * 0.2}, new double[] {100, 5 + 100 * 0.2},
-                new double[] {200, 5 + 200 * 0.2});
-
-        assertThat(CostBench.fit(calls)[0]).isCloseTo(5, org.assertj.core.api.Assertions.within(1e-9));
-        assertThat(CostBench.fit(calls)[1]).isCloseTo(0.2, org.assertj.core.api.Assertions.within(1e-9));
-        assertThat(CostBench.fit(List.of(new double[] {10, 3}))).containsExactly(0, 0.3);
-    }
 }
