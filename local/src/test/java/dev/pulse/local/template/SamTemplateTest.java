@@ -381,7 +381,11 @@ class SamTemplateTest {
                 new RouteSpec("QueryFunction", "POST", p + "series", "Api"),
                 new RouteSpec("QueryFunction", "GET", p + "labels", "Api"),
                 new RouteSpec("QueryFunction", "POST", p + "labels", "Api"),
-                new RouteSpec("QueryFunction", "GET", p + "label/{name}/values", "Api"));
+                new RouteSpec("QueryFunction", "GET", p + "label/{name}/values", "Api"),
+                new RouteSpec("QueryFunction", "GET", p + "status/buildinfo", "Api"),
+                new RouteSpec("QueryFunction", "GET", p + "metadata", "Api"),
+                new RouteSpec("QueryFunction", "GET", p + "query_exemplars", "Api"),
+                new RouteSpec("QueryFunction", "POST", p + "query_exemplars", "Api"));
     }
 
     @Test
