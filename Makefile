@@ -106,9 +106,9 @@ SOURCE     ?= events/replay/sample.ndjson.gz
 MODE       ?= rate
 SPEED      ?= 60
 WORKERS    ?= 1
-# Seconds between the rollup builder's scheduled runs in make run (the template's BuildSchedule, rate(5 minutes),
+# Seconds between the compactor's scheduled runs in make run (the template's CompactSchedule, rate(5 minutes),
 # would not fire within a one-minute run); empty: the template's rate; 0: no scheduled runs.
-BUILD_EVERY ?= 15
+COMPACT_EVERY ?= 15
 PARAMS     ?=
 KEEP       ?=
 WORK_DIR   ?=
@@ -123,9 +123,9 @@ LOCAL_RUN  = java -XX:-UsePerfData --enable-native-access=ALL-UNNAMED -cp "local
 local-stack: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK_DEP)
 	mvn $(MVN_FLAGS) -q package -DskipTests
 
-run: local-stack ## The whole pipeline on 127.0.0.1 with a load run and canary check (RATE, DURATION, SOURCE, MODE, BUILD_EVERY, KEEP=1, BACKEND=localstack)
+run: local-stack ## The whole pipeline on 127.0.0.1 with a load run and canary check (RATE, DURATION, SOURCE, MODE, COMPACT_EVERY, KEEP=1, BACKEND=localstack)
 	$(LOCAL_RUN) run $(BACKEND_ARGS) --rate "$(RATE)" --duration "$(DURATION)" --ramp "$(RAMP)" --source "$(SOURCE)" --mode "$(MODE)" \
-	  --speed "$(SPEED)" --workers "$(WORKERS)" $(if $(BUILD_EVERY),--schedule-every "$(BUILD_EVERY)") \
+	  --speed "$(SPEED)" --workers "$(WORKERS)" $(if $(COMPACT_EVERY),--schedule-every "$(COMPACT_EVERY)") \
 	  $(foreach p,$(PARAMS),--param "$(p)") $(if $(filter 1 yes true,$(KEEP)),--keep,) \
 	  $(if $(WORK_DIR),--work-dir "$(WORK_DIR)")
 

@@ -514,7 +514,7 @@ def build_poison(now: int) -> tuple[dict, dict]:
 # ---------------------------------------------------------------------------------------------
 
 def build_compact_scheduled(now: int) -> dict:
-    """What EventBridge sends CompactFunction each BuildSchedule period (a rate rule SAM names
+    """What EventBridge sends CompactFunction each CompactSchedule period (a rate rule SAM names
     <stack>-CompactFunctionBuild-<suffix>); the builder reads only `time`."""
     instant = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=now // 1000)
     return {

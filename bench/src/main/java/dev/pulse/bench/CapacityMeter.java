@@ -1,8 +1,8 @@
 package dev.pulse.bench;
 
-import dev.pulse.store.KeyScheme;
-import dev.pulse.store.ShardCheckpoints;
-import dev.pulse.store.RollupItems;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.write.ShardCheckpoints;
+import dev.pulse.store.codec.RollupItems;
 import dev.pulse.aggregate.Summary;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -116,7 +116,7 @@ public final class CapacityMeter implements ExecutionInterceptor {
             return units.sum();
         }
 
-        /** Of the reported units, those spent on a global secondary index (the build queue). */
+        /** Of the reported units, those spent on a global secondary index (the compaction queue). */
         public double indexUnits() {
             return indexUnits.sum();
         }

@@ -3,7 +3,7 @@ package dev.pulse.bench;
 import dev.pulse.testing.emulator.LocalDynamoDb;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pulse.local.LocalStack;
+import dev.pulse.local.LocalDeployment;
 import dev.pulse.local.StackOptions;
 import dev.pulse.local.esm.InvokeResult;
 import dev.pulse.local.lambda.FaultPlan;
@@ -81,8 +81,8 @@ final class ColdStartBench implements Benchmark {
                 Init: from spawning the JVM until the runtime asks for its first invocation (static initialisers and \
                 the handler's constructor done). First response: init plus the first invocation, until its response \
                 is posted back: IngestFunction with events/ingest-kinesis-native.json (6 records, written to the \
-                table), QueryFunction with events/query-post.json, CompactFunction with events/compact-scheduled.json (one build run); \
-                every response is checked (no failed batch items, HTTP 200, a build run that did not stop). LoadGenFunction's init counts, but its \
+                table), QueryFunction with events/query-post.json, CompactFunction with events/compact-scheduled.json (one compaction run); \
+                every response is checked (no failed batch items, HTTP 200, a compaction run that did not stop). LoadGenFunction's init counts, but its \
                 first response does not enter the medians: its shortest run sends for a whole second (1 s at \
                 100 records/s, after loading the 56,000-line bundled recording), so it is reported apart. Five \
                 environments per handler and variant, with the function's JAVA_TOOL_OPTIONS and without, alternating \
@@ -165,7 +165,7 @@ final class ColdStartBench implements Benchmark {
                 d.stackName(), root.resolve("bench/target/cold-start-stack"), d.runtimeDir(), env.kinesisDir(),
                 env.motoBin(), StackOptions.Ports.EPHEMERAL, 1, Map.of(), FaultPlan.NONE, null)
                 .withScheduleEvery(java.time.Duration.ZERO); // no scheduled build may start during the timing
-        LocalStack stack = LocalStack.create(options, null);
+        LocalDeployment stack = LocalDeployment.create(options, null);
         try {
             long starting = System.nanoTime();
             stack.start();
@@ -393,7 +393,7 @@ final class ColdStartBench implements Benchmark {
         }
     }
 
-    /** The rollup builder: a finished run ({@code CompactResult}) that did not stop on a failure. */
+    /** The compactor: a finished run ({@code CompactResult}) that did not stop on a failure. */
     static String buildProblem(JsonNode response) {
         if (!response.has("hoursBuilt")) {
             return "no hoursBuilt in the response";
@@ -454,7 +454,7 @@ final class ColdStartBench implements Benchmark {
      * A table and a stream for the measured functions, so their writes start no function of the stack, and
      * the emulators warmed up.
      */
-    private static void createTableAndStream(LocalStack stack, Map<String, String> functionEnvironment) throws Exception {
+    private static void createTableAndStream(LocalDeployment stack, Map<String, String> functionEnvironment) throws Exception {
         // DynamoDB Local keeps a database per access key: the functions' key, or they would not see the table.
         StaticCredentialsProvider credentials = StaticCredentialsProvider.create(AwsBasicCredentials.create(
                 functionEnvironment.get("AWS_ACCESS_KEY_ID"), functionEnvironment.get("AWS_SECRET_ACCESS_KEY")));

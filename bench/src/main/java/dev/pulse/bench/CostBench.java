@@ -4,10 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.bench.CapacityMeter.Term;
 import dev.pulse.testing.StdoutCapture;
-import dev.pulse.store.KeyScheme;
-import dev.pulse.store.LatestPartials;
-import dev.pulse.store.RollupItems;
-import dev.pulse.store.SummaryAttributes;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.read.LatestPartials;
+import dev.pulse.store.codec.RollupItems;
+import dev.pulse.store.codec.SummaryAttributes;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -102,7 +102,7 @@ final class CostBench implements Benchmark {
                 functions and tables), each sending its minute as one record of 10 datapoints once a minute. Records go \
                 to shards by the MD5 of their partition key and reach IngestFunction in batches as the event source \
                 mapping forms them (BatchSize, MaximumBatchingWindowInSeconds); the builder (CompactFunction) runs on the \
-                template's BuildSchedule; a dashboard asks the mix for 100 series over the last 24 hours at PT5M (count, \
+                template's CompactSchedule; a dashboard asks the mix for 100 series over the last 24 hours at PT5M (count, \
                 avg, max, p99) every simulated minute. An SDK interceptor on each function's DynamoDB client asks every \
                 request for its consumed capacity and adds it to a term (partials, catalog, marks, hourly and daily \
                 builds, queue scans, queries); DynamoDB Local's reports follow DynamoDB's billing rules except for two \
@@ -243,7 +243,7 @@ final class CostBench implements Benchmark {
         double datapoints = Math.max(1, st.datapointsIn);
         double records = Math.max(1, st.records);
         double invocations = Math.max(1, st.ingestInvocations());
-        double runs = Math.max(1, st.buildRuns.size());
+        double runs = Math.max(1, st.compactRuns.size());
         double queries = Math.max(1, st.queries);
         double hourlyItemBytes = hourly[0] == 0 ? 0 : hourly[1] / (double) hourly[0] - ItemSize.STORAGE_OVERHEAD;
         CapacityMeter.Tally dailyWrites = sim.tally(Term.DAILY_BUILD_WRITES);
@@ -286,21 +286,21 @@ final class CostBench implements Benchmark {
     /** {ms of a run without builds (median), ms a build}. */
     static double[] builderTimes(CostSim.Stats st) {
         List<Double> empty = new ArrayList<>();
-        double buildMs = 0;
+        double compactMs = 0;
         double builds = 0;
-        for (double[] r : st.buildRuns) {
+        for (double[] r : st.compactRuns) {
             if (r[1] + r[2] == 0) {
                 empty.add(r[0]);
             }
         }
         double base = empty.isEmpty() ? 0 : Samples.of(empty.stream().mapToDouble(Double::doubleValue).toArray()).median();
-        for (double[] r : st.buildRuns) {
+        for (double[] r : st.compactRuns) {
             if (r[1] + r[2] > 0) {
-                buildMs += Math.max(0, r[0] - base);
+                compactMs += Math.max(0, r[0] - base);
                 builds += r[1] + r[2];
             }
         }
-        return new double[] {base, builds == 0 ? 0 : buildMs / builds};
+        return new double[] {base, builds == 0 ? 0 : compactMs / builds};
     }
 
     /** Shards a provisioned stream needs for the workload's rate (from its first 10 minutes). */
@@ -366,7 +366,7 @@ final class CostBench implements Benchmark {
                     + sim.stats.datapointsIn);
         }
         long now = sim.clock().millis();
-        long graceMs = sim.config().buildGrace().toMillis();
+        long graceMs = sim.config().compactGrace().toMillis();
         int hoursChecked = 0;
         Map<String, Long> perDay = new HashMap<>();
         for (Map.Entry<String, Long> e : partialCounts.entrySet()) {
@@ -412,7 +412,7 @@ final class CostBench implements Benchmark {
                     + " poison records), sent " + expected);
         }
         DynamoDbClient c = env.dynamoSync();
-        long buildable = sim.config().buildGrace().toMillis() + 2 * sim.config().markSettle().toMillis();
+        long buildable = sim.config().compactGrace().toMillis() + 2 * sim.config().markSettle().toMillis();
         int rollups = 0;
         int buckets = (int) ((dataEnd - dataStart) / (5 * CostTraffic.MINUTE));
         Map<String, long[]> counts = new HashMap<>();

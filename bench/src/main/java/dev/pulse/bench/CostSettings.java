@@ -10,19 +10,19 @@ import java.util.regex.Pattern;
 
 /**
  * What the cost benchmark takes from template.yaml at its defaults: the three functions (memory, timeout,
- * environment), the ingest mapping's batching and the builder's schedule.
+ * environment), the ingest mapping's batching and the compactor's schedule.
  *
- * @param buildScheduleMillis the period of {@code BuildSchedule} (a {@code rate(...)} expression)
+ * @param compactScheduleMillis the period of {@code CompactSchedule} (a {@code rate(...)} expression)
  */
 record CostSettings(FunctionSettings ingest, FunctionSettings compact, FunctionSettings query, int batchSize,
-        long batchingWindowMillis, long buildScheduleMillis, String buildSchedule, String streamMode,
+        long batchingWindowMillis, long compactScheduleMillis, String buildSchedule, String streamMode,
         Map<String, String> parameters) {
 
     private static final Pattern RATE = Pattern.compile("rate\\(\\s*(\\d+)\\s+(minute|minutes|hour|hours|day|days)\\s*\\)");
 
     static CostSettings load(Path root) throws IOException {
         Map<String, String> p = SamTemplate.load(root.resolve("template.yaml")).parameterDefaults();
-        String schedule = p.getOrDefault("BuildSchedule", "rate(5 minutes)");
+        String schedule = p.getOrDefault("CompactSchedule", "rate(5 minutes)");
         return new CostSettings(FunctionSettings.load(root, "IngestFunction"), FunctionSettings.load(root, "CompactFunction"),
                 FunctionSettings.load(root, "QueryFunction"), Integer.parseInt(p.getOrDefault("BatchSize", "100")),
                 Long.parseLong(p.getOrDefault("MaximumBatchingWindowInSeconds", "0")) * 1000L, rateMillis(schedule),
@@ -33,7 +33,7 @@ record CostSettings(FunctionSettings ingest, FunctionSettings compact, FunctionS
     static long rateMillis(String expression) {
         Matcher m = RATE.matcher(expression.strip().toLowerCase(Locale.ROOT));
         if (!m.matches()) {
-            throw new IllegalArgumentException("BuildSchedule '" + expression + "' is not a rate(N minutes|hours|days) expression");
+            throw new IllegalArgumentException("CompactSchedule '" + expression + "' is not a rate(N minutes|hours|days) expression");
         }
         long n = Long.parseLong(m.group(1));
         long unit = m.group(2).startsWith("minute") ? 60_000L : m.group(2).startsWith("hour") ? 3_600_000L : 86_400_000L;

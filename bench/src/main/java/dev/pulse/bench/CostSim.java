@@ -60,7 +60,7 @@ final class CostSim {
         long ingestLogBytes;
         long ingestEmfBytes;
         long ingestBilledMs;
-        final List<double[]> buildRuns = new ArrayList<>(); // {ms, hoursBuilt, daysBuilt, losing, pending, stopped}
+        final List<double[]> compactRuns = new ArrayList<>(); // {ms, hoursBuilt, daysBuilt, losing, pending, stopped}
         long compactLogBytes;
         long compactEmfBytes;
         long queries;
@@ -79,23 +79,23 @@ final class CostSim {
         }
 
         double builderMs() {
-            return buildRuns.stream().mapToDouble(r -> r[0]).sum();
+            return compactRuns.stream().mapToDouble(r -> r[0]).sum();
         }
 
         long hoursBuilt() {
-            return (long) buildRuns.stream().mapToDouble(r -> r[1]).sum();
+            return (long) compactRuns.stream().mapToDouble(r -> r[1]).sum();
         }
 
         long daysBuilt() {
-            return (long) buildRuns.stream().mapToDouble(r -> r[2]).sum();
+            return (long) compactRuns.stream().mapToDouble(r -> r[2]).sum();
         }
 
         long losingWrites() {
-            return (long) buildRuns.stream().mapToDouble(r -> r[3]).sum();
+            return (long) compactRuns.stream().mapToDouble(r -> r[3]).sum();
         }
 
         long stoppedRuns() {
-            return buildRuns.stream().filter(r -> r[5] > 0).count();
+            return compactRuns.stream().filter(r -> r[5] > 0).count();
         }
     }
 
@@ -169,7 +169,7 @@ final class CostSim {
      */
     void run(long dataStart, long dataEnd, long until, Consumer<String> progress) throws Exception {
         CostTraffic.Batcher batcher = new CostTraffic.Batcher(shards, settings.batchSize(), settings.batchingWindowMillis());
-        long schedule = settings.buildScheduleMillis();
+        long schedule = settings.compactScheduleMillis();
         long firstRun = Math.floorDiv(dataStart, schedule) * schedule + schedule;
         long nextRun = firstRun;
         long wallStart = System.nanoTime();
@@ -255,7 +255,7 @@ final class CostSim {
         long t0 = System.nanoTime();
         CompactResult r = compact.handleRequest(new ScheduledEvent(), ctx);
         double ms = (System.nanoTime() - t0) / 1e6;
-        stats.buildRuns.add(new double[] {ms, r.hoursBuilt(), r.daysBuilt(), r.losingWrites(), r.periodsPending(),
+        stats.compactRuns.add(new double[] {ms, r.hoursBuilt(), r.daysBuilt(), r.losingWrites(), r.periodsPending(),
             r.stopped() ? 1 : 0});
         stats.compactLogBytes += out.bytes() - bytes;
         stats.compactEmfBytes += out.emfBytes() - emfBytes;

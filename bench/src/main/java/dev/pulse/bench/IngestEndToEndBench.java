@@ -18,9 +18,9 @@ import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.testing.emulator.Ports;
 import dev.pulse.model.Datapoint;
 import dev.pulse.model.DatapointValidator;
-import dev.pulse.store.KeyScheme;
-import dev.pulse.store.LatestPartials;
-import dev.pulse.store.SummaryAttributes;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.read.LatestPartials;
+import dev.pulse.store.codec.SummaryAttributes;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -286,7 +286,7 @@ final class IngestEndToEndBench implements Benchmark {
 
     /**
      * The table's items after a batch: minute partials and the datapoints they count (the newest generation of each
-     * slot, {@link LatestPartials#newestOf}), rollup items holding only a build mark (set by ingest before the partials), shard
+     * slot, {@link LatestPartials#newestOf}), rollup items holding only a compaction mark (set by ingest before the partials), shard
      * checkpoints ({@code W#}, one per shard: not counted in ItemsWritten), and everything else.
      */
     record Stored(long items, long partials, long datapoints, long marks, long checkpoints) {
@@ -305,7 +305,7 @@ final class IngestEndToEndBench implements Benchmark {
                 } else if (item.get(KeyScheme.PK).s().startsWith("P#")) {
                     partials++;
                     stored.add(item);
-                } else if (item.containsKey(dev.pulse.store.BuildMarks.MARKED)) {
+                } else if (item.containsKey(dev.pulse.store.write.CompactMarks.MARKED)) {
                     marks++;
                 }
             }

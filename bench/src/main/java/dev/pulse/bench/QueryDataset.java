@@ -13,8 +13,8 @@ import dev.pulse.query.QueryFunction;
 import dev.pulse.query.QueryHandler;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.DynamoDbStore;
-import dev.pulse.store.RollupItems;
+import dev.pulse.store.write.DynamoDbStore;
+import dev.pulse.store.codec.RollupItems;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -265,7 +265,7 @@ public final class QueryDataset {
         return out;
     }
 
-    /** As the rollup builder writes it: with a build version, so the query serves it (RollupItems#complete). */
+    /** As the compactor writes it: with a compaction version, so the query serves it (RollupItems#complete). */
     private static java.util.Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> built(
             java.util.Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> item) {
         item.put(RollupItems.VERSION, software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromN("1"));

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.pulse.bench.CapacityMeter.Term;
-import dev.pulse.store.KeyScheme;
+import dev.pulse.store.schema.KeyScheme;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -183,13 +183,13 @@ class CapacityMeterTest {
         one.add(12.5);
         java.util.SortedMap<Integer, dev.pulse.aggregate.Summary> hours = new java.util.TreeMap<>(Map.of(22, one, 23, one));
         long day = Math.floorDiv(HOUR, 86_400_000L) * 86_400_000L;
-        Map<String, AttributeValue> daily = new HashMap<>(dev.pulse.store.RollupItems.daily("s{}", day, hours, 3650L * 86400));
+        Map<String, AttributeValue> daily = new HashMap<>(dev.pulse.store.codec.RollupItems.daily("s{}", day, hours, 3650L * 86400));
         daily.put("v", AttributeValue.fromN("1795219500000"));
         java.util.SortedMap<Integer, dev.pulse.aggregate.Summary> full = new java.util.TreeMap<>();
         for (int h = 0; h < 24; h++) {
             full.put(h, one);
         }
-        long expected = ItemSize.of(dev.pulse.store.RollupItems.daily("s{}", day, full, 3650L * 86400))
+        long expected = ItemSize.of(dev.pulse.store.codec.RollupItems.daily("s{}", day, full, 3650L * 86400))
                 + ItemSize.of(Map.of("v", AttributeValue.fromN("1795219500000")));
 
         compact.record(PutItemRequest.builder().tableName(TABLE).item(daily).build(),

@@ -167,7 +167,7 @@ public final class Main {
         options = options.withMaxConcurrency(Math.max(options.maxConcurrency(), workers + 2));
         out.println("starting the local stack from " + options.template() + " ...");
         long t0 = System.nanoTime();
-        LocalStack stack = LocalStack.create(options, null);
+        LocalDeployment stack = LocalDeployment.create(options, null);
         // Registered before start-up: a SIGTERM while emulators and JVMs start must stop them too.
         Thread hook = new Thread(stack::close, "local-stack-stop");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -203,11 +203,11 @@ public final class Main {
         }
     }
 
-    private static String tableId(LocalStack stack) {
+    private static String tableId(LocalDeployment stack) {
         return stack.template().resourceIds("AWS::DynamoDB::Table").stream().findFirst().orElse("Table");
     }
 
-    static void printEndpoints(LocalStack stack, PrintStream out) {
+    static void printEndpoints(LocalDeployment stack, PrintStream out) {
         for (String[] line : stack.backend().describe()) {
             out.printf("  %-15s %s%n", line[0], line[1]);
         }
@@ -228,7 +228,7 @@ public final class Main {
         }
     }
 
-    private static String streamNames(LocalStack stack) {
+    private static String streamNames(LocalDeployment stack) {
         List<String> streams = stack.template().resourceIds("AWS::Kinesis::Stream").stream().map(stack::ref).toList();
         return streams.isEmpty() ? "" : "   stream " + String.join(", ", streams);
     }
@@ -263,7 +263,7 @@ public final class Main {
         }
         options = options.withEnvironment(a.pairs("env"));
         err.println("starting the local stack for " + function + " ...");
-        LocalStack stack = LocalStack.create(options, (fn, line) -> {
+        LocalDeployment stack = LocalDeployment.create(options, (fn, line) -> {
             if (fn.equals(function)) {
                 out.println(line);
             }

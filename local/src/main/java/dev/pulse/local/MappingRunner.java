@@ -60,8 +60,8 @@ public final class MappingRunner implements AutoCloseable {
         this.functionName = functionName;
         this.lambda = lambda;
         this.destinations = destinations;
-        kinesis = KinesisClient.builder().endpointOverride(kinesisEndpoint).region(Region.of(LocalStack.REGION))
-                .credentialsProvider(LocalStack.CREDENTIALS).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
+        kinesis = KinesisClient.builder().endpointOverride(kinesisEndpoint).region(Region.of(LocalDeployment.REGION))
+                .credentialsProvider(LocalDeployment.CREDENTIALS).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
         discovery = Thread.ofPlatform().daemon().name("esm-" + spec.functionId() + "-discovery").unstarted(this::discover);
     }
 
@@ -138,7 +138,7 @@ public final class MappingRunner implements AutoCloseable {
     }
 
     private void addShard(String shardId, String position) {
-        ShardSource source = new KinesisShardSource(kinesis, spec.sourceArn(), shardId, position, LocalStack.REGION);
+        ShardSource source = new KinesisShardSource(kinesis, spec.sourceArn(), shardId, position, LocalDeployment.REGION);
         ShardStats stats = new ShardStats();
         String arn = lambda.config(functionName).arn();
         ShardProcessor processor = new ShardProcessor(spec, source, this::invoke,

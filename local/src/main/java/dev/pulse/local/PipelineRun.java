@@ -38,7 +38,7 @@ final class PipelineRun {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final LocalStack stack;
+    private final LocalDeployment stack;
     private final Config config;
     private final PrintStream out;
     private final Histogram queryLatency = new Histogram(3);
@@ -98,7 +98,7 @@ final class PipelineRun {
         }
     }
 
-    PipelineRun(LocalStack stack, Config config, PrintStream out) {
+    PipelineRun(LocalDeployment stack, Config config, PrintStream out) {
         this.stack = stack;
         this.config = config;
         this.out = out;

@@ -48,11 +48,11 @@ final class SignedApi implements AutoCloseable {
         if (contentType != null) {
             request.putHeader("Content-Type", contentType);
         }
-        SignedRequest signed = signer.sign(r -> r.identity(LocalStack.CREDENTIALS.resolveIdentity().join())
+        SignedRequest signed = signer.sign(r -> r.identity(LocalDeployment.CREDENTIALS.resolveIdentity().join())
                 .request(request.build())
                 .payload(body == null || body.length == 0 ? null : ContentStreamProvider.fromByteArray(body))
                 .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "execute-api")
-                .putProperty(AwsV4HttpSigner.REGION_NAME, LocalStack.REGION));
+                .putProperty(AwsV4HttpSigner.REGION_NAME, LocalDeployment.REGION));
         HttpExecuteResponse resp = http.prepareRequest(HttpExecuteRequest.builder().request(signed.request())
                 .contentStreamProvider(signed.payload().orElse(null)).build()).call();
         byte[] out = new byte[0];

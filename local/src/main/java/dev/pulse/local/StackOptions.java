@@ -23,7 +23,7 @@ import java.util.Map;
  * @param faults         faults to inject (tests); {@link FaultPlan#NONE} normally
  * @param kinesisStore   where kinesalite keeps its data, so it survives a restart; null: in memory
  * @param scheduleEvery  how often the template's {@code Schedule} events run: null for their own rate, a shorter
- *                       period to compress time ({@code make run}'s {@code BUILD_EVERY}), {@link Duration#ZERO} for
+ *                       period to compress time ({@code make run}'s {@code COMPACT_EVERY}), {@link Duration#ZERO} for
  *                       no runs of their own (only {@link ScheduleRunner#runNow()})
  * @param backend        what serves DynamoDB, Kinesis, SQS and S3: the bundled emulators or LocalStack
  */

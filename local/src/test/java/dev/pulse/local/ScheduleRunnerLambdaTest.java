@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The schedule's event through the local Lambda service into a JVM running the runtime interface client: a handler
- * typed {@code RequestHandler<ScheduledEvent, ...>}, as the rollup builder is, gets every field EventBridge sets.
+ * typed {@code RequestHandler<ScheduledEvent, ...>}, as the compactor is, gets every field EventBridge sets.
  */
 class ScheduleRunnerLambdaTest {
 

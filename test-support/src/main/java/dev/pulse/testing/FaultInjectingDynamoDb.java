@@ -29,7 +29,7 @@ import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
  *   <li>UnprocessedItems (part of a call written, the rest handed back), drawn for the same
  *       {@code BatchWriteItem} calls.</li>
  *   <li>A crash after {@code n} more successful writes of the attempt, counting every write call
- *       ({@code BatchWriteItem}, and the {@code UpdateItem} calls: the shard claim, the build marks, the commit):
+ *       ({@code BatchWriteItem}, and the {@code UpdateItem} calls: the shard claim, the compaction marks, the commit):
  *       from then on nothing gets through, reads included, like a process that died.</li>
  * </ul>
  */

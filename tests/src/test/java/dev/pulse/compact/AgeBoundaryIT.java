@@ -10,9 +10,9 @@ import dev.pulse.config.ConfigException;
 import dev.pulse.ingest.IngestHandler;
 import dev.pulse.ingest.IngestFunction;
 import dev.pulse.query.QueryHandler;
-import dev.pulse.store.BuildMarks;
-import dev.pulse.store.KeyScheme;
-import dev.pulse.store.RollupItems;
+import dev.pulse.store.write.CompactMarks;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.codec.RollupItems;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.KinesisRecords;
 import dev.pulse.testing.Pipeline;
@@ -63,7 +63,7 @@ class AgeBoundaryIT {
         Map<String, String> settings = new java.util.HashMap<>(week);
         settings.put("PARTIAL_TTL_DAYS", "23");
         try (Pipeline p = new Pipeline("pulse-age-redrive", Instant.ofEpochMilli(H + HOUR + MINUTE), settings)) {
-            buildTheHourAndItsDay(p);
+            compactTheHourAndItsDay(p);
 
             // Fourteen days later a record holding a datapoint of that hour arrives; its batch is discarded (record
             // age), and the next batch of the shard commits past it.
@@ -75,9 +75,9 @@ class AgeBoundaryIT {
             // Redriven six days and 21 hours after its arrival, inside the week the stream keeps it (the builder
             // has built the hour and day of the batch after it meanwhile).
             p.clock().set(Instant.ofEpochMilli(arrival + 6 * DAY + 21 * HOUR));
-            assertThat(p.buildAll().hoursBuilt()).isEqualTo(1);
+            assertThat(p.compactAll().hoursBuilt()).isEqualTo(1);
             p.redrive(discarded);
-            CompactResult rebuilt = p.buildAll();
+            CompactResult rebuilt = p.compactAll();
 
             assertThat(rebuilt.hoursBuilt()).isEqualTo(1);
             assertThat(rebuilt.daysBuilt()).isEqualTo(1);
@@ -96,7 +96,7 @@ class AgeBoundaryIT {
         Map<String, String> settings = Map.of("MAX_RECORD_AGE_SECONDS", "3600", "STREAM_RETENTION_HOURS", "168",
                 "PARTIAL_TTL_DAYS", "23");
         try (Pipeline p = new Pipeline("pulse-age-refused", Instant.ofEpochMilli(H + HOUR + MINUTE), settings)) {
-            buildTheHourAndItsDay(p);
+            compactTheHourAndItsDay(p);
             long arrival = H + 14 * DAY;
             RawData lost = new RawData();
             KinesisEvent.KinesisEventRecord late = record(H + 30 * MINUTE + 5_000, 1_000.0, arrival, lost);
@@ -120,7 +120,7 @@ class AgeBoundaryIT {
                     .hasMessageContaining("redrive refused: record " + late.getKinesis().getSequenceNumber())
                     .hasMessageContaining("past the redrive window of 687170 s")
                     .hasMessageContaining("STREAM_RETENTION_HOURS");
-            assertThat(hourItem(p)).isEqualTo(hourBefore).doesNotContainKey(BuildMarks.MARKED);
+            assertThat(hourItem(p)).isEqualTo(hourBefore).doesNotContainKey(CompactMarks.MARKED);
             assertThat(partials(p)).isEqualTo(partialsBefore);
             assertHourAndDayHold(p, 60);
         }
@@ -129,15 +129,15 @@ class AgeBoundaryIT {
     @Test
     void handleRequest_whenTheBuilderRestartsAfterTheHoursPartialsExpired_resolvesTheMarksAndTheHourAndDayKeepTheirRollups() {
         try (Pipeline p = new Pipeline("pulse-age-stopped", Instant.ofEpochMilli(H + HOUR + MINUTE), Map.of())) {
-            buildTheHourAndItsDay(p);
+            compactTheHourAndItsDay(p);
 
             // Thirteen days later a late datapoint of the hour arrives and marks it and its day; the builder is stopped.
             RawData lost = new RawData();
             long arrival = H + 13 * DAY;
             p.clock().set(Instant.ofEpochMilli(arrival + MINUTE));
             p.ingest(List.of(record(H + 30 * MINUTE + 5_000, 1_000.0, arrival, lost)));
-            assertThat(hourItem(p)).containsKey(BuildMarks.MARKED);
-            assertThat(dayItem(p)).containsKey(BuildMarks.MARKED);
+            assertThat(hourItem(p)).containsKey(CompactMarks.MARKED);
+            assertThat(dayItem(p)).containsKey(CompactMarks.MARKED);
 
             // It stays stopped for six days, past its allowance: every partial of the hour expires meanwhile, the late
             // one with them. The hour is now older than the partials' retention, outside the default scan range.
@@ -165,7 +165,7 @@ class AgeBoundaryIT {
     @Test
     void handleRequest_whenTheBuilderRestartsAfterTheHourlyRollupsExpired_resolvesTheDayMarkAndTheDayKeepsItsRollup() {
         try (Pipeline p = new Pipeline("pulse-age-outage", Instant.ofEpochMilli(H + HOUR + MINUTE), Map.of())) {
-            buildTheHourAndItsDay(p);
+            compactTheHourAndItsDay(p);
             long arrival = H + 13 * DAY;
             p.clock().set(Instant.ofEpochMilli(arrival + MINUTE));
             p.ingest(List.of(record(H + 30 * MINUTE + 5_000, 1_000.0, arrival, new RawData())));
@@ -175,7 +175,7 @@ class AgeBoundaryIT {
             p.clock().set(Instant.ofEpochMilli(H + 40 * DAY));
             expire(p);
             assertThat(item(p, KeyScheme.hourlyPk(key(), H), KeyScheme.hour(H))).isEmpty();
-            assertThat(dayItem(p)).containsKey(BuildMarks.MARKED);
+            assertThat(dayItem(p)).containsKey(CompactMarks.MARKED);
             RecordingMetrics metrics = new RecordingMetrics();
             CompactResult restarted = CompactFunction.handler(p.config, Emulators.dynamoAsync(), p.clock(), metrics)
                     .handleRequest(new ScheduledEvent(), new TestContext("build", 60_000, 1024));
@@ -184,7 +184,7 @@ class AgeBoundaryIT {
             assertThat(restarted.daysBuilt()).isZero();
             assertThat(metrics.last("ExpiredMarks")).isEqualTo(1);
             Map<String, AttributeValue> day = dayItem(p);
-            assertThat(day).doesNotContainKey(BuildMarks.MARKED).doesNotContainKey(BuildMarks.DUE);
+            assertThat(day).doesNotContainKey(CompactMarks.MARKED).doesNotContainKey(CompactMarks.DUE);
             RawData.assertSummary("day", RollupItems.total(day, RollupItems.HOURS), RawData.flatten(raw.byMinute(key())));
             // Past the minute detail the day is answered from the daily rollup.
             raw.assertQueryMatches(p.queryHandler(), iso(H_DAY), iso(H_DAY + DAY), "P1D");
@@ -192,14 +192,14 @@ class AgeBoundaryIT {
     }
 
     /** The hour's 60 datapoints stored on time; the hour, then its day, built (the run leaves the scan cursor). */
-    private void buildTheHourAndItsDay(Pipeline p) {
+    private void compactTheHourAndItsDay(Pipeline p) {
         List<KinesisEvent.KinesisEventRecord> onTime = new ArrayList<>();
         for (int m = 0; m < 60; m++) {
             onTime.add(record(H + m * MINUTE + 1_000, 1.0 + m, H + HOUR + MINUTE, raw));
         }
         p.ingest(onTime);
         p.clock().set(Instant.ofEpochMilli(H_DAY + DAY + 6 * MINUTE));
-        CompactResult built = p.buildAll();
+        CompactResult built = p.compactAll();
         assertThat(built.hoursBuilt()).isEqualTo(1);
         assertThat(built.daysBuilt()).isEqualTo(1);
         assertHourAndDayHold(p, 60);
@@ -211,8 +211,8 @@ class AgeBoundaryIT {
         assertThat(values).hasSize((int) count);
         Map<String, AttributeValue> hour = hourItem(p);
         Map<String, AttributeValue> day = dayItem(p);
-        assertThat(hour).doesNotContainKey(BuildMarks.MARKED).doesNotContainKey(BuildMarks.DUE);
-        assertThat(day).doesNotContainKey(BuildMarks.MARKED).doesNotContainKey(BuildMarks.DUE);
+        assertThat(hour).doesNotContainKey(CompactMarks.MARKED).doesNotContainKey(CompactMarks.DUE);
+        assertThat(day).doesNotContainKey(CompactMarks.MARKED).doesNotContainKey(CompactMarks.DUE);
         assertThat(hour.get("count").n()).isEqualTo(Long.toString(count));
         RawData.assertSummary("hour", RollupItems.total(hour, RollupItems.MINUTES), values);
         Summary hourOfDay = RollupItems.buckets(day, RollupItems.HOURS).get((int) ((H - H_DAY) / HOUR));

@@ -8,9 +8,9 @@ import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.query.QueryHandler;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.BuildMarks;
-import dev.pulse.store.KeyScheme;
-import dev.pulse.store.RollupItems;
+import dev.pulse.store.write.CompactMarks;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.codec.RollupItems;
 import dev.pulse.testing.ControlledPuts;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.KinesisRecords;
@@ -39,7 +39,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 
 /**
- * Kinesis records -> ingest (build marks, then partials) -> DynamoDB Local -> the scheduled rollup builder on a
+ * Kinesis records -> ingest (compaction marks, then partials) -> DynamoDB Local -> the scheduled compactor on a
  * clock the test moves -> hourly and daily rollups. Every minute, hour and day summary is checked against a
  * direct computation from the raw datapoints across an hour and a day boundary; late data rebuilds what it
  * touches and nothing else; runs are idempotent and build each closed period once; an older build that lands
@@ -64,7 +64,7 @@ class CompactIT {
         try (Pipeline p = new Pipeline("pulse-compact", INGESTED, Duration.ofDays(14))) {
             p.ingest(generate(new Random(11), 1200, START, END, 4));
 
-            CompactResult r = p.buildAll();
+            CompactResult r = p.compactAll();
 
             assertThat(r.hoursBuilt()).isEqualTo(periods(HOUR).size());
             assertThat(r.daysBuilt()).isEqualTo(periods(DAY).size());
@@ -78,13 +78,13 @@ class CompactIT {
         try (Pipeline p = new Pipeline("pulse-compact-late", INGESTED, Duration.ofDays(14))) {
             Random random = new Random(12);
             p.ingest(generate(random, 600, START, END, 4));
-            p.buildAll();
+            p.compactAll();
 
             // Late points for two series around midnight, after their hours and days were built.
             p.clock().advance(Duration.ofMinutes(30));
             RawData late = new RawData();
             p.ingest(generate(random, 150, START + HOUR / 2, START + 2 * HOUR, 2, late));
-            CompactResult r = p.buildAll();
+            CompactResult r = p.compactAll();
 
             assertThat(r.hoursBuilt()).isEqualTo(periods(late, HOUR).size()).isLessThan(periods(HOUR).size());
             assertThat(r.daysBuilt()).isEqualTo(periods(late, DAY).size()).isLessThan(periods(DAY).size());
@@ -102,7 +102,7 @@ class CompactIT {
     void build_whenEverythingIsBuilt_laterRunsBuildNothingAndChangeNothing() {
         try (Pipeline p = new Pipeline("pulse-compact-idle", INGESTED, Duration.ofDays(14))) {
             p.ingest(generate(new Random(13), 400, START, END, 4));
-            p.buildAll();
+            p.compactAll();
             Map<String, Map<String, AttributeValue>> built = rollups(p);
 
             for (int run = 0; run < 3; run++) {
@@ -121,14 +121,14 @@ class CompactIT {
         try (Pipeline p = new Pipeline("pulse-compact-redeliver", INGESTED, Duration.ofDays(14))) {
             List<KinesisEvent.KinesisEventRecord> records = generate(new Random(14), 600, START, END, 4);
             p.ingest(records);
-            CompactResult first = p.buildAll();
+            CompactResult first = p.compactAll();
             Map<String, Map<String, AttributeValue>> built = rollups(p);
 
             // The same batches delivered again: at or below the shard's committed position, so skipped; no mark is
             // set and nothing is rebuilt.
             p.clock().advance(Duration.ofMinutes(10));
             p.ingest(records);
-            CompactResult redelivered = p.buildAll();
+            CompactResult redelivered = p.compactAll();
             assertThat(redelivered.hoursBuilt()).isZero();
             assertThat(redelivered.daysBuilt()).isZero();
             assertThat(rollups(p)).isEqualTo(built);
@@ -136,7 +136,7 @@ class CompactIT {
             for (int again = 0; again < 2; again++) {
                 p.clock().advance(Duration.ofMinutes(10));
                 p.redrive(records); // the same batches stored again: marks set again, partials overwritten with themselves
-                CompactResult r = p.buildAll();
+                CompactResult r = p.compactAll();
 
                 assertThat(r.hoursBuilt()).isEqualTo(first.hoursBuilt());
                 assertThat(r.daysBuilt()).isEqualTo(first.daysBuilt());
@@ -219,7 +219,7 @@ class CompactIT {
             // Meanwhile late data for that hour arrives and run B builds it with everything.
             p.clock().advance(Duration.ofMinutes(1));
             p.ingest(generate(random, 30, a.hour(), a.hour() + HOUR, 1));
-            CompactResult runB = p.buildAll();
+            CompactResult runB = p.compactAll();
             assertThat(runB.hoursBuilt()).isEqualTo(1);
             Map<String, AttributeValue> newer = a.item(p);
 
@@ -256,7 +256,7 @@ class CompactIT {
             assertThat(runA.losingWrites()).isEqualTo(1);
             Map<String, AttributeValue> after = a.item(p);
             assertThat(withoutMark(after)).isEqualTo(newer);
-            assertThat(after.get(BuildMarks.MARKED).n()).isEqualTo(Long.toString(a.markedAt()));
+            assertThat(after.get(CompactMarks.MARKED).n()).isEqualTo(Long.toString(a.markedAt()));
             // And the mark is still there for the next run, which builds the hour with the last ten records too.
             assertThat(p.build().hoursBuilt()).isEqualTo(1);
             assertRollupsMatch(p);
@@ -335,7 +335,7 @@ class CompactIT {
             CompactHandler handler = CompactFunction.handler(p.config, dying, p.clock(), metrics);
 
             assertThatThrownBy(() -> handler.handleRequest(new ScheduledEvent(), new TestContext("build", 60_000, 1024)))
-                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("build run failed");
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("compaction run failed");
 
             assertThat(metrics.last("HoursBuilt")).isEqualTo(3);
             assertThat(metrics.last("RunsStopped")).isEqualTo(1);
@@ -350,7 +350,7 @@ class CompactIT {
 
     @Test
     void settings_whenConfiguredFromTheEnvironment_takeGraceSettleAndRetentionFromIt() {
-        var config = TestConfig.of("t", "q", Map.of("INGEST_TIMEOUT_SECONDS", "30", "BUILD_GRACE_SECONDS", "600"));
+        var config = TestConfig.of("t", "q", Map.of("INGEST_TIMEOUT_SECONDS", "30", "COMPACT_GRACE_SECONDS", "600"));
 
         CompactService.Settings s = CompactFunction.settings(config);
 
@@ -398,7 +398,7 @@ class CompactIT {
         TreeSet<String> out = new TreeSet<>();
         for (String key : data.keys()) {
             for (long start : data.byPeriod(key, size).keySet()) {
-                out.add(size == HOUR ? BuildMarks.hourMark(key, start, 0).id() : BuildMarks.dayMark(key, start, 0).id());
+                out.add(size == HOUR ? CompactMarks.hourMark(key, start, 0).id() : CompactMarks.dayMark(key, start, 0).id());
             }
         }
         return out;
@@ -469,8 +469,8 @@ class CompactIT {
 
     private static Map<String, AttributeValue> withoutMark(Map<String, AttributeValue> item) {
         Map<String, AttributeValue> copy = new HashMap<>(item);
-        copy.remove(BuildMarks.MARKED);
-        copy.remove(BuildMarks.DUE);
+        copy.remove(CompactMarks.MARKED);
+        copy.remove(CompactMarks.DUE);
         return copy;
     }
 }

@@ -6,10 +6,10 @@ import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.query.QueryHandler;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.KeyScheme;
-import dev.pulse.store.LatestPartials;
-import dev.pulse.store.ShardCheckpoints;
-import dev.pulse.store.SummaryAttributes;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.read.LatestPartials;
+import dev.pulse.store.write.ShardCheckpoints;
+import dev.pulse.store.codec.SummaryAttributes;
 import dev.pulse.testing.DelegatingDynamoDb;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.KinesisRecords;
@@ -38,9 +38,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 /**
  * Edge cases of exactly-once ingest (docs/design.md, "Exactly once"): generations of different digit counts, short
  * sequence numbers, legacy partials, a redrive while a live attempt holds the current generation, lost claim and
- * commit responses, an out-of-order hand-made batch, poison re-sent after a failed commit, a late build mark. Every
+ * commit responses, an out-of-order hand-made batch, poison re-sent after a failed commit, a late compaction mark. Every
  * scenario drives the real IngestService against DynamoDB Local and reads back through the real readers: the query
- * API (open hour: partials through LatestPartials) and the rollup builder (hourly rollup), then the query again (from
+ * API (open hour: partials through LatestPartials) and the compactor (hourly rollup), then the query again (from
  * the rollup).
  */
 @ExtendWith(Emulators.class)
@@ -118,7 +118,7 @@ class IngestEdgeCasesIT {
                 try {
                     h.get().join();
                 } catch (java.util.concurrent.CompletionException e) {
-                    // A late write refused by its own condition (a build mark older than the stored one) is the point.
+                    // A late write refused by its own condition (a compaction mark older than the stored one) is the point.
                     if (!(e.getCause() instanceof software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException)) {
                         throw e;
                     }
@@ -181,7 +181,7 @@ class IngestEdgeCasesIT {
         QueryHandler q = p.queryHandler();
         raw.assertQueryMatches(q, "2026-11-21T11:00:00Z", "2026-11-21T12:00:00Z", "60");
         p.clock().set(NOW.plus(Duration.ofHours(1)));
-        p.buildAll();
+        p.compactAll();
         raw.assertQueryMatches(p.queryHandler(), "2026-11-21T11:00:00Z", "2026-11-21T12:00:00Z", "60");
         raw.assertQueryMatches(p.queryHandler(), "2026-11-21T00:00:00Z", "2026-11-22T00:00:00Z", "PT1H");
     }
@@ -224,7 +224,7 @@ class IngestEdgeCasesIT {
     /**
      * A table written across the upgrade to compact partial keys: the earlier code stored a batch and crashed before
      * its commit, and the retry (the current code) stores the same records under the compact key of the same slot;
-     * another batch stored only by the earlier code. Each record counts once, in the open hour, in the builder's
+     * another batch stored only by the earlier code. Each record counts once, in the open hour, in the compactor's
      * hour and in the query of it.
      */
     @Test

@@ -7,8 +7,8 @@ import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.model.SeriesKey;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.BuildMarks;
-import dev.pulse.store.KeyScheme;
+import dev.pulse.store.write.CompactMarks;
+import dev.pulse.store.schema.KeyScheme;
 import dev.pulse.testing.DelegatingDynamoDb;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.FaultInjectingDynamoDb;
@@ -47,9 +47,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
  * are injected around the real client (DynamoDB Local over HTTP), and the batches are driven the way the
  * Kinesis event source mapping drives them: a failed batch is retried from its first record, sometimes
  * bisected into halves, and a successful batch is sometimes delivered again. Through all of it, no partial is
- * written before the build marks of its hour and day are stored.
+ * written before the compaction marks of its hour and day are stored.
  *
- * <p>The write path: per attempt, one UpdateItem claims the shard, UpdateItems set the build marks, the partials
+ * <p>The write path: per attempt, one UpdateItem claims the shard, UpdateItems set the compaction marks, the partials
  * (keyed by their generation) and new catalog entries go in BatchWriteItems, and one UpdateItem commits. Throttles
  * and UnprocessedItems hit the batch writes, and a crash counts every write call (so it can also kill the claim, a
  * mark or the commit). Arbitrary redelivery, stale writes and discarded batches are IngestModelIT's.
@@ -206,11 +206,11 @@ class IngestExactlyOnceIT {
         assertThat(run.metrics.count(IngestMetric.BATCH_FAILURES)).isEqualTo(1);
     }
 
-    /** The (pk|sk) of every rollup item that carries a build mark. */
+    /** The (pk|sk) of every rollup item that carries a compaction mark. */
     private static Set<String> markedPeriods(Run run) {
         Set<String> out = new java.util.TreeSet<>();
         run.reader.scanPaginator(b -> b.tableName(run.table)).items().forEach(i -> {
-            if (i.containsKey(BuildMarks.MARKED) && i.containsKey(BuildMarks.DUE)) {
+            if (i.containsKey(CompactMarks.MARKED) && i.containsKey(CompactMarks.DUE)) {
                 out.add(i.get(KeyScheme.PK).s() + '|' + i.get(KeyScheme.SK).s());
             }
         });
@@ -221,8 +221,8 @@ class IngestExactlyOnceIT {
     private static Set<String> periodsWithPartials(Run run) {
         Set<String> out = new java.util.TreeSet<>();
         StoredPartials.read(run.reader, run.table).forEach((series, minutes) -> minutes.keySet().forEach(minute -> {
-            out.add(BuildMarks.hourMark(series, Math.floorDiv(minute, HOUR) * HOUR, 0).id());
-            out.add(BuildMarks.dayMark(series, Math.floorDiv(minute, DAY) * DAY, 0).id());
+            out.add(CompactMarks.hourMark(series, Math.floorDiv(minute, HOUR) * HOUR, 0).id());
+            out.add(CompactMarks.dayMark(series, Math.floorDiv(minute, DAY) * DAY, 0).id());
         }));
         assertThat(out).isNotEmpty();
         return out;
@@ -260,8 +260,8 @@ class IngestExactlyOnceIT {
                 partialWrites.incrementAndGet();
                 String series = KeyScheme.seriesKey(pk);
                 long hour = KeyScheme.hourStart(pk.substring(pk.lastIndexOf('#') + 1));
-                for (BuildMarks.Mark m : List.of(BuildMarks.hourMark(series, hour, 0),
-                        BuildMarks.dayMark(series, Math.floorDiv(hour, DAY) * DAY, 0))) {
+                for (CompactMarks.Mark m : List.of(CompactMarks.hourMark(series, hour, 0),
+                        CompactMarks.dayMark(series, Math.floorDiv(hour, DAY) * DAY, 0))) {
                     if (!stored.contains(m.id())) {
                         unannounced.add(pk + " " + w.putRequest().item().get(KeyScheme.SK).s() + " before " + m.id());
                     }

@@ -11,9 +11,9 @@ import dev.pulse.config.PulseConfig;
 import dev.pulse.testing.StdoutCapture;
 import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.metrics.PulseMetrics;
-import dev.pulse.store.BuildMarks;
-import dev.pulse.store.MarkMemory;
-import dev.pulse.store.RollupItems;
+import dev.pulse.store.write.CompactMarks;
+import dev.pulse.store.write.MarkMemory;
+import dev.pulse.store.codec.RollupItems;
 import dev.pulse.testing.TestConfig;
 import dev.pulse.testing.ExpectedResults;
 import dev.pulse.testing.Emulators;
@@ -246,7 +246,7 @@ class IngestHandlerIT {
         assertThat(doc.get("IngestLagMs").asDouble()).isNotNegative();
 
         // One mark per (series, hour) and (series, day) the batch touches.
-        List<BuildMarks.Mark> marks = marks(expected, stack.config);
+        List<CompactMarks.Mark> marks = marks(expected, stack.config);
         assertThat(doc.get("MarksWritten").asDouble()).isEqualTo(marks.size());
 
         // Warm container: no cold start, the catalog is not written again, and neither is a mark the container
@@ -255,7 +255,7 @@ class IngestHandlerIT {
         assertThat(second.get(0).get("AlreadyStoredRecords").asDouble()).isZero();
         assertThat(second.get(0).get("DatapointsIn").asDouble()).isEqualTo(expected.datapoints());
         assertThat(second.get(0).get("ItemsWritten").asDouble()).isEqualTo(expected.partials());
-        MarkMemory memory = new MarkMemory(1000, stack.config.buildGrace().toMillis(),
+        MarkMemory memory = new MarkMemory(1000, stack.config.compactGrace().toMillis(),
                 stack.config.ingestTimeout().toMillis() + 5_000);
         memory.remember(marks);
         assertThat(second.get(0).get("MarksWritten").asDouble()).isEqualTo(memory.toWrite(marks, expected.now()).size());
@@ -271,24 +271,24 @@ class IngestHandlerIT {
 
         Map<String, Long> marked = new TreeMap<>();
         stack.reader.scanPaginator(b -> b.tableName(stack.table)).items().forEach(i -> {
-            if (i.containsKey(BuildMarks.MARKED)) {
-                assertThat(i).as("a mark's item carries its queue key and TTL").containsKeys(BuildMarks.DUE, RollupItems.TTL);
+            if (i.containsKey(CompactMarks.MARKED)) {
+                assertThat(i).as("a mark's item carries its queue key and TTL").containsKeys(CompactMarks.DUE, RollupItems.TTL);
                 assertThat(i).as("a mark alone is not a built rollup").doesNotContainKey(RollupItems.VERSION);
-                marked.put(i.get("pk").s() + '|' + i.get("sk").s(), Long.parseLong(i.get(BuildMarks.MARKED).n()));
+                marked.put(i.get("pk").s() + '|' + i.get("sk").s(), Long.parseLong(i.get(CompactMarks.MARKED).n()));
             }
         });
         assertThat(marked.keySet()).containsExactlyInAnyOrderElementsOf(
-                marks(expected, stack.config).stream().map(BuildMarks.Mark::id).toList());
+                marks(expected, stack.config).stream().map(CompactMarks.Mark::id).toList());
         assertThat(marked.values()).as("marked at the invocation's time").containsOnly(expected.now());
     }
 
-    /** The build marks the fixture's data needs: one per (series, hour) and (series, day). */
-    private static List<BuildMarks.Mark> marks(ExpectedResults expected, PulseConfig config) {
-        Map<String, BuildMarks.Mark> marks = new TreeMap<>();
+    /** The compaction marks the fixture's data needs: one per (series, hour) and (series, day). */
+    private static List<CompactMarks.Mark> marks(ExpectedResults expected, PulseConfig config) {
+        Map<String, CompactMarks.Mark> marks = new TreeMap<>();
         expected.series().forEach((series, byMinute) -> byMinute.keySet().forEach(minute -> {
-            BuildMarks.Mark hour = BuildMarks.hourMark(series, Math.floorDiv(minute, 3_600_000L) * 3_600_000L,
+            CompactMarks.Mark hour = CompactMarks.hourMark(series, Math.floorDiv(minute, 3_600_000L) * 3_600_000L,
                     config.hourlyTtl().toSeconds());
-            BuildMarks.Mark day = BuildMarks.dayMark(series, Math.floorDiv(minute, 86_400_000L) * 86_400_000L,
+            CompactMarks.Mark day = CompactMarks.dayMark(series, Math.floorDiv(minute, 86_400_000L) * 86_400_000L,
                     config.dailyTtl().toSeconds());
             marks.put(hour.id(), hour);
             marks.put(day.id(), day);

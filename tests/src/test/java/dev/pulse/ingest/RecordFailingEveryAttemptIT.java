@@ -23,7 +23,7 @@ import dev.pulse.local.template.SamTemplate;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.ShardCheckpoints;
+import dev.pulse.store.write.ShardCheckpoints;
 import dev.pulse.testing.DelegatingDynamoDb;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.KinesisRecords;
@@ -616,10 +616,10 @@ class RecordFailingEveryAttemptIT {
         return new IngestService((data, pk, arrival) -> new dev.pulse.codec.RecordDecoder(
                 new dev.pulse.model.DatapointValidator(Clock.systemUTC(), config.acceptPast(), config.acceptFuture()))
                 .decodeUnits(data, pk, arrival), maxPartials, maxDatapoints,
-                new dev.pulse.store.DynamoDbStore(Emulators.dynamoAsync(), table, 4, backoff),
-                new dev.pulse.store.SeriesCatalog(1000),
-                new dev.pulse.store.BuildMarks(Emulators.dynamoAsync(), table, 4, backoff),
-                new dev.pulse.store.MarkMemory(1000, 1000, 1000),
+                new dev.pulse.store.write.DynamoDbStore(Emulators.dynamoAsync(), table, 4, backoff),
+                new dev.pulse.store.codec.SeriesCatalog(1000),
+                new dev.pulse.store.write.CompactMarks(Emulators.dynamoAsync(), table, 4, backoff),
+                new dev.pulse.store.write.MarkMemory(1000, 1000, 1000),
                 new ShardCheckpoints(Emulators.dynamoAsync(), table, backoff),
                 new dev.pulse.dlq.DeadLetterQueue(Emulators.sqs().client(), queue, backoff),
                 config.partialTtl().toSeconds(), config.hourlyTtl().toSeconds(), config.dailyTtl().toSeconds(),
@@ -816,8 +816,8 @@ class RecordFailingEveryAttemptIT {
 
     private Map<String, AttributeValue> checkpoint() {
         return reader.getItem(b -> b.tableName(table).consistentRead(true).key(Map.of(
-                dev.pulse.store.KeyScheme.PK, AttributeValue.fromS(ShardCheckpoints.key("pulse-test", SHARD)),
-                dev.pulse.store.KeyScheme.SK, AttributeValue.fromS("w")))).item();
+                dev.pulse.store.schema.KeyScheme.PK, AttributeValue.fromS(ShardCheckpoints.key("pulse-test", SHARD)),
+                dev.pulse.store.schema.KeyScheme.SK, AttributeValue.fromS("w")))).item();
     }
 
     private static long sum(RecordingMetrics metrics, String name) {

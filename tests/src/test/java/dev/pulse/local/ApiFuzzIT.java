@@ -72,11 +72,11 @@ class ApiFuzzIT {
 
     @Test
     void schemathesis_againstLocalApi_noServerErrorAndEveryResponseConformsToTheSpec() throws Exception {
-        Path root = LocalStacks.root();
+        Path root = LocalDeployments.root();
         Path cli = Path.of(System.getProperty("pulse.moto.bin")).getParent().resolve("schemathesis");
         assertThat(cli).as("schemathesis is not installed next to moto_server: `make test` installs requirements-dev.txt into .venv")
                 .isExecutable();
-        StackOptions options = LocalStacks.options("api-fuzz-it");
+        StackOptions options = LocalDeployments.options("api-fuzz-it");
         Path dir = options.workDir().resolve("schemathesis");
         deleteTree(dir);
         Files.createDirectories(dir);
@@ -88,7 +88,7 @@ class ApiFuzzIT {
         long served;
         List<ListeningSockets.Socket> clientSockets = new ArrayList<>();
         List<String> command;
-        try (LocalStack stack = LocalStack.start(options, null)) {
+        try (LocalDeployment stack = LocalDeployment.start(options, null)) {
             // Data first, so queries return real series: the fixture's datapoints lie in the hour the spec's own
             // request example asks for (the ingest window is relative to the records' arrival time).
             InvokeResult ingest = stack.lambda().invoke("IngestFunction",
@@ -190,7 +190,7 @@ class ApiFuzzIT {
      * turns the ingested partials into the minutes queries read, from the table's stream, a few seconds later).
      * The query function's cold start happens here too, rather than inside schemathesis's request timeout.
      */
-    private static void warmUp(LocalStack stack, Path root) throws Exception {
+    private static void warmUp(LocalDeployment stack, Path root) throws Exception {
         JsonNode example = new YAMLMapper().readTree(root.resolve("api/openapi.yaml").toFile())
                 .at("/paths/~1query/post/requestBody/content/application~1json/example");
         assertThat(example.isObject()).isTrue();

@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A DynamoDB endpoint on 127.0.0.1 in front of DynamoDB Local that misbehaves the way DynamoDB does under
  * load: a share of ingest's writes is refused with {@code ProvisionedThroughputExceededException}: its partials and
- * series catalog ({@code BatchWriteItem}), and its build marks and shard checkpoints ({@code UpdateItem}). Another
+ * series catalog ({@code BatchWriteItem}), and its compaction marks and shard checkpoints ({@code UpdateItem}). Another
  * share of {@code BatchWriteItem} calls is only half applied, the rest handed back as {@code UnprocessedItems}.
  * Everything else passes through unchanged (DynamoDB Local does not check signatures, so a rewritten body needs no
  * re-signing).
@@ -46,7 +46,7 @@ final class DynamoDbFaultProxy implements AutoCloseable {
     final AtomicLong unprocessedItems = new AtomicLong();
     final AtomicLong forwarded = new AtomicLong();
     /**
-     * Requests forwarded, by operation ({@code PutItem}: the rollup builder's writes; {@code BatchWriteItem}: ingest's
+     * Requests forwarded, by operation ({@code PutItem}: the compactor's writes; {@code BatchWriteItem}: ingest's
      * partials and catalog), except ingest's shard checkpoint claims and commits, counted as {@value #CHECKPOINT}.
      */
     final Map<String, AtomicLong> calls = new java.util.concurrent.ConcurrentHashMap<>();
@@ -80,7 +80,7 @@ final class DynamoDbFaultProxy implements AutoCloseable {
             if (op.endsWith(".UpdateItem") && JSON.readTree(body).path("Key").path("pk").path("S").asText().startsWith("W#")) {
                 counted = CHECKPOINT;
             }
-            // Ingest's writes: its partials and catalog (BatchWriteItem), its build marks and checkpoints (UpdateItem).
+            // Ingest's writes: its partials and catalog (BatchWriteItem), its compaction marks and checkpoints (UpdateItem).
             boolean ingestWrite = batchWrite || op.endsWith(".UpdateItem");
             double dice = ThreadLocalRandom.current().nextDouble();
             if (ingestWrite && dice < throttleRate) {

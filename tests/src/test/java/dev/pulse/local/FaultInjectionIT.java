@@ -9,8 +9,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.aggregate.ExactSum;
 import dev.pulse.local.esm.InvokeResult;
 import dev.pulse.local.lambda.FaultPlan;
-import dev.pulse.store.BuildMarks;
-import dev.pulse.store.RollupItems;
+import dev.pulse.store.write.CompactMarks;
+import dev.pulse.store.codec.RollupItems;
 import dev.pulse.testing.TestConfig;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -40,13 +40,13 @@ import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
  * Exactly-once under fire, end to end on the local stack: 100,000 datapoints through Kinesis, ingest, the
- * scheduled rollup builder and the query API while DynamoDB throttles ingest's writes and half-applies its batch
+ * scheduled compactor and the query API while DynamoDB throttles ingest's writes and half-applies its batch
  * writes, ingest and builder JVMs are killed or time out mid-invocation, the mapping delivers batches twice and
  * the schedule delivers runs twice, 1% of the records are poison, and the Kinesis emulator restarts. The data lies
  * in two closed hours, every batch spanning all their minutes (the worst case for work per batch), and a fifth of
  * it arrives late, after those hours were built. Then every (series, minute) read back through the API from the
  * rebuilt rollups is compared with a direct computation from what was sent: nothing lost, nothing counted
- * twice, every poison record in the DLQ with its reason, and the builder's writes bounded by the periods it had
+ * twice, every poison record in the DLQ with its reason, and the compactor's writes bounded by the periods it had
  * to build, not by the batches that marked them.
  */
 class FaultInjectionIT {
@@ -61,7 +61,7 @@ class FaultInjectionIT {
     private static final int LATE_RECORDS = 2_100;
     private static final int DATAPOINTS_PER_RECORD = 10;
     private static final double POISON_RATE = 0.01;
-    /** The stack's IngestTimeout (s): small, so build marks settle within the test (40 s). */
+    /** The stack's IngestTimeout (s): small, so compaction marks settle within the test (40 s). */
     private static final String INGEST_TIMEOUT = "15";
     private static final Duration MARK_SETTLE = TestConfig.of("t", "q", Map.of("INGEST_TIMEOUT_SECONDS", INGEST_TIMEOUT)).markSettle();
 
@@ -155,11 +155,11 @@ class FaultInjectionIT {
     @Test
     void pipeline_whenFaultsInjectedAndLateDataArrivesAfterTheBuild_queryCountsEveryDatapointExactlyOnce() throws Exception {
         Plan plan = new Plan();
-        StackOptions base = LocalStacks.options("fault-injection");
+        StackOptions base = LocalDeployments.options("fault-injection");
         // Marks settle 40 s after the last write; hours are built 60 s after they end; the schedule (every 5
         // minutes in the template) runs every 5 s.
         StackOptions options = base.withParameters(Map.of("StreamMode", "PROVISIONED", "StreamShardCount", "2",
-                        "BatchSize", "500", "IngestTimeout", INGEST_TIMEOUT, "BuildGraceSeconds", "60"))
+                        "BatchSize", "500", "IngestTimeout", INGEST_TIMEOUT, "CompactGraceSeconds", "60"))
                 .withFaults(plan, base.workDir().resolve("kinesis-store"))
                 .withScheduleEvery(Duration.ofSeconds(5));
         Artifacts.deleteRecursively(base.workDir().resolve("kinesis-store"));
@@ -173,11 +173,11 @@ class FaultInjectionIT {
         int hourPeriods = SERIES * HOURS;
 
         long started = System.nanoTime();
-        try (LocalStack stack = LocalStack.start(options, null);
+        try (LocalDeployment stack = LocalDeployment.start(options, null);
                 KinesisClient kinesis = KinesisClient.builder().endpointOverride(stack.kinesisUrl()).region(Region.US_EAST_1)
-                        .credentialsProvider(LocalStack.CREDENTIALS).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
+                        .credentialsProvider(LocalDeployment.CREDENTIALS).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
                 DynamoDbClient table = DynamoDbClient.builder().endpointOverride(stack.dynamoDbUrl()).region(Region.US_EAST_1)
-                        .credentialsProvider(LocalStack.CREDENTIALS).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
+                        .credentialsProvider(LocalDeployment.CREDENTIALS).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
                 SignedApi api = new SignedApi(stack.apiUrl())) {
             String stream = stack.ref("Stream");
             ScheduleRunner builder = stack.schedules().stream().filter(s -> s.spec().functionId().equals("CompactFunction"))
@@ -278,7 +278,7 @@ class FaultInjectionIT {
             System.out.println(String.format(Locale.ROOT, "  ingest: %d invocations, %d function errors; builder: %d runs, %d invocations, %d errors",
                     ingest.invocations(), ingest.functionErrors(), builder.runs(), builder.invocations(), builder.errors()));
             System.out.println("  builder: " + puts + " rollup writes (" + putsBeforeLate + " before the late data) for " + hourPeriods
-                    + " hours and their days; " + plan.proxy.calls("UpdateItem") + " build marks set, "
+                    + " hours and their days; " + plan.proxy.calls("UpdateItem") + " compaction marks set, "
                     + plan.proxy.calls("BatchWriteItem") + " partial and catalog batch writes, " + plan.proxy.calls(DynamoDbFaultProxy.CHECKPOINT) + " checkpoint claims and commits");
             System.out.println("  checked " + cells + " (series, minute) cells through the query API, from rebuilt hourly rollups");
             System.out.println("  lost " + lost + ", double counted " + duplicated + ", sum/min/max mismatches " + inconsistent);
@@ -394,7 +394,7 @@ class FaultInjectionIT {
     }
 
     /** Until the ingest mapping has read {@code records} records and settled every batch. */
-    private static void awaitConsumed(LocalStack stack, long records, Duration max) throws InterruptedException {
+    private static void awaitConsumed(LocalDeployment stack, long records, Duration max) throws InterruptedException {
         long deadline = System.nanoTime() + max.toNanos();
         long quietSince = System.nanoTime();
         long lastDone = -1;
@@ -435,15 +435,15 @@ class FaultInjectionIT {
         throw new AssertionError("the builder did not finish within " + max + "; its last run: " + last);
     }
 
-    /** When the newest build mark in the table has settled: from then on a run builds everything marked. */
+    /** When the newest compaction mark in the table has settled: from then on a run builds everything marked. */
     private static long settledAt(DynamoDbClient client, String table) {
         long newest = client.scanPaginator(b -> b.tableName(table).consistentRead(true)).items().stream()
-                .filter(i -> i.containsKey(BuildMarks.MARKED)).mapToLong(i -> Long.parseLong(i.get(BuildMarks.MARKED).n()))
+                .filter(i -> i.containsKey(CompactMarks.MARKED)).mapToLong(i -> Long.parseLong(i.get(CompactMarks.MARKED).n()))
                 .max().orElseThrow();
         return newest + MARK_SETTLE.toMillis() + 1_000;
     }
 
-    /** pk|sk -> build version of every hourly rollup; each must be built and unmarked. */
+    /** pk|sk -> compaction version of every hourly rollup; each must be built and unmarked. */
     private static Map<String, Long> hourlyVersions(DynamoDbClient client, String table) {
         Map<String, Long> out = new TreeMap<>();
         client.scanPaginator(b -> b.tableName(table).consistentRead(true)).items().forEach(i -> {
@@ -457,7 +457,7 @@ class FaultInjectionIT {
         return out;
     }
 
-    private static List<Message> drain(LocalStack stack, String url) {
+    private static List<Message> drain(LocalDeployment stack, String url) {
         List<Message> all = new ArrayList<>();
         while (true) {
             List<Message> batch = stack.sqs().receiveMessage(b -> b.queueUrl(url).maxNumberOfMessages(10).visibilityTimeout(600)

@@ -27,9 +27,9 @@ import software.amazon.awssdk.services.sqs.model.Message;
  * The localstack backend ({@code make run BACKEND=localstack}): LocalStack in host mode, installed by the
  * Makefile into tools/localstack, serving the template's stream, table with its stream and TTL, and DLQ. The
  * functions still run in the local Lambda service and reach LocalStack through {@code AWS_ENDPOINT_URL} alone.
- * A short {@code make run} path (load generator, ingest, the rollup builder on a compressed schedule, the canary
+ * A short {@code make run} path (load generator, ingest, the compactor on a compressed schedule, the canary
  * read through the HTTP API) with zero lost and zero duplicated, a poison record in the DLQ with its reason, every
- * socket of LocalStack, DynamoDB Local and kinesis-mock on 127.0.0.1 (as {@link LocalStackIT} checks the
+ * socket of LocalStack, DynamoDB Local and kinesis-mock on 127.0.0.1 (as {@link LocalDeploymentIT} checks the
  * default backend) and every process stopped by handle; {@code make invoke} against an already running
  * LocalStack ({@code LOCALSTACK_URL}); a port in use as one line and exit 2.
  */
@@ -41,15 +41,15 @@ class LocalStackBackendIT {
     void run_whenSampleReplayedOnLocalStack_canaryShowsNoLossPoisonReachesDlqAndEverySocketIsLoopback() throws Exception {
         long t0 = System.nanoTime();
         // One shard and a rollup build every 10 s: LocalStack's DynamoDB answers a Query in milliseconds, not
-        // microseconds, and the builder's queries would otherwise take the small machine's two cores.
-        StackOptions options = LocalStacks.onLocalStack("localstack-backend-it")
+        // microseconds, and the compactor's queries would otherwise take the small machine's two cores.
+        StackOptions options = LocalDeployments.onLocalStack("localstack-backend-it")
                 .withParameters(Map.of("StreamMode", "PROVISIONED", "StreamShardCount", "1"))
                 .withScheduleEvery(Duration.ofSeconds(10));
         ByteArrayOutputStream console = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(console, true, StandardCharsets.UTF_8);
         List<Long> pids;
         JsonNode report;
-        try (LocalStack stack = LocalStack.start(options, null)) {
+        try (LocalDeployment stack = LocalDeployment.start(options, null)) {
             long ready = System.nanoTime();
             Main.printEndpoints(stack, out);
             assertThat(stack.backend()).isInstanceOf(LocalStackBackend.class);
@@ -66,7 +66,7 @@ class LocalStackBackendIT {
             String stream = stack.ref("Stream");
             String poisonAt;
             try (KinesisClient kinesis = KinesisClient.builder().endpointOverride(gateway).region(Region.US_EAST_1)
-                    .credentialsProvider(LocalStack.CREDENTIALS).httpClientBuilder(UrlConnectionHttpClient.builder()).build()) {
+                    .credentialsProvider(LocalDeployment.CREDENTIALS).httpClientBuilder(UrlConnectionHttpClient.builder()).build()) {
                 var put = kinesis.putRecord(b -> b.streamName(stream).partitionKey("poison")
                         .data(SdkBytes.fromUtf8String("not json at all")));
                 poisonAt = put.shardId() + "/" + put.sequenceNumber();
@@ -128,8 +128,8 @@ class LocalStackBackendIT {
     void invoke_whenLocalStackUrlGiven_usesTheRunningLocalStack() throws Exception {
         // The "already running" LocalStack (as a user's in Docker would be), started apart from the stack.
         Path state = Path.of("target", "localstack-external").toAbsolutePath();
-        try (LocalStackBackend running = LocalStackBackend.create(LocalStacks.localStackHome(), LocalStacks.root().resolve("local/target"),
-                state, LocalStacks.root().resolve("tools/kinesis/loopback.js"), 0)) {
+        try (LocalStackBackend running = LocalStackBackend.create(LocalDeployments.localStackHome(), LocalDeployments.root().resolve("local/target"),
+                state, LocalDeployments.root().resolve("tools/kinesis/loopback.js"), 0)) {
             running.start();
             String url = running.endpoint().toString();
             for (int round = 1; round <= 2; round++) {
@@ -161,7 +161,7 @@ class LocalStackBackendIT {
     }
 
     /** The DLQ message for the poison record at {@code shardSequence}, or null when none came within {@code max}. */
-    private static JsonNode awaitPoison(LocalStack stack, String shardSequence, Duration max) throws Exception {
+    private static JsonNode awaitPoison(LocalDeployment stack, String shardSequence, Duration max) throws Exception {
         long deadline = System.nanoTime() + max.toNanos();
         while (System.nanoTime() < deadline) {
             for (String url : stack.queueUrls()) {

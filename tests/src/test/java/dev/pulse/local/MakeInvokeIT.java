@@ -52,7 +52,7 @@ class MakeInvokeIT {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         List<String> all = new ArrayList<>(List.of(args));
         // The repository's template; one shard (fewer JVMs on a small machine) and a work dir of the test's own.
-        all.addAll(List.of("--template", LocalStacks.root().resolve("template.yaml").toString(),
+        all.addAll(List.of("--template", LocalDeployments.root().resolve("template.yaml").toString(),
                 "--work-dir", Path.of("target", "make-invoke").toAbsolutePath().toString(),
                 "--param", "StreamMode=PROVISIONED", "--param", "StreamShardCount=1"));
         int status = Main.run(all, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
@@ -65,7 +65,7 @@ class MakeInvokeIT {
     /** Every function with the event files whose name says they are for it. */
     static Stream<Arguments> events() throws Exception {
         Map<String, List<String>> byFunction = new TreeMap<>();
-        for (String e : Main.eventFiles(LocalStacks.root())) {
+        for (String e : Main.eventFiles(LocalDeployments.root())) {
             String file = e.substring("events/".length());
             String fn = file.startsWith("ingest-") ? "IngestFunction" : file.startsWith("query-") ? "QueryFunction"
                     : file.startsWith("compact-") ? "CompactFunction" : file.startsWith("loadgen-") ? "LoadGenFunction" : null;
@@ -81,7 +81,7 @@ class MakeInvokeIT {
 
     private static BigInteger firstSequenceNumber(String event) {
         try {
-            Matcher m = SEQUENCE_NUMBER.matcher(Files.readString(LocalStacks.root().resolve(event)));
+            Matcher m = SEQUENCE_NUMBER.matcher(Files.readString(LocalDeployments.root().resolve(event)));
             assertThat(m.find()).as("no sequenceNumber in %s", event).isTrue();
             return new BigInteger(m.group(1));
         } catch (IOException e) {
@@ -103,7 +103,7 @@ class MakeInvokeIT {
             switch (function) {
                 case "IngestFunction" -> assertThat(response.path("batchItemFailures").isArray()
                         && response.path("batchItemFailures").isEmpty()).as("%s: %s", event, response).isTrue();
-                // The rollup builder's CompactResult, for the EventBridge Scheduled Event its rule sends.
+                // The compactor's CompactResult, for the EventBridge Scheduled Event its rule sends.
                 case "CompactFunction" -> assertThat(response.isObject() && response.has("hoursBuilt")).as(response.toString()).isTrue();
                 case "QueryFunction" -> assertThat(response.path("statusCode").asInt()).as("%s: %s", event, response).isEqualTo(200);
                 default -> {

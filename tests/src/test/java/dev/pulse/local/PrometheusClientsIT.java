@@ -71,7 +71,7 @@ class PrometheusClientsIT {
             new Form("sum_over_time(checkout.latency[5m]) * 2 + 1", "sum", 5 * MINUTE, m -> map(m, x -> x * 2 + 1)),
             new Form("checkout.latency", "avg", MINUTE, m -> named(m)));
 
-    private LocalStack stack;
+    private LocalDeployment stack;
     private SigningProxy proxy;
     private SignedApi api;
     private Path promtool;
@@ -81,9 +81,9 @@ class PrometheusClientsIT {
         promtool = Path.of(System.getProperty("pulse.promtool", "tools/prometheus/usr/bin/promtool"));
         assertThat(promtool).as("promtool is not unpacked: `make test` (or `make %s`) fetches the Debian package",
                 "tools/prometheus/usr/bin/promtool").isExecutable();
-        stack = LocalStack.start(LocalStacks.options("prometheus-clients-it"), null);
+        stack = LocalDeployment.start(LocalDeployments.options("prometheus-clients-it"), null);
         InvokeResult ingest = stack.lambda().invoke("IngestFunction",
-                Files.readAllBytes(LocalStacks.root().resolve("events/ingest-kinesis-native.json")));
+                Files.readAllBytes(LocalDeployments.root().resolve("events/ingest-kinesis-native.json")));
         assertThat(ingest.failed()).as(new String(ingest.payload(), StandardCharsets.UTF_8)).isFalse();
         proxy = new SigningProxy(stack.apiUrl());
         api = new SignedApi(stack.apiUrl());
@@ -146,7 +146,7 @@ class PrometheusClientsIT {
     @Test
     void pythonPrometheusApiClient_everyFormAndListing_equalsNativeAnswer() throws Exception {
         Path python = Path.of(System.getProperty("pulse.moto.bin")).getParent().resolve("python");
-        Path script = LocalStacks.root().resolve("tests/src/test/python/prometheus_client_check.py");
+        Path script = LocalDeployments.root().resolve("tests/src/test/python/prometheus_client_check.py");
         ArrayNode calls = JSON.createArrayNode();
         for (Form form : FORMS) {
             calls.addObject().put("kind", "range").put("query", form.query()).put("start", START / 1000)
@@ -344,7 +344,7 @@ class PrometheusClientsIT {
         }
         pb.environment().put("AWS_ACCESS_KEY_ID", "local");
         pb.environment().put("AWS_SECRET_ACCESS_KEY", "local");
-        pb.environment().put("AWS_DEFAULT_REGION", LocalStack.REGION);
+        pb.environment().put("AWS_DEFAULT_REGION", LocalDeployment.REGION);
         pb.environment().remove("AWS_PROFILE");
         Process p = pb.start();
         try {

@@ -21,7 +21,7 @@ import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.ops.StreamRecords.Rec;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.ShardCheckpoints;
+import dev.pulse.store.write.ShardCheckpoints;
 import dev.pulse.testing.DelegatingDynamoDb;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.FaultInjectingDynamoDb.SimulatedCrashException;
@@ -547,7 +547,7 @@ class RedriveIT {
      * (not the other conditional updates of that item, such as counting an attempt of a record alone).
      */
     private static boolean isCommit(SdkRequest request) {
-        return request instanceof UpdateItemRequest u && u.key().get(dev.pulse.store.KeyScheme.PK).s().startsWith("W#")
+        return request instanceof UpdateItemRequest u && u.key().get(dev.pulse.store.schema.KeyScheme.PK).s().startsWith("W#")
                 && u.conditionExpression() != null && u.updateExpression().startsWith("SET #w = :w,");
     }
 
@@ -717,8 +717,8 @@ class RedriveIT {
         /** The shard's checkpoint item (empty if none). */
         Map<String, AttributeValue> checkpoint() {
             Map<String, AttributeValue> item = reader.getItem(b -> b.tableName(table).consistentRead(true).key(Map.of(
-                    dev.pulse.store.KeyScheme.PK, AttributeValue.fromS(ShardCheckpoints.key(stream, shardId)),
-                    dev.pulse.store.KeyScheme.SK, AttributeValue.fromS("w")))).item();
+                    dev.pulse.store.schema.KeyScheme.PK, AttributeValue.fromS(ShardCheckpoints.key(stream, shardId)),
+                    dev.pulse.store.schema.KeyScheme.SK, AttributeValue.fromS("w")))).item();
             return item == null ? Map.of() : item;
         }
 

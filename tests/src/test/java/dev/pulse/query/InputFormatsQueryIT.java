@@ -55,7 +55,7 @@ class InputFormatsQueryIT {
             assertAnswers(p.queryHandler(), listed, expected, "from the partials");
 
             p.clock().advance(Duration.ofHours(3)); // every minute's hour closed, past the build grace
-            p.buildAll();
+            p.compactAll();
             assertAnswers(p.queryHandler(), listed, expected, "from the hourly rollups");
         }
     }

@@ -159,7 +159,7 @@ class PromQlDifferentialIT {
 
         p = new Pipeline("pulse-promdiff", NOW, Duration.ofDays(14));
         p.ingest(records);
-        p.buildAll();
+        p.compactAll();
         handler = p.queryHandler();
 
         dir = Files.createTempDirectory("promql-differential");

@@ -68,7 +68,7 @@ class PrometheusApiIT {
             wide.add(record("wide.metric", Map.of("n", Integer.toString(i)), NOW.toEpochMilli() - MINUTE, i));
         }
         p.ingest(wide);
-        p.buildAll();
+        p.compactAll();
         // Fresh data in the open hour, not built: answered from the partials.
         p.ingest(generate(random, 300, NOW.minus(Duration.ofMinutes(20)).toEpochMilli(), NOW.toEpochMilli()));
         handler = p.queryHandler();

@@ -57,7 +57,7 @@ class QueryContractIT {
                     NOW.toEpochMilli()));
         }
         pipeline.ingest(records);
-        pipeline.buildAll();
+        pipeline.compactAll();
         handler = pipeline.queryHandler();
     }
 
@@ -110,7 +110,7 @@ class QueryContractIT {
         // 11:00-12:00 holds 60 of the generated points, one a minute, five a bucket.
         served.get("values").get("count").forEach(v -> assertThat(v.asDouble()).isEqualTo(5));
         assertThat(json.get("series").get(1).get("values").get("count")).allSatisfy(v -> assertThat(v.isNull()).isTrue());
-        assertThat(CONTRACT.violations(JSON.readTree(event.getBody()), "QueryRequest")).isEmpty();
+        assertThat(CONTRACT.violations(JSON.readTree(event.getBody()), "NativeQuery")).isEmpty();
     }
 
     @Test
@@ -149,7 +149,7 @@ class QueryContractIT {
     void contract_whenExamplesInSpec_conformToTheirSchemas() {
         JsonNode spec = CONTRACT.spec();
         assertThat(CONTRACT.violations(spec.at("/paths/~1query/post/requestBody/content/application~1json/example"),
-                "QueryRequest")).isEmpty();
+                "NativeQuery")).isEmpty();
         assertThat(CONTRACT.violations(spec.at("/paths/~1query/post/responses/200/content/application~1json/example"),
                 "QueryResponse")).isEmpty();
         assertThat(CONTRACT.violations(spec.at("/paths/~1series/get/responses/200/content/application~1json/example"),

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Kinesis records -> ingest -> rollup builder -> query API, with every statistic checked against a direct
+ * Kinesis records -> ingest -> compactor -> query API, with every statistic checked against a direct
  * computation from the raw datapoints, at minute, hourly and daily levels and across their boundaries; and the
  * same exactness when the builder has not run, stopped halfway, or late data marked built periods again: the
  * query then answers from the level below instead of from a rollup that may be short.
@@ -51,10 +51,10 @@ class QueryIT {
         try (Pipeline p = new Pipeline("pulse-query", NOW, Duration.ofDays(14))) {
             Random random = new Random(21);
             p.ingest(generate(random, 2500, NOW.minus(Duration.ofDays(3)).toEpochMilli(), NOW.toEpochMilli()));
-            p.buildAll();
+            p.compactAll();
             // Late data for hours and days that were already built.
             p.ingest(generate(random, 500, NOW.minus(Duration.ofDays(3)).toEpochMilli(), NOW.toEpochMilli()));
-            p.buildAll();
+            p.compactAll();
             // Fresh data in the open hour, not built yet: queries must still see it (from the partials).
             p.ingest(generate(random, 200, NOW.minus(Duration.ofMinutes(20)).toEpochMilli(), NOW.toEpochMilli()));
             RecordingMetrics metrics = new RecordingMetrics();
@@ -76,7 +76,7 @@ class QueryIT {
         try (Pipeline p = new Pipeline("pulse-query-warm", NOW, Duration.ofDays(14))) {
             Random random = new Random(34);
             p.ingest(generate(random, 3000, NOW.minus(Duration.ofDays(3)).toEpochMilli(), NOW.toEpochMilli()));
-            p.buildAll();
+            p.compactAll();
             p.ingest(generate(random, 100, NOW.minus(Duration.ofMinutes(20)).toEpochMilli(), NOW.toEpochMilli()));
             RecordingMetrics metrics = new RecordingMetrics();
             QueryHandler warm = p.queryHandler(metrics);
@@ -131,7 +131,7 @@ class QueryIT {
                 }
             }
             p.ingest(records);
-            p.buildAll();
+            p.compactAll();
             long partials = StoredPartials.partialItemCount(p.reader(), p.table);
             RecordingMetrics metrics = new RecordingMetrics();
             QueryHandler handler = p.queryHandler(metrics);
@@ -200,7 +200,7 @@ class QueryIT {
             Random random = new Random(33);
             long from = NOW.minus(Duration.ofDays(3)).toEpochMilli();
             p.ingest(generate(random, 1200, from, NOW.toEpochMilli()));
-            p.buildAll();
+            p.compactAll();
             RecordingMetrics warmMetrics = new RecordingMetrics();
             QueryHandler warm = p.queryHandler(warmMetrics);
             assertClosedRangesMatch(warm); // served by the built rollups, which it caches
@@ -219,7 +219,7 @@ class QueryIT {
             assertClosedRangesMatch(warm);
 
             // Once the builder runs again, the rebuilt rollups are complete and give the same answers.
-            p.buildAll();
+            p.compactAll();
             RecordingMetrics rebuilt = new RecordingMetrics();
             assertClosedRangesMatch(p.queryHandler(rebuilt));
             assertThat(rebuilt.documents()).allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isZero());

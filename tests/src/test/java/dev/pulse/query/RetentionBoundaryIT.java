@@ -93,7 +93,7 @@ class RetentionBoundaryIT {
         try (Pipeline p = new Pipeline("pulse-retention-hourly", DAY.plus(Duration.ofHours(24).plusMinutes(10)), Map.of())) {
             RawData raw = new RawData();
             ingest(p, raw, new Random(24), 800, DAY, DAY.plus(Duration.ofDays(1)));
-            p.buildAll();
+            p.compactAll();
             QueryHandler handler = p.queryHandler();
 
             // The first eleven hours' minute detail has expired, the rest of the day's is kept.
@@ -157,7 +157,7 @@ class RetentionBoundaryIT {
             RawData built = new RawData();
             Random random = new Random(6);
             ingest(p, built, random, 600, DAY, DAY.plus(Duration.ofDays(1)));
-            p.buildAll();
+            p.compactAll();
             // Late data marks 05:00 and the day again; the builder then stops for longer than the partials live.
             ingest(p, new RawData(), random, 20, DAY.plus(Duration.ofHours(5)), DAY.plus(Duration.ofHours(6)));
             QueryHandler handler = p.queryHandler();
@@ -183,7 +183,7 @@ class RetentionBoundaryIT {
         try (Pipeline p = new Pipeline("pulse-retention-daily", DAY.plus(Duration.ofHours(24).plusMinutes(10)), Map.of())) {
             RawData raw = new RawData();
             ingest(p, raw, new Random(9), 50, DAY, DAY.plus(Duration.ofDays(1)));
-            p.buildAll();
+            p.compactAll();
             QueryHandler handler = p.queryHandler();
             Instant dailyGone = DAY.plus(Duration.ofDays(1)).plus(p.config.dailyTtl()).plusSeconds(60);
 

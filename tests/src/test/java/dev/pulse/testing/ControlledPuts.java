@@ -18,7 +18,7 @@ import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.PutItemResponse;
 
 /**
- * The real async client with a hand on its PutItem calls (the builder's rollup writes): it can hold the next
+ * The real async client with a hand on its PutItem calls (the compactor's rollup writes): it can hold the next
  * put until released (a write stuck in the network while a newer build lands), slow every put down (honouring
  * the call's {@code apiCallTimeout} the way the SDK does: a put that would outlast it fails and never reaches the
  * table), or fail every put after the first n (a process that died). It records what landed, per item and when.

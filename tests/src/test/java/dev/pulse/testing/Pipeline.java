@@ -27,8 +27,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.lambda.powertools.metrics.Metrics;
 
 /**
- * The write side of a stack on the emulators, wired as in production: a table (with the build queue index),
- * ingest into it (one warm container), and the scheduled rollup builder, all on a clock the test moves. Time
+ * The write side of a stack on the emulators, wired as in production: a table (with the compaction queue index),
+ * ingest into it (one warm container), and the scheduled compactor, all on a clock the test moves. Time
  * passes only when the test says so, so "the schedule fires", "the marks have settled" and "the hour has closed"
  * are steps of the test, not waits.
  */
@@ -114,7 +114,7 @@ public final class Pipeline implements AutoCloseable {
      * Lets every mark settle (the clock moves on by {@link PulseConfig#markSettle()}), then runs the builder once;
      * that run must build every closed period and leave nothing pending.
      */
-    public CompactResult buildAll() {
+    public CompactResult compactAll() {
         clock.advance(config.markSettle().plusMillis(1));
         CompactResult r = build();
         assertThat(r.stopped()).as(r.stopReason()).isFalse();

@@ -1,8 +1,8 @@
 package dev.pulse.testing;
 
 import dev.pulse.aggregate.ExactSum;
-import dev.pulse.store.KeyScheme;
-import dev.pulse.store.LatestPartials;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.read.LatestPartials;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -71,7 +71,7 @@ public final class StoredPartials {
         }
         Map<String, Map<Long, Acc>> acc = new TreeMap<>();
         Consumer<Map<String, AttributeValue>> add = item -> {
-            dev.pulse.aggregate.Summary s = dev.pulse.store.SummaryAttributes.read(item, false);
+            dev.pulse.aggregate.Summary s = dev.pulse.store.codec.SummaryAttributes.read(item, false);
             Acc a = new Acc(s.count(), s.exactSum(), s.min(), s.max());
             String pk = item.get(KeyScheme.PK).s();
             acc.computeIfAbsent(KeyScheme.seriesKey(pk), k -> new TreeMap<>())
@@ -94,7 +94,7 @@ public final class StoredPartials {
     public static List<String> sketchMismatches(DynamoDbClient client, String table) {
         return all(client, table).stream()
                 .filter(i -> {
-                    dev.pulse.aggregate.Summary s = dev.pulse.store.SummaryAttributes.read(i, true);
+                    dev.pulse.aggregate.Summary s = dev.pulse.store.codec.SummaryAttributes.read(i, true);
                     return s.sketch().getCount() != s.count();
                 })
                 .map(i -> i.get(KeyScheme.PK).s() + " " + i.get(KeyScheme.SK).s())

@@ -7,7 +7,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.lambda.powertools.metrics.Metrics;
 
 /**
- * How the rollup builder (CompactFunction) is put together: its collaborators in, the {@link CompactService} or
+ * How the compactor (CompactFunction) is put together: its collaborators in, the {@link CompactService} or
  * the Lambda handler out. The runtime's path ({@link CompactHandler#CompactHandler()}) and every test or benchmark
  * that runs the function in process go through these methods, so they all run the wiring that is deployed.
  */
@@ -35,9 +35,9 @@ public final class CompactFunction {
         return new CompactService(dynamo, config.tableName(), BUILD_CONCURRENCY, settings(config), clock);
     }
 
-    /** The builder's settings as {@code config} gives them (grace, settle time, retention). */
+    /** The compactor's settings as {@code config} gives them (grace, settle time, retention). */
     public static CompactService.Settings settings(PulseConfig config) {
-        return new CompactService.Settings(config.buildGrace(), config.markSettle(), config.partialTtl(),
+        return new CompactService.Settings(config.compactGrace(), config.markSettle(), config.partialTtl(),
                 config.hourlyTtl().toSeconds(), config.dailyTtl().toSeconds());
     }
 

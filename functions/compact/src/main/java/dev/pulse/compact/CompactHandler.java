@@ -17,7 +17,7 @@ import software.amazon.lambda.powertools.metrics.Metrics;
 import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
 /**
- * Lambda entry point of the rollup builder, invoked by its EventBridge schedule. Translates only: one run of
+ * Lambda entry point of the compactor, invoked by its EventBridge schedule. Translates only: one run of
  * {@link CompactService}, its outcome as the response, the counters as one EMF document at the end of the
  * invocation. A run that fails on a DynamoDB error throws after reporting, so the function's Errors metric and
  * alarm see it; what it did not build stays queued for the next run either way.
@@ -59,12 +59,12 @@ public final class CompactHandler implements RequestHandler<ScheduledEvent, Comp
             Deadline deadline = Deadline.inMillis(context.getRemainingTimeInMillis() - safetyMarginMillis);
             CompactResult r = service.build(deadline, counters);
             if (r.stopped() && !r.stopReason().startsWith("deadline")) {
-                LOG.error("build run failed, what it did not build stays queued: {}", r.stopReason(),
+                LOG.error("compaction run failed, what it did not build stays queued: {}", r.stopReason(),
                         entry("hoursBuilt", r.hoursBuilt()), entry("daysBuilt", r.daysBuilt()),
                         entry("pending", r.periodsPending()));
-                throw new IllegalStateException("build run failed: " + r.stopReason());
+                throw new IllegalStateException("compaction run failed: " + r.stopReason());
             }
-            LOG.info("build run", entry("queued", r.periodsQueued()), entry("hoursBuilt", r.hoursBuilt()),
+            LOG.info("compaction run", entry("queued", r.periodsQueued()), entry("hoursBuilt", r.hoursBuilt()),
                     entry("daysBuilt", r.daysBuilt()), entry("pending", r.periodsPending()),
                     entry("losingWrites", r.losingWrites()), entry("marksResolved", r.marksResolved()),
                     entry("oldestPendingAgeSeconds", r.oldestPendingAgeSeconds()),

@@ -3,9 +3,9 @@ package dev.pulse.compact;
 import dev.pulse.metrics.MetricName;
 import software.amazon.lambda.powertools.metrics.model.MetricUnit;
 
-/** The metrics CompactFunction (the rollup builder) emits, once per run, as one EMF document (names in PascalCase). */
+/** The metrics CompactFunction (the compactor) emits, once per run, as one EMF document (names in PascalCase). */
 public enum CompactMetric implements MetricName {
-    /** Marked periods the run found in the build queue. */
+    /** Marked periods the run found in the compaction queue. */
     PERIODS_QUEUED,
     HOURS_BUILT,
     DAYS_BUILT,

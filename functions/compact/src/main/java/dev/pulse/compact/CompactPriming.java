@@ -7,7 +7,7 @@ import dev.pulse.snapstart.Priming;
 import dev.pulse.snapstart.PrimingClients;
 import dev.pulse.snapstart.PrimingContext;
 import dev.pulse.snapstart.RuntimeSerialization;
-import dev.pulse.store.RollupItems;
+import dev.pulse.store.codec.RollupItems;
 import java.time.Clock;
 import java.util.Map;
 import java.util.SortedMap;
@@ -16,13 +16,13 @@ import org.joda.time.DateTime;
 
 /**
  * CompactFunction's SnapStart priming: a second {@link CompactHandler} with the production wiring on
- * {@link PrimingClients} and a throwaway EMF sink runs build runs (the due-index queries marshalled and answered in
+ * {@link PrimingClients} and a throwaway EMF sink runs compaction runs (the due-index queries marshalled and answered in
  * memory with nothing due), and the rollup items of an hour and a day are built and read back without I/O. The
  * function's own handler, client and cold-start flag are not touched.
  */
 final class CompactPriming extends Priming {
 
-    /** One: a build run already scans every due-index partition of the retention window (thousands of queries). */
+    /** One: a compaction run already scans every due-index partition of the retention window (thousands of queries). */
     static final int ROUNDS = 1;
     private final PulseConfig config;
 
@@ -47,7 +47,7 @@ final class CompactPriming extends Priming {
                 event.setDetail(Map.of());
                 CompactResult result = handler.handleRequest(event, context);
                 if (result.stopped()) {
-                    throw new IllegalStateException("priming build run stopped: " + result.stopReason());
+                    throw new IllegalStateException("priming compaction run stopped: " + result.stopReason());
                 }
                 if (RuntimeSerialization.roundTrip(ScheduledEvent.class, event)) {
                     RuntimeSerialization.write(CompactResult.class, result);

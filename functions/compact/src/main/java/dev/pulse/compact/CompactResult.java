@@ -1,9 +1,9 @@
 package dev.pulse.compact;
 
 /**
- * The outcome of one build run.
+ * The outcome of one compaction run.
  *
- * @param periodsQueued    marked periods found in the build queue
+ * @param periodsQueued    marked periods found in the compaction queue
  * @param hoursBuilt       hourly rollups written
  * @param daysBuilt        daily rollups written
  * @param periodsPending   marked periods left for a later run

@@ -4,11 +4,11 @@ import dev.pulse.aggregate.Summary;
 import dev.pulse.concurrent.Bounded;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.BuildMarks;
-import dev.pulse.store.KeyScheme;
-import dev.pulse.store.LatestPartials;
-import dev.pulse.store.RollupItems;
-import dev.pulse.store.SummaryAttributes;
+import dev.pulse.store.write.CompactMarks;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.read.LatestPartials;
+import dev.pulse.store.codec.RollupItems;
+import dev.pulse.store.codec.SummaryAttributes;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,8 +28,8 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 
 /**
- * The rollup builder, run on a schedule. Each run takes the build queue (rollup items carrying a build mark,
- * found through the sparse index {@value BuildMarks#DUE_INDEX}) for every closed period, builds each marked
+ * The compactor, run on a schedule. Each run takes the compaction queue (rollup items carrying a compaction mark,
+ * found through the sparse index {@value CompactMarks#DUE_INDEX}) for every closed period, builds each marked
  * hour from its minute partials and then each marked day from its hourly rollups, once.
  *
  * <p>Every rollup write is a put conditional on two things: the mark is still the one the build read (data
@@ -46,10 +46,10 @@ import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
  * rewrites slots the rollup already counts, and what the outvoted partial added cannot be taken out of a summary
  * once that partial is gone. The retention rules ({@link dev.pulse.config.PulseConfig}) keep every partial until a
  * builder that lags by up to a day has built it, and a redrive that could bring data past that is refused
- * ({@link dev.pulse.store.RedriveWindow}); so only a builder stopped for longer resolves marks.
+ * ({@link dev.pulse.store.schema.RedriveWindow}); so only a builder stopped for longer resolves marks.
  *
  * <p>Every mark is eventually built or resolved: a run that gets through its whole queue records where the next one
- * must start ({@link BuildMarks#SCAN_FROM}), and each run scans from there, or from the oldest hour whose partials
+ * must start ({@link CompactMarks#SCAN_FROM}), and each run scans from there, or from the oldest hour whose partials
  * may still exist if that is older, however long the builder was stopped.
  */
 public final class CompactService {
@@ -57,15 +57,15 @@ public final class CompactService {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CompactService.class);
     private static final long HOUR_MS = 3_600_000L;
     private static final long DAY_MS = 86_400_000L;
-    private static final Map<String, AttributeValue> CURSOR_KEY = Map.of(KeyScheme.PK, AttributeValue.fromS(BuildMarks.SCAN_PK),
-            KeyScheme.SK, AttributeValue.fromS(BuildMarks.SCAN_SK));
+    private static final Map<String, AttributeValue> CURSOR_KEY = Map.of(KeyScheme.PK, AttributeValue.fromS(CompactMarks.SCAN_PK),
+            KeyScheme.SK, AttributeValue.fromS(CompactMarks.SCAN_SK));
 
     /** Timing and retention the builder needs; all from {@link dev.pulse.config.PulseConfig}. */
     public record Settings(Duration grace, Duration markSettle, Duration partialTtl, long hourlyTtlSeconds,
             long dailyTtlSeconds) {
     }
 
-    /** A marked rollup item from the build queue. */
+    /** A marked rollup item from the compaction queue. */
     record Queued(String pk, String sk, String seriesKey, long start, boolean day, long marked) {
         long end() {
             return start + (day ? DAY_MS : HOUR_MS);
@@ -95,10 +95,10 @@ public final class CompactService {
             long from = cursor == null ? defaultFrom(run.now) : Math.min(defaultFrom(run.now), cursor);
             List<Queued> hours = scan(hourQueues(run.now, from), false, run);
             run.queued.addAndGet(hours.size());
-            run.execute(hours, q -> buildHour(q, run));
+            run.execute(hours, q -> compactHour(q, run));
             List<Queued> days = scan(dayQueues(run.now, from), true, run);
             run.queued.addAndGet(days.size());
-            run.execute(days, q -> buildDay(q, run));
+            run.execute(days, q -> compactDay(q, run));
             // The whole queue was seen: every mark it held is built, resolved or left pending (and the next run
             // starts no later than the oldest of those).
             long next = Math.min(defaultFrom(run.now), run.oldestPendingStart.get());
@@ -121,7 +121,7 @@ public final class CompactService {
         metrics.add(CompactMetric.EXPIRED_MARKS, run.resolved.get());
         if (run.resolved.get() > 0) {
             // One line a run: what an operator needs to find the periods is in the table (docs/operations.md).
-            LOG.warn("{} build mark(s) resolved without a rebuild: their partials (or a day's hourly rollups) may have"
+            LOG.warn("{} compaction mark(s) resolved without a rebuild: their partials (or a day's hourly rollups) may have"
                     + " expired, so the rollups keep what they held and the late data that marked them is not in them;"
                     + " first: {}", run.resolved.get(), run.firstResolved.get());
         }
@@ -134,12 +134,12 @@ public final class CompactService {
         return Math.floorDiv(now - settings.partialTtl().toMillis(), HOUR_MS) * HOUR_MS;
     }
 
-    /** The cursor the last complete run left ({@link BuildMarks#SCAN_FROM}), or {@code null} before the first. */
+    /** The cursor the last complete run left ({@link CompactMarks#SCAN_FROM}), or {@code null} before the first. */
     private Long readScanFrom(Run run) {
         Map<String, AttributeValue> item = client.getItem(b -> b.tableName(table).key(CURSOR_KEY).consistentRead(true)
                         .overrideConfiguration(o -> o.apiCallTimeout(run.callTimeout())))
                 .join().item();
-        AttributeValue cursor = item == null ? null : item.get(BuildMarks.SCAN_FROM);
+        AttributeValue cursor = item == null ? null : item.get(CompactMarks.SCAN_FROM);
         return cursor == null ? null : Long.parseLong(cursor.n());
     }
 
@@ -150,7 +150,7 @@ public final class CompactService {
     private void writeScanFrom(long from, Run run) {
         client.updateItem(b -> b.tableName(table).key(CURSOR_KEY)
                         .updateExpression("SET #f = :f")
-                        .expressionAttributeNames(Map.of("#f", BuildMarks.SCAN_FROM))
+                        .expressionAttributeNames(Map.of("#f", CompactMarks.SCAN_FROM))
                         .expressionAttributeValues(Map.of(":f", AttributeValue.fromN(Long.toString(from))))
                         .overrideConfiguration(o -> o.apiCallTimeout(run.callTimeout())))
                 .join();
@@ -164,8 +164,8 @@ public final class CompactService {
         List<String> out = new ArrayList<>();
         long first = Math.max(from, Math.floorDiv(now - settings.hourlyTtlSeconds() * 1000, HOUR_MS) * HOUR_MS);
         for (long hour = first; hour + HOUR_MS + settings.grace().toMillis() <= now; hour += HOUR_MS) {
-            for (int b = 0; b < BuildMarks.BUCKETS; b++) {
-                out.add(BuildMarks.hourDue(hour, b));
+            for (int b = 0; b < CompactMarks.BUCKETS; b++) {
+                out.add(CompactMarks.hourDue(hour, b));
             }
         }
         return out;
@@ -177,8 +177,8 @@ public final class CompactService {
         long first = Math.max(Math.floorDiv(from - DAY_MS, DAY_MS) * DAY_MS,
                 Math.floorDiv(now - settings.dailyTtlSeconds() * 1000, DAY_MS) * DAY_MS);
         for (long day = first; day + DAY_MS + settings.grace().toMillis() <= now; day += DAY_MS) {
-            for (int b = 0; b < BuildMarks.BUCKETS; b++) {
-                out.add(BuildMarks.dayDue(day, b));
+            for (int b = 0; b < CompactMarks.BUCKETS; b++) {
+                out.add(CompactMarks.dayDue(day, b));
             }
         }
         return out;
@@ -188,14 +188,14 @@ public final class CompactService {
     private List<Queued> scan(List<String> queues, boolean day, Run run) {
         ConcurrentLinkedQueue<Queued> out = new ConcurrentLinkedQueue<>();
         run.execute(queues, q -> {
-            QueryRequest request = QueryRequest.builder().tableName(table).indexName(BuildMarks.DUE_INDEX)
+            QueryRequest request = QueryRequest.builder().tableName(table).indexName(CompactMarks.DUE_INDEX)
                     .keyConditionExpression("#q = :q")
-                    .expressionAttributeNames(Map.of("#q", BuildMarks.DUE))
+                    .expressionAttributeNames(Map.of("#q", CompactMarks.DUE))
                     .expressionAttributeValues(Map.of(":q", AttributeValue.fromS(q)))
                     .overrideConfiguration(o -> o.apiCallTimeout(run.callTimeout()))
                     .build();
             return client.queryPaginator(request).items().subscribe(item -> {
-                AttributeValue marked = item.get(BuildMarks.MARKED);
+                AttributeValue marked = item.get(CompactMarks.MARKED);
                 if (marked != null) {
                     out.add(queued(item.get(KeyScheme.PK).s(), item.get(KeyScheme.SK).s(), day, Long.parseLong(marked.n())));
                 }
@@ -209,7 +209,7 @@ public final class CompactService {
         return new Queued(pk, sk, KeyScheme.seriesKey(pk), start, day, marked);
     }
 
-    private CompletableFuture<Void> buildHour(Queued q, Run run) {
+    private CompletableFuture<Void> compactHour(Queued q, Run run) {
         // Checked before the settle time: nothing still landing could make the hour buildable again.
         if (!hourBuildable(q.start(), run.now)) {
             return resolve(q, run);
@@ -230,7 +230,7 @@ public final class CompactService {
                 run.hoursBuilt));
     }
 
-    private CompletableFuture<Void> buildDay(Queued q, Run run) {
+    private CompletableFuture<Void> compactDay(Queued q, Run run) {
         // The day's first hourly rollup expires hourlyTtl after its hour ends: rebuilding from what is left would shrink it.
         if (q.start() + HOUR_MS + settings.hourlyTtlSeconds() * 1000 <= run.now + settings.grace().toMillis()) {
             return resolve(q, run);
@@ -243,7 +243,7 @@ public final class CompactService {
         AtomicBoolean hourStillMarked = new AtomicBoolean();
         return query(KeyScheme.hourlyPk(q.seriesKey(), q.start()), item -> {
             long hour = KeyScheme.hourStart(item.get(KeyScheme.SK).s()); // a mark alone creates an item without a start
-            if (item.containsKey(BuildMarks.MARKED) && hourBuildable(hour, run.now)) {
+            if (item.containsKey(CompactMarks.MARKED) && hourBuildable(hour, run.now)) {
                 hourStillMarked.set(true); // its hour is not built yet: the day waits for it
             } else if (item.containsKey(SummaryAttributes.COUNT)) {
                 // Built, or past rebuilding (marked or not, what it holds is final): the day takes it as it is.
@@ -275,7 +275,7 @@ public final class CompactService {
         item.put(RollupItems.VERSION, AttributeValue.fromN(Long.toString(version)));
         return client.putItem(b -> b.tableName(table).item(item)
                         .conditionExpression("#d = :d AND (attribute_not_exists(#v) OR #v < :v)")
-                        .expressionAttributeNames(Map.of("#d", BuildMarks.MARKED, "#v", RollupItems.VERSION))
+                        .expressionAttributeNames(Map.of("#d", CompactMarks.MARKED, "#v", RollupItems.VERSION))
                         .expressionAttributeValues(Map.of(":d", AttributeValue.fromN(Long.toString(q.marked())),
                                 ":v", AttributeValue.fromN(Long.toString(version))))
                         .overrideConfiguration(o -> o.apiCallTimeout(run.callTimeout())))
@@ -320,7 +320,7 @@ public final class CompactService {
                         .key(Map.of(KeyScheme.PK, AttributeValue.fromS(q.pk()), KeyScheme.SK, AttributeValue.fromS(q.sk())))
                         .updateExpression("REMOVE #d, #q")
                         .conditionExpression("#d = :d")
-                        .expressionAttributeNames(Map.of("#d", BuildMarks.MARKED, "#q", BuildMarks.DUE))
+                        .expressionAttributeNames(Map.of("#d", CompactMarks.MARKED, "#q", CompactMarks.DUE))
                         .expressionAttributeValues(Map.of(":d", AttributeValue.fromN(Long.toString(q.marked()))))
                         .overrideConfiguration(o -> o.apiCallTimeout(run.callTimeout())))
                 .handle((r, e) -> {

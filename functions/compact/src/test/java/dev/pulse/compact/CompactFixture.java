@@ -1,7 +1,7 @@
 package dev.pulse.compact;
 
 import dev.pulse.aggregate.BatchAggregator;
-import dev.pulse.aggregate.MinuteAggregate;
+import dev.pulse.aggregate.Partial;
 import dev.pulse.aggregate.Summary;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.metrics.InvocationMetrics;
@@ -9,11 +9,11 @@ import dev.pulse.model.Datapoint;
 import dev.pulse.model.SeriesKey;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.BuildMarks;
-import dev.pulse.store.KeyScheme;
-import dev.pulse.store.PartialItems;
-import dev.pulse.store.RollupItems;
-import dev.pulse.store.SummaryAttributes;
+import dev.pulse.store.write.CompactMarks;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.codec.PartialItems;
+import dev.pulse.store.codec.RollupItems;
+import dev.pulse.store.codec.SummaryAttributes;
 import dev.pulse.testing.KinesisRecords;
 import dev.pulse.testing.MutableClock;
 import dev.pulse.testing.TestConfig;
@@ -31,10 +31,10 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * One test's world for the rollup builder: a fresh table in the test class's DynamoDB Local, partials and build
- * marks written the way ingest writes them (its item builders and {@link BuildMarks}), a clock that stands still,
+ * One test's world for the compactor: a fresh table in the test class's DynamoDB Local, partials and build
+ * marks written the way ingest writes them (its item builders and {@link CompactMarks}), a clock that stands still,
  * and the rollups read back. The retention is the shortest the rules allow for a one-minute late window (partials
- * 3 days), so a run scans 3 days of build queue, not the default 17.
+ * 3 days), so a run scans 3 days of compaction queue, not the default 17.
  */
 final class CompactFixture {
 
@@ -70,7 +70,7 @@ final class CompactFixture {
         return CompactFunction.service(config, client, clock);
     }
 
-    /** One run at {@code at}, with a minute before its deadline (a run scans three days of build queue). */
+    /** One run at {@code at}, with a minute before its deadline (a run scans three days of compaction queue). */
     CompactResult run(CompactService service, Instant at) {
         clock.set(at);
         InvocationMetrics<CompactMetric> metrics = new InvocationMetrics<>(CompactMetric.class);
@@ -99,7 +99,7 @@ final class CompactFixture {
             dps.add(new Datapoint("latency", Map.of("service", "checkout"), minute + 1_000, v, "Milliseconds"));
         }
         agg.addRecord(KinesisRecords.sequence(firstRecord), dps);
-        List<MinuteAggregate> partials = new ArrayList<>(agg.partials());
+        List<Partial> partials = new ArrayList<>(agg.partials());
         reader.putItem(b -> b.tableName(table).item(PartialItems.partial(partials.get(0),
                 config.partialTtl().toSeconds(), generation)));
         mark(partials);
@@ -120,9 +120,9 @@ final class CompactFixture {
         reader.putItem(b -> b.tableName(table).item(item));
     }
 
-    void mark(List<MinuteAggregate> partials) {
-        new BuildMarks(dynamo, table, 4, new Backoff(5, 100))
-                .writeAll(BuildMarks.marksFor(partials, config.hourlyTtl().toSeconds(), config.dailyTtl().toSeconds()),
+    void mark(List<Partial> partials) {
+        new CompactMarks(dynamo, table, 4, new Backoff(5, 100))
+                .writeAll(CompactMarks.marksFor(partials, config.hourlyTtl().toSeconds(), config.dailyTtl().toSeconds()),
                         clock.millis(), Deadline.inMillis(5_000)).join();
     }
 

@@ -10,7 +10,7 @@ import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import com.amazonaws.services.lambda.runtime.tests.annotations.Event;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.RollupItems;
+import dev.pulse.store.codec.RollupItems;
 import dev.pulse.testing.DelegatingDynamoDb;
 import dev.pulse.testing.RecordingMetrics;
 import dev.pulse.testing.TestContext;
@@ -83,7 +83,7 @@ class CompactHandlerTest {
             @Override
             public CompletableFuture<QueryResponse> query(QueryRequest request) {
                 if (request.indexName() != null) {
-                    return super.query(request); // the build queue
+                    return super.query(request); // the compaction queue
                 }
                 // The partials of the hour answer only after the run's deadline.
                 return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(attemptMs + 200,
@@ -124,7 +124,7 @@ class CompactHandlerTest {
 
         assertThatThrownBy(() -> handler(failing).handleRequest(event, new TestContext("c", 60_000, 1024)))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageStartingWith("build run failed: ")
+                .hasMessageStartingWith("compaction run failed: ")
                 .hasMessageContaining("injected outage");
         assertThat(metrics.documents()).hasSize(1);
         assertThat(metrics.last("RunsStopped")).isEqualTo(1);

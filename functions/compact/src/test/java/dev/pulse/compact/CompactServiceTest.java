@@ -7,9 +7,9 @@ import static dev.pulse.compact.CompactFixture.buckets;
 import static dev.pulse.compact.CompactFixture.version;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pulse.store.BuildMarks;
-import dev.pulse.store.KeyScheme;
-import dev.pulse.store.RollupItems;
+import dev.pulse.store.write.CompactMarks;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.codec.RollupItems;
 import dev.pulse.testing.DelegatingDynamoDb;
 import dev.pulse.testing.DynamoDbLocalExtension;
 import java.time.Instant;
@@ -29,7 +29,7 @@ import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.PutItemResponse;
 
 /**
- * The rollup builder ({@link CompactService}) on DynamoDB Local (in-process, 127.0.0.1): a closed, settled hour is
+ * The compactor ({@link CompactService}) on DynamoDB Local (in-process, 127.0.0.1): a closed, settled hour is
  * built once from the newest partial of each slot and its day from its hours; a build that lost its race (a newer
  * build, a newer mark) never replaces what is there; marks that can no longer be built are resolved; and a rollup
  * is served only while it carries no mark, which is what the query's fallback to partials relies on.
@@ -69,7 +69,7 @@ class CompactServiceTest {
                 5, List.of(2.0, 10.0, 4.0, 6.0),
                 30, List.of(1.0, 10.0, 10.0, 10.0)));
         assertThat(hourly.get("count").n()).isEqualTo("3");
-        assertThat(hourly).doesNotContainKeys(BuildMarks.MARKED, BuildMarks.DUE);
+        assertThat(hourly).doesNotContainKeys(CompactMarks.MARKED, CompactMarks.DUE);
         assertThat(version(hourly)).isEqualTo(run.toEpochMilli());
 
         CompactResult second = f.run(at("2026-11-21T11:11:00Z"));
@@ -212,7 +212,7 @@ class CompactServiceTest {
     }
 
     /**
-     * Data announced while a build runs (its mark set between the build's read and its write) keeps the rollup
+     * Data announced while a compaction runs (its mark set between the build's read and its write) keeps the rollup
      * marked: the write loses, the rollup stays unserved, and the next run builds it with that data.
      */
     @Test

@@ -1,6 +1,6 @@
 package dev.pulse.ingest;
 
-import dev.pulse.store.ShardCheckpoints;
+import dev.pulse.store.write.ShardCheckpoints;
 
 /**
  * How much of its batch an attempt takes on, decided from its shard's checkpoint alone ({@link ShardCheckpoints}):

@@ -6,12 +6,12 @@ import dev.pulse.config.PulseConfig;
 import dev.pulse.dlq.DeadLetterQueue;
 import dev.pulse.model.DatapointValidator;
 import dev.pulse.retry.Backoff;
-import dev.pulse.store.BuildMarks;
-import dev.pulse.store.DynamoDbStore;
-import dev.pulse.store.MarkMemory;
-import dev.pulse.store.RedriveWindow;
-import dev.pulse.store.SeriesCatalog;
-import dev.pulse.store.ShardCheckpoints;
+import dev.pulse.store.write.CompactMarks;
+import dev.pulse.store.write.DynamoDbStore;
+import dev.pulse.store.write.MarkMemory;
+import dev.pulse.store.schema.RedriveWindow;
+import dev.pulse.store.codec.SeriesCatalog;
+import dev.pulse.store.write.ShardCheckpoints;
 import java.time.Clock;
 import java.util.function.UnaryOperator;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
@@ -27,7 +27,7 @@ public final class IngestFunction {
 
     /** Series a warm container remembers as catalogued; past it the memory starts over (a few repeated, idempotent puts). */
     static final int MAX_REMEMBERED_SERIES = 100_000;
-    /** Build marks a warm container remembers as set; past it the memory starts over. */
+    /** Compaction marks a warm container remembers as set; past it the memory starts over. */
     static final int MAX_REMEMBERED_MARKS = 200_000;
 
     private IngestFunction() {
@@ -35,7 +35,7 @@ public final class IngestFunction {
 
     /** The deployed wiring: clients built from the Lambda environment, the system clock. */
     public static IngestService service(PulseConfig config) {
-        // Marks (one UpdateItem each) run before the partials, with twice the lanes: see BuildMarks.
+        // Marks (one UpdateItem each) run before the partials, with twice the lanes: see CompactMarks.
         return service(config, AwsClients.dynamoDbAsync(config.writeConcurrency() * 2), AwsClients.sqs());
     }
 
@@ -46,7 +46,7 @@ public final class IngestFunction {
 
     /**
      * The deployed wiring on given clients and clock. The clock is the function's "now": the arrival-time checks,
-     * the TTLs and the build marks read it (a simulated day runs on a clock the test moves).
+     * the TTLs and the compaction marks read it (a simulated day runs on a clock the test moves).
      */
     public static IngestService service(PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs, Clock clock) {
         return service(config, dynamo, sqs, clock, UnaryOperator.identity());
@@ -64,8 +64,8 @@ public final class IngestFunction {
                 decoder.apply(records::decodeUnits), IngestService.MAX_BATCH_PARTIALS, IngestService.MAX_BATCH_DATAPOINTS,
                 new DynamoDbStore(dynamo, config.tableName(), config.writeConcurrency(), backoff),
                 new SeriesCatalog(MAX_REMEMBERED_SERIES),
-                new BuildMarks(dynamo, config.tableName(), config.writeConcurrency() * 2, backoff),
-                new MarkMemory(MAX_REMEMBERED_MARKS, config.buildGrace().toMillis(), config.ingestTimeout().toMillis() + 5_000),
+                new CompactMarks(dynamo, config.tableName(), config.writeConcurrency() * 2, backoff),
+                new MarkMemory(MAX_REMEMBERED_MARKS, config.compactGrace().toMillis(), config.ingestTimeout().toMillis() + 5_000),
                 new ShardCheckpoints(dynamo, config.tableName(), backoff),
                 new DeadLetterQueue(sqs, config.deadLetterUrl(), backoff),
                 config.partialTtl().toSeconds(),

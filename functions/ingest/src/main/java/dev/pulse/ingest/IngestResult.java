@@ -1,6 +1,6 @@
 package dev.pulse.ingest;
 
-import dev.pulse.store.WriteStats;
+import dev.pulse.store.write.WriteStats;
 
 /**
  * The outcome of one batch.

@@ -2,7 +2,7 @@ package dev.pulse.ingest;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import dev.pulse.aggregate.BatchAggregator;
-import dev.pulse.aggregate.MinuteAggregate;
+import dev.pulse.aggregate.Partial;
 import dev.pulse.aggregate.Summary;
 import dev.pulse.codec.DecodeException;
 import dev.pulse.codec.Decoded;
@@ -12,17 +12,17 @@ import dev.pulse.dlq.DeadLetterQueue;
 import dev.pulse.dlq.PoisonRecord;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.BuildMarks;
-import dev.pulse.store.DynamoDbStore;
-import dev.pulse.store.MarkMemory;
-import dev.pulse.store.PartialItems;
-import dev.pulse.store.RedriveWindow;
-import dev.pulse.store.SeriesCatalog;
-import dev.pulse.store.ShardCheckpoints;
-import dev.pulse.store.StoreException;
-import dev.pulse.store.SummaryAttributes;
-import dev.pulse.store.SupersededException;
-import dev.pulse.store.WriteStats;
+import dev.pulse.store.write.CompactMarks;
+import dev.pulse.store.write.DynamoDbStore;
+import dev.pulse.store.write.MarkMemory;
+import dev.pulse.store.codec.PartialItems;
+import dev.pulse.store.schema.RedriveWindow;
+import dev.pulse.store.codec.SeriesCatalog;
+import dev.pulse.store.write.ShardCheckpoints;
+import dev.pulse.store.write.StoreException;
+import dev.pulse.store.codec.SummaryAttributes;
+import dev.pulse.store.write.SupersededException;
+import dev.pulse.store.write.WriteStats;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -42,9 +42,9 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * <ol>
  *   <li>The attempt claims its shard ({@link ShardCheckpoints#claim}): a new fencing generation, and the committed
  *       position. Records at or below that position are already stored and are skipped.</li>
- *   <li>It sets the build marks of the hours and days it touches ({@link BuildMarks}), then puts its partials,
+ *   <li>It sets the compaction marks of the hours and days it touches ({@link CompactMarks}), then puts its partials,
  *       each keyed by its first contributing record and its generation: readers sum, per (minute, shard, first
- *       record), only the newest generation ({@link dev.pulse.store.LatestPartials}).</li>
+ *       record), only the newest generation ({@link dev.pulse.store.read.LatestPartials}).</li>
  *   <li>It sends its poison records to the DLQ, then commits the batch's highest record as the shard's position,
  *       on condition that the generation is still its own.</li>
  * </ol>
@@ -85,7 +85,7 @@ public final class IngestService {
     private final DynamoDbStore store;
     private final SeriesCatalog catalog;
     private final DeadLetterQueue deadLetters;
-    private final BuildMarks marks;
+    private final CompactMarks marks;
     private final MarkMemory markMemory;
     private final ShardCheckpoints checkpoints;
     private final long partialTtlSeconds;
@@ -95,7 +95,7 @@ public final class IngestService {
     /** Set once by the wiring, before the first batch. */
     private RedriveWindow redriveWindow;
 
-    public IngestService(RecordDecoder decoder, DynamoDbStore store, SeriesCatalog catalog, BuildMarks marks,
+    public IngestService(RecordDecoder decoder, DynamoDbStore store, SeriesCatalog catalog, CompactMarks marks,
             MarkMemory markMemory, ShardCheckpoints checkpoints, DeadLetterQueue deadLetters, long partialTtlSeconds,
             long hourlyTtlSeconds, long dailyTtlSeconds, Clock clock) {
         this(decoder::decodeUnits, MAX_BATCH_PARTIALS, MAX_BATCH_DATAPOINTS, store, catalog, marks, markMemory,
@@ -104,7 +104,7 @@ public final class IngestService {
 
     /** With a given decoder (tests wrap the production one to inject faults) and per-batch limits. */
     public IngestService(UnitDecoder decoder, int maxBatchPartials, long maxBatchDatapoints, DynamoDbStore store,
-            SeriesCatalog catalog, BuildMarks marks, MarkMemory markMemory, ShardCheckpoints checkpoints,
+            SeriesCatalog catalog, CompactMarks marks, MarkMemory markMemory, ShardCheckpoints checkpoints,
             DeadLetterQueue deadLetters, long partialTtlSeconds, long hourlyTtlSeconds, long dailyTtlSeconds,
             Clock clock) {
         this.decoder = decoder;
@@ -332,10 +332,10 @@ public final class IngestService {
         t.skipped += pass.skipped;
         t.partials += pass.partials.size();
         t.datapoints += pass.datapoints;
-        List<MinuteAggregate> withData = pass.tombstones ? List.of() : pass.partials;
+        List<Partial> withData = pass.tombstones ? List.of() : pass.partials;
         List<SeriesCatalog.CatalogEntry> newSeries = catalog.unseen(withData);
         List<Map<String, AttributeValue>> items = new ArrayList<>(pass.partials.size() + newSeries.size());
-        for (MinuteAggregate p : pass.partials) {
+        for (Partial p : pass.partials) {
             Map<String, AttributeValue> item = PartialItems.partial(p, partialTtlSeconds, position.generation());
             if (pass.tombstones) {
                 // The slot an earlier attempt may have filled with the set-aside record's values, emptied.
@@ -347,11 +347,11 @@ public final class IngestService {
         for (SeriesCatalog.CatalogEntry c : newSeries) {
             items.add(c.item());
         }
-        List<BuildMarks.Mark> newMarks = markMemory.toWrite(BuildMarks.marksFor(pass.partials, hourlyTtlSeconds, dailyTtlSeconds), t.now);
+        List<CompactMarks.Mark> newMarks = markMemory.toWrite(CompactMarks.marksFor(pass.partials, hourlyTtlSeconds, dailyTtlSeconds), t.now);
         boolean whole = pass.end == fresh.size();
         String commitAt = whole ? last : highest(fresh, pass.end);
         try {
-            // Marks first, partials after: a stored partial always has a mark at least as old (BuildMarks).
+            // Marks first, partials after: a stored partial always has a mark at least as old (CompactMarks).
             marks.writeAll(newMarks, t.now, deadline).join();
             markMemory.remember(newMarks);
             t.marksWritten += newMarks.size();
@@ -416,7 +416,7 @@ public final class IngestService {
         try {
             for (int i = 0; i < pass.partials.size(); i++) {
                 try {
-                    marks.writeAll(BuildMarks.marksFor(List.of(pass.partials.get(i)), hourlyTtlSeconds,
+                    marks.writeAll(CompactMarks.marksFor(List.of(pass.partials.get(i)), hourlyTtlSeconds,
                             dailyTtlSeconds), t.now, deadline).join();
                     t.add(store.writeAll(List.of(items.get(i)), deadline).join());
                 } catch (CompletionException e) {
@@ -447,7 +447,7 @@ public final class IngestService {
 
     /** What one pass over an attempt's new records built. */
     private static final class Pass {
-        List<MinuteAggregate> partials = List.of();
+        List<Partial> partials = List.of();
         final List<PoisonRecord> poison = new ArrayList<>();
         long datapoints;
         long skipped;

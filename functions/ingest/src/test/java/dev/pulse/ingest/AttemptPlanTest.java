@@ -2,9 +2,9 @@ package dev.pulse.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pulse.store.ShardCheckpoints.Position;
-import dev.pulse.store.StoreException;
-import dev.pulse.store.WriteStats;
+import dev.pulse.store.write.ShardCheckpoints.Position;
+import dev.pulse.store.write.StoreException;
+import dev.pulse.store.write.WriteStats;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

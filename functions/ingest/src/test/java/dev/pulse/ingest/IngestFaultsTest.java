@@ -8,7 +8,7 @@ import static dev.pulse.ingest.IngestFixture.records;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
-import dev.pulse.store.ShardCheckpoints;
+import dev.pulse.store.write.ShardCheckpoints;
 import dev.pulse.testing.DynamoDbLocalExtension;
 import java.util.ArrayList;
 import java.util.List;
@@ -109,7 +109,7 @@ class IngestFaultsTest {
     }
 
     /**
-     * The function dies after {@code n} successful write calls of the attempt (the claim, a build mark, a partial
+     * The function dies after {@code n} successful write calls of the attempt (the claim, a compaction mark, a partial
      * write or the commit); Lambda then retries from the batch's first record in a new container. Whatever the
      * crash left behind, the stored counts end exact.
      */

@@ -242,7 +242,7 @@ class IngestHandlerTest {
     @Test
     void handleRequest_whenADiscardedBatchIsRedrivenBelowTheCommittedPosition_storesItOnce() {
         List<KinesisEvent.KinesisEventRecord> all = records(0, 20, 2, 2);
-        // The claim, four build marks and the partials get through; the commit does not.
+        // The claim, four compaction marks and the partials get through; the commit does not.
         f.dynamo.crashAfter(6);
         assertThat(f.attempt(f.service(), all.subList(0, 10)).failed()).isTrue();
         assertThat(f.dynamo.crashed()).isTrue();

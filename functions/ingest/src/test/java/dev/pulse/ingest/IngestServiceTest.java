@@ -8,7 +8,7 @@ import static dev.pulse.ingest.IngestFixture.records;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
-import dev.pulse.store.ShardCheckpoints;
+import dev.pulse.store.write.ShardCheckpoints;
 import dev.pulse.testing.DelegatingDynamoDb;
 import dev.pulse.testing.DynamoDbLocalExtension;
 import java.util.ArrayList;

@@ -25,7 +25,7 @@ public final class QueryFunction {
      * periods are closed (and cacheable), retention and the future limit follow it.
      */
     public static QueryService service(PulseConfig config, DynamoDbAsyncClient client, Clock clock, RollupCache cache) {
-        return new QueryService(client, config.tableName(), config.writeConcurrency() * 4, config.buildGrace().toMillis(),
+        return new QueryService(client, config.tableName(), config.writeConcurrency() * 4, config.compactGrace().toMillis(),
                 cache, clock, new QueryService.Retention(config.partialTtl().toMillis(), config.hourlyTtl().toMillis(),
                         config.dailyTtl().toMillis()), config.acceptFuture().toMillis());
     }

@@ -114,7 +114,7 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
             if (!"POST".equals(method)) {
                 return error(405, "MethodNotAllowed", "use POST /query", null);
             }
-            QueryRequest request = QueryParser.parse(body(event));
+            NativeQuery request = QueryParser.parse(body(event));
             long budget = Math.min(MAX_BUDGET_MILLIS, context.getRemainingTimeInMillis() - safetyMarginMillis);
             return ok(toJson(queries.query(request, Deadline.inMillis(budget), counters), request));
         }
@@ -203,7 +203,7 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
      * The answer as JSON, written straight to text: a day of 100 series is over 100,000 numbers, and a tree of
      * nodes first (then its serialisation) was a quarter of a warm query's time.
      */
-    static String toJson(QueryResult r, QueryRequest request) {
+    static String toJson(NativeResult r, NativeQuery request) {
         // Sized for the numbers up front (about 12 characters each), so the buffer rarely grows on a large answer.
         long numbers = (long) r.timestamps().size() * (1 + r.series().stream().mapToLong(s -> s.values().size()).sum());
         java.io.StringWriter w = new java.io.StringWriter((int) Math.min(1 << 24, 256 + numbers * 12));
@@ -218,7 +218,7 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
             }
             g.writeEndArray();
             g.writeArrayFieldStart("series");
-            for (QueryResult.SeriesValues s : r.series()) {
+            for (NativeResult.SeriesValues s : r.series()) {
                 g.writeStartObject();
                 describe(g, s.series());
                 g.writeObjectFieldStart("values");
@@ -243,7 +243,7 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
             }
             g.writeEndArray();
             g.writeArrayFieldStart("unprocessed");
-            for (QueryResult.Unprocessed u : r.unprocessed()) {
+            for (NativeResult.Unprocessed u : r.unprocessed()) {
                 g.writeStartObject();
                 describe(g, u.series());
                 g.writeStringField("reason", u.reason());

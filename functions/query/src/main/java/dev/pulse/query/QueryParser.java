@@ -55,7 +55,7 @@ public final class QueryParser {
     private QueryParser() {
     }
 
-    public static QueryRequest parse(String body) throws BadRequestException {
+    public static NativeQuery parse(String body) throws BadRequestException {
         if (body == null || body.isBlank()) {
             throw new BadRequestException("MissingField", "request body is required", null);
         }
@@ -114,7 +114,7 @@ public final class QueryParser {
         if (token != null && !token.isNull()) {
             offset = offset(token, fingerprint(series, start, end, period, stats), series.size());
         }
-        return new QueryRequest(series, start, end, period, stats, offset);
+        return new NativeQuery(series, start, end, period, stats, offset);
     }
 
     /** A JSON pointer as this API names fields: {@code /series/0/name} is {@code series[0].name}. */
@@ -131,7 +131,7 @@ public final class QueryParser {
     }
 
     /** The token that continues {@code request} at series {@code offset}. */
-    public static String nextToken(QueryRequest request, int offset) {
+    public static String nextToken(NativeQuery request, int offset) {
         String raw = offset + ":" + fingerprint(request.series(), request.start(), request.end(), request.periodSeconds(),
                 request.stats());
         return Base64.getUrlEncoder().withoutPadding().encodeToString(raw.getBytes(StandardCharsets.UTF_8));

@@ -68,7 +68,7 @@ final class QueryPriming extends Priming {
             for (int v = 1; v <= 6; v++) {
                 s.add(m + v * 3.5);
             }
-            hour.put(m * 60_000L, dev.pulse.store.SummaryCodec.decode(dev.pulse.store.SummaryCodec.encode(s), true));
+            hour.put(m * 60_000L, dev.pulse.store.codec.SummaryCodec.decode(dev.pulse.store.codec.SummaryCodec.encode(s), true));
         }
         List<Stat> stats = List.of(Stat.parse("count"), Stat.parse("avg"), Stat.parse("max"), Stat.parse("p99"));
         long period = 300_000L;

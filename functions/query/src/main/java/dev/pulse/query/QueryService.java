@@ -5,10 +5,10 @@ import dev.pulse.concurrent.Bounded;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.KeyScheme;
-import dev.pulse.store.LatestPartials;
-import dev.pulse.store.RollupItems;
-import dev.pulse.store.SummaryAttributes;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.read.LatestPartials;
+import dev.pulse.store.codec.RollupItems;
+import dev.pulse.store.codec.SummaryAttributes;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -134,7 +134,7 @@ public final class QueryService {
      * multiple of an hour: {@code period}) or an end inside an hour of a day whose minute detail is gone
      * ({@code end}). Everything else is answered from a level that holds it ({@link #plan}).
      */
-    void checkResolution(dev.pulse.query.QueryRequest r, long now) throws BadRequestException {
+    void checkResolution(NativeQuery r, long now) throws BadRequestException {
         long firstDay = Math.floorDiv(r.start(), DAY) * DAY;
         if (!retention.dailyKept(firstDay, now)) {
             long oldest = Math.floorDiv(now - retention.dailyMillis(), DAY) * DAY;
@@ -160,7 +160,7 @@ public final class QueryService {
      * Answers {@code request}, or refuses it (400) when it needs a level older than it is kept
      * ({@link #checkResolution}); the check and the plan use the same instant, so they agree at every boundary.
      */
-    public QueryResult query(dev.pulse.query.QueryRequest request, Deadline deadline, InvocationMetrics<QueryMetric> metrics)
+    public NativeResult query(NativeQuery request, Deadline deadline, InvocationMetrics<QueryMetric> metrics)
             throws BadRequestException {
         long now = clock.millis();
         checkResolution(request, now);
@@ -273,26 +273,26 @@ public final class QueryService {
         for (int i = 0; i < buckets; i++) {
             timestamps.add(request.start() + i * request.periodMillis());
         }
-        List<QueryResult.SeriesValues> served = new ArrayList<>();
-        List<QueryResult.Unprocessed> unprocessed = new ArrayList<>();
+        List<NativeResult.SeriesValues> served = new ArrayList<>();
+        List<NativeResult.Unprocessed> unprocessed = new ArrayList<>();
         for (SeriesSpec s : page) {
             if (pending.get(s) != 0) {
-                unprocessed.add(new QueryResult.Unprocessed(s, failure == null ? "Incomplete" : failure));
+                unprocessed.add(new NativeResult.Unprocessed(s, failure == null ? "Incomplete" : failure));
                 continue;
             }
             Map<String, double[]> values = new LinkedHashMap<>();
             Map<String, String[]> texts = new LinkedHashMap<>();
             results.get(s).values(request.stats(), values, texts);
-            served.add(new QueryResult.SeriesValues(s, values, texts));
+            served.add(new NativeResult.SeriesValues(s, values, texts));
         }
         metrics.add(QueryMetric.UNPROCESSED, unprocessed.size());
         metrics.set(QueryMetric.READ_UNITS, readUnits.sum());
         String next = to < request.series().size() ? QueryParser.nextToken(request, to) : null;
-        return new QueryResult(timestamps, request.periodSeconds(), served, unprocessed, next);
+        return new NativeResult(timestamps, request.periodSeconds(), served, unprocessed, next);
     }
 
     /** Which items to read for one series; nothing past now + the ingest's future window (it cannot hold data). */
-    List<Unit> plan(dev.pulse.query.QueryRequest r, long now) {
+    List<Unit> plan(NativeQuery r, long now) {
         long end = Math.min(r.end(), now + futureWindowMillis);
         // Daily items hold whole hours: exact only where neither a bucket nor the range cuts an hour.
         boolean hourAligned = r.start() % HOUR == 0 && r.periodMillis() % HOUR == 0;
@@ -514,13 +514,13 @@ public final class QueryService {
     }
 
     /** The shape key of a rollup for this query: {@link RollupCache#shapeKey}. */
-    private static String shapeKey(dev.pulse.query.QueryRequest request, RollupRead r) {
+    private static String shapeKey(NativeQuery request, RollupRead r) {
         return RollupCache.shapeKey(r.cacheKey(), request.periodMillis(),
                 Math.floorMod(request.start(), request.periodMillis()), cut(request, r.unit()));
     }
 
     /** Where the query's end cuts a rollup's period, or {@code Long.MAX_VALUE} when it does not. */
-    private static long cut(dev.pulse.query.QueryRequest request, Unit u) {
+    private static long cut(NativeQuery request, Unit u) {
         long end = u.start() + (u.level() == Level.DAILY ? DAY : HOUR);
         return request.end() > u.start() && request.end() < end ? request.end() : Long.MAX_VALUE;
     }
@@ -539,7 +539,7 @@ public final class QueryService {
             this.withSketch = withSketch;
         }
 
-        synchronized void addPeriodBuckets(dev.pulse.query.QueryRequest r, PeriodBucket[] grouped) {
+        synchronized void addPeriodBuckets(NativeQuery r, PeriodBucket[] grouped) {
             for (PeriodBucket b : grouped) {
                 if (b.start < r.start() || b.start >= r.end()) {
                     continue;
@@ -555,7 +555,7 @@ public final class QueryService {
             }
         }
 
-        synchronized void addEntries(dev.pulse.query.QueryRequest r, SortedMap<Long, Summary> entries) {
+        synchronized void addEntries(NativeQuery r, SortedMap<Long, Summary> entries) {
             entries.forEach((t, summary) -> {
                 if (t >= r.start() && t < r.end() && !summary.isEmpty()) {
                     merged((int) ((t - r.start()) / r.periodMillis())).merge(summary);

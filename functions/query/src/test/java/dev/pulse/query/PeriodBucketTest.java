@@ -3,7 +3,7 @@ package dev.pulse.query;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pulse.aggregate.Summary;
-import dev.pulse.store.SummaryCodec;
+import dev.pulse.store.codec.SummaryCodec;
 import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;

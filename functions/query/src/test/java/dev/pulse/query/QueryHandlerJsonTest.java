@@ -32,11 +32,11 @@ class QueryHandlerJsonTest {
     }
 
     private static String json(double[] v, String[] texts) {
-        QueryRequest request = new QueryRequest(List.of(new SeriesSpec("m", Map.of("k", "v"))), 0, v.length * 60_000L, 60,
+        NativeQuery request = new NativeQuery(List.of(new SeriesSpec("m", Map.of("k", "v"))), 0, v.length * 60_000L, 60,
                 List.of(Stat.parse("avg")), 0);
-        QueryResult.SeriesValues s = new QueryResult.SeriesValues(request.series().get(0), Map.of("avg", v),
+        NativeResult.SeriesValues s = new NativeResult.SeriesValues(request.series().get(0), Map.of("avg", v),
                 texts == null ? Map.of() : Map.of("avg", texts));
-        return QueryHandler.toJson(new QueryResult(List.of(0L), 60, List.of(s), List.of(), null), request);
+        return QueryHandler.toJson(new NativeResult(List.of(0L), 60, List.of(s), List.of(), null), request);
     }
 
     @Test

@@ -22,7 +22,7 @@ class QueryParserTest {
 
     @Test
     void parse_whenValidIsoAndDuration_readsEverything() throws Exception {
-        QueryRequest r = QueryParser.parse(body(OK_SERIES, "\"2026-11-21T10:00:30Z\"", "\"2026-11-21T12:00:00Z\"",
+        NativeQuery r = QueryParser.parse(body(OK_SERIES, "\"2026-11-21T10:00:30Z\"", "\"2026-11-21T12:00:00Z\"",
                 "\"PT5M\"", "[\"avg\",\"p99\",\"p99.9\",\"avg\"]"));
 
         assertThat(r.start()).isEqualTo(Instant.parse("2026-11-21T10:00:00Z").toEpochMilli()); // floored to the minute
@@ -36,7 +36,7 @@ class QueryParserTest {
 
     @Test
     void parse_whenEndMidMinute_roundsItUpToTheWholeMinute() throws Exception {
-        QueryRequest r = QueryParser.parse(body(OK_SERIES, "\"2026-11-21T10:00:00Z\"", "\"2026-11-21T10:30:30Z\"",
+        NativeQuery r = QueryParser.parse(body(OK_SERIES, "\"2026-11-21T10:00:00Z\"", "\"2026-11-21T10:30:30Z\"",
                 "60", "[\"count\"]"));
 
         assertThat(r.end()).isEqualTo(Instant.parse("2026-11-21T10:31:00Z").toEpochMilli());
@@ -45,7 +45,7 @@ class QueryParserTest {
 
     @Test
     void parse_whenEpochMillisAndSeconds_readsThem() throws Exception {
-        QueryRequest r = QueryParser.parse(body(OK_SERIES, "1795255200000", "1795262400000", "3600", "[\"count\"]"));
+        NativeQuery r = QueryParser.parse(body(OK_SERIES, "1795255200000", "1795262400000", "3600", "[\"count\"]"));
 
         assertThat(r.periodSeconds()).isEqualTo(3600);
         assertThat(r.buckets()).isEqualTo(2);
@@ -114,10 +114,10 @@ class QueryParserTest {
         }
         String many = sb.append(']').toString();
         String b = body(many, "0", "60000000", "60", "[\"avg\"]");
-        QueryRequest first = QueryParser.parse(b);
+        NativeQuery first = QueryParser.parse(b);
         String token = QueryParser.nextToken(first, 4);
 
-        QueryRequest second = QueryParser.parse(withToken(b, token));
+        NativeQuery second = QueryParser.parse(withToken(b, token));
         assertThat(second.offset()).isEqualTo(4);
 
         String other = body(many, "0", "60000000", "120", "[\"avg\"]");

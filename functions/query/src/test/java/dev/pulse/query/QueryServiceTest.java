@@ -73,12 +73,12 @@ class QueryServiceTest {
 
     @Test
     void query_whenTableNeverAnswers_reportsEverySeriesUnprocessedWithinBudget() throws Exception {
-        QueryRequest r = QueryParser.parse("{\"series\":" + series(3) + ",\"start\":\"2026-11-21T10:00:00Z\","
+        NativeQuery r = QueryParser.parse("{\"series\":" + series(3) + ",\"start\":\"2026-11-21T10:00:00Z\","
                 + "\"end\":\"2026-11-21T12:00:00Z\",\"period\":\"PT5M\",\"stats\":[\"avg\"]}");
         InvocationMetrics<QueryMetric> metrics = new InvocationMetrics<>(QueryMetric.class);
         long started = System.nanoTime();
 
-        QueryResult result = service(client(empty -> new CompletableFuture<>())).query(r, Deadline.inMillis(300), metrics);
+        NativeResult result = service(client(empty -> new CompletableFuture<>())).query(r, Deadline.inMillis(300), metrics);
 
         assertThat((System.nanoTime() - started) / 1_000_000).isLessThan(5_000);
         assertThat(result.series()).isEmpty();
@@ -93,9 +93,9 @@ class QueryServiceTest {
         String body = "{\"series\":" + series(100) + ",\"start\":\"2026-11-19T00:00:00Z\","
                 + "\"end\":\"2026-11-21T00:00:00Z\",\"period\":60,\"stats\":[\"count\"]}";
         QueryService service = service(client(CompletableFuture::completedFuture));
-        QueryRequest first = QueryParser.parse(body);
+        NativeQuery first = QueryParser.parse(body);
 
-        QueryResult page1 = service.query(first, Deadline.inMillis(10_000), new InvocationMetrics<>(QueryMetric.class));
+        NativeResult page1 = service.query(first, Deadline.inMillis(10_000), new InvocationMetrics<>(QueryMetric.class));
 
         int perPage = QueryLimits.MAX_POINTS / 2880; // 2 days of minutes, one stat
         assertThat(page1.series()).hasSize(perPage);
@@ -104,9 +104,9 @@ class QueryServiceTest {
         assertThat(java.util.Arrays.stream(page1.series().get(0).values().get("count")).allMatch(Double::isNaN))
                 .as("every bucket of an empty table is empty").isTrue();
 
-        QueryRequest second = QueryParser.parse(body.substring(0, body.length() - 1) + ",\"nextToken\":\""
+        NativeQuery second = QueryParser.parse(body.substring(0, body.length() - 1) + ",\"nextToken\":\""
                 + page1.nextToken() + "\"}");
-        QueryResult page2 = service.query(second, Deadline.inMillis(10_000), new InvocationMetrics<>(QueryMetric.class));
+        NativeResult page2 = service.query(second, Deadline.inMillis(10_000), new InvocationMetrics<>(QueryMetric.class));
 
         assertThat(page2.series()).hasSize(100 - perPage);
         assertThat(page2.nextToken()).isNull();
@@ -115,7 +115,7 @@ class QueryServiceTest {
 
     @Test
     void plan_whenLongHourAlignedRange_usesDailyItemsForClosedDaysAndPartialsOnlyForTheOpenHour() throws Exception {
-        QueryRequest r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"2026-10-22T00:00:00Z\","
+        NativeQuery r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"2026-10-22T00:00:00Z\","
                 + "\"end\":\"2026-11-21T12:20:00Z\",\"period\":\"PT1H\",\"stats\":[\"avg\"]}");
 
         var plan = service(client(CompletableFuture::completedFuture)).plan(r, NOW.toEpochMilli());
@@ -127,7 +127,7 @@ class QueryServiceTest {
 
     @Test
     void plan_whenRangeEndsFarInTheFuture_readsNothingPastTheIngestWindow() throws Exception {
-        QueryRequest r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"2026-11-21T12:00:00Z\","
+        NativeQuery r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"2026-11-21T12:00:00Z\","
                 + "\"end\":\"2026-12-21T12:00:00Z\",\"period\":\"PT1H\",\"stats\":[\"avg\"]}");
 
         var plan = service(client(CompletableFuture::completedFuture)).plan(r, NOW.toEpochMilli());
@@ -141,7 +141,7 @@ class QueryServiceTest {
     @Test
     void plan_whenIngestAcceptsADayAhead_readsUpToADayAhead() throws Exception {
         // ACCEPT_FUTURE_SECONDS may be up to 7 days: data stored that far ahead must be read, not cut at 2 h.
-        QueryRequest r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"2026-11-21T12:00:00Z\","
+        NativeQuery r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"2026-11-21T12:00:00Z\","
                 + "\"end\":\"2026-11-23T12:00:00Z\",\"period\":\"PT1H\",\"stats\":[\"avg\"]}");
         QueryService oneDayAhead = new QueryService(client(CompletableFuture::completedFuture), "t", 8, 300_000L,
                 new RollupCache(100, 300_000L), Clock.fixed(NOW, ZoneOffset.UTC),
@@ -156,7 +156,7 @@ class QueryServiceTest {
 
     @Test
     void plan_whenClosedDayButRangeEndsMidHour_readsThatDayHourByHour() throws Exception {
-        QueryRequest r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"2026-11-20T00:00:00Z\","
+        NativeQuery r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"2026-11-20T00:00:00Z\","
                 + "\"end\":\"2026-11-20T10:30:00Z\",\"period\":\"PT1H\",\"stats\":[\"avg\"]}");
 
         var plan = service(client(CompletableFuture::completedFuture)).plan(r, NOW.toEpochMilli());
@@ -166,10 +166,10 @@ class QueryServiceTest {
 
     @Test
     void query_whenPercentileOverManyBuckets_pagesBySketchBudget() throws Exception {
-        QueryRequest r = QueryParser.parse("{\"series\":" + series(100) + ",\"start\":\"2026-11-14T00:00:00Z\","
+        NativeQuery r = QueryParser.parse("{\"series\":" + series(100) + ",\"start\":\"2026-11-14T00:00:00Z\","
                 + "\"end\":\"2026-11-21T00:00:00Z\",\"period\":\"PT5M\",\"stats\":[\"p99\"]}");
 
-        QueryResult page = service(client(CompletableFuture::completedFuture)).query(r, Deadline.inMillis(10_000),
+        NativeResult page = service(client(CompletableFuture::completedFuture)).query(r, Deadline.inMillis(10_000),
                 new InvocationMetrics<>(QueryMetric.class));
 
         assertThat(page.series()).hasSize(QueryLimits.MAX_SKETCH_BUCKETS / 2016);
@@ -199,7 +199,7 @@ class QueryServiceTest {
     })
     void checkResolution_atTheNeededLevelsTtl_answersUntilItThenRefusesNamingTheField(String start, String end,
             String period, String expires, String field) throws Exception {
-        QueryRequest r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"" + start + "\",\"end\":\"" + end
+        NativeQuery r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"" + start + "\",\"end\":\"" + end
                 + "\",\"period\":\"" + period + "\",\"stats\":[\"avg\"]}");
         QueryService service = new QueryService(client(CompletableFuture::completedFuture), "t", 8, 300_000L,
                 new RollupCache(100, 300_000L), Clock.fixed(NOW, ZoneOffset.UTC), TEMPLATE_RETENTION, 7_200_000L);
@@ -219,7 +219,7 @@ class QueryServiceTest {
     })
     void plan_whenWholeHoursPastTheHourlyRetention_readsOnlyDailyItems(String start, String end, String period)
             throws Exception {
-        QueryRequest r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"" + start + "\",\"end\":\"" + end
+        NativeQuery r = QueryParser.parse("{\"series\":" + series(1) + ",\"start\":\"" + start + "\",\"end\":\"" + end
                 + "\",\"period\":\"" + period + "\",\"stats\":[\"avg\"]}");
         QueryService service = new QueryService(client(CompletableFuture::completedFuture), "t", 8, 300_000L,
                 new RollupCache(100, 300_000L), Clock.fixed(NOW, ZoneOffset.UTC), TEMPLATE_RETENTION, 7_200_000L);

@@ -7,11 +7,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pulse.aggregate.Summary;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.BuildMarks;
-import dev.pulse.store.KeyScheme;
-import dev.pulse.store.PartialItems;
-import dev.pulse.store.RollupItems;
-import dev.pulse.store.SummaryAttributes;
+import dev.pulse.store.write.CompactMarks;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.codec.PartialItems;
+import dev.pulse.store.codec.RollupItems;
+import dev.pulse.store.codec.SummaryAttributes;
 import dev.pulse.testing.MutableClock;
 import java.lang.reflect.Field;
 import java.time.Instant;
@@ -52,9 +52,9 @@ class WarmPathBoundsTest {
     }
 
     static double count(QueryService service, long periodSeconds) throws Exception {
-        QueryRequest r = QueryParser.parse(WarmPathFuzzTest.body(List.of(S), H, H + HOUR, periodSeconds,
+        NativeQuery r = QueryParser.parse(WarmPathFuzzTest.body(List.of(S), H, H + HOUR, periodSeconds,
                 List.of("count"), null));
-        QueryResult result = service.query(r, Deadline.inMillis(10_000), new InvocationMetrics<>(QueryMetric.class));
+        NativeResult result = service.query(r, Deadline.inMillis(10_000), new InvocationMetrics<>(QueryMetric.class));
         return result.series().get(0).values().get("count")[0];
     }
 
@@ -76,7 +76,7 @@ class WarmPathBoundsTest {
         // t0 + 1 s: a late datapoint for minute 0 arrives: ingest marks the hour and writes its partial.
         clock.setMillis(NOW + 1_000);
         Map<String, AttributeValue> marked = RollupItems.hourly(S.key(), H, minutes, 86_400);
-        marked.put(BuildMarks.MARKED, AttributeValue.fromN("1"));
+        marked.put(CompactMarks.MARKED, AttributeValue.fromN("1"));
         table.put(marked);
         table.put(partial(H, of(1.0)));
         table.put(partial(H + 2 * MINUTE, of(2.0)));
@@ -134,7 +134,7 @@ class WarmPathBoundsTest {
             for (int i = 0; i < 10; i++, labels++) {
                 stats.add(String.format("p%d.%03d", 1 + labels / 1000, labels % 1000));
             }
-            QueryRequest q = QueryParser.parse(WarmPathFuzzTest.body(List.of(S), H, H + HOUR, 60, stats, null));
+            NativeQuery q = QueryParser.parse(WarmPathFuzzTest.body(List.of(S), H, H + HOUR, 60, stats, null));
             QueryHandler.toJson(service.query(q, Deadline.inMillis(10_000), new InvocationMetrics<>(QueryMetric.class)), q);
         }
         long millis = (System.nanoTime() - started) / 1_000_000;

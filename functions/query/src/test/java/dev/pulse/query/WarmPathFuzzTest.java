@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pulse.aggregate.Summary;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.BuildMarks;
-import dev.pulse.store.KeyScheme;
-import dev.pulse.store.PartialItems;
-import dev.pulse.store.RollupItems;
-import dev.pulse.store.SummaryAttributes;
+import dev.pulse.store.write.CompactMarks;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.codec.PartialItems;
+import dev.pulse.store.codec.RollupItems;
+import dev.pulse.store.codec.SummaryAttributes;
 import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Instant;
@@ -178,7 +178,7 @@ class WarmPathFuzzTest {
                         stored = new TreeMap<>(minutes);
                         stored.remove(stored.lastKey());
                         item = RollupItems.hourly(s.key(), hour, stored, 86_400);
-                        item.put(BuildMarks.MARKED, AttributeValue.fromN("1"));
+                        item.put(CompactMarks.MARKED, AttributeValue.fromN("1"));
                     } else {
                         item = RollupItems.hourly(s.key(), hour, stored, 86_400);
                     }
@@ -192,7 +192,7 @@ class WarmPathFuzzTest {
                     SortedMap<Integer, Summary> stale = new TreeMap<>(hours);
                     stale.remove(stale.firstKey());
                     daily = RollupItems.daily(s.key(), day, stale, 86_400);
-                    daily.put(BuildMarks.MARKED, AttributeValue.fromN("1"));
+                    daily.put(CompactMarks.MARKED, AttributeValue.fromN("1"));
                 } else {
                     daily = RollupItems.daily(s.key(), day, hours, 86_400);
                 }
@@ -228,8 +228,8 @@ class WarmPathFuzzTest {
     }
 
     static String answer(QueryService service, String body) throws Exception {
-        QueryRequest r = QueryParser.parse(body);
-        QueryResult result = service.query(r, Deadline.inMillis(20_000), new InvocationMetrics<>(QueryMetric.class));
+        NativeQuery r = QueryParser.parse(body);
+        NativeResult result = service.query(r, Deadline.inMillis(20_000), new InvocationMetrics<>(QueryMetric.class));
         assertThat(result.unprocessed()).as("unprocessed for %s", body).isEmpty();
         return QueryHandler.toJson(result, r);
     }
@@ -296,7 +296,7 @@ class WarmPathFuzzTest {
 
     /** Every stat of every bucket against a direct computation over the raw datapoints. */
     void checkRaw(String body, String json) throws Exception {
-        QueryRequest r = QueryParser.parse(body);
+        NativeQuery r = QueryParser.parse(body);
         var root = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
         for (var s : root.get("series")) {
             TreeMap<Long, List<Double>> points = raw.get(s.get("key").asText());

@@ -18,7 +18,7 @@ public final class BatchAggregator {
     }
 
     private final String shardId;
-    private final Map<Key, MinuteAggregate> partials = new LinkedHashMap<>();
+    private final Map<Key, Partial> partials = new LinkedHashMap<>();
     private long datapoints;
 
     public BatchAggregator(String shardId) {
@@ -30,8 +30,8 @@ public final class BatchAggregator {
         for (Datapoint dp : dps) {
             String seriesKey = dp.seriesKey();
             long minute = Math.floorDiv(dp.timestamp(), MINUTE_MS) * MINUTE_MS;
-            MinuteAggregate agg = partials.computeIfAbsent(new Key(seriesKey, minute),
-                    k -> new MinuteAggregate(seriesKey, dp.name(), dp.dims(), minute, shardId, sequenceNumber));
+            Partial agg = partials.computeIfAbsent(new Key(seriesKey, minute),
+                    k -> new Partial(seriesKey, dp.name(), dp.dims(), minute, shardId, sequenceNumber));
             if (dp.summary() != null) {
                 agg.add(dp.summary(), dp.unit(), sequenceNumber);
             } else {
@@ -41,7 +41,7 @@ public final class BatchAggregator {
         }
     }
 
-    public Collection<MinuteAggregate> partials() {
+    public Collection<Partial> partials() {
         return partials.values();
     }
 

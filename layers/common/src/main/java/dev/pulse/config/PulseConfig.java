@@ -28,8 +28,8 @@ import java.util.Map;
  *                          the stream. The retention rule does not use it: a batch the mapping discards is redriven
  *                          from the stream, so data can arrive up to {@code STREAM_RETENTION_HOURS} late whatever this is
  * @param ingestTimeout     {@code INGEST_TIMEOUT_SECONDS} (default 60): IngestFunction's timeout, the longest a
- *                          write announced by a build mark can take to land
- * @param buildGrace        {@code BUILD_GRACE_SECONDS} (default 300): how long after a period ends it is built
+ *                          write announced by a compaction mark can take to land
+ * @param compactGrace        {@code COMPACT_GRACE_SECONDS} (default 300): how long after a period ends it is built
  *
  * <p>Retention must not lose data. A datapoint is accepted up to {@code ACCEPT_PAST_SECONDS} before its record's
  * arrival, and its record is stored up to {@code STREAM_RETENTION_HOURS} after arrival: by live delivery (until
@@ -43,7 +43,7 @@ import java.util.Map;
  */
 public record PulseConfig(String tableName, String deadLetterUrl, Duration partialTtl, int writeConcurrency,
         long retryBaseMillis, long retryCapMillis, long safetyMarginMillis, Duration acceptPast, Duration acceptFuture,
-        Duration hourlyTtl, Duration dailyTtl, Duration maxRecordAge, Duration ingestTimeout, Duration buildGrace) {
+        Duration hourlyTtl, Duration dailyTtl, Duration maxRecordAge, Duration ingestTimeout, Duration compactGrace) {
 
     /** Builder lag the retention rules allow for: a day without builds loses nothing. */
     public static final Duration BUILD_LAG_ALLOWANCE = Duration.ofDays(1);
@@ -70,7 +70,7 @@ public record PulseConfig(String tableName, String deadLetterUrl, Duration parti
         // Without a limit the mapping delivers a record until it leaves the stream.
         long recordAge = ageSetting < 0 ? retentionHours * 3600 : Math.min(ageSetting, retentionHours * 3600);
         long ingestTimeout = r.number("INGEST_TIMEOUT_SECONDS", 60, 1, 900);
-        long grace = r.number("BUILD_GRACE_SECONDS", 300, 60, 86_400);
+        long grace = r.number("COMPACT_GRACE_SECONDS", 300, 60, 86_400);
         if (cap < base) {
             r.problems.add("RETRY_CAP_MS (" + cap + ") must be >= RETRY_BASE_MS (" + base + ")");
         }
@@ -83,7 +83,7 @@ public record PulseConfig(String tableName, String deadLetterUrl, Duration parti
         if (eachValid && ttlDays * 86_400 <= needed) {
             r.problems.add("PARTIAL_TTL_DAYS (" + ttlDays + ") must exceed ACCEPT_PAST_SECONDS (" + past
                     + ") + STREAM_RETENTION_HOURS (" + retentionHours + " = " + latest + " s: a discarded batch is redriven"
-                    + " from the stream until then, whatever MAX_RECORD_AGE_SECONDS is) + BUILD_GRACE_SECONDS (" + grace
+                    + " from the stream until then, whatever MAX_RECORD_AGE_SECONDS is) + COMPACT_GRACE_SECONDS (" + grace
                     + ") + the mark settle time (2 x (INGEST_TIMEOUT_SECONDS + 5) = " + settle
                     + ") + 1 hour + 1 day of builder lag = " + String.format(java.util.Locale.ROOT, "%.2f", needed / 86_400.0)
                     + " days, or a late or redriven datapoint would rebuild an hour whose other partials have expired");
@@ -106,9 +106,9 @@ public record PulseConfig(String tableName, String deadLetterUrl, Duration parti
     }
 
     /**
-     * The longest time between a build mark's timestamp and the last partial write it announces becoming
+     * The longest time between a compaction mark's timestamp and the last partial write it announces becoming
      * visible, doubled: two ingest invocations may stamp marks in one order and land them in the other
-     * (docs/design.md, "Build marks"). A builder leaves a mark alone until it is at least this old.
+     * (docs/design.md, "Compaction marks"). The compactor leaves a mark alone until it is at least this old.
      */
     public Duration markSettle() {
         return ingestTimeout.plusSeconds(5).multipliedBy(2);
@@ -118,11 +118,11 @@ public record PulseConfig(String tableName, String deadLetterUrl, Duration parti
      * How long after its arrival a record may still be redriven: what {@code PARTIAL_TTL_DAYS} leaves after the late
      * window ({@code ACCEPT_PAST_SECONDS}), an hour, the grace, the mark settle time and a day of builder lag. A record
      * that arrived longer ago may hold datapoints of an hour whose partials expire before the builder can rebuild
-     * it, so its redrive is refused (dev.pulse.store.RedriveWindow). The retention rule makes it longer than
+     * it, so its redrive is refused (dev.pulse.store.schema.RedriveWindow). The retention rule makes it longer than
      * {@code STREAM_RETENTION_HOURS}: a record the stream still holds is always inside it.
      */
     public Duration redriveWindow() {
-        return partialTtl.minus(acceptPast).minusHours(1).minus(buildGrace).minus(markSettle()).minus(BUILD_LAG_ALLOWANCE);
+        return partialTtl.minus(acceptPast).minusHours(1).minus(compactGrace).minus(markSettle()).minus(BUILD_LAG_ALLOWANCE);
     }
 
     private static final class Reader {

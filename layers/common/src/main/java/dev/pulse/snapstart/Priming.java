@@ -2,7 +2,7 @@ package dev.pulse.snapstart;
 
 import dev.pulse.aggregate.Summary;
 import dev.pulse.retry.Jitter;
-import dev.pulse.store.SummaryCodec;
+import dev.pulse.store.codec.SummaryCodec;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;

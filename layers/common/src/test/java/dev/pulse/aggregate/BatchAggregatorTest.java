@@ -29,7 +29,7 @@ class BatchAggregatorTest {
         return new Datapoint(name, dims, ts, value, unit);
     }
 
-    private static MinuteAggregate only(BatchAggregator agg, String seriesKey, long minute) {
+    private static Partial only(BatchAggregator agg, String seriesKey, long minute) {
         return agg.partials().stream()
                 .filter(p -> p.seriesKey().equals(seriesKey) && p.minuteStart() == minute)
                 .reduce((a, b) -> {
@@ -45,7 +45,7 @@ class BatchAggregatorTest {
         agg.addRecord("1", List.of(dp("a", T0, 1), dp("a", T0 + 59_999, 2), dp("a", T0 + 60_000, 3), dp("b", T0 + 1, 4)));
 
         assertThat(agg.partials())
-                .extracting(MinuteAggregate::seriesKey, MinuteAggregate::minuteStart, MinuteAggregate::count)
+                .extracting(Partial::seriesKey, Partial::minuteStart, Partial::count)
                 .containsExactly(tuple("a{}", T0, 2L), tuple("a{}", T0 + 60_000, 1L), tuple("b{}", T0, 1L));
         assertThat(agg.datapoints()).isEqualTo(4);
     }
@@ -85,14 +85,14 @@ class BatchAggregatorTest {
         agg.addRecord(s5, List.of(dp("a", T0 + 60_000, 1)));
 
         assertThat(agg.partials())
-                .extracting(MinuteAggregate::seriesKey, MinuteAggregate::minuteStart,
-                        MinuteAggregate::firstSequence, MinuteAggregate::lastSequence)
+                .extracting(Partial::seriesKey, Partial::minuteStart,
+                        Partial::firstSequence, Partial::lastSequence)
                 .containsExactly(
                         tuple("a{}", T0, s1, s2),
                         tuple("b{}", T0, s1, s4),
                         tuple("c{}", T0, s3, s3),
                         tuple("a{}", T0 + 60_000, s5, s5));
-        assertThat(agg.partials()).extracting(MinuteAggregate::shardId).containsOnly(SHARD);
+        assertThat(agg.partials()).extracting(Partial::shardId).containsOnly(SHARD);
     }
 
     @Test
@@ -102,7 +102,7 @@ class BatchAggregatorTest {
         agg.addRecord("1", List.of());
         agg.addRecord("2", List.of(dp("a", T0, 1)));
 
-        assertThat(agg.partials()).singleElement().extracting(MinuteAggregate::firstSequence).isEqualTo("2");
+        assertThat(agg.partials()).singleElement().extracting(Partial::firstSequence).isEqualTo("2");
         assertThat(agg.datapoints()).isEqualTo(1);
     }
 
@@ -121,8 +121,8 @@ class BatchAggregatorTest {
         }
 
         assertThat(retry.partials())
-                .extracting(MinuteAggregate::seriesKey, MinuteAggregate::minuteStart, MinuteAggregate::firstSequence,
-                        MinuteAggregate::lastSequence, MinuteAggregate::count, MinuteAggregate::sum)
+                .extracting(Partial::seriesKey, Partial::minuteStart, Partial::firstSequence,
+                        Partial::lastSequence, Partial::count, Partial::sum)
                 .containsExactlyElementsOf(first.partials().stream()
                         .map(p -> tuple(p.seriesKey(), p.minuteStart(), p.firstSequence(), p.lastSequence(), p.count(), p.sum()))
                         .toList());
@@ -135,7 +135,7 @@ class BatchAggregatorTest {
         agg.addRecord("1", List.of(dp("a", T0, 12.5), dp("a", T0 + 1, -3)));
         agg.addRecord("2", List.of(dp("a", T0 + 2, 0), dp("a", T0 + 3, 100.25), dp("a", T0 + 4, 7)));
 
-        MinuteAggregate p = only(agg, "a{}", T0);
+        Partial p = only(agg, "a{}", T0);
         assertThat(p.count()).isEqualTo(5);
         assertThat(p.sum()).isEqualTo(116.75);
         assertThat(p.min()).isEqualTo(-3);
@@ -149,7 +149,7 @@ class BatchAggregatorTest {
 
         agg.addRecord("1", List.of(dp("a", T0, -4.5)));
 
-        MinuteAggregate p = only(agg, "a{}", T0);
+        Partial p = only(agg, "a{}", T0);
         assertThat(List.of(p.min(), p.max(), p.sum())).containsOnly(-4.5);
     }
 
@@ -169,7 +169,7 @@ class BatchAggregatorTest {
 
         agg.addRecord("1", List.of(dp("a", ts, 1)));
 
-        assertThat(agg.partials()).singleElement().extracting(MinuteAggregate::minuteStart).isEqualTo(minute);
+        assertThat(agg.partials()).singleElement().extracting(Partial::minuteStart).isEqualTo(minute);
     }
 
     @Test
@@ -178,7 +178,7 @@ class BatchAggregatorTest {
 
         agg.addRecord("1", List.of(dp("checkout.latency", Map.of("op", "Pay"), T0, 1, "Milliseconds")));
 
-        MinuteAggregate p = agg.partials().iterator().next();
+        Partial p = agg.partials().iterator().next();
         assertThat(p.name()).isEqualTo("checkout.latency");
         assertThat(p.dims()).isEqualTo(Map.of("op", "Pay"));
         assertThat(p.unit()).isEqualTo("Milliseconds");
@@ -191,7 +191,7 @@ class BatchAggregatorTest {
         agg.addRecord("1", List.of(dp("a", Map.of(), T0, 1, null), dp("a", Map.of(), T0, 1, "Count"),
                 dp("a", Map.of(), T0, 1, null)));
 
-        assertThat(agg.partials()).singleElement().extracting(MinuteAggregate::unit).isEqualTo("Count");
+        assertThat(agg.partials()).singleElement().extracting(Partial::unit).isEqualTo("Count");
     }
 
     @Test

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.pulse.aggregate.BatchAggregator;
-import dev.pulse.aggregate.MinuteAggregate;
+import dev.pulse.aggregate.Partial;
 import dev.pulse.model.Datapoint;
 import dev.pulse.model.DatapointValidator;
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
@@ -115,7 +115,7 @@ class OtlpDecodeTest {
         agg.addRecord("1", DECODER.decode(fixture("metrics.pb.gz"), FIXTURE_MS).datapoints());
         agg.addRecord("2", DECODER.decode(fixture("metrics.json"), FIXTURE_MS).datapoints());
 
-        MinuteAggregate latency = agg.partials().stream().filter(p -> p.name().equals("latency")).findFirst().orElseThrow();
+        Partial latency = agg.partials().stream().filter(p -> p.name().equals("latency")).findFirst().orElseThrow();
         assertThat(latency.count()).isEqualTo(12);
         assertThat(latency.sum()).isEqualTo(654.0);
         assertThat(latency.min()).isEqualTo(3.0);

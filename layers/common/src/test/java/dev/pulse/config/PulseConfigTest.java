@@ -43,7 +43,7 @@ class PulseConfigTest {
                 "PARTIAL_TTL_DAYS", "7", "WRITE_CONCURRENCY", "64", "RETRY_BASE_MS", "10", "RETRY_CAP_MS", "60000",
                 "SAFETY_MARGIN_MS", "0", "ACCEPT_PAST_SECONDS", "3600", "ACCEPT_FUTURE_SECONDS", "0",
                 "HOURLY_TTL_DAYS", "90", "DAILY_TTL_DAYS", "730", "MAX_RECORD_AGE_SECONDS", "600",
-                "STREAM_RETENTION_HOURS", "48", "INGEST_TIMEOUT_SECONDS", "900", "BUILD_GRACE_SECONDS", "3600"));
+                "STREAM_RETENTION_HOURS", "48", "INGEST_TIMEOUT_SECONDS", "900", "COMPACT_GRACE_SECONDS", "3600"));
 
         assertThat(c).isEqualTo(new PulseConfig(TABLE, DLQ, Duration.ofDays(7), 64, 10, 60_000, 0,
                 Duration.ofHours(1), Duration.ZERO, Duration.ofDays(90), Duration.ofDays(730),
@@ -184,7 +184,7 @@ class PulseConfigTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("invalid configuration: PARTIAL_TTL_DAYS (17) must exceed ACCEPT_PAST_SECONDS (1209600)"
                         + " + STREAM_RETENTION_HOURS (168 = 604800 s: a discarded batch is redriven from the stream until"
-                        + " then, whatever MAX_RECORD_AGE_SECONDS is) + BUILD_GRACE_SECONDS (300) + the mark settle time"
+                        + " then, whatever MAX_RECORD_AGE_SECONDS is) + COMPACT_GRACE_SECONDS (300) + the mark settle time"
                         + " (2 x (INGEST_TIMEOUT_SECONDS + 5) = 130) + 1 hour + 1 day of builder lag = 22.05 days, or a late"
                         + " or redriven datapoint would rebuild an hour whose other partials have expired");
     }
@@ -271,13 +271,13 @@ class PulseConfigTest {
     @CsvSource(delimiter = '|', value = {
             // the partials would expire before a late datapoint's hour is rebuilt
             // (16 days, the default before records waited for the stream's 24 h retention, is one of them)
-            "PARTIAL_TTL_DAYS=16 | PARTIAL_TTL_DAYS (16) must exceed ACCEPT_PAST_SECONDS (1209600) + STREAM_RETENTION_HOURS (24 = 86400 s: a discarded batch is redriven from the stream until then, whatever MAX_RECORD_AGE_SECONDS is) + BUILD_GRACE_SECONDS (300) + the mark settle time (2 x (INGEST_TIMEOUT_SECONDS + 5) = 130) + 1 hour + 1 day of builder lag = 16.05 days",
+            "PARTIAL_TTL_DAYS=16 | PARTIAL_TTL_DAYS (16) must exceed ACCEPT_PAST_SECONDS (1209600) + STREAM_RETENTION_HOURS (24 = 86400 s: a discarded batch is redriven from the stream until then, whatever MAX_RECORD_AGE_SECONDS is) + COMPACT_GRACE_SECONDS (300) + the mark settle time (2 x (INGEST_TIMEOUT_SECONDS + 5) = 130) + 1 hour + 1 day of builder lag = 16.05 days",
             "PARTIAL_TTL_DAYS=14 | PARTIAL_TTL_DAYS (14) must exceed",
             "ACCEPT_PAST_SECONDS=1296000 | PARTIAL_TTL_DAYS (17) must exceed ACCEPT_PAST_SECONDS (1296000)",
             "STREAM_RETENTION_HOURS=48 | PARTIAL_TTL_DAYS (17) must exceed ACCEPT_PAST_SECONDS (1209600) + STREAM_RETENTION_HOURS (48 = 172800 s",
             // the record age limit does not shorten what the redrive can bring
             "STREAM_RETENTION_HOURS=168,MAX_RECORD_AGE_SECONDS=3600 | PARTIAL_TTL_DAYS (17) must exceed ACCEPT_PAST_SECONDS (1209600) + STREAM_RETENTION_HOURS (168 = 604800 s",
-            "BUILD_GRACE_SECONDS=86400 | PARTIAL_TTL_DAYS (17) must exceed ACCEPT_PAST_SECONDS (1209600) + STREAM_RETENTION_HOURS (24 = 86400 s: a discarded batch is redriven from the stream until then, whatever MAX_RECORD_AGE_SECONDS is) + BUILD_GRACE_SECONDS (86400)",
+            "COMPACT_GRACE_SECONDS=86400 | PARTIAL_TTL_DAYS (17) must exceed ACCEPT_PAST_SECONDS (1209600) + STREAM_RETENTION_HOURS (24 = 86400 s: a discarded batch is redriven from the stream until then, whatever MAX_RECORD_AGE_SECONDS is) + COMPACT_GRACE_SECONDS (86400)",
             // a day's rebuild would read hourly rollups that have expired
             "HOURLY_TTL_DAYS=17 | HOURLY_TTL_DAYS (17) must be >= PARTIAL_TTL_DAYS + 1 (18)",
             // past the minute detail, nothing would answer

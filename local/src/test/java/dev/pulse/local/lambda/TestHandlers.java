@@ -35,7 +35,7 @@ public final class TestHandlers {
         }
     }
 
-    /** Typed as the rollup builder is: answers with what the runtime client made of the EventBridge event. */
+    /** Typed as the compactor is: answers with what the runtime client made of the EventBridge event. */
     public static final class Scheduled
             implements RequestHandler<com.amazonaws.services.lambda.runtime.events.ScheduledEvent, Map<String, Object>> {
         @Override

@@ -84,7 +84,7 @@ class SamTemplateTest {
                 "MAX_RECORD_AGE_SECONDS", "-1",
                 "STREAM_RETENTION_HOURS", "24",
                 "INGEST_TIMEOUT_SECONDS", "60",
-                "BUILD_GRACE_SECONDS", "300",
+                "COMPACT_GRACE_SECONDS", "300",
                 "JAVA_TOOL_OPTIONS", "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 -XX:MaxRAMPercentage=75"
                         + " -XX:+UseSerialGC -Djava.net.preferIPv4Stack=true",
                 "POWERTOOLS_SERVICE_NAME", "ingest",
@@ -127,7 +127,7 @@ class SamTemplateTest {
 
     @Test
     void mappings_whenDefaults_followTemplate() {
-        // The rollup builder runs on a schedule: the ingest mapping is the only event source mapping. Retries and
+        // The compactor runs on a schedule: the ingest mapping is the only event source mapping. Retries and
         // record age are unlimited by default (-1): a failing batch waits on its shard instead of being discarded.
         assertThat(stack(Map.of()).mappings()).containsExactly(
                 new MappingSpec("IngestFunction", "Stream", STREAM_ARN, "LATEST", 500,
@@ -226,7 +226,7 @@ class SamTemplateTest {
         Map<String, Duration> periods = new LinkedHashMap<>();
         for (String rate : List.of("rate(1 minute)", "rate(15 minutes)", "rate(1 hour)", "rate(2 hours)", "rate(1 day)",
                 "rate(7 days)", " rate( 10  minutes ) ")) {
-            periods.put(rate, stack(Map.of("BuildSchedule", rate)).schedules().get(0).period());
+            periods.put(rate, stack(Map.of("CompactSchedule", rate)).schedules().get(0).period());
         }
 
         assertThat(periods).containsExactly(
@@ -241,7 +241,7 @@ class SamTemplateTest {
 
     @Test
     void schedules_whenCron_throwSayingOnlyRateRunsLocally() {
-        assertThatThrownBy(() -> stack(Map.of("BuildSchedule", "cron(0/5 * * * ? *)")).schedules())
+        assertThatThrownBy(() -> stack(Map.of("CompactSchedule", "cron(0/5 * * * ? *)")).schedules())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("CompactFunction.Events.Build.Schedule")
                 .hasMessageContaining("cron(0/5 * * * ? *)")
@@ -259,7 +259,7 @@ class SamTemplateTest {
         problems.put("rate(2 weeks)", "unknown unit 'weeks'");
         problems.put("rate(99999999999999999999 days)", "too large");
         problems.put("every 5 minutes", "not a schedule expression");
-        problems.forEach((rate, why) -> assertThatThrownBy(() -> stack(Map.of("BuildSchedule", rate)).schedules())
+        problems.forEach((rate, why) -> assertThatThrownBy(() -> stack(Map.of("CompactSchedule", rate)).schedules())
                 .as(rate).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("CompactFunction.Events.Build.Schedule").hasMessageContaining(why));
     }

@@ -81,7 +81,7 @@ public final class LocalDynamoDb implements AutoCloseable {
                 .build();
     }
 
-    /** The template's table through {@code client}: pk/sk strings, on-demand, the build queue index. */
+    /** The template's table through {@code client}: pk/sk strings, on-demand, the compaction queue index. */
     public static void createTable(DynamoDbClient client, String name) {
         client.createTable(b -> {
             b.tableName(name)
@@ -93,7 +93,7 @@ public final class LocalDynamoDb implements AutoCloseable {
                     .keySchema(
                             KeySchemaElement.builder().attributeName("pk").keyType(KeyType.HASH).build(),
                             KeySchemaElement.builder().attributeName("sk").keyType(KeyType.RANGE).build())
-                    // The build queue (template.yaml, index "due"): rollup items waiting for a build.
+                    // The compaction queue (template.yaml, index "due"): rollup items waiting for a build.
                     .globalSecondaryIndexes(g -> g.indexName("due")
                             .keySchema(KeySchemaElement.builder().attributeName("dq").keyType(KeyType.HASH).build(),
                                     KeySchemaElement.builder().attributeName("pk").keyType(KeyType.RANGE).build())

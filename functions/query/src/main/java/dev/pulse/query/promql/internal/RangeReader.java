@@ -4,8 +4,8 @@ import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.query.BadRequestException;
 import dev.pulse.query.QueryLimits;
 import dev.pulse.query.QueryMetric;
-import dev.pulse.query.QueryRequest;
-import dev.pulse.query.QueryResult;
+import dev.pulse.query.NativeQuery;
+import dev.pulse.query.NativeResult;
 import dev.pulse.query.QueryService;
 import dev.pulse.query.SeriesSpec;
 import dev.pulse.query.Stat;
@@ -130,9 +130,9 @@ public final class RangeReader implements Evaluator.Source {
         Map<SeriesSpec, Minutes> out = new HashMap<>();
         int offset = 0;
         while (offset < series.size()) {
-            QueryResult r;
+            NativeResult r;
             try {
-                r = read(new QueryRequest(series, first, last, MINUTE / 1000, List.of(sum, count), offset), MINUTE, first);
+                r = read(new NativeQuery(series, first, last, MINUTE / 1000, List.of(sum, count), offset), MINUTE, first);
             } catch (PromQlException e) {
                 if (e.type() != PromQlException.Type.BAD_DATA) {
                     throw e;
@@ -144,7 +144,7 @@ public final class RangeReader implements Evaluator.Source {
                         + " and the minutes from " + java.time.Instant.ofEpochMilli(first) + " are past the retention of"
                         + " minute detail: " + e.getMessage().substring(e.getMessage().indexOf("retention: ") + 11));
             }
-            for (QueryResult.SeriesValues sv : r.series()) {
+            for (NativeResult.SeriesValues sv : r.series()) {
                 double[] sums = sv.values().get(sum.label()).clone();
                 double[] counts = sv.values().get(count.label()).clone();
                 for (int k = 0; k < counts.length; k++) {
@@ -169,8 +169,8 @@ public final class RangeReader implements Evaluator.Source {
     }
 
     /** One read through {@link QueryService}, its refusals said in the Prometheus API's terms. */
-    private QueryResult read(QueryRequest request, long range, long first) throws PromQlException {
-        QueryResult r;
+    private NativeResult read(NativeQuery request, long range, long first) throws PromQlException {
+        NativeResult r;
         try {
             r = queries.query(request, deadline, metrics);
         } catch (BadRequestException e) {
@@ -227,9 +227,9 @@ public final class RangeReader implements Evaluator.Source {
             }
             int offset = 0;
             while (offset < series.size()) {
-                QueryResult r = read(new QueryRequest(series, first, last, range / 1000, List.of(stat), offset), range,
+                NativeResult r = read(new NativeQuery(series, first, last, range / 1000, List.of(stat), offset), range,
                         first);
-                for (QueryResult.SeriesValues sv : r.series()) {
+                for (NativeResult.SeriesValues sv : r.series()) {
                     double[] values = sv.values().get(stat.label());
                     Series target = out.get(sv.series());
                     for (int i : steps) {

@@ -1,0 +1,135 @@
+package dev.pulse.store.codec;
+
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.write.ShardCheckpoints;
+
+import dev.pulse.aggregate.Partial;
+import java.util.HashMap;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * Maps minute partials and catalog entries to DynamoDB items. Attribute names are the storage contract
+ * shared with the builder and the query API. A partial holds only what a reader needs beyond its key: the
+ * series, minute, shard and first sequence number are in the key already ({@link KeyScheme}), so repeating them
+ * (and the 56-digit last sequence number) would only be billed. A reader takes the minute from the sort key
+ * ({@link KeyScheme#partialMinute}).
+ */
+public final class PartialItems {
+
+    public static final String SERIES = "series";
+    public static final String NAME = "name";
+    public static final String DIMS = "dims";
+    public static final String UNIT = "unit";
+    public static final String TTL = "ttl";
+
+    /**
+     * The largest a partial can be: a 1,024-byte series key in the key ({@code P#<seriesKey>#<hour>}), a 64-character
+     * unit (up to 3 bytes each in UTF-8), and a summary of the largest sketch (2 x {@link dev.pulse.aggregate.Sketches#MAX_BINS}
+     * bins, counts near 2^53: about 36 KB) with 40 exact-sum partials. Measured by PartialItemsTest; far under
+     * DynamoDB's 400 KB ({@link SummaryCodec#MAX_ITEM_BYTES}), so no partial of an accepted datapoint is refused.
+     */
+    public static final int MAX_PARTIAL_BYTES = 40 * 1024;
+
+    private PartialItems() {
+    }
+
+    /**
+     * An item's size as DynamoDB counts it: each attribute's name plus its value (strings and binaries by their bytes,
+     * a number by about one byte per two digits plus one; maps and lists with their 3-byte overhead and 1 byte per
+     * element).
+     */
+    public static int itemBytes(Map<String, AttributeValue> item) {
+        int n = 0;
+        for (Map.Entry<String, AttributeValue> e : item.entrySet()) {
+            n += utf8Length(e.getKey()) + valueBytes(e.getValue());
+        }
+        return n;
+    }
+
+    private static int valueBytes(AttributeValue v) {
+        if (v.s() != null) {
+            return utf8Length(v.s());
+        }
+        if (v.n() != null) {
+            return (v.n().length() + 1) / 2 + 1;
+        }
+        if (v.b() != null) {
+            return v.b().asByteArrayUnsafe().length;
+        }
+        if (v.hasM()) {
+            int n = 3;
+            for (Map.Entry<String, AttributeValue> e : v.m().entrySet()) {
+                n += 1 + utf8Length(e.getKey()) + valueBytes(e.getValue());
+            }
+            return n;
+        }
+        if (v.hasL()) {
+            int n = 3;
+            for (AttributeValue x : v.l()) {
+                n += 1 + valueBytes(x);
+            }
+            return n;
+        }
+        return 1;
+    }
+
+    private static int utf8Length(String s) {
+        int n = 0;
+        for (int i = 0, len = s.length(); i < len; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                n++;
+            } else if (c < 0x800) {
+                n += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < len && Character.isLowSurrogate(s.charAt(i + 1))) {
+                n += 4;
+                i++;
+            } else {
+                n += 3;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * The item for one partial written by the attempt of {@code generation} ({@link ShardCheckpoints});
+     * {@code ttlSeconds} counts from the end of the partial's minute.
+     */
+    public static Map<String, AttributeValue> partial(Partial a, long ttlSeconds, long generation) {
+        Map<String, AttributeValue> item = new HashMap<>(8);
+        item.put(KeyScheme.PK, s(KeyScheme.partialPk(a.seriesKey(), a.minuteStart())));
+        item.put(KeyScheme.SK, s(KeyScheme.partialSk(a.minuteStart(), a.shardId(), a.firstSequence(), generation)));
+        SummaryAttributes.put(item, a.summary());
+        item.put(TTL, n(Long.toString(a.minuteStart() / 1000 + 60 + ttlSeconds)));
+        if (a.unit() != null) {
+            item.put(UNIT, s(a.unit()));
+        }
+        return item;
+    }
+
+    /** The catalog entry of a series: written once per new series per container. */
+    public static Map<String, AttributeValue> catalog(String seriesKey, String name, Map<String, String> dims) {
+        Map<String, AttributeValue> dimValues = new HashMap<>(dims.size() * 2);
+        dims.forEach((k, v) -> dimValues.put(k, s(v)));
+        return Map.of(
+                KeyScheme.PK, s(KeyScheme.catalogPk(name)),
+                KeyScheme.SK, s(seriesKey),
+                SERIES, s(seriesKey),
+                NAME, s(name),
+                DIMS, AttributeValue.fromM(dimValues));
+    }
+
+    /** The name index entry: PK {@code N#}, SK the metric name, so names can be listed by prefix. */
+    public static Map<String, AttributeValue> name(String name) {
+        return Map.of(KeyScheme.PK, s(KeyScheme.NAMES_PK), KeyScheme.SK, s(name), NAME, s(name));
+    }
+
+    private static AttributeValue s(String v) {
+        return AttributeValue.fromS(v);
+    }
+
+    private static AttributeValue n(String v) {
+        return AttributeValue.fromN(v);
+    }
+}

@@ -1,0 +1,45 @@
+package dev.pulse.store.write;
+
+import dev.pulse.concurrent.Bounded;
+import dev.pulse.retry.Backoff;
+import dev.pulse.retry.Deadline;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * One asynchronous DynamoDB call, repeated with full-jitter backoff after throttling, server and connection
+ * errors until the deadline leaves no time for the next delay. Any other error (a failed condition, a
+ * validation error) ends it at once.
+ */
+final class AsyncRetry {
+
+    private AsyncRetry() {
+    }
+
+    static <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> call, Backoff backoff, Deadline deadline) {
+        return attempt(call, backoff, deadline, 0);
+    }
+
+    private static <T> CompletableFuture<T> attempt(Supplier<CompletableFuture<T>> call, Backoff backoff,
+            Deadline deadline, int n) {
+        CompletableFuture<T> started;
+        try {
+            started = call.get();
+        } catch (RuntimeException e) {
+            started = CompletableFuture.failedFuture(e);
+        }
+        return started.handle((r, e) -> {
+            if (e == null) {
+                return CompletableFuture.completedFuture(r);
+            }
+            Throwable cause = Bounded.unwrap(e);
+            long delay = backoff.delayMillis(n);
+            if (!DynamoDbStore.isRetryable(cause) || deadline.remainingMillis() <= delay) {
+                return CompletableFuture.<T>failedFuture(cause);
+            }
+            return CompletableFuture.supplyAsync(() -> null, CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS))
+                    .thenCompose(x -> attempt(call, backoff, deadline, n + 1));
+        }).thenCompose(f -> f);
+    }
+}
