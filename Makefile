@@ -35,7 +35,7 @@ SCAN_CHECKOV_SUBSCRIBED := mkdir -p .local && $(PYTHON) scripts/template_with_de
   .local/template-subscribed.yaml SubscribeAccountLogs=true && $(CHECKOV_VENV)/bin/checkov \
   --file .local/template-subscribed.yaml --framework cloudformation --compact --quiet --skip-download
 
-.PHONY: help test verify lint build deploy events clean run invoke local-stack bench fuzz
+.PHONY: help test test-one verify lint build deploy events clean run invoke local-stack bench fuzz
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -83,11 +83,14 @@ $(PROMTOOL):
 	$(PROMTOOL) --version
 	$(PROMETHEUS) --version
 
+# Where the tests find the emulators and reference tools the targets above install.
+TEST_TOOLS = -Dpulse.moto.bin=$(CURDIR)/$(VENV)/bin/moto_server -Dpulse.kinesis.dir=$(CURDIR)/$(KINESIS) \
+  -Dpulse.localstack.home=$(CURDIR)/$(LOCALSTACK) -Dpulse.chromium.bin=$(CURDIR)/$(CHROMIUM)/chromium \
+  -Dpulse.promtool=$(CURDIR)/$(PROMTOOL) -Dpulse.prometheus=$(CURDIR)/$(PROMETHEUS)
+
 test: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/.installed $(CHROMIUM)/.installed $(PROMTOOL) ## Unit and integration tests, template checks and scans, sam build (what CI runs)
 	echo "JDK: $$JAVA_HOME"
-	mvn $(MVN_FLAGS) verify -Dpulse.moto.bin=$(CURDIR)/$(VENV)/bin/moto_server -Dpulse.kinesis.dir=$(CURDIR)/$(KINESIS) \
-	  -Dpulse.localstack.home=$(CURDIR)/$(LOCALSTACK) -Dpulse.chromium.bin=$(CURDIR)/$(CHROMIUM)/chromium \
-	  -Dpulse.promtool=$(CURDIR)/$(PROMTOOL) -Dpulse.prometheus=$(CURDIR)/$(PROMETHEUS)
+	mvn $(MVN_FLAGS) verify $(TEST_TOOLS)
 	$(SAM) validate --lint --region $(AWS_DEFAULT_REGION)
 	$(VENV)/bin/python scripts/translate_template.py template.yaml
 	$(SCAN_CFN_LINT)
@@ -96,6 +99,15 @@ test: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/
 	$(VENV)/bin/python scripts/check_docs.py .
 	$(SAM) build
 	echo "make test: all checks passed"
+
+# One unit test class (TEST=IngestServiceTest, or Class#method) and/or one integration test (IT=QueryIT), with the
+# same emulators and tools as make test; the reactor builds what they need, and every other test is left out.
+TEST ?=
+IT   ?=
+test-one: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/.installed $(CHROMIUM)/.installed $(PROMTOOL) ## One test: make test-one TEST=Class[#method] and/or IT=ClassIT[#method]
+	if [ -z "$(TEST)$(IT)" ]; then echo "usage: make test-one TEST=Class[#method] and/or IT=ClassIT[#method]" >&2; exit 2; fi
+	mvn $(MVN_FLAGS) verify $(TEST_TOOLS) -Dtest='$(if $(TEST),$(TEST),NONE)' -Dit.test='$(if $(IT),$(IT),NONE)' \
+	  -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false
 
 # The local stack (module local/) runs from its Maven class path; the function artifacts are built by the
 # same Makefile targets sam build calls. Options are make variables (docs/local-run.md).

@@ -16,7 +16,7 @@ def slugs(path):
         n = seen.get(s, 0); seen[s] = n + 1
         out.add(s if n == 0 else f'{s}-{n}')
     return out
-pages = ['README.md'] + sorted(glob.glob('docs/*.md'))
+pages = ['README.md', 'CONTRIBUTING.md', 'SECURITY.md', 'CHANGELOG.md'] + sorted(glob.glob('docs/*.md'))
 link = re.compile(r'(?<!\!)\[[^\]]*\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)')
 linked_from = {}
 problems = []

@@ -4,7 +4,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Stands in for the Lambda log pipe while handlers run in process: everything printed to System.out (EMF documents,
@@ -19,6 +21,7 @@ public final class StdoutCapture implements AutoCloseable {
 
     private final PrintStream previous;
     private final ByteArrayOutputStream text;
+    private final Set<Thread> writers = new LinkedHashSet<>();
     private long bytes;
     private long emfDocuments;
     private long emfBytes;
@@ -78,6 +81,12 @@ public final class StdoutCapture implements AutoCloseable {
         return text.toString(StandardCharsets.UTF_8);
     }
 
+    /** Every thread that printed (kept with the text only: {@link #keepingText()}). */
+    public synchronized Set<Thread> writers() {
+        text();
+        return Set.copyOf(writers);
+    }
+
     /** {@link #text()} split into lines, without the line ends. */
     public List<String> lines() {
         String all = text();
@@ -101,6 +110,7 @@ public final class StdoutCapture implements AutoCloseable {
                 accept(b);
                 if (text != null) {
                     text.write(b);
+                    writers.add(Thread.currentThread());
                 }
             }
         }
@@ -114,6 +124,7 @@ public final class StdoutCapture implements AutoCloseable {
                 }
                 if (text != null) {
                     text.write(b, off, len);
+                    writers.add(Thread.currentThread());
                 }
             }
         }

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.testing.ApiRequests;
 import dev.pulse.testing.EmfOutput;
+import dev.pulse.testing.RefusingDynamoDb;
 import dev.pulse.testing.TestContext;
 import java.time.Clock;
 import java.time.Instant;
@@ -34,16 +35,7 @@ class QueryHandlerEmfTest {
             + "\"end\":\"2026-11-21T12:00:00Z\",\"period\":\"PT5M\",\"stats\":[\"avg\"]}";
 
     private static QueryHandler handler() {
-        DynamoDbAsyncClient refusing = new DynamoDbAsyncClient() {
-            @Override
-            public String serviceName() {
-                return "dynamodb";
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        DynamoDbAsyncClient refusing = new RefusingDynamoDb();
         QueryService queries = new QueryService(refusing, "t", 8, 300_000L, new RollupCache(100, 300_000L), CLOCK);
         return QueryFunction.handler(queries, new CatalogService(refusing, "t"), PulseMetrics.create("PulseTest", "query"),
                 500, CLOCK);

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.testing.ApiRequests;
 import dev.pulse.testing.RecordingMetrics;
+import dev.pulse.testing.RefusingDynamoDb;
 import dev.pulse.testing.TestContext;
 import java.time.Clock;
 import java.time.Duration;
@@ -50,16 +51,7 @@ class QueryParametersTest {
 
     @BeforeAll
     static void warmUp() {
-        DynamoDbAsyncClient refusing = new DynamoDbAsyncClient() {
-            @Override
-            public String serviceName() {
-                return "dynamodb";
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        DynamoDbAsyncClient refusing = new RefusingDynamoDb();
         QueryService queries = new QueryService(refusing, "t", 8, 300_000L, new RollupCache(100, 300_000L), CLOCK);
         handler = QueryFunction.handler(queries, new CatalogService(refusing, "t"), new RecordingMetrics(), 500, CLOCK);
         // Class loading and logging set-up belong to the first call, not to any parameter's bound.

@@ -2,13 +2,8 @@ package dev.pulse.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -31,31 +26,16 @@ public record EmfOutput(List<JsonNode> documents, Set<Thread> writers) {
 
     /** Runs {@code body} with stdout captured; what it threw is rethrown after stdout is restored. */
     public static EmfOutput during(Body body) throws Exception {
-        PrintStream original = System.out;
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        Set<Thread> writers = new LinkedHashSet<>();
-        OutputStream recording = new OutputStream() {
-            @Override
-            public synchronized void write(int b) {
-                writers.add(Thread.currentThread());
-                bytes.write(b);
-            }
-
-            @Override
-            public synchronized void write(byte[] b, int off, int len) {
-                writers.add(Thread.currentThread());
-                bytes.write(b, off, len);
-            }
-        };
-        System.setOut(new PrintStream(recording, true, StandardCharsets.UTF_8));
-        try {
+        List<String> lines;
+        Set<Thread> writers;
+        try (StdoutCapture capture = StdoutCapture.keepingText()) {
             body.run();
-        } finally {
             System.out.flush();
-            System.setOut(original);
+            lines = capture.lines();
+            writers = capture.writers();
         }
         List<JsonNode> documents = new ArrayList<>();
-        for (String line : bytes.toString(StandardCharsets.UTF_8).split("\n")) {
+        for (String line : lines) {
             if (line.startsWith("{\"_aws\"")) {
                 try {
                     documents.add(JSON.readTree(line));
@@ -64,9 +44,7 @@ public record EmfOutput(List<JsonNode> documents, Set<Thread> writers) {
                 }
             }
         }
-        synchronized (recording) {
-            return new EmfOutput(List.copyOf(documents), Set.copyOf(writers));
-        }
+        return new EmfOutput(List.copyOf(documents), writers);
     }
 
     /** The only document printed; fails when there is not exactly one. */

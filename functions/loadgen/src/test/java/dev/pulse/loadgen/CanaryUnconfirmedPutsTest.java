@@ -4,21 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
+import dev.pulse.testing.RecordingKinesis;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
-import software.amazon.awssdk.services.kinesis.KinesisAsyncClient;
-import software.amazon.awssdk.services.kinesis.model.PutRecordsRequest;
-import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
-import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
-import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry;
 
 /**
  * A PutRecords call that fails after Kinesis stored its records (a timeout, a reset connection) makes the sender try
@@ -28,45 +20,15 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry;
 class CanaryUnconfirmedPutsTest {
 
     /** Stores every record it is given; the calls numbered in {@code failAfterStoring} then fail anyway. */
-    private static final class Landing implements KinesisAsyncClient {
-        final List<PutRecordsRequestEntry> stored = Collections.synchronizedList(new ArrayList<>());
-        final AtomicInteger calls = new AtomicInteger();
-        final List<Integer> failAfterStoring;
-
-        Landing(List<Integer> failAfterStoring) {
-            this.failAfterStoring = failAfterStoring;
-        }
-
-        @Override
-        public CompletableFuture<PutRecordsResponse> putRecords(PutRecordsRequest request) {
-            stored.addAll(request.records());
-            if (failAfterStoring.contains(calls.getAndIncrement())) {
-                return CompletableFuture.failedFuture(ApiCallAttemptTimeoutException.create(1_000));
-            }
-            List<PutRecordsResultEntry> ok = request.records().stream()
-                    .map(e -> PutRecordsResultEntry.builder().sequenceNumber("1").shardId("s").build()).toList();
-            return CompletableFuture.completedFuture(PutRecordsResponse.builder().records(ok).build());
-        }
-
-        @Override
-        public String serviceName() {
-            return "kinesis";
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
     @Test
     void run_whenACallCarryingACanaryFailsAfterStoringIt_countsOneUnconfirmedPutForThatCanary() {
-        Landing client = new Landing(List.of(0));
+        RecordingKinesis client = RecordingKinesis.failingAfterStoring(0);
         List<ReplayRecord> records = List.of(new ReplayRecord("{\"name\":\"m\",\"value\":1}".getBytes(StandardCharsets.UTF_8), "pk", 0));
 
         SendReport r = new KinesisSender(client, "s", new Backoff(1, 10), 3).run(records, Schedule.rate(1, 0), 1, 0, 2, 1,
                 Deadline.inMillis(10_000), k -> CanaryVerifier.record("run", k, System.currentTimeMillis()));
 
-        long canariesStored = client.stored.stream().filter(e -> e.partitionKey().startsWith("loadgen-canary-")).count();
+        long canariesStored = client.stored().stream().filter(e -> e.partitionKey().startsWith("loadgen-canary-")).count();
         assertThat(r.canaries()).hasSize(2);
         // The first call carried canary 0 (with the first record) and failed after storing it: sent again, stored twice.
         assertThat(canariesStored).isEqualTo(3);

@@ -5,43 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pulse.codec.KplAggregate;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
+import dev.pulse.testing.RecordingKinesis;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.kinesis.KinesisAsyncClient;
-import software.amazon.awssdk.services.kinesis.model.PutRecordsRequest;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
-import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
-import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry;
 
 /** The sender's KPL aggregation against a client that records what it was given and accepts everything. */
 class KinesisSenderAggregationTest {
 
     /** Accepts every record; keeps the entries in the order they were put. */
-    private static final class Recording implements KinesisAsyncClient {
-        final List<PutRecordsRequestEntry> put = Collections.synchronizedList(new ArrayList<>());
-
-        @Override
-        public CompletableFuture<PutRecordsResponse> putRecords(PutRecordsRequest request) {
-            put.addAll(request.records());
-            List<PutRecordsResultEntry> ok = request.records().stream()
-                    .map(e -> PutRecordsResultEntry.builder().sequenceNumber("1").shardId("s").build()).toList();
-            return CompletableFuture.completedFuture(PutRecordsResponse.builder().records(ok).build());
-        }
-
-        @Override
-        public String serviceName() {
-            return "kinesis";
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
     private static List<ReplayRecord> records(int n, int bytes) {
         List<ReplayRecord> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -58,13 +32,13 @@ class KinesisSenderAggregationTest {
 
     @Test
     void run_whenAggregating_sendsEveryRecordOnceInOrderInFewerKinesisRecordsAndPayloadUnits() throws Exception {
-        Recording client = new Recording();
+        RecordingKinesis client = RecordingKinesis.accepting();
         List<ReplayRecord> records = records(2_000, 200);
 
         SendReport r = run(new KinesisSender(client, "s", new Backoff(1, 10), 3).withAggregation(51_200), records);
 
         List<String> received = new ArrayList<>();
-        for (PutRecordsRequestEntry e : client.put) {
+        for (PutRecordsRequestEntry e : client.stored()) {
             byte[] data = e.data().asByteArray();
             assertThat(data.length + e.partitionKey().length()).isLessThanOrEqualTo(51_200 + 16);
             if (KplAggregate.isAggregate(data)) {
@@ -78,25 +52,25 @@ class KinesisSenderAggregationTest {
         assertThat(r.sent()).isEqualTo(2_000);
         assertThat(r.acked()).isEqualTo(2_000);
         assertThat(r.latency().count()).isEqualTo(2_000);
-        assertThat(r.units().kinesisRecords()).isEqualTo(client.put.size()).isLessThan(2_000);
+        assertThat(r.units().kinesisRecords()).isEqualTo(client.stored().size()).isLessThan(2_000);
         assertThat(r.units().putPayloadUnitsUnaggregated()).isEqualTo(2_000);
         assertThat(r.units().putPayloadUnits()).isLessThan(r.units().putPayloadUnitsUnaggregated());
     }
 
     @Test
     void run_whenNotAggregating_sendsOneKinesisRecordPerRecordAndTheSameUnitsBothWays() {
-        Recording client = new Recording();
+        RecordingKinesis client = RecordingKinesis.accepting();
 
         SendReport r = run(new KinesisSender(client, "s", new Backoff(1, 10), 3), records(500, 30_000));
 
-        assertThat(client.put).hasSize(500).noneMatch(e -> KplAggregate.isAggregate(e.data().asByteArray()));
+        assertThat(client.stored()).hasSize(500).noneMatch(e -> KplAggregate.isAggregate(e.data().asByteArray()));
         assertThat(r.units().kinesisRecords()).isEqualTo(500);
         assertThat(r.units().putPayloadUnits()).isEqualTo(1_000).isEqualTo(r.units().putPayloadUnitsUnaggregated());
     }
 
     @Test
     void run_whenAggregatingUnderALongMultiByteKey_everyKinesisRecordFitsOneMiBWithItsKey() {
-        Recording client = new Recording();
+        RecordingKinesis client = RecordingKinesis.accepting();
         String key = "\uD83D\uDE00".repeat(ReplaySource.MAX_PARTITION_KEY_CHARS); // 256 characters, 1,024 bytes
         // Two records whose aggregate is just within the largest maxAggregateBytes (1 MiB - 256) by the packing bound:
         // magic and MD5 (20), the key's table entry (1,027) and two records of 523,622 bytes (at most 14 bytes of
@@ -110,7 +84,7 @@ class KinesisSenderAggregationTest {
                 Deadline.inMillis(10_000), null);
 
         assertThat(r.acked()).isEqualTo(2);
-        assertThat(client.put).isNotEmpty().allSatisfy(e -> assertThat(
+        assertThat(client.stored()).isNotEmpty().allSatisfy(e -> assertThat(
                 e.data().asByteArray().length + e.partitionKey().getBytes(StandardCharsets.UTF_8).length)
                 .isLessThanOrEqualTo(ReplaySource.MAX_RECORD_BYTES));
     }
