@@ -103,6 +103,8 @@ public final class BenchMain {
         boolean quick = opts.containsKey("--quick");
         String command = opts.getOrDefault("--command", "make bench");
         List<Result> results = new ArrayList<>();
+        List<Double> seconds = new ArrayList<>();
+        long runStarted = System.nanoTime();
         int status = 0;
         try (BenchEnv env = new BenchEnv(root, quick,
                 // Absolute: the emulators run in other working directories.
@@ -119,21 +121,26 @@ public final class BenchMain {
                     e.printStackTrace(err);
                     r = new Result(b.name(), "FAILED: " + e, "n/a", "n/a", "", null, List.of(), Map.of());
                 }
-                r = r.withDetails(List.of("(benchmark ran for %.0f s)".formatted((System.nanoTime() - started) / 1e9)));
+                double took = (System.nanoTime() - started) / 1e9;
                 results.add(r);
+                seconds.add(took);
                 out.println(r.line());
                 out.flush();
+                err.println("bench: %s took %.0f s".formatted(b.name(), took));
             }
         }
+        // The whole run, emulators' start and stop included: what make bench costs on top of its Maven and sam builds.
+        double total = (System.nanoTime() - runStarted) / 1e9;
+        Report.wallTimes(results, seconds, total).lines().forEach(l -> err.println("bench: " + l));
         String machine = Machine.describe();
         String date = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         String commit = commit(root);
         try {
             if (opts.containsKey("--out")) {
-                Report.write(Path.of(opts.get("--out")), Report.render(command, machine, date, commit, selected, results));
+                Report.write(Path.of(opts.get("--out")), Report.render(command, machine, date, commit, selected, results, seconds, total));
             }
             if (opts.containsKey("--json")) {
-                Report.writeJson(Path.of(opts.get("--json")), command, machine, date, commit, results);
+                Report.writeJson(Path.of(opts.get("--json")), command, machine, date, commit, results, seconds, total);
             }
         } catch (IOException e) {
             err.println("bench: cannot write the report: " + e);

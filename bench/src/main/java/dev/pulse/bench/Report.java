@@ -26,14 +26,15 @@ public final class Report {
 
     /** The generated part of the document. */
     static String render(String command, String machine, String date, String commit, List<Benchmark> benches,
-            List<Result> results) {
+            List<Result> results, List<Double> seconds, double totalSeconds) {
         StringBuilder md = new StringBuilder();
         md.append(BEGIN).append("\n\n");
         md.append("Run: `").append(command).append("` on ").append(date).append(" at commit `").append(commit)
                 .append("`  \nMachine: ").append(machine).append("\n\n");
         md.append("```\n");
         results.forEach(r -> md.append(r.line()).append('\n'));
-        md.append("```\n");
+        md.append("```\n\n");
+        md.append(wallTimes(results, seconds, totalSeconds));
         for (int i = 0; i < results.size(); i++) {
             Result r = results.get(i);
             md.append("\n### ").append(r.name()).append("\n\n");
@@ -46,6 +47,25 @@ public final class Report {
         }
         md.append("\n").append(END);
         return md.toString();
+    }
+
+    /**
+     * Each benchmark's wall time and the run's, as a Markdown table: what to shorten when {@code make bench} grows
+     * (it is held to 20 minutes with its Maven and sam builds). The total includes the emulators' start and stop.
+     */
+    static String wallTimes(List<Result> results, List<Double> seconds, double totalSeconds) {
+        StringBuilder md = new StringBuilder("| benchmark | wall time |\n|---|---:|\n");
+        for (int i = 0; i < results.size(); i++) {
+            md.append("| ").append(results.get(i).name()).append(" | ").append(duration(seconds.get(i))).append(" |\n");
+        }
+        md.append("| **all of the above** (emulators included) | **").append(duration(totalSeconds)).append("** |\n");
+        return md.toString();
+    }
+
+    /** {@code 42 s} below two minutes, {@code 7 min 35 s} above. */
+    static String duration(double seconds) {
+        long s = Math.round(seconds);
+        return s < 120 ? s + " s" : (s / 60) + " min " + (s % 60) + " s";
     }
 
     /** Replaces the generated part of {@code doc} (or appends it when the markers are missing). */
@@ -64,14 +84,17 @@ public final class Report {
         Files.writeString(markdown, splice(doc, generated), StandardCharsets.UTF_8);
     }
 
-    static void writeJson(Path file, String command, String machine, String date, String commit, List<Result> results)
-            throws IOException {
+    static void writeJson(Path file, String command, String machine, String date, String commit, List<Result> results,
+            List<Double> seconds, double totalSeconds) throws IOException {
         ObjectNode root = JSON.createObjectNode();
         root.put("command", command).put("machine", machine).put("date", date).put("commit", commit);
+        root.put("seconds", Math.round(totalSeconds * 10) / 10.0);
         ObjectNode all = root.putObject("benchmarks");
-        for (Result r : results) {
+        for (int i = 0; i < results.size(); i++) {
+            Result r = results.get(i);
             ObjectNode n = all.putObject(r.name());
             n.put("line", r.line());
+            n.put("seconds", Math.round(seconds.get(i) * 10) / 10.0);
             if (r.met() != null) {
                 n.put("met", r.met());
             }

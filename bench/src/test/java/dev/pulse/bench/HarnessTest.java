@@ -3,12 +3,16 @@ package dev.pulse.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -48,6 +52,39 @@ class HarnessTest {
     @Test
     void splice_whenNoMarkers_appendsTheGeneratedPart() {
         assertThat(Report.splice("# Benchmarks\n", "GEN")).isEqualTo("# Benchmarks\n\nGEN\n");
+    }
+
+    @Test
+    void render_whenBenchmarksRan_tablesEachWallTimeAndTheTotal() {
+        List<Result> results = List.of(new Result("query", "12 ms", "N+1 480 ms", "40.0x", "", null, List.of("detail"), Map.of()),
+                new Result("cost", "0.1 WRU", "budgets", "16 of 16", "", null, List.of(), Map.of()));
+        List<Benchmark> benches = BenchMain.select("query,cost");
+
+        String md = Report.render("make bench", "m", "d", "c", benches, results, List.of(21.4, 455.0), 490.6);
+
+        assertThat(md).contains("| benchmark | wall time |\n|---|---:|\n| query | 21 s |\n| cost | 7 min 35 s |\n"
+                + "| **all of the above** (emulators included) | **8 min 11 s** |\n");
+        assertThat(md.indexOf("| query | 21 s |")).as("the table follows the printed lines, before the sections")
+                .isGreaterThan(md.indexOf("query: 12 ms")).isLessThan(md.indexOf("### query"));
+    }
+
+    @ParameterizedTest
+    @CsvSource({"0.4, 0 s", "119.4, 119 s", "119.6, 2 min 0 s", "1234, 20 min 34 s"})
+    void duration_whenFormatted_switchesToMinutesFromTwo(double seconds, String expected) {
+        assertThat(Report.duration(seconds)).isEqualTo(expected);
+    }
+
+    @Test
+    void writeJson_whenBenchmarksRan_recordsEachWallTimeAndTheTotal(@TempDir Path dir)
+            throws Exception {
+        Path file = dir.resolve("b.json");
+        Report.writeJson(file, "make bench", "m", "d", "c",
+                List.of(new Result("query", "12 ms", "N+1", "40x", "", null, List.of(), Map.of("p99", 3.0))), List.of(21.44), 30.06);
+
+        JsonNode json = new ObjectMapper().readTree(file.toFile());
+        assertThat(json.path("seconds").asDouble()).isEqualTo(30.1);
+        assertThat(json.path("benchmarks").path("query").path("seconds").asDouble()).isEqualTo(21.4);
+        assertThat(json.path("benchmarks").path("query").path("values").path("p99").asDouble()).isEqualTo(3.0);
     }
 
     @ParameterizedTest

@@ -173,6 +173,8 @@ class FaultInjectionIT {
         int hourPeriods = SERIES * HOURS;
 
         long started = System.nanoTime();
+        // Where the run's time goes, printed with the result: most of it is waiting for marks to settle.
+        Map<String, Long> phases = new java.util.LinkedHashMap<>();
         try (LocalDeployment stack = LocalDeployment.start(options, null);
                 KinesisClient kinesis = KinesisClient.builder().endpointOverride(stack.kinesisUrl()).region(Region.US_EAST_1)
                         .credentialsProvider(LocalDeployment.CREDENTIALS).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
@@ -184,20 +186,32 @@ class FaultInjectionIT {
                     .findFirst().orElseThrow();
             Set<String> poisonSent = new HashSet<>();
 
+            phases.put("stack start", System.nanoTime() - started);
+            long at = System.nanoTime();
             send(kinesis, stream, onTime, poisonSent, () -> stack.restartKinesis());
+            phases.put("send on time", System.nanoTime() - at);
+            at = System.nanoTime();
             awaitConsumed(stack, RECORDS, Duration.ofMinutes(6));
+            phases.put("ingest on time", System.nanoTime() - at);
+            at = System.nanoTime();
             // The builder dies in the run that builds the data (the first once the newest mark has settled).
             plan.arm("CompactFunction", FaultPlan.Kind.CRASH, settledAt(table, stack.ref("Table")));
             awaitBuilt(builder, Duration.ofMinutes(3));
+            phases.put("settle and build", System.nanoTime() - at);
             Map<String, Long> built = hourlyVersions(table, stack.ref("Table"));
             assertThat(built).as("every hour built before the late data").hasSize(hourPeriods);
             long putsBeforeLate = plan.proxy.calls("PutItem");
 
+            at = System.nanoTime();
             send(kinesis, stream, late, poisonSent, null);
             awaitConsumed(stack, RECORDS + LATE_RECORDS, Duration.ofMinutes(4));
+            phases.put("send and ingest late", System.nanoTime() - at);
+            at = System.nanoTime();
             // And runs into its timeout in the one that rebuilds them.
             plan.arm("CompactFunction", FaultPlan.Kind.TIMEOUT, settledAt(table, stack.ref("Table")));
             awaitBuilt(builder, Duration.ofMinutes(3));
+            phases.put("settle and rebuild", System.nanoTime() - at);
+            at = System.nanoTime();
             Map<String, Long> rebuilt = hourlyVersions(table, stack.ref("Table"));
             // Every hour took late data, so every hour was rebuilt after it; none is marked: the query serves them.
             assertThat(rebuilt.keySet()).isEqualTo(built.keySet());
@@ -260,6 +274,7 @@ class FaultInjectionIT {
                     }
                 }
             }
+            phases.put("query and DLQ checks", System.nanoTime() - at);
             long redundantPoisonMessages = poisonSeen.values().stream().mapToLong(n -> n - 1).sum();
 
             MappingRunner ingest = stack.mappings().stream().filter(m -> m.spec().functionId().equals("IngestFunction")).findFirst().orElseThrow();
@@ -274,6 +289,8 @@ class FaultInjectionIT {
                     + (System.nanoTime() - started) / 1_000_000_000L + " s");
             System.out.println("  injected: DynamoDB throttled " + plan.proxy.throttled.get() + " ingest writes, half-applied BatchWriteItem "
                     + plan.proxy.unprocessedCalls.get() + " (" + plan.proxy.unprocessedItems.get() + " items unprocessed), Kinesis emulator restarts 1");
+            System.out.println("  phases: " + String.join(", ", phases.entrySet().stream()
+                    .map(e -> e.getKey() + " " + e.getValue() / 1_000_000_000L + " s").toList()));
             new TreeMap<>(plan.injected).forEach((k, v) -> System.out.println("  injected: " + k + " " + v.get()));
             System.out.println(String.format(Locale.ROOT, "  ingest: %d invocations, %d function errors; builder: %d runs, %d invocations, %d errors",
                     ingest.invocations(), ingest.functionErrors(), builder.runs(), builder.invocations(), builder.errors()));
