@@ -73,6 +73,7 @@ public final class PromQlService {
             case "buildinfo" -> buildInfo();
             case "metadata" -> metadata(params);
             case "query_exemplars" -> exemplars(params);
+            case "format_query" -> formatQuery(params);
             default -> throw new PromQlException(PromQlException.Type.NOT_FOUND, "unknown endpoint " + endpoint);
         };
     }
@@ -390,6 +391,21 @@ public final class PromQlService {
             // the message below
         }
         throw new PromQlException(PromQlException.Type.BAD_DATA, name + " must be a number of at most 64 characters");
+    }
+
+    /** The query printed as Prometheus 2.42 prints it ({@link PromQlFormatter}); a query that does not parse is refused. */
+    private static String formatQuery(ApiParams params) throws PromQlException {
+        String query = params.first("query");
+        if (query == null) {
+            throw PromQlException.invalidParameter("query", "1:1: parse error: no expression found in input");
+        }
+        String formatted;
+        try {
+            formatted = dev.pulse.query.promql.internal.PromQlFormatter.format(query);
+        } catch (PromQlParseException e) {
+            throw PromQlException.invalidParameter("query", e.getMessage());
+        }
+        return envelope(g -> g.writeStringField("data", formatted), List.of());
     }
 
     /** Pulse keeps no exemplars: the query and times are checked as Prometheus checks them, the answer is empty. */
