@@ -516,6 +516,35 @@ class PromQlDifferentialIT {
         }
     }
 
+    /**
+     * A function on the wrong type (rate of a gauge, histogram_quantile of series without le): Prometheus 2.42 answers
+     * without a warning, and so does Pulse.
+     */
+    @ParameterizedTest(name = "[{index}] {0}")
+    @CsvSource(delimiter = '|', value = {"rate(process_memory_usage_bytes[5m])", "histogram_quantile(0.9, lat)",
+        "increase(lat[5m])"})
+    void queryRange_whenFunctionOnTheWrongType_answersWithoutWarningAsPrometheus(String query) throws Exception {
+        JsonNode pulse = pulse(query, "query_range");
+        JsonNode prom = prometheus(query, "query_range");
+        assertThat(prom.has("warnings")).as("Prometheus 2.42 warns on %s: %s", query, prom.path("warnings")).isFalse();
+        assertThat(pulse.has("warnings")).isFalse();
+        assertThat(matrix(pulse).keySet()).isEqualTo(matrix(prom).keySet());
+    }
+
+    /** format_query: Pulse prints each expression as the 2.42 server does, long ones split over lines. */
+    @ParameterizedTest(name = "[{index}] {0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '~', value = {
+        "sum(rate(http_server_requests_total[5m]))by(job)",
+        "histogram_quantile(0.99, sum by (le, http_route) (rate(http_server_request_duration_seconds_bucket{job=\"checkout\", region=~\"eu|us\"}[5m]))) > 0.5 and on(http_route) sum by (http_route) (rate(http_server_requests_total[5m])) > 1",
+        "lat > on(route, region) group_left vreq offset 1m30s",
+        "((predict_linear(lat[10m] @ 1795174200, 4 * 3600)))",
+        "max_over_time(deriv(rate(req{route=\"a\"}[5m])[30m:1m])[1h:5m]) - -1e6",
+    })
+    void formatQuery_whenExpression_printsAsPrometheus(String query) throws Exception {
+        assertThat(pulse(query, "format_query").path("data").asText())
+                .isEqualTo(prometheus(query, "format_query").path("data").asText());
+    }
+
     /** The listings Grafana's query editor reads name the OpenTelemetry names and labels, as Prometheus does. */
     @Test
     void listings_whenOtlpMetrics_showTheOpenTelemetryNamesAndLabelsAsPrometheus() throws Exception {
@@ -667,6 +696,9 @@ class PromQlDifferentialIT {
     }
 
     private static List<Map.Entry<String, String>> params(String query, String endpoint, String step) {
+        if (endpoint.equals("format_query")) {
+            return List.of(Map.entry("query", query));
+        }
         if (endpoint.equals("query")) {
             return List.of(Map.entry("query", query), Map.entry("time", Long.toString(END / 1000 - 17 * 60)));
         }

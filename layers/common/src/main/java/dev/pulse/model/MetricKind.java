@@ -66,7 +66,8 @@ public record MetricKind(Type type, Temporality temporality, String unit, String
             if (sb.length() > 0) {
                 sb.append(',');
             }
-            sb.append(b);
+            // Whole numbers without Java's ".0": the SDKs' default bounds are, and the entry stays short.
+            sb.append(b == Math.rint(b) && Math.abs(b) < 1e15 ? Long.toString((long) b) : Double.toString(b));
             if (sb.length() > MAX_BOUNDS_CHARS) {
                 return new MetricKind(Type.HISTOGRAM, temporality, unit, "");
             }

@@ -53,9 +53,24 @@ public final class PromQlFormatter {
             case Expr.Call c -> c.function() + "(" + String.join(", ", strs(c.args())) + ")";
             case Expr.Aggregation a -> aggregationOp(a) + "(" + (a.param() == null ? "" : str(a.param()) + ", ")
                     + str(a.inner()) + ")";
-            case Expr.Negation n -> "-" + str(n.inner());
+            case Expr.Negation n -> folded(n) != null ? goFloat(folded(n)) : "-" + str(n.inner());
             case Expr.Binary b -> str(b.lhs()) + " " + operator(b) + " " + str(b.rhs());
         };
+    }
+
+    /**
+     * Prometheus' parser folds a minus into the number literal it precedes ({@code - -inf} is {@code +Inf}), not into a
+     * parenthesised one ({@code -(2)} stays): the number, or null when {@code e} is not such a literal.
+     */
+    private Double folded(Expr e) {
+        if (e instanceof Expr.NumberLiteral l) {
+            return l.value();
+        }
+        if (e instanceof Expr.Negation n && !syntax.parens().containsKey(n.inner())) {
+            Double inner = folded(n.inner());
+            return inner == null ? null : -inner;
+        }
+        return null;
     }
 
     private List<String> strs(List<Expr> args) {
@@ -179,7 +194,7 @@ public final class PromQlFormatter {
             return indent(level) + "(\n" + pretty(e, level + 1, parens - 1) + "\n" + indent(level) + ")";
         }
         String text = bare(e);
-        if (e instanceof Expr.Negation n) {
+        if (e instanceof Expr.Negation n && folded(n) == null) {
             return indent(level) + "-" + pretty(n.inner(), level).strip();
         }
         if (e instanceof Expr.Subquery q) {
@@ -262,7 +277,7 @@ public final class PromQlFormatter {
         return sign + d.toPlainString();
     }
 
-    /** Go's {@code strconv.Quote}: double quotes, backslash escapes, control characters as {@code \x}/{@code \u}. */
+    /** Go's {@code strconv.Quote}: double quotes, backslash escapes, control and invisible characters escaped as hex. */
     static String goQuote(String s) {
         StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
         for (int i = 0; i < s.length(); ) {

@@ -66,6 +66,13 @@ class PromQlFormatterTest {
         assertThat(PromQlFormatter.goFloat(v)).isEqualTo(want);
     }
 
+    /** Answers of the 2.42 server: a minus folds into the number literal after it, not into parentheses. */
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {"-(2) | -(2)", "- -inf | +Inf", "-x | -x", "--2 | 2", "-2 ^ 2 | -2 ^ 2"})
+    void format_whenUnaryMinus_foldsIntoNumbersAsPrometheus(String query, String want) throws Exception {
+        assertThat(PromQlFormatter.format(query)).isEqualTo(want);
+    }
+
     @Test
     void format_whenQueryDoesNotParse_refusesWithThePosition() {
         assertThatThrownBy(() -> PromQlFormatter.format("rate(x[5m"))
