@@ -205,7 +205,7 @@ class OtelHttpDashboardIT {
 
     /** The quantile panels: p50 <= p90 <= p99 at every step, as quantiles of one distribution must be. */
     @Test
-    void latencyPanel_whenThreeQuantiles_areOrdered() {
+    void latencyPanel_whenThreeQuantiles_areOrdered() throws Exception {
         List<Panel> q = panels().filter(p -> p.title().startsWith("Latency p50")).toList();
         assertThat(q).hasSize(3);
         long end = NOW.toEpochMilli() / 1000;
