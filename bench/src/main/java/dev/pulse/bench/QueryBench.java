@@ -228,6 +228,16 @@ final class QueryBench implements Benchmark {
         }
         Samples coldMs = Samples.of(cold);
         Samples panelMs = Samples.of(panels.stream().mapToDouble(Double::doubleValue).toArray());
+        // Per panel (the warm runs hold the panels in order): which expressions decide the p99.
+        for (int k = 0; k < PROMQL_PANELS.size(); k++) {
+            List<Double> own = new ArrayList<>();
+            for (int i = k; i < panels.size(); i += PROMQL_PANELS.size()) {
+                own.add(panels.get(i));
+            }
+            Samples ms = Samples.of(own.stream().mapToDouble(Double::doubleValue).toArray());
+            details.add("  warm panel " + (k + 1) + " `" + PROMQL_PANELS.get(k) + "`: p50 " + Format.millis(ms.median())
+                    + ", max " + Format.millis(ms.max()));
+        }
         details.add("PromQL dashboard (" + PROMQL_PANELS.size() + " panels: rate, ratios, histogram_quantile on the"
                 + " OpenTelemetry names, 24 h at a 5-minute step, query_range through the Prometheus API): cold container,"
                 + " whole dashboard " + coldMs.spread("%.0f") + " runs, ms; warm container, a panel: p50 "
