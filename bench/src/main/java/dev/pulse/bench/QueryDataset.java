@@ -45,6 +45,12 @@ public final class QueryDataset {
     static final long BUCKET = 300_000L;
     static final int BUCKETS = 288;
     static final int VALUES_PER_MINUTE = 6;
+    /**
+     * The series as an OTLP delta histogram of unit ms with these explicit bounds would be catalogued: the PromQL
+     * dashboard reads them as {@code api_latency_milliseconds_bucket}, {@code _count}, {@code _sum}.
+     */
+    static final dev.pulse.model.MetricKind OTLP_KIND = dev.pulse.model.MetricKind.histogram(
+            dev.pulse.model.MetricKind.Temporality.DELTA, "ms", List.of(10.0, 100.0, 1000.0, 5000.0));
     private static final ObjectMapper JSON = new ObjectMapper();
     /** The query function never writes to its dead-letter queue; its configuration still names one. */
     static final String UNUSED_QUEUE = "http://127.0.0.1:9/123456789012/unused";
@@ -110,9 +116,14 @@ public final class QueryDataset {
             batch.add(built(RollupItems.daily(key, DAY_START, hours, 3650L * 86_400)));
             dailyBytes += itemBytes(batch.get(batch.size() - 1));
             items += batch.size();
+            // The catalog entry, as ingest writes it for an OTLP delta histogram: the PromQL dashboard's selectors
+            // find the series (and their OpenTelemetry names) through it.
+            batch.add(new java.util.HashMap<>(dev.pulse.store.codec.PartialItems.catalog(key, "api.latency", dims, OTLP_KIND)));
             store.writeAll(batch, Deadline.inMillis(60_000)).join();
             all.add(ser);
         }
+        store.writeAll(List.of(new java.util.HashMap<>(dev.pulse.store.codec.PartialItems.name("api.latency", OTLP_KIND))),
+                Deadline.inMillis(60_000)).join();
         PulseConfig config = FunctionSettings.load(env.root(), "QueryFunction").config(table, UNUSED_QUEUE);
         return new QueryDataset(config, table, List.copyOf(all), items, hourlyBytes / (24.0 * seriesCount),
                 (double) dailyBytes / seriesCount);

@@ -32,7 +32,7 @@ class ApiFuzzIT {
     /** Fixed, so a failure replays: the same seed gives the same requests. */
     static final long SEED = 20261121;
     /**
-     * Test cases per operation and phase: 15 operations (the native two and the Prometheus API's thirteen). make test
+     * Test cases per operation and phase: 17 operations (the native two and the Prometheus API's fifteen). make test
      * keeps it at 50 (about 800 requests); {@code -Dpulse.apiFuzz.maxExamples=200} (about 3,000) for a deeper run.
      */
     static final int MAX_EXAMPLES = Integer.getInteger("pulse.apiFuzz.maxExamples", 50);
@@ -164,8 +164,9 @@ class ApiFuzzIT {
         assertThat(exit).as(context).isZero();
         assertThat(report.path("complete").asBoolean()).as(context).isTrue();
         assertThat(report.path("seed").asLong()).isEqualTo(SEED);
-        // POST /query, GET /series, and the Prometheus API: four endpoints by GET and POST, label values by GET.
-        assertThat(report.path("operations").path("tested").asInt()).as(context).isEqualTo(15);
+        // POST /query, GET /series, and the Prometheus API: query, query_range, series, labels, query_exemplars and
+        // format_query by GET and POST; label values, buildinfo and metadata by GET.
+        assertThat(report.path("operations").path("tested").asInt()).as(context).isEqualTo(17);
         for (String phase : List.of("examples", "coverage", "fuzzing")) {
             assertThat(report.path("phases").path(phase).path("status").asText()).as("phase %s\n%s", phase, context)
                     .isEqualTo("success");

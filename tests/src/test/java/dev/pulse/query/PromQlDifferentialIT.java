@@ -67,6 +67,11 @@ class PromQlDifferentialIT {
     private static final String[] ROUTES = {"a", "b", "c"};
     private static final String[] REGIONS = {"eu", "us"};
     private static final String[] BUCKETS = {"0.1", "0.5", "1", "+Inf"};
+    /** OTLP metrics and the Prometheus names OpenTelemetry's compatibility rules give them. */
+    private static final String OTEL_GAUGE = "process_memory_usage_bytes";
+    private static final String OTEL_COUNTER = "http_server_requests_total";
+    private static final String OTEL_HISTOGRAM = "http_server_request_duration_seconds";
+    private static final String[] OTEL_BOUNDS = {"0.1", "0.5", "1"};
 
     private Pipeline p;
     private QueryHandler handler;
@@ -90,7 +95,8 @@ class PromQlDifferentialIT {
         StringBuilder om = new StringBuilder();
         long first = NOW.toEpochMilli() - MINUTES * MINUTE;
         Map<String, StringBuilder> families = new LinkedHashMap<>();
-        for (String name : new String[] {"req", "req_cum", "vreq", "vreq_cum", "err", "lat", "hb", "hc", "hc_cum"}) {
+        for (String name : new String[] {"req", "req_cum", "vreq", "vreq_cum", "err", "lat", "hb", "hc", "hc_cum",
+                OTEL_GAUGE, OTEL_COUNTER, OTEL_HISTOGRAM + "_bucket", OTEL_HISTOGRAM + "_count", OTEL_HISTOGRAM + "_sum"}) {
             families.put(name, new StringBuilder("# TYPE " + name + " gauge\n"));
         }
         int index = 0;
@@ -102,6 +108,10 @@ class PromQlDifferentialIT {
                 String labels = "{route=\"" + route + "\",region=\"" + region + "\"}";
                 double reqCum = 10_000;
                 double vreqCum = 10_000;
+                double[] otelCum = new double[OTEL_BOUNDS.length + 4];
+                java.util.Arrays.fill(otelCum, 10_000);
+                String otelLabels = "{http_route=\"" + route + "\",region=\"" + region + "\",job=\"checkout\","
+                        + "service_name=\"checkout\"}";
                 for (int m = 0; m < MINUTES; m++) {
                     long ts = first + m * MINUTE + 30_000;
                     String seconds = Long.toString(ts / 1000);
@@ -146,6 +156,36 @@ class PromQlDifferentialIT {
                         records.add(record("hb", bdims, ts, 3));
                         families.get("hb").append("hb").append(blabels).append(" 3 ").append(seconds).append('\n');
                     }
+                    // The same through OTLP (a delta histogram, a delta counter, a gauge) for Pulse, and as the
+                    // cumulative series OpenTelemetry's Prometheus exporters would write for Prometheus.
+                    long[] counts = {index, index + 2, 2L * index + 1, 1};
+                    long total = 0;
+                    for (long c : counts) {
+                        total += c;
+                    }
+                    double sum = total * 0.25;
+                    double memory = 1_000_000 + random.nextInt(1_000_000);
+                    records.add(otlp(route, region, ts, counts, sum, index, memory));
+                    families.get(OTEL_GAUGE).append(OTEL_GAUGE).append(otelLabels).append(' ').append(memory).append(' ')
+                            .append(seconds).append('\n');
+                    otelCum[0] += index;
+                    families.get(OTEL_COUNTER).append(OTEL_COUNTER).append(otelLabels).append(' ').append(otelCum[0])
+                            .append(' ').append(seconds).append('\n');
+                    long cumulative = 0;
+                    for (int b = 0; b < counts.length; b++) {
+                        cumulative += counts[b];
+                        otelCum[1 + b] += cumulative;
+                        String le = b < OTEL_BOUNDS.length ? OTEL_BOUNDS[b] : "+Inf";
+                        families.get(OTEL_HISTOGRAM + "_bucket").append(OTEL_HISTOGRAM).append("_bucket")
+                                .append(otelLabels, 0, otelLabels.length() - 1).append(",le=\"").append(le).append("\"} ")
+                                .append(otelCum[1 + b]).append(' ').append(seconds).append('\n');
+                    }
+                    otelCum[5] += total;
+                    otelCum[6] += sum;
+                    families.get(OTEL_HISTOGRAM + "_count").append(OTEL_HISTOGRAM).append("_count").append(otelLabels)
+                            .append(' ').append(otelCum[5]).append(' ').append(seconds).append('\n');
+                    families.get(OTEL_HISTOGRAM + "_sum").append(OTEL_HISTOGRAM).append("_sum").append(otelLabels)
+                            .append(' ').append(otelCum[6]).append(' ').append(seconds).append('\n');
                     if (!route.equals("c")) {
                         double err = random.nextInt(6);
                         records.add(record("err", dims, ts, err));
@@ -158,6 +198,10 @@ class PromQlDifferentialIT {
         om.append("# EOF\n");
 
         p = new Pipeline("pulse-promdiff", NOW, Duration.ofDays(14));
+        // Two attributes that become the same label name, on two series of one metric: both answer as
+        // dup_gauge{a_b="x"} under the OpenTelemetry names.
+        records.add(otlpGauge("dup.gauge", "a.b", "x", first + 30_000));
+        records.add(otlpGauge("dup.gauge", "a_b", "x", first + 30_000));
         p.ingest(records);
         p.compactAll();
         handler = p.queryHandler();
@@ -404,6 +448,20 @@ class PromQlDifferentialIT {
         "equal     | predict_linear(avg by (region) (last_over_time(lat[1m]))[20m:2m], -300) | |",
         "equal     | rate(req[5m] @ end())                    | rate(req_cum[5m] @ end())       |",
         "equal     | irate(vreq[5m] @ start() offset 2m)      | irate(vreq_cum[5m] @ start() offset 2m) |",
+        // OTLP metrics under OpenTelemetry's Prometheus names: Pulse's aliases of the stored delta series against
+        // the cumulative series a Collector's Prometheus exporter would have written
+        "equal     | process_memory_usage_bytes               |                                 |",
+        "equal     | process_memory_usage_bytes{job=\"checkout\", http_route=~\"[ab]\"} |     |",
+        "equal     | max by (service_name) (process_memory_usage_bytes) |                       |",
+        "equal     | rate(http_server_requests_total[5m])     |                                 |",
+        "equal     | sum by (job, http_route) (increase(http_server_requests_total[10m])) |     |",
+        "equal     | histogram_quantile(0.9, sum by (le) (rate(http_server_request_duration_seconds_bucket[5m]))) | |",
+        "equal     | histogram_quantile(0.5, sum by (le, http_route) (rate(http_server_request_duration_seconds_bucket{region=\"eu\"}[5m]))) | |",
+        "equal     | histogram_quantile(0.99, rate(http_server_request_duration_seconds_bucket[10m])) | |",
+        "equal     | sum by (http_route) (rate(http_server_request_duration_seconds_count[5m])) | |",
+        "equal     | sum(rate(http_server_request_duration_seconds_sum[5m])) / sum(rate(http_server_request_duration_seconds_count[5m])) | |",
+        "equal     | increase(http_server_request_duration_seconds_bucket{le=\"0.5\"}[10m]) |   |",
+        "equal     | sum(rate(http_server_request_duration_seconds_bucket{le=\"0.1\"}[5m])) / sum(rate(http_server_request_duration_seconds_count[5m])) | |",
     })
     void queryRange_whenSameData_answersAsPrometheusOrWithinTheDocumentedDifference(String mode, String pulseQuery,
             String promQuery, String parameter) throws Exception {
@@ -456,6 +514,99 @@ class PromQlDifferentialIT {
             assertThat(points).as("points compared for %s (an expression answering nothing compares nothing)", pq)
                     .isPositive();
         }
+    }
+
+    /**
+     * A function on the wrong type (rate of a gauge, histogram_quantile of series without le): Prometheus 2.42 answers
+     * without a warning, and so does Pulse.
+     */
+    @ParameterizedTest(name = "[{index}] {0}")
+    @CsvSource(delimiter = '|', value = {"rate(process_memory_usage_bytes[5m])", "histogram_quantile(0.9, lat)",
+        "increase(lat[5m])"})
+    void queryRange_whenFunctionOnTheWrongType_answersWithoutWarningAsPrometheus(String query) throws Exception {
+        JsonNode pulse = pulse(query, "query_range");
+        JsonNode prom = prometheus(query, "query_range");
+        assertThat(prom.has("warnings")).as("Prometheus 2.42 warns on %s: %s", query, prom.path("warnings")).isFalse();
+        assertThat(pulse.has("warnings")).isFalse();
+        assertThat(matrix(pulse).keySet()).isEqualTo(matrix(prom).keySet());
+    }
+
+    /** format_query: Pulse prints each expression as the 2.42 server does, long ones split over lines. */
+    @ParameterizedTest(name = "[{index}] {0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '~', value = {
+        "sum(rate(http_server_requests_total[5m]))by(job)",
+        "histogram_quantile(0.99, sum by (le, http_route) (rate(http_server_request_duration_seconds_bucket{job=\"checkout\", region=~\"[eu][us]\"}[5m]))) > 0.5 and on(http_route) sum by (http_route) (rate(http_server_requests_total[5m])) > 1",
+        "lat > on(route, region) group_left vreq offset 1m30s",
+        "((predict_linear(lat[10m] @ 1795174200, 4 * 3600)))",
+        "max_over_time(deriv(rate(req{route=\"a\"}[5m])[30m:1m])[1h:5m]) - -1e6",
+    })
+    void formatQuery_whenExpression_printsAsPrometheus(String query) throws Exception {
+        assertThat(pulse(query, "format_query").path("data").asText())
+                .isEqualTo(prometheus(query, "format_query").path("data").asText());
+    }
+
+    /** The listings Grafana's query editor reads name the OpenTelemetry names and labels, as Prometheus does. */
+    @Test
+    void listings_whenOtlpMetrics_showTheOpenTelemetryNamesAndLabelsAsPrometheus() throws Exception {
+        String match = "{__name__=~\"http_server.*|process_memory.*\"}";
+        JsonNode pulseNames = pulseListing("label/__name__/values", match);
+        JsonNode promNames = prometheusListing("label/__name__/values", match);
+        assertThat(pulseNames).isEqualTo(promNames);
+        assertThat(pulseNames.toString()).contains(OTEL_HISTOGRAM + "_bucket", OTEL_COUNTER, OTEL_GAUGE);
+        assertThat(pulseListing("labels", "{__name__=\"" + OTEL_HISTOGRAM + "_bucket\"}"))
+                .isEqualTo(prometheusListing("labels", "{__name__=\"" + OTEL_HISTOGRAM + "_bucket\"}"));
+        assertThat(pulseListing("label/le/values", "{__name__=\"" + OTEL_HISTOGRAM + "_bucket\"}"))
+                .isEqualTo(prometheusListing("label/le/values", "{__name__=\"" + OTEL_HISTOGRAM + "_bucket\"}"));
+        assertThat(pulseListing("series", "{__name__=\"" + OTEL_COUNTER + "\", http_route=\"a\"}"))
+                .isEqualTo(prometheusListing("series", "{__name__=\"" + OTEL_COUNTER + "\", http_route=\"a\"}"));
+    }
+
+    /** /api/v1/metadata serves the type the OTLP producer sent, the histogram as one family. */
+    @Test
+    void metadata_whenOtlpMetrics_servesTheirTypes() {
+        JsonNode data = pulseGet("metadata", List.of()).path("data");
+        assertThat(data.at("/" + OTEL_HISTOGRAM + "/0/type").asText()).isEqualTo("histogram");
+        assertThat(data.at("/" + OTEL_COUNTER + "/0/type").asText()).isEqualTo("counter");
+        assertThat(data.at("/" + OTEL_GAUGE + "/0/type").asText()).isEqualTo("gauge");
+        assertThat(data.at("/" + OTEL_COUNTER + "/0/help").asText()).contains("delta", "http.server.requests");
+        assertThat(data.at("/lat/0/type").asText()).isEqualTo("unknown");
+        assertThat(data.has(OTEL_HISTOGRAM + "_bucket")).isFalse();
+    }
+
+    /**
+     * Two stored series whose attributes normalise to the same labels ({@code a.b} and {@code a_b}) would be one series
+     * to Prometheus: the query names both instead of merging them, and each stays readable by its stored name.
+     */
+    @Test
+    void queryRange_whenTwoSeriesNormaliseToTheSameLabels_refusesNamingBoth() {
+        APIGatewayV2HTTPResponse r = handler.handleRequest(ApiRequests.prometheus("GET", "/prometheus/api/v1/query_range",
+                params("dup_gauge", "query_range", "60")), new TestContext("q", 30_000, 1024));
+        assertThat(r.getStatusCode()).isEqualTo(422);
+        assertThat(r.getBody()).contains("dup.gauge{a.b=x}", "dup.gauge{a_b=x}", "stored name");
+        JsonNode stored = pulse("{__name__=\"dup.gauge\"}", "query", "60");
+        assertThat(stored.at("/data/result")).hasSize(0);  // the instant query's time is past the one sample
+        JsonNode listed = pulseListing("series", "{__name__=\"dup.gauge\"}");
+        assertThat(listed).hasSize(2);
+    }
+
+    private JsonNode pulseListing(String endpoint, String match) {
+        return pulseGet(endpoint, List.of(Map.entry("match[]", match))).path("data");
+    }
+
+    private JsonNode pulseGet(String endpoint, List<Map.Entry<String, String>> params) {
+        APIGatewayV2HTTPResponse r = handler.handleRequest(ApiRequests.prometheus("GET", "/prometheus/api/v1/" + endpoint,
+                params), new TestContext("q", 30_000, 1024));
+        assertThat(r.getStatusCode()).as("Pulse %s: %s", endpoint, r.getBody()).isEqualTo(200);
+        return read(r.getBody());
+    }
+
+    private JsonNode prometheusListing(String endpoint, String match) throws Exception {
+        String q = "match[]=" + URLEncoder.encode(match, StandardCharsets.UTF_8) + "&start=" + (START / 1000 - 9000)
+                + "&end=" + END / 1000;
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(prometheusUrl + "/api/v1/" + endpoint + "?"
+                + q)).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as("Prometheus %s: %s", endpoint, r.body()).isEqualTo(200);
+        return read(r.body()).path("data");
     }
 
     /** Pulse's bare selector at a step of 5 minutes is Prometheus' avg_over_time over the step, exactly. */
@@ -545,6 +696,9 @@ class PromQlDifferentialIT {
     }
 
     private static List<Map.Entry<String, String>> params(String query, String endpoint, String step) {
+        if (endpoint.equals("format_query")) {
+            return List.of(Map.entry("query", query));
+        }
         if (endpoint.equals("query")) {
             return List.of(Map.entry("query", query), Map.entry("time", Long.toString(END / 1000 - 17 * 60)));
         }
@@ -593,6 +747,41 @@ class PromQlDifferentialIT {
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(process.exitValue()).as(String.join(" ", command) + ": " + output).isZero();
+    }
+
+    /** One OTLP/JSON request: a delta histogram (bounds {@link #OTEL_BOUNDS}), a delta counter and a gauge. */
+    private KinesisEvent.KinesisEventRecord otlp(String route, String region, long ts, long[] counts, double sum,
+            double requests, double memory) {
+        String nanos = "\"" + ts * 1_000_000 + "\"";
+        String attrs = "[{\"key\":\"http.route\",\"value\":{\"stringValue\":\"" + route + "\"}},"
+                + "{\"key\":\"region\",\"value\":{\"stringValue\":\"" + region + "\"}}]";
+        long count = 0;
+        StringBuilder buckets = new StringBuilder();
+        for (long c : counts) {
+            count += c;
+            buckets.append(buckets.isEmpty() ? "" : ",").append('"').append(c).append('"');
+        }
+        String json = "{\"resourceMetrics\":[{\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":"
+                + "{\"stringValue\":\"checkout\"}}]},\"scopeMetrics\":[{\"metrics\":["
+                + "{\"name\":\"http.server.request.duration\",\"unit\":\"s\",\"histogram\":{\"aggregationTemporality\":1,"
+                + "\"dataPoints\":[{\"attributes\":" + attrs + ",\"timeUnixNano\":" + nanos + ",\"count\":\"" + count
+                + "\",\"sum\":" + sum + ",\"min\":0.01,\"max\":3.0,\"bucketCounts\":[" + buckets
+                + "],\"explicitBounds\":[" + String.join(",", OTEL_BOUNDS) + "]}]}},"
+                + "{\"name\":\"http.server.requests\",\"unit\":\"{request}\",\"sum\":{\"aggregationTemporality\":1,"
+                + "\"isMonotonic\":true,\"dataPoints\":[{\"attributes\":" + attrs + ",\"timeUnixNano\":" + nanos
+                + ",\"asDouble\":" + requests + "}]}},"
+                + "{\"name\":\"process.memory.usage\",\"unit\":\"By\",\"gauge\":{\"dataPoints\":[{\"attributes\":"
+                + attrs + ",\"timeUnixNano\":" + nanos + ",\"asDouble\":" + memory + "}]}}]}]}]}";
+        return KinesisRecords.record("shardId-000000000000", sequence++, route + region,
+                json.getBytes(StandardCharsets.UTF_8), NOW.toEpochMilli());
+    }
+
+    private KinesisEvent.KinesisEventRecord otlpGauge(String name, String key, String value, long ts) {
+        String json = "{\"resourceMetrics\":[{\"scopeMetrics\":[{\"metrics\":[{\"name\":\"" + name + "\",\"gauge\":"
+                + "{\"dataPoints\":[{\"attributes\":[{\"key\":\"" + key + "\",\"value\":{\"stringValue\":\"" + value
+                + "\"}}],\"timeUnixNano\":\"" + ts * 1_000_000 + "\",\"asDouble\":1}]}}]}]}]}";
+        return KinesisRecords.record("shardId-000000000000", sequence++, name,
+                json.getBytes(StandardCharsets.UTF_8), NOW.toEpochMilli());
     }
 
     private KinesisEvent.KinesisEventRecord record(String name, Map<String, String> dims, long ts, double value) {

@@ -79,8 +79,14 @@ public final class CatalogService {
                     d.m().entrySet().stream().sorted(Map.Entry.comparingByKey())
                             .forEach(e -> dims.put(e.getKey(), e.getValue().s()));
                 }
+                putKind(s, item);
             } else {
                 items.add(item.get(KeyScheme.SK).s());
+                AttributeValue kind = item.get(PartialItems.KIND);
+                if (kind != null && kind.s() != null) {
+                    (out.has("kinds") ? (ObjectNode) out.get("kinds") : out.putObject("kinds"))
+                            .put(item.get(KeyScheme.SK).s(), kind.s());
+                }
             }
         }
         if (resp.hasLastEvaluatedKey() && !resp.lastEvaluatedKey().isEmpty()) {
@@ -90,6 +96,17 @@ public final class CatalogService {
             out.putNull("nextToken");
         }
         return out;
+    }
+
+    /**
+     * The OTLP metric type of a series ({@code type|temporality|bounds|unit}, see {@code MetricKind}) where the producer
+     * sent one: the Prometheus API answers such series also under their OpenTelemetry-compatible names.
+     */
+    private static void putKind(ObjectNode series, Map<String, AttributeValue> item) {
+        AttributeValue kind = item.get(PartialItems.KIND);
+        if (kind != null && kind.s() != null) {
+            series.put("kind", kind.s());
+        }
     }
 
     private static int limit(String s) throws BadRequestException {

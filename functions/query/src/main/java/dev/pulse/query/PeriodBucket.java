@@ -34,6 +34,8 @@ final class PeriodBucket {
     private final double sum;
     /** Percentiles answered so far: pairs of quantile and value (a dashboard asks one or two). */
     private volatile double[] percentiles = new double[0];
+    /** Remembered ranks ({@link Stat.Kind#RANK}) as {bound, value} pairs, apart from the percentiles' quantiles. */
+    private volatile double[] ranks = new double[0];
     /**
      * The last bucket this one was joined with and the result: a query bucket that spans two rollups (a grid
      * not on the hour, as "the last 24 hours" from now has) is the same pair on every refresh, so the merge of
@@ -99,6 +101,12 @@ final class PeriodBucket {
                     answered.add(new double[] {s.q(), merged.quantile(s.q())});
                 }
             }
+            List<double[]> ranked = new ArrayList<>();
+            for (Stat s : stats) {
+                if (s.kind() == Stat.Kind.RANK && ranked.size() < MAX_REMEMBERED) {
+                    ranked.add(new double[] {s.q(), merged.rank(s.q())});
+                }
+            }
             Summary compact = Summary.withEncodedSketch(merged.count(), merged.exactSum(), merged.min(), merged.max(),
                     Sketches.serialize(merged.sketch()));
             b = new PeriodBucket(start, compact, true, joinable);
@@ -108,6 +116,12 @@ final class PeriodBucket {
                 p[2 * i + 1] = answered.get(i)[1];
             }
             b.percentiles = p;
+            double[] r = new double[ranked.size() * 2];
+            for (int i = 0; i < ranked.size(); i++) {
+                r[2 * i] = ranked.get(i)[0];
+                r[2 * i + 1] = ranked.get(i)[1];
+            }
+            b.ranks = r;
         } else {
             b = new PeriodBucket(start, merged, false, joinable);
         }
@@ -127,6 +141,8 @@ final class PeriodBucket {
                 return summary.min();
             case MAX:
                 return summary.max();
+            case RANK:
+                return rank(stat.q());
             default:
                 break;
         }
@@ -146,6 +162,27 @@ final class PeriodBucket {
             more[now.length] = stat.q();
             more[now.length + 1] = v;
             percentiles = more;
+        }
+        return v;
+    }
+
+    private double rank(double bound) {
+        double[] r = ranks;
+        for (int i = 0; i < r.length; i += 2) {
+            if (r[i] == bound) {
+                return r[i + 1];
+            }
+        }
+        double v = summary.rank(bound);
+        synchronized (this) {
+            double[] now = ranks;
+            if (now.length / 2 >= MAX_REMEMBERED) {
+                return v;
+            }
+            double[] more = java.util.Arrays.copyOf(now, now.length + 2);
+            more[now.length] = bound;
+            more[now.length + 1] = v;
+            ranks = more;
         }
         return v;
     }

@@ -150,7 +150,7 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
                 endpoint = "buildinfo";
             }
             boolean knownEndpoint = java.util.Set.of("query", "query_range", "series", "labels", "label_values",
-                    "buildinfo", "metadata", "query_exemplars").contains(endpoint);
+                    "buildinfo", "metadata", "query_exemplars", "format_query").contains(endpoint);
             if (!knownEndpoint) {
                 return prometheusError(404, "not_found", "no Prometheus API endpoint " + method + " " + event.getRawPath());
             }

@@ -165,7 +165,7 @@ public final class QueryService {
         long now = clock.millis();
         checkResolution(request, now);
         int buckets = request.buckets();
-        boolean withSketch = request.stats().stream().anyMatch(st -> st.kind() == Stat.Kind.PERCENTILE);
+        boolean withSketch = request.stats().stream().anyMatch(Stat::needsSketch);
         int unitsPerSeries = Math.max(1, plan(request, now).size());
         // A page is bounded three ways: points in the response, sketches held (percentiles only) and reads.
         int pageSize = Math.min(QueryLimits.MAX_POINTS / Math.max(1, buckets * request.stats().size()),

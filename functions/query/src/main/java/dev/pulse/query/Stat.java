@@ -10,12 +10,25 @@ import java.util.regex.Pattern;
  *
  * @param label the name as requested, used as the key in the response
  * @param kind  what to compute
- * @param q     the quantile in 0..1 for a percentile, else 0
+ * @param q     the quantile in 0..1 for a percentile, the bound for a rank, else 0
  */
 public record Stat(String label, Kind kind, double q) {
 
     /** What a statistic computes. */
-    public enum Kind { COUNT, SUM, AVG, MIN, MAX, PERCENTILE }
+    public enum Kind { COUNT, SUM, AVG, MIN, MAX, PERCENTILE, RANK }
+
+    /**
+     * How many values are at most {@code bound} ({@link Summary#rank}): the cumulative count of a histogram bucket, for
+     * the Prometheus API's {@code _bucket{le}} series of a stored histogram. Not a name {@code POST /query} accepts.
+     */
+    public static Stat rank(double bound) {
+        return new Stat("le=" + bound, Kind.RANK, bound);
+    }
+
+    /** Whether computing this statistic needs the sketch. */
+    public boolean needsSketch() {
+        return kind == Kind.PERCENTILE || kind == Kind.RANK;
+    }
 
     private static final Pattern PERCENTILE = Pattern.compile("p(100|[0-9]{1,2}(\\.[0-9]{1,3})?)");
 
@@ -55,6 +68,7 @@ public record Stat(String label, Kind kind, double q) {
             case MIN -> s.min();
             case MAX -> s.max();
             case PERCENTILE -> s.quantile(q);
+            case RANK -> s.rank(q);
         };
     }
 }

@@ -326,6 +326,7 @@ class WarmPathFuzzTest {
                         case MIN -> sorted[0];
                         case MAX -> sorted[sorted.length - 1];
                         case PERCENTILE -> sorted[(int) rank(st.q(), sorted.length) - 1];
+                        case RANK -> throw new IllegalStateException("POST /query never parses a rank");
                     };
                     double g = got.asDouble();
                     if (st.kind() == Stat.Kind.PERCENTILE) {

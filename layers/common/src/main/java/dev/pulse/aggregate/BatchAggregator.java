@@ -37,6 +37,7 @@ public final class BatchAggregator {
             } else {
                 agg.add(dp.value(), dp.unit(), sequenceNumber);
             }
+            agg.kind(dp.kind());
             datapoints++;
         }
     }

@@ -18,6 +18,7 @@ public final class Partial {
     private final String firstSequence;
     private String lastSequence;
     private String unit;
+    private dev.pulse.model.MetricKind kind;
     private final Summary summary = new Summary();
 
     Partial(String seriesKey, String name, Map<String, String> dims, long minuteStart, String shardId,
@@ -75,6 +76,17 @@ public final class Partial {
 
     public String lastSequence() {
         return lastSequence;
+    }
+
+    /** The producer's metric type (the last one sent in the minute), or null; the catalog keeps it. */
+    public dev.pulse.model.MetricKind kind() {
+        return kind;
+    }
+
+    void kind(dev.pulse.model.MetricKind k) {
+        if (k != null) {
+            this.kind = k;
+        }
     }
 
     public String unit() {

@@ -163,6 +163,45 @@ public final class Summary {
     }
 
     /**
+     * How many of the values are at most {@code bound}: exact at and beyond the stored min and max, else from the
+     * sketch, each of whose bins counts wholly on the side of the bound its value lies on (so a bound within a bin's
+     * 1% relative width of a value may count it on the wrong side). This is a histogram bucket's cumulative count, as
+     * Prometheus' {@code _bucket{le="bound"}} holds it. 0 when empty.
+     */
+    public double rank(double bound) {
+        if (!hasSketch()) {
+            throw new IllegalStateException("summary was read without its sketch");
+        }
+        if (count == 0 || Double.isNaN(bound) || bound < min) {
+            return 0;
+        }
+        if (bound >= max) {
+            return count;
+        }
+        DDSketch sk = sketch();
+        com.datadoghq.sketch.ddsketch.mapping.IndexMapping mapping = sk.getIndexMapping();
+        double[] below = new double[2];  // {values at most bound, values in the two stores}
+        sk.getNegativeValueStore().forEach((index, c) -> {
+            below[1] += c;
+            if (-mapping.value(index) <= bound) {
+                below[0] += c;
+            }
+        });
+        sk.getPositiveValueStore().forEach((index, c) -> {
+            below[1] += c;
+            if (mapping.value(index) <= bound) {
+                below[0] += c;
+            }
+        });
+        double zeros = sk.getCount() - below[1];
+        if (bound >= 0) {
+            below[0] += zeros;
+        }
+        double skCount = sk.getCount();
+        return Math.max(0, Math.min(count, Math.rint(below[0] * count / skCount)));
+    }
+
+    /**
      * {@code ceil(q x count)}, at least 1. A product within a few ulps of a whole number is that number: it should
      * be one but came out a rounding error above it (0.9 x 10 = 9.000000000000002). A percentile has at most three
      * decimals, so a product that is not whole misses one by at least 1e-5, far more than the rounding error.

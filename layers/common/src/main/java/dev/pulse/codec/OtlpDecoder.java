@@ -6,6 +6,7 @@ import dev.pulse.aggregate.ExactSum;
 import dev.pulse.aggregate.Sketches;
 import dev.pulse.aggregate.Summary;
 import dev.pulse.model.Datapoint;
+import dev.pulse.model.MetricKind;
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.KeyValue;
@@ -272,6 +273,7 @@ final class OtlpDecoder {
                     + DecodeLimits.MAX_UNIT_LENGTH + " (MAX_UNIT_LENGTH)");
         }
         String unit = unit(metric.getUnit());
+        int before = out.size();
         switch (metric.getDataCase()) {
             case GAUGE:
                 for (int i = 0; i < metric.getGauge().getDataPointsCount(); i++) {
@@ -289,10 +291,16 @@ final class OtlpDecoder {
                 requireDelta(metric.getHistogram().getAggregationTemporality(), at + ".histogram",
                         "add the Collector's cumulativetodelta processor to the pipeline");
                 for (int i = 0; i < metric.getHistogram().getDataPointsCount(); i++) {
-                    histogram(name, unit, metric.getHistogram().getDataPoints(i), resourceDims, at + ".histogram.dataPoints[" + i + "]", out,
-                            budget);
+                    int n = out.size();
+                    HistogramDataPoint hp = metric.getHistogram().getDataPoints(i);
+                    histogram(name, unit, hp, resourceDims, at + ".histogram.dataPoints[" + i + "]", out, budget);
+                    if (out.size() > n) {
+                        // Each point's own bounds: the query API answers _bucket{le} at them.
+                        out.set(n, out.get(n).withKind(MetricKind.histogram(MetricKind.Temporality.DELTA, metric.getUnit(),
+                                hp.getExplicitBoundsList())));
+                    }
                 }
-                break;
+                return;
             case EXPONENTIAL_HISTOGRAM:
                 // The Collector's cumulativetodelta processor leaves exponential histograms alone: the SDK must send deltas.
                 requireDelta(metric.getExponentialHistogram().getAggregationTemporality(), at + ".exponentialHistogram",
@@ -319,6 +327,25 @@ final class OtlpDecoder {
             default:
                 throw new DecodeException(at + ": metric " + name + " has no data (" + metric.getDataCase() + ")");
         }
+        for (int i = before; i < out.size(); i++) {
+            Datapoint dp = out.get(i);
+            out.set(i, dp.withKind(kind(metric, dp.name())));
+        }
+    }
+
+    /** The type the catalog keeps for datapoint {@code pointName} of {@code metric} (a summary has two: .count, .sum). */
+    static MetricKind kind(Metric metric, String pointName) {
+        String unit = metric.getUnit();
+        return switch (metric.getDataCase()) {
+            case GAUGE -> MetricKind.of(MetricKind.Type.GAUGE, MetricKind.Temporality.NONE, unit);
+            case SUM -> MetricKind.of(metric.getSum().getIsMonotonic() ? MetricKind.Type.COUNTER : MetricKind.Type.UPDOWN,
+                    metric.getSum().getAggregationTemporality() == AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE
+                            ? MetricKind.Temporality.CUMULATIVE : MetricKind.Temporality.DELTA, unit);
+            case EXPONENTIAL_HISTOGRAM -> MetricKind.of(MetricKind.Type.EXPONENTIAL, MetricKind.Temporality.DELTA, unit);
+            case SUMMARY -> MetricKind.of(pointName.endsWith(".count") ? MetricKind.Type.SUMMARY_COUNT
+                    : MetricKind.Type.SUMMARY_SUM, MetricKind.Temporality.CUMULATIVE, unit);
+            default -> MetricKind.of(MetricKind.Type.HISTOGRAM, MetricKind.Temporality.DELTA, unit);
+        };
     }
 
     private static void number(String name, String unit, NumberDataPoint p, Map<String, String> resourceDims, String at,

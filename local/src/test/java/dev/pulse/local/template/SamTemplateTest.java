@@ -385,7 +385,9 @@ class SamTemplateTest {
                 new RouteSpec("QueryFunction", "GET", p + "status/buildinfo", "Api"),
                 new RouteSpec("QueryFunction", "GET", p + "metadata", "Api"),
                 new RouteSpec("QueryFunction", "GET", p + "query_exemplars", "Api"),
-                new RouteSpec("QueryFunction", "POST", p + "query_exemplars", "Api"));
+                new RouteSpec("QueryFunction", "POST", p + "query_exemplars", "Api"),
+                new RouteSpec("QueryFunction", "GET", p + "format_query", "Api"),
+                new RouteSpec("QueryFunction", "POST", p + "format_query", "Api"));
     }
 
     @Test

@@ -6,7 +6,6 @@ import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.query.CatalogService;
 import dev.pulse.query.QueryMetric;
 import dev.pulse.query.QueryService;
-import dev.pulse.query.SeriesSpec;
 import dev.pulse.query.promql.internal.ApiParams;
 import dev.pulse.query.promql.internal.CatalogMatcher;
 import dev.pulse.query.promql.internal.Evaluator;
@@ -74,6 +73,7 @@ public final class PromQlService {
             case "buildinfo" -> buildInfo();
             case "metadata" -> metadata(params);
             case "query_exemplars" -> exemplars(params);
+            case "format_query" -> formatQuery(params);
             default -> throw new PromQlException(PromQlException.Type.NOT_FOUND, "unknown endpoint " + endpoint);
         };
     }
@@ -206,7 +206,7 @@ public final class PromQlService {
         checkTimes(params);
         Listing found = matchAll(match);
         Map<String, SortedMap<String, String>> unique = new LinkedHashMap<>();
-        found.series.forEach(s -> unique.putIfAbsent(s.key(), CatalogMatcher.labels(s)));
+        found.series.forEach(s -> unique.putIfAbsent(s.labels().toString(), s.labels()));
         List<SortedMap<String, String>> sorted = new ArrayList<>(unique.values());
         sorted.sort(BY_LABELS);
         int limit = params.count("limit", 0);
@@ -224,10 +224,7 @@ public final class PromQlService {
         checkTimes(params);
         Listing found = params.all("match[]").isEmpty() ? everything() : matchAll(params.all("match[]"));
         TreeSet<String> names = new TreeSet<>();
-        if (!found.series.isEmpty()) {
-            names.add(LabelMatcher.NAME);
-        }
-        found.series.forEach(s -> names.addAll(s.dims().keySet()));
+        found.series.forEach(s -> names.addAll(s.labels().keySet()));
         return limited(names, params, found.warning);
     }
 
@@ -245,7 +242,7 @@ public final class PromQlService {
             found = params.all("match[]").isEmpty() ? everything() : matchAll(params.all("match[]"));
         }
         found.series.forEach(s -> {
-            String v = CatalogMatcher.labels(s).get(name);
+            String v = s.labels().get(name);
             if (v != null) {
                 values.add(v);
             }
@@ -296,8 +293,11 @@ public final class PromQlService {
     }
 
     /**
-     * Every metric name in the catalog (or the one {@code metric} names) with type {@code unknown}: the catalog keeps
-     * no type or help text yet. {@code limit} bounds the names (negative: all), as Prometheus does.
+     * Every metric family in the catalog (or the one {@code metric} names): an OTLP metric under its OpenTelemetry
+     * name with the type the producer sent (a histogram as one family, {@code <name>}, whose series are
+     * {@code _bucket}, {@code _count} and {@code _sum}; its temporality and unit in {@code help}), and under its stored
+     * name; other sources' names with type {@code unknown}. {@code limit} bounds the names (negative: all), as
+     * Prometheus does.
      */
     private String metadata(ApiParams params) throws PromQlException {
         String metric = params.first("metric");
@@ -307,18 +307,21 @@ public final class PromQlService {
         }
         int limit = signedLimit(params, "limit");
         int perMetric = signedLimit(params, "limit_per_metric");
-        TreeSet<String> names = new TreeSet<>();
-        String warning = null;
-        if (metric != null && !metric.isEmpty()) {
-            if (!matchAll(List.of("{__name__=" + quoted(metric) + "}")).series.isEmpty()) {
-                names.add(metric);
-            }
-        } else {
-            CatalogMatcher.Found all = new CatalogMatcher(catalog).names();
-            all.series().forEach(sp -> names.add(sp.name()));
-            warning = all.truncated() ? truncatedWarning() : null;
+        CatalogMatcher matcher = new CatalogMatcher(catalog);
+        CatalogMatcher.Found all = matcher.names();
+        String warning = all.truncated() ? truncatedWarning() : null;
+        java.util.TreeMap<String, String[]> families = new java.util.TreeMap<>();
+        for (CatalogMatcher.Match m : all.series()) {
+            String stored = m.stored().name();
+            dev.pulse.model.MetricKind kind = matcher.kind(stored);
+            String shown = m.labels().get(LabelMatcher.NAME);
+            String family = familyName(shown, stored, kind, m.view());
+            families.putIfAbsent(family, new String[] {promType(kind), help(stored, kind)});
         }
-        List<String> shown = new ArrayList<>(names);
+        if (metric != null && !metric.isEmpty()) {
+            families.keySet().retainAll(java.util.Set.of(metric));
+        }
+        List<String> shown = new ArrayList<>(families.keySet());
         if (limit >= 0 && shown.size() > limit) {
             shown = shown.subList(0, limit);
         }
@@ -329,8 +332,8 @@ public final class PromQlService {
                 g.writeArrayFieldStart(name);
                 if (perMetric != 0) {
                     g.writeStartObject();
-                    g.writeStringField("type", "unknown");
-                    g.writeStringField("help", "");
+                    g.writeStringField("type", families.get(name)[0]);
+                    g.writeStringField("help", families.get(name)[1]);
                     g.writeStringField("unit", "");
                     g.writeEndObject();
                 }
@@ -338,6 +341,40 @@ public final class PromQlService {
             }
             g.writeEndObject();
         }, warning == null ? List.of() : List.of(warning));
+    }
+
+    /** The metric family a name belongs to: a histogram's and a summary's series less their suffix. */
+    private static String familyName(String shown, String stored, dev.pulse.model.MetricKind kind,
+            dev.pulse.query.promql.internal.OtelNames.View view) {
+        if (kind == null || shown.equals(stored)) {
+            return shown;
+        }
+        boolean suffixed = view != dev.pulse.query.promql.internal.OtelNames.View.RAW
+                || kind.type() == dev.pulse.model.MetricKind.Type.SUMMARY_COUNT
+                || kind.type() == dev.pulse.model.MetricKind.Type.SUMMARY_SUM;
+        return suffixed ? shown.substring(0, shown.lastIndexOf('_')) : shown;
+    }
+
+    /** The Prometheus type of an OTLP metric type; {@code unknown} for other sources. */
+    static String promType(dev.pulse.model.MetricKind kind) {
+        if (kind == null) {
+            return "unknown";
+        }
+        return switch (kind.type()) {
+            case COUNTER -> "counter";
+            case GAUGE, UPDOWN -> "gauge";
+            case HISTOGRAM, EXPONENTIAL -> "histogram";
+            case SUMMARY_COUNT, SUMMARY_SUM -> "summary";
+        };
+    }
+
+    /** What Prometheus' type cannot say: the OTLP type, temporality and unit, and the name Pulse stores. */
+    private static String help(String stored, dev.pulse.model.MetricKind kind) {
+        if (kind == null) {
+            return "";
+        }
+        return "OTLP " + kind.type().code() + ", " + kind.temporality().name().toLowerCase(java.util.Locale.ROOT)
+                + " temporality" + (kind.unit().isEmpty() ? "" : ", unit " + kind.unit()) + "; stored as " + stored;
     }
 
     /** Prometheus' metadata limits: an integer, negative meaning none. */
@@ -356,20 +393,19 @@ public final class PromQlService {
         throw new PromQlException(PromQlException.Type.BAD_DATA, name + " must be a number of at most 64 characters");
     }
 
-    private static String quoted(String s) {
-        StringBuilder b = new StringBuilder("\"");
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '"' || c == '\\') {
-                b.append('\\');
-            }
-            if (c == '\n') {
-                b.append("\\n");
-            } else {
-                b.append(c);
-            }
+    /** The query printed as Prometheus 2.42 prints it ({@link PromQlFormatter}); a query that does not parse is refused. */
+    private static String formatQuery(ApiParams params) throws PromQlException {
+        String query = params.first("query");
+        if (query == null) {
+            throw PromQlException.invalidParameter("query", "1:1: parse error: no expression found in input");
         }
-        return b.append('"').toString();
+        String formatted;
+        try {
+            formatted = dev.pulse.query.promql.internal.PromQlFormatter.format(query);
+        } catch (PromQlParseException e) {
+            throw PromQlException.invalidParameter("query", e.getMessage());
+        }
+        return envelope(g -> g.writeStringField("data", formatted), List.of());
     }
 
     /** Pulse keeps no exemplars: the query and times are checked as Prometheus checks them, the answer is empty. */
@@ -391,12 +427,12 @@ public final class PromQlService {
         }
     }
 
-    private record Listing(List<SeriesSpec> series, String warning) {
+    private record Listing(List<CatalogMatcher.Match> series, String warning) {
     }
 
     private Listing matchAll(List<String> selectors) throws PromQlException {
         CatalogMatcher matcher = new CatalogMatcher(catalog);
-        List<SeriesSpec> out = new ArrayList<>();
+        List<CatalogMatcher.Match> out = new ArrayList<>();
         boolean truncated = false;
         for (String m : selectors) {
             Expr e;

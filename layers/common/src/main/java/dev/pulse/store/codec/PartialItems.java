@@ -4,6 +4,7 @@ import dev.pulse.store.schema.KeyScheme;
 import dev.pulse.store.write.ShardCheckpoints;
 
 import dev.pulse.aggregate.Partial;
+import dev.pulse.model.MetricKind;
 import java.util.HashMap;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -22,6 +23,8 @@ public final class PartialItems {
     public static final String DIMS = "dims";
     public static final String UNIT = "unit";
     public static final String TTL = "ttl";
+    /** On catalog and name entries of OTLP series: the producer's metric type ({@link MetricKind#encode()}). */
+    public static final String KIND = "otel";
 
     /**
      * The largest a partial can be: a 1,024-byte series key in the key ({@code P#<seriesKey>#<hour>}), a 64-character
@@ -110,19 +113,40 @@ public final class PartialItems {
 
     /** The catalog entry of a series: written once per new series per container. */
     public static Map<String, AttributeValue> catalog(String seriesKey, String name, Map<String, String> dims) {
+        return catalog(seriesKey, name, dims, null);
+    }
+
+    /**
+     * The catalog entry of a series, with the producer's metric type where it sent one: it rides on this entry, written
+     * once per series per container, rather than on every partial.
+     */
+    public static Map<String, AttributeValue> catalog(String seriesKey, String name, Map<String, String> dims, MetricKind kind) {
         Map<String, AttributeValue> dimValues = new HashMap<>(dims.size() * 2);
         dims.forEach((k, v) -> dimValues.put(k, s(v)));
-        return Map.of(
-                KeyScheme.PK, s(KeyScheme.catalogPk(name)),
-                KeyScheme.SK, s(seriesKey),
-                SERIES, s(seriesKey),
-                NAME, s(name),
-                DIMS, AttributeValue.fromM(dimValues));
+        Map<String, AttributeValue> item = new HashMap<>(8);
+        item.put(KeyScheme.PK, s(KeyScheme.catalogPk(name)));
+        item.put(KeyScheme.SK, s(seriesKey));
+        item.put(SERIES, s(seriesKey));
+        item.put(NAME, s(name));
+        item.put(DIMS, AttributeValue.fromM(dimValues));
+        if (kind != null) {
+            item.put(KIND, s(kind.encode()));
+        }
+        return Map.copyOf(item);
     }
 
     /** The name index entry: PK {@code N#}, SK the metric name, so names can be listed by prefix. */
     public static Map<String, AttributeValue> name(String name) {
-        return Map.of(KeyScheme.PK, s(KeyScheme.NAMES_PK), KeyScheme.SK, s(name), NAME, s(name));
+        return name(name, null);
+    }
+
+    /** The name index entry with the metric's type (without a histogram's bounds, which are per series). */
+    public static Map<String, AttributeValue> name(String name, MetricKind kind) {
+        if (kind == null) {
+            return Map.of(KeyScheme.PK, s(KeyScheme.NAMES_PK), KeyScheme.SK, s(name), NAME, s(name));
+        }
+        MetricKind bare = new MetricKind(kind.type(), kind.temporality(), kind.unit(), "");
+        return Map.of(KeyScheme.PK, s(KeyScheme.NAMES_PK), KeyScheme.SK, s(name), NAME, s(name), KIND, s(bare.encode()));
     }
 
     private static AttributeValue s(String v) {

@@ -33,10 +33,10 @@ public final class SeriesCatalog {
         List<CatalogEntry> out = new ArrayList<>();
         for (Partial p : partials) {
             if (!seen.contains(p.seriesKey()) && inBatch.add(p.seriesKey())) {
-                out.add(new CatalogEntry(p.seriesKey(), PartialItems.catalog(p.seriesKey(), p.name(), p.dims())));
+                out.add(new CatalogEntry(p.seriesKey(), PartialItems.catalog(p.seriesKey(), p.name(), p.dims(), p.kind())));
                 String nameKey = "N#" + p.name();
                 if (!seen.contains(nameKey) && inBatch.add(nameKey)) {
-                    out.add(new CatalogEntry(nameKey, PartialItems.name(p.name())));
+                    out.add(new CatalogEntry(nameKey, PartialItems.name(p.name(), p.kind())));
                 }
             }
         }

@@ -60,8 +60,29 @@ public final class PromQlParser {
     /** Instructions of the query's regular expressions so far ({@link #MAX_REGEX_PROGRAM_SIZE}). */
     private long regexProgramSize;
 
+    /**
+     * What the evaluation does not need but printing the query back does ({@link PromQlFormatter}): how many parentheses
+     * were written around a node, the scalar argument of quantile_over_time and predict_linear as written, and the
+     * name matchers written as a bare metric name.
+     */
+    private final java.util.IdentityHashMap<Expr, Integer> parens = new java.util.IdentityHashMap<>();
+    private final java.util.IdentityHashMap<Expr, Expr> scalarArgs = new java.util.IdentityHashMap<>();
+    private final Set<LabelMatcher> bareNames = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+
     private PromQlParser(String query) {
         this.q = query;
+    }
+
+    /** A parsed query with the syntax {@link PromQlFormatter} prints back (see the fields above). */
+    record Syntax(Expr expr, java.util.Map<Expr, Integer> parens, java.util.Map<Expr, Expr> scalarArgs,
+            Set<LabelMatcher> bareNames) {
+    }
+
+    /** {@link #parse} keeping the syntax the evaluation drops. */
+    static Syntax parseSyntax(String query) throws PromQlParseException {
+        PromQlParser p = new PromQlParser(query);
+        Expr e = p.parseWhole();
+        return new Syntax(e, p.parens, p.scalarArgs, p.bareNames);
     }
 
     /** Parses a whole query; the result is a scalar or an instant vector expression. */
@@ -69,7 +90,12 @@ public final class PromQlParser {
         if (query.length() > MAX_LENGTH) {
             throw new PromQlParseException(query, MAX_LENGTH, "query is longer than " + MAX_LENGTH + " characters");
         }
-        PromQlParser p = new PromQlParser(query);
+        return new PromQlParser(query).parseWhole();
+    }
+
+    private Expr parseWhole() throws PromQlParseException {
+        PromQlParser p = this;
+        String query = q;
         p.skipSpace();
         if (p.pos >= query.length()) {
             throw p.error(p.pos, "no expression found in input");
@@ -334,6 +360,7 @@ public final class PromQlParser {
             expect(')');
             depth--;
             requireInstant(inner, "parenthesized expression");
+            parens.merge(inner, 1, Integer::sum);
             return inner;
         }
         if (c == '{') {
@@ -448,6 +475,7 @@ public final class PromQlParser {
         enter(at);
         expect('(');
         double quantile = Double.NaN;
+        Expr scalarArg = null;
         if (f == OverTimeFunction.QUANTILE) {
             skipSpace();
             int qAt = pos;
@@ -459,6 +487,7 @@ public final class PromQlParser {
                 throw error(qAt, "the quantile of quantile_over_time must be a number (an expression of numbers)");
             }
             quantile = fold(qe);
+            scalarArg = qe;
             if (!(quantile >= 0 && quantile <= 1)) {
                 throw error(qAt, "quantile must be between 0 and 1, got " + quantile);
             }
@@ -497,6 +526,7 @@ public final class PromQlParser {
                 throw error(tAt, "the seconds ahead of predict_linear must be a number (an expression of numbers)");
             }
             quantile = fold(te);
+            scalarArg = te;
             skipSpace();
         }
         if (pos < q.length() && q.charAt(pos) == ',') {
@@ -504,10 +534,12 @@ public final class PromQlParser {
         }
         expect(')');
         depth--;
-        if (arg instanceof Expr.Subquery sq) {
-            return new Expr.OverSubquery(f, quantile, sq, at);
+        Expr node = arg instanceof Expr.Subquery sq ? new Expr.OverSubquery(f, quantile, sq, at)
+                : new Expr.OverTime(f, quantile, (Expr.Selector) arg, at);
+        if (scalarArg != null) {
+            scalarArgs.put(node, scalarArg);
         }
-        return new Expr.OverTime(f, quantile, (Expr.Selector) arg, at);
+        return node;
     }
 
     /** A function over instant vectors, scalars and strings, its arguments checked against its signature. */
@@ -610,7 +642,9 @@ public final class PromQlParser {
     private Expr selector(String name, int at) throws PromQlParseException {
         List<LabelMatcher> matchers = new ArrayList<>();
         if (name != null) {
-            matchers.add(new LabelMatcher(LabelMatcher.NAME, "=", name, null));
+            LabelMatcher bare = new LabelMatcher(LabelMatcher.NAME, "=", name, null);
+            bareNames.add(bare);
+            matchers.add(bare);
         }
         skipSpace();
         if (pos < q.length() && q.charAt(pos) == '{') {

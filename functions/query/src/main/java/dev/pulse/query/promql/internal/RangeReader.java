@@ -70,17 +70,22 @@ public final class RangeReader implements Evaluator.Source {
     }
 
     /** The series a selector matches, within the limits of {@code POST /query}. */
-    private List<SeriesSpec> match(Expr.Selector selector) throws PromQlException {
+    private List<CatalogMatcher.Match> match(Expr.Selector selector) throws PromQlException {
         CatalogMatcher.Found found = catalog.match(selector.matchers());
         if (found.truncated()) {
             throw new PromQlException(PromQlException.Type.EXECUTION, "the selector at position " + (selector.pos() + 1)
                     + " would read more than " + CatalogMatcher.MAX_SCANNED + " catalog entries: give the metric name"
                     + " with =");
         }
-        List<SeriesSpec> series = found.series();
-        if (series.size() > QueryLimits.MAX_SERIES) {
+        if (found.collision() != null) {
             throw new PromQlException(PromQlException.Type.EXECUTION, "the selector at position " + (selector.pos() + 1)
-                    + " matches " + series.size() + " series, at most " + QueryLimits.MAX_SERIES + " allowed (the"
+                    + ": " + found.collision());
+        }
+        List<CatalogMatcher.Match> series = found.series();
+        int stored = stored(series).size();
+        if (stored > QueryLimits.MAX_SERIES) {
+            throw new PromQlException(PromQlException.Type.EXECUTION, "the selector at position " + (selector.pos() + 1)
+                    + " matches " + stored + " series, at most " + QueryLimits.MAX_SERIES + " allowed (the"
                     + " limit of POST /query): narrow it with label matchers");
         }
         if ((long) series.size() * times.length > QueryLimits.MAX_POINTS) {
@@ -91,6 +96,28 @@ public final class RangeReader implements Evaluator.Source {
         return series;
     }
 
+    /** The distinct stored series behind {@code matches}, in order. */
+    private static List<SeriesSpec> stored(List<CatalogMatcher.Match> matches) {
+        return new ArrayList<>(new java.util.LinkedHashSet<>(matches.stream().map(CatalogMatcher.Match::stored).toList()));
+    }
+
+    private static final Stat SUM = Stat.parse("sum");
+    private static final Stat COUNT = Stat.parse("count");
+
+    /**
+     * The statistic of the stored series that answers {@code stat} for match {@code m}: a histogram's {@code _count}
+     * and {@code _sum} are its windows' count and sum whatever the function (a window's per-point split is not kept), a
+     * {@code _bucket} the window's rank at {@code le} (its count at +Inf).
+     */
+    static Stat statFor(CatalogMatcher.Match m, Stat stat) {
+        return switch (m.view()) {
+            case RAW -> stat;
+            case COUNT -> COUNT;
+            case SUM -> stat.kind() == Stat.Kind.COUNT ? COUNT : SUM;
+            case BUCKET -> Double.isInfinite(m.le()) ? COUNT : Stat.rank(m.le());
+        };
+    }
+
     /** The end of the window read for step {@code i}: the read time (offset and @ applied) rounded down to the minute. */
     private long windowEnd(Expr.Selector selector, long time) {
         return Math.floorDiv(selector.readTime(time, start, end), MINUTE) * MINUTE;
@@ -99,10 +126,11 @@ public final class RangeReader implements Evaluator.Source {
     @Override
     public List<Minutes> minutes(Expr.Selector selector, long rangeMillis) throws PromQlException {
         long range = wholeMinutes(rangeMillis);
-        List<SeriesSpec> series = match(selector);
-        if (series.isEmpty()) {
+        List<CatalogMatcher.Match> matches = match(selector);
+        if (matches.isEmpty()) {
             return List.of();
         }
+        List<SeriesSpec> series = stored(matches);
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
         for (long t : times) {
@@ -125,14 +153,20 @@ public final class RangeReader implements Evaluator.Source {
                     + " " + series.size() + " series x " + buckets + " minutes is more than " + QueryLimits.MAX_POINTS
                     + " points: use a shorter time range or narrow the selector");
         }
-        Stat sum = Stat.parse("sum");
-        Stat count = Stat.parse("count");
-        Map<SeriesSpec, Minutes> out = new HashMap<>();
+        Stat sum = SUM;
+        Stat count = COUNT;
+        java.util.LinkedHashSet<Stat> stats = new java.util.LinkedHashSet<>(List.of(sum, count));
+        for (CatalogMatcher.Match m : matches) {
+            if (m.view() == OtelNames.View.BUCKET) {
+                stats.add(statFor(m, sum));
+            }
+        }
+        Map<SeriesSpec, Map<String, double[]>> out = new HashMap<>();
         int offset = 0;
         while (offset < series.size()) {
             NativeResult r;
             try {
-                r = read(new NativeQuery(series, first, last, MINUTE / 1000, List.of(sum, count), offset), MINUTE, first);
+                r = read(new NativeQuery(series, first, last, MINUTE / 1000, List.copyOf(stats), offset), MINUTE, first);
             } catch (PromQlException e) {
                 if (e.type() != PromQlException.Type.BAD_DATA) {
                     throw e;
@@ -145,14 +179,7 @@ public final class RangeReader implements Evaluator.Source {
                         + " minute detail: " + e.getMessage().substring(e.getMessage().indexOf("retention: ") + 11));
             }
             for (NativeResult.SeriesValues sv : r.series()) {
-                double[] sums = sv.values().get(sum.label()).clone();
-                double[] counts = sv.values().get(count.label()).clone();
-                for (int k = 0; k < counts.length; k++) {
-                    if (Double.isNaN(counts[k])) {
-                        counts[k] = 0;
-                    }
-                }
-                out.put(sv.series(), new Minutes(CatalogMatcher.labels(sv.series()), first, sums, counts));
+                out.put(sv.series(), sv.values());
             }
             offset += r.series().size() + r.unprocessed().size();
             if (r.series().isEmpty()) {
@@ -160,10 +187,28 @@ public final class RangeReader implements Evaluator.Source {
             }
         }
         List<Minutes> result = new ArrayList<>();
-        for (SeriesSpec s : series) {
-            if (out.containsKey(s)) {
-                result.add(out.get(s));
+        for (CatalogMatcher.Match m : matches) {
+            Map<String, double[]> values = out.get(m.stored());
+            if (values == null) {
+                continue;
             }
+            double[] counts = values.get(count.label()).clone();
+            for (int k = 0; k < counts.length; k++) {
+                if (Double.isNaN(counts[k])) {
+                    counts[k] = 0;
+                }
+            }
+            double[] sums;
+            if (m.view() == OtelNames.View.RAW) {
+                sums = values.get(sum.label()).clone();
+            } else {
+                // One sample a minute: the minute's count, sum or bucket count as a whole.
+                sums = values.get(statFor(m, sum).label()).clone();
+                for (int k = 0; k < counts.length; k++) {
+                    counts[k] = counts[k] > 0 ? 1 : 0;
+                }
+            }
+            result.add(new Minutes(m.labels(), first, sums, counts));
         }
         return result;
     }
@@ -188,13 +233,19 @@ public final class RangeReader implements Evaluator.Source {
     @Override
     public List<Series> windows(Expr.Selector selector, long rangeMillis, Stat stat) throws PromQlException {
         long range = wholeMinutes(rangeMillis);
-        List<SeriesSpec> series = match(selector);
-        Map<SeriesSpec, Series> out = new HashMap<>();
-        for (SeriesSpec s : series) {
-            out.put(s, new Series(CatalogMatcher.labels(s), new double[times.length], new boolean[times.length]));
-        }
-        if (series.isEmpty()) {
+        List<CatalogMatcher.Match> matches = match(selector);
+        if (matches.isEmpty()) {
             return List.of();
+        }
+        List<SeriesSpec> series = stored(matches);
+        // Per stored series, the matches it answers and the statistic each reads.
+        Map<SeriesSpec, List<CatalogMatcher.Match>> bySeries = new HashMap<>();
+        java.util.LinkedHashSet<Stat> stats = new java.util.LinkedHashSet<>();
+        Map<CatalogMatcher.Match, Series> out = new java.util.IdentityHashMap<>();
+        for (CatalogMatcher.Match m : matches) {
+            bySeries.computeIfAbsent(m.stored(), k -> new ArrayList<>()).add(m);
+            stats.add(statFor(m, stat));
+            out.put(m, new Series(m.labels(), new double[times.length], new boolean[times.length]));
         }
         // Windows by phase on the grid of period `range`: window i is [T_i - range, T_i).
         Map<Long, List<Integer>> phases = new TreeMap<>();
@@ -227,17 +278,19 @@ public final class RangeReader implements Evaluator.Source {
             }
             int offset = 0;
             while (offset < series.size()) {
-                NativeResult r = read(new NativeQuery(series, first, last, range / 1000, List.of(stat), offset), range,
-                        first);
+                NativeResult r = read(new NativeQuery(series, first, last, range / 1000, List.copyOf(stats), offset),
+                        range, first);
                 for (NativeResult.SeriesValues sv : r.series()) {
-                    double[] values = sv.values().get(stat.label());
-                    Series target = out.get(sv.series());
-                    for (int i : steps) {
-                        long end = windowEnd(selector, times[i]);
-                        double v = values[(int) ((end - range - first) / range)];
-                        if (!Double.isNaN(v)) {
-                            target.values()[i] = v;
-                            target.present()[i] = true;
+                    for (CatalogMatcher.Match m : bySeries.getOrDefault(sv.series(), List.of())) {
+                        double[] values = sv.values().get(statFor(m, stat).label());
+                        Series target = out.get(m);
+                        for (int i : steps) {
+                            long end = windowEnd(selector, times[i]);
+                            double v = values[(int) ((end - range - first) / range)];
+                            if (!Double.isNaN(v)) {
+                                target.values()[i] = v;
+                                target.present()[i] = true;
+                            }
                         }
                     }
                 }
@@ -248,8 +301,8 @@ public final class RangeReader implements Evaluator.Source {
             }
         }
         List<Series> result = new ArrayList<>();
-        for (SeriesSpec s : series) {
-            Series x = out.get(s);
+        for (CatalogMatcher.Match m : matches) {
+            Series x = out.get(m);
             if (!x.isEmpty()) {
                 result.add(x);
             }
