@@ -48,7 +48,7 @@ class PromtoolOracleTest {
     @Test
     void testFiles_whenListed_coverEveryFeature() throws IOException {
         assertThat(testFiles().toList()).contains("for-pending.test.yml", "keep-firing.test.yml", "templates.test.yml",
-                "recording.test.yml", "resolve.test.yml");
+                "recording.test.yml", "resolve.test.yml", "bundled-pulse.test.yml");
     }
 
     /** The comparison can fail: a wrong expectation (an alert said to fire before its `for`) fails under both. */
