@@ -41,6 +41,14 @@ class RuleFilesTest {
         assertThat(pulse.ruleCount()).isEqualTo(9);
     }
 
+    @Test
+    void bundledRules_whenLoadedFromTheArtifact_areTheRepositoryFiles() throws Exception {
+        RuleSet packaged = RulesFunction.bundledRules();
+
+        assertThat(packaged.groups()).extracting(RuleGroup::file).containsOnly("pulse.rules.yml", "replay.rules.yml");
+        assertThat(packaged.ruleCount()).isEqualTo(RuleFiles.loadDirectory(Promtool.rulesDir()).ruleCount());
+    }
+
     static Stream<Arguments> badFiles() {
         return Stream.of(
                 Arguments.of("duplicate group", "groups:\n- name: g\n  rules: [{record: a, expr: '1'}]\n- name: g\n  rules: [{record: b, expr: '1'}]\n",

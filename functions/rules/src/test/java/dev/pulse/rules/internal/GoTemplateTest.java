@@ -50,6 +50,11 @@ class GoTemplateTest {
             "a {{- /* c */ -}} b;1;ab",
             "{{ $v := $value }}{{ $v | humanize }};2000;2k",
             "{{ toUpper $labels.job | title }};1;API",
+            // promtool 2.42 on NaN, +Inf, -Inf and -1500 (series values NaN, Inf, -Inf, -1500).
+            "{{ $value }}|{{ humanize $value }}|{{ humanize1024 $value }}|{{ humanizeDuration $value }}|{{ humanizePercentage $value }}|{{ printf \"%.2f\" $value }};Infinity;+Inf|+Inf|+Inf|+Inf|+Inf%|+Inf",
+            "{{ $value }}|{{ humanize $value }}|{{ humanize1024 $value }}|{{ humanizeDuration $value }}|{{ humanizePercentage $value }}|{{ printf \"%.2f\" $value }};NaN;NaN|NaN|NaN|NaN|NaN%|NaN",
+            "{{ $value }}|{{ humanize $value }}|{{ humanize1024 $value }}|{{ humanizeDuration $value }}|{{ humanizePercentage $value }}|{{ printf \"%.2f\" $value }};-Infinity;-Inf|-Inf|-Inf|-Inf|-Inf%|-Inf",
+            "{{ $value }}|{{ humanize $value }}|{{ humanize1024 $value }}|{{ humanizeDuration $value }}|{{ humanizePercentage $value }}|{{ printf \"%.2f\" $value }};-1500;-1500|-1.5k|-1.465ki|-25m 0s|-1.5e+05%|-1500.00",
     })
     void execute_whenTemplateIsSupported_printsAsPrometheus(String template, double value, String expected)
             throws TemplateException {
