@@ -1,0 +1,24 @@
+package dev.pulse.rules;
+
+import dev.pulse.rules.internal.Fingerprint;
+import java.util.SortedMap;
+
+/**
+ * One alert of an alerting rule, as Prometheus 2.42's rules manager keeps it (rules/alerting.go): its labels (the
+ * sample's without {@code __name__}, the rule's expanded labels over them, {@code alertname}), its expanded
+ * annotations, its state, the last value, and the times (epoch milliseconds, 0 for none) it became active, fired,
+ * resolved and stopped being returned by the expression while {@code keep_firing_for} holds it. Immutable: every
+ * evaluation makes the next version, which is what a conditional write of the next slice compares.
+ */
+public record Alert(SortedMap<String, String> labels, SortedMap<String, String> annotations, AlertState state,
+        double value, long activeAt, long firedAt, long resolvedAt, long keepFiringSince) {
+
+    /** Alertmanager's fingerprint of the labels. */
+    public String fingerprint() {
+        return Fingerprint.of(labels);
+    }
+
+    Alert with(AlertState s, double v, SortedMap<String, String> a, long fired, long resolved, long keepSince) {
+        return new Alert(labels, a, s, v, activeAt, fired, resolved, keepSince);
+    }
+}

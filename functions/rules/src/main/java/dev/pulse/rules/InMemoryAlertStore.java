@@ -1,0 +1,30 @@
+package dev.pulse.rules;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** An {@link AlertStore} in one process's memory, with the same version check the table's conditional write makes. */
+public final class InMemoryAlertStore implements AlertStore {
+
+    private final Map<String, Snapshot> rules = new ConcurrentHashMap<>();
+
+    @Override
+    public Snapshot load(String ruleKey) {
+        return rules.getOrDefault(ruleKey, new Snapshot(Map.of(), 0, 0));
+    }
+
+    @Override
+    public boolean replace(String ruleKey, long expectedVersion, long evaluatedAt, Map<String, Alert> alerts) {
+        Snapshot next = new Snapshot(Map.copyOf(alerts), expectedVersion + 1, evaluatedAt);
+        boolean[] done = {false};
+        rules.compute(ruleKey, (k, current) -> {
+            long version = current == null ? 0 : current.version();
+            if (version != expectedVersion) {
+                return current;
+            }
+            done[0] = true;
+            return next;
+        });
+        return done[0];
+    }
+}

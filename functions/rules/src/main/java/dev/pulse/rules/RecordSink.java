@@ -1,0 +1,20 @@
+package dev.pulse.rules;
+
+import java.util.List;
+import java.util.SortedMap;
+
+/**
+ * Where a recording rule's samples go before the next rule of its group runs (a later rule reads them, as in
+ * Prometheus). A sample evaluated at {@code t} summarises the interval before {@code t}; it is stored at
+ * {@code t - 30 s}, in the minute before {@code t}, so the rule's series read at {@code t} answers the rule's value
+ * at {@code t}. In production: ingest's exactly-once path keyed by rule and evaluation time (next slice).
+ */
+@FunctionalInterface
+public interface RecordSink {
+
+    /** Stores {@code samples} (each with {@code __name__} = the record name) evaluated at {@code evaluatedAt}. */
+    void write(String ruleKey, long evaluatedAt, List<Recorded> samples) throws Exception;
+
+    record Recorded(SortedMap<String, String> labels, double value) {
+    }
+}

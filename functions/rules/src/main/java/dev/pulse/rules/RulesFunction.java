@@ -1,0 +1,72 @@
+package dev.pulse.rules;
+
+import dev.pulse.config.PulseConfig;
+import dev.pulse.metrics.InvocationMetrics;
+import dev.pulse.query.CatalogService;
+import dev.pulse.query.QueryFunction;
+import dev.pulse.query.QueryMetric;
+import dev.pulse.query.QueryService;
+import dev.pulse.query.promql.PromQlException;
+import dev.pulse.query.promql.RuleEvaluation;
+import dev.pulse.retry.Deadline;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+
+/**
+ * How the rules evaluator is put together: the rule files, the query service's PromQL as the {@link Querier}, the
+ * alert store and the record sink in, a {@link GroupEvaluator} out. The Lambda handler and every test that runs the
+ * evaluator in process go through these methods.
+ */
+public final class RulesFunction {
+
+    /** A query inside a rule may take this long; a group's rules share the invocation's budget. */
+    public static final long QUERY_BUDGET_MILLIS = 10_000;
+
+    private RulesFunction() {
+    }
+
+    /** The rule files packaged with the function ({@code rules/} in the artifact, from the repository's rules/). */
+    public static RuleSet bundledRules() throws RuleFileException {
+        URL url = RulesFunction.class.getClassLoader().getResource("rules");
+        if (url == null) {
+            return new RuleSet(java.util.List.of());
+        }
+        try {
+            return RuleFiles.loadDirectory(Path.of(url.toURI()));
+        } catch (IOException | URISyntaxException e) {
+            throw new RuleFileException("rules/: cannot be read: " + e.getMessage());
+        }
+    }
+
+    /**
+     * The query service's PromQL as a {@link Querier}: an expression at {@code t} is the point at {@code t} of a
+     * range query whose step is the group's interval, read with the query function's own code and clock.
+     */
+    public static Querier querier(PulseConfig config, DynamoDbAsyncClient client, Clock clock) {
+        QueryService queries = QueryFunction.service(config, client, clock, QueryFunction.cache());
+        return querier(new RuleEvaluation(queries, new CatalogService(client, config.tableName())));
+    }
+
+    public static Querier querier(RuleEvaluation evaluation) {
+        return (expr, time, interval) -> {
+            try {
+                return evaluation.evaluate(expr, time, interval, Deadline.inMillis(QUERY_BUDGET_MILLIS),
+                        new InvocationMetrics<>(QueryMetric.class)).samples();
+            } catch (PromQlException e) {
+                throw new Querier.QueryFailedException(e.type().wireName() + ": " + e.getMessage(), e);
+            } catch (RuntimeException e) {
+                throw new Querier.QueryFailedException("query failed: " + e, e);
+            }
+        };
+    }
+
+    public static GroupEvaluator evaluator(Querier querier, AlertStore store, RecordSink sink,
+            Map<String, String> externalLabels, String externalUrl) {
+        return new GroupEvaluator(querier, store, sink, externalLabels, externalUrl);
+    }
+}
