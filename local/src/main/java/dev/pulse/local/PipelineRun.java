@@ -415,9 +415,13 @@ final class PipelineRun {
         out.printf(Locale.ROOT, "query     %,d requests  p50 %.1f ms  p99 %.1f ms  max %.1f ms%n", q.path("requests").asLong(),
                 q.path("p50").asDouble(), q.path("p99").asDouble(), q.path("max").asDouble());
         JsonNode c = load.path("canary");
-        out.printf(Locale.ROOT, "canary    sent %d  observed %d  lost %d  duplicated %d  consistent %s  freshness p50 %d ms p99 %d ms%n",
+        out.printf(Locale.ROOT, "canary    sent %d  observed %d  lost %d  duplicated %d  consistent %s%n",
                 c.path("sent").asLong(), c.path("observed").asLong(), c.path("lost").asLong(), c.path("duplicated").asLong(),
-                c.path("consistent").asBoolean(), c.path("freshnessP50Ms").asLong(), c.path("freshnessP99Ms").asLong());
+                c.path("consistent").asBoolean());
+        out.printf(Locale.ROOT, "freshness p50 %d ms  p99 %d ms  max %d ms  (send to queryable, read every %d ms while the load ran;"
+                + " %d of %d counted during the load)%n", c.path("freshnessP50Ms").asLong(), c.path("freshnessP99Ms").asLong(),
+                maxFreshness(c), c.path("freshnessPollMs").asLong(), c.path("countedDuringLoad").asLong(),
+                c.path("sent").asLong());
         if (c.path("unconfirmedPuts").asLong() > 0) {
             out.printf(Locale.ROOT, "          %d PutRecords call(s) failed after they may have stored a canary: up to as many"
                     + " copies are the producer's, not duplicates%n", c.path("unconfirmedPuts").asLong());
@@ -426,5 +430,13 @@ final class PipelineRun {
         if (config.reportFile() != null) {
             out.println("report    " + config.reportFile() + " and " + htmlFile(config.reportFile()));
         }
+    }
+
+    private static long maxFreshness(JsonNode canary) {
+        long max = 0;
+        for (JsonNode f : canary.path("freshnessPerCanaryMs")) {
+            max = Math.max(max, f.asLong());
+        }
+        return max;
     }
 }

@@ -3,6 +3,7 @@ package dev.pulse.loadgen;
 import dev.pulse.retry.Deadline;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
@@ -66,16 +67,21 @@ public final class CanaryVerifier {
      */
     public static Verdict verify(String runId, List<Long> sendTimes, Reader reader, Deadline deadline, long pollMillis)
             throws InterruptedException {
-        return verify(runId, sendTimes, java.util.Collections.nCopies(sendTimes.size(), 0), reader, deadline, pollMillis);
+        return verify(runId, sendTimes, Collections.nCopies(sendTimes.size(), 0), List.of(), reader, deadline,
+                pollMillis);
     }
 
     /**
      * As {@link #verify(String, List, Reader, Deadline, long)}, with per canary the PutRecords calls that failed
      * after they may have stored it ({@code unconfirmedPuts}, aligned with {@code sendTimes}): canary k may then be
      * counted up to {@code 1 + unconfirmedPuts[k]} times without the pipeline having duplicated anything.
+     * {@code during} are the reads a {@link CanaryWatch} made while the load ran, in time order: a canary they
+     * counted was queryable at that read's time, so its freshness is measured while the pipeline was under load;
+     * the canaries they did not count are polled for here.
      */
-    public static Verdict verify(String runId, List<Long> sendTimes, List<Integer> unconfirmedPuts, Reader reader,
-            Deadline deadline, long pollMillis) throws InterruptedException {
+    public static Verdict verify(String runId, List<Long> sendTimes, List<Integer> unconfirmedPuts,
+            List<CanaryWatch.Poll> during, Reader reader, Deadline deadline, long pollMillis)
+            throws InterruptedException {
         int n = sendTimes.size();
         if (n == 0) {
             return new Verdict(0, 0, 0, 0, true, 0, 0, new long[0], 0);
@@ -95,6 +101,13 @@ public final class CanaryVerifier {
         long to = sendTimes.get(n - 1) + 60_000;
         long[] visibleAt = new long[n];
         int visible = 0;
+        for (CanaryWatch.Poll p : during) {
+            // As below: the canaries share one partition key, so a count of c means the first c are queryable.
+            for (int k = visible; k < Math.min(n, p.count()); k++) {
+                visibleAt[k] = p.atMillis();
+            }
+            visible = (int) Math.max(visible, Math.min(n, p.count()));
+        }
         Observed last = new Observed(0, 0);
         while (true) {
             last = reader.read(runId, from, to);
@@ -111,7 +124,7 @@ public final class CanaryVerifier {
         }
         List<Long> freshness = new ArrayList<>(visible);
         long[] each = new long[n];
-        java.util.Arrays.fill(each, -1);
+        Arrays.fill(each, -1);
         for (int k = 0; k < visible; k++) {
             each[k] = visibleAt[k] - sendTimes.get(k);
             freshness.add(each[k]);

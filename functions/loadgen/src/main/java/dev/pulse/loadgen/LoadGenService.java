@@ -21,6 +21,9 @@ public final class LoadGenService {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** How often the coordinator reads the canary series, during and after the load: the freshness resolution. */
+    static final long CANARY_POLL_MILLIS = 1_000;
+
     /** Sends one worker's share (in production: Lambda Invoke of this function, RequestResponse). */
     public interface WorkerInvoker {
         CompletableFuture<JsonNode> invoke(LoadGenRequest workerRequest);
@@ -64,9 +67,39 @@ public final class LoadGenService {
             throw new LoadGenRequest.InvalidRequestException("htmlReport",
                     "no report bucket configured (deploy with the ReplayBucket parameter)");
         }
-        ObjectNode report;
-        List<Long> canaries;
-        List<Integer> unconfirmed;
+        // The coordinator reads the canary series while the load runs, as a dashboard would: that is the freshness a
+        // user sees. Workers of a fanned-out run do not read; their coordinator does.
+        CanaryWatch watch = r.worker() < 0 && canaryReader != null
+                ? CanaryWatch.start(r.runId(), canaryReader, CANARY_POLL_MILLIS, System::currentTimeMillis) : null;
+        Sent sent;
+        List<CanaryWatch.Poll> during = List.of();
+        try {
+            sent = send(r, deadline);
+        } finally {
+            if (watch != null) {
+                during = watch.stop();
+            }
+        }
+        ObjectNode report = sent.report();
+        if (r.worker() < 0) {
+            verifyCanary(r, sent.canaries(), sent.unconfirmed(), during, deadline, report);
+            if (r.htmlReport()) {
+                String key = reportKey(r.runId());
+                String html = dev.pulse.report.LoadRunCharts.create("Pulse load run " + r.runId(), report).render();
+                ObjectNode h = report.putObject("htmlReport");
+                h.put("key", key);
+                h.put("uri", reports.put(key, html));
+            }
+        }
+        publish(report, metrics);
+        return report;
+    }
+
+    /** What this invocation sent (or its workers did): their report and worker 0's canaries. */
+    private record Sent(ObjectNode report, List<Long> canaries, List<Integer> unconfirmed) {
+    }
+
+    private Sent send(LoadGenRequest r, Deadline deadline) throws InterruptedException {
         if (r.workers() > 1 && r.worker() < 0) {
             // Nothing is sent before the whole request is valid: the coordinator reads the source once (and lets it
             // go) so that a bad one is refused here, naming its line, rather than by every worker after others sent.
@@ -86,11 +119,12 @@ public final class LoadGenService {
                             "worker " + i + " refused its share: " + error.path("message").asText());
                 }
             }
-            report = merge(r, results);
-            canaries = new ArrayList<>();
+            ObjectNode report = merge(r, results);
+            List<Long> canaries = new ArrayList<>();
             results.get(0).path("canarySendTimes").forEach(t -> canaries.add(t.asLong()));
-            unconfirmed = new ArrayList<>();
+            List<Integer> unconfirmed = new ArrayList<>();
             results.get(0).path("canaryUnconfirmedPuts").forEach(t -> unconfirmed.add(t.asInt()));
+            return new Sent(report, canaries, unconfirmed);
         } else {
             // A worker of a fanned-out run gets the whole request and runs its share of it.
             LoadGenRequest mine = r.worker() >= 0 && r.workers() > 1 ? r.forWorker(r.worker()) : r;
@@ -102,30 +136,19 @@ public final class LoadGenService {
             SendReport s = send.run(records, schedule, mine.rate(), mine.rampUpSeconds(), mine.durationSeconds(),
                     mine.maxRecords() == 0 ? Long.MAX_VALUE : mine.maxRecords(), deadline,
                     writesCanary ? k -> CanaryVerifier.record(mine.runId(), k, System.currentTimeMillis()) : null);
-            report = toJson(mine, s);
-            canaries = s.canaries();
-            unconfirmed = s.canaryUnconfirmedPuts();
+            ObjectNode report = toJson(mine, s);
+            List<Long> canaries = s.canaries();
+            List<Integer> unconfirmed = s.canaryUnconfirmedPuts();
             ArrayNode times = report.putArray("canarySendTimes");
             canaries.forEach(times::add);
             ArrayNode puts = report.putArray("canaryUnconfirmedPuts");
             unconfirmed.forEach(puts::add);
+            return new Sent(report, canaries, unconfirmed);
         }
-        if (r.worker() < 0) {
-            verifyCanary(r, canaries, unconfirmed, deadline, report);
-            if (r.htmlReport()) {
-                String key = reportKey(r.runId());
-                String html = dev.pulse.report.LoadRunCharts.create("Pulse load run " + r.runId(), report).render();
-                ObjectNode h = report.putObject("htmlReport");
-                h.put("key", key);
-                h.put("uri", reports.put(key, html));
-            }
-        }
-        publish(report, metrics);
-        return report;
     }
 
-    private void verifyCanary(LoadGenRequest r, List<Long> canaries, List<Integer> unconfirmed, Deadline deadline,
-            ObjectNode report) throws InterruptedException {
+    private void verifyCanary(LoadGenRequest r, List<Long> canaries, List<Integer> unconfirmed,
+            List<CanaryWatch.Poll> during, Deadline deadline, ObjectNode report) throws InterruptedException {
         ObjectNode c = report.putObject("canary");
         c.put("series", CanaryVerifier.SERIES_NAME + "{run=" + r.runId() + "}");
         c.put("sent", canaries.size());
@@ -134,7 +157,8 @@ public final class LoadGenService {
             c.put("reason", "no query API configured (API_URL)");
             return;
         }
-        CanaryVerifier.Verdict v = CanaryVerifier.verify(r.runId(), canaries, unconfirmed, canaryReader, deadline, 1_000);
+        CanaryVerifier.Verdict v = CanaryVerifier.verify(r.runId(), canaries, unconfirmed, during, canaryReader,
+                deadline, CANARY_POLL_MILLIS);
         c.put("verified", true);
         c.put("ok", v.ok());
         c.put("observed", v.observed());
@@ -144,6 +168,11 @@ public final class LoadGenService {
         c.put("consistent", v.consistent());
         c.put("freshnessP50Ms", v.freshnessP50Ms());
         c.put("freshnessP99Ms", v.freshnessP99Ms());
+        c.put("freshnessPollMs", CANARY_POLL_MILLIS);
+        // How many canaries were first counted while the load ran; the rest only by the check after it, whose
+        // figures include the wait for the end of the load.
+        long seenDuring = during.stream().mapToLong(CanaryWatch.Poll::count).max().orElse(0);
+        c.put("countedDuringLoad", Math.min(canaries.size(), seenDuring));
         ArrayNode each = c.putArray("freshnessPerCanaryMs");
         for (long f : v.freshnessMs()) {
             each.add(f);

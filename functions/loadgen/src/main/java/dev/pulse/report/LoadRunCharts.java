@@ -58,8 +58,9 @@ public final class LoadRunCharts {
             y[k] = v < 0 ? Double.NaN : v;
         }
         r.chart(new HtmlReport.Chart("canary-freshness", "Canary freshness", "ms",
-                "Time from sending the canary of each second to the first check that counted it. The check polls once a "
-                        + "second from the end of sending, so an early canary's value includes the rest of the run.",
+                "Time from sending the canary of each second to the first read of the canary series that counted it. The "
+                        + "load generator reads the series once a second while the load runs and after it, so this is "
+                        + "the freshness a dashboard sees under the load, to within a second.",
                 List.of(HtmlReport.Series.perSecond("freshness", y))));
         return r;
     }

@@ -40,7 +40,7 @@ class CanaryUnconfirmedPutsTest {
         for (int k = 0; k < unconfirmed.size(); k++) {
             sendTimes.add(1_000L * k);
         }
-        return CanaryVerifier.verify("run", sendTimes, unconfirmed, (id, from, to) -> new CanaryVerifier.Observed(count, sum),
+        return CanaryVerifier.verify("run", sendTimes, unconfirmed, List.of(), (id, from, to) -> new CanaryVerifier.Observed(count, sum),
                 Deadline.inMillis(1_000), 10);
     }
 

@@ -1,0 +1,80 @@
+package dev.pulse.loadgen;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+/**
+ * Reads a run's canary count while the load runs, so that a canary's freshness is the time from its send to the
+ * first read that counted it, not the time until a check after the load. One virtual thread polls the reader at a
+ * fixed interval from {@link #start} to {@link #stop}; a failed read (the API not answering yet, a throttled call) is
+ * skipped, since the next read measures the same thing.
+ */
+public final class CanaryWatch {
+
+    /** One read: when its answer arrived and the canaries it counted. */
+    public record Poll(long atMillis, long count) {
+    }
+
+    private final List<Poll> polls = new ArrayList<>();
+    private final Thread thread;
+    private volatile boolean stopped;
+    private long failedReads;
+
+    private CanaryWatch(String runId, CanaryVerifier.Reader reader, long pollMillis, LongSupplier clock) {
+        long from = clock.getAsLong() - 60_000;
+        this.thread = Thread.ofVirtual().name("canary-watch-" + runId).unstarted(() -> {
+            while (!stopped) {
+                long began = clock.getAsLong();
+                try {
+                    // The range ends a minute past now so that the canary of the current second is inside it.
+                    CanaryVerifier.Observed o = reader.read(runId, from, began + 60_000);
+                    synchronized (polls) {
+                        polls.add(new Poll(clock.getAsLong(), o.count()));
+                    }
+                } catch (RuntimeException e) {
+                    if (!stopped) { // a read cut by stop() is not a failure of the API
+                        synchronized (polls) {
+                            failedReads++;
+                        }
+                    }
+                }
+                long sleep = pollMillis - (clock.getAsLong() - began);
+                if (sleep > 0 && !stopped) {
+                    try {
+                        Thread.sleep(sleep);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }
+        });
+    }
+
+    /** Starts polling {@code reader} for {@code runId}'s canaries every {@code pollMillis}. */
+    public static CanaryWatch start(String runId, CanaryVerifier.Reader reader, long pollMillis, LongSupplier clock) {
+        if (pollMillis <= 0) {
+            throw new IllegalArgumentException("pollMillis must be positive: " + pollMillis);
+        }
+        CanaryWatch w = new CanaryWatch(runId, reader, pollMillis, clock);
+        w.thread.start();
+        return w;
+    }
+
+    /** Stops polling, waits for a read in flight, and answers every successful read in time order. */
+    public List<Poll> stop() throws InterruptedException {
+        stopped = true;
+        thread.interrupt();
+        thread.join();
+        synchronized (polls) {
+            return List.copyOf(polls);
+        }
+    }
+
+    /** Reads that failed (skipped) so far. */
+    public long failedReads() {
+        synchronized (polls) {
+            return failedReads;
+        }
+    }
+}
