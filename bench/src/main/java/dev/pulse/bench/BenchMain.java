@@ -49,6 +49,7 @@ public final class BenchMain {
                 new QueryBench(),
                 new MetricsBench(),
                 new LoadGenBench(),
+                new FreshnessBench(),
                 new ColdStartBench(),
                 new JvmOptionsBench(),
                 new MemoryBench(),
