@@ -80,6 +80,7 @@ public final class PromQlParser {
 
     /** {@link #parse} keeping the syntax the evaluation drops. */
     static Syntax parseSyntax(String query) throws PromQlParseException {
+        checkLength(query);
         PromQlParser p = new PromQlParser(query);
         Expr e = p.parseWhole();
         return new Syntax(e, p.parens, p.scalarArgs, p.bareNames);
@@ -87,10 +88,15 @@ public final class PromQlParser {
 
     /** Parses a whole query; the result is a scalar or an instant vector expression. */
     public static Expr parse(String query) throws PromQlParseException {
+        checkLength(query);
+        return new PromQlParser(query).parseWhole();
+    }
+
+    /** Every entry point bounds the text before reading it: a parse is linear, but only in a bounded input. */
+    private static void checkLength(String query) throws PromQlParseException {
         if (query.length() > MAX_LENGTH) {
             throw new PromQlParseException(query, MAX_LENGTH, "query is longer than " + MAX_LENGTH + " characters");
         }
-        return new PromQlParser(query).parseWhole();
     }
 
     private Expr parseWhole() throws PromQlParseException {

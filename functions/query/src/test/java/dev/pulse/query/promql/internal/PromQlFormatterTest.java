@@ -74,6 +74,14 @@ class PromQlFormatterTest {
     }
 
     @Test
+    void format_whenQueryIsLongerThanTheLimit_refusesBeforeReadingIt() {
+        String query = "0".repeat(PromQlParser.MAX_LENGTH + 1);
+
+        assertThatThrownBy(() -> PromQlFormatter.format(query)).isInstanceOf(PromQlParseException.class)
+                .hasMessageContaining("longer than " + PromQlParser.MAX_LENGTH);
+    }
+
+    @Test
     void format_whenQueryDoesNotParse_refusesWithThePosition() {
         assertThatThrownBy(() -> PromQlFormatter.format("rate(x[5m"))
                 .isInstanceOf(PromQlParseException.class).hasMessageStartingWith("1:");
