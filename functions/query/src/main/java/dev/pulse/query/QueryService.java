@@ -204,7 +204,7 @@ public final class QueryService {
                 PeriodBucket[] grouped = PeriodBucket.group(entries, request.periodMillis(),
                         Math.floorMod(request.start(), request.periodMillis()), cut(request, r.unit()), withSketch,
                         request.stats());
-                cache.putPeriodBuckets(shape, grouped, expiresAt);
+                cache.putPeriodBuckets(shape, grouped, expiresAt, now);
                 periodBuckets(r.series(), grouped);
             }
 
@@ -232,13 +232,13 @@ public final class QueryService {
                 continue;
             }
             RollupRead read = new RollupRead(s, u, withSketch);
-            PeriodBucket[] grouped = cache.periodBuckets(shapeKey(request, read), now);
+            PeriodBucket[] grouped = cache.periodBuckets(shapeKey(request, read), withSketch, now);
             if (grouped != null) {
                 metrics.increment(QueryMetric.CACHE_HITS);
                 sink.periodBuckets(s, grouped);
                 continue;
             }
-            SortedMap<Long, Summary> cached = cache.get(read.cacheKey(), now);
+            SortedMap<Long, Summary> cached = cache.get(read.cacheKey(), withSketch, now);
             if (cached != null) {
                 metrics.increment(QueryMetric.CACHE_HITS);
                 sink.rollup(read, cached, cache.expiresAt(read.cacheKey()));
@@ -342,9 +342,12 @@ public final class QueryService {
             return unit.level() == Level.DAILY ? KeyScheme.day(unit.start()) : KeyScheme.hour(unit.start());
         }
 
-        /** Keyed by the item and whether its sketches were decoded: one cannot serve the other's reader. */
+        /**
+         * Keyed by the item alone: a copy read with sketches serves the readers that need none, and the cache keeps
+         * it when a sketch-less read of the same item comes in ({@link RollupCache}).
+         */
         String cacheKey() {
-            return pk() + "|" + sk() + (withSketch ? "|s" : "");
+            return pk() + "|" + sk();
         }
     }
 
@@ -368,8 +371,7 @@ public final class QueryService {
                     List<CompletableFuture<Void>> below = new ArrayList<>();
                     for (Map<String, AttributeValue> item : resp.responses().getOrDefault(table, List.of())) {
                         metrics.increment(QueryMetric.ITEMS_READ);
-                        RollupRead r = byKey.remove(item.get(KeyScheme.PK).s() + "|" + item.get(KeyScheme.SK).s()
-                                + (reads.get(0).withSketch() ? "|s" : ""));
+                        RollupRead r = byKey.remove(item.get(KeyScheme.PK).s() + "|" + item.get(KeyScheme.SK).s());
                         if (r == null) {
                             continue;
                         }
@@ -393,8 +395,7 @@ public final class QueryService {
                     var unprocessed = resp.hasUnprocessedKeys() ? resp.unprocessedKeys().get(table) : null;
                     if (unprocessed != null) {
                         for (Map<String, AttributeValue> k : unprocessed.keys()) {
-                            RollupRead r = byKey.remove(k.get(KeyScheme.PK).s() + "|" + k.get(KeyScheme.SK).s()
-                                    + (reads.get(0).withSketch() ? "|s" : ""));
+                            RollupRead r = byKey.remove(k.get(KeyScheme.PK).s() + "|" + k.get(KeyScheme.SK).s());
                             if (r != null) {
                                 retry.add(r);
                             }
