@@ -162,6 +162,51 @@ public final class QueryService {
      */
     public NativeResult query(NativeQuery request, Deadline deadline, InvocationMetrics<QueryMetric> metrics)
             throws BadRequestException {
+        Page p = page(request, deadline, metrics);
+        int buckets = request.buckets();
+        List<Long> timestamps = new ArrayList<>(buckets);
+        for (int i = 0; i < buckets; i++) {
+            timestamps.add(request.start() + i * request.periodMillis());
+        }
+        List<NativeResult.SeriesValues> served = new ArrayList<>();
+        for (Map.Entry<SeriesSpec, Buckets> e : p.served().entrySet()) {
+            Map<String, double[]> values = new LinkedHashMap<>();
+            Map<String, String[]> texts = new LinkedHashMap<>();
+            e.getValue().values(request.stats(), values, texts);
+            served.add(new NativeResult.SeriesValues(e.getKey(), values, texts));
+        }
+        String next = p.to() < request.series().size() ? QueryParser.nextToken(request, p.to()) : null;
+        return new NativeResult(timestamps, request.periodSeconds(), served, p.unprocessed(), next);
+    }
+
+    /**
+     * Each served series' bucket summaries (null for an empty bucket), for a caller that combines buckets and must
+     * stay exact (an exact sum of several buckets is the {@link dev.pulse.aggregate.ExactSum} of theirs, not the sum of
+     * their rounded sums). The summaries may be the cache's: read them, never change them. Paged, planned, cached and
+     * refused as {@link #query}; the request's stats decide whether sketches are read.
+     */
+    public SummaryPage summaries(NativeQuery request, Deadline deadline, InvocationMetrics<QueryMetric> metrics)
+            throws BadRequestException {
+        Page p = page(request, deadline, metrics);
+        List<SeriesSummaries> served = new ArrayList<>();
+        p.served().forEach((s, b) -> served.add(new SeriesSummaries(s, b.summaries())));
+        return new SummaryPage(served, p.unprocessed());
+    }
+
+    /** One series' bucket summaries, null where a bucket is empty. */
+    public record SeriesSummaries(SeriesSpec series, Summary[] buckets) {
+    }
+
+    /** A page of {@link #summaries}: the series served, and those not served (as {@link NativeResult#unprocessed}). */
+    public record SummaryPage(List<SeriesSummaries> series, List<NativeResult.Unprocessed> unprocessed) {
+    }
+
+    /** A page's reads done: the series served with their buckets, those not served, and where the page ends. */
+    private record Page(Map<SeriesSpec, Buckets> served, List<NativeResult.Unprocessed> unprocessed, int to) {
+    }
+
+    private Page page(NativeQuery request, Deadline deadline, InvocationMetrics<QueryMetric> metrics)
+            throws BadRequestException {
         long now = clock.millis();
         checkResolution(request, now);
         int buckets = request.buckets();
@@ -269,26 +314,18 @@ public final class QueryService {
             failure = "Interrupted";
         }
 
-        List<Long> timestamps = new ArrayList<>(buckets);
-        for (int i = 0; i < buckets; i++) {
-            timestamps.add(request.start() + i * request.periodMillis());
-        }
-        List<NativeResult.SeriesValues> served = new ArrayList<>();
+        Map<SeriesSpec, Buckets> served = new LinkedHashMap<>();
         List<NativeResult.Unprocessed> unprocessed = new ArrayList<>();
         for (SeriesSpec s : page) {
             if (pending.get(s) != 0) {
                 unprocessed.add(new NativeResult.Unprocessed(s, failure == null ? "Incomplete" : failure));
                 continue;
             }
-            Map<String, double[]> values = new LinkedHashMap<>();
-            Map<String, String[]> texts = new LinkedHashMap<>();
-            results.get(s).values(request.stats(), values, texts);
-            served.add(new NativeResult.SeriesValues(s, values, texts));
+            served.put(s, results.get(s));
         }
         metrics.add(QueryMetric.UNPROCESSED, unprocessed.size());
         metrics.set(QueryMetric.READ_UNITS, readUnits.sum());
-        String next = to < request.series().size() ? QueryParser.nextToken(request, to) : null;
-        return new NativeResult(timestamps, request.periodSeconds(), served, unprocessed, next);
+        return new Page(served, unprocessed, to);
     }
 
     /** Which items to read for one series; nothing past now + the ingest's future window (it cannot hold data). */
@@ -575,6 +612,15 @@ public final class QueryService {
             }
             slots[i] = s;
             return s;
+        }
+
+        /** Each bucket's summary, null where empty; a cached bucket's own (read-only). */
+        synchronized Summary[] summaries() {
+            Summary[] out = new Summary[slots.length];
+            for (int i = 0; i < slots.length; i++) {
+                out[i] = slots[i] instanceof PeriodBucket b ? b.summary : (Summary) slots[i];
+            }
+            return out;
         }
 
         /** Per stat, one value per bucket (NaN for an empty one), and the cached buckets' values as JSON text. */
