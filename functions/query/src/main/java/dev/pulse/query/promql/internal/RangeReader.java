@@ -285,6 +285,12 @@ public final class RangeReader implements Evaluator.Source {
                         + " time range are " + buckets + " buckets of storage, at most " + QueryLimits.MAX_BUCKETS
                         + ": use a longer range or a shorter time range");
             }
+            // Each step's bucket in this phase's read, once (not per series and match).
+            int[] step = steps.stream().mapToInt(Integer::intValue).toArray();
+            int[] bucket = new int[step.length];
+            for (int k = 0; k < bucket.length; k++) {
+                bucket[k] = (int) ((windowEnd(selector, times[step[k]]) - range - first) / range);
+            }
             int offset = 0;
             while (offset < series.size()) {
                 NativeResult r = read(new NativeQuery(series, first, last, range / 1000, List.copyOf(stats), offset),
@@ -293,9 +299,9 @@ public final class RangeReader implements Evaluator.Source {
                     for (CatalogMatcher.Match m : bySeries.getOrDefault(sv.series(), List.of())) {
                         double[] values = sv.values().get(statFor(m, stat).label());
                         Series target = out.get(m);
-                        for (int i : steps) {
-                            long end = windowEnd(selector, times[i]);
-                            double v = values[(int) ((end - range - first) / range)];
+                        for (int k = 0; k < bucket.length; k++) {
+                            int i = step[k];
+                            double v = values[bucket[k]];
                             if (!Double.isNaN(v)) {
                                 target.values()[i] = v;
                                 target.present()[i] = true;
