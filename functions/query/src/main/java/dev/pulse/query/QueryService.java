@@ -507,17 +507,26 @@ public final class QueryService {
 
     /** A rollup item's summaries by start time: minutes of an hourly item, hours of a daily one. */
     private static SortedMap<Long, Summary> entries(RollupRead r, Map<String, AttributeValue> item) {
+        return entries(r, item, r.withSketch());
+    }
+
+    private static SortedMap<Long, Summary> entries(RollupRead r, Map<String, AttributeValue> item, boolean withSketch) {
         SortedMap<Long, Summary> out = new TreeMap<>();
         boolean daily = r.unit().level() == Level.DAILY;
         long step = daily ? HOUR : 60_000L;
-        RollupItems.buckets(item, daily ? RollupItems.HOURS : RollupItems.MINUTES, r.withSketch())
+        RollupItems.buckets(item, daily ? RollupItems.HOURS : RollupItems.MINUTES, withSketch)
                 .forEach((i, summary) -> out.put(r.unit().start() + i * step, summary));
         return out;
     }
 
-    /** Caches a complete rollup item's entries (none for a missing item) and hands them to the query. */
+    /**
+     * Caches a complete rollup item's entries (none for a missing item) and hands them to the query. Always with
+     * their sketches, still encoded: the item was read whole either way, an encoded sketch of a minute is tens of
+     * bytes (about the weight of the summary itself), and the next panel of a dashboard (a percentile or a
+     * histogram bucket after a rate) is then served from the cache instead of reading the day again.
+     */
     private void cacheRollup(RollupRead r, Map<String, AttributeValue> item, long now, Reads sink) {
-        SortedMap<Long, Summary> frozen = Collections.unmodifiableSortedMap(entries(r, item));
+        SortedMap<Long, Summary> frozen = Collections.unmodifiableSortedMap(entries(r, item, true));
         sink.rollup(r, frozen, cache.put(r.cacheKey(), frozen, now));
     }
 
