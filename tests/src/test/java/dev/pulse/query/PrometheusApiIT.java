@@ -88,6 +88,8 @@ class PrometheusApiIT {
         "min_over_time,      , 1d,  1d,  2026-11-20T00:00:00Z, 2026-11-21T00:00:00Z",   // closed days
         "max_over_time,      , 7m,  3m,  2026-11-21T11:31:00Z, 2026-11-21T12:19:00Z",   // 7 phases, across the open hour
         "count_over_time,    , 90s, 30s, 2026-11-21T12:05:00Z, 2026-11-21T12:15:00Z",   // range rounded up, step under a minute
+        "sum_over_time,      , 1h,  5m,  2026-11-20T22:00:00Z, 2026-11-21T02:00:00Z",   // 12 phases from one read, across midnight
+        "max_over_time,      , 61m, 1m,  2026-11-21T11:00:00Z, 2026-11-21T12:19:00Z",   // 61 phases: minutes slid, open hour
         "quantile_over_time, 0.99, 10m, 10m, 2026-11-21T10:00:00Z, 2026-11-21T12:20:00Z",
         "quantile_over_time, 0.5,  30m, 10m, 2026-11-20T22:10:00Z, 2026-11-21T01:10:00Z", // across midnight
         "quantile_over_time, 0,    5m,  5m,  2026-11-21T12:00:00Z, 2026-11-21T12:20:00Z",
@@ -385,7 +387,7 @@ class PrometheusApiIT {
         "query       | query=api.latency%20%2B%20on()%20api.latency&time=2026-11-21T12:20:00Z | 422 | execution | many-to-many matching not allowed",
         "query       | query=api.latency%20%2F%20on()%20group_left%20sum(api.latency)&time=2026-11-21T12:20:00Z | 200 | | ",
         "query       | query=label_replace(api.latency,'route','x','route','.*')&time=2026-11-21T12:20:00Z | 422 | execution | same labelset",
-        "query_range | query=max_over_time(api.latency[61m])&start=2026-11-21T11:00:00Z&end=2026-11-21T12:00:00Z&step=1m | 400 | bad_data | different minute grids",
+        "query_range | query=quantile_over_time(0.5,api.latency[61m])&start=2026-11-21T11:00:00Z&end=2026-11-21T12:00:00Z&step=1m | 400 | bad_data | different minute grids",
         "series      | start=1700000000                                          | 400 | bad_data | no match[] parameter provided",
         "series      | match[]=sum(api.latency)                                  | 400 | bad_data | must be a series selector",
         "series      | match[]=api.latency{                                      | 400 | bad_data | invalid parameter \"match[]\": 1:13:",

@@ -213,15 +213,25 @@ final class PeriodBucket {
         return text;
     }
 
-    /** This bucket merged with {@code other} (the same query bucket, from the next rollup), remembered. */
+    /** Whether the summary carries its sketch: such a bucket serves every statistic, one without only exact ones. */
+    boolean hasSketch() {
+        return withSketch;
+    }
+
+    /**
+     * This bucket merged with {@code other} (the same query bucket, from the next rollup), remembered. With a sketch
+     * only when both have one: the cache serves a reader that needs none from sketched buckets and sketch-less ones
+     * alike.
+     */
     synchronized PeriodBucket join(PeriodBucket other) {
+        boolean sketched = withSketch && other.withSketch;
         if (!joinable) {
             // A bucket spanning three or more rollups (a period longer than the rollup): merged every time, so
             // what hangs off a cached bucket stays one join deep.
-            return merge(start, List.of(summary, other.summary), withSketch, List.of(), false);
+            return merge(start, List.of(summary, other.summary), sketched, List.of(), false);
         }
         if (joinedWith != other) {
-            joined = merge(start, List.of(summary, other.summary), withSketch, List.of(), false);
+            joined = merge(start, List.of(summary, other.summary), sketched, List.of(), false);
             joinedWith = other;
         }
         return joined;

@@ -162,6 +162,51 @@ public final class QueryService {
      */
     public NativeResult query(NativeQuery request, Deadline deadline, InvocationMetrics<QueryMetric> metrics)
             throws BadRequestException {
+        Page p = page(request, deadline, metrics);
+        int buckets = request.buckets();
+        List<Long> timestamps = new ArrayList<>(buckets);
+        for (int i = 0; i < buckets; i++) {
+            timestamps.add(request.start() + i * request.periodMillis());
+        }
+        List<NativeResult.SeriesValues> served = new ArrayList<>();
+        for (Map.Entry<SeriesSpec, Buckets> e : p.served().entrySet()) {
+            Map<String, double[]> values = new LinkedHashMap<>();
+            Map<String, String[]> texts = new LinkedHashMap<>();
+            e.getValue().values(request.stats(), values, texts);
+            served.add(new NativeResult.SeriesValues(e.getKey(), values, texts));
+        }
+        String next = p.to() < request.series().size() ? QueryParser.nextToken(request, p.to()) : null;
+        return new NativeResult(timestamps, request.periodSeconds(), served, p.unprocessed(), next);
+    }
+
+    /**
+     * Each served series' bucket summaries (null for an empty bucket), for a caller that combines buckets and must
+     * stay exact (an exact sum of several buckets is the {@link dev.pulse.aggregate.ExactSum} of theirs, not the sum of
+     * their rounded sums). The summaries may be the cache's: read them, never change them. Paged, planned, cached and
+     * refused as {@link #query}; the request's stats decide whether sketches are read.
+     */
+    public SummaryPage summaries(NativeQuery request, Deadline deadline, InvocationMetrics<QueryMetric> metrics)
+            throws BadRequestException {
+        Page p = page(request, deadline, metrics);
+        List<SeriesSummaries> served = new ArrayList<>();
+        p.served().forEach((s, b) -> served.add(new SeriesSummaries(s, b.summaries())));
+        return new SummaryPage(served, p.unprocessed());
+    }
+
+    /** One series' bucket summaries, null where a bucket is empty. */
+    public record SeriesSummaries(SeriesSpec series, Summary[] buckets) {
+    }
+
+    /** A page of {@link #summaries}: the series served, and those not served (as {@link NativeResult#unprocessed}). */
+    public record SummaryPage(List<SeriesSummaries> series, List<NativeResult.Unprocessed> unprocessed) {
+    }
+
+    /** A page's reads done: the series served with their buckets, those not served, and where the page ends. */
+    private record Page(Map<SeriesSpec, Buckets> served, List<NativeResult.Unprocessed> unprocessed, int to) {
+    }
+
+    private Page page(NativeQuery request, Deadline deadline, InvocationMetrics<QueryMetric> metrics)
+            throws BadRequestException {
         long now = clock.millis();
         checkResolution(request, now);
         int buckets = request.buckets();
@@ -204,7 +249,7 @@ public final class QueryService {
                 PeriodBucket[] grouped = PeriodBucket.group(entries, request.periodMillis(),
                         Math.floorMod(request.start(), request.periodMillis()), cut(request, r.unit()), withSketch,
                         request.stats());
-                cache.putPeriodBuckets(shape, grouped, expiresAt);
+                cache.putPeriodBuckets(shape, grouped, expiresAt, now);
                 periodBuckets(r.series(), grouped);
             }
 
@@ -223,6 +268,7 @@ public final class QueryService {
         // from BatchGetItem (100 keys a call); open hours from Query.
         List<java.util.function.Supplier<CompletableFuture<?>>> tasks = new ArrayList<>();
         List<RollupRead> uncached = new ArrayList<>();
+        Map<SeriesSpec, String> seriesKeys = new java.util.HashMap<>();
         for (Map.Entry<SeriesSpec, Unit> r : reads) {
             SeriesSpec s = r.getKey();
             Unit u = r.getValue();
@@ -231,14 +277,14 @@ public final class QueryService {
                         .thenAccept(entries -> sink.entries(s, entries)));
                 continue;
             }
-            RollupRead read = new RollupRead(s, u, withSketch);
-            PeriodBucket[] grouped = cache.periodBuckets(shapeKey(request, read), now);
+            RollupRead read = RollupRead.of(s, seriesKeys.computeIfAbsent(s, SeriesSpec::key), u, withSketch);
+            PeriodBucket[] grouped = cache.periodBuckets(shapeKey(request, read), withSketch, now);
             if (grouped != null) {
                 metrics.increment(QueryMetric.CACHE_HITS);
                 sink.periodBuckets(s, grouped);
                 continue;
             }
-            SortedMap<Long, Summary> cached = cache.get(read.cacheKey(), now);
+            SortedMap<Long, Summary> cached = cache.get(read.cacheKey(), withSketch, now);
             if (cached != null) {
                 metrics.increment(QueryMetric.CACHE_HITS);
                 sink.rollup(read, cached, cache.expiresAt(read.cacheKey()));
@@ -269,26 +315,18 @@ public final class QueryService {
             failure = "Interrupted";
         }
 
-        List<Long> timestamps = new ArrayList<>(buckets);
-        for (int i = 0; i < buckets; i++) {
-            timestamps.add(request.start() + i * request.periodMillis());
-        }
-        List<NativeResult.SeriesValues> served = new ArrayList<>();
+        Map<SeriesSpec, Buckets> served = new LinkedHashMap<>();
         List<NativeResult.Unprocessed> unprocessed = new ArrayList<>();
         for (SeriesSpec s : page) {
             if (pending.get(s) != 0) {
                 unprocessed.add(new NativeResult.Unprocessed(s, failure == null ? "Incomplete" : failure));
                 continue;
             }
-            Map<String, double[]> values = new LinkedHashMap<>();
-            Map<String, String[]> texts = new LinkedHashMap<>();
-            results.get(s).values(request.stats(), values, texts);
-            served.add(new NativeResult.SeriesValues(s, values, texts));
+            served.put(s, results.get(s));
         }
         metrics.add(QueryMetric.UNPROCESSED, unprocessed.size());
         metrics.set(QueryMetric.READ_UNITS, readUnits.sum());
-        String next = to < request.series().size() ? QueryParser.nextToken(request, to) : null;
-        return new NativeResult(timestamps, request.periodSeconds(), served, unprocessed, next);
+        return new Page(served, unprocessed, to);
     }
 
     /** Which items to read for one series; nothing past now + the ingest's future window (it cannot hold data). */
@@ -331,20 +369,20 @@ public final class QueryService {
         });
     }
 
-    /** A closed daily or hourly item of one series. */
-    record RollupRead(SeriesSpec series, Unit unit, boolean withSketch) {
-        String pk() {
-            return unit.level() == Level.DAILY ? KeyScheme.dailyPk(series.key(), unit.start())
-                    : KeyScheme.hourlyPk(series.key(), unit.start());
-        }
+    /**
+     * A closed daily or hourly item of one series, its keys built once: a warm day of 100 series looks up 2,400 of
+     * them per query, and building a series key (escaping every dimension) was a tenth of a warm PromQL panel.
+     *
+     * @param cacheKey keyed by the item alone: a copy read with sketches serves the readers that need none, and the
+     *                 cache keeps it when a sketch-less read of the same item comes in ({@link RollupCache})
+     */
+    record RollupRead(SeriesSpec series, Unit unit, boolean withSketch, String pk, String sk, String cacheKey) {
 
-        String sk() {
-            return unit.level() == Level.DAILY ? KeyScheme.day(unit.start()) : KeyScheme.hour(unit.start());
-        }
-
-        /** Keyed by the item and whether its sketches were decoded: one cannot serve the other's reader. */
-        String cacheKey() {
-            return pk() + "|" + sk() + (withSketch ? "|s" : "");
+        static RollupRead of(SeriesSpec series, String seriesKey, Unit unit, boolean withSketch) {
+            boolean daily = unit.level() == Level.DAILY;
+            String pk = daily ? KeyScheme.dailyPk(seriesKey, unit.start()) : KeyScheme.hourlyPk(seriesKey, unit.start());
+            String sk = daily ? KeyScheme.day(unit.start()) : KeyScheme.hour(unit.start());
+            return new RollupRead(series, unit, withSketch, pk, sk, pk + "|" + sk);
         }
     }
 
@@ -368,8 +406,7 @@ public final class QueryService {
                     List<CompletableFuture<Void>> below = new ArrayList<>();
                     for (Map<String, AttributeValue> item : resp.responses().getOrDefault(table, List.of())) {
                         metrics.increment(QueryMetric.ITEMS_READ);
-                        RollupRead r = byKey.remove(item.get(KeyScheme.PK).s() + "|" + item.get(KeyScheme.SK).s()
-                                + (reads.get(0).withSketch() ? "|s" : ""));
+                        RollupRead r = byKey.remove(item.get(KeyScheme.PK).s() + "|" + item.get(KeyScheme.SK).s());
                         if (r == null) {
                             continue;
                         }
@@ -393,8 +430,7 @@ public final class QueryService {
                     var unprocessed = resp.hasUnprocessedKeys() ? resp.unprocessedKeys().get(table) : null;
                     if (unprocessed != null) {
                         for (Map<String, AttributeValue> k : unprocessed.keys()) {
-                            RollupRead r = byKey.remove(k.get(KeyScheme.PK).s() + "|" + k.get(KeyScheme.SK).s()
-                                    + (reads.get(0).withSketch() ? "|s" : ""));
+                            RollupRead r = byKey.remove(k.get(KeyScheme.PK).s() + "|" + k.get(KeyScheme.SK).s());
                             if (r != null) {
                                 retry.add(r);
                             }
@@ -471,17 +507,26 @@ public final class QueryService {
 
     /** A rollup item's summaries by start time: minutes of an hourly item, hours of a daily one. */
     private static SortedMap<Long, Summary> entries(RollupRead r, Map<String, AttributeValue> item) {
+        return entries(r, item, r.withSketch());
+    }
+
+    private static SortedMap<Long, Summary> entries(RollupRead r, Map<String, AttributeValue> item, boolean withSketch) {
         SortedMap<Long, Summary> out = new TreeMap<>();
         boolean daily = r.unit().level() == Level.DAILY;
         long step = daily ? HOUR : 60_000L;
-        RollupItems.buckets(item, daily ? RollupItems.HOURS : RollupItems.MINUTES, r.withSketch())
+        RollupItems.buckets(item, daily ? RollupItems.HOURS : RollupItems.MINUTES, withSketch)
                 .forEach((i, summary) -> out.put(r.unit().start() + i * step, summary));
         return out;
     }
 
-    /** Caches a complete rollup item's entries (none for a missing item) and hands them to the query. */
+    /**
+     * Caches a complete rollup item's entries (none for a missing item) and hands them to the query. Always with
+     * their sketches, still encoded: the item was read whole either way, an encoded sketch of a minute is tens of
+     * bytes (about the weight of the summary itself), and the next panel of a dashboard (a percentile or a
+     * histogram bucket after a rate) is then served from the cache instead of reading the day again.
+     */
     private void cacheRollup(RollupRead r, Map<String, AttributeValue> item, long now, Reads sink) {
-        SortedMap<Long, Summary> frozen = Collections.unmodifiableSortedMap(entries(r, item));
+        SortedMap<Long, Summary> frozen = Collections.unmodifiableSortedMap(entries(r, item, true));
         sink.rollup(r, frozen, cache.put(r.cacheKey(), frozen, now));
     }
 
@@ -574,6 +619,15 @@ public final class QueryService {
             }
             slots[i] = s;
             return s;
+        }
+
+        /** Each bucket's summary, null where empty; a cached bucket's own (read-only). */
+        synchronized Summary[] summaries() {
+            Summary[] out = new Summary[slots.length];
+            for (int i = 0; i < slots.length; i++) {
+                out[i] = slots[i] instanceof PeriodBucket b ? b.summary : (Summary) slots[i];
+            }
+            return out;
         }
 
         /** Per stat, one value per bucket (NaN for an empty one), and the cached buckets' values as JSON text. */

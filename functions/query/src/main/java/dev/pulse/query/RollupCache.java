@@ -15,6 +15,12 @@ import java.util.SortedMap;
  * per summary, {@value #SKETCH_WEIGHT} per summary with a decoded sketch (a sketch is most of a summary's
  * memory), and a summary whose sketch is still encoded (as read from storage) one more per
  * {@value #ENCODED_BYTES_PER_UNIT} bytes of it; least recently used entries go first.
+ *
+ * <p>One entry a rollup (and one a shape), whatever its readers need: an entry holds its summaries with or without
+ * their sketches. A sketched entry serves every reader (count, sum, min and max do not need the sketch), a sketch-less
+ * one only readers that need no sketch. So a sketch-less read never replaces a sketched entry (the percentile and
+ * bucket readers of the same dashboard would read the rollup again, and evict each other's copies), and a sketched
+ * read replaces a sketch-less one. The same rollup is never held twice.
  */
 public final class RollupCache {
 
@@ -29,7 +35,8 @@ public final class RollupCache {
     /** A summary without a sketch is about this many bytes: the unit of weight. */
     static final int ENCODED_BYTES_PER_UNIT = 150;
 
-    private record Cached(Object value, long expiresAt, long weight) {
+    /** {@code sketched}: every summary in {@code value} carries its sketch (also true when it holds none). */
+    private record Cached(Object value, long expiresAt, long weight, boolean sketched) {
     }
 
     private final long maxWeight;
@@ -42,25 +49,33 @@ public final class RollupCache {
         this.ttlMillis = ttlMillis;
     }
 
-    /** The cached entries of a rollup, or null; callers must not modify the summaries. */
+    /**
+     * The cached entries of a rollup, or null (also when only a sketch-less copy is cached and {@code withSketch} asks
+     * for sketches); callers must not modify the summaries.
+     */
     @SuppressWarnings("unchecked")
-    public SortedMap<Long, Summary> get(String key, long now) {
-        return lookup(key, now) instanceof SortedMap<?, ?> m ? (SortedMap<Long, Summary>) m : null;
+    public SortedMap<Long, Summary> get(String key, boolean withSketch, long now) {
+        return lookup(key, withSketch, now) instanceof SortedMap<?, ?> m ? (SortedMap<Long, Summary>) m : null;
     }
 
-    /** The cached period buckets of a rollup at one query shape ({@link #shapeKey}), or null. */
-    PeriodBucket[] periodBuckets(String shapeKey, long now) {
-        return lookup(shapeKey, now) instanceof PeriodBucket[] b ? b : null;
+    /** The cached period buckets of a rollup at one query shape ({@link #shapeKey}), or null; as {@link #get}. */
+    PeriodBucket[] periodBuckets(String shapeKey, boolean withSketch, long now) {
+        return lookup(shapeKey, withSketch, now) instanceof PeriodBucket[] b ? b : null;
     }
 
-    /** Caches a rollup's entries for the TTL from {@code now}; returns when they expire. */
+    /**
+     * Caches a rollup's entries for the TTL from {@code now}, unless a copy with sketches is cached and these have
+     * none (that copy serves their readers too); returns when entries read at {@code now} expire.
+     */
     public long put(String key, SortedMap<Long, Summary> buckets, long now) {
         long w = 1;
+        boolean sketched = true;
         for (Summary s : buckets.values()) {
             byte[] encoded = s.encodedSketch();
             w += encoded != null ? 1 + encoded.length / ENCODED_BYTES_PER_UNIT : s.hasSketch() ? SKETCH_WEIGHT : 1;
+            sketched &= s.hasSketch() || s.isEmpty(); // an empty summary merges into any, sketched or not
         }
-        store(key, buckets, w, now + ttlMillis);
+        store(key, buckets, w, now + ttlMillis, sketched, now);
         return now + ttlMillis;
     }
 
@@ -69,15 +84,17 @@ public final class RollupCache {
      * so late data shows within the TTL of the read, not of the grouping. Weighed with the joins its first and last
      * bucket may remember (a query bucket spanning into the neighbouring rollup), each up to twice a bucket.
      */
-    void putPeriodBuckets(String shapeKey, PeriodBucket[] buckets, long expiresAt) {
+    void putPeriodBuckets(String shapeKey, PeriodBucket[] buckets, long expiresAt, long now) {
         long w = 1;
+        boolean sketched = true;
         for (PeriodBucket b : buckets) {
             w += b.weight();
+            sketched &= b.hasSketch();
         }
         if (buckets.length > 0) {
             w += 2 * (buckets[0].weight() + buckets[buckets.length - 1].weight());
         }
-        store(shapeKey, buckets, w, expiresAt);
+        store(shapeKey, buckets, w, expiresAt, sketched, now);
     }
 
     /** When a cached entry expires (epoch ms), or {@code Long.MIN_VALUE} when it is not cached. */
@@ -94,24 +111,31 @@ public final class RollupCache {
         return rollupKey + "|" + periodMillis + "|" + phase + "|" + cut;
     }
 
-    private synchronized Object lookup(String key, long now) {
+    private synchronized Object lookup(String key, boolean withSketch, long now) {
+        Cached e = live(key, now);
+        return e == null || (withSketch && !e.sketched()) ? null : e.value();
+    }
+
+    /** The entry under {@code key} unless expired (an expired one is dropped), marked as used. */
+    private Cached live(String key, long now) {
         Cached e = entries.get(key);
-        if (e == null) {
-            return null;
-        }
-        if (e.expiresAt() <= now) {
+        if (e != null && e.expiresAt() <= now) {
             entries.remove(key);
             weight -= e.weight();
             return null;
         }
-        return e.value();
+        return e;
     }
 
-    private synchronized void store(String key, Object value, long w, long expiresAt) {
+    private synchronized void store(String key, Object value, long w, long expiresAt, boolean sketched, long now) {
+        Cached current = live(key, now);
+        if (current != null && current.sketched() && !sketched) {
+            return; // the sketched copy answers this reader too, and the sketch readers still need it
+        }
         if (w > maxWeight) {
             return;
         }
-        Cached old = entries.put(key, new Cached(value, expiresAt, w));
+        Cached old = entries.put(key, new Cached(value, expiresAt, w, sketched));
         weight += w - (old == null ? 0 : old.weight());
         for (Iterator<Map.Entry<String, Cached>> it = entries.entrySet().iterator(); weight > maxWeight && it.hasNext();) {
             Cached eldest = it.next().getValue();

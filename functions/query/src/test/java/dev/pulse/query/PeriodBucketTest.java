@@ -147,4 +147,24 @@ class PeriodBucketTest {
         assertThat(ab.join(c)).isNotSameAs(ab.join(c));
         assertThat(ab.join(c).summary.count()).isEqualTo(ab.summary.count() + c.summary.count());
     }
+
+    @Test
+    void join_whenOnlyOneSideCarriesSketches_mergesTheExactStatisticsWithoutASketch() {
+        // A sketch-less reader is served sketched buckets where the cache holds them: a bucket spanning two rollups
+        // may pair one of each.
+        SortedMap<Long, Summary> second = new TreeMap<>();
+        hour(3_600_000L).forEach((t, s) -> second.put(t, SummaryCodec.decode(SummaryCodec.encode(s), false)));
+        PeriodBucket sketched = PeriodBucket.group(hour(0), 5 * MINUTE, 2 * MINUTE, Long.MAX_VALUE, true, STATS)[12];
+        PeriodBucket plain = PeriodBucket.group(second, 5 * MINUTE, 2 * MINUTE, Long.MAX_VALUE, false, List.of())[0];
+
+        PeriodBucket joined = sketched.join(plain);
+
+        Summary want = direct(hour(0), 57 * MINUTE, 60 * MINUTE); // the bucket [57, 62) of the 5-minute grid through 2
+        want.merge(direct(hour(3_600_000L), 3_600_000L, 3_600_000L + 2 * MINUTE));
+        assertThat(joined.hasSketch()).isFalse();
+        assertThat(joined.value(Stat.parse("count"))).isEqualTo(want.count());
+        assertThat(joined.value(Stat.parse("sum"))).isEqualTo(want.sum());
+        assertThat(joined.value(Stat.parse("max"))).isEqualTo(want.max());
+        assertThat(plain.join(sketched).value(Stat.parse("min"))).isEqualTo(want.min());
+    }
 }

@@ -139,9 +139,9 @@ class WarmPathBoundsTest {
         }
         long millis = (System.nanoTime() - started) / 1_000_000;
         long grown = usedHeap() - heapBefore;
-        String shape = RollupCache.shapeKey(KeyScheme.hourlyPk(S.key(), H) + "|" + KeyScheme.hour(H) + "|s", 60_000, 0,
+        String shape = RollupCache.shapeKey(KeyScheme.hourlyPk(S.key(), H) + "|" + KeyScheme.hour(H), 60_000, 0,
                 Long.MAX_VALUE);
-        PeriodBucket[] buckets = cache.periodBuckets(shape, NOW);
+        PeriodBucket[] buckets = cache.periodBuckets(shape, true, NOW);
         int texts = ((String[]) field(buckets[0], "texts")).length / 2;
         int percentiles = ((double[]) field(buckets[0], "percentiles")).length / 2;
         assertThat(texts).as("texts remembered by one bucket after %d distinct labels", labels)

@@ -1,5 +1,6 @@
 package dev.pulse.query.promql.internal;
 
+import dev.pulse.aggregate.Summary;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.query.BadRequestException;
 import dev.pulse.query.QueryLimits;
@@ -23,8 +24,10 @@ import java.util.TreeMap;
  * {@code [floor(t) - r, floor(t))}, {@code floor} to the minute and {@code r} rounded up to whole minutes (storage
  * holds minutes). Windows that lie on one grid of period {@code r} (one phase) are one range query with period
  * {@code r}, so each window is one bucket of that query, and count, sum, min, max and percentiles come from the
- * bucket's merged summary exactly as {@code /query} computes them. A range that is a multiple of the step puts
- * windows on {@code range / step} phases: that many queries, at most {@link #MAX_PHASES}.
+ * bucket's merged summary exactly as {@code /query} computes them. A range longer than the step puts windows on
+ * several phases: for statistics that add up exactly (count, sum, avg, min, max) one query on the finest grid that
+ * tiles every window answers them all ({@link #slide}); percentiles and ranks need each window's merged sketch, so
+ * one query a phase, at most {@link #MAX_PHASES}.
  */
 public final class RangeReader implements Evaluator.Source {
 
@@ -257,6 +260,12 @@ public final class RangeReader implements Evaluator.Source {
             }
             phases.computeIfAbsent(Math.floorMod(end, range), k -> new ArrayList<>()).add(i);
         }
+        if (phases.size() > 1 && slidable(stats)) {
+            List<Series> slid = slide(selector, range, matches, series, bySeries, stats, stat, out);
+            if (slid != null) {
+                return slid;
+            }
+        }
         if (phases.size() > MAX_PHASES) {
             throw new PromQlException(PromQlException.Type.BAD_DATA, "the range " + range / MINUTE + "m at this step puts"
                     + " windows on " + phases.size() + " different minute grids, at most " + MAX_PHASES + " supported: use a"
@@ -276,6 +285,12 @@ public final class RangeReader implements Evaluator.Source {
                         + " time range are " + buckets + " buckets of storage, at most " + QueryLimits.MAX_BUCKETS
                         + ": use a longer range or a shorter time range");
             }
+            // Each step's bucket in this phase's read, once (not per series and match).
+            int[] step = steps.stream().mapToInt(Integer::intValue).toArray();
+            int[] bucket = new int[step.length];
+            for (int k = 0; k < bucket.length; k++) {
+                bucket[k] = (int) ((windowEnd(selector, times[step[k]]) - range - first) / range);
+            }
             int offset = 0;
             while (offset < series.size()) {
                 NativeResult r = read(new NativeQuery(series, first, last, range / 1000, List.copyOf(stats), offset),
@@ -284,9 +299,9 @@ public final class RangeReader implements Evaluator.Source {
                     for (CatalogMatcher.Match m : bySeries.getOrDefault(sv.series(), List.of())) {
                         double[] values = sv.values().get(statFor(m, stat).label());
                         Series target = out.get(m);
-                        for (int i : steps) {
-                            long end = windowEnd(selector, times[i]);
-                            double v = values[(int) ((end - range - first) / range)];
+                        for (int k = 0; k < bucket.length; k++) {
+                            int i = step[k];
+                            double v = values[bucket[k]];
                             if (!Double.isNaN(v)) {
                                 target.values()[i] = v;
                                 target.present()[i] = true;
@@ -308,6 +323,110 @@ public final class RangeReader implements Evaluator.Source {
             }
         }
         return result;
+    }
+
+    /** Whether each window's value follows exactly from the summaries of buckets that tile it (no sketch needed). */
+    private static boolean slidable(java.util.Set<Stat> stats) {
+        for (Stat s : stats) {
+            if (s.needsSketch()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Windows on several phases (a range longer than the step, as {@code increase(x[1h])} at a 5-minute step) from one
+     * read: the buckets of the largest period that tiles every window (the gcd of the range and the distances between
+     * window ends), then each window the merge of its buckets. Exact as a read per phase: counts add, min and max
+     * compare, and a window's sum is the exact sum of its buckets' exact sums, rounded once, as the merged summary of
+     * the window rounds it. Null when that grid is finer than a query may ask ({@link QueryLimits#MAX_BUCKETS}) or its
+     * read is refused (a level past its retention): the caller reads per phase, which answers or says why not.
+     */
+    private List<Series> slide(Expr.Selector selector, long range, List<CatalogMatcher.Match> matches,
+            List<SeriesSpec> series, Map<SeriesSpec, List<CatalogMatcher.Match>> bySeries, java.util.Set<Stat> stats,
+            Stat stat, Map<CatalogMatcher.Match, Series> out) throws PromQlException {
+        long[] ends = new long[times.length];
+        long grid = range;
+        for (int i = 0; i < times.length; i++) {
+            ends[i] = windowEnd(selector, times[i]);
+            grid = gcd(grid, Math.abs(ends[i] - ends[0]));
+        }
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+        for (long end : ends) {
+            first = Math.min(first, end - range);
+            last = Math.max(last, end);
+        }
+        if ((last - first) / grid > QueryLimits.MAX_BUCKETS) {
+            return null;
+        }
+        int width = (int) (range / grid);
+        List<Stat> read = List.of(SUM, COUNT);
+        int offset = 0;
+        while (offset < series.size()) {
+            QueryService.SummaryPage page;
+            try {
+                page = queries.summaries(new NativeQuery(series, first, last, grid / 1000, read, offset), deadline,
+                        metrics);
+            } catch (BadRequestException e) {
+                return null;
+            }
+            if (!page.unprocessed().isEmpty()) {
+                String reason = page.unprocessed().get(0).reason();
+                throw new PromQlException(reason.equals("ReadFailed") ? PromQlException.Type.UNAVAILABLE
+                        : PromQlException.Type.TIMEOUT, page.unprocessed().size() + " series could not be read within"
+                        + " the time budget (" + reason + "); it is safe to retry");
+            }
+            for (QueryService.SeriesSummaries ss : page.series()) {
+                List<CatalogMatcher.Match> ms = bySeries.getOrDefault(ss.series(), List.of());
+                for (int i = 0; i < ends.length; i++) {
+                    Summary window = merge(ss.buckets(), (int) ((ends[i] - range - first) / grid), width);
+                    if (window == null) {
+                        continue;
+                    }
+                    for (CatalogMatcher.Match m : ms) {
+                        Double v = statFor(m, stat).of(window);
+                        if (v != null && !Double.isNaN(v)) {
+                            Series target = out.get(m);
+                            target.values()[i] = v;
+                            target.present()[i] = true;
+                        }
+                    }
+                }
+            }
+            offset += page.series().size() + page.unprocessed().size();
+            if (page.series().isEmpty()) {
+                break;
+            }
+        }
+        List<Series> result = new ArrayList<>();
+        for (CatalogMatcher.Match m : matches) {
+            Series x = out.get(m);
+            if (!x.isEmpty()) {
+                result.add(x);
+            }
+        }
+        return result;
+    }
+
+    /** The buckets {@code [from, from + width)} merged without their sketches (read-only), or null when all are empty. */
+    private static Summary merge(Summary[] buckets, int from, int width) {
+        Summary window = null;
+        for (int k = from; k < from + width; k++) {
+            Summary b = buckets[k];
+            if (b != null && !b.isEmpty()) {
+                if (window == null) {
+                    window = Summary.withoutSketch();
+                }
+                window.merge(b);
+            }
+        }
+        return window;
+    }
+
+    private static long gcd(long a, long b) {
+        return b == 0 ? a : gcd(b, a % b);
     }
 
     /**
