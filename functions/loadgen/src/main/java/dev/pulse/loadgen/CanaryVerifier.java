@@ -126,7 +126,8 @@ public final class CanaryVerifier {
         long[] each = new long[n];
         Arrays.fill(each, -1);
         for (int k = 0; k < visible; k++) {
-            each[k] = visibleAt[k] - sendTimes.get(k);
+            // Never negative: a read cannot count a canary before its send, except across two hosts' clocks.
+            each[k] = Math.max(0, visibleAt[k] - sendTimes.get(k));
             freshness.add(each[k]);
         }
         Collections.sort(freshness);

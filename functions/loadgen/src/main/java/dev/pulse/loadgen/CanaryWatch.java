@@ -16,6 +16,8 @@ public final class CanaryWatch {
     public record Poll(long atMillis, long count) {
     }
 
+    static final long STOP_WAIT_MILLIS = 5_000;
+
     private final List<Poll> polls = new ArrayList<>();
     private final Thread thread;
     private volatile boolean stopped;
@@ -30,9 +32,14 @@ public final class CanaryWatch {
                     // The range ends a minute past now so that the canary of the current second is inside it.
                     CanaryVerifier.Observed o = reader.read(runId, from, began + 60_000);
                     synchronized (polls) {
-                        polls.add(new Poll(clock.getAsLong(), o.count()));
+                        if (!stopped) {
+                            polls.add(new Poll(clock.getAsLong(), o.count()));
+                        }
                     }
-                } catch (RuntimeException e) {
+                } catch (VirtualMachineError e) {
+                    throw e;
+                } catch (RuntimeException | Error e) {
+                    // Any failure of one read (an assertion in a test reader included) must not end the watch.
                     if (!stopped) { // a read cut by stop() is not a failure of the API
                         synchronized (polls) {
                             failedReads++;
@@ -61,11 +68,15 @@ public final class CanaryWatch {
         return w;
     }
 
-    /** Stops polling, waits for a read in flight, and answers every successful read in time order. */
+    /**
+     * Stops polling, waits up to {@link #STOP_WAIT_MILLIS} for a read in flight, and answers every successful read in
+     * time order. A read that ignores the interrupt and does not answer is left behind (its answer is not recorded),
+     * so a stuck query API cannot hold the load run.
+     */
     public List<Poll> stop() throws InterruptedException {
         stopped = true;
         thread.interrupt();
-        thread.join();
+        thread.join(java.time.Duration.ofMillis(STOP_WAIT_MILLIS));
         synchronized (polls) {
             return List.copyOf(polls);
         }

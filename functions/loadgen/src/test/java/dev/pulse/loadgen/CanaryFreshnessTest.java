@@ -113,6 +113,60 @@ class CanaryFreshnessTest {
     }
 
     @Test
+    void stop_whenAReadNeverAnswersAndIgnoresInterrupts_returnsTheReadsSoFar() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        CanaryWatch w = CanaryWatch.start("run", (id, from, to) -> {
+            if (calls.incrementAndGet() < 3) {
+                return new CanaryVerifier.Observed(calls.get(), 0);
+            }
+            while (true) { // a stuck call that swallows interrupts
+                try {
+                    Thread.sleep(60_000);
+                } catch (InterruptedException ignored) {
+                    // keeps waiting
+                }
+            }
+        }, 1, System::currentTimeMillis);
+        while (calls.get() < 3) {
+            Thread.sleep(1);
+        }
+
+        long began = System.nanoTime();
+        List<CanaryWatch.Poll> polls = w.stop();
+
+        assertThat((System.nanoTime() - began) / 1_000_000).isLessThan(CanaryWatch.STOP_WAIT_MILLIS + 2_000);
+        assertThat(polls).extracting(CanaryWatch.Poll::count).containsExactly(1L, 2L);
+    }
+
+    @Test
+    void stop_whenAReadThrowsAnError_keepsPollingAndCountsIt() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        CanaryWatch w = CanaryWatch.start("run", (id, from, to) -> {
+            if (calls.incrementAndGet() == 1) {
+                throw new AssertionError("reader failed");
+            }
+            return new CanaryVerifier.Observed(1, 1);
+        }, 1, System::currentTimeMillis);
+        while (calls.get() < 3) {
+            Thread.sleep(1);
+        }
+
+        List<CanaryWatch.Poll> polls = w.stop();
+
+        assertThat(polls).isNotEmpty();
+        assertThat(w.failedReads()).isEqualTo(1);
+    }
+
+    @Test
+    void verify_whenAReadIsTimedBeforeTheSend_reportsZeroNotNegative() throws Exception {
+        CanaryVerifier.Verdict v = CanaryVerifier.verify("run", List.of(2_000L), none(1),
+                List.of(new CanaryWatch.Poll(1_000, 1)), (id, from, to) -> new CanaryVerifier.Observed(1, 1),
+                Deadline.inMillis(1_000), 10);
+
+        assertThat(v.freshnessMs()).containsExactly(0);
+    }
+
+    @Test
     void start_whenPollIntervalIsNotPositive_isRefused() {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> CanaryWatch.start("run",
                 (id, from, to) -> new CanaryVerifier.Observed(0, 0), 0, System::currentTimeMillis))
