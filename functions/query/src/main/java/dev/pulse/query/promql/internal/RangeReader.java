@@ -315,14 +315,7 @@ public final class RangeReader implements Evaluator.Source {
                 }
             }
         }
-        List<Series> result = new ArrayList<>();
-        for (CatalogMatcher.Match m : matches) {
-            Series x = out.get(m);
-            if (!x.isEmpty()) {
-                result.add(x);
-            }
-        }
-        return result;
+        return answered(matches, out);
     }
 
     /** Whether each window's value follows exactly from the summaries of buckets that tile it (no sketch needed). */
@@ -400,6 +393,11 @@ public final class RangeReader implements Evaluator.Source {
                 break;
             }
         }
+        return answered(matches, out);
+    }
+
+    /** The series of {@code matches}, in their order, that got at least one value. */
+    private static List<Series> answered(List<CatalogMatcher.Match> matches, Map<CatalogMatcher.Match, Series> out) {
         List<Series> result = new ArrayList<>();
         for (CatalogMatcher.Match m : matches) {
             Series x = out.get(m);
