@@ -13,10 +13,17 @@ public record GroupEvaluation(RuleGroup group, long evaluatedAt, List<Outcome> r
     /**
      * One rule's evaluation. {@code samples}: what the expression returned; {@code dropped}: recorded samples not
      * stored because they are not finite (Pulse stores finite summaries only); {@code superseded}: another
-     * evaluation replaced the rule's alerts first, so this one's were not kept.
+     * evaluation replaced the rule's alerts first, or the stored ones are already from this time or later, so this
+     * one's were not kept; {@code transitions}: the alerts that started firing or resolved at this evaluation, only
+     * when this evaluation's alerts were kept (what is notified: a superseded evaluation notifies nothing).
      */
     public record Outcome(Rule rule, String ruleKey, int samples, int dropped, String error, Map<String, Alert> alerts,
-            boolean superseded) {
+            boolean superseded, List<Alert> transitions) {
+
+        Outcome(Rule rule, String ruleKey, int samples, int dropped, String error, Map<String, Alert> alerts,
+                boolean superseded) {
+            this(rule, ruleKey, samples, dropped, error, alerts, superseded, List.of());
+        }
     }
 
     /** The firing alerts of the rule named {@code alertname} not resolved (what promtool's alert tests compare). */
