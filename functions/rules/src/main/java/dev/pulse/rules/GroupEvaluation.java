@@ -18,12 +18,20 @@ public record GroupEvaluation(RuleGroup group, long evaluatedAt, List<Outcome> r
      * when this evaluation's alerts were kept (what is notified: a superseded evaluation notifies nothing).
      */
     public record Outcome(Rule rule, String ruleKey, int samples, int dropped, String error, Map<String, Alert> alerts,
-            boolean superseded, List<Alert> transitions) {
+            boolean superseded, List<Alert> transitions, boolean storeFailed) {
 
         Outcome(Rule rule, String ruleKey, int samples, int dropped, String error, Map<String, Alert> alerts,
                 boolean superseded) {
-            this(rule, ruleKey, samples, dropped, error, alerts, superseded, List.of());
+            this(rule, ruleKey, samples, dropped, error, alerts, superseded, List.of(), false);
         }
+    }
+
+    /**
+     * True when a rule's state could not be read or written (throttled past the deadline, an outage): the evaluation
+     * of this time is incomplete and must be repeated, which the rules that did write it refuse as already done.
+     */
+    public boolean storeFailed() {
+        return rules.stream().anyMatch(Outcome::storeFailed);
     }
 
     /** The firing alerts of the rule named {@code alertname} not resolved (what promtool's alert tests compare). */

@@ -111,7 +111,7 @@ public final class GroupEvaluator {
         try {
             snapshot = store.load(key);
         } catch (AlertStore.AlertStoreException e) {
-            return new GroupEvaluation.Outcome(rule, key, 0, 0, e.getMessage(), Map.of(), false);
+            return new GroupEvaluation.Outcome(rule, key, 0, 0, e.getMessage(), Map.of(), false, List.of(), true);
         }
         if (snapshot.version() > 0 && snapshot.evaluatedAt() >= ts) {
             // Already evaluated at this time or later (a retry, a concurrent or a late evaluation): its result stands.
@@ -201,7 +201,8 @@ public final class GroupEvaluator {
             kept = store.replace(key, snapshot.version(), ts, active);
         } catch (AlertStore.AlertStoreException e) {
             // Nothing changed, nothing is notified: the next evaluation starts again from the stored alerts.
-            return new GroupEvaluation.Outcome(rule, key, samples.size(), 0, e.getMessage(), snapshot.alerts(), false);
+            return new GroupEvaluation.Outcome(rule, key, samples.size(), 0, e.getMessage(), snapshot.alerts(), false,
+                    List.of(), true);
         }
         if (!kept) {
             return new GroupEvaluation.Outcome(rule, key, samples.size(), 0, error, Map.copyOf(active), true);
@@ -216,7 +217,7 @@ public final class GroupEvaluator {
         }
         transitions.sort(java.util.Comparator.comparing(Alert::fingerprint));
         return new GroupEvaluation.Outcome(rule, key, samples.size(), 0, error, Map.copyOf(active), false,
-                List.copyOf(transitions));
+                List.copyOf(transitions), false);
     }
 
     private static RecordSink.Recorded alertSample(String name, Alert a, double value, String alertState) {
