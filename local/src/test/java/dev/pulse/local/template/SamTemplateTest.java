@@ -54,6 +54,8 @@ class SamTemplateTest {
                                 root.resolve("functions/compact")),
                         tuple("RulesFunction", "pulse-rules", "dev.pulse.rules.RulesHandler::handleRequest", 1024, 60,
                                 root.resolve("functions/rules")),
+                        tuple("RulesApiFunction", "pulse-rules-api", "dev.pulse.rules.RulesApiHandler::handleRequest", 512,
+                                29, root.resolve("functions/rules")),
                         tuple("QueryFunction", "pulse-query", "dev.pulse.query.QueryHandler::handleRequest", 1024, 29,
                                 root.resolve("functions/query")),
                         tuple("LoadGenFunction", "pulse-loadgen", "dev.pulse.loadgen.LoadGenHandler::handleRequest", 2048, 900,
@@ -137,7 +139,7 @@ class SamTemplateTest {
     void function_whenUnknown_throwsListingFunctions() {
         assertThatThrownBy(() -> stack(Map.of()).function("Nope"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("Nope").hasMessageContaining("IngestFunction, CompactFunction, RulesFunction, QueryFunction, LoadGenFunction");
+                .hasMessageContaining("Nope").hasMessageContaining("IngestFunction, CompactFunction, RulesFunction, RulesApiFunction, QueryFunction, LoadGenFunction");
     }
 
     @Test
@@ -388,6 +390,8 @@ class SamTemplateTest {
     void routes_whenQueryApi_listNativeAndPrometheusRoutes() {
         String p = "/prometheus/api/v1/";
         assertThat(stack(Map.of()).routes()).containsExactly(
+                new RouteSpec("RulesApiFunction", "GET", p + "rules", "Api"),
+                new RouteSpec("RulesApiFunction", "GET", p + "alerts", "Api"),
                 new RouteSpec("QueryFunction", "POST", "/query", "Api"),
                 new RouteSpec("QueryFunction", "GET", "/series", "Api"),
                 new RouteSpec("QueryFunction", "GET", p + "query_range", "Api"),
@@ -506,7 +510,8 @@ class SamTemplateTest {
     @Test
     void resourceIds_whenFunctionType_listsInTemplateOrder() {
         assertThat(template.resourceIds("AWS::Serverless::Function"))
-                .containsExactly("IngestFunction", "CompactFunction", "RulesFunction", "QueryFunction", "LoadGenFunction");
+                .containsExactly("IngestFunction", "CompactFunction", "RulesFunction", "RulesApiFunction", "QueryFunction",
+                        "LoadGenFunction");
         assertThat(template.resource("Table").get("Type").asText()).isEqualTo("AWS::DynamoDB::Table");
     }
 
