@@ -126,8 +126,9 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
             summary.put("errors", errors);
             return summary;
         }
-        // A group never evaluated starts at the current time: there is no state to catch up on.
-        long first = last == 0 ? target : last + interval;
+        // A group never evaluated starts at the current time: there is no state to catch up on. After that, the next
+        // multiple of the interval: a cursor left by an earlier interval (1m, now 5m) need not be one of its multiples.
+        long first = last == 0 ? target : Math.floorDiv(last, interval) * interval + interval;
         long due = first > target ? 0 : (target - first) / interval + 1;
         long done = 0;
         GroupEvaluation latest = null;

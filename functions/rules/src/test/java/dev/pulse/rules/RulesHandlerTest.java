@@ -112,6 +112,19 @@ class RulesHandlerTest {
     }
 
     @Test
+    void handleRequest_whenTheGroupIntervalGrewSinceTheLastEvaluation_continuesOnMultiplesOfTheNewInterval()
+            throws Exception {
+        InMemoryAlertStore store = new InMemoryAlertStore();
+        store.groupEvaluated("r.yml;g", NOON.plusSeconds(3 * 60).toEpochMilli()); // left by a 1m interval
+        RuleSet rules = RuleFiles.load(Map.of("r.yml", "groups:\n- name: g\n  interval: 5m\n"
+                + "  rules: [{alert: A, expr: x > 0}]\n"));
+
+        invoke(handler(rules, store, 10), NOON.plusSeconds(11 * 60));
+
+        assertThat(asked).containsExactly("x > 0@2026-11-20T12:05:00Z/300000", "x > 0@2026-11-20T12:10:00Z/300000");
+    }
+
+    @Test
     void handleRequest_whenTheSameScheduledEventIsDeliveredTwice_notifiesEachTransitionOnce() throws Exception {
         RulesHandler h = handler(oneAlert("x > 0"), new InMemoryAlertStore(), 10);
         values.put(NOON.plusSeconds(120).toEpochMilli(), null);
