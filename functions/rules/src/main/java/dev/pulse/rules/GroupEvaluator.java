@@ -98,6 +98,9 @@ public final class GroupEvaluator {
             if (!out.isEmpty()) {
                 sink.write(key, ts, out);
             }
+        } catch (RecordSink.NotStoredException e) {
+            return new GroupEvaluation.Outcome(rule, key, samples.size(), dropped, "writing the recorded samples failed: "
+                    + e.getMessage(), Map.of(), false, List.of(), true);
         } catch (Exception e) {
             return new GroupEvaluation.Outcome(rule, key, samples.size(), dropped, "writing the recorded samples failed: "
                     + e.getMessage(), Map.of(), false);

@@ -2,6 +2,7 @@ package dev.pulse.rules;
 
 import dev.pulse.config.AwsClients;
 import dev.pulse.config.PulseConfig;
+import dev.pulse.ingest.IngestFunction;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.query.CatalogService;
 import dev.pulse.query.QueryFunction;
@@ -89,12 +90,6 @@ public final class RulesFunction {
         return new GroupEvaluator(querier, store, sink, externalLabels, externalUrl);
     }
 
-    /** Recording rules are evaluated but not stored in this release: each one's evaluation reports this error. */
-    static final RecordSink NOT_STORED = (key, at, samples) -> {
-        throw new UnsupportedOperationException("recording rules are not stored yet (" + samples.size()
-                + " samples evaluated)");
-    };
-
     /** Everything the handler needs, built once per container. */
     record Wiring(RuleSet rules, GroupEvaluator evaluator, AlertStore store, Notifier notifier, Metrics metrics,
             int catchUpLimit, long safetyMarginMillis, AtomicReference<Deadline> deadline, Clock clock) {
@@ -112,8 +107,9 @@ public final class RulesFunction {
                 .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofSeconds(10)))
                 .build();
         Notifier notifier = new SnsNotifier(sns, config.topicArn(), Map.of(), config.externalUrl(), config.receiver());
-        GroupEvaluator evaluator = evaluator(querier(shared, dynamo, clock), store, NOT_STORED, Map.of(),
-                config.externalUrl());
+        RecordSink sink = new IngestRecordSink(IngestFunction.service(shared, dynamo, AwsClients.sqs(), clock),
+                deadline::get, clock, config.region());
+        GroupEvaluator evaluator = evaluator(querier(shared, dynamo, clock), store, sink, Map.of(), config.externalUrl());
         return new Wiring(rules, evaluator, store, notifier, metrics, config.catchUpLimit(), shared.safetyMarginMillis(),
                 deadline, clock);
     }
