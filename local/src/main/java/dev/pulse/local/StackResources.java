@@ -237,6 +237,9 @@ final class StackResources implements Bindings {
             case "AWS::Serverless::HttpApi", "AWS::Serverless::Api" -> logicalId.toLowerCase(Locale.ROOT) + "local";
             case "AWS::Serverless::LayerVersion" -> "arn:aws:lambda:" + pseudo.region() + ":" + pseudo.accountId() + ":layer:"
                     + logicalId + ":1";
+            // A topic's Ref is its ARN (the rules evaluator checks ALERT_TOPIC_ARN is one).
+            case "AWS::SNS::Topic" -> "arn:aws:sns:" + pseudo.region() + ":" + pseudo.accountId() + ":"
+                    + stack.resolvedProperties(logicalId).path("TopicName").asText(pseudo.stackName() + "-" + logicalId);
             default -> pseudo.stackName() + "-" + logicalId;
         };
     }

@@ -32,8 +32,8 @@ class ApiFuzzIT {
     /** Fixed, so a failure replays: the same seed gives the same requests. */
     static final long SEED = 20261121;
     /**
-     * Test cases per operation and phase: 17 operations (the native two and the Prometheus API's fifteen). make test
-     * keeps it at 50 (about 800 requests); {@code -Dpulse.apiFuzz.maxExamples=200} (about 3,000) for a deeper run.
+     * Test cases per operation and phase: 19 operations (the native two and the Prometheus API's seventeen, rules and
+     * alerts included). make test keeps it at 50 (about 800 requests); {@code -Dpulse.apiFuzz.maxExamples=200} (about 3,000) for a deeper run.
      */
     static final int MAX_EXAMPLES = Integer.getInteger("pulse.apiFuzz.maxExamples", 50);
     /** Per request: API Gateway's own integration timeout (the function answers within its 10 s budget). */
@@ -166,7 +166,7 @@ class ApiFuzzIT {
         assertThat(report.path("seed").asLong()).isEqualTo(SEED);
         // POST /query, GET /series, and the Prometheus API: query, query_range, series, labels, query_exemplars and
         // format_query by GET and POST; label values, buildinfo and metadata by GET.
-        assertThat(report.path("operations").path("tested").asInt()).as(context).isEqualTo(17);
+        assertThat(report.path("operations").path("tested").asInt()).as(context).isEqualTo(19);
         for (String phase : List.of("examples", "coverage", "fuzzing")) {
             assertThat(report.path("phases").path(phase).path("status").asText()).as("phase %s\n%s", phase, context)
                     .isEqualTo("success");

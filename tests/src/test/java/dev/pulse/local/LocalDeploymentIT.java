@@ -58,6 +58,11 @@ class LocalDeploymentIT {
             assertThat(build.path("runs").asLong()).isPositive();
             assertThat(build.path("errors").asLong()).as(build.toString()).isZero();
             assertThat(build.path("lastResponse").has("hoursBuilt")).as(build.toString()).isTrue();
+            // The rules evaluator starts with the bundled rule files and runs on its schedule without failing.
+            JsonNode evaluate = report.path("schedules").path("RulesFunction.Evaluate");
+            assertThat(evaluate.path("runs").asLong()).as(evaluate.toString()).isPositive();
+            assertThat(evaluate.path("errors").asLong()).as(evaluate.toString()).isZero();
+            assertThat(evaluate.path("lastResponse").has("groups")).as(evaluate.toString()).isTrue();
             assertThat(report.path("mappings").has("CompactFunction.TableStream")).isFalse();
             assertThat(report.path("queryLatencyMs").path("requests").asLong()).isPositive();
         }

@@ -4,9 +4,11 @@ import java.util.Map;
 
 /**
  * Where the alerts of each alerting rule live between evaluations, keyed by the rule's identity
- * ({@code <file>;<group>;<index>;<alertname>}) and then by the alert's fingerprint. This slice keeps them in memory
- * ({@link InMemoryAlertStore}); the scheduled evaluator keeps them in the table and replaces a rule's alerts only by
- * a conditional write on the version it read, so a retried or concurrent evaluation never loses a transition.
+ * ({@code <file>;<group>;<index>;<alertname>}) and then by the alert's fingerprint, and how far each group has been
+ * evaluated. A rule's alerts are replaced only by a conditional write on the version the evaluation read, and only
+ * by an evaluation newer than the stored one, so a retried, late or concurrent evaluation never loses a transition
+ * and never applies one twice. In the table: {@code dev.pulse.rules.store.DynamoDbAlertStore}; in one process's
+ * memory: {@link InMemoryAlertStore}. A store that cannot be reached throws {@link AlertStoreException}.
  */
 public interface AlertStore {
 
@@ -15,10 +17,27 @@ public interface AlertStore {
 
     /**
      * Replaces the alerts of {@code ruleKey} with {@code alerts}, evaluated at {@code evaluatedAt}, if the stored
-     * version is still {@code expectedVersion}; false when another evaluation replaced them first.
+     * version is still {@code expectedVersion} and the stored evaluation is older than {@code evaluatedAt}; false when
+     * another evaluation replaced them first (the caller then must not notify: the winner did).
      */
     boolean replace(String ruleKey, long expectedVersion, long evaluatedAt, Map<String, Alert> alerts);
 
+    /** The last aligned time {@code groupKey} was evaluated at, or 0 before its first evaluation. */
+    long groupEvaluatedAt(String groupKey);
+
+    /** Records that {@code groupKey} was evaluated at {@code evaluatedAt}; never moves the stored time back. */
+    void groupEvaluated(String groupKey, long evaluatedAt);
+
     record Snapshot(Map<String, Alert> alerts, long version, long evaluatedAt) {
+    }
+
+    /** The store could not be read or written in time, or refused the write; the message says which and why. */
+    final class AlertStoreException extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        public AlertStoreException(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 }

@@ -13,10 +13,25 @@ public record GroupEvaluation(RuleGroup group, long evaluatedAt, List<Outcome> r
     /**
      * One rule's evaluation. {@code samples}: what the expression returned; {@code dropped}: recorded samples not
      * stored because they are not finite (Pulse stores finite summaries only); {@code superseded}: another
-     * evaluation replaced the rule's alerts first, so this one's were not kept.
+     * evaluation replaced the rule's alerts first, or the stored ones are already from this time or later, so this
+     * one's were not kept; {@code transitions}: the alerts that started firing or resolved at this evaluation, only
+     * when this evaluation's alerts were kept (what is notified: a superseded evaluation notifies nothing).
      */
     public record Outcome(Rule rule, String ruleKey, int samples, int dropped, String error, Map<String, Alert> alerts,
-            boolean superseded) {
+            boolean superseded, List<Alert> transitions, boolean storeFailed) {
+
+        Outcome(Rule rule, String ruleKey, int samples, int dropped, String error, Map<String, Alert> alerts,
+                boolean superseded) {
+            this(rule, ruleKey, samples, dropped, error, alerts, superseded, List.of(), false);
+        }
+    }
+
+    /**
+     * True when a rule's state could not be read or written (throttled past the deadline, an outage): the evaluation
+     * of this time is incomplete and must be repeated, which the rules that did write it refuse as already done.
+     */
+    public boolean storeFailed() {
+        return rules.stream().anyMatch(Outcome::storeFailed);
     }
 
     /** The firing alerts of the rule named {@code alertname} not resolved (what promtool's alert tests compare). */

@@ -98,6 +98,9 @@ public final class GroupEvaluator {
             if (!out.isEmpty()) {
                 sink.write(key, ts, out);
             }
+        } catch (RecordSink.NotStoredException e) {
+            return new GroupEvaluation.Outcome(rule, key, samples.size(), dropped, "writing the recorded samples failed: "
+                    + e.getMessage(), Map.of(), false, List.of(), true);
         } catch (Exception e) {
             return new GroupEvaluation.Outcome(rule, key, samples.size(), dropped, "writing the recorded samples failed: "
                     + e.getMessage(), Map.of(), false);
@@ -107,7 +110,16 @@ public final class GroupEvaluator {
 
     private GroupEvaluation.Outcome alert(RuleGroup group, AlertingRule rule, String key, long ts,
             List<RecordSink.Recorded> alertSeries) {
-        AlertStore.Snapshot snapshot = store.load(key);
+        AlertStore.Snapshot snapshot;
+        try {
+            snapshot = store.load(key);
+        } catch (AlertStore.AlertStoreException e) {
+            return new GroupEvaluation.Outcome(rule, key, 0, 0, e.getMessage(), Map.of(), false, List.of(), true);
+        }
+        if (snapshot.version() > 0 && snapshot.evaluatedAt() >= ts) {
+            // Already evaluated at this time or later (a retry, a concurrent or a late evaluation): its result stands.
+            return new GroupEvaluation.Outcome(rule, key, 0, 0, null, snapshot.alerts(), true);
+        }
         List<RuleEvaluation.Sample> samples;
         try {
             samples = querier.query(rule.expr(), ts, group.intervalMillis());
@@ -187,11 +199,28 @@ public final class GroupEvaluator {
             series.clear();
             error = "exceeded limit of " + group.limit() + " with " + activePending + " alerts";
         }
-        boolean kept = store.replace(key, snapshot.version(), ts, active);
-        if (kept) {
-            alertSeries.addAll(series);
+        boolean kept;
+        try {
+            kept = store.replace(key, snapshot.version(), ts, active);
+        } catch (AlertStore.AlertStoreException e) {
+            // Nothing changed, nothing is notified: the next evaluation starts again from the stored alerts.
+            return new GroupEvaluation.Outcome(rule, key, samples.size(), 0, e.getMessage(), snapshot.alerts(), false,
+                    List.of(), true);
         }
-        return new GroupEvaluation.Outcome(rule, key, samples.size(), 0, error, Map.copyOf(active), !kept);
+        if (!kept) {
+            return new GroupEvaluation.Outcome(rule, key, samples.size(), 0, error, Map.copyOf(active), true);
+        }
+        alertSeries.addAll(series);
+        List<Alert> transitions = new ArrayList<>();
+        for (Alert a : active.values()) {
+            if ((a.state() == AlertState.FIRING && a.firedAt() == ts)
+                    || (a.state() == AlertState.INACTIVE && a.resolvedAt() == ts)) {
+                transitions.add(a);
+            }
+        }
+        transitions.sort(java.util.Comparator.comparing(Alert::fingerprint));
+        return new GroupEvaluation.Outcome(rule, key, samples.size(), 0, error, Map.copyOf(active), false,
+                List.copyOf(transitions), false);
     }
 
     private static RecordSink.Recorded alertSample(String name, Alert a, double value, String alertState) {

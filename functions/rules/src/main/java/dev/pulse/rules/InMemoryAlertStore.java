@@ -3,10 +3,14 @@ package dev.pulse.rules;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** An {@link AlertStore} in one process's memory, with the same version check the table's conditional write makes. */
+/**
+ * An {@link AlertStore} in one process's memory, with the same checks the table's conditional write makes: the
+ * version read, and an evaluation newer than the stored one.
+ */
 public final class InMemoryAlertStore implements AlertStore {
 
     private final Map<String, Snapshot> rules = new ConcurrentHashMap<>();
+    private final Map<String, Long> groups = new ConcurrentHashMap<>();
 
     @Override
     public Snapshot load(String ruleKey) {
@@ -19,12 +23,22 @@ public final class InMemoryAlertStore implements AlertStore {
         boolean[] done = {false};
         rules.compute(ruleKey, (k, current) -> {
             long version = current == null ? 0 : current.version();
-            if (version != expectedVersion) {
+            if (version != expectedVersion || (current != null && current.evaluatedAt() >= evaluatedAt)) {
                 return current;
             }
             done[0] = true;
             return next;
         });
         return done[0];
+    }
+
+    @Override
+    public long groupEvaluatedAt(String groupKey) {
+        return groups.getOrDefault(groupKey, 0L);
+    }
+
+    @Override
+    public void groupEvaluated(String groupKey, long evaluatedAt) {
+        groups.merge(groupKey, evaluatedAt, Math::max);
     }
 }

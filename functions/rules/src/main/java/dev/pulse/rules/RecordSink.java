@@ -7,7 +7,7 @@ import java.util.SortedMap;
  * Where a recording rule's samples go before the next rule of its group runs (a later rule reads them, as in
  * Prometheus). A sample evaluated at {@code t} summarises the interval before {@code t}; it is stored at
  * {@code t - 30 s}, in the minute before {@code t}, so the rule's series read at {@code t} answers the rule's value
- * at {@code t}. In production: ingest's exactly-once path keyed by rule and evaluation time (next slice).
+ * at {@code t}. In production: ingest's exactly-once path keyed by rule and evaluation time ({@link IngestRecordSink}).
  */
 @FunctionalInterface
 public interface RecordSink {
@@ -16,5 +16,18 @@ public interface RecordSink {
     void write(String ruleKey, long evaluatedAt, List<Recorded> samples) throws Exception;
 
     record Recorded(SortedMap<String, String> labels, double value) {
+    }
+
+    /**
+     * The samples could not all be stored this time (throttled past the deadline, an outage): the evaluation of this
+     * time is repeated, and what was stored is skipped then. Any other failure is the rule's error for this time.
+     */
+    final class NotStoredException extends Exception {
+
+        private static final long serialVersionUID = 1L;
+
+        public NotStoredException(String message) {
+            super(message);
+        }
     }
 }

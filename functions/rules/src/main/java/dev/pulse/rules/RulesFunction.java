@@ -1,6 +1,8 @@
 package dev.pulse.rules;
 
+import dev.pulse.config.AwsClients;
 import dev.pulse.config.PulseConfig;
+import dev.pulse.ingest.IngestFunction;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.query.CatalogService;
 import dev.pulse.query.QueryFunction;
@@ -8,14 +10,24 @@ import dev.pulse.query.QueryMetric;
 import dev.pulse.query.QueryService;
 import dev.pulse.query.promql.PromQlException;
 import dev.pulse.query.promql.RuleEvaluation;
+import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
+import dev.pulse.rules.store.DynamoDbAlertStore;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.net.URL;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.sns.SnsClient;
+import software.amazon.lambda.powertools.metrics.Metrics;
 
 /**
  * How the rules evaluator is put together: the rule files, the query service's PromQL as the {@link Querier}, the
@@ -37,6 +49,14 @@ public final class RulesFunction {
             return new RuleSet(java.util.List.of());
         }
         try {
+            if ("jar".equals(url.getProtocol())) {
+                // Inside the function's jar (the deployed artifact): read through the jar's file system.
+                String s = url.toString();
+                java.net.URI jar = java.net.URI.create(s.substring(0, s.indexOf("!/")));
+                try (FileSystem fs = FileSystems.newFileSystem(jar, Map.of())) {
+                    return RuleFiles.loadDirectory(fs.getPath("/rules"));
+                }
+            }
             return RuleFiles.loadDirectory(Path.of(url.toURI()));
         } catch (IOException | URISyntaxException e) {
             throw new RuleFileException("rules/: cannot be read: " + e.getMessage());
@@ -68,5 +88,29 @@ public final class RulesFunction {
     public static GroupEvaluator evaluator(Querier querier, AlertStore store, RecordSink sink,
             Map<String, String> externalLabels, String externalUrl) {
         return new GroupEvaluator(querier, store, sink, externalLabels, externalUrl);
+    }
+
+    /** Everything the handler needs, built once per container. */
+    record Wiring(RuleSet rules, GroupEvaluator evaluator, AlertStore store, Notifier notifier, Metrics metrics,
+            int catchUpLimit, long safetyMarginMillis, AtomicReference<Deadline> deadline, Clock clock) {
+    }
+
+    static Wiring wire(RulesConfig config, RuleSet rules, Metrics metrics, Clock clock) {
+        PulseConfig shared = config.shared();
+        DynamoDbAsyncClient dynamo = AwsClients.dynamoDbAsync(shared.writeConcurrency());
+        AtomicReference<Deadline> deadline = new AtomicReference<>(Deadline.inMillis(QUERY_BUDGET_MILLIS));
+        AlertStore store = new DynamoDbAlertStore(dynamo, shared.tableName(),
+                new Backoff(shared.retryBaseMillis(), shared.retryCapMillis()), deadline::get);
+        SnsClient sns = SnsClient.builder()
+                .region(Region.of(config.region()))
+                .httpClientBuilder(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(3)))
+                .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofSeconds(10)))
+                .build();
+        Notifier notifier = new SnsNotifier(sns, config.topicArn(), Map.of(), config.externalUrl(), config.receiver());
+        RecordSink sink = new IngestRecordSink(IngestFunction.service(shared, dynamo, AwsClients.sqs(), clock),
+                deadline::get, clock, config.region());
+        GroupEvaluator evaluator = evaluator(querier(shared, dynamo, clock), store, sink, Map.of(), config.externalUrl());
+        return new Wiring(rules, evaluator, store, notifier, metrics, config.catchUpLimit(), shared.safetyMarginMillis(),
+                deadline, clock);
     }
 }

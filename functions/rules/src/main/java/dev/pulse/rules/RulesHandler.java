@@ -3,63 +3,204 @@ package dev.pulse.rules;
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
-import dev.pulse.config.AwsClients;
-import dev.pulse.config.PulseConfig;
+import dev.pulse.metrics.ColdStart;
+import dev.pulse.metrics.InvocationMetrics;
+import dev.pulse.metrics.PulseMetrics;
+import dev.pulse.retry.Deadline;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.lambda.powertools.logging.PowertoolsLogging;
+import software.amazon.lambda.powertools.metrics.Metrics;
+
+import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
 /**
- * SKELETON, not wired into template.yaml: the scheduled evaluator's entry point. It translates only: the schedule's
- * time in, every group due at its aligned time evaluated by {@link GroupEvaluator}, a summary out. The rule files are
- * loaded and validated when the container starts, so a bad rule fails the first invocation with the file, group,
- * rule and reason. Missing before it may be deployed (the next slice): alert state in the table (this keeps it in
- * the container's memory, lost on a cold start), recording rules written through ingest's exactly-once path (this
- * refuses them with an error in the summary), catching up missed evaluations, notifications, EMF metrics.
+ * The scheduled evaluator's entry point, invoked by its EventBridge schedule. For each group it evaluates every
+ * aligned time since the group's stored cursor, oldest first, at most {@code catchUpLimit} per invocation (a missed
+ * schedule, an outage or a deploy is caught up on its own timestamps); what is left is counted
+ * ({@code RuleEvaluationsBehind}, alarmed) for the next invocation. A time whose state could not be stored is not
+ * passed: the next invocation repeats it, and the rules that did store it refuse it as already done. Each rule's
+ * firing and resolved transitions are notified only after its conditional state write won.
+ *
+ * <p>The rule files are loaded and validated when the container starts (and the configuration with them), so a bad
+ * rule fails the first invocation, naming the file, the group, the rule and the reason.
  */
 public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<String, Object>> {
 
+    private static final Logger LOG = LoggerFactory.getLogger(RulesHandler.class);
+    /** Time kept for one more group evaluation: a query's budget. Below it the rest is left for the next invocation. */
+    static final long MIN_EVALUATION_MILLIS = 2_000;
+
     private final RuleSet rules;
     private final GroupEvaluator evaluator;
+    private final AlertStore store;
+    private final Notifier notifier;
+    private final Metrics metrics;
+    private final int catchUpLimit;
+    private final long safetyMarginMillis;
+    private final AtomicReference<Deadline> deadline;
     private final Clock clock;
+    private final ColdStart coldStart = new ColdStart();
 
-    /** Used by the Lambda runtime. */
+    /** Used by the Lambda runtime: configuration and rule files read and checked once per container. */
     public RulesHandler() throws RuleFileException {
-        this(PulseConfig.fromEnvironment(System.getenv()), Clock.systemUTC());
+        this(RulesFunction.wire(RulesConfig.fromEnvironment(System.getenv()), RulesFunction.bundledRules(),
+                PulseMetrics.create("rules"), Clock.systemUTC()));
     }
 
-    private RulesHandler(PulseConfig config, Clock clock) throws RuleFileException {
-        this(RulesFunction.bundledRules(), RulesFunction.evaluator(
-                RulesFunction.querier(config, AwsClients.dynamoDbAsync(config.writeConcurrency()), clock),
-                new InMemoryAlertStore(), (key, at, samples) -> {
-                    throw new UnsupportedOperationException("recording rules are not stored yet");
-                }, Map.of(), ""), clock);
+    private RulesHandler(RulesFunction.Wiring w) {
+        this(w.rules(), w.evaluator(), w.store(), w.notifier(), w.metrics(), w.catchUpLimit(), w.safetyMarginMillis(),
+                w.deadline(), w.clock());
     }
 
-    RulesHandler(RuleSet rules, GroupEvaluator evaluator, Clock clock) {
+    RulesHandler(RuleSet rules, GroupEvaluator evaluator, AlertStore store, Notifier notifier, Metrics metrics,
+            int catchUpLimit, long safetyMarginMillis, AtomicReference<Deadline> deadline, Clock clock) {
         this.rules = rules;
         this.evaluator = evaluator;
+        this.store = store;
+        this.notifier = notifier;
+        this.metrics = metrics;
+        this.catchUpLimit = catchUpLimit;
+        this.safetyMarginMillis = safetyMarginMillis;
+        this.deadline = deadline;
         this.clock = clock;
     }
 
     @Override
     public Map<String, Object> handleRequest(ScheduledEvent event, Context context) {
-        long now = event != null && event.getTime() != null ? event.getTime().getMillis() : clock.millis();
-        List<Map<String, Object>> groups = new ArrayList<>();
-        for (RuleGroup g : rules.groups()) {
-            long at = GroupEvaluator.alignedTime(g, now);
-            GroupEvaluation e = evaluator.evaluate(g, at);
-            Map<String, Object> summary = new LinkedHashMap<>();
-            summary.put("group", g.key());
-            summary.put("evaluatedAt", at);
-            summary.put("errors", e.rules().stream().filter(o -> o.error() != null)
-                    .map(o -> o.ruleKey() + ": " + o.error()).toList());
-            summary.put("firing", e.rules().stream().mapToLong(o -> o.alerts().values().stream()
-                    .filter(a -> a.state() == AlertState.FIRING).count()).sum());
-            groups.add(summary);
+        return PowertoolsLogging.withLogging(context, () -> InvocationMetrics.measure(RulesMetric.class, metrics, m -> {
+            m.add(RulesMetric.COLD_START, coldStart.take() ? 1 : 0);
+            long started = System.nanoTime();
+            Deadline d = Deadline.inMillis(context.getRemainingTimeInMillis() - safetyMarginMillis);
+            deadline.set(d);
+            // The schedule's time, not the clock: a delayed or retried delivery evaluates the minute it was meant for.
+            long now = event != null && event.getTime() != null ? event.getTime().getMillis() : clock.millis();
+            Totals totals = new Totals();
+            List<Map<String, Object>> groups = new ArrayList<>();
+            for (RuleGroup g : rules.groups()) {
+                groups.add(run(g, now, d, m, totals));
+            }
+            m.set(RulesMetric.RULE_EVALUATIONS_BEHIND, totals.behind);
+            m.set(RulesMetric.ALERTS_PENDING, totals.pending);
+            m.set(RulesMetric.ALERTS_FIRING, totals.firing);
+            m.set(RulesMetric.EVALUATION_DURATION_MS, (System.nanoTime() - started) / 1_000_000.0);
+            LOG.info("rules evaluated", entry("groups", groups.size()), entry("evaluations", m.count(RulesMetric.RULE_EVALUATIONS)),
+                    entry("failures", m.count(RulesMetric.RULE_EVALUATION_FAILURES)), entry("behind", totals.behind),
+                    entry("firing", totals.firing), entry("pending", totals.pending),
+                    entry("notificationsSent", m.count(RulesMetric.NOTIFICATIONS_SENT)));
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("groups", groups);
+            out.put("behind", totals.behind);
+            return out;
+        }));
+    }
+
+    private static final class Totals {
+        long behind;
+        long pending;
+        long firing;
+    }
+
+    private Map<String, Object> run(RuleGroup g, long now, Deadline d, InvocationMetrics<RulesMetric> m, Totals totals) {
+        long interval = g.intervalMillis();
+        long target = GroupEvaluator.alignedTime(g, now);
+        Map<String, Object> summary = new LinkedHashMap<>();
+        summary.put("group", g.key());
+        List<String> errors = new ArrayList<>();
+        List<Long> evaluated = new ArrayList<>();
+        long last;
+        try {
+            last = store.groupEvaluatedAt(g.key());
+        } catch (AlertStore.AlertStoreException e) {
+            errors.add(e.getMessage());
+            LOG.error("group not evaluated: its cursor could not be read", entry("group", g.key()),
+                    entry("reason", e.getMessage()));
+            totals.behind += 1;
+            summary.put("evaluatedAt", evaluated);
+            summary.put("errors", errors);
+            return summary;
         }
-        return Map.of("groups", groups);
+        // A group never evaluated starts at the current time: there is no state to catch up on. After that, the next
+        // multiple of the interval: a cursor left by an earlier interval (1m, now 5m) need not be one of its multiples.
+        long first = last == 0 ? target : Math.floorDiv(last, interval) * interval + interval;
+        long due = first > target ? 0 : (target - first) / interval + 1;
+        long done = 0;
+        GroupEvaluation latest = null;
+        for (long t = first; t <= target && done < catchUpLimit && d.remainingMillis() >= MIN_EVALUATION_MILLIS;
+                t += interval) {
+            GroupEvaluation e = evaluator.evaluate(g, t);
+            latest = e;
+            account(e, m, errors);
+            notifyTransitions(e, m);
+            if (e.storeFailed()) {
+                break; // repeated by the next invocation; this time's rules that stored it refuse it then
+            }
+            try {
+                store.groupEvaluated(g.key(), t);
+            } catch (AlertStore.AlertStoreException ex) {
+                errors.add(ex.getMessage());
+                break;
+            }
+            evaluated.add(t);
+            done++;
+        }
+        totals.behind += due - done;
+        if (latest != null) {
+            for (GroupEvaluation.Outcome o : latest.rules()) {
+                for (Alert a : o.alerts().values()) {
+                    if (a.state() == AlertState.PENDING) {
+                        totals.pending++;
+                    } else if (a.state() == AlertState.FIRING) {
+                        totals.firing++;
+                    }
+                }
+            }
+        }
+        summary.put("evaluatedAt", evaluated);
+        summary.put("behind", due - done);
+        summary.put("errors", errors);
+        return summary;
+    }
+
+    private static void account(GroupEvaluation e, InvocationMetrics<RulesMetric> m, List<String> errors) {
+        for (GroupEvaluation.Outcome o : e.rules()) {
+            m.increment(RulesMetric.RULE_EVALUATIONS);
+            if (o.superseded()) {
+                m.increment(RulesMetric.SUPERSEDED_EVALUATIONS);
+            }
+            if (o.error() != null) {
+                m.increment(RulesMetric.RULE_EVALUATION_FAILURES);
+                String message = o.ruleKey() + " at " + java.time.Instant.ofEpochMilli(e.evaluatedAt()) + ": " + o.error();
+                errors.add(message);
+                LOG.error("rule evaluation failed", entry("rule", o.ruleKey()), entry("evaluatedAt", e.evaluatedAt()),
+                        entry("reason", o.error()));
+            }
+        }
+    }
+
+    private void notifyTransitions(GroupEvaluation e, InvocationMetrics<RulesMetric> m) {
+        for (GroupEvaluation.Outcome o : e.rules()) {
+            if (o.transitions().isEmpty() || !(o.rule() instanceof AlertingRule rule)) {
+                continue;
+            }
+            try {
+                m.add(RulesMetric.NOTIFICATIONS_SENT, notifier.send(rule, e.evaluatedAt(), o.transitions()));
+                m.add(RulesMetric.ALERTS_NOTIFIED, o.transitions().size());
+            } catch (Exception ex) {
+                // The state has moved on: this transition is not sent again. Logged whole so it can be sent by hand.
+                m.increment(RulesMetric.NOTIFICATION_FAILURES);
+                LOG.error("alert notification not delivered", entry("rule", o.ruleKey()),
+                        entry("evaluatedAt", e.evaluatedAt()), entry("reason", ex.toString()),
+                        entry("alerts", o.transitions().stream().map(a -> Map.of("fingerprint", a.fingerprint(),
+                                "status", a.state() == AlertState.FIRING ? "firing" : "resolved",
+                                "labels", a.labels())).toList()));
+            }
+        }
     }
 }

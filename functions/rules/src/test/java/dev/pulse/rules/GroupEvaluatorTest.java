@@ -142,6 +142,16 @@ class GroupEvaluatorTest {
             public boolean replace(String ruleKey, long expectedVersion, long evaluatedAt, Map<String, Alert> alerts) {
                 return real.replace(ruleKey, expectedVersion, evaluatedAt, alerts);
             }
+
+            @Override
+            public long groupEvaluatedAt(String groupKey) {
+                return real.groupEvaluatedAt(groupKey);
+            }
+
+            @Override
+            public void groupEvaluated(String groupKey, long evaluatedAt) {
+                real.groupEvaluated(groupKey, evaluatedAt);
+            }
         };
         script.put(0L, List.of(sample(1, "i", "a")));
 

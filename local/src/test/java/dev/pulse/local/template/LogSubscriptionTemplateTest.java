@@ -79,7 +79,9 @@ class LogSubscriptionTemplateTest {
         JSON.readTree(selection.group(1)).forEach(name -> excluded.add(name.textValue()));
 
         assertThat(logGroupNames.values()).containsExactly("/aws/lambda/pulse-ingest", "/aws/lambda/pulse-compact",
-                "/aws/http-api/pulse/access", "/aws/lambda/pulse-query", "/aws/lambda/pulse-loadgen");
+                "/aws/lambda/pulse-rules", "/aws/lambda/pulse-rules-api", "/aws/http-api/pulse/access",
+                "/aws/lambda/pulse-query",
+                "/aws/lambda/pulse-loadgen");
         assertThat(functionLogGroups).hasSize(stack.functions().size()).isNotEmpty();
         assertThat(excluded).containsAll(functionLogGroups).containsExactlyInAnyOrderElementsOf(logGroupNames.values());
     }

@@ -25,7 +25,7 @@ class SamTemplateTest {
     private static final String STREAM_ARN = "arn:aws:kinesis:us-east-1:000000000000:stream/pulse-stream";
     private static final MapBindings BINDINGS = new MapBindings(
             Map.of("Table", "pulse", "DeadLetterQueue", DLQ_URL, "Stream", "pulse-stream", "Api", "local",
-                    "StreamKey", "key-1"),
+                    "StreamKey", "key-1", "AlertTopic", "arn:aws:sns:us-east-1:123456789012:pulse-alerts"),
             Map.of("Stream.Arn", STREAM_ARN, "DeadLetterQueue.Arn", DLQ_ARN));
 
     private static SamTemplate template;
@@ -52,6 +52,10 @@ class SamTemplateTest {
                                 root.resolve("functions/ingest")),
                         tuple("CompactFunction", "pulse-compact", "dev.pulse.compact.CompactHandler::handleRequest", 1024, 60,
                                 root.resolve("functions/compact")),
+                        tuple("RulesFunction", "pulse-rules", "dev.pulse.rules.RulesHandler::handleRequest", 1024, 60,
+                                root.resolve("functions/rules")),
+                        tuple("RulesApiFunction", "pulse-rules-api", "dev.pulse.rules.RulesApiHandler::handleRequest", 512,
+                                29, root.resolve("functions/rules")),
                         tuple("QueryFunction", "pulse-query", "dev.pulse.query.QueryHandler::handleRequest", 1024, 29,
                                 root.resolve("functions/query")),
                         tuple("LoadGenFunction", "pulse-loadgen", "dev.pulse.loadgen.LoadGenHandler::handleRequest", 2048, 900,
@@ -111,6 +115,19 @@ class SamTemplateTest {
     }
 
     @Test
+    void function_whenRules_publishesToTheStacksTopicUnlessOneIsGiven() {
+        assertThat(stack(Map.of()).function("RulesFunction").environment())
+                .containsEntry("ALERT_TOPIC_ARN", "arn:aws:sns:us-east-1:123456789012:pulse-alerts")
+                .containsEntry("RULES_CATCH_UP_LIMIT", "10")
+                .containsEntry("RULES_EXTERNAL_URL", "")
+                .containsEntry("POWERTOOLS_SERVICE_NAME", "rules")
+                .containsEntry("TABLE_NAME", "pulse");
+        assertThat(stack(Map.of("AlertTopicArn", "arn:aws:sns:eu-west-1:123456789012:team-alerts"))
+                .function("RulesFunction").environment())
+                .containsEntry("ALERT_TOPIC_ARN", "arn:aws:sns:eu-west-1:123456789012:team-alerts");
+    }
+
+    @Test
     void function_whenLoadGen_apiUrlIsSubstituted() {
         assertThat(stack(Map.of()).function("LoadGenFunction").environment())
                 .containsEntry("API_URL", "https://local.execute-api.us-east-1.amazonaws.com")
@@ -122,7 +139,7 @@ class SamTemplateTest {
     void function_whenUnknown_throwsListingFunctions() {
         assertThatThrownBy(() -> stack(Map.of()).function("Nope"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("Nope").hasMessageContaining("IngestFunction, CompactFunction, QueryFunction, LoadGenFunction");
+                .hasMessageContaining("Nope").hasMessageContaining("IngestFunction, CompactFunction, RulesFunction, RulesApiFunction, QueryFunction, LoadGenFunction");
     }
 
     @Test
@@ -216,7 +233,9 @@ class SamTemplateTest {
         // EventInvokeConfig.MaximumRetryAttempts 0: a failed run is not retried, the next run takes what it left.
         assertThat(stack(Map.of()).schedules()).containsExactly(
                 new ScheduleSpec("CompactFunction", "Build", "rate(5 minutes)", Duration.ofMinutes(5),
-                        "pulse-CompactFunctionBuild-LOCAL", null, 0));
+                        "pulse-CompactFunctionBuild-LOCAL", null, 0),
+                new ScheduleSpec("RulesFunction", "Evaluate", "rate(1 minute)", Duration.ofMinutes(1),
+                        "pulse-RulesFunctionEvaluate-LOCAL", null, 0));
         assertThat(stack(Map.of()).schedules().get(0).ruleArn("us-east-1", "000000000000"))
                 .isEqualTo("arn:aws:events:us-east-1:000000000000:rule/pulse-CompactFunctionBuild-LOCAL");
     }
@@ -371,6 +390,8 @@ class SamTemplateTest {
     void routes_whenQueryApi_listNativeAndPrometheusRoutes() {
         String p = "/prometheus/api/v1/";
         assertThat(stack(Map.of()).routes()).containsExactly(
+                new RouteSpec("RulesApiFunction", "GET", p + "rules", "Api"),
+                new RouteSpec("RulesApiFunction", "GET", p + "alerts", "Api"),
                 new RouteSpec("QueryFunction", "POST", "/query", "Api"),
                 new RouteSpec("QueryFunction", "GET", "/series", "Api"),
                 new RouteSpec("QueryFunction", "GET", p + "query_range", "Api"),
@@ -489,7 +510,8 @@ class SamTemplateTest {
     @Test
     void resourceIds_whenFunctionType_listsInTemplateOrder() {
         assertThat(template.resourceIds("AWS::Serverless::Function"))
-                .containsExactly("IngestFunction", "CompactFunction", "QueryFunction", "LoadGenFunction");
+                .containsExactly("IngestFunction", "CompactFunction", "RulesFunction", "RulesApiFunction", "QueryFunction",
+                        "LoadGenFunction");
         assertThat(template.resource("Table").get("Type").asText()).isEqualTo("AWS::DynamoDB::Table");
     }
 

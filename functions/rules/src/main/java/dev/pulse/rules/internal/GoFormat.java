@@ -33,6 +33,20 @@ public final class GoFormat {
         return exp < -4 || exp >= 6 ? exponent(d, false) : d.toPlainString();
     }
 
+    /**
+     * {@code strconv.FormatFloat(v, 'e', -1, 64)}: the shortest digits that read back, always in exponent form
+     * ({@code 1e+00}, {@code 1.2345e+03}); how Prometheus' API prints an alert's value.
+     */
+    public static String exponent(double v) {
+        if (!Double.isFinite(v)) {
+            return special(v);
+        }
+        if (v == 0) {
+            return (1 / v < 0 ? "-" : "") + "0e+00";
+        }
+        return exponent(new BigDecimal(Double.toString(v)).stripTrailingZeros(), false);
+    }
+
     /** {@code fmt.Sprintf("%.<p>g", v)}. */
     public static String g(double v, int precision) {
         if (!Double.isFinite(v) || v == 0) {

@@ -10,14 +10,15 @@ import java.util.function.Supplier;
 /**
  * One asynchronous DynamoDB call, repeated with full-jitter backoff after throttling, server and connection
  * errors until the deadline leaves no time for the next delay. Any other error (a failed condition, a
- * validation error) ends it at once.
+ * validation error) ends it at once. Public so that stores outside this package (the rules evaluator's alert
+ * state) retry exactly as the rest of the store does.
  */
-final class AsyncRetry {
+public final class AsyncRetry {
 
     private AsyncRetry() {
     }
 
-    static <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> call, Backoff backoff, Deadline deadline) {
+    public static <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> call, Backoff backoff, Deadline deadline) {
         return attempt(call, backoff, deadline, 0);
     }
 

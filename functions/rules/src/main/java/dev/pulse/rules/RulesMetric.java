@@ -1,0 +1,34 @@
+package dev.pulse.rules;
+
+import dev.pulse.metrics.MetricName;
+import software.amazon.lambda.powertools.metrics.model.MetricUnit;
+
+/** The metrics RulesFunction (the rules evaluator) emits, once per invocation, as one EMF document (PascalCase names). */
+public enum RulesMetric implements MetricName {
+    /** Rule evaluations done (a rule at one aligned time; a group caught up over three times counts three per rule). */
+    RULE_EVALUATIONS,
+    /** Rule evaluations that failed: the query (a limit, a timeout), the state write, the group limit, a duplicate label set. */
+    RULE_EVALUATION_FAILURES,
+    /** Rule evaluations not kept: the time was already evaluated, or another evaluation wrote the rule's state first. */
+    SUPERSEDED_EVALUATIONS,
+    /** Aligned times still to evaluate after this invocation, over all groups: the evaluator's lag (alarmed). */
+    RULE_EVALUATIONS_BEHIND,
+    /** Pending alerts after the invocation's latest evaluation of each group. */
+    ALERTS_PENDING,
+    /** Firing alerts after the invocation's latest evaluation of each group. */
+    ALERTS_FIRING,
+    /** Alertmanager webhook messages published to the topic (one per rule and evaluation with a transition). */
+    NOTIFICATIONS_SENT,
+    /** Alerts those messages carried as firing or resolved. */
+    ALERTS_NOTIFIED,
+    /** Messages the topic refused or did not answer in time; their transitions are logged with the rule (ERROR). */
+    NOTIFICATION_FAILURES,
+    /** The invocation's evaluation time, all groups. */
+    EVALUATION_DURATION_MS {
+        @Override
+        public MetricUnit unit() {
+            return MetricUnit.MILLISECONDS;
+        }
+    },
+    COLD_START
+}

@@ -1,0 +1,127 @@
+package dev.pulse.rules;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pulse.rules.internal.Fingerprint;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Alertmanager's webhook message, version 4 (https://prometheus.io/docs/alerting/latest/configuration/#webhook_config),
+ * as Alertmanager posts it to a webhook receiver, so receivers written for Alertmanager read Pulse's notifications
+ * unchanged: {@code version}, {@code groupKey}, {@code truncatedAlerts}, {@code status}, {@code receiver},
+ * {@code groupLabels}, {@code commonLabels}, {@code commonAnnotations}, {@code externalURL}, {@code alerts}, each alert
+ * with {@code status}, {@code labels}, {@code annotations}, {@code startsAt}, {@code endsAt}, {@code generatorURL},
+ * {@code fingerprint}.
+ *
+ * <p>One message per rule and evaluation, grouped by {@code alertname} (Alertmanager's default route groups by
+ * nothing; grouping by the rule keeps one rule's alerts together and its {@code groupKey} stable). Labels are the
+ * alert's with the external labels added where the alert has none of that name (as Prometheus sends them);
+ * {@code startsAt} is when the alert fired, {@code endsAt} when it resolved or Go's zero time while it fires (as
+ * Alertmanager prints an alert without an end); the fingerprint is Alertmanager's, over those labels. A message
+ * stays under SNS's 256 KiB: more alerts are split over several messages.
+ */
+public final class WebhookMessage {
+
+    /** SNS's message limit is 262,144 bytes; what is left covers the JSON punctuation between alerts. */
+    static final int MAX_BYTES = 250_000;
+    private static final String ZERO_TIME = "0001-01-01T00:00:00Z";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private WebhookMessage() {
+    }
+
+    /** The messages for {@code transitions} of {@code rule}; every transition in exactly one of them. */
+    public static List<String> build(AlertingRule rule, List<Alert> transitions, Map<String, String> externalLabels,
+            String externalUrl, String receiver) {
+        List<ObjectNode> alerts = new ArrayList<>();
+        for (Alert a : transitions) {
+            alerts.add(alert(rule, a, externalLabels, externalUrl));
+        }
+        List<String> messages = new ArrayList<>();
+        List<ObjectNode> chunk = new ArrayList<>();
+        int bytes = 0;
+        for (ObjectNode a : alerts) {
+            int size = a.toString().getBytes(StandardCharsets.UTF_8).length;
+            if (!chunk.isEmpty() && bytes + size > MAX_BYTES / 2) {
+                messages.add(message(rule, chunk, externalUrl, receiver));
+                chunk = new ArrayList<>();
+                bytes = 0;
+            }
+            chunk.add(a);
+            bytes += size;
+        }
+        if (!chunk.isEmpty()) {
+            messages.add(message(rule, chunk, externalUrl, receiver));
+        }
+        return messages;
+    }
+
+    private static ObjectNode alert(AlertingRule rule, Alert a, Map<String, String> externalLabels, String externalUrl) {
+        SortedMap<String, String> labels = new TreeMap<>(a.labels());
+        externalLabels.forEach(labels::putIfAbsent);
+        boolean firing = a.state() == AlertState.FIRING;
+        ObjectNode n = JSON.createObjectNode();
+        n.put("status", firing ? "firing" : "resolved");
+        n.set("labels", strings(labels));
+        n.set("annotations", strings(a.annotations()));
+        n.put("startsAt", Instant.ofEpochMilli(a.firedAt()).toString());
+        n.put("endsAt", firing ? ZERO_TIME : Instant.ofEpochMilli(a.resolvedAt()).toString());
+        n.put("generatorURL", generatorUrl(externalUrl, rule.expr()));
+        n.put("fingerprint", Fingerprint.of(labels));
+        return n;
+    }
+
+    private static String message(AlertingRule rule, List<ObjectNode> alerts, String externalUrl, String receiver) {
+        ObjectNode m = JSON.createObjectNode();
+        boolean anyFiring = alerts.stream().anyMatch(a -> a.get("status").asText().equals("firing"));
+        m.put("version", "4");
+        m.put("groupKey", "{}:{alertname=\"" + rule.name() + "\"}");
+        m.put("truncatedAlerts", 0);
+        m.put("status", anyFiring ? "firing" : "resolved");
+        m.put("receiver", receiver);
+        m.set("groupLabels", strings(Map.of("alertname", rule.name())));
+        m.set("commonLabels", strings(common(alerts, "labels")));
+        m.set("commonAnnotations", strings(common(alerts, "annotations")));
+        m.put("externalURL", externalUrl);
+        ArrayNode list = m.putArray("alerts");
+        // Firing first, then resolved, each by fingerprint: the same transitions always give the same message.
+        alerts.stream().sorted((x, y) -> {
+            int s = Boolean.compare(y.get("status").asText().equals("firing"), x.get("status").asText().equals("firing"));
+            return s != 0 ? s : x.get("fingerprint").asText().compareTo(y.get("fingerprint").asText());
+        }).forEach(list::add);
+        return m.toString();
+    }
+
+    /** The pairs every alert has with the same value, as Alertmanager's commonLabels and commonAnnotations. */
+    private static Map<String, String> common(List<ObjectNode> alerts, String field) {
+        Map<String, String> common = new LinkedHashMap<>();
+        alerts.get(0).get(field).properties().forEach(e -> common.put(e.getKey(), e.getValue().asText()));
+        for (ObjectNode a : alerts.subList(1, alerts.size())) {
+            common.entrySet().removeIf(e -> !a.get(field).has(e.getKey())
+                    || !a.get(field).get(e.getKey()).asText().equals(e.getValue()));
+        }
+        return common;
+    }
+
+    private static ObjectNode strings(Map<String, String> map) {
+        ObjectNode n = JSON.createObjectNode();
+        new TreeMap<>(map).forEach(n::put);
+        return n;
+    }
+
+    /** Prometheus' link to the expression: {@code <externalURL>/graph?g0.expr=<expr, Go's QueryEscape>&g0.tab=1}. */
+    static String generatorUrl(String externalUrl, String expr) {
+        // Go's url.QueryEscape keeps [A-Za-z0-9-_.~] and writes a space as '+'; Java's keeps '*' and escapes '~'.
+        String q = URLEncoder.encode(expr, StandardCharsets.UTF_8).replace("*", "%2A").replace("%7E", "~");
+        return externalUrl + "/graph?g0.expr=" + q + "&g0.tab=1";
+    }
+}

@@ -1,0 +1,67 @@
+package dev.pulse.rules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pulse.config.ConfigException;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The evaluator's settings are checked together at start-up, every bad one named in one message. */
+class RulesConfigTest {
+
+    private static Map<String, String> env() {
+        Map<String, String> env = new HashMap<>();
+        env.put("TABLE_NAME", "pulse");
+        env.put("DLQ_URL", "https://sqs.us-east-1.amazonaws.com/123456789012/dlq");
+        env.put("AWS_REGION", "us-east-1");
+        env.put("ALERT_TOPIC_ARN", "arn:aws:sns:us-east-1:123456789012:pulse-alerts");
+        return env;
+    }
+
+    @Test
+    void fromEnvironment_whenOnlyTheRequiredSettingsAreGiven_usesTheDefaults() {
+        RulesConfig c = RulesConfig.fromEnvironment(env());
+
+        assertThat(c.catchUpLimit()).isEqualTo(10);
+        assertThat(c.externalUrl()).isEmpty();
+        assertThat(c.receiver()).isEqualTo("pulse");
+        assertThat(c.shared().tableName()).isEqualTo("pulse");
+    }
+
+    @Test
+    void fromEnvironment_whenSeveralSettingsAreBad_namesEveryOneInOneMessage() {
+        Map<String, String> env = env();
+        env.remove("TABLE_NAME");
+        env.put("ALERT_TOPIC_ARN", "pulse-alerts");
+        env.put("RULES_CATCH_UP_LIMIT", "0");
+        env.put("RULES_EXTERNAL_URL", "grafana.example.com");
+
+        assertThatThrownBy(() -> RulesConfig.fromEnvironment(env)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("TABLE_NAME")
+                .hasMessageContaining("ALERT_TOPIC_ARN must be the ARN of a standard SNS topic, got \"pulse-alerts\"")
+                .hasMessageContaining("RULES_CATCH_UP_LIMIT must be between 1 and 1440, got 0")
+                .hasMessageContaining("RULES_EXTERNAL_URL must be empty or an http(s) URL");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"RULES_CATCH_UP_LIMIT, ten, must be a whole number", "RULES_CATCH_UP_LIMIT, 1441, between 1 and 1440",
+            "ALERT_TOPIC_ARN, '', ALERT_TOPIC_ARN is required", "RULES_RECEIVER, ' ', must not be blank"})
+    void fromEnvironment_whenOneSettingIsBad_namesIt(String name, String value, String reason) {
+        Map<String, String> env = env();
+        env.put(name, value);
+
+        assertThatThrownBy(() -> RulesConfig.fromEnvironment(env)).hasMessageContaining(name).hasMessageContaining(reason);
+    }
+
+    @Test
+    void fromEnvironment_whenTheExternalUrlEndsWithASlash_dropsItSoLinksHaveOne() {
+        Map<String, String> env = env();
+        env.put("RULES_EXTERNAL_URL", "https://grafana.example.com/");
+
+        assertThat(RulesConfig.fromEnvironment(env).externalUrl()).isEqualTo("https://grafana.example.com");
+    }
+}
