@@ -31,6 +31,7 @@ public final class RecordDecoder {
     private final NativeDecoder nativeDecoder = new NativeDecoder();
     private final CloudWatchLogsDecoder logsDecoder = new CloudWatchLogsDecoder();
     private final OtlpDecoder otlpDecoder = new OtlpDecoder();
+    private final MetricStreamDecoder metricStreamDecoder = new MetricStreamDecoder();
     private final DatapointValidator validator;
 
     public RecordDecoder(DatapointValidator validator) {
@@ -123,6 +124,30 @@ public final class RecordDecoder {
         }
     }
 
+    /**
+     * Decodes one Firehose record of a CloudWatch metric stream ({@link MetricStreamDecoder}, either output format) into
+     * its one unit, validated as {@link #decodeUnits} validates: all or nothing, a poison unit carrying its reason.
+     */
+    public List<Unit> decodeMetricStreamUnits(byte[] data, String partitionKey, long referenceMillis) {
+        try {
+            if (data == null || data.length == 0) {
+                throw new DecodeException("empty record");
+            }
+            DecodeBudget budget = DecodeBudget.forRecord();
+            Decoded decoded;
+            try {
+                decoded = metricStreamDecoder.decode(data, budget);
+            } catch (LimitExceeded e) {
+                throw new DecodeException(e.getMessage());
+            } catch (RuntimeException e) {
+                throw new DecodeException("undecodable metric stream record: " + e, e);
+            }
+            return List.of(new Unit(-1, partitionKey, data, validated(decoded, referenceMillis), null));
+        } catch (DecodeException e) {
+            return List.of(new Unit(-1, partitionKey, data, null, e.getMessage()));
+        }
+    }
+
     /** Decodes and validates against the current time; see {@link #decode(byte[], long)}. */
     public Decoded decode(byte[] data) throws DecodeException {
         return decode(data, validator.nowMillis());
@@ -158,6 +183,11 @@ public final class RecordDecoder {
             // Arbitrary bytes must become a poison record, never an exception that fails the batch.
             throw new DecodeException("undecodable record: " + e, e);
         }
+        return validated(decoded, referenceMillis);
+    }
+
+    /** {@code decoded} if every datapoint is valid and its series are within the record's limit. */
+    private Decoded validated(Decoded decoded, long referenceMillis) throws DecodeException {
         List<Datapoint> dps = decoded.datapoints();
         for (int i = 0, n = dps.size(); i < n; i++) {
             try {
