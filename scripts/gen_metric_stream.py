@@ -3,7 +3,7 @@
 
 Usage (needs the pinned packages of requirements-dev.txt, e.g. .venv/bin/python):
     python scripts/gen_metric_stream.py            # writes the committed fixtures
-    python scripts/gen_metric_stream.py --out DIR
+    python scripts/gen_metric_stream.py --out DIR --events-out DIR2
 
 Writes:
     OUT/documented.json      the example of AWS's page "CloudWatch metric stream output in JSON format", byte for byte
@@ -18,8 +18,11 @@ Writes:
                              aws.exporter.arn; metric name amazonaws.com/<Namespace>/<MetricName>; a summary data point
                              with the period's start and end, count, sum, quantile 0 (Minimum), 1 (Maximum) and the
                              additional percentiles; attributes Namespace, MetricName and Dimensions (a key-value list).
-    OUT/firehose-json.json   Firehose HTTP endpoint requests (protocol 1.0) carrying them: {"requestId",
-    OUT/firehose-otel1.json  "timestamp", "records": [{"data": base64}]}, one record per metric stream record.
+    EVENTS/metricstream-firehose-json.json   API Gateway (HTTP API, payload 2.0) events of POST /firehose/metric-stream
+    EVENTS/metricstream-firehose-otel1.json  whose bodies are Firehose HTTP endpoint requests (protocol 1.0) carrying
+                             metrics.json and metrics.otel1: {"requestId", "timestamp", "records": [{"data": base64}]},
+                             with the headers Firehose sends (its request id, protocol version, the access key
+                             ACCESS_KEY, which the local stack's secret holds)
 
 The same metric updates are in both formats (except the JSON-only trimmed mean of the documented example), so the
 Java tests can check that both give the same datapoints (documented.*: the first; metrics.*: the others):
@@ -47,6 +50,8 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue, KeyValu
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "layers/common/src/test/resources/metricstream"
+EVENTS = ROOT / "events"
+ACCESS_KEY = "pulse-local-firehose-access-key"
 
 ACCOUNT = "123456789012"
 REGION = "us-east-1"
@@ -135,19 +140,56 @@ def otel_record(requests) -> bytes:
     return out
 
 
-def firehose(request_id: str, data: bytes) -> str:
-    return json.dumps({
+def firehose_event(request_id: str, data: bytes) -> str:
+    body = json.dumps({
         "requestId": request_id,
         "timestamp": TIME + 180_000,
         "records": [{"data": base64.b64encode(data).decode()}],
+    }, separators=(",", ":"))
+    return json.dumps({
+        "version": "2.0",
+        "routeKey": "POST /firehose/metric-stream",
+        "rawPath": "/firehose/metric-stream",
+        "rawQueryString": "",
+        "headers": {
+            "content-type": "application/json",
+            "host": "a1b2c3d4e5.execute-api.us-east-1.amazonaws.com",
+            "user-agent": "Amazon Kinesis Data Firehose Agent/1.0",
+            "x-amz-firehose-protocol-version": "1.0",
+            "x-amz-firehose-request-id": request_id,
+            "x-amz-firehose-source-arn": f"arn:aws:firehose:{REGION}:{ACCOUNT}:deliverystream/pulse-metric-stream",
+            "x-amz-firehose-access-key": ACCESS_KEY,
+        },
+        "requestContext": {
+            "accountId": ACCOUNT,
+            "apiId": "a1b2c3d4e5",
+            "domainName": "a1b2c3d4e5.execute-api.us-east-1.amazonaws.com",
+            "domainPrefix": "a1b2c3d4e5",
+            "http": {
+                "method": "POST",
+                "path": "/firehose/metric-stream",
+                "protocol": "HTTP/1.1",
+                "sourceIp": "203.0.113.20",
+                "userAgent": "Amazon Kinesis Data Firehose Agent/1.0",
+            },
+            "requestId": "Kx9aXmPLvHcESHA=",
+            "routeKey": "POST /firehose/metric-stream",
+            "stage": "$default",
+            "time": "20/Nov/2026:12:03:00 +0000",
+            "timeEpoch": TIME + 180_000,
+        },
+        "body": body,
+        "isBase64Encoded": False,
     }, indent=2) + "\n"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=pathlib.Path, default=OUT)
+    ap.add_argument("--events-out", type=pathlib.Path, default=EVENTS)
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    args.events_out.mkdir(parents=True, exist_ok=True)
     js = json_lines()
     # Two requests in one record, as a stream packs them: the Lambda metrics, then the DynamoDB ones.
     ot = otel_record([otel_request(ACCOUNT, UPDATES[1:3]), otel_request(ACCOUNT, UPDATES[3:])])
@@ -155,8 +197,10 @@ def main() -> None:
     (args.out / "documented.otel1").write_bytes(otel_record([otel_request("1234567890", UPDATES[:1])]))
     (args.out / "metrics.json").write_bytes(js)
     (args.out / "metrics.otel1").write_bytes(ot)
-    (args.out / "firehose-json.json").write_text(firehose("ed4acda5-034f-9f42-bba1-f29aea6d7d8f", js))
-    (args.out / "firehose-otel1.json").write_text(firehose("0b0c7a3e-5d3f-4c0e-8f6b-3f3c1f4c2a11", ot))
+    (args.events_out / "metricstream-firehose-json.json").write_text(
+        firehose_event("ed4acda5-034f-9f42-bba1-f29aea6d7d8f", js))
+    (args.events_out / "metricstream-firehose-otel1.json").write_text(
+        firehose_event("0b0c7a3e-5d3f-4c0e-8f6b-3f3c1f4c2a11", ot))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import dev.pulse.store.schema.RedriveWindow;
 import dev.pulse.store.codec.SeriesCatalog;
 import dev.pulse.store.write.ShardCheckpoints;
 import java.time.Clock;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -58,10 +59,20 @@ public final class IngestFunction {
      */
     public static IngestService service(PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs, Clock clock,
             UnaryOperator<IngestService.UnitDecoder> decoder) {
+        return serviceDecoding(config, dynamo, sqs, clock, records -> decoder.apply(records::decodeUnits));
+    }
+
+    /**
+     * The deployed wiring with the unit decoder {@code decoderOf} makes of the configured record decoder: a source
+     * whose records are not in the stream's formats (a Firehose delivery of a metric stream) goes through the same
+     * exactly-once path with its own decoding and the same validation.
+     */
+    public static IngestService serviceDecoding(PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs, Clock clock,
+            Function<RecordDecoder, IngestService.UnitDecoder> decoderOf) {
         Backoff backoff = new Backoff(config.retryBaseMillis(), config.retryCapMillis());
         RecordDecoder records = new RecordDecoder(new DatapointValidator(clock, config.acceptPast(), config.acceptFuture()));
         return new IngestService(
-                decoder.apply(records::decodeUnits), IngestService.MAX_BATCH_PARTIALS, IngestService.MAX_BATCH_DATAPOINTS,
+                decoderOf.apply(records), IngestService.MAX_BATCH_PARTIALS, IngestService.MAX_BATCH_DATAPOINTS,
                 new DynamoDbStore(dynamo, config.tableName(), config.writeConcurrency(), backoff),
                 new SeriesCatalog(MAX_REMEMBERED_SERIES),
                 new CompactMarks(dynamo, config.tableName(), config.writeConcurrency() * 2, backoff),

@@ -7,15 +7,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.ingest.IngestMetric;
 import dev.pulse.ingest.IngestResult;
 import dev.pulse.ingest.IngestService;
+import dev.pulse.ingest.VirtualShard;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Deadline;
 import dev.pulse.rules.internal.Fingerprint;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -40,13 +39,13 @@ public final class IngestRecordSink implements RecordSink {
     private final IngestService ingest;
     private final Supplier<Deadline> deadline;
     private final Clock clock;
-    private final String streamArn;
+    private final String region;
 
     public IngestRecordSink(IngestService ingest, Supplier<Deadline> deadline, Clock clock, String region) {
         this.ingest = ingest;
         this.deadline = deadline;
         this.clock = clock;
-        this.streamArn = "arn:aws:kinesis:" + region + ":000000000000:stream/" + STREAM;
+        this.region = region;
     }
 
     /** The shard a rule's records are ingested as: no character ingest's event ids or keys give a meaning to. */
@@ -58,7 +57,7 @@ public final class IngestRecordSink implements RecordSink {
     public void write(String ruleKey, long evaluatedAt, List<Recorded> samples) throws NotStoredException {
         List<Recorded> sorted = new ArrayList<>(samples);
         sorted.sort(Comparator.comparing(r -> r.labels().toString()));
-        String shard = shard(ruleKey);
+        VirtualShard shard = new VirtualShard(region, STREAM, shard(ruleKey));
         long arrival = clock.millis();
         List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>();
         for (int from = 0; from < sorted.size(); from += PER_RECORD) {
@@ -76,7 +75,7 @@ public final class IngestRecordSink implements RecordSink {
                 p.put("value", r.value());
             }
             String sequence = Long.toString(evaluatedAt * 1000 + records.size());
-            records.add(record(shard, sequence, points.toString().getBytes(StandardCharsets.UTF_8), arrival));
+            records.add(shard.record(sequence, points.toString().getBytes(StandardCharsets.UTF_8), arrival));
         }
         IngestResult r = ingest.ingest(records, deadline.get(), new InvocationMetrics<>(IngestMetric.class));
         if (r.failed()) {
@@ -89,22 +88,5 @@ public final class IngestRecordSink implements RecordSink {
             throw new IllegalArgumentException(r.poisonRecords() + " of " + records.size()
                     + " records of recorded samples refused (in the dead-letter queue with the reason)");
         }
-    }
-
-    private KinesisEvent.KinesisEventRecord record(String shard, String sequence, byte[] data, long arrival) {
-        KinesisEvent.Record k = new KinesisEvent.Record();
-        k.setSequenceNumber(sequence);
-        k.setPartitionKey(shard);
-        k.setData(ByteBuffer.wrap(data));
-        k.setApproximateArrivalTimestamp(new Date(arrival));
-        k.setKinesisSchemaVersion("1.0");
-        KinesisEvent.KinesisEventRecord r = new KinesisEvent.KinesisEventRecord();
-        r.setKinesis(k);
-        r.setEventID(shard + ":" + sequence);
-        r.setEventSource("aws:kinesis");
-        r.setEventName("aws:kinesis:record");
-        r.setEventVersion("1.0");
-        r.setEventSourceARN(streamArn);
-        return r;
     }
 }

@@ -1,0 +1,56 @@
+package dev.pulse.ingest.metricstream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.util.function.Supplier;
+
+/**
+ * The key Firehose must present ({@code X-Amz-Firehose-Access-Key}), read from its Secrets Manager secret once per
+ * container and again, at most once a minute, when a delivery presents another key (the secret was rotated: Firehose
+ * picks up the new value, the warm container would not). Compared in constant time.
+ */
+public final class AccessKey {
+
+    static final long REFRESH_MILLIS = 60_000;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Supplier<String> secretString;
+    private final Clock clock;
+    private byte[] key;
+    private long readAt;
+
+    /** @param secretString the secret's SecretString: {@code {"api_key": "..."}}, as Firehose reads it */
+    public AccessKey(Supplier<String> secretString, Clock clock) {
+        this.secretString = secretString;
+        this.clock = clock;
+    }
+
+    /** Whether {@code presented} is the key. */
+    public synchronized boolean accepts(String presented) {
+        if (presented == null || presented.isEmpty()) {
+            return false;
+        }
+        byte[] p = presented.getBytes(StandardCharsets.UTF_8);
+        if (key == null || (!MessageDigest.isEqual(p, key) && clock.millis() - readAt >= REFRESH_MILLIS)) {
+            key = read();
+            readAt = clock.millis();
+        }
+        return MessageDigest.isEqual(p, key);
+    }
+
+    private byte[] read() {
+        String s = secretString.get();
+        try {
+            JsonNode k = JSON.readTree(s).get("api_key");
+            if (k == null || !k.isTextual() || k.asText().isEmpty()) {
+                throw new IllegalStateException("the access key secret has no \"api_key\" string (Firehose's format: {\"api_key\": \"...\"})");
+            }
+            return k.asText().getBytes(StandardCharsets.UTF_8);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("the access key secret is not JSON (Firehose's format: {\"api_key\": \"...\"})", e);
+        }
+    }
+}

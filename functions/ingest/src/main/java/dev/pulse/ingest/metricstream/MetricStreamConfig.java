@@ -1,0 +1,47 @@
+package dev.pulse.ingest.metricstream;
+
+import dev.pulse.config.ConfigException;
+import dev.pulse.config.PulseConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * The metric stream endpoint's settings, from environment variables template.yaml declares once, checked together at
+ * start-up with the settings every function shares: a misconfigured endpoint fails its first invocation with one
+ * message naming every bad variable.
+ *
+ * @param shared          the settings every function reads (table, retries, safety margin, accepted window)
+ * @param region          {@code AWS_REGION} (the Lambda runtime sets it)
+ * @param accessKeySecret {@code FIREHOSE_ACCESS_KEY_SECRET_ARN}: the Secrets Manager secret whose {@code api_key} Firehose
+ *                        sends as {@code X-Amz-Firehose-Access-Key} (the format Firehose itself reads the key in)
+ */
+public record MetricStreamConfig(PulseConfig shared, String region, String accessKeySecret) {
+
+    private static final Pattern SECRET = Pattern.compile("arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]{1,512}");
+
+    public static MetricStreamConfig fromEnvironment(Map<String, String> env) {
+        List<String> problems = new ArrayList<>();
+        PulseConfig shared = null;
+        try {
+            shared = PulseConfig.fromEnvironment(env);
+        } catch (ConfigException e) {
+            problems.add(e.getMessage().replaceFirst("^invalid configuration: ", ""));
+        }
+        String region = env.getOrDefault("AWS_REGION", env.getOrDefault("AWS_DEFAULT_REGION", ""));
+        if (region.isBlank()) {
+            problems.add("AWS_REGION is required (the Lambda runtime sets it)");
+        }
+        String secret = env.getOrDefault("FIREHOSE_ACCESS_KEY_SECRET_ARN", "");
+        if (secret.isBlank()) {
+            problems.add("FIREHOSE_ACCESS_KEY_SECRET_ARN is required (the secret holding the access key Firehose sends)");
+        } else if (!SECRET.matcher(secret).matches()) {
+            problems.add("FIREHOSE_ACCESS_KEY_SECRET_ARN must be the ARN of a Secrets Manager secret, got \"" + secret + "\"");
+        }
+        if (!problems.isEmpty()) {
+            throw new ConfigException("invalid configuration: " + String.join("; ", problems));
+        }
+        return new MetricStreamConfig(shared, region, secret);
+    }
+}
