@@ -232,6 +232,11 @@ class NoManagedPolicies:
         return {}
 
 
+# Routes whose caller cannot sign requests with SigV4 and presents a key the function checks instead: Firehose's HTTP
+# endpoint delivery sends X-Amz-Firehose-Access-Key (MetricStreamFunction compares it with its secret).
+ACCESS_KEY_ROUTES = {("post", "/firehose/metric-stream")}
+
+
 def main() -> int:
     path = sys.argv[1] if len(sys.argv) > 1 else "template.yaml"
     if len(sys.argv) > 2:
@@ -259,6 +264,10 @@ def main() -> int:
         if res["Type"] == "AWS::ApiGatewayV2::Api":
             for route, ops in res["Properties"].get("Body", {}).get("paths", {}).items():
                 for method, op in ops.items():
+                    if (method, route) in ACCESS_KEY_ROUTES:
+                        if op.get("security") != [{"NONE": []}]:
+                            problems.append(f"{name} {method.upper()} {route} must have no authorizer (its caller cannot sign)")
+                        continue
                     if op.get("security") != [{"AWS_IAM": []}]:
                         problems.append(f"{name} {method.upper()} {route} is not AWS_IAM-authorized")
         if res["Type"] == "AWS::Lambda::EventSourceMapping":

@@ -38,6 +38,7 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
@@ -132,14 +133,16 @@ public final class LocalDeployment implements AutoCloseable {
         dynamoClient = client(DynamoDbClient.builder(), backend.dynamoDb());
         kinesisClient = client(KinesisClient.builder(), backend.kinesis());
         sqsClient = client(SqsClient.builder(), backend.sqs());
+        SecretsManagerClient secretsClient = client(SecretsManagerClient.builder(), backend.secretsManager());
         track(dynamoClient);
         track(kinesisClient);
         track(sqsClient);
+        track(secretsClient);
 
         resources = new StackResources(template, options.stackName());
         stack = template.resolve(options.parameters(), resources);
         resources.bind(stack);
-        resources.create(dynamoClient, kinesisClient, sqsClient);
+        resources.create(dynamoClient, kinesisClient, sqsClient, secretsClient);
 
         URI lambdaUrl = URI.create("http://127.0.0.1:" + lambdaPort);
         URI apiUrl = URI.create("http://127.0.0.1:" + apiPort);
@@ -193,7 +196,7 @@ public final class LocalDeployment implements AutoCloseable {
         List<LocalHttpApi.Route> routes = new ArrayList<>();
         boolean iam = false;
         for (RouteSpec r : stack.routes()) {
-            routes.add(new LocalHttpApi.Route(r.method(), r.path(), stack.function(r.functionId()).functionName()));
+            routes.add(new LocalHttpApi.Route(r.method(), r.path(), stack.function(r.functionId()).functionName(), unsigned(r)));
             // An implicit API (no ApiId) has no resource of its own, hence no authorizer.
             boolean declared = template.resourceIds("AWS::Serverless::HttpApi").contains(r.apiId());
             if (declared && stack.resolvedProperties(r.apiId()).path("Auth").path("DefaultAuthorizer").asText("").equals("AWS_IAM")) {
@@ -309,6 +312,18 @@ public final class LocalDeployment implements AutoCloseable {
 
     public URI sqsUrl() {
         return backend.sqs();
+    }
+
+    /** Whether the route's event opts out of the API's authorizer ({@code Auth: {Authorizer: NONE}}), as AWS honours it. */
+    private boolean unsigned(RouteSpec r) {
+        for (com.fasterxml.jackson.databind.JsonNode e : stack.resolvedProperties(r.functionId()).path("Events")) {
+            com.fasterxml.jackson.databind.JsonNode p = e.path("Properties");
+            if (e.path("Type").asText().equals("HttpApi") && p.path("Path").asText().equals(r.path())
+                    && p.path("Method").asText().equalsIgnoreCase(r.method())) {
+                return p.path("Auth").path("Authorizer").asText("").equals("NONE");
+            }
+        }
+        return false;
     }
 
     /** What serves the AWS services (the emulators or LocalStack). */

@@ -21,6 +21,7 @@ import software.amazon.awssdk.services.dynamodb.model.Projection;
 import software.amazon.awssdk.services.dynamodb.model.ProvisionedThroughput;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.StreamStatus;
+import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
@@ -37,6 +38,12 @@ final class StackResources implements Bindings {
     private final SamTemplate template;
     private final PseudoParameters pseudo;
     private final Map<String, String> refs = new HashMap<>();
+    /**
+     * The value of every generated secret locally (the metric stream endpoint's access key): the bundled Firehose events
+     * (events/metricstream-*.json, scripts/gen_metric_stream.py) present it.
+     */
+    static final String LOCAL_SECRET_VALUE = "pulse-local-firehose-access-key";
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
     private final Map<String, String> attrs = new HashMap<>();
     private final Map<String, String> queueUrlsByArn = new LinkedHashMap<>();
     private final List<String> notEmulated = new ArrayList<>();
@@ -52,7 +59,8 @@ final class StackResources implements Bindings {
         this.stack = stack;
     }
 
-    void create(DynamoDbClient dynamo, KinesisClient kinesis, SqsClient sqs) throws InterruptedException {
+    void create(DynamoDbClient dynamo, KinesisClient kinesis, SqsClient sqs, SecretsManagerClient secrets)
+            throws InterruptedException {
         for (String id : template.resourceIds("AWS::DynamoDB::Table")) {
             createTable(id, stack.resolvedProperties(id), dynamo);
         }
@@ -61,6 +69,13 @@ final class StackResources implements Bindings {
         }
         for (String id : template.resourceIds("AWS::SQS::Queue")) {
             createQueue(id, stack.resolvedProperties(id), sqs);
+        }
+        for (String id : template.resourceIds("AWS::SecretsManager::Secret")) {
+            createSecret(id, stack.resolvedProperties(id), secrets);
+        }
+        // The metric stream's delivery path (MetricStreamNamespaces set): AWS's side, which no emulator here has.
+        for (String type : List.of("AWS::CloudWatch::MetricStream", "AWS::KinesisFirehose::DeliveryStream", "AWS::S3::Bucket")) {
+            stack.resourceIds(type).forEach(id -> notEmulated.add(id + " (" + type + ")"));
         }
         for (String type : List.of("AWS::KMS::Key", "AWS::IAM::Role", "AWS::Logs::LogGroup")) {
             template.resourceIds(type).forEach(id -> notEmulated.add(id + " (" + type + ")"));
@@ -220,6 +235,36 @@ final class StackResources implements Bindings {
         attrs.put(id + ".QueueName", name);
         attrs.put(id + ".QueueUrl", url);
         queueUrlsByArn.put(arn, url);
+    }
+
+    /**
+     * A secret whose value CloudFormation would generate ({@code GenerateSecretString}) gets a fixed one locally, so the
+     * bundled events can present it: the generated key ({@code GenerateStringKey}) set to {@link #LOCAL_SECRET_VALUE}
+     * in the template's JSON object. A secret of the same name (a previous run's, in a running LocalStack) is replaced.
+     */
+    private void createSecret(String id, JsonNode p, SecretsManagerClient secrets) {
+        String name = name(id, p, "Name");
+        JsonNode generate = p.path("GenerateSecretString");
+        String value;
+        try {
+            com.fasterxml.jackson.databind.node.ObjectNode o = generate.has("SecretStringTemplate")
+                    ? (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(generate.path("SecretStringTemplate").asText("{}"))
+                    : JSON.createObjectNode();
+            if (generate.has("GenerateStringKey")) {
+                o.put(generate.path("GenerateStringKey").asText(), LOCAL_SECRET_VALUE);
+            }
+            value = p.has("SecretString") ? p.path("SecretString").asText() : o.toString();
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalArgumentException(id + ": SecretStringTemplate is not JSON", e);
+        }
+        try {
+            secrets.deleteSecret(r -> r.secretId(name).forceDeleteWithoutRecovery(true));
+        } catch (software.amazon.awssdk.services.secretsmanager.model.ResourceNotFoundException e) {
+            // a fresh backend
+        }
+        String arn = secrets.createSecret(r -> r.name(name).secretString(value)).arn();
+        refs.put(id, arn);
+        attrs.put(id + ".Id", arn);
     }
 
     @Override

@@ -68,11 +68,13 @@ class MakeInvokeIT {
         for (String e : Main.eventFiles(LocalDeployments.root())) {
             String file = e.substring("events/".length());
             String fn = file.startsWith("ingest-") ? "IngestFunction" : file.startsWith("query-") ? "QueryFunction"
-                    : file.startsWith("compact-") ? "CompactFunction" : file.startsWith("loadgen-") ? "LoadGenFunction" : null;
+                    : file.startsWith("compact-") ? "CompactFunction" : file.startsWith("loadgen-") ? "LoadGenFunction"
+                    : file.startsWith("metricstream-") ? "MetricStreamFunction" : null;
             assertThat(fn).as("no function for %s: name event files after their function", e).isNotNull();
             byFunction.computeIfAbsent(fn, k -> new ArrayList<>()).add(e);
         }
-        assertThat(byFunction).containsOnlyKeys("IngestFunction", "CompactFunction", "QueryFunction", "LoadGenFunction");
+        assertThat(byFunction).containsOnlyKeys("IngestFunction", "CompactFunction", "QueryFunction", "LoadGenFunction",
+                "MetricStreamFunction");
         // The ingest events share a shard: in sequence order, so that none is a redelivery below what the one
         // before it committed (which the function would skip as already stored).
         byFunction.get("IngestFunction").sort(Comparator.comparing(MakeInvokeIT::firstSequenceNumber));
@@ -106,6 +108,11 @@ class MakeInvokeIT {
                 // The compactor's CompactResult, for the EventBridge Scheduled Event its rule sends.
                 case "CompactFunction" -> assertThat(response.isObject() && response.has("hoursBuilt")).as(response.toString()).isTrue();
                 case "QueryFunction" -> assertThat(response.path("statusCode").asInt()).as("%s: %s", event, response).isEqualTo(200);
+                // Firehose's answer: 200 with the request id it sent, after the delivery is stored.
+                case "MetricStreamFunction" -> {
+                    assertThat(response.path("statusCode").asInt()).as("%s: %s", event, response).isEqualTo(200);
+                    assertThat(response.path("body").asText()).contains("\"requestId\"");
+                }
                 default -> {
                     assertThat(response.path("sent").asLong()).as(event).isPositive();
                     assertThat(response.path("acked").asLong()).as(event).isEqualTo(response.path("sent").asLong());

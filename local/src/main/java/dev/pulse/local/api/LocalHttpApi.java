@@ -34,8 +34,15 @@ import org.HdrHistogram.Recorder;
  */
 public final class LocalHttpApi implements AutoCloseable {
 
-    /** One route of the template: {@code Method} and {@code Path} of an HttpApi event, and its function. */
-    public record Route(String method, String path, String functionName) {
+    /**
+     * One route of the template: {@code Method} and {@code Path} of an HttpApi event, its function, and whether it
+     * takes the API's IAM authorizer ({@code unsigned}: the event's {@code Auth.Authorizer} is {@code NONE}).
+     */
+    public record Route(String method, String path, String functionName, boolean unsigned) {
+        public Route(String method, String path, String functionName) {
+            this(method, path, functionName, false);
+        }
+
         String key() {
             return path.equals("$default") ? "$default" : method.toUpperCase(Locale.ROOT) + " " + path;
         }
@@ -79,7 +86,7 @@ public final class LocalHttpApi implements AutoCloseable {
                 return;
             }
             String auth = ex.getRequestHeaders().getFirst("Authorization");
-            if (iamAuth && (auth == null || !auth.startsWith("AWS4-HMAC-SHA256 "))) {
+            if (iamAuth && !route.unsigned() && (auth == null || !auth.startsWith("AWS4-HMAC-SHA256 "))) {
                 message(ex, 403, "Forbidden");
                 return;
             }
@@ -201,7 +208,7 @@ public final class LocalHttpApi implements AutoCloseable {
         ctx.put("stage", "$default");
         ctx.put("time", REQUEST_TIME.format(now));
         ctx.put("timeEpoch", now.toEpochMilli());
-        if (iamAuth) {
+        if (iamAuth && !route.unsigned()) {
             ctx.putObject("authorizer").putObject("iam").put("accountId", "000000000000")
                     .put("callerId", "LOCAL").put("userArn", "arn:aws:iam::000000000000:user/local");
         }

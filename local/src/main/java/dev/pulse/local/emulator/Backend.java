@@ -21,6 +21,11 @@ public interface Backend extends AutoCloseable {
 
     URI sqs();
 
+    /** Secrets Manager: moto (the emulators' SQS endpoint) and LocalStack's gateway serve it beside SQS. */
+    default URI secretsManager() {
+        return sqs();
+    }
+
     /** What a function is told about the endpoints ({@code AWS_ENDPOINT_URL*} and codec settings). */
     Map<String, String> functionEnvironment();
 

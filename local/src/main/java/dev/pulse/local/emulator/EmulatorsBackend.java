@@ -103,6 +103,8 @@ public final class EmulatorsBackend implements Backend {
         env.put("AWS_ENDPOINT_URL_S3", sqs.endpoint().toString());
         // moto serves SNS too: the rules evaluator's notifications stay on 127.0.0.1.
         env.put("AWS_ENDPOINT_URL_SNS", sqs.endpoint().toString());
+        // And Secrets Manager (the metric stream endpoint's access key).
+        env.put("AWS_ENDPOINT_URL_SECRETS_MANAGER", sqs.endpoint().toString());
         // kinesalite speaks JSON only. SDK v2 reads the aws.cborEnabled setting from CBOR_ENABLED (not from
         // v1's AWS_CBOR_DISABLED, which v2 ignores: the records would arrive CBOR-encoded and unreadable).
         env.put("CBOR_ENABLED", "false");

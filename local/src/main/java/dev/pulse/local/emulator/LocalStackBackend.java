@@ -39,7 +39,7 @@ import java.util.stream.Stream;
 public final class LocalStackBackend implements Backend {
 
     /** What LocalStack runs for the pipeline (its other services are not loaded). */
-    static final List<String> SERVICES = List.of("kinesis", "dynamodb", "dynamodbstreams", "sqs");
+    static final List<String> SERVICES = List.of("kinesis", "dynamodb", "dynamodbstreams", "sqs", "secretsmanager");
 
     /** The version the Makefile installs (tools/localstack/constraints.txt). */
     static final String KINESIS_MOCK_VERSION = "0.5.2";

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigDecimal;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -26,7 +27,8 @@ final class Intrinsics {
 
     /** The functions evaluated: those template.yaml uses. */
     static final List<String> SUPPORTED =
-            List.of("Ref", "Fn::GetAtt", "Fn::Sub", "Fn::If", "Fn::Equals", "Fn::Not", "Fn::FindInMap");
+            List.of("Ref", "Fn::GetAtt", "Fn::Sub", "Fn::If", "Fn::Equals", "Fn::Not", "Fn::FindInMap", "Fn::Join",
+                    "Fn::Split", "Fn::Select");
 
     private final SamTemplate template;
     private final Map<String, JsonNode> parameters;
@@ -185,6 +187,39 @@ final class Intrinsics {
                     throw new IllegalArgumentException("Fn::FindInMap: Mappings has no " + map + "." + top + "." + second);
                 }
                 yield resolve(value);
+            }
+            case "Fn::Join" -> {
+                List<JsonNode> args = args(name, arg, 2, 2);
+                String delimiter = text(resolve(args.get(0)), "Fn::Join's delimiter");
+                JsonNode list = resolve(args.get(1));
+                if (list == null || !list.isArray()) {
+                    throw new IllegalArgumentException("Fn::Join needs a list, got " + list);
+                }
+                List<String> parts = new ArrayList<>();
+                list.forEach(e -> parts.add(text(e, "an element of Fn::Join's list")));
+                yield NODES.textNode(String.join(delimiter, parts));
+            }
+            case "Fn::Split" -> {
+                List<JsonNode> args = args(name, arg, 2, 2);
+                String delimiter = text(resolve(args.get(0)), "Fn::Split's delimiter");
+                if (delimiter.isEmpty()) {
+                    throw new IllegalArgumentException("Fn::Split's delimiter must not be empty");
+                }
+                ArrayNode out = NODES.arrayNode();
+                String source = text(resolve(args.get(1)), "Fn::Split's string");
+                for (String part : source.split(java.util.regex.Pattern.quote(delimiter), -1)) {
+                    out.add(part);
+                }
+                yield out;
+            }
+            case "Fn::Select" -> {
+                List<JsonNode> args = args(name, arg, 2, 2);
+                int index = Integer.parseInt(text(resolve(args.get(0)), "Fn::Select's index"));
+                JsonNode list = resolve(args.get(1));
+                if (list == null || !list.isArray() || index < 0 || index >= list.size()) {
+                    throw new IllegalArgumentException("Fn::Select: index " + index + " is outside " + list);
+                }
+                yield list.get(index);
             }
             default -> throw new IllegalArgumentException("unsupported intrinsic function " + name + " (argument " + arg
                     + "): the local stack evaluates only the functions template.yaml uses, " + SUPPORTED);

@@ -96,9 +96,6 @@ class IntrinsicsTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
-            "Fn::Join        | !Join ['-', [a, b]]",
-            "Fn::Select      | !Select [0, [a, b]]",
-            "Fn::Split       | !Split [',', 'a,b']",
             "Fn::Base64      | !Base64 abc",
             "Fn::GetAZs      | !GetAZs ''",
             "Fn::And         | !If [IsProd, !And [!Equals [a, a], !Equals [b, b]], x]",
@@ -108,6 +105,24 @@ class IntrinsicsTest {
         assertThatThrownBy(() -> resolve(value)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("unsupported intrinsic function " + function + " ")
                 .hasMessageContaining(Intrinsics.SUPPORTED.toString());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+            "!Join ['-', [a, b]]                                  | a-b",
+            "!Join ['', [a]]                                      | a",
+            "!Select [1, [a, b]]                                  | b",
+            "!Select [2, !Split [',', 'a,b,,']]                   | ''",
+            "!Join ['+', !Split [',', 'a,b']]                     | a+b",
+            "!Select [0, !Split [',', !Join ['', [x, ',,,']]]]    | x"})
+    void resolve_whenJoinSplitOrSelect_evaluatesAsCloudFormation(String value, String expected) throws IOException {
+        assertThat(resolve(value).asText()).isEqualTo(expected.equals("''") ? "" : expected);
+    }
+
+    @Test
+    void resolve_whenSelectIndexIsOutsideTheList_throwsNamingIt() {
+        assertThatThrownBy(() -> resolve("!Select [2, [a, b]]")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("index 2 is outside");
     }
 
     @Test

@@ -25,7 +25,8 @@ class SamTemplateTest {
     private static final String STREAM_ARN = "arn:aws:kinesis:us-east-1:000000000000:stream/pulse-stream";
     private static final MapBindings BINDINGS = new MapBindings(
             Map.of("Table", "pulse", "DeadLetterQueue", DLQ_URL, "Stream", "pulse-stream", "Api", "local",
-                    "StreamKey", "key-1", "AlertTopic", "arn:aws:sns:us-east-1:123456789012:pulse-alerts"),
+                    "StreamKey", "key-1", "AlertTopic", "arn:aws:sns:us-east-1:123456789012:pulse-alerts",
+                    "MetricStreamAccessKey", "arn:aws:secretsmanager:us-east-1:123456789012:secret:pulse-key-AbCdEf"),
             Map.of("Stream.Arn", STREAM_ARN, "DeadLetterQueue.Arn", DLQ_ARN));
 
     private static SamTemplate template;
@@ -56,6 +57,9 @@ class SamTemplateTest {
                                 root.resolve("functions/rules")),
                         tuple("RulesApiFunction", "pulse-rules-api", "dev.pulse.rules.RulesApiHandler::handleRequest", 512,
                                 29, root.resolve("functions/rules")),
+                        tuple("MetricStreamFunction", "pulse-metric-stream",
+                                "dev.pulse.ingest.metricstream.MetricStreamHandler::handleRequest", 1024, 29,
+                                root.resolve("functions/ingest")),
                         tuple("QueryFunction", "pulse-query", "dev.pulse.query.QueryHandler::handleRequest", 1024, 29,
                                 root.resolve("functions/query")),
                         tuple("LoadGenFunction", "pulse-loadgen", "dev.pulse.loadgen.LoadGenHandler::handleRequest", 2048, 900,
@@ -139,7 +143,7 @@ class SamTemplateTest {
     void function_whenUnknown_throwsListingFunctions() {
         assertThatThrownBy(() -> stack(Map.of()).function("Nope"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("Nope").hasMessageContaining("IngestFunction, CompactFunction, RulesFunction, RulesApiFunction, QueryFunction, LoadGenFunction");
+                .hasMessageContaining("Nope").hasMessageContaining("IngestFunction, CompactFunction, RulesFunction, RulesApiFunction, MetricStreamFunction, QueryFunction, LoadGenFunction");
     }
 
     @Test
@@ -392,6 +396,7 @@ class SamTemplateTest {
         assertThat(stack(Map.of()).routes()).containsExactly(
                 new RouteSpec("RulesApiFunction", "GET", p + "rules", "Api"),
                 new RouteSpec("RulesApiFunction", "GET", p + "alerts", "Api"),
+                new RouteSpec("MetricStreamFunction", "POST", "/firehose/metric-stream", "Api"),
                 new RouteSpec("QueryFunction", "POST", "/query", "Api"),
                 new RouteSpec("QueryFunction", "GET", "/series", "Api"),
                 new RouteSpec("QueryFunction", "GET", p + "query_range", "Api"),
@@ -510,8 +515,8 @@ class SamTemplateTest {
     @Test
     void resourceIds_whenFunctionType_listsInTemplateOrder() {
         assertThat(template.resourceIds("AWS::Serverless::Function"))
-                .containsExactly("IngestFunction", "CompactFunction", "RulesFunction", "RulesApiFunction", "QueryFunction",
-                        "LoadGenFunction");
+                .containsExactly("IngestFunction", "CompactFunction", "RulesFunction", "RulesApiFunction",
+                        "MetricStreamFunction", "QueryFunction", "LoadGenFunction");
         assertThat(template.resource("Table").get("Type").asText()).isEqualTo("AWS::DynamoDB::Table");
     }
 
