@@ -132,7 +132,8 @@ class MakeInvokeIT {
 
         assertThat(r.status()).isEqualTo(2);
         assertThat(r.err()).contains("no function NoSuchFunction in the template")
-                .contains("IngestFunction, CompactFunction, QueryFunction, LoadGenFunction").contains("usage:");
+                .contains("IngestFunction, CompactFunction, RulesFunction, RulesApiFunction, MetricStreamFunction, QueryFunction,"
+                        + " LoadGenFunction").contains("usage:");
     }
 
     @Test
