@@ -1,11 +1,14 @@
 package dev.pulse.store.codec;
 
+import dev.pulse.aggregate.Counter;
 import dev.pulse.aggregate.ExactSum;
 import dev.pulse.aggregate.Sketches;
 import dev.pulse.aggregate.Summary;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -19,10 +22,27 @@ import java.util.TreeMap;
  * partials (varint n, n doubles); then the sketch (varint length, sketches-java's encoding without its index
  * mapping, which every Pulse sketch shares: {@link Sketches}). All numbers little-endian. A bucket list (a
  * rollup's minutes or hours) is a version byte, then per bucket its index (one byte) and its summary.
+ *
+ * <p>A cumulative counter's summary carries its {@link Counter} after the sketch: a flags byte ({@code 0x80} set, so
+ * never 0; {@code 0x01} one sample, {@code 0x02} start times present, {@code 0x04} the one sample's value is the
+ * summary's single value and is not repeated), the first sample's time (varint, epoch ms), value (8 bytes, unless
+ * {@code 0x04}) and start time (varint, epoch ns, with {@code 0x02}); then, unless one sample, the last sample's time
+ * less the first's (zigzag varint), its value, its start time less the first's (zigzag varint, with {@code 0x02}), the
+ * resets (varint) and the increase's exact-sum partials (varint n, n doubles). A single summary ({@code s} of a partial)
+ * simply ends there; a bucket list with any counter is version 2, where each bucket's summary is followed by its
+ * counter or a 0 byte. Summaries without a counter (gauges, deltas) are encoded exactly as before (no byte more), and
+ * everything written before decodes as it did: no trailer, bucket list version 1.
  */
 public final class SummaryCodec {
 
     private static final byte BUCKETS_V1 = 1;
+    /** A bucket list where each summary is followed by its counter or a 0 byte. */
+    private static final byte BUCKETS_V2 = 2;
+
+    private static final int COUNTER_PRESENT = 0x80;
+    private static final int COUNTER_SINGLE = 0x01;
+    private static final int COUNTER_STARTS = 0x02;
+    private static final int COUNTER_VALUE_IS_SUMMARY = 0x04;
 
     /** DynamoDB's limit on an item's size (attribute names and values). */
     public static final int MAX_ITEM_BYTES = 400 * 1024;
@@ -43,18 +63,35 @@ public final class SummaryCodec {
     public static byte[] encode(Summary s) {
         Out out = new Out(64);
         write(out, s);
+        Counter c = s.counter();
+        if (c != null) {
+            writeCounter(out, s, c);
+        }
         return out.bytes();
     }
 
     /** Decodes; the sketch stays encoded ({@link Summary#withEncodedSketch}) or is left out without {@code withSketch}. */
     public static Summary decode(byte[] bytes, boolean withSketch) {
-        return read(ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN), withSketch);
+        ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        Summary s = read(in, withSketch);
+        if (in.hasRemaining()) {
+            s.restoreCounter(readCounter(in, Byte.toUnsignedInt(in.get()), s));
+        }
+        return s;
     }
 
     /** The bucket list of a rollup, its sketches within {@link #ROLLUP_SKETCH_BYTES} together. */
     public static byte[] encodeBuckets(SortedMap<Integer, Summary> buckets) {
         Out out = new Out(64 * buckets.size() + 1);
-        out.b.put(BUCKETS_V1);
+        Map<Integer, Counter> counters = new HashMap<>();
+        buckets.forEach((i, s) -> {
+            Counter c = s.counter();
+            if (c != null) {
+                counters.put(i, c);
+            }
+        });
+        boolean withCounters = !counters.isEmpty();
+        out.b.put(withCounters ? BUCKETS_V2 : BUCKETS_V1);
         int sketchBytes = buckets.isEmpty() ? 0 : ROLLUP_SKETCH_BYTES / buckets.size();
         buckets.forEach((i, s) -> {
             if (i < 0 || i > 255) {
@@ -63,6 +100,15 @@ public final class SummaryCodec {
             out.ensure(1);
             out.b.put((byte) (int) i);
             write(out, s, sketchBytes);
+            if (withCounters) {
+                Counter c = counters.get(i);
+                if (c == null) {
+                    out.ensure(1);
+                    out.b.put((byte) 0);
+                } else {
+                    writeCounter(out, s, c);
+                }
+            }
         });
         return out.bytes();
     }
@@ -70,15 +116,87 @@ public final class SummaryCodec {
     public static SortedMap<Integer, Summary> decodeBuckets(byte[] bytes, boolean withSketch) {
         ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         byte version = in.get();
-        if (version != BUCKETS_V1) {
+        if (version != BUCKETS_V1 && version != BUCKETS_V2) {
             throw new IllegalArgumentException("unknown bucket encoding version " + version);
         }
         SortedMap<Integer, Summary> out = new TreeMap<>();
         while (in.hasRemaining()) {
             int index = Byte.toUnsignedInt(in.get());
-            out.put(index, read(in, withSketch));
+            Summary s = read(in, withSketch);
+            if (version == BUCKETS_V2) {
+                int flags = Byte.toUnsignedInt(in.get());
+                if (flags != 0) {
+                    s.restoreCounter(readCounter(in, flags, s));
+                }
+            }
+            out.put(index, s);
         }
         return out;
+    }
+
+    private static void writeCounter(Out out, Summary s, Counter c) {
+        boolean single = c.isSingleSample();
+        boolean starts = c.firstStart() != 0 || c.lastStart() != 0;
+        boolean valueIsSummary = single && s.count() == 1 && Double.compare(s.min(), c.firstValue()) == 0;
+        int flags = COUNTER_PRESENT | (single ? COUNTER_SINGLE : 0) | (starts ? COUNTER_STARTS : 0)
+                | (valueIsSummary ? COUNTER_VALUE_IS_SUMMARY : 0);
+        out.ensure(1);
+        out.b.put((byte) flags);
+        out.varint(c.firstTime());
+        if (!valueIsSummary) {
+            out.ensure(8);
+            out.b.putDouble(c.firstValue());
+        }
+        if (starts) {
+            out.varint(c.firstStart());
+        }
+        if (single) {
+            return;
+        }
+        out.varint(zigzag(c.lastTime() - c.firstTime()));
+        out.ensure(8);
+        out.b.putDouble(c.lastValue());
+        if (starts) {
+            out.varint(zigzag(c.lastStart() - c.firstStart()));
+        }
+        out.varint(c.resets());
+        double[] parts = c.exactIncrease().parts();
+        out.varint(parts.length);
+        out.ensure(8 * parts.length);
+        for (double p : parts) {
+            out.b.putDouble(p);
+        }
+    }
+
+    private static Counter readCounter(ByteBuffer in, int flags, Summary s) {
+        if ((flags & COUNTER_PRESENT) == 0) {
+            throw new IllegalArgumentException("not a counter: flags " + flags);
+        }
+        long firstTime = varint(in);
+        double firstValue = (flags & COUNTER_VALUE_IS_SUMMARY) != 0 ? s.min() : in.getDouble();
+        boolean starts = (flags & COUNTER_STARTS) != 0;
+        long firstStart = starts ? varint(in) : 0;
+        if ((flags & COUNTER_SINGLE) != 0) {
+            return Counter.of(firstTime, firstStart, firstValue, firstTime, firstStart, firstValue, new ExactSum(), 0);
+        }
+        long lastTime = firstTime + unzigzag(varint(in));
+        double lastValue = in.getDouble();
+        long lastStart = starts ? firstStart + unzigzag(varint(in)) : 0;
+        long resets = varint(in);
+        long n = varint(in);
+        ExactSum inc = new ExactSum();
+        for (long i = 0; i < n; i++) {
+            inc.add(in.getDouble());
+        }
+        return Counter.of(firstTime, firstStart, firstValue, lastTime, lastStart, lastValue, inc, resets);
+    }
+
+    private static long zigzag(long v) {
+        return (v << 1) ^ (v >> 63);
+    }
+
+    private static long unzigzag(long v) {
+        return (v >>> 1) ^ -(v & 1);
     }
 
     private static void write(Out out, Summary s) {
