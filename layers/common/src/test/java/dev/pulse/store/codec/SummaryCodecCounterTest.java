@@ -136,4 +136,47 @@ class SummaryCodecCounterTest {
         assertThat(c.resets()).isEqualTo(1);
         assertThat(List.of(c.firstValue(), c.lastValue())).containsExactly(5.0, 4.0);
     }
+
+    /**
+     * An hour of counter minutes, each written against the one before (time from its last time, a start time equal to
+     * its last start left out): every minute decodes as it was, through a restart, a gap and a start time going back.
+     */
+    @Test
+    void decodeBuckets_whenEveryMinuteHoldsACounter_givesEachMinutesCounterBack() {
+        SortedMap<Integer, Summary> minutes = new TreeMap<>();
+        long start = START;
+        double total = 5_000;
+        for (int m = 0; m < 60; m++) {
+            if (m == 17 || m == 40) {
+                continue;  // minutes without data
+            }
+            if (m == 23) {
+                start += 7_000_000_000L;  // the writer restarted
+                total = 2;
+            }
+            long s = m == 50 ? START - 1 : start;  // a start time older than the one before: kept as sent
+            int samples = 1 + m % 3;
+            long[][] ts = new long[samples][];
+            double[] values = new double[samples];
+            for (int k = 0; k < samples; k++) {
+                ts[k] = new long[] {m * 60_000L + k * 20_000L + 5_000, s};
+                total += m % 5;
+                values[k] = total;
+            }
+            minutes.put(m, counter(ts, values));
+        }
+        minutes.put(17, gauge(1));
+
+        SortedMap<Integer, Summary> got = SummaryCodec.decodeBuckets(SummaryCodec.encodeBuckets(minutes), false);
+
+        assertThat(got.keySet()).isEqualTo(minutes.keySet());
+        minutes.forEach((m, want) -> assertThat(got.get(m).counter()).as("minute %d", m).isEqualTo(want.counter()));
+        Summary all = Summary.withoutSketch();
+        got.values().forEach(all::merge);
+        Summary wantAll = Summary.withoutSketch();
+        minutes.values().forEach(wantAll::merge);
+        assertThat(all.counter()).isEqualTo(wantAll.counter());
+        // The restart at minute 23, and minute 51's start time, newer than minute 50's older one.
+        assertThat(all.counter().resets()).isEqualTo(2);
+    }
 }
