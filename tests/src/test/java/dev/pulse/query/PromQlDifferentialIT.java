@@ -499,6 +499,8 @@ class PromQlDifferentialIT {
         "equal     | resets(jobs_processed_total[10m])        |                                 |",
         "equal     | resets(jobs_processed_total[1h])         |                                 |",
         "empty     | irate(jobs_processed_total[1m])          |                                 |",
+        "empty     | increase(jobs_processed_total[1m])       |                                 |",
+        "empty     | rate(jobs_steady_total[1m])              |                                 |",
     })
     void queryRange_whenSameData_answersAsPrometheusOrWithinTheDocumentedDifference(String mode, String pulseQuery,
             String promQuery, String parameter) throws Exception {

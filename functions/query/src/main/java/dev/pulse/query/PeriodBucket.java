@@ -146,8 +146,10 @@ final class PeriodBucket {
                 return summary.max();
             case RANK:
                 return rank(stat.q());
-            case INCREASE:
-                return summary.counter() != null ? summary.counter().increase() : sum;
+            case INCREASE: {
+                Double v = Stat.increase(summary);
+                return v == null ? Double.NaN : v;
+            }
             case RESETS, COUNTER_FIRST, COUNTER_FIRST_TIME, COUNTER_LAST, COUNTER_LAST_TIME: {
                 Double v = stat.ofCounter(summary.counter());
                 return v == null ? Double.NaN : v;

@@ -96,9 +96,21 @@ public record Stat(String label, Kind kind, double q) {
             case MAX -> s.max();
             case PERCENTILE -> s.quantile(q);
             case RANK -> s.rank(q);
-            case INCREASE -> s.counter() != null ? s.counter().increase() : s.sum();
+            case INCREASE -> increase(s);
             default -> throw new IllegalStateException(kind.name());
         };
+    }
+
+    /**
+     * {@link Kind#INCREASE} of {@code s}: a cumulative counter's increase, absent (null) when all its samples in the
+     * bucket are at one instant (as Prometheus, which needs two samples); the sum for other data.
+     */
+    static Double increase(Summary s) {
+        dev.pulse.aggregate.Counter c = s.counter();
+        if (c == null) {
+            return s.sum();
+        }
+        return c.lastTime() == c.firstTime() ? null : c.increase();
     }
 
     /** Whether this statistic is read from a counter alone (absent without one). */

@@ -66,4 +66,16 @@ class CounterStatTest {
         assertThat(Stat.RESETS.of(b.summary)).isNull();
         assertThat(Stat.INCREASE.of(b.summary)).isEqualTo(6);
     }
+
+    /** As Prometheus, an increase needs two samples: a bucket whose samples are all at one instant answers none. */
+    @ParameterizedTest(name = "with sketch {0}")
+    @ValueSource(booleans = {true, false})
+    void value_whenCounterBucketHoldsOneSample_increaseIsAbsent(boolean withSketch) {
+        SortedMap<Long, Summary> minutes = counterMinutes(withSketch);
+        PeriodBucket[] buckets = PeriodBucket.group(minutes, MINUTE, 0, Long.MAX_VALUE, withSketch, List.of());
+
+        assertThat(buckets[0].value(Stat.INCREASE)).isNaN();
+        assertThat(Stat.INCREASE.of(buckets[0].summary)).isNull();
+        assertThat(buckets[0].value(Stat.RESETS)).isZero();
+    }
 }
