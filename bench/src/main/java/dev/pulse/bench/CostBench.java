@@ -203,6 +203,8 @@ final class CostBench implements Benchmark {
                 recUnits.get("dpPerRecord"), recUnits.get("dpPerSeriesMinute"), recUnits.get("partialWruPerDp"),
                 recUnits.get("hourlyWruPerSeriesHour"), recUnits.get("hourlyRruPerSeriesHour"), recUnits.get("partialBytesPerSeriesHour")));
         details.add("checks: " + String.join("; ", checks));
+        Map<String, Double> counterCost = new LinkedHashMap<>();
+        details.addAll(CounterCost.lines(counterCost));
         long[] sizeChecks = add(mixed.ingestMeter.sizeChecks(), mixed.compactMeter.sizeChecks());
         details.add("item sizes by DynamoDB's rules (ItemSize) against DynamoDB Local's reported write units: " + sizeChecks[1]
                 + " of " + Format.count(sizeChecks[0]) + " writes differ");
@@ -217,6 +219,7 @@ final class CostBench implements Benchmark {
         values.put("mixSeries", (double) seriesCount);
         values.put("mixDatapoints", (double) mixed.stats.datapointsIn);
         values.put("recordingDatapoints", (double) rec.stats.datapointsIn);
+        values.putAll(counterCost);
         values.put("runSeconds", (System.nanoTime() - started) / 1e9);
 
         return new Result(name(),

@@ -72,6 +72,9 @@ class PromQlDifferentialIT {
     private static final String OTEL_COUNTER = "http_server_requests_total";
     private static final String OTEL_HISTOGRAM = "http_server_request_duration_seconds";
     private static final String[] OTEL_BOUNDS = {"0.1", "0.5", "1"};
+    /** OTLP cumulative monotonic sums, stored as the running totals they are: a steady one and one that resets. */
+    private static final String CUM_STEADY = "jobs_steady_total";
+    private static final String CUM_RESETTING = "jobs_processed_total";
 
     private Pipeline p;
     private QueryHandler handler;
@@ -91,12 +94,14 @@ class PromQlDifferentialIT {
 
         // The same samples for both stores.
         Random random = new Random(26);
+        Random jobsRandom = new Random(27);  // apart, so the other series keep their values
         List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>();
         StringBuilder om = new StringBuilder();
         long first = NOW.toEpochMilli() - MINUTES * MINUTE;
         Map<String, StringBuilder> families = new LinkedHashMap<>();
         for (String name : new String[] {"req", "req_cum", "vreq", "vreq_cum", "err", "lat", "hb", "hc", "hc_cum",
-                OTEL_GAUGE, OTEL_COUNTER, OTEL_HISTOGRAM + "_bucket", OTEL_HISTOGRAM + "_count", OTEL_HISTOGRAM + "_sum"}) {
+                OTEL_GAUGE, OTEL_COUNTER, OTEL_HISTOGRAM + "_bucket", OTEL_HISTOGRAM + "_count", OTEL_HISTOGRAM + "_sum",
+                CUM_STEADY, CUM_RESETTING}) {
             families.put(name, new StringBuilder("# TYPE " + name + " gauge\n"));
         }
         int index = 0;
@@ -112,6 +117,10 @@ class PromQlDifferentialIT {
                 java.util.Arrays.fill(otelCum, 10_000);
                 String otelLabels = "{http_route=\"" + route + "\",region=\"" + region + "\",job=\"checkout\","
                         + "service_name=\"checkout\"}";
+                // The cumulative sums' running totals and the OTLP start time of the current one (a restart sets both).
+                double steadyTotal = 10_000;
+                double jobsTotal = 10_000 + 1_000 * index;
+                long jobsStart = (first - 3_600_000) * 1_000_000;
                 for (int m = 0; m < MINUTES; m++) {
                     long ts = first + m * MINUTE + 30_000;
                     String seconds = Long.toString(ts / 1000);
@@ -186,6 +195,20 @@ class PromQlDifferentialIT {
                             .append(' ').append(otelCum[5]).append(' ').append(seconds).append('\n');
                     families.get(OTEL_HISTOGRAM + "_sum").append(OTEL_HISTOGRAM).append("_sum").append(otelLabels)
                             .append(' ').append(otelCum[6]).append(' ').append(seconds).append('\n');
+                    // Cumulative sums: the steady one grows by index a minute; the other by 0..40, and its writer
+                    // restarts every 37 minutes (a phase per series), its total then counting again from a few.
+                    steadyTotal += index;
+                    if ((m + 11 * index) % 37 == 0) {
+                        jobsTotal = jobsRandom.nextInt(5);
+                        jobsStart = (ts - 1_000) * 1_000_000;
+                    } else {
+                        jobsTotal += jobsRandom.nextInt(41);
+                    }
+                    records.add(otlpCumulative(route, region, ts, steadyTotal, jobsTotal, jobsStart));
+                    families.get(CUM_STEADY).append(CUM_STEADY).append(otelLabels).append(' ').append(steadyTotal)
+                            .append(' ').append(seconds).append('\n');
+                    families.get(CUM_RESETTING).append(CUM_RESETTING).append(otelLabels).append(' ').append(jobsTotal)
+                            .append(' ').append(seconds).append('\n');
                     if (!route.equals("c")) {
                         double err = random.nextInt(6);
                         records.add(record("err", dims, ts, err));
@@ -462,6 +485,22 @@ class PromQlDifferentialIT {
         "equal     | sum(rate(http_server_request_duration_seconds_sum[5m])) / sum(rate(http_server_request_duration_seconds_count[5m])) | |",
         "equal     | increase(http_server_request_duration_seconds_bucket{le=\"0.5\"}[10m]) |   |",
         "equal     | sum(rate(http_server_request_duration_seconds_bucket{le=\"0.1\"}[5m])) / sum(rate(http_server_request_duration_seconds_count[5m])) | |",
+        // OTLP cumulative sums, stored as running totals: Pulse's reset-corrected increase between the first and the
+        // last sample in the window's whole minutes, Prometheus' the same extrapolated towards the window's edges (by
+        // at most half a sample interval each side here), so Prometheus' is at most n/(n-1) times Pulse's, and
+        // exactly that for a steady counter
+        "ratio     | increase(jobs_steady_total[5m])          |                                 | 1.25",
+        "ratio     | rate(jobs_steady_total[10m])             |                                 | 1.1111111111111112",
+        "bound     | increase(jobs_processed_total[5m])       |                                 | increase(jobs_processed_total[5m]) / 4",
+        "bound     | rate(jobs_processed_total[10m])          |                                 | rate(jobs_processed_total[10m]) / 9",
+        "bound     | sum by (http_route) (increase(jobs_processed_total[1h])) | | sum by (http_route) (increase(jobs_processed_total[1h])) / 59",
+        "bound     | increase(jobs_processed_total[1h])       |                                 | increase(jobs_processed_total[1h]) / 59",
+        "equal     | irate(jobs_processed_total[5m])          |                                 |",
+        "equal     | resets(jobs_processed_total[10m])        |                                 |",
+        "equal     | resets(jobs_processed_total[1h])         |                                 |",
+        "empty     | irate(jobs_processed_total[1m])          |                                 |",
+        "empty     | increase(jobs_processed_total[1m])       |                                 |",
+        "empty     | rate(jobs_steady_total[1m])              |                                 |",
     })
     void queryRange_whenSameData_answersAsPrometheusOrWithinTheDocumentedDifference(String mode, String pulseQuery,
             String promQuery, String parameter) throws Exception {
@@ -773,6 +812,25 @@ class PromQlDifferentialIT {
                 + "{\"name\":\"process.memory.usage\",\"unit\":\"By\",\"gauge\":{\"dataPoints\":[{\"attributes\":"
                 + attrs + ",\"timeUnixNano\":" + nanos + ",\"asDouble\":" + memory + "}]}}]}]}]}";
         return KinesisRecords.record("shardId-000000000000", sequence++, route + region,
+                json.getBytes(StandardCharsets.UTF_8), NOW.toEpochMilli());
+    }
+
+    /** One OTLP/JSON request of two cumulative monotonic sums, each point with its start time. */
+    private KinesisEvent.KinesisEventRecord otlpCumulative(String route, String region, long ts, double steady,
+            double jobs, long jobsStartNanos) {
+        String nanos = "\"" + ts * 1_000_000 + "\"";
+        String attrs = "[{\"key\":\"http.route\",\"value\":{\"stringValue\":\"" + route + "\"}},"
+                + "{\"key\":\"region\",\"value\":{\"stringValue\":\"" + region + "\"}}]";
+        String steadyStart = "\"" + (NOW.toEpochMilli() - 86_400_000L) * 1_000_000 + "\"";
+        String json = "{\"resourceMetrics\":[{\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":"
+                + "{\"stringValue\":\"checkout\"}}]},\"scopeMetrics\":[{\"metrics\":["
+                + "{\"name\":\"jobs.steady\",\"unit\":\"{job}\",\"sum\":{\"aggregationTemporality\":2,"
+                + "\"isMonotonic\":true,\"dataPoints\":[{\"attributes\":" + attrs + ",\"startTimeUnixNano\":" + steadyStart
+                + ",\"timeUnixNano\":" + nanos + ",\"asDouble\":" + steady + "}]}},"
+                + "{\"name\":\"jobs.processed\",\"unit\":\"{job}\",\"sum\":{\"aggregationTemporality\":2,"
+                + "\"isMonotonic\":true,\"dataPoints\":[{\"attributes\":" + attrs + ",\"startTimeUnixNano\":\""
+                + jobsStartNanos + "\",\"timeUnixNano\":" + nanos + ",\"asDouble\":" + jobs + "}]}}]}]}]}";
+        return KinesisRecords.record("shardId-000000000000", sequence++, route + region + "cum",
                 json.getBytes(StandardCharsets.UTF_8), NOW.toEpochMilli());
     }
 

@@ -106,6 +106,27 @@ final class CompactFixture {
     }
 
     /**
+     * As {@link #ingest}, for a cumulative counter (OTLP cumulative monotonic sum): samples {@code values} at
+     * {@code minute + secondOffsets[i]} seconds with OTLP start time {@code startNanos} (0 for none).
+     */
+    void ingestCounter(long minute, long firstRecord, long generation, long startNanos, long[] secondOffsets,
+            double... values) {
+        BatchAggregator agg = new BatchAggregator(SHARD);
+        List<Datapoint> dps = new ArrayList<>();
+        dev.pulse.model.MetricKind kind = dev.pulse.model.MetricKind.of(dev.pulse.model.MetricKind.Type.COUNTER,
+                dev.pulse.model.MetricKind.Temporality.CUMULATIVE, "ms");
+        for (int i = 0; i < values.length; i++) {
+            dps.add(new Datapoint("latency", Map.of("service", "checkout"), minute + secondOffsets[i] * 1_000, values[i],
+                    "Milliseconds").withKind(kind).withStartNanos(startNanos));
+        }
+        agg.addRecord(KinesisRecords.sequence(firstRecord), dps);
+        List<Partial> partials = new ArrayList<>(agg.partials());
+        reader.putItem(b -> b.tableName(table).item(PartialItems.partial(partials.get(0),
+                config.partialTtl().toSeconds(), generation)));
+        mark(partials);
+    }
+
+    /**
      * Writes the empty placeholder an attempt that sets a record aside leaves in the slot the record named (minute
      * {@code minute}, record {@code firstRecord}), under {@code generation}, as ingest writes it.
      */

@@ -339,4 +339,35 @@ class CompactServiceTest {
         assertThat(buckets(hourly, RollupItems.MINUTES).get(6)).isEqualTo(List.of(1.0, 8.0, 8.0, 8.0));
         assertThat(buckets(hourly, RollupItems.MINUTES).getOrDefault(5, List.of(0.0)).get(0)).isZero();
     }
+    /**
+     * A cumulative counter's rollups carry the reset-corrected increase of all its samples: the hour's minutes and the
+     * day's hours join to what the samples give in time order, whatever order the slots were stored in, with a reset by
+     * value, one by OTLP start time, and a stale attempt's partial that does not count.
+     */
+    @Test
+    void build_whenCumulativeCounter_rollupsCarryTheExactResetCorrectedIncrease() {
+        long start = 1_795_000_000_000_000_000L;
+        f.clock.set(at("2026-11-21T10:31:00Z"));
+        // Minute 5 in two slots, stored out of time order; then a reset by value at minute 6 (12 after 40).
+        f.ingestCounter(HOUR + 5 * MINUTE, 2, 1, start, new long[] {40, 50}, 30, 40);
+        f.ingestCounter(HOUR + 5 * MINUTE, 1, 1, start, new long[] {10, 20}, 10, 25);
+        f.ingestCounter(HOUR + 6 * MINUTE, 3, 1, start, new long[] {0}, 12);
+        f.ingestCounter(HOUR + 6 * MINUTE, 3, 0, start, new long[] {0}, 1_000);  // a stale generation of that slot
+        // The writer restarted (newer start time) and passed its old total within a minute: a reset all the same.
+        f.ingestCounter(HOUR + 20 * MINUTE, 4, 1, start + 60_000_000_000L, new long[] {0, 30}, 50, 55);
+
+        f.run(at("2026-11-21T11:06:00Z"));
+        f.run(at("2026-11-22T00:06:00Z"));
+
+        // 10 -> 25 -> 30 -> 40 (+30), reset to 12 (+12), restart at 50 (+50) -> 55 (+5)
+        dev.pulse.aggregate.Counter hour = RollupItems.total(f.hourly(HOUR), RollupItems.MINUTES).counter();
+        assertThat(hour.increase()).isEqualTo(97);
+        assertThat(hour.resets()).isEqualTo(2);
+        assertThat(hour.firstValue()).isEqualTo(10);
+        assertThat(hour.lastValue()).isEqualTo(55);
+        assertThat(hour.lastTime() - hour.firstTime()).isEqualTo(15 * MINUTE + 20_000);
+        assertThat(RollupItems.buckets(f.hourly(HOUR), RollupItems.MINUTES).get(5).counter().increase()).isEqualTo(30);
+        dev.pulse.aggregate.Counter day = RollupItems.total(f.daily(DAY), RollupItems.HOURS).counter();
+        assertThat(day).isEqualTo(hour);
+    }
 }

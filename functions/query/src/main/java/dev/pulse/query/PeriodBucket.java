@@ -109,6 +109,7 @@ final class PeriodBucket {
             }
             Summary compact = Summary.withEncodedSketch(merged.count(), merged.exactSum(), merged.min(), merged.max(),
                     Sketches.serialize(merged.sketch()));
+            compact.restoreCounter(merged.counter());
             b = new PeriodBucket(start, compact, true, joinable);
             double[] p = new double[answered.size() * 2];
             for (int i = 0; i < answered.size(); i++) {
@@ -123,6 +124,8 @@ final class PeriodBucket {
             }
             b.ranks = r;
         } else {
+            // The counter's runs joined once: a cached bucket is read many times and keeps one run, not one a minute.
+            merged.restoreCounter(merged.counter());
             b = new PeriodBucket(start, merged, false, joinable);
         }
         return b;
@@ -143,6 +146,14 @@ final class PeriodBucket {
                 return summary.max();
             case RANK:
                 return rank(stat.q());
+            case INCREASE: {
+                Double v = Stat.increase(summary);
+                return v == null ? Double.NaN : v;
+            }
+            case RESETS, COUNTER_FIRST, COUNTER_FIRST_TIME, COUNTER_LAST, COUNTER_LAST_TIME: {
+                Double v = stat.ofCounter(summary.counter());
+                return v == null ? Double.NaN : v;
+            }
             default:
                 break;
         }

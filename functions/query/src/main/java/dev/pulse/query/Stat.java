@@ -15,7 +15,28 @@ import java.util.regex.Pattern;
 public record Stat(String label, Kind kind, double q) {
 
     /** What a statistic computes. */
-    public enum Kind { COUNT, SUM, AVG, MIN, MAX, PERCENTILE, RANK }
+    public enum Kind {
+        COUNT, SUM, AVG, MIN, MAX, PERCENTILE, RANK,
+        /** A cumulative counter's reset-corrected increase ({@code dev.pulse.aggregate.Counter}); the sum for other data. */
+        INCREASE,
+        /** A cumulative counter's resets, its first and last sample's value and time (epoch ms); absent for other data. */
+        RESETS, COUNTER_FIRST, COUNTER_FIRST_TIME, COUNTER_LAST, COUNTER_LAST_TIME
+    }
+
+    /**
+     * The increase in the bucket, for the Prometheus API's {@code rate} and {@code increase}: over a cumulative
+     * counter the reset-corrected increase from the bucket's first sample to its last, over anything else (deltas) the
+     * sum, which is the increase there. Not a name {@code POST /query} accepts.
+     */
+    public static final Stat INCREASE = new Stat("increase", Kind.INCREASE, 0);
+    /** A cumulative counter's resets in the bucket (absent for other data). Not a name {@code POST /query} accepts. */
+    public static final Stat RESETS = new Stat("resets", Kind.RESETS, 0);
+    /** A cumulative counter's first sample in the bucket (absent for other data). */
+    public static final Stat COUNTER_FIRST = new Stat("counter.first", Kind.COUNTER_FIRST, 0);
+    public static final Stat COUNTER_FIRST_TIME = new Stat("counter.firstTime", Kind.COUNTER_FIRST_TIME, 0);
+    /** A cumulative counter's last sample in the bucket (absent for other data). */
+    public static final Stat COUNTER_LAST = new Stat("counter.last", Kind.COUNTER_LAST, 0);
+    public static final Stat COUNTER_LAST_TIME = new Stat("counter.lastTime", Kind.COUNTER_LAST_TIME, 0);
 
     /**
      * How many values are at most {@code bound} ({@link Summary#rank}): the cumulative count of a histogram bucket, for
@@ -58,7 +79,13 @@ public record Stat(String label, Kind kind, double q) {
 
     /** The value of this statistic for {@code s}, or null for an empty bucket (never a made-up zero). */
     public Double of(Summary s) {
-        if (s == null || s.isEmpty()) {
+        if (s == null) {
+            return null;
+        }
+        if (counterKind()) {
+            return ofCounter(s.counter());
+        }
+        if (s.isEmpty()) {
             return null;
         }
         return switch (kind) {
@@ -69,6 +96,43 @@ public record Stat(String label, Kind kind, double q) {
             case MAX -> s.max();
             case PERCENTILE -> s.quantile(q);
             case RANK -> s.rank(q);
+            case INCREASE -> increase(s);
+            default -> throw new IllegalStateException(kind.name());
+        };
+    }
+
+    /**
+     * {@link Kind#INCREASE} of {@code s}: a cumulative counter's increase, absent (null) when all its samples in the
+     * bucket are at one instant (as Prometheus, which needs two samples); the sum for other data.
+     */
+    static Double increase(Summary s) {
+        dev.pulse.aggregate.Counter c = s.counter();
+        if (c == null) {
+            return s.sum();
+        }
+        return c.lastTime() == c.firstTime() ? null : c.increase();
+    }
+
+    /** Whether this statistic is read from a counter alone (absent without one). */
+    public boolean counterKind() {
+        return switch (kind) {
+            case RESETS, COUNTER_FIRST, COUNTER_FIRST_TIME, COUNTER_LAST, COUNTER_LAST_TIME -> true;
+            default -> false;
+        };
+    }
+
+    /** A {@link #counterKind()} statistic of {@code c}; null without a counter. */
+    public Double ofCounter(dev.pulse.aggregate.Counter c) {
+        if (c == null) {
+            return null;
+        }
+        return switch (kind) {
+            case RESETS -> (double) c.resets();
+            case COUNTER_FIRST -> c.firstValue();
+            case COUNTER_FIRST_TIME -> (double) c.firstTime();
+            case COUNTER_LAST -> c.lastValue();
+            case COUNTER_LAST_TIME -> (double) c.lastTime();
+            default -> throw new IllegalStateException(kind.name());
         };
     }
 }

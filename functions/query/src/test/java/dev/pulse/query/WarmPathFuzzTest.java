@@ -327,6 +327,7 @@ class WarmPathFuzzTest {
                         case MAX -> sorted[sorted.length - 1];
                         case PERCENTILE -> sorted[(int) rank(st.q(), sorted.length) - 1];
                         case RANK -> throw new IllegalStateException("POST /query never parses a rank");
+                        default -> throw new IllegalStateException("POST /query never parses " + st.label());
                     };
                     double g = got.asDouble();
                     if (st.kind() == Stat.Kind.PERCENTILE) {

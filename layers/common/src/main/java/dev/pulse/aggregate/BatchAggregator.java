@@ -34,6 +34,8 @@ public final class BatchAggregator {
                     k -> new Partial(seriesKey, dp.name(), dp.dims(), minute, shardId, sequenceNumber));
             if (dp.summary() != null) {
                 agg.add(dp.summary(), dp.unit(), sequenceNumber);
+            } else if (dp.kind() != null && dp.kind().isCumulativeCounter()) {
+                agg.addCounterSample(dp.value(), dp.timestamp(), dp.startNanos(), dp.unit(), sequenceNumber);
             } else {
                 agg.add(dp.value(), dp.unit(), sequenceNumber);
             }

@@ -40,6 +40,15 @@ public final class Partial {
         }
     }
 
+    /**
+     * One sample of a cumulative counter: its value goes into the summary as any value does, and the sample into the
+     * summary's {@link Counter}, from which the query answers the reset-corrected increase.
+     */
+    void addCounterSample(double value, long time, long startNanos, String unit, String sequence) {
+        add(value, unit, sequence);
+        summary.addCounterSample(time, startNanos, value);
+    }
+
     /** A producer's pre-aggregated values (an OTLP histogram point), merged whole so count and sum stay exact. */
     void add(Summary values, String unit, String sequence) {
         summary.merge(values);

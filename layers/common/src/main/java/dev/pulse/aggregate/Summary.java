@@ -1,6 +1,8 @@
 package dev.pulse.aggregate;
 
 import com.datadoghq.sketch.ddsketch.DDSketch;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A mergeable summary of a set of values: count, exact sum, min, max and a DDSketch for percentiles. Minute
@@ -22,6 +24,12 @@ public final class Summary {
      * of a day the query's rollup cache can hold.
      */
     private byte[] encodedSketch;
+    /**
+     * A cumulative counter's runs ({@link Counter}), or null for every other series (gauges, deltas: they carry and
+     * store nothing more). Merging only gathers runs; {@link #counter()} joins them in {@link Counter#ORDER}, so the
+     * counter of merged summaries does not depend on the order they were merged in.
+     */
+    private List<Counter> counters;
 
     public Summary() {
         this(0, new ExactSum(), Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, Sketches.create());
@@ -66,8 +74,41 @@ public final class Summary {
         }
     }
 
+    /**
+     * Adds one sample of a cumulative counter (besides {@link #add}, which adds its value to the summary): see
+     * {@link Counter}; a value that is not finite is left out of the counter.
+     *
+     * @param startNanos the OTLP start time, epoch ns, or 0
+     */
+    public void addCounterSample(long time, long startNanos, double value) {
+        Counter c = Counter.sample(time, startNanos, value);
+        if (c != null) {
+            counterRuns().add(c);
+        }
+    }
+
+    private List<Counter> counterRuns() {
+        if (counters == null) {
+            counters = new ArrayList<>(2);
+        }
+        return counters;
+    }
+
+    /** The counter's runs joined ({@link Counter#fold}), or null when this summary holds no counter samples. */
+    public Counter counter() {
+        return counters == null ? null : Counter.fold(counters);
+    }
+
+    /** Sets the counter (a summary restored from storage); null for none. */
+    public void restoreCounter(Counter c) {
+        counters = c == null ? null : new ArrayList<>(List.of(c));
+    }
+
     /** Adds {@code other} into this summary. */
     public void merge(Summary other) {
+        if (other.counters != null && !other.counters.isEmpty()) {
+            counterRuns().addAll(other.counters);
+        }
         if (other.count == 0) {
             return;
         }

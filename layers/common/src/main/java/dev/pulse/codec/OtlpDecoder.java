@@ -281,10 +281,18 @@ final class OtlpDecoder {
                 }
                 break;
             case SUM:
-                // Delta: each value is what happened in its interval. Cumulative: a sample of the running total (the
-                // Collector's cumulativetodelta processor turns it into deltas before the exporter).
+                // Delta: each value is what happened in its interval. Cumulative: a sample of the running total; a
+                // monotonic one keeps its start time, which says when the total last started from zero (a reset).
+                boolean counter = metric.getSum().getIsMonotonic() && metric.getSum().getAggregationTemporality()
+                        == AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE;
                 for (int i = 0; i < metric.getSum().getDataPointsCount(); i++) {
-                    number(name, unit, metric.getSum().getDataPoints(i), resourceDims, at + ".sum.dataPoints[" + i + "]", out);
+                    int n = out.size();
+                    NumberDataPoint p = metric.getSum().getDataPoints(i);
+                    number(name, unit, p, resourceDims, at + ".sum.dataPoints[" + i + "]", out);
+                    // fixed64: a start past 2262 reads negative in Java and is treated as not sent.
+                    if (counter && out.size() > n && p.getStartTimeUnixNano() > 0) {
+                        out.set(n, out.get(n).withStartNanos(p.getStartTimeUnixNano()));
+                    }
                 }
                 break;
             case HISTOGRAM:

@@ -16,13 +16,20 @@ import java.util.Objects;
  *                  producer already aggregated, merged as a whole into the minute (so its count and sum stay exact)
  * @param kind      the producer's metric type where it sends one (OTLP: {@link MetricKind}), else {@code null}; kept in
  *                  the series catalog so the query API can answer under the Prometheus names of OTel metrics
+ * @param startNanos a cumulative sum's OTLP start time ({@code start_time_unix_nano}: when its running total started),
+ *                  epoch nanoseconds, 0 when not sent or not a cumulative counter; a newer one marks a reset
  */
 public record Datapoint(String name, Map<String, String> dims, long timestamp, double value, String unit, Summary summary,
-        MetricKind kind) {
+        MetricKind kind, long startNanos) {
 
     public Datapoint {
         Objects.requireNonNull(name, "name");
         dims = dims == null ? Map.of() : dims;
+    }
+
+    public Datapoint(String name, Map<String, String> dims, long timestamp, double value, String unit, Summary summary,
+            MetricKind kind) {
+        this(name, dims, timestamp, value, unit, summary, kind, 0L);
     }
 
     public Datapoint(String name, Map<String, String> dims, long timestamp, double value, String unit, Summary summary) {
@@ -41,7 +48,12 @@ public record Datapoint(String name, Map<String, String> dims, long timestamp, d
 
     /** This datapoint with the producer's metric type. */
     public Datapoint withKind(MetricKind k) {
-        return new Datapoint(name, dims, timestamp, value, unit, summary, k);
+        return new Datapoint(name, dims, timestamp, value, unit, summary, k, startNanos);
+    }
+
+    /** This datapoint with a cumulative sum's OTLP start time (epoch ns, 0 for none). */
+    public Datapoint withStartNanos(long start) {
+        return new Datapoint(name, dims, timestamp, value, unit, summary, kind, start);
     }
 
     /** The canonical series key of this datapoint (see {@link SeriesKey}). */

@@ -54,6 +54,15 @@ public record MetricKind(Type type, Temporality temporality, String unit, String
         bounds = bounds == null || bounds.length() > MAX_BOUNDS_CHARS ? "" : bounds;
     }
 
+    /**
+     * Whether the values are a cumulative counter's running total from one writer (an OTLP cumulative monotonic sum, a
+     * Prometheus counter), whose partials keep what the reset-corrected increase needs ({@code dev.pulse.aggregate.Counter}).
+     * Non-monotonic cumulative sums are not: a lower value is a real decrease there, not a reset.
+     */
+    public boolean isCumulativeCounter() {
+        return type == Type.COUNTER && temporality == Temporality.CUMULATIVE;
+    }
+
     /** A kind without bounds. */
     public static MetricKind of(Type type, Temporality temporality, String unit) {
         return new MetricKind(type, temporality, unit, "");

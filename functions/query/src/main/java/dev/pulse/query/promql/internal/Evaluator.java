@@ -46,6 +46,14 @@ public final class Evaluator {
          */
         List<Minutes> minutes(Expr.Selector selector, long rangeMillis) throws PromQlException;
 
+        /**
+         * {@link #minutes}, with each cumulative counter's samples per minute ({@link Minutes#counter()}) for irate and
+         * resets; a source without counters answers the plain minutes.
+         */
+        default List<Minutes> counterMinutes(Expr.Selector selector, long rangeMillis) throws PromQlException {
+            return minutes(selector, rangeMillis);
+        }
+
         /** The same store read at other evaluation times (a subquery's steps); {@code @ start()} stays the query's. */
         Source at(long[] times);
     }
@@ -109,7 +117,9 @@ public final class Evaluator {
     static Stat stat(Expr.OverTime o) {
         return switch (o.function()) {
             case COUNT, PRESENT, ABSENT -> Stat.parse("count");
-            case SUM, RATE, INCREASE -> Stat.parse("sum");
+            case SUM -> Stat.parse("sum");
+            // Over deltas the sum; over a cumulative counter the reset-corrected increase of its samples in the window.
+            case RATE, INCREASE -> Stat.INCREASE;
             case AVG -> Stat.parse("avg");
             case MIN -> Stat.parse("min");
             case MAX -> Stat.parse("max");
@@ -295,7 +305,8 @@ public final class Evaluator {
         Expr.Selector sel = o.selector();
         long range = RangeReader.wholeMinutes(sel.rangeMillis());
         List<Series> out = new ArrayList<>();
-        for (Minutes m : source.minutes(sel, sel.rangeMillis())) {
+        boolean counters = o.function() == Expr.OverTimeFunction.IRATE || o.function() == Expr.OverTimeFunction.RESETS;
+        for (Minutes m : counters ? source.counterMinutes(sel, sel.rangeMillis()) : source.minutes(sel, sel.rangeMillis())) {
             double[] values = new double[steps];
             boolean[] present = new boolean[steps];
             for (int i = 0; i < steps; i++) {
@@ -325,6 +336,15 @@ public final class Evaluator {
                     aux += delta * (v - mean);
                 }
                 if (last < 0) {
+                    continue;
+                }
+                if (m.counter() != null) {
+                    // A cumulative counter: irate and resets from its samples, not from per-minute averages.
+                    double c = overCounter(o.function(), m.counter(), lo, hi);
+                    if (!Double.isNaN(c)) {
+                        values[i] = c;
+                        present[i] = true;
+                    }
                     continue;
                 }
                 double v;
@@ -370,6 +390,48 @@ public final class Evaluator {
             }
         }
         return out;
+    }
+
+    /**
+     * irate or resets of a cumulative counter over minutes {@code [lo, hi)}, NaN when absent. {@code resets}: the resets
+     * within each minute (a lower value, or a newer OTLP start time) plus each minute whose first sample is lower than the
+     * last sample of the minute before with data. {@code irate}: as Prometheus, (last - previous sample) / their
+     * distance, the last sample alone when it is lower (a reset), when the last minute with data holds one sample (the
+     * previous one is the last of the minute before with data); when it holds several, the rate over them (its
+     * reset-corrected increase from its first sample to its last over their distance), since only those two of a
+     * minute's samples are stored. Absent with fewer than two samples.
+     */
+    static double overCounter(Expr.OverTimeFunction f, Minutes.Counters c, int lo, int hi) {
+        int last = -1;
+        int previous = -1;
+        long resets = 0;
+        for (int k = lo; k < hi; k++) {
+            if (!c.has(k)) {
+                continue;
+            }
+            resets += (long) c.resets()[k];
+            if (last >= 0 && c.firstValue()[k] < c.lastValue()[last]) {
+                resets++;
+            }
+            previous = last;
+            last = k;
+        }
+        if (last < 0) {
+            return Double.NaN;
+        }
+        if (f == Expr.OverTimeFunction.RESETS) {
+            return resets;
+        }
+        if (c.lastTime()[last] > c.firstTime()[last]) {
+            return c.increase()[last] / ((c.lastTime()[last] - c.firstTime()[last]) / 1000.0);
+        }
+        if (previous < 0) {
+            return Double.NaN;
+        }
+        double now = c.firstValue()[last];
+        double before = c.lastValue()[previous];
+        double seconds = (c.firstTime()[last] - c.lastTime()[previous]) / 1000.0;
+        return (now < before ? now : now - before) / seconds;
     }
 
     /**

@@ -128,6 +128,19 @@ public final class RangeReader implements Evaluator.Source {
 
     @Override
     public List<Minutes> minutes(Expr.Selector selector, long rangeMillis) throws PromQlException {
+        return minutes(selector, rangeMillis, false);
+    }
+
+    @Override
+    public List<Minutes> counterMinutes(Expr.Selector selector, long rangeMillis) throws PromQlException {
+        return minutes(selector, rangeMillis, true);
+    }
+
+    /** The counter statistics a minute read asks for with {@code counters} (absent for series without a counter). */
+    private static final List<Stat> COUNTER_STATS = List.of(Stat.COUNTER_FIRST, Stat.COUNTER_FIRST_TIME,
+            Stat.COUNTER_LAST, Stat.COUNTER_LAST_TIME, Stat.INCREASE, Stat.RESETS);
+
+    private List<Minutes> minutes(Expr.Selector selector, long rangeMillis, boolean counters) throws PromQlException {
         long range = wholeMinutes(rangeMillis);
         List<CatalogMatcher.Match> matches = match(selector);
         if (matches.isEmpty()) {
@@ -163,6 +176,9 @@ public final class RangeReader implements Evaluator.Source {
             if (m.view() == OtelNames.View.BUCKET) {
                 stats.add(statFor(m, sum));
             }
+        }
+        if (counters) {
+            stats.addAll(COUNTER_STATS);
         }
         Map<SeriesSpec, Map<String, double[]>> out = new HashMap<>();
         int offset = 0;
@@ -211,9 +227,22 @@ public final class RangeReader implements Evaluator.Source {
                     counts[k] = counts[k] > 0 ? 1 : 0;
                 }
             }
-            result.add(new Minutes(m.labels(), first, sums, counts));
+            result.add(new Minutes(m.labels(), first, sums, counts, counters && m.view() == OtelNames.View.RAW
+                    ? counterMinutes(values) : null));
         }
         return result;
+    }
+
+    /** The counter columns of a minute read, or null when no minute holds a counter sample. */
+    private static Minutes.Counters counterMinutes(Map<String, double[]> values) {
+        double[] firstTime = values.get(Stat.COUNTER_FIRST_TIME.label());
+        boolean any = false;
+        for (double t : firstTime) {
+            any |= !Double.isNaN(t);
+        }
+        return !any ? null : new Minutes.Counters(values.get(Stat.COUNTER_FIRST.label()), firstTime,
+                values.get(Stat.COUNTER_LAST.label()), values.get(Stat.COUNTER_LAST_TIME.label()),
+                values.get(Stat.INCREASE.label()), values.get(Stat.RESETS.label()));
     }
 
     /** One read through {@link QueryService}, its refusals said in the Prometheus API's terms. */

@@ -86,7 +86,7 @@ class EvaluatorTest {
                         present[i] = true;
                         values[i] = switch (stat.kind()) {
                             case COUNT -> n;
-                            case SUM -> sum;
+                            case SUM, INCREASE -> sum;
                             case AVG -> sum / n;
                             default -> throw new IllegalArgumentException(stat.label());
                         };
