@@ -42,7 +42,7 @@ TEMPLATE_CHECKS := $(SAM) validate --lint --region $(AWS_DEFAULT_REGION) \
   && $(SCAN_CHECKOV) \
   && $(VENV)/bin/python scripts/check_docs.py .
 
-.PHONY: help test test-one verify lint build deploy events clean run invoke local-stack bench fuzz
+.PHONY: help test test-one verify lint build deploy events clean run invoke local-stack bench fuzz fmt
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -97,6 +97,9 @@ TEST_TOOLS = -Dpulse.moto.bin=$(CURDIR)/$(VENV)/bin/moto_server -Dpulse.kinesis.
 
 test: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/.installed $(CHROMIUM)/.installed $(PROMTOOL) ## Unit and integration tests, template checks and scans, sam build (what CI runs)
 	echo "JDK: $$JAVA_HOME"
+	# Formatting first, in a second: the Python files here, the Java files and their license headers in Maven's
+	# validate phase (Spotless); either fails the run before any test, and `make fmt` fixes both.
+	$(RUFF_CHECK) || { echo "make test: Python files need formatting: run make fmt" >&2; exit 1; }
 	# The template checks read only template.yaml and docs/: they run beside the Maven build (whose integration
 	# tests mostly wait on emulators and simulated settle times) and print their output after it. About 40 s saved.
 	mkdir -p .local
@@ -112,6 +115,13 @@ test: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/
 	if [ $$checks_status -ne 0 ]; then echo "make test: the template checks failed (exit $$checks_status)" >&2; exit 1; fi
 	$(SAM) build
 	echo "make test: all checks passed"
+
+# Formatting (ruff.toml, the root pom's Spotless block): Java through palantir-java-format with the Apache-2.0 header,
+# Python (scripts/, tests' helpers, fuzz/seeds.py) through ruff format, pinned in requirements-dev.txt.
+RUFF_CHECK = $(VENV)/bin/ruff format --check .
+fmt: $(VENV)/.installed ## Format the Java (palantir-java-format, license headers) and Python (ruff) sources in place
+	mvn $(MVN_FLAGS) -q spotless:apply
+	$(VENV)/bin/ruff format .
 
 # One unit test class (TEST=IngestServiceTest, or Class#method) and/or one integration test (IT=QueryIT), with the
 # same emulators and tools as make test; the reactor builds what they need, and every other test is left out.

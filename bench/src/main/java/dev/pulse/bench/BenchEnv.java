@@ -20,10 +20,12 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * first use, in this process, stopped by {@link #close()}). Clients are built the way the functions build
  * theirs ({@code AwsClients}), pointed at the emulator.
  *
- * @param root       the repository (template.yaml, events/, .aws-sam/build)
- * @param quick      a smoke run: every benchmark shrinks to seconds; figures are not meaningful
- * @param kinesisDir where kinesalite is installed (tools/kinesis)
- * @param motoBin    the moto_server executable (the local stack's SQS)
+ * <ul>
+ *   <li>{@code root}: the repository (template.yaml, events/, .aws-sam/build);
+ *   <li>{@code quick}: a smoke run: every benchmark shrinks to seconds; figures are not meaningful;
+ *   <li>{@code kinesisDir}: where kinesalite is installed (tools/kinesis);
+ *   <li>{@code motoBin}: the moto_server executable (the local stack's SQS).
+ * </ul>
  */
 public final class BenchEnv implements AutoCloseable {
 

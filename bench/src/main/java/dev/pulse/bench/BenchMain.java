@@ -174,7 +174,10 @@ public final class BenchMain {
             return all;
         }
         List<Benchmark> out = new ArrayList<>();
-        for (String name : only.split(",")) {
+        for (String name : only.split(",", -1)) {
+            if (name.isBlank()) {
+                continue; // "a,,b" or a trailing comma names no benchmark
+            }
             Benchmark b = all.stream().filter(x -> x.name().equals(name.trim())).findFirst()
                     .orElseThrow(() -> new IllegalArgumentException("no benchmark named '" + name.trim() + "'"));
             if (!out.contains(b)) {

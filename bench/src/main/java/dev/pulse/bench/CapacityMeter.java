@@ -284,24 +284,17 @@ public final class CapacityMeter implements ExecutionInterceptor {
     public SdkRequest modifyRequest(Context.ModifyRequest context, ExecutionAttributes attributes) {
         SdkRequest r = context.request();
         ReturnConsumedCapacity all = ReturnConsumedCapacity.INDEXES;
-        if (r instanceof QueryRequest q) {
-            return q.toBuilder().returnConsumedCapacity(all).build();
-        } else if (r instanceof BatchWriteItemRequest b) {
-            return b.toBuilder().returnConsumedCapacity(all).build();
-        } else if (r instanceof BatchGetItemRequest b) {
-            return b.toBuilder().returnConsumedCapacity(all).build();
-        } else if (r instanceof PutItemRequest p) {
-            return p.toBuilder().returnConsumedCapacity(all).build();
-        } else if (r instanceof UpdateItemRequest u) {
-            return u.toBuilder().returnConsumedCapacity(all).build();
-        } else if (r instanceof GetItemRequest g) {
-            return g.toBuilder().returnConsumedCapacity(all).build();
-        } else if (r instanceof DeleteItemRequest d) {
-            return d.toBuilder().returnConsumedCapacity(all).build();
-        } else if (r instanceof ScanRequest s) {
-            return s.toBuilder().returnConsumedCapacity(all).build();
-        }
-        return r;
+        return switch (r) {
+            case QueryRequest q -> q.toBuilder().returnConsumedCapacity(all).build();
+            case BatchWriteItemRequest b -> b.toBuilder().returnConsumedCapacity(all).build();
+            case BatchGetItemRequest b -> b.toBuilder().returnConsumedCapacity(all).build();
+            case PutItemRequest p -> p.toBuilder().returnConsumedCapacity(all).build();
+            case UpdateItemRequest u -> u.toBuilder().returnConsumedCapacity(all).build();
+            case GetItemRequest g -> g.toBuilder().returnConsumedCapacity(all).build();
+            case DeleteItemRequest d -> d.toBuilder().returnConsumedCapacity(all).build();
+            case ScanRequest s -> s.toBuilder().returnConsumedCapacity(all).build();
+            default -> r;
+        };
     }
 
     @Override

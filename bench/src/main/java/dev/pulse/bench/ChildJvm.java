@@ -109,6 +109,8 @@ final class ChildJvm implements AutoCloseable {
     }
 
     /** The JSON of the child's next line starting with {@code prefix}; fails if it ends or takes longer than {@code timeout}. */
+    // EOF is a sentinel instance the reader thread queues: only that instance, never an equal line, ends the stream.
+    @SuppressWarnings("ReferenceEquality")
     JsonNode await(String prefix, Duration timeout) throws IOException, InterruptedException {
         String marker = prefix + " ";
         long deadline = System.nanoTime() + timeout.toNanos();

@@ -401,7 +401,6 @@ final class ColdStartBench implements Benchmark {
         return response.path("stopped").asBoolean() ? "stopped: " + response.path("stopReason").asText() : null;
     }
 
-    /** Ingest: a batch response with no failed item. */
     /**
      * The Kinesis event with every sequence number raised by {@code n} x 1,000 (the same number of digits), so the
      * records are above the shard's committed position and the function stores them as on its first invocation.

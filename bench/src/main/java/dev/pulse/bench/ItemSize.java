@@ -83,7 +83,7 @@ public final class ItemSize {
     static long number(String n) {
         BigDecimal d = new BigDecimal(n.strip());
         int digits = d.signum() == 0 ? 1 : d.stripTrailingZeros().precision();
-        return (digits + 1) / 2 + 1;
+        return (digits + 1L) / 2 + 1;
     }
 
     static long utf8(String s) {

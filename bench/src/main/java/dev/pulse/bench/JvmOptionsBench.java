@@ -90,6 +90,8 @@ final class JvmOptionsBench implements Benchmark {
                 units (a JVM whose JIT compiled for over a tenth of them is marked: not yet C2's steady state).""";
     }
 
+    // ingestTables holds one table per Variant, created in values() order just above.
+    @SuppressWarnings("EnumOrdinal")
     @Override
     public Result run(BenchEnv env) throws Exception {
         FunctionSettings ingestFn = FunctionSettings.load(env.root(), INGEST.logicalId());

@@ -176,7 +176,7 @@ final class LoadGenBench implements Benchmark {
             // As LoadGenHandler builds it: 50 ms first backoff, 2 s cap, 6 attempts.
             KinesisSender sender = new KinesisSender(client, STREAM, new Backoff(50, 2_000), 6);
             details.add("records: " + Format.count(records.size()) + " from " + SAMPLE + ", "
-                    + Format.count(records.stream().mapToLong(r -> r.data().length).sum() / records.size()) + " bytes on average");
+                    + Format.count(records.stream().mapToLong(r -> r.data().length).average().orElse(0)) + " bytes on average");
 
             // Warm-up: connections open and the send path compiled before anything is measured.
             run(sender, sink, records, 10_000, 0, env.scale(3, 1));

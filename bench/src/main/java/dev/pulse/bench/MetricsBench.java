@@ -224,13 +224,13 @@ final class MetricsBench implements Benchmark {
         for (int i = 0; i < pairs; i++) {
             boolean onFirst = i % 2 == 0;
             metrics.on = onFirst;
-            metrics.insideNanos = 0;
+            metrics.insideNanos.reset();
             double first = invocation.run();
             metrics.on = !onFirst;
             double second = invocation.run();
             on[i] = onFirst ? first : second;
             off[i] = onFirst ? second : first;
-            inside[i] = metrics.insideNanos / 1e6;
+            inside[i] = metrics.insideNanos.sum() / 1e6;
         }
         return new Side(on, off, inside);
     }
@@ -286,7 +286,7 @@ final class MetricsBench implements Benchmark {
         private final Metrics powertools;
         volatile boolean on;
         /** Time spent inside Powertools' calls since it was last reset (the handler thread's own calls). */
-        volatile long insideNanos;
+        final java.util.concurrent.atomic.LongAdder insideNanos = new java.util.concurrent.atomic.LongAdder();
 
         Switchable(Metrics powertools) {
             this.powertools = powertools;
@@ -297,7 +297,7 @@ final class MetricsBench implements Benchmark {
             if (on) {
                 long t0 = System.nanoTime();
                 powertools.addMetric(name, value, unit, resolution);
-                insideNanos += System.nanoTime() - t0;
+                insideNanos.add(System.nanoTime() - t0);
             }
         }
 
@@ -306,7 +306,7 @@ final class MetricsBench implements Benchmark {
             if (on) {
                 long t0 = System.nanoTime();
                 powertools.flush();
-                insideNanos += System.nanoTime() - t0;
+                insideNanos.add(System.nanoTime() - t0);
             }
         }
     }

@@ -158,7 +158,7 @@ final class QueryBench implements Benchmark {
                     }
                 }, null, List.of("dev.pulse.", "com.datadoghq.", "software.amazon.awssdk.")));
             }
-            PromQlRun promql = promQlDashboard(env, data, client, out, details);
+            PromQlRun promql = promQlDashboard(env, data, client, details);
             values.put("promqlColdDashboardMillis", promql.coldDashboard().median());
             values.put("promqlWarmPanelP99Millis", promql.warmPanel().percentile(99));
             values.put("promqlWarmPanelP50Millis", promql.warmPanel().median());
@@ -209,7 +209,7 @@ final class QueryBench implements Benchmark {
     }
 
     private static PromQlRun promQlDashboard(BenchEnv env, QueryDataset data, DynamoDbAsyncClient client,
-            StdoutCapture out, List<String> details) throws Exception {
+            List<String> details) throws Exception {
         for (int i = 0; i < env.scale(3, 1); i++) {
             dashboard(data.handler(client, metrics()), data, true, null);
         }

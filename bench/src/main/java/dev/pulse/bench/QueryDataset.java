@@ -178,7 +178,7 @@ public final class QueryDataset {
             return v.s().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
         }
         if (v.n() != null) {
-            return (v.n().replaceAll("[^0-9]", "").length() + 1) / 2 + 1;
+            return (v.n().replaceAll("[^0-9]", "").length() + 1L) / 2 + 1;
         }
         if (v.b() != null) {
             return v.b().asByteArrayUnsafe().length;

@@ -71,7 +71,7 @@ final class Args {
     Map<String, String> pairs(String name) throws UsageException {
         Map<String, String> out = new LinkedHashMap<>();
         for (String v : all(name)) {
-            for (String pair : v.trim().split("\\s+")) {
+            for (String pair : v.trim().split("\\s+", -1)) {
                 if (pair.isEmpty()) {
                     continue;
                 }

@@ -311,7 +311,7 @@ final class StackResources implements Bindings {
             case "AWS::IAM::Role" -> "arn:aws:iam::" + account + ":role/" + ref(logicalId);
             case "AWS::KMS::Key" -> "arn:aws:kms:" + region + ":" + account + ":key/" + ref(logicalId);
             case "AWS::Logs::LogGroup" -> "arn:aws:logs:" + region + ":" + account + ":log-group:" + ref(logicalId) + ":*";
-            default -> "arn:aws:" + type.split("::")[1].toLowerCase(Locale.ROOT) + ":" + region + ":" + account + ":"
+            default -> "arn:aws:" + type.split("::", -1)[1].toLowerCase(Locale.ROOT) + ":" + region + ":" + account + ":"
                     + logicalId;
         };
     }

@@ -30,6 +30,8 @@ public final class KinesisRecords {
     }
 
     /** One record of {@code streamArn}'s shard {@code shardId}, as Lambda delivers it. */
+    // aws-lambda-java-events types a Kinesis record's arrival time as java.util.Date: read once, as epoch millis.
+    @SuppressWarnings("JavaUtilDate")
     public static KinesisEvent.KinesisEventRecord record(String streamArn, String shardId, String sequenceNumber,
             String partitionKey, byte[] data, long arrivalMillis) {
         KinesisEvent.Record k = new KinesisEvent.Record();

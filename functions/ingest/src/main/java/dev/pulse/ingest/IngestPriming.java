@@ -66,6 +66,8 @@ final class IngestPriming extends Priming {
      * A batch of one shard: one record per input format (a KPL aggregate included), sequence numbers above the
      * previous round's.
      */
+    // aws-lambda-java-events types a Kinesis record's arrival time as java.util.Date: read once, as epoch millis.
+    @SuppressWarnings("JavaUtilDate")
     static KinesisEvent event(int round, long nowMillis) throws IOException {
         String dp = "{\"name\":\"pulse.priming\",\"dims\":{\"fn\":\"ingest\",\"round\":\"" + round + "\"},\"ts\":" + nowMillis
                 + ",\"value\":%s,\"unit\":\"Milliseconds\"}";

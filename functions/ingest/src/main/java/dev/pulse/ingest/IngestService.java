@@ -277,7 +277,7 @@ public final class IngestService {
         Pass pass;
         try {
             if (plan.setAside()) {
-                pass = setAside(fresh.get(0), plan, shardId, position, deadline);
+                pass = setAside(fresh.get(0), plan, shardId);
             } else {
                 if (plan.alone()) {
                     // Counted before the record is touched: if it kills this attempt, the count stays.
@@ -469,6 +469,8 @@ public final class IngestService {
      * before the first record) when the batch reaches {@link #MAX_BATCH_PARTIALS} or {@link #MAX_BATCH_DATAPOINTS}.
      * A record whose decoding or aggregation throws (an Error included) stops the pass with {@link Pass#thrownAt}.
      */
+    // aws-lambda-java-events types a Kinesis record's arrival time as java.util.Date: read once, as epoch millis.
+    @SuppressWarnings("JavaUtilDate")
     private Pass aggregate(List<KinesisEvent.KinesisEventRecord> fresh, int limit, String limitReason,
             boolean batchLimits, String shardId, Tally t, Deadline deadline) {
         Pass pass = new Pass();
@@ -566,8 +568,9 @@ public final class IngestService {
      * minute)s), replacing what any earlier attempt left there with its values. The record is then a committed piece
      * of its own: the attempts after it name their partials by their own records (docs/design.md).
      */
-    private Pass setAside(KinesisEvent.KinesisEventRecord record, AttemptPlan plan, String shardId,
-            ShardCheckpoints.Position position, Deadline deadline) {
+    // aws-lambda-java-events types a Kinesis record's arrival time as java.util.Date: read once, as epoch millis.
+    @SuppressWarnings("JavaUtilDate")
+    private Pass setAside(KinesisEvent.KinesisEventRecord record, AttemptPlan plan, String shardId) {
         KinesisEvent.Record k = record.getKinesis();
         byte[] data = bytes(k.getData());
         Pass pass = new Pass();
@@ -601,6 +604,8 @@ public final class IngestService {
             super(message, null, false, false);
         }
 
+        // The poison reason and the logs print the message alone, without the class name toString() would add.
+        @SuppressWarnings("OverrideThrowableToString")
         @Override
         public String toString() {
             return getMessage();
@@ -667,6 +672,8 @@ public final class IngestService {
      * a failure of the records, which counts towards setting one aside. Everything else (throttling, 5xx, the
      * client's I/O errors and timeouts, the deadline) is the service's, and the shard waits for it.
      */
+    // Identity is the point: a cause that is the exception itself ends the chain.
+    @SuppressWarnings("ReferenceEquality")
     static boolean refusedForGood(StoreException e) {
         for (Throwable c = e.getCause(); c != null; c = c.getCause() == c ? null : c.getCause()) {
             if (c instanceof AwsServiceException s) {

@@ -103,7 +103,8 @@ public final class LoadGenService {
         if (r.workers() > 1 && r.worker() < 0) {
             // Nothing is sent before the whole request is valid: the coordinator reads the source once (and lets it
             // go) so that a bad one is refused here, naming its line, rather than by every worker after others sent.
-            sources.apply(r.source());
+            // The parsed records themselves are not needed here: only the refusal of a bad source is.
+            var unused = sources.apply(r.source());
             List<CompletableFuture<JsonNode>> calls = new ArrayList<>();
             for (int i = 0; i < r.workers(); i++) {
                 calls.add(workers.invoke(r.withWorker(i)));

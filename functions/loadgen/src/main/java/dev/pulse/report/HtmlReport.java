@@ -190,7 +190,8 @@ public final class HtmlReport {
 
     static String escape(String s) {
         StringBuilder b = new StringBuilder(s.length());
-        for (char c : s.toCharArray()) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
             switch (c) {
                 case '<' -> b.append("&lt;");
                 case '>' -> b.append("&gt;");

@@ -134,28 +134,35 @@ final class PeriodBucket {
     /** The statistic's value for this bucket (never empty), a percentile remembered after its first answer. */
     double value(Stat stat) {
         switch (stat.kind()) {
-            case COUNT:
+            case COUNT -> {
                 return summary.count();
-            case SUM:
+            }
+            case SUM -> {
                 return sum;
-            case AVG:
+            }
+            case AVG -> {
                 return sum / summary.count();
-            case MIN:
+            }
+            case MIN -> {
                 return summary.min();
-            case MAX:
+            }
+            case MAX -> {
                 return summary.max();
-            case RANK:
+            }
+            case RANK -> {
                 return rank(stat.q());
-            case INCREASE: {
+            }
+            case INCREASE -> {
                 Double v = Stat.increase(summary);
                 return v == null ? Double.NaN : v;
             }
-            case RESETS, COUNTER_FIRST, COUNTER_FIRST_TIME, COUNTER_LAST, COUNTER_LAST_TIME: {
+            case RESETS, COUNTER_FIRST, COUNTER_FIRST_TIME, COUNTER_LAST, COUNTER_LAST_TIME -> {
                 Double v = stat.ofCounter(summary.counter());
                 return v == null ? Double.NaN : v;
             }
-            default:
-                break;
+            default -> {
+                // a percentile: below
+            }
         }
         double[] p = percentiles;
         for (int i = 0; i < p.length; i += 2) {
@@ -254,6 +261,6 @@ final class PeriodBucket {
      */
     long weight() {
         byte[] encoded = summary.encodedSketch();
-        return 1 + (encoded == null ? 0 : encoded.length / RollupCache.ENCODED_BYTES_PER_UNIT) + REMEMBERED_WEIGHT;
+        return 1L + (encoded == null ? 0 : encoded.length / RollupCache.ENCODED_BYTES_PER_UNIT) + REMEMBERED_WEIGHT;
     }
 }

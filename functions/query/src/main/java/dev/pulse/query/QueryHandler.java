@@ -52,6 +52,8 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
     private final long safetyMarginMillis;
     private final ColdStart coldStart = new ColdStart();
     /** The SnapStart hooks; held here because the runtime's CRaC context holds them weakly. */
+    // Never read: the field is the strong reference that keeps the hooks alive.
+    @SuppressWarnings("UnusedVariable")
     private Priming priming;
 
     /**

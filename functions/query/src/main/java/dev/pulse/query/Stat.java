@@ -55,26 +55,22 @@ public record Stat(String label, Kind kind, double q) {
 
     /** Parses a stat name; returns null when it is not one. */
     public static Stat parse(String s) {
-        switch (s) {
-            case "count":
-                return new Stat(s, Kind.COUNT, 0);
-            case "sum":
-                return new Stat(s, Kind.SUM, 0);
-            case "avg":
-                return new Stat(s, Kind.AVG, 0);
-            case "min":
-                return new Stat(s, Kind.MIN, 0);
-            case "max":
-                return new Stat(s, Kind.MAX, 0);
-            default:
+        return switch (s) {
+            case "count" -> new Stat(s, Kind.COUNT, 0);
+            case "sum" -> new Stat(s, Kind.SUM, 0);
+            case "avg" -> new Stat(s, Kind.AVG, 0);
+            case "min" -> new Stat(s, Kind.MIN, 0);
+            case "max" -> new Stat(s, Kind.MAX, 0);
+            default -> {
                 Matcher m = PERCENTILE.matcher(s);
                 if (!m.matches()) {
-                    return null;
+                    yield null;
                 }
                 java.math.BigDecimal p = new java.math.BigDecimal(m.group(1));
                 // Decimal division, so p99.9 is exactly the double nearest 0.999.
-                return p.signum() <= 0 ? null : new Stat(s, Kind.PERCENTILE, p.movePointLeft(2).doubleValue());
-        }
+                yield p.signum() <= 0 ? null : new Stat(s, Kind.PERCENTILE, p.movePointLeft(2).doubleValue());
+            }
+        };
     }
 
     /** The value of this statistic for {@code s}, or null for an empty bucket (never a made-up zero). */

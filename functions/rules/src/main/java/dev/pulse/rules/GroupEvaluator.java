@@ -191,7 +191,8 @@ public final class GroupEvaluator {
                 active.put(e.getKey(), a);
             }
             series.add(alertSample("ALERTS", a, 1, a.state().wireName()));
-            series.add(alertSample("ALERTS_FOR_STATE", a, a.activeAt() / 1000, null));
+            // Whole seconds, as Prometheus writes ALERTS_FOR_STATE (float64(ActiveAt.Unix())).
+            series.add(alertSample("ALERTS_FOR_STATE", a, Math.floorDiv(a.activeAt(), 1000L), null));
         }
         String error = null;
         if (group.limit() > 0 && activePending > group.limit()) {

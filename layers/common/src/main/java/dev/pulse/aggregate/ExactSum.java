@@ -76,7 +76,6 @@ public final class ExactSum {
         return hi;
     }
 
-    /** Little-endian doubles, for storage next to the rounded value. */
     /** The non-overlapping partials (their exact sum is this sum), a copy. */
     public double[] parts() {
         return Arrays.copyOf(partials, size);

@@ -77,7 +77,6 @@ public final class KplAggregate {
         List<String> keys = new ArrayList<>();
         List<long[]> refs = new ArrayList<>(); // per record: partition key index, or -1 when absent
         List<byte[]> datas = new ArrayList<>();
-        int explicitHashKeys = 0;
         while (in.more()) {
             long tag = in.varint();
             int field = (int) (tag >>> 3);
@@ -85,8 +84,7 @@ public final class KplAggregate {
             if (field == 1 && wire == 2) {
                 keys.add(new String(in.bytes(), StandardCharsets.UTF_8));
             } else if (field == 2 && wire == 2) {
-                in.bytes();
-                explicitHashKeys++;
+                in.bytes(); // an explicit hash key: Kinesis routed the aggregate by it, the records need it not
             } else if (field == 3 && wire == 2) {
                 int len = in.length();
                 Reader r = new Reader(data, in.pos, in.pos + len);

@@ -67,11 +67,11 @@ final class OtlpDecoder {
      *   <li>gzip magic {@code 1f 8b}, or a zlib header ({@code CM} 8, header checksum a multiple of 31; no JSON text
      *       starts with those bytes): the first bytes are inflated and judged by the content rule below; gzip that is
      *       not OTLP stays a CloudWatch Logs payload;</li>
-     *   <li>content rule: first non-blank byte {@code {} followed by the key {@code "resourceMetrics"} is OTLP/JSON;
+     *   <li>content rule: first non-blank byte <code>&#123;</code> followed by the key {@code "resourceMetrics"} is OTLP/JSON;
      *       a first byte {@code 0x0a} (field 1 of ExportMetricsServiceRequest, length-delimited) not followed only by
-     *       blanks and {@code {} or {@code [} is OTLP protobuf; when it is (NDJSON after a blank line, or protobuf
+     *       blanks and <code>&#123;</code> or {@code [} is OTLP protobuf; when it is (NDJSON after a blank line, or protobuf
      *       whose first ResourceMetrics is 123 or 91 bytes), the whole record decides ({@link #isProtoRequest});</li>
-     *   <li>anything else that does not start like JSON ({@code {}, {@code [} or a blank) is tried as raw deflate
+     *   <li>anything else that does not start like JSON (<code>&#123;</code>, {@code [} or a blank) is tried as raw deflate
      *       (the exporter's {@code flate}) and judged by the content rule; what fails stays native JSON, whose decoder
      *       then names the error.</li>
      * </ol>
@@ -146,9 +146,9 @@ final class OtlpDecoder {
     }
 
     /**
-     * Starts {@code 0a} (protobuf field 1, length-delimited; also a newline) and its first non-blank byte is {@code {}
+     * Starts {@code 0a} (protobuf field 1, length-delimited; also a newline) and its first non-blank byte is <code>&#123;</code>
      * or {@code [}: NDJSON after a blank line, or protobuf whose first ResourceMetrics is 123 or 91 bytes long (the
-     * length byte is then {@code {} or {@code [}), among others. The whole content decides ({@link #isProtoRequest}).
+     * length byte is then <code>&#123;</code> or {@code [}), among others. The whole content decides ({@link #isProtoRequest}).
      */
     private static boolean ambiguous(byte[] b, int n) {
         if (n < 2 || b[0] != 0x0a) {
@@ -265,6 +265,7 @@ final class OtlpDecoder {
                 || key.equals("service.instance.id");
     }
 
+    @SuppressWarnings("StatementSwitchToExpressionSwitch") // reason at the switch
     private static void metric(Metric metric, Map<String, String> resourceDims, String at, List<Datapoint> out, DecodeBudget budget)
             throws DecodeException {
         String name = metric.getName();
@@ -274,6 +275,8 @@ final class OtlpDecoder {
         }
         String unit = unit(metric.getUnit());
         int before = out.size();
+        // A statement switch on purpose: the HISTOGRAM arm returns early (its points carry their own kind), the
+        // others fall through to the loop below; an expression switch would blur that difference.
         switch (metric.getDataCase()) {
             case GAUGE:
                 for (int i = 0; i < metric.getGauge().getDataPointsCount(); i++) {

@@ -79,40 +79,35 @@ final class OtlpJson {
 
     private static Object value(FieldDescriptor f, JsonNode v, Message.Builder parent, String at) throws DecodeException {
         try {
-            switch (f.getJavaType()) {
-                case MESSAGE: {
+            // Returned into Object, each arm boxes its own type (a Boolean stays a Boolean, a Float a Float).
+            return switch (f.getJavaType()) {
+                case MESSAGE -> {
                     Message.Builder child = parent.newBuilderForField(f);
                     merge(v, child, at);
-                    return child.build();
+                    yield child.build();
                 }
-                case STRING:
-                    return text(v, at);
-                case BOOLEAN:
+                case STRING -> text(v, at);
+                case BOOLEAN -> {
                     if (!v.isBoolean()) {
                         throw new DecodeException("OTLP/JSON " + at + ": expected true or false");
                     }
-                    return v.booleanValue();
-                case DOUBLE:
-                    return v.isNumber() ? v.doubleValue() : Double.parseDouble(text(v, at));
-                case FLOAT:
-                    return v.isNumber() ? v.floatValue() : Float.parseFloat(text(v, at));
-                case LONG:
-                    return int64(f, v, at);
-                case INT:
-                    return int32(f, v, at);
-                case ENUM:
+                    yield v.booleanValue();
+                }
+                case DOUBLE -> v.isNumber() ? v.doubleValue() : Double.parseDouble(text(v, at));
+                case FLOAT -> v.isNumber() ? v.floatValue() : Float.parseFloat(text(v, at));
+                case LONG -> int64(f, v, at);
+                case INT -> int32(f, v, at);
+                case ENUM -> {
                     if (v.isIntegralNumber()) {
                         if (!v.canConvertToInt()) {
                             throw new DecodeException("OTLP/JSON " + at + ": enum number " + v + " out of the int32 range");
                         }
-                        return f.getEnumType().findValueByNumberCreatingIfUnknown(v.intValue());
+                        yield f.getEnumType().findValueByNumberCreatingIfUnknown(v.intValue());
                     }
-                    return requireEnum(f, text(v, at), at);
-                case BYTE_STRING:
-                    return ByteString.copyFrom(Base64.getDecoder().decode(text(v, at)));
-                default:
-                    throw new DecodeException("OTLP/JSON " + at + ": unsupported field type " + f.getJavaType());
-            }
+                    yield requireEnum(f, text(v, at), at);
+                }
+                case BYTE_STRING -> ByteString.copyFrom(Base64.getDecoder().decode(text(v, at)));
+            };
         } catch (NumberFormatException e) {
             throw new DecodeException("OTLP/JSON " + at + ": not a number: " + v, e);
         } catch (IllegalArgumentException e) {

@@ -28,6 +28,8 @@ public final class Bounded {
      * As {@link #forEach(Collection, int, Function)}, and no new task starts once {@code stop} is true (a
      * caller that gave up at its deadline must not leave work running into the next invocation).
      */
+    // The callback handles every outcome, failures included, and completes the future returned: its stage adds nothing.
+    @SuppressWarnings("FutureReturnValueIgnored")
     public static <T> CompletableFuture<Void> forEach(Collection<T> items, int concurrency,
             Function<T, CompletableFuture<?>> task, java.util.function.BooleanSupplier stop) {
         if (concurrency < 1) {

@@ -85,6 +85,8 @@ public final class InvocationMetrics<M extends Enum<M> & MetricName> {
      * an infinity is left out (EMF has no such value, and {@code addMetric} would throw and lose the metrics
      * after it), with one warning per call naming the gauges left out.
      */
+    // names is indexed by ordinal, filled from the same enum's values() in the constructor: a lookup without a map.
+    @SuppressWarnings("EnumOrdinal")
     public synchronized void publishTo(Metrics metrics) {
         String skipped = null;
         for (Map.Entry<M, LongAdder> e : counters.entrySet()) {

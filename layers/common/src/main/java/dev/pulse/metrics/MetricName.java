@@ -13,7 +13,10 @@ public interface MetricName {
     /** The CloudWatch metric name, e.g. {@code RecordsIn}. */
     default String metricName() {
         StringBuilder sb = new StringBuilder();
-        for (String word : ((Enum<?>) this).name().split("_")) {
+        for (String word : ((Enum<?>) this).name().split("_", -1)) {
+            if (word.isEmpty()) {
+                continue; // a doubled, leading or trailing underscore adds no word
+            }
             sb.append(word.charAt(0)).append(word.substring(1).toLowerCase(Locale.ROOT));
         }
         return sb.toString();

@@ -113,7 +113,7 @@ public record MetricKind(Type type, Temporality temporality, String unit, String
         if (bounds.isEmpty()) {
             return new double[0];
         }
-        String[] parts = bounds.split(",");
+        String[] parts = bounds.split(",", -1); // an empty entry is unreadable and skipped like any other
         double[] out = new double[parts.length];
         int n = 0;
         for (String p : parts) {

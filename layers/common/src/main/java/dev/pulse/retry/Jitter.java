@@ -3,6 +3,7 @@ package dev.pulse.retry;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -18,7 +19,7 @@ public final class Jitter {
     private static final long GOLDEN_GAMMA = 0x9e3779b97f4a7c15L;
     private static final AtomicLong SEEDER = new AtomicLong(freshSeed());
     /** Bumped by every reseed: a thread whose generator is older makes a new one from the new seeder. */
-    private static volatile int epoch;
+    private static final AtomicInteger EPOCH = new AtomicInteger();
     private static final ThreadLocal<Local> LOCAL = ThreadLocal.withInitial(Local::new);
 
     private Jitter() {
@@ -31,7 +32,7 @@ public final class Jitter {
 
     private static SplittableRandom current() {
         Local l = LOCAL.get();
-        int e = epoch;
+        int e = EPOCH.get();
         if (l.epoch != e) {
             l.random = new SplittableRandom(SEEDER.getAndAdd(GOLDEN_GAMMA));
             l.epoch = e;
@@ -52,7 +53,7 @@ public final class Jitter {
     /** A new seeder from fresh entropy; every thread's next draw comes from a generator made from it. */
     public static void reseed() {
         SEEDER.set(freshSeed());
-        epoch++;
+        EPOCH.incrementAndGet();
     }
 
     /** The seeder's current value (tests: a reseed must change it). */
@@ -63,7 +64,7 @@ public final class Jitter {
     /** The state a snapshot would hold: the seeder at {@code value}, every thread's generator to be made again (tests). */
     static void restoreSeederForTest(long value) {
         SEEDER.set(value);
-        epoch++;
+        EPOCH.incrementAndGet();
     }
 
     /**

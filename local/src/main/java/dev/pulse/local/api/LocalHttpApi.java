@@ -177,7 +177,10 @@ public final class LocalHttpApi implements AutoCloseable {
         }
         if (query != null && !query.isEmpty()) {
             Map<String, String> params = new LinkedHashMap<>();
-            for (String pair : query.split("&")) {
+            for (String pair : query.split("&", -1)) {
+                if (pair.isEmpty()) {
+                    continue; // "a=1&&b=2" or a trailing "&": no parameter, as API Gateway reads it
+                }
                 int eq = pair.indexOf('=');
                 String k = decode(eq < 0 ? pair : pair.substring(0, eq));
                 String v = eq < 0 ? "" : decode(pair.substring(eq + 1));

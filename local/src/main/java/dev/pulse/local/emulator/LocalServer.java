@@ -1,6 +1,7 @@
 package dev.pulse.local.emulator;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
@@ -107,7 +108,7 @@ public final class LocalServer implements AutoCloseable {
 
     static boolean listening(int port) {
         try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            s.connect(new InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), port), 200);
             return true;
         } catch (IOException e) {
             return false;

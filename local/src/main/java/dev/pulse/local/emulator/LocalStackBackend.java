@@ -44,7 +44,7 @@ public final class LocalStackBackend implements Backend {
     /** The version the Makefile installs (tools/localstack/constraints.txt). */
     static final String KINESIS_MOCK_VERSION = "0.5.2";
 
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path home;
@@ -148,6 +148,8 @@ public final class LocalStackBackend implements Backend {
             "LC_CTYPE", "TZ", "TERM");
 
     /** An exception's message on one line, never "null": its class when it has none, with its cause's. */
+    // Identity is the point: a cause that is the exception itself ends the chain.
+    @SuppressWarnings("ReferenceEquality")
     static String oneLine(Throwable e) {
         StringBuilder b = new StringBuilder();
         String last = null;
@@ -202,7 +204,7 @@ public final class LocalStackBackend implements Backend {
         }
         List<Path> cp = new ArrayList<>();
         cp.add(classes.toAbsolutePath());
-        for (String entry : Files.readString(file).trim().split(java.io.File.pathSeparator)) {
+        for (String entry : Files.readString(file).trim().split(java.io.File.pathSeparator, -1)) {
             if (!entry.isBlank()) {
                 cp.add(Path.of(entry).toAbsolutePath());
             }

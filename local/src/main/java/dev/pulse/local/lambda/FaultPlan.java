@@ -14,6 +14,8 @@ public interface FaultPlan {
     enum Kind { NONE, CRASH, TIMEOUT }
 
     /**
+     * One invocation's fault.
+     *
      * @param kind  none, the JVM killed ({@code Runtime.ExitError}), or a timeout ({@code Sandbox.Timedout})
      * @param after how long into the invocation it strikes (so some of the function's writes have happened)
      */

@@ -317,7 +317,7 @@ final class Intrinsics {
     /** Fn::Equals compares values as CloudFormation does after parameter substitution: {@code "1"} equals {@code 1}. */
     private static boolean same(JsonNode a, JsonNode b) {
         if (a == null || b == null) {
-            return a == b;
+            return a == null && b == null;
         }
         if (a.isValueNode() && b.isValueNode()) {
             return text(a, "Fn::Equals").equals(text(b, "Fn::Equals"));

@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Map;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeSet;
 
 /**
@@ -251,7 +252,7 @@ public final class PromQlService {
     }
 
     /** The first {@code limit} of {@code sorted} (all with 0), with Prometheus' warning when some are left out. */
-    private static String limited(TreeSet<String> sorted, ApiParams params, String warning) throws PromQlException {
+    private static String limited(SortedSet<String> sorted, ApiParams params, String warning) throws PromQlException {
         int limit = params.count("limit", 0);
         List<String> shown = new ArrayList<>(sorted);
         boolean cut = limit > 0 && shown.size() > limit;

@@ -226,6 +226,8 @@ public final class GoFormat {
      * {@code fmt.Sprintf} for the verbs templates use: {@code %s %v %q %d %f %g %e %%} with optional flags
      * {@code -+ 0}, width and precision. Anything else is refused with the verb named.
      */
+    // The body steps past a verb's flags, width and precision; the header past the verb itself.
+    @SuppressWarnings("IncrementInForLoopAndHeader")
     public static String printf(String format, List<Object> args) throws TemplateException {
         StringBuilder out = new StringBuilder();
         int arg = 0;
@@ -311,7 +313,7 @@ public final class GoFormat {
                 int pad = width - s.length();
                 if (minus) {
                     s = s + " ".repeat(pad);
-                } else if (zero && a instanceof Double && Double.isFinite((Double) a)) {
+                } else if (zero && a instanceof Double d && Double.isFinite(d)) {
                     int signLen = s.startsWith("-") || s.startsWith("+") ? 1 : 0;
                     s = s.substring(0, signLen) + "0".repeat(pad) + s.substring(signLen);
                 } else {

@@ -508,10 +508,10 @@ public final class GoTemplate {
             if (c == '-' || c == '+' || Character.isDigit(c)) {
                 int start = pos;
                 pos++;
-                while (pos < action.length() && "0123456789.eExX_abcdefABCDEF+-".indexOf(action.charAt(pos)) >= 0
-                        && !(action.charAt(pos) == '-' || action.charAt(pos) == '+')
-                        || pos < action.length() && (action.charAt(pos) == '-' || action.charAt(pos) == '+')
-                        && (action.charAt(pos - 1) == 'e' || action.charAt(pos - 1) == 'E')) {
+                while ((pos < action.length() && "0123456789.eExX_abcdefABCDEF+-".indexOf(action.charAt(pos)) >= 0
+                                && !(action.charAt(pos) == '-' || action.charAt(pos) == '+'))
+                        || (pos < action.length() && (action.charAt(pos) == '-' || action.charAt(pos) == '+')
+                                && (action.charAt(pos - 1) == 'e' || action.charAt(pos - 1) == 'E'))) {
                     pos++;
                 }
                 String num = action.substring(start, pos);

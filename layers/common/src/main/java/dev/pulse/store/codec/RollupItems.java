@@ -44,7 +44,7 @@ public final class RollupItems {
     /** The hourly item of {@code seriesKey} for the hour starting at {@code hourStart}. */
     public static Map<String, AttributeValue> hourly(String seriesKey, long hourStart, SortedMap<Integer, Summary> minutes,
             long ttlSeconds) {
-        Map<String, AttributeValue> item = rollup(seriesKey, hourStart, MINUTES, minutes, (hourStart + HOUR_MS) / 1000 + ttlSeconds);
+        Map<String, AttributeValue> item = rollup(seriesKey, hourStart, minutes, (hourStart + HOUR_MS) / 1000 + ttlSeconds);
         item.put(KeyScheme.PK, AttributeValue.fromS(KeyScheme.hourlyPk(seriesKey, hourStart)));
         item.put(KeyScheme.SK, AttributeValue.fromS(KeyScheme.hour(hourStart)));
         return item;
@@ -53,7 +53,7 @@ public final class RollupItems {
     /** The daily item of {@code seriesKey} for the day starting at {@code dayStart}. */
     public static Map<String, AttributeValue> daily(String seriesKey, long dayStart, SortedMap<Integer, Summary> hours,
             long ttlSeconds) {
-        Map<String, AttributeValue> item = rollup(seriesKey, dayStart, HOURS, hours, (dayStart + DAY_MS) / 1000 + ttlSeconds);
+        Map<String, AttributeValue> item = rollup(seriesKey, dayStart, hours, (dayStart + DAY_MS) / 1000 + ttlSeconds);
         item.put(KeyScheme.PK, AttributeValue.fromS(KeyScheme.dailyPk(seriesKey, dayStart)));
         item.put(KeyScheme.SK, AttributeValue.fromS(KeyScheme.day(dayStart)));
         return item;
@@ -106,7 +106,7 @@ public final class RollupItems {
         return total;
     }
 
-    private static Map<String, AttributeValue> rollup(String seriesKey, long start, String level,
+    private static Map<String, AttributeValue> rollup(String seriesKey, long start,
             SortedMap<Integer, Summary> buckets, long ttl) {
         long count = 0;
         dev.pulse.aggregate.ExactSum sum = new dev.pulse.aggregate.ExactSum();
@@ -119,7 +119,7 @@ public final class RollupItems {
         item.put(START, AttributeValue.fromN(Long.toString(start)));
         item.put(SummaryAttributes.COUNT, AttributeValue.fromN(Long.toString(count)));
         double readable = sum.value();
-        if (readable == 0 || Math.abs(readable) >= 1e-129 && Math.abs(readable) < 1e125) { // DynamoDB's number range
+        if (readable == 0 || (Math.abs(readable) >= 1e-129 && Math.abs(readable) < 1e125)) { // DynamoDB's number range
             item.put(SummaryAttributes.SUM, AttributeValue.fromN(Double.toString(readable)));
         }
         item.put(BUCKETS, AttributeValue.fromB(software.amazon.awssdk.core.SdkBytes.fromByteArrayUnsafe(

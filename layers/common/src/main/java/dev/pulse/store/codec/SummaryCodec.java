@@ -278,7 +278,7 @@ public final class SummaryCodec {
             in.position(in.position() + length);
             return new Summary(count, sum, min, max, null);
         }
-        byte[] sketch = Arrays.copyOfRange(in.array(), in.position(), in.position() + length);
+        byte[] sketch = Arrays.copyOfRange(in.array(), in.arrayOffset() + in.position(), in.arrayOffset() + in.position() + length);
         in.position(in.position() + length);
         return Summary.withEncodedSketch(count, sum, min, max, sketch);
     }

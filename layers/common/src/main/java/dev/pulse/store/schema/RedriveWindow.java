@@ -36,6 +36,8 @@ public final class RedriveWindow {
      * every record arrived within the window. Records without an arrival time are left to the decoder, which makes
      * them poison.
      */
+    // aws-lambda-java-events types a Kinesis record's arrival time as java.util.Date: read once, as epoch millis.
+    @SuppressWarnings("JavaUtilDate")
     public String refusal(List<KinesisEvent.KinesisEventRecord> records, long nowMillis) {
         KinesisEvent.Record oldest = null;
         for (KinesisEvent.KinesisEventRecord r : records) {

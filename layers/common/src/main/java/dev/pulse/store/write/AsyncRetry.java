@@ -22,6 +22,8 @@ public final class AsyncRetry {
         return attempt(call, backoff, deadline, 0);
     }
 
+    // handle() returns the future of the next attempt, flattened right after by thenCompose(f -> f): nothing is dropped.
+    @SuppressWarnings("FutureReturnValueIgnored")
     private static <T> CompletableFuture<T> attempt(Supplier<CompletableFuture<T>> call, Backoff backoff,
             Deadline deadline, int n) {
         CompletableFuture<T> started;

@@ -45,7 +45,7 @@ public final class ApiParams {
             if (raw == null || raw.isEmpty()) {
                 continue;
             }
-            for (String pair : raw.split("&")) {
+            for (String pair : raw.split("&", -1)) { // empty pairs are skipped below
                 if (pair.isEmpty()) {
                     continue;
                 }

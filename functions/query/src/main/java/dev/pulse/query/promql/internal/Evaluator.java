@@ -28,7 +28,11 @@ public final class Evaluator {
 
     private static final long MINUTE = 60_000L;
     /** Go's constants Ln2/Ln10 and 1/Ln2, folded exactly and rounded once, as Go's math.Log10 and math.Log2 use them. */
+    // Written with Go's digits (math/const.go) so they can be compared with its source; each rounds to one double.
+    @SuppressWarnings("FloatingPointLiteralPrecision")
     private static final double LN2_OVER_LN10 = 0.30102999566398119521373889472449302677;
+
+    @SuppressWarnings("FloatingPointLiteralPrecision") // Go's digits, as above
     private static final double ONE_OVER_LN2 = 1.442695040888963407359924681001892137;
 
     /** Where windows of stored data come from. */
@@ -235,6 +239,8 @@ public final class Evaluator {
     }
 
     /** A range function over samples, as Prometheus computes it over raw samples. */
+    // Most arms loop over the points before they return; a switch expression with yield reads no better.
+    @SuppressWarnings("RefactorSwitch")
     private static double overPoints(Expr.OverTimeFunction f, double q, List<Double> points) {
         int n = points.size();
         switch (f) {
@@ -452,6 +458,8 @@ public final class Evaluator {
      * changes, resets, deriv or predict_linear ({@code q} seconds ahead of {@code evalTime}) over the samples
      * {@code (t[j], y[j])}, {@code j < n}, in time order, as Prometheus computes them over raw samples.
      */
+    // Most arms loop over the points before they return; a switch expression with yield reads no better.
+    @SuppressWarnings("RefactorSwitch")
     private static double overTimedPoints(Expr.OverTimeFunction f, double q, long[] t, double[] y, int n,
             long evalTime) {
         switch (f) {
@@ -534,6 +542,8 @@ public final class Evaluator {
     }
 
     /** 1 at every step where {@code in} has no element, labelled by the selector's equality matchers, as Prometheus. */
+    // Label sets are SortedMaps throughout the query model; the call removes keys, nothing SortedMap lacks.
+    @SuppressWarnings("JdkObsolete")
     private Value absent(List<Series> in, Expr.Selector sel) {
         SortedMap<String, String> labels = new TreeMap<>();
         if (sel != null) {
@@ -717,7 +727,7 @@ public final class Evaluator {
      */
     private Value histogramQuantile(double[] q, List<Series> series) throws PromQlException {
         Map<SortedMap<String, String>, List<Series>> histograms = new LinkedHashMap<>();
-        Map<Series, Double> bounds = new java.util.IdentityHashMap<>();
+        java.util.IdentityHashMap<Series, Double> bounds = new java.util.IdentityHashMap<>();
         for (Series s : series) {
             Double bound = bucketBound(s.labels().get("le"));
             if (bound == null) {
@@ -847,7 +857,7 @@ public final class Evaluator {
     private static final Set<String> DATE_FUNCTIONS = Set.of("minute", "hour", "day_of_month", "day_of_week",
             "day_of_year", "days_in_month", "month", "year");
     /** java.time's range of epoch seconds; Go's int64 seconds reach further, to no date a metric value means. */
-    private static final double MAX_EPOCH_SECONDS = 31_556_889_864_403_199.0;
+    private static final double MAX_EPOCH_SECONDS = java.time.Instant.MAX.getEpochSecond();
 
     /**
      * The date functions: each value (or, without an argument, the evaluation time) read as Unix seconds in UTC, as
@@ -896,6 +906,7 @@ public final class Evaluator {
     }
 
     // Go's math.Asinh, Acosh and Atanh (java.lang.Math has none), step for step so the answers agree with Prometheus'.
+    @SuppressWarnings("FloatingPointLiteralPrecision") // Go's digits (math/asinh.go), to compare with its source
     private static final double LN2 = 6.93147180559945286227e-01;
     private static final double NEAR_ZERO = 1.0 / (1 << 28);
     private static final double LARGE = 1 << 28;
@@ -1156,6 +1167,8 @@ public final class Evaluator {
         return new Value.Vector(out.series(), ordered);
     }
 
+    // Most arms loop over the points before they return; a switch expression with yield reads no better.
+    @SuppressWarnings("RefactorSwitch")
     private static double reduce(Expr.AggregationOp op, List<Series> members, int i, double param) {
         switch (op) {
             case COUNT -> {
@@ -1343,7 +1356,7 @@ public final class Evaluator {
     private Value setOperation(Expr.Binary b, List<Series> lhs, List<Series> rhs) {
         Expr.Matching m = b.matching();
         Builder out = new Builder(steps);
-        Map<Series, SortedMap<String, String>> sigs = new java.util.IdentityHashMap<>();
+        java.util.IdentityHashMap<Series, SortedMap<String, String>> sigs = new java.util.IdentityHashMap<>();
         for (Series s : lhs) {
             sigs.put(s, signature(s.labels(), m));
         }
@@ -1393,7 +1406,7 @@ public final class Evaluator {
         boolean dropName = dropsName(b);
         Builder out = new Builder(steps);
         // A series' labels are the same at every step: its signature is computed once.
-        Map<Series, SortedMap<String, String>> sigs = new java.util.IdentityHashMap<>();
+        java.util.IdentityHashMap<Series, SortedMap<String, String>> sigs = new java.util.IdentityHashMap<>();
         for (Series s : many) {
             sigs.put(s, signature(s.labels(), m));
         }
@@ -1460,6 +1473,8 @@ public final class Evaluator {
     }
 
     /** Prometheus' resultMetric: the "many" side's labels, narrowed for one-to-one matching, plus the group_x labels. */
+    // Label sets are SortedMaps throughout the query model; the call removes keys, nothing SortedMap lacks.
+    @SuppressWarnings("JdkObsolete")
     private static SortedMap<String, String> resultLabels(SortedMap<String, String> many, SortedMap<String, String> one,
             Expr.Matching m, boolean dropName) {
         SortedMap<String, String> labels = new TreeMap<>(many);

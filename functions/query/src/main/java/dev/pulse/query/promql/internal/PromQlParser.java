@@ -506,7 +506,7 @@ public final class PromQlParser {
         skipSpace();
         int argAt = pos;
         Expr arg = binary(1);
-        if (arg instanceof Expr.Subquery sq) {
+        if (arg instanceof Expr.Subquery) {
             if (!f.overPoints()) {
                 throw error(at, "function \"" + f.promQlName() + "\" over a subquery is not supported (supported: the"
                         + " *_over_time functions)");
@@ -816,7 +816,7 @@ public final class PromQlParser {
                 }
             }
         }
-        if (pos < q.length() && (isIdentStart(q.charAt(pos)))) {
+        if (pos < q.length() && isIdentStart(q.charAt(pos))) {
             throw error(start, "bad number or duration syntax: " + quote(q.substring(start, Math.min(q.length(), pos + 1)))
                     + " (durations are only allowed in [range])");
         }
@@ -1091,6 +1091,8 @@ public final class PromQlParser {
      *       of the query together ("expression too large").</li>
      * </ul>
      */
+    // Several branches look ahead at the next characters, not only at c: a switch on c would split them.
+    @SuppressWarnings("IfChainToSwitch")
     private void checkRepeats(String re, int at) throws PromQlParseException {
         java.util.ArrayDeque<RegexGroup> groups = new java.util.ArrayDeque<>();
         RegexGroup top = new RegexGroup(false);

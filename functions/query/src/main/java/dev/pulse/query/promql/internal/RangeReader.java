@@ -273,7 +273,7 @@ public final class RangeReader implements Evaluator.Source {
         // Per stored series, the matches it answers and the statistic each reads.
         Map<SeriesSpec, List<CatalogMatcher.Match>> bySeries = new HashMap<>();
         java.util.LinkedHashSet<Stat> stats = new java.util.LinkedHashSet<>();
-        Map<CatalogMatcher.Match, Series> out = new java.util.IdentityHashMap<>();
+        java.util.IdentityHashMap<CatalogMatcher.Match, Series> out = new java.util.IdentityHashMap<>();
         for (CatalogMatcher.Match m : matches) {
             bySeries.computeIfAbsent(m.stored(), k -> new ArrayList<>()).add(m);
             stats.add(statFor(m, stat));
