@@ -6,6 +6,7 @@ from them, and in regression mode (make test) runs each as a JUnit test. Run fro
     python3 fuzz/seeds.py
 The output is deterministic, so re-running it changes nothing unless events/ or the fixtures changed.
 """
+
 import base64
 import gzip
 import json
@@ -64,27 +65,38 @@ def main():
     # The fixtures' plain encodings under each compression the exporter offers (selector byte: see the harness).
     for name in ("metrics.pb", "metrics.json"):
         plain = (OTLP / name).read_bytes()
-        for selector, label in ((0x00, "none"), (0x01, "gzip"), (0x02, "zlib"), (0x03, "flate"), (0x83, "flate-finished")):
+        for selector, label in (
+            (0x00, "none"),
+            (0x01, "gzip"),
+            (0x02, "zlib"),
+            (0x03, "flate"),
+            (0x83, "flate-finished"),
+        ):
             write(OTLP_ANY, f"fixture-{name}-{label}", bytes([selector]) + plain)
 
     with open(ROOT / "events/query-post.json") as f:
         write(QUERY_BODY, "query-post", json.load(f)["body"])
     write(QUERY_BODY, "minimal", '{"series":[{"name":"x"}],"start":1795262400000,"end":1795266000000}')
-    write(QUERY_BODY, "next-token", '{"series":[{"name":"a","dims":{"k":"v"}},{"name":"b"}],"start":"2026-11-21T11:00:00Z",'
-          '"end":"2026-11-21T12:00:00Z","period":60,"stats":["sum","p99"],"nextToken":"abc"}')
+    write(
+        QUERY_BODY,
+        "next-token",
+        '{"series":[{"name":"a","dims":{"k":"v"}},{"name":"b"}],"start":"2026-11-21T11:00:00Z",'
+        '"end":"2026-11-21T12:00:00Z","period":60,"stats":["sum","p99"],"nextToken":"abc"}',
+    )
     requests = {
-        "query": "POST /query\n\n" + '{"series":[{"name":"x"}],"start":"2026-11-21T11:00:00Z","end":"2026-11-21T12:00:00Z"}',
+        "query": "POST /query\n\n"
+        + '{"series":[{"name":"x"}],"start":"2026-11-21T11:00:00Z","end":"2026-11-21T12:00:00Z"}',
         "series": "GET /series\nname=checkout.latency&limit=50",
         "prom-range": "GET /prometheus/api/v1/query_range\nquery=sum(rate(x%7Bservice%3D%22checkout%22%7D%5B5m%5D))"
-                      "%20by%20(op)&start=1795262400&end=1795266000&step=60",
+        "%20by%20(op)&start=1795262400&end=1795266000&step=60",
         "prom-range-post": "POST /prometheus/api/v1/query_range\n\nquery=quantile_over_time(0.99%2C%20x%5B5m%5D)"
-                           "&start=2026-11-21T11:00:00Z&end=2026-11-21T12:00:00Z&step=5m",
+        "&start=2026-11-21T11:00:00Z&end=2026-11-21T12:00:00Z&step=5m",
         "prom-instant": "GET /prometheus/api/v1/query\nquery=max_over_time(x%5B1h%5D)%20*%202%20%2B%201&time=1795262400.5",
         "prom-series": "GET /prometheus/api/v1/series\nmatch[]=x%7Ba%3D~%22b.*%22%7D&start=0&end=1795266000",
         "prom-labels": "GET /prometheus/api/v1/labels\n",
         "prom-label-values": "GET /prometheus/api/v1/label/service/values\nmatch[]=x",
         "prom-duration": "GET /prometheus/api/v1/query_range\nquery=count_over_time(x%5B1w2d3h4m5s6ms%5D)&start=1e3&end=2e3"
-                         "&step=0.5&timeout=10s",
+        "&step=0.5&timeout=10s",
     }
     for name, text in requests.items():
         write(QUERY_ANY, name, text)

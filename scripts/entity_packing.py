@@ -10,6 +10,7 @@ not a design: the exactly-once keys, the builder and the query would all change.
 
 Usage: scripts/entity_packing.py [--batch N] [--recording FILE]
 """
+
 import argparse
 import base64
 import collections
@@ -44,8 +45,11 @@ def datapoints(line):
                     out += [(m["Name"], dims, aws["Timestamp"]) for m in directive["Metrics"]]
         elif message.startswith("REPORT"):
             dims = (("function", function),)
-            out += [("lambda." + f.lower().replace(" ", "_"), dims, event["timestamp"])
-                    for f in REPORT_FIELDS if f + ":" in message]
+            out += [
+                ("lambda." + f.lower().replace(" ", "_"), dims, event["timestamp"])
+                for f in REPORT_FIELDS
+                if f + ":" in message
+            ]
     return out
 
 
@@ -60,15 +64,17 @@ def main(argv):
         records = [datapoints(line) for line in f]
     total = partials = items = item_units = 0
     for i in range(0, len(records), args.batch):
-        batch = [d for r in records[i:i + args.batch] for d in r]
+        batch = [d for r in records[i : i + args.batch] for d in r]
         total += len(batch)
         series_minutes = {(name, dims, ts // 60_000) for name, dims, ts in batch}
         partials += len(series_minutes)
         groups = collections.Counter((dims, minute) for _, dims, minute in series_minutes)
         items += len(groups)
         item_units += sum(math.ceil((KEY_BYTES + SERIES_BYTES * n) / 1024) for n in groups.values())
-    print(f"batch {args.batch}: {total:,} datapoints; partials (series-minutes, a write unit each) {partials:,}; "
-          f"entity items {items:,}, {item_units:,} write units; saving {1 - item_units / partials:.1%}")
+    print(
+        f"batch {args.batch}: {total:,} datapoints; partials (series-minutes, a write unit each) {partials:,}; "
+        f"entity items {items:,}, {item_units:,} write units; saving {1 - item_units / partials:.1%}"
+    )
     return 0
 
 

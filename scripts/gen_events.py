@@ -38,6 +38,7 @@ Every ingest event is a real-shaped Lambda Kinesis event; sequence numbers are 5
 shardId-000000000000 and sort the same as strings and as numbers. All datapoint timestamps lie in
 the few minutes before --now, inside the default ingest window now-14d .. now+2h.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -84,7 +85,8 @@ def parse_now(text: str) -> int:
         parsed = dt.datetime.fromisoformat(text.strip())
     except ValueError as exc:
         raise argparse.ArgumentTypeError(
-            f"invalid instant {text!r}: expected ISO-8601 like {DEFAULT_NOW} or 'now'") from exc
+            f"invalid instant {text!r}: expected ISO-8601 like {DEFAULT_NOW} or 'now'"
+        ) from exc
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=dt.timezone.utc)
     # integer arithmetic on the timedelta avoids float rounding of the milliseconds
@@ -147,7 +149,11 @@ class Expectation:
         agg = self.series.setdefault(series_key(dp.name, dp.dims), {}).get(minute)
         if agg is None:
             self.series[series_key(dp.name, dp.dims)][minute] = {
-                "count": 1, "values": [value], "min": value, "max": value}
+                "count": 1,
+                "values": [value],
+                "min": value,
+                "max": value,
+            }
         else:
             agg["count"] += 1
             agg["values"].append(value)
@@ -163,11 +169,19 @@ class Expectation:
             "poisonSequenceNumbers": self.poison,
             "skippedEvents": self.skipped,
             "datapoints": self.datapoints,
-            "series": {key: {str(m): {"count": agg["count"], "sum": math.fsum(agg["values"]),
-                                     "min": agg["min"], "max": agg["max"],
-                                     "percentiles": sample_percentiles(agg["values"])}
-                             for m, agg in sorted(minutes.items())}
-                       for key, minutes in sorted(self.series.items())},
+            "series": {
+                key: {
+                    str(m): {
+                        "count": agg["count"],
+                        "sum": math.fsum(agg["values"]),
+                        "min": agg["min"],
+                        "max": agg["max"],
+                        "percentiles": sample_percentiles(agg["values"]),
+                    }
+                    for m, agg in sorted(minutes.items())
+                }
+                for key, minutes in sorted(self.series.items())
+            },
         }
 
 
@@ -210,22 +224,24 @@ class EventBuilder:
 
     def add(self, partition_key: str, data: bytes, arrival_ms: int) -> str:
         seq = self.next_seq()
-        self.records.append({
-            "kinesis": {
-                "kinesisSchemaVersion": "1.0",
-                "partitionKey": partition_key,
-                "sequenceNumber": seq,
-                "data": base64.b64encode(data).decode("ascii"),
-                "approximateArrivalTimestamp": arrival_ms / 1000,
-            },
-            "eventSource": "aws:kinesis",
-            "eventVersion": "1.0",
-            "eventID": f"{SHARD_ID}:{seq}",
-            "eventName": "aws:kinesis:record",
-            "invokeIdentityArn": ROLE_ARN,
-            "awsRegion": REGION,
-            "eventSourceARN": STREAM_ARN,
-        })
+        self.records.append(
+            {
+                "kinesis": {
+                    "kinesisSchemaVersion": "1.0",
+                    "partitionKey": partition_key,
+                    "sequenceNumber": seq,
+                    "data": base64.b64encode(data).decode("ascii"),
+                    "approximateArrivalTimestamp": arrival_ms / 1000,
+                },
+                "eventSource": "aws:kinesis",
+                "eventVersion": "1.0",
+                "eventID": f"{SHARD_ID}:{seq}",
+                "eventName": "aws:kinesis:record",
+                "invokeIdentityArn": ROLE_ARN,
+                "awsRegion": REGION,
+                "eventSourceARN": STREAM_ARN,
+            }
+        )
         return seq
 
     def event(self) -> dict[str, Any]:
@@ -248,6 +264,7 @@ def native_obj(dp: Datapoint, unit: str | None = None, ts_iso: bool = False) -> 
 # ---------------------------------------------------------------------------------------------
 # file 1: native datapoints
 
+
 def build_native(now: int) -> tuple[dict, dict]:
     ev, exp = EventBuilder(0, now), Expectation(now)
     pay = lambda: {"service": "checkout", "op": "Pay"}  # noqa: E731  (fresh dict each time)
@@ -266,8 +283,7 @@ def build_native(now: int) -> tuple[dict, dict]:
     arr = [
         (Datapoint("checkout.latency", pay(), now - 165_000, 30.1), "Milliseconds"),
         (Datapoint("checkout.orders", {"service": "checkout"}, now - 165_000, 1), "Count"),
-        (Datapoint("checkout.latency", {"service": "checkout", "op": "Refund"}, now - 160_000, 45.0),
-         "Milliseconds"),
+        (Datapoint("checkout.latency", {"service": "checkout", "op": "Refund"}, now - 160_000, 45.0), "Milliseconds"),
     ]
     put("checkout", compact([native_obj(d, u) for d, u in arr]), [d for d, _ in arr], now - 159_400)
 
@@ -275,12 +291,10 @@ def build_native(now: int) -> tuple[dict, dict]:
     nd = [
         (Datapoint("cart.items", {"service": "cart"}, now - 120_000, 3), "Count"),
         (Datapoint("cart.items", {"service": "cart"}, now - 110_000, 1), "Count"),
-        (Datapoint("api.requests", {"service": "cart", "route": "GET /cart/{id}"}, now - 100_000, 1),
-         "Count"),
+        (Datapoint("api.requests", {"service": "cart", "route": "GET /cart/{id}"}, now - 100_000, 1), "Count"),
         (Datapoint("cart.items", {"service": "cart"}, now - 95_000, 2), "Count"),
     ]
-    put("cart", "".join(compact(native_obj(d, u)) + "\n" for d, u in nd), [d for d, _ in nd],
-        now - 94_100)
+    put("cart", "".join(compact(native_obj(d, u)) + "\n" for d, u in nd), [d for d, _ in nd], now - 94_100)
 
     # 4. ts as an ISO-8601 string with milliseconds
     dp = Datapoint("checkout.latency", pay(), now - 89_750, 7.2)
@@ -299,6 +313,7 @@ def build_native(now: int) -> tuple[dict, dict]:
 
 # ---------------------------------------------------------------------------------------------
 # file 2: CloudWatch Logs subscription payloads
+
 
 class LogBatch:
     """One DATA_MESSAGE payload; tracks the datapoints and skipped events it implies."""
@@ -319,16 +334,25 @@ class LogBatch:
         self._event(ids, ts, message)
         self.skipped += 1
 
-    def emf(self, ids: list[int], ts: int, namespace: str, dim_sets: list[list[str]],
-            metrics: list[tuple[str, str, Any]], members: dict[str, str]) -> None:
+    def emf(
+        self,
+        ids: list[int],
+        ts: int,
+        namespace: str,
+        dim_sets: list[list[str]],
+        metrics: list[tuple[str, str, Any]],
+        members: dict[str, str],
+    ) -> None:
         doc: dict[str, Any] = {
             "_aws": {
                 "Timestamp": ts,
-                "CloudWatchMetrics": [{
-                    "Namespace": namespace,
-                    "Dimensions": dim_sets,
-                    "Metrics": [{"Name": n, "Unit": u} for n, u, _ in metrics],
-                }],
+                "CloudWatchMetrics": [
+                    {
+                        "Namespace": namespace,
+                        "Dimensions": dim_sets,
+                        "Metrics": [{"Name": n, "Unit": u} for n, u, _ in metrics],
+                    }
+                ],
             },
         }
         doc.update(members)
@@ -342,9 +366,17 @@ class LogBatch:
                 for v in values if isinstance(values, list) else [values]:
                     self.dps.append(Datapoint(f"{namespace}/{name}", dict(dims), ts, v))
 
-    def invocation(self, ids: list[int], start_ts: int, request_id: str, duration: float,
-                   memory_size: int, max_memory: int, init: float | None,
-                   body: list[tuple[str, Any]]) -> None:
+    def invocation(
+        self,
+        ids: list[int],
+        start_ts: int,
+        request_id: str,
+        duration: float,
+        memory_size: int,
+        max_memory: int,
+        init: float | None,
+        body: list[tuple[str, Any]],
+    ) -> None:
         """START, the body lines (('emf', kwargs) or ('log', text)), END, REPORT."""
         self.skipped_line(ids, start_ts, f"START RequestId: {request_id} Version: $LATEST\n")
         ts = start_ts
@@ -358,9 +390,11 @@ class LogBatch:
         end_ts = start_ts + math.ceil(duration)
         billed = math.ceil(duration)
         self.skipped_line(ids, end_ts, f"END RequestId: {request_id}\n")
-        report = (f"REPORT RequestId: {request_id}\tDuration: {duration:.2f} ms\t"
-                  f"Billed Duration: {billed} ms\tMemory Size: {memory_size} MB\t"
-                  f"Max Memory Used: {max_memory} MB\t")
+        report = (
+            f"REPORT RequestId: {request_id}\tDuration: {duration:.2f} ms\t"
+            f"Billed Duration: {billed} ms\tMemory Size: {memory_size} MB\t"
+            f"Max Memory Used: {max_memory} MB\t"
+        )
         if init is not None:
             report += f"Init Duration: {init:.2f} ms\t"
         self._event(ids, end_ts, report)
@@ -404,45 +438,91 @@ def build_cwlogs(now: int) -> tuple[dict, dict]:
 
     # record 1: checkout-api, a cold start then a warm invocation
     b = LogBatch("/aws/lambda/checkout-api", f"{day}/[$LATEST]abcdef0123456789")
-    b.invocation(ids, now - 200_000, FIRST_REQUEST_ID, 123.45, 512, 98, 456.78, [
-        ("log", f"{iso_ms(now - 199_990)}\t{FIRST_REQUEST_ID}\tINFO\tPayment authorized for "
-                "order 8812\n"),
-        ("emf", dict(checkout_emf, metrics=[("Latency", "Milliseconds", [12.5, 30.1, 7.2]),
-                                            ("Orders", "Count", 1)])),
-    ])
+    b.invocation(
+        ids,
+        now - 200_000,
+        FIRST_REQUEST_ID,
+        123.45,
+        512,
+        98,
+        456.78,
+        [
+            ("log", f"{iso_ms(now - 199_990)}\t{FIRST_REQUEST_ID}\tINFO\tPayment authorized for order 8812\n"),
+            (
+                "emf",
+                dict(checkout_emf, metrics=[("Latency", "Milliseconds", [12.5, 30.1, 7.2]), ("Orders", "Count", 1)]),
+            ),
+        ],
+    )
     rid = det_uuid("checkout-api-2")
-    b.invocation(ids, now - 195_000, rid, 41.07, 512, 101, None, [
-        ("emf", dict(checkout_emf, metrics=[("Latency", "Milliseconds", [9.8, 14.25]),
-                                            ("Orders", "Count", 2)])),
-    ])
+    b.invocation(
+        ids,
+        now - 195_000,
+        rid,
+        41.07,
+        512,
+        101,
+        None,
+        [
+            ("emf", dict(checkout_emf, metrics=[("Latency", "Milliseconds", [9.8, 14.25]), ("Orders", "Count", 2)])),
+        ],
+    )
     batches.append((b, now - 194_000))
 
     # record 2: checkout-api, a later minute, Refund op
     b = LogBatch("/aws/lambda/checkout-api", f"{day}/[$LATEST]abcdef0123456789")
     rid = det_uuid("checkout-api-3")
-    b.invocation(ids, now - 130_000, rid, 88.6, 512, 103, None, [
-        ("emf", dict(namespace="Checkout", dim_sets=[["service"], ["service", "op"]],
-                     members={"service": "checkout", "op": "Refund"},
-                     metrics=[("Latency", "Milliseconds", [55.5]), ("Orders", "Count", 0)])),
-        ("log", f"{iso_ms(now - 129_980)}\t{rid}\tWARN\tRefund took the slow path\n"),
-    ])
+    b.invocation(
+        ids,
+        now - 130_000,
+        rid,
+        88.6,
+        512,
+        103,
+        None,
+        [
+            (
+                "emf",
+                dict(
+                    namespace="Checkout",
+                    dim_sets=[["service"], ["service", "op"]],
+                    members={"service": "checkout", "op": "Refund"},
+                    metrics=[("Latency", "Milliseconds", [55.5]), ("Orders", "Count", 0)],
+                ),
+            ),
+            ("log", f"{iso_ms(now - 129_980)}\t{rid}\tWARN\tRefund took the slow path\n"),
+        ],
+    )
     batches.append((b, now - 129_000))
 
     # record 3: orders-worker, cold start, one EMF with an array and a scalar
     b = LogBatch("/aws/lambda/orders-worker", f"{day}/[$LATEST]0123456789abcdef")
     rid = det_uuid("orders-worker-1")
-    b.invocation(ids, now - 70_000, rid, 250.03, 1024, 187, 812.5, [
-        ("log", f"{iso_ms(now - 69_990)}\t{rid}\tINFO\tProcessing 2 messages\n"),
-        ("emf", dict(namespace="Orders", dim_sets=[["service"]],
-                     members={"service": "orders-worker"},
-                     metrics=[("ProcessingTime", "Milliseconds", [88.2, 91.7]),
-                              ("MessagesProcessed", "Count", 2)])),
-    ])
+    b.invocation(
+        ids,
+        now - 70_000,
+        rid,
+        250.03,
+        1024,
+        187,
+        812.5,
+        [
+            ("log", f"{iso_ms(now - 69_990)}\t{rid}\tINFO\tProcessing 2 messages\n"),
+            (
+                "emf",
+                dict(
+                    namespace="Orders",
+                    dim_sets=[["service"]],
+                    members={"service": "orders-worker"},
+                    metrics=[("ProcessingTime", "Milliseconds", [88.2, 91.7]), ("MessagesProcessed", "Count", 2)],
+                ),
+            ),
+        ],
+    )
     batches.append((b, now - 69_000))
 
     for n, (batch, arrival) in enumerate(batches):
-        ev.add(cwl_partition_key(batch.log_group, batch.log_stream, n), gzip_json(batch.payload()),
-               arrival)
+        ev.add(cwl_partition_key(batch.log_group, batch.log_stream, n), gzip_json(batch.payload()), arrival)
         exp.records += 1
         exp.skipped += batch.skipped
         for dp in batch.dps:
@@ -455,11 +535,13 @@ def build_cwlogs(now: int) -> tuple[dict, dict]:
         "logGroup": "",
         "logStream": "",
         "subscriptionFilters": [],
-        "logEvents": [{
-            "id": "",
-            "timestamp": now - 20_000,
-            "message": "CWL CONTROL MESSAGE: Checking health of destination Kinesis stream.",
-        }],
+        "logEvents": [
+            {
+                "id": "",
+                "timestamp": now - 20_000,
+                "message": "CWL CONTROL MESSAGE: Checking health of destination Kinesis stream.",
+            }
+        ],
     }
     ev.add(cwl_partition_key("", "", 99), gzip_json(control), now - 19_500)
     exp.records += 1
@@ -470,6 +552,7 @@ def build_cwlogs(now: int) -> tuple[dict, dict]:
 
 # ---------------------------------------------------------------------------------------------
 # file 3: poison record among good native records
+
 
 def build_poison(now: int) -> tuple[dict, dict]:
     ev, exp = EventBuilder(2000, now), Expectation(now)
@@ -483,13 +566,18 @@ def build_poison(now: int) -> tuple[dict, dict]:
     dp = Datapoint("checkout.latency", {"service": "checkout", "op": "Pay"}, now - 140_000, 21.5)
     good("checkout.latency", compact(native_obj(dp, "Milliseconds")), [dp], now - 139_000)
 
-    arr = [Datapoint("cart.items", {"service": "cart"}, now - 130_000, 4),
-           Datapoint("checkout.orders", {"service": "checkout"}, now - 125_000, 1)]
+    arr = [
+        Datapoint("cart.items", {"service": "cart"}, now - 130_000, 4),
+        Datapoint("checkout.orders", {"service": "checkout"}, now - 125_000, 1),
+    ]
     good("cart", compact([native_obj(d, "Count") for d in arr]), arr, now - 124_000)
 
     # the poison record: a truncated object (invalid JSON)
-    full = compact(native_obj(Datapoint("checkout.latency", {"service": "checkout", "op": "Pay"},
-                                        now - 100_000, 33.3), "Milliseconds"))
+    full = compact(
+        native_obj(
+            Datapoint("checkout.latency", {"service": "checkout", "op": "Pay"}, now - 100_000, 33.3), "Milliseconds"
+        )
+    )
     broken = full[: full.index('"value"') + len('"val')]
     try:
         json.loads(broken)
@@ -500,10 +588,11 @@ def build_poison(now: int) -> tuple[dict, dict]:
     exp.records += 1
     exp.poison.append(seq)
 
-    nd = [Datapoint("checkout.latency", {"op": "Pay", "service": "checkout"}, now - 70_000, 15.0),
-          Datapoint("checkout.latency", {"service": "checkout", "op": "Pay"}, now - 65_000, 27.75)]
-    good("checkout.latency", "".join(compact(native_obj(d, "Milliseconds")) + "\n" for d in nd),
-         nd, now - 64_000)
+    nd = [
+        Datapoint("checkout.latency", {"op": "Pay", "service": "checkout"}, now - 70_000, 15.0),
+        Datapoint("checkout.latency", {"service": "checkout", "op": "Pay"}, now - 65_000, 27.75),
+    ]
+    good("checkout.latency", "".join(compact(native_obj(d, "Milliseconds")) + "\n" for d in nd), nd, now - 64_000)
 
     dp = Datapoint("pulse.heartbeat", None, now - 30_000, 1)
     good("pulse.heartbeat", compact(native_obj(dp)), [dp], now - 29_000)
@@ -512,6 +601,7 @@ def build_poison(now: int) -> tuple[dict, dict]:
 
 
 # ---------------------------------------------------------------------------------------------
+
 
 def build_compact_scheduled(now: int) -> dict:
     """What EventBridge sends CompactFunction each CompactSchedule period (a rate rule SAM names
@@ -538,11 +628,22 @@ def write_json(path: Path, obj: Any, sort_keys: bool = False) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description="Generate Lambda event fixtures (and the ingest events' expected results) for Pulse.")
-    parser.add_argument("--now", type=parse_now, default=DEFAULT_NOW, metavar="INSTANT",
-                        help=f"ISO-8601 UTC instant or 'now' (default: {DEFAULT_NOW})")
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "events",
-                        metavar="DIR", help="output folder (default: the repository's events/)")
+        description="Generate Lambda event fixtures (and the ingest events' expected results) for Pulse."
+    )
+    parser.add_argument(
+        "--now",
+        type=parse_now,
+        default=DEFAULT_NOW,
+        metavar="INSTANT",
+        help=f"ISO-8601 UTC instant or 'now' (default: {DEFAULT_NOW})",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path(__file__).resolve().parent.parent / "events",
+        metavar="DIR",
+        help="output folder (default: the repository's events/)",
+    )
     args = parser.parse_args(argv)
     now = args.now
 
@@ -555,9 +656,11 @@ def main(argv: list[str] | None = None) -> int:
         event, expected = build(now)
         write_json(args.out / filename, event)
         write_json(args.out / "expected" / filename, expected, sort_keys=True)
-        print(f"{args.out / filename}: {expected['records']} records, "
-              f"{expected['datapoints']} datapoints, {len(expected['series'])} series, "
-              f"{expected['poisonRecords']} poison, {expected['skippedEvents']} skipped")
+        print(
+            f"{args.out / filename}: {expected['records']} records, "
+            f"{expected['datapoints']} datapoints, {len(expected['series'])} series, "
+            f"{expected['poisonRecords']} poison, {expected['skippedEvents']} skipped"
+        )
     scheduled = build_compact_scheduled(now)
     write_json(args.out / "compact-scheduled.json", scheduled)
     print(f"{args.out / 'compact-scheduled.json'}: Scheduled Event at {scheduled['time']}")

@@ -15,6 +15,7 @@ The event holds, in stream order on one shard:
 Byte-identical for the same --now (the aggregator adds no randomness without explicit hash keys), which
 KplFixtureTest checks by regenerating when the venv is present. Options as in gen_events.py.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,15 +43,21 @@ def build_kpl(now: int) -> tuple[dict, dict]:
 
     # 1. three user records, three partition keys
     a1 = g.Datapoint("checkout.latency", {"service": "checkout", "op": "Pay"}, now - 150_000, 12.5)
-    a2 = [g.Datapoint("cart.items", {"service": "cart"}, now - 149_000, 3),
-          g.Datapoint("checkout.orders", {"service": "checkout"}, now - 148_000, 1)]
-    a3 = [g.Datapoint("checkout.latency", {"op": "Pay", "service": "checkout"}, now - 147_000, 30.25),
-          g.Datapoint("checkout.latency", {"service": "checkout", "op": "Refund"}, now - 146_000, 45.0)]
-    pk, data = aggregate([
-        ("checkout.latency", obj(a1, "Milliseconds").encode()),
-        ("cart", g.compact([g.native_obj(d, "Count") for d in a2]).encode()),
-        ("checkout", "".join(obj(d, "Milliseconds") + "\n" for d in a3).encode()),
-    ])
+    a2 = [
+        g.Datapoint("cart.items", {"service": "cart"}, now - 149_000, 3),
+        g.Datapoint("checkout.orders", {"service": "checkout"}, now - 148_000, 1),
+    ]
+    a3 = [
+        g.Datapoint("checkout.latency", {"op": "Pay", "service": "checkout"}, now - 147_000, 30.25),
+        g.Datapoint("checkout.latency", {"service": "checkout", "op": "Refund"}, now - 146_000, 45.0),
+    ]
+    pk, data = aggregate(
+        [
+            ("checkout.latency", obj(a1, "Milliseconds").encode()),
+            ("cart", g.compact([g.native_obj(d, "Count") for d in a2]).encode()),
+            ("checkout", "".join(obj(d, "Milliseconds") + "\n" for d in a3).encode()),
+        ]
+    )
     ev.add(pk, data, now - 145_000)
     for dp in [a1, *a2, *a3]:
         exp.add(dp)
@@ -67,9 +74,13 @@ def build_kpl(now: int) -> tuple[dict, dict]:
     b3 = g.Datapoint("cart.items", {"service": "cart"}, now - 88_000, 7)
     full = obj(g.Datapoint("checkout.latency", {"service": "checkout", "op": "Pay"}, now - 89_000, 99.0))
     broken = full[: full.index('"value"') + len('"val')]
-    pk, data = aggregate([("checkout.latency", obj(b1, "Milliseconds").encode()),
-                          ("checkout.latency", broken.encode()),
-                          ("cart", obj(b3, "Count").encode())])
+    pk, data = aggregate(
+        [
+            ("checkout.latency", obj(b1, "Milliseconds").encode()),
+            ("checkout.latency", broken.encode()),
+            ("cart", obj(b3, "Count").encode()),
+        ]
+    )
     seq = ev.add(pk, data, now - 87_000)
     exp.add(b1)
     exp.add(b3)
@@ -86,8 +97,15 @@ def build_kpl(now: int) -> tuple[dict, dict]:
     exp.records += 1
 
     # 5. forty latencies of one series and minute in one user record: percentiles answered from the sketch
-    spread = [g.Datapoint("checkout.latency", {"service": "search", "op": "Find"}, now - 200_000 + i * 100,
-                          round(2.0 + 0.37 * i * i, 3)) for i in range(40)]
+    spread = [
+        g.Datapoint(
+            "checkout.latency",
+            {"service": "search", "op": "Find"},
+            now - 200_000 + i * 100,
+            round(2.0 + 0.37 * i * i, 3),
+        )
+        for i in range(40)
+    ]
     pk, data = aggregate([("search", "".join(obj(d, "Milliseconds") + "\n" for d in spread).encode())])
     ev.add(pk, data, now - 100_000)
     for dp in spread:
@@ -106,8 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     name = "ingest-kinesis-kpl.json"
     g.write_json(args.out / name, event)
     g.write_json(args.out / "expected" / name, expected, sort_keys=True)
-    print(f"{args.out / name}: {expected['records']} records, {expected['datapoints']} datapoints, "
-          f"{expected['poisonRecords']} poison")
+    print(
+        f"{args.out / name}: {expected['records']} records, {expected['datapoints']} datapoints, "
+        f"{expected['poisonRecords']} poison"
+    )
     return 0
 
 

@@ -68,15 +68,59 @@ DOCUMENTED_JSON = (
 
 # (namespace, metric, dimensions, unit (CloudWatch, UCUM), count, sum, min, max, percentiles, time ms, account)
 UPDATES = [
-    ("AWS/EC2", "DiskWriteOps", {"InstanceId": "i-123456789012"}, ("Seconds", "s"), 3, 20.0, 0.0, 18.0,
-     {0.99: 17.56, 0.999: 17.8764}, 1611929698000, "1234567890"),
-    ("AWS/Lambda", "Duration", {"FunctionName": "checkout"}, ("Milliseconds", "ms"), 120, 5400.0, 12.0, 480.0,
-     {0.5: 38.0, 0.9: 95.0, 0.99: 410.0}, TIME, ACCOUNT),
+    (
+        "AWS/EC2",
+        "DiskWriteOps",
+        {"InstanceId": "i-123456789012"},
+        ("Seconds", "s"),
+        3,
+        20.0,
+        0.0,
+        18.0,
+        {0.99: 17.56, 0.999: 17.8764},
+        1611929698000,
+        "1234567890",
+    ),
+    (
+        "AWS/Lambda",
+        "Duration",
+        {"FunctionName": "checkout"},
+        ("Milliseconds", "ms"),
+        120,
+        5400.0,
+        12.0,
+        480.0,
+        {0.5: 38.0, 0.9: 95.0, 0.99: 410.0},
+        TIME,
+        ACCOUNT,
+    ),
     ("AWS/Lambda", "Errors", {"FunctionName": "checkout"}, ("Count", "{Count}"), 120, 3.0, 0.0, 1.0, {}, TIME, ACCOUNT),
-    ("AWS/DynamoDB", "ThrottledRequests", {"TableName": "pulse", "Operation": "BatchWriteItem"}, ("Count", "{Count}"),
-     4, 7.0, 1.0, 3.0, {}, TIME, ACCOUNT),
-    ("AWS/DynamoDB", "ConsumedWriteCapacityUnits", {"TableName": "pulse"}, ("Count", "{Count}"), 60, 9000.0, 100.0,
-     200.0, {}, TIME, ACCOUNT),
+    (
+        "AWS/DynamoDB",
+        "ThrottledRequests",
+        {"TableName": "pulse", "Operation": "BatchWriteItem"},
+        ("Count", "{Count}"),
+        4,
+        7.0,
+        1.0,
+        3.0,
+        {},
+        TIME,
+        ACCOUNT,
+    ),
+    (
+        "AWS/DynamoDB",
+        "ConsumedWriteCapacityUnits",
+        {"TableName": "pulse"},
+        ("Count", "{Count}"),
+        60,
+        9000.0,
+        100.0,
+        200.0,
+        {},
+        TIME,
+        ACCOUNT,
+    ),
 ]
 
 
@@ -90,10 +134,22 @@ def json_lines() -> bytes:
     for ns, metric, dims, unit, count, total, lo, hi, pct, t, account in UPDATES[1:]:
         value = {"count": float(count), "sum": total, "max": hi, "min": lo}
         value.update({stat_name(q): v for q, v in pct.items()})
-        lines.append(json.dumps({
-            "metric_stream_name": STREAM, "account_id": account, "region": REGION, "namespace": ns,
-            "metric_name": metric, "dimensions": dims, "timestamp": t, "value": value, "unit": unit[0],
-        }, separators=(",", ":")))
+        lines.append(
+            json.dumps(
+                {
+                    "metric_stream_name": STREAM,
+                    "account_id": account,
+                    "region": REGION,
+                    "namespace": ns,
+                    "metric_name": metric,
+                    "dimensions": dims,
+                    "timestamp": t,
+                    "value": value,
+                    "unit": unit[0],
+                },
+                separators=(",", ":"),
+            )
+        )
     return ("\n".join(lines) + "\n").encode()
 
 
@@ -104,12 +160,14 @@ def kv(key: str, value: str) -> KeyValue:
 def otel_request(account: str, updates) -> ExportMetricsServiceRequest:
     req = ExportMetricsServiceRequest()
     rm = req.resource_metrics.add()
-    rm.resource.attributes.extend([
-        kv("cloud.provider", "aws"),
-        kv("cloud.account.id", account),
-        kv("cloud.region", REGION),
-        kv("aws.exporter.arn", f"arn:aws:cloudwatch:{REGION}:{account}:metric-stream/{STREAM}"),
-    ])
+    rm.resource.attributes.extend(
+        [
+            kv("cloud.provider", "aws"),
+            kv("cloud.account.id", account),
+            kv("cloud.region", REGION),
+            kv("aws.exporter.arn", f"arn:aws:cloudwatch:{REGION}:{account}:metric-stream/{STREAM}"),
+        ]
+    )
     sm = rm.scope_metrics.add()
     for ns, metric, dims, unit, count, total, lo, hi, pct, t, _ in updates:
         m = sm.metrics.add()
@@ -124,11 +182,16 @@ def otel_request(account: str, updates) -> ExportMetricsServiceRequest:
         for q, v in sorted(pct.items()):
             p.quantile_values.add(quantile=q, value=v)
         p.quantile_values.add(quantile=1.0, value=hi)
-        p.attributes.extend([
-            kv("Namespace", ns),
-            kv("MetricName", metric),
-            KeyValue(key="Dimensions", value=AnyValue(kvlist_value=KeyValueList(values=[kv(k, v) for k, v in dims.items()]))),
-        ])
+        p.attributes.extend(
+            [
+                kv("Namespace", ns),
+                kv("MetricName", metric),
+                KeyValue(
+                    key="Dimensions",
+                    value=AnyValue(kvlist_value=KeyValueList(values=[kv(k, v) for k, v in dims.items()])),
+                ),
+            ]
+        )
     return req
 
 
@@ -141,46 +204,55 @@ def otel_record(requests) -> bytes:
 
 
 def firehose_event(request_id: str, data: bytes) -> str:
-    body = json.dumps({
-        "requestId": request_id,
-        "timestamp": TIME + 180_000,
-        "records": [{"data": base64.b64encode(data).decode()}],
-    }, separators=(",", ":"))
-    return json.dumps({
-        "version": "2.0",
-        "routeKey": "POST /firehose/metric-stream",
-        "rawPath": "/firehose/metric-stream",
-        "rawQueryString": "",
-        "headers": {
-            "content-type": "application/json",
-            "host": "a1b2c3d4e5.execute-api.us-east-1.amazonaws.com",
-            "user-agent": "Amazon Kinesis Data Firehose Agent/1.0",
-            "x-amz-firehose-protocol-version": "1.0",
-            "x-amz-firehose-request-id": request_id,
-            "x-amz-firehose-source-arn": f"arn:aws:firehose:{REGION}:{ACCOUNT}:deliverystream/pulse-metric-stream",
-            "x-amz-firehose-access-key": ACCESS_KEY,
+    body = json.dumps(
+        {
+            "requestId": request_id,
+            "timestamp": TIME + 180_000,
+            "records": [{"data": base64.b64encode(data).decode()}],
         },
-        "requestContext": {
-            "accountId": ACCOUNT,
-            "apiId": "a1b2c3d4e5",
-            "domainName": "a1b2c3d4e5.execute-api.us-east-1.amazonaws.com",
-            "domainPrefix": "a1b2c3d4e5",
-            "http": {
-                "method": "POST",
-                "path": "/firehose/metric-stream",
-                "protocol": "HTTP/1.1",
-                "sourceIp": "203.0.113.20",
-                "userAgent": "Amazon Kinesis Data Firehose Agent/1.0",
+        separators=(",", ":"),
+    )
+    return (
+        json.dumps(
+            {
+                "version": "2.0",
+                "routeKey": "POST /firehose/metric-stream",
+                "rawPath": "/firehose/metric-stream",
+                "rawQueryString": "",
+                "headers": {
+                    "content-type": "application/json",
+                    "host": "a1b2c3d4e5.execute-api.us-east-1.amazonaws.com",
+                    "user-agent": "Amazon Kinesis Data Firehose Agent/1.0",
+                    "x-amz-firehose-protocol-version": "1.0",
+                    "x-amz-firehose-request-id": request_id,
+                    "x-amz-firehose-source-arn": f"arn:aws:firehose:{REGION}:{ACCOUNT}:deliverystream/pulse-metric-stream",
+                    "x-amz-firehose-access-key": ACCESS_KEY,
+                },
+                "requestContext": {
+                    "accountId": ACCOUNT,
+                    "apiId": "a1b2c3d4e5",
+                    "domainName": "a1b2c3d4e5.execute-api.us-east-1.amazonaws.com",
+                    "domainPrefix": "a1b2c3d4e5",
+                    "http": {
+                        "method": "POST",
+                        "path": "/firehose/metric-stream",
+                        "protocol": "HTTP/1.1",
+                        "sourceIp": "203.0.113.20",
+                        "userAgent": "Amazon Kinesis Data Firehose Agent/1.0",
+                    },
+                    "requestId": "Kx9aXmPLvHcESHA=",
+                    "routeKey": "POST /firehose/metric-stream",
+                    "stage": "$default",
+                    "time": "20/Nov/2026:12:03:00 +0000",
+                    "timeEpoch": TIME + 180_000,
+                },
+                "body": body,
+                "isBase64Encoded": False,
             },
-            "requestId": "Kx9aXmPLvHcESHA=",
-            "routeKey": "POST /firehose/metric-stream",
-            "stage": "$default",
-            "time": "20/Nov/2026:12:03:00 +0000",
-            "timeEpoch": TIME + 180_000,
-        },
-        "body": body,
-        "isBase64Encoded": False,
-    }, indent=2) + "\n"
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 def main() -> None:
@@ -198,9 +270,11 @@ def main() -> None:
     (args.out / "metrics.json").write_bytes(js)
     (args.out / "metrics.otel1").write_bytes(ot)
     (args.events_out / "metricstream-firehose-json.json").write_text(
-        firehose_event("ed4acda5-034f-9f42-bba1-f29aea6d7d8f", js))
+        firehose_event("ed4acda5-034f-9f42-bba1-f29aea6d7d8f", js)
+    )
     (args.events_out / "metricstream-firehose-otel1.json").write_text(
-        firehose_event("0b0c7a3e-5d3f-4c0e-8f6b-3f3c1f4c2a11", ot))
+        firehose_event("0b0c7a3e-5d3f-4c0e-8f6b-3f3c1f4c2a11", ot)
+    )
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ The SDK stamps the collection time; every time_unix_nano is then set to a fixed 
 times one minute earlier) so the files are the same on every run and pass the ingest window in tests that use
 it as the reference time. Values and attributes are the SDK's own.
 """
+
 import argparse
 import math
 import base64
@@ -42,11 +43,20 @@ import zlib
 from google.protobuf import json_format
 from opentelemetry.exporter.otlp.proto.common.metrics_encoder import encode_metrics
 from opentelemetry.proto.metrics.v1 import metrics_pb2
-from opentelemetry.sdk.metrics import (Counter, Histogram, MeterProvider, ObservableCounter,
-                                       ObservableUpDownCounter, UpDownCounter)
+from opentelemetry.sdk.metrics import (
+    Counter,
+    Histogram,
+    MeterProvider,
+    ObservableCounter,
+    ObservableUpDownCounter,
+    UpDownCounter,
+)
 from opentelemetry.sdk.metrics.export import AggregationTemporality, InMemoryMetricReader
-from opentelemetry.sdk.metrics.view import (ExplicitBucketHistogramAggregation,
-                                            ExponentialBucketHistogramAggregation, View)
+from opentelemetry.sdk.metrics.view import (
+    ExplicitBucketHistogramAggregation,
+    ExponentialBucketHistogramAggregation,
+    View,
+)
 from opentelemetry.sdk.resources import Resource
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -60,21 +70,26 @@ START_NS = TIME_NS - 60_000_000_000
 def collect():
     # Delta for counters and histograms, as Pulse wants them (the Collector's cumulativetodelta does the same
     # for producers that only speak cumulative); the up-down counter stays cumulative on purpose.
-    reader = InMemoryMetricReader(preferred_temporality={
-        Counter: AggregationTemporality.DELTA,
-        Histogram: AggregationTemporality.DELTA,
-        ObservableCounter: AggregationTemporality.DELTA,
-        UpDownCounter: AggregationTemporality.CUMULATIVE,
-        ObservableUpDownCounter: AggregationTemporality.CUMULATIVE,
-    })
+    reader = InMemoryMetricReader(
+        preferred_temporality={
+            Counter: AggregationTemporality.DELTA,
+            Histogram: AggregationTemporality.DELTA,
+            ObservableCounter: AggregationTemporality.DELTA,
+            UpDownCounter: AggregationTemporality.CUMULATIVE,
+            ObservableUpDownCounter: AggregationTemporality.CUMULATIVE,
+        }
+    )
     views = [
-        View(instrument_name="latency",
-             aggregation=ExplicitBucketHistogramAggregation(boundaries=(0, 5, 10, 25, 50, 75, 100, 250, 500, 1000))),
+        View(
+            instrument_name="latency",
+            aggregation=ExplicitBucketHistogramAggregation(boundaries=(0, 5, 10, 25, 50, 75, 100, 250, 500, 1000)),
+        ),
         View(instrument_name="payload.size", aggregation=ExponentialBucketHistogramAggregation(max_size=160)),
     ]
     # A fixed instance id: the SDK draws a random one per process, which would change the files on every run.
-    resource = Resource.create({"service.name": "checkout", "deployment.environment": "test",
-                                "service.instance.id": "fixture-1"})
+    resource = Resource.create(
+        {"service.name": "checkout", "deployment.environment": "test", "service.instance.id": "fixture-1"}
+    )
     provider = MeterProvider(resource=resource, metric_readers=[reader], views=views)
     meter = provider.get_meter("pulse.fixtures", "1.0")
 
@@ -135,7 +150,7 @@ def exporter_compress(data, wbits):
 # deployment.environment (telemetry.sdk.* and service.instance.id are left out by Pulse's rule).
 RESOURCE_DIMS = {"service.name": "checkout", "deployment.environment": "test"}
 LATENCY_BOUNDS = (0, 5, 10, 25, 50, 75, 100, 250, 500, 1000)
-SEARCH_LATENCIES = [round(1.5 * i ** 1.7, 3) for i in range(1, 41)]  # 1.5 .. 795, across 9 buckets
+SEARCH_LATENCIES = [round(1.5 * i**1.7, 3) for i in range(1, 41)]  # 1.5 .. 795, across 9 buckets
 PER_RECORD = [
     ("requests", {"route": "/pay"}, [6.0], "sample"),
     ("requests", {"route": "/refund"}, [4.0], "sample"),
@@ -158,7 +173,7 @@ def tolerance(kind, values, v, scale):
     if kind == "exponential":
         # v is in (base^i, base^(i+1)] and enters at base^(i+1/2) (sqrt(base) - 1 relative), and the sketch moves
         # that by 1% more: compounded, sqrt(base) x 1.01 - 1.
-        base = 2.0 ** (2.0 ** -scale)
+        base = 2.0 ** (2.0**-scale)
         return abs(v) * (math.sqrt(base) * (1 + SKETCH) - 1)
     # Explicit buckets: the bucket holding v, narrowed by the exact min and max, enters at its middle (half its
     # width from any value in it), then the sketch's 1%.
@@ -189,25 +204,48 @@ def expected(records, scale):
             # The lowest and the highest rank are answered with the exact min and max.
             exact = r in (1, len(values))
             percentiles[label] = {"value": v, "tolerance": 0.0 if exact else tolerance(kind, values, v, scale)}
-        series[g.series_key(name, {**RESOURCE_DIMS, **dims})] = {str(minute): {
-            "count": len(values), "max": max(values), "min": min(values), "sum": math.fsum(values),
-            "percentiles": percentiles}}
-    return {"datapoints": len(PER_RECORD) * records, "now": TIME_NS // 1_000_000, "poisonRecords": 0,
-            "poisonSequenceNumbers": [], "records": records, "series": series, "skippedEvents": 0}
+        series[g.series_key(name, {**RESOURCE_DIMS, **dims})] = {
+            str(minute): {
+                "count": len(values),
+                "max": max(values),
+                "min": min(values),
+                "sum": math.fsum(values),
+                "percentiles": percentiles,
+            }
+        }
+    return {
+        "datapoints": len(PER_RECORD) * records,
+        "now": TIME_NS // 1_000_000,
+        "poisonRecords": 0,
+        "poisonSequenceNumbers": [],
+        "records": records,
+        "series": series,
+        "skippedEvents": 0,
+    }
 
 
 def kinesis_event(records):
     out = []
     for i, (key, data) in enumerate(records, start=1):
         seq = "49590338271490256608559692538361571095921575989150%06d" % i
-        out.append({
-            "kinesis": {"kinesisSchemaVersion": "1.0", "partitionKey": key, "sequenceNumber": seq,
-                        "data": base64.b64encode(data).decode("ascii"),
-                        "approximateArrivalTimestamp": TIME_NS / 1e9 + 1.5},
-            "eventSource": "aws:kinesis", "eventVersion": "1.0",
-            "eventID": "shardId-000000000000:" + seq, "eventName": "aws:kinesis:record",
-            "invokeIdentityArn": "arn:aws:iam::123456789012:role/pulse-ingest", "awsRegion": "us-east-1",
-            "eventSourceARN": "arn:aws:kinesis:us-east-1:123456789012:stream/pulse-stream"})
+        out.append(
+            {
+                "kinesis": {
+                    "kinesisSchemaVersion": "1.0",
+                    "partitionKey": key,
+                    "sequenceNumber": seq,
+                    "data": base64.b64encode(data).decode("ascii"),
+                    "approximateArrivalTimestamp": TIME_NS / 1e9 + 1.5,
+                },
+                "eventSource": "aws:kinesis",
+                "eventVersion": "1.0",
+                "eventID": "shardId-000000000000:" + seq,
+                "eventName": "aws:kinesis:record",
+                "invokeIdentityArn": "arn:aws:iam::123456789012:role/pulse-ingest",
+                "awsRegion": "us-east-1",
+                "eventSourceARN": "arn:aws:kinesis:us-east-1:123456789012:stream/pulse-stream",
+            }
+        )
     return {"Records": out}
 
 
@@ -218,8 +256,9 @@ def main():
     args = ap.parse_args()
     request = collect()
     pb = request.SerializeToString(deterministic=True)
-    js = json.dumps(json_format.MessageToDict(request, use_integers_for_enums=True),
-                    separators=(",", ":")).encode("utf-8")
+    js = json.dumps(json_format.MessageToDict(request, use_integers_for_enums=True), separators=(",", ":")).encode(
+        "utf-8"
+    )
     files = {
         "metrics.pb": pb,
         "metrics.json": js,

@@ -11,6 +11,7 @@ The recording spans 24 hours starting --start (default 2026-11-20T00:00:00Z). Re
 timestamps are irrelevant; in `recorded` mode their gaps set the pace (use `speed` to compress a day).
 Usage: gen_replay.py [--start ISO] [--out PATH] [--datapoints N]
 """
+
 import argparse
 import base64
 import gzip
@@ -21,36 +22,62 @@ import random
 import sys
 from datetime import datetime, timezone
 
-SERIES = [("checkout.latency", {"service": "checkout", "op": "Pay"}, "Milliseconds", 40.0),
-          ("checkout.latency", {"service": "checkout", "op": "Browse"}, "Milliseconds", 12.0),
-          ("cart.items", {"service": "cart"}, "Count", 3.0),
-          ("api.requests", {"route": "GET /items/{id}", "service": "catalog"}, "Count", 1.0),
-          ("api.latency", {"route": "GET /items/{id}", "service": "catalog"}, "Milliseconds", 25.0),
-          ("orders.value", {"service": "orders", "currency": "EUR"}, "None", 60.0),
-          ("queue.depth", {"service": "worker"}, "Count", 100.0),
-          ("login.failures", {"service": "auth"}, "Count", 0.2)]
+SERIES = [
+    ("checkout.latency", {"service": "checkout", "op": "Pay"}, "Milliseconds", 40.0),
+    ("checkout.latency", {"service": "checkout", "op": "Browse"}, "Milliseconds", 12.0),
+    ("cart.items", {"service": "cart"}, "Count", 3.0),
+    ("api.requests", {"route": "GET /items/{id}", "service": "catalog"}, "Count", 1.0),
+    ("api.latency", {"route": "GET /items/{id}", "service": "catalog"}, "Milliseconds", 25.0),
+    ("orders.value", {"service": "orders", "currency": "EUR"}, "None", 60.0),
+    ("queue.depth", {"service": "worker"}, "Count", 100.0),
+    ("login.failures", {"service": "auth"}, "Count", 0.2),
+]
 
 
 def diurnal(hour: float) -> float:
     """Relative traffic at an hour of the day: night trough, morning ramp, lunch and evening peaks."""
-    return 0.15 + 0.55 * math.exp(-((hour - 12.5) / 3.0) ** 2) + 0.4 * math.exp(-((hour - 19) / 2.5) ** 2) \
+    return (
+        0.15
+        + 0.55 * math.exp(-(((hour - 12.5) / 3.0) ** 2))
+        + 0.4 * math.exp(-(((hour - 19) / 2.5) ** 2))
         + 0.25 * max(0.0, math.sin((hour - 6) / 12 * math.pi))
+    )
 
 
 def cwlogs_record(rnd: random.Random, ts: int, cold: bool) -> dict:
     fn = rnd.choice(["checkout-api", "orders-worker"])
     duration = round(rnd.lognormvariate(3.5, 0.6), 2)
-    report = (f"REPORT RequestId: {rnd.getrandbits(128):032x}\tDuration: {duration} ms\t"
-              f"Billed Duration: {math.ceil(duration)} ms\tMemory Size: 512 MB\tMax Memory Used: {rnd.randint(80, 200)} MB\t")
+    report = (
+        f"REPORT RequestId: {rnd.getrandbits(128):032x}\tDuration: {duration} ms\t"
+        f"Billed Duration: {math.ceil(duration)} ms\tMemory Size: 512 MB\tMax Memory Used: {rnd.randint(80, 200)} MB\t"
+    )
     if cold:
         report += f"Init Duration: {round(rnd.uniform(300, 900), 2)} ms\t"
-    emf = {"_aws": {"Timestamp": ts, "CloudWatchMetrics": [{"Namespace": "Checkout", "Dimensions": [["service"]],
-                                                            "Metrics": [{"Name": "Latency", "Unit": "Milliseconds"}]}]},
-           "service": "checkout", "Latency": [round(rnd.lognormvariate(3, 0.5), 2) for _ in range(3)]}
-    payload = {"messageType": "DATA_MESSAGE", "owner": "123456789012", "logGroup": f"/aws/lambda/{fn}",
-               "logStream": "2026/11/20/[$LATEST]0123456789abcdef", "subscriptionFilters": ["pulse"],
-               "logEvents": [{"id": str(ts * 1000 + i), "timestamp": ts, "message": m}
-                             for i, m in enumerate([f"START RequestId: x Version: $LATEST\n", json.dumps(emf), report])]}
+    emf = {
+        "_aws": {
+            "Timestamp": ts,
+            "CloudWatchMetrics": [
+                {
+                    "Namespace": "Checkout",
+                    "Dimensions": [["service"]],
+                    "Metrics": [{"Name": "Latency", "Unit": "Milliseconds"}],
+                }
+            ],
+        },
+        "service": "checkout",
+        "Latency": [round(rnd.lognormvariate(3, 0.5), 2) for _ in range(3)],
+    }
+    payload = {
+        "messageType": "DATA_MESSAGE",
+        "owner": "123456789012",
+        "logGroup": f"/aws/lambda/{fn}",
+        "logStream": "2026/11/20/[$LATEST]0123456789abcdef",
+        "subscriptionFilters": ["pulse"],
+        "logEvents": [
+            {"id": str(ts * 1000 + i), "timestamp": ts, "message": m}
+            for i, m in enumerate([f"START RequestId: x Version: $LATEST\n", json.dumps(emf), report])
+        ],
+    }
     buf = io.BytesIO()
     with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0) as gz:
         gz.write(json.dumps(payload, separators=(",", ":")).encode())
@@ -80,8 +107,14 @@ def main() -> int:
             ts = start + minute * 60_000 + rnd.randrange(60_000)
             name, dims, unit, base = rnd.choice(SERIES)
             value = round(rnd.lognormvariate(math.log(base + 1e-3), 0.5), 3)
-            lines.append((ts, json.dumps({"name": name, "dims": dims, "ts": ts, "value": value, "unit": unit},
-                                         separators=(",", ":"))))
+            lines.append(
+                (
+                    ts,
+                    json.dumps(
+                        {"name": name, "dims": dims, "ts": ts, "value": value, "unit": unit}, separators=(",", ":")
+                    ),
+                )
+            )
     for i, ts in enumerate(range(start, start + day, 30_000)):
         lines.append((ts, json.dumps(cwlogs_record(rnd, ts, cold=i % 40 == 0), separators=(",", ":"))))
     lines.sort(key=lambda t: t[0])

@@ -54,22 +54,23 @@ try:
     from botocore.config import Config
     from botocore.exceptions import BotoCoreError, ClientError
 except ImportError:  # pragma: no cover - the Makefile runs this with the project venv
-    sys.stderr.write("redrive.py needs boto3: run it through `make redrive` (installs .venv) "
-                     "or with .venv/bin/python\n")
+    sys.stderr.write(
+        "redrive.py needs boto3: run it through `make redrive` (installs .venv) or with .venv/bin/python\n"
+    )
     sys.exit(1)
 
-PUT_BATCH_RECORDS = 500                    # PutRecords: at most 500 records ...
-PUT_BATCH_BYTES = 5 * 1024 * 1024          # ... and 5 MiB (data + partition keys) per call
-PUT_ATTEMPTS = 10                          # attempts for the failed entries of one PutRecords batch
+PUT_BATCH_RECORDS = 500  # PutRecords: at most 500 records ...
+PUT_BATCH_BYTES = 5 * 1024 * 1024  # ... and 5 MiB (data + partition keys) per call
+PUT_ATTEMPTS = 10  # attempts for the failed entries of one PutRecords batch
 BACKOFF_BASE_S = 0.1
 BACKOFF_CAP_S = 5.0
 GET_RECORDS_LIMIT = 1000
-EMPTY_PAGES_MAX = 25                       # consecutive empty GetRecords pages before giving up on a position
-VISIBILITY_S = 1800                        # messages being handled stay hidden from other readers this long
-RECEIVE_WAIT_S = 1                         # long poll, so an empty answer means the queue is empty
-INVOKE_PAYLOAD_MAX = 6 * 1024 * 1024       # Lambda: 6 MB (6,291,456 bytes) request payload, synchronous invoke
-INVOKE_READ_TIMEOUT_S = 905                # a synchronous invoke may run up to the function timeout (max 900 s)
-REDRIVE_EVENT_NAME = "pulse:redrive"       # IngestHandler.REDRIVE_EVENT_NAME: store below the committed position
+EMPTY_PAGES_MAX = 25  # consecutive empty GetRecords pages before giving up on a position
+VISIBILITY_S = 1800  # messages being handled stay hidden from other readers this long
+RECEIVE_WAIT_S = 1  # long poll, so an empty answer means the queue is empty
+INVOKE_PAYLOAD_MAX = 6 * 1024 * 1024  # Lambda: 6 MB (6,291,456 bytes) request payload, synchronous invoke
+INVOKE_READ_TIMEOUT_S = 905  # a synchronous invoke may run up to the function timeout (max 900 s)
+REDRIVE_EVENT_NAME = "pulse:redrive"  # IngestHandler.REDRIVE_EVENT_NAME: store below the committed position
 # IngestService/AttemptPlan: the reason of a record set aside after failing every attempt (a decoder's verdict never
 # reads like this), e.g. "failed 6 attempts (3 of them with the record alone): the function crashed or timed out".
 SET_ASIDE_REASON = re.compile(r"failed (\d+) attempts \(\d+ of them with the record alone\): ")
@@ -103,29 +104,48 @@ def parse_args(argv):
     p = argparse.ArgumentParser(
         prog="redrive.py",
         description="Store the failed ingest batches of the Pulse dead-letter queue again, exactly (by invoking "
-                    "IngestFunction with the original records); list poison records.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--stack-name", help="read DeadLetterQueueUrl, StreamName and IngestFunctionName from this "
-                                        "stack's outputs")
+        "IngestFunction with the original records); list poison records.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--stack-name", help="read DeadLetterQueueUrl, StreamName and IngestFunctionName from this stack's outputs"
+    )
     p.add_argument("--queue-url", help="the dead-letter queue (overrides the stack output)")
     p.add_argument("--stream-name", help="the stream the failed batches were read from (overrides the stack output)")
-    p.add_argument("--function-name", help="the ingest function to invoke (overrides the stack output "
-                                           "IngestFunctionName)")
+    p.add_argument(
+        "--function-name", help="the ingest function to invoke (overrides the stack output IngestFunctionName)"
+    )
     p.add_argument("--region", help="AWS region (default: AWS_DEFAULT_REGION / the AWS config)")
-    p.add_argument("--dry-run", action="store_true",
-                   help="read the queue and the stream and print what would be done; invoke, put and delete nothing")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="read the queue and the stream and print what would be done; invoke, put and delete nothing",
+    )
     p.add_argument("--max-messages", type=positive_int, metavar="N", help="read at most N messages")
-    p.add_argument("--delete-poison", action="store_true",
-                   help="delete the poison-record messages (bad data) after listing them; never the set-aside ones")
-    p.add_argument("--set-aside", action="store_true",
-                   help="redrive the records ingest set aside after they failed every attempt (reason 'failed N "
-                        "attempts (...'), each alone, exactly, by invoking the function; deploy the fix first")
-    p.add_argument("--reput", action="store_true",
-                   help="the old, inexact redrive: put the records back on the stream as new records. It counts "
-                        "twice whatever the discarded attempts stored (docs/redrive.md)")
-    p.add_argument("--accept-loss", action="store_true",
-                   help="with --reput, for a batch of which some records expired: put the records still on the "
-                        "stream and delete the message (without it such a batch is left untouched)")
+    p.add_argument(
+        "--delete-poison",
+        action="store_true",
+        help="delete the poison-record messages (bad data) after listing them; never the set-aside ones",
+    )
+    p.add_argument(
+        "--set-aside",
+        action="store_true",
+        help="redrive the records ingest set aside after they failed every attempt (reason 'failed N "
+        "attempts (...'), each alone, exactly, by invoking the function; deploy the fix first",
+    )
+    p.add_argument(
+        "--reput",
+        action="store_true",
+        help="the old, inexact redrive: put the records back on the stream as new records. It counts "
+        "twice whatever the discarded attempts stored (docs/redrive.md)",
+    )
+    p.add_argument(
+        "--accept-loss",
+        action="store_true",
+        help="with --reput, for a batch of which some records expired: put the records still on the "
+        "stream and delete the message (without it such a batch is left untouched)",
+    )
     args = p.parse_args(argv)
     for name in ("stack_name", "queue_url", "stream_name", "function_name", "region"):
         value = getattr(args, name)
@@ -138,8 +158,10 @@ def parse_args(argv):
     if args.accept_loss and not args.reput:
         p.error("--accept-loss needs --reput: the exact redrive stores a batch only with every one of its records")
     if args.set_aside and args.reput:
-        p.error("--set-aside needs the function: a set-aside record put back as a new record would not replace the "
-                "slots its setting aside emptied; leave out --reput")
+        p.error(
+            "--set-aside needs the function: a set-aside record put back as a new record would not replace the "
+            "slots its setting aside emptied; leave out --reput"
+        )
     return args
 
 
@@ -153,30 +175,48 @@ class Stats:
         self.messages = 0
         self.batches_redriven = 0
         self.batches_left = 0
-        self.records_sent = 0      # put on the stream (--reput) or sent to the function (exact mode)
+        self.records_sent = 0  # put on the stream (--reput) or sent to the function (exact mode)
         self.records_expired = 0
         self.poison_listed = 0
         self.poison_deleted = 0
         self.compaction_listed = 0
         self.other_listed = 0
-        self.set_aside_listed = 0   # set-aside records left without --set-aside
+        self.set_aside_listed = 0  # set-aside records left without --set-aside
         self.set_aside_redriven = 0
-        self.set_aside_left = 0     # with --set-aside: refused or failed, kept in the queue
+        self.set_aside_left = 0  # with --set-aside: refused or failed, kept in the queue
 
     def line(self, dry_run):
         verb = "would be " if dry_run else ""
-        return ("summary%s: messages read %d, batches %sredriven %d, records %s%s %d, records expired %d, "
-                "batches left %d, poison listed %d, poison %sdeleted %d, compaction listed %d, other listed %d, "
-                "set aside listed %d, set aside %sredriven %d, set aside left %d"
-                % (" (dry run, nothing changed)" if dry_run else "", self.messages, verb, self.batches_redriven,
-                   verb, self.sent_label, self.records_sent, self.records_expired, self.batches_left,
-                   self.poison_listed, verb, self.poison_deleted, self.compaction_listed, self.other_listed,
-                   self.set_aside_listed, verb, self.set_aside_redriven, self.set_aside_left))
+        return (
+            "summary%s: messages read %d, batches %sredriven %d, records %s%s %d, records expired %d, "
+            "batches left %d, poison listed %d, poison %sdeleted %d, compaction listed %d, other listed %d, "
+            "set aside listed %d, set aside %sredriven %d, set aside left %d"
+            % (
+                " (dry run, nothing changed)" if dry_run else "",
+                self.messages,
+                verb,
+                self.batches_redriven,
+                verb,
+                self.sent_label,
+                self.records_sent,
+                self.records_expired,
+                self.batches_left,
+                self.poison_listed,
+                verb,
+                self.poison_deleted,
+                self.compaction_listed,
+                self.other_listed,
+                self.set_aside_listed,
+                verb,
+                self.set_aside_redriven,
+                self.set_aside_left,
+            )
+        )
 
 
 def backoff(attempt):
     """Full jitter: a uniform delay in [0, min(cap, base * 2^attempt)]."""
-    time.sleep(random.uniform(0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * (2 ** attempt))))
+    time.sleep(random.uniform(0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * (2**attempt))))
 
 
 def error_code(e):
@@ -187,7 +227,7 @@ def stream_name_of(arn):
     """``arn:aws:kinesis:<region>:<account>:stream/<name>`` -> ``<name>`` (None if not such an ARN)."""
     parts = (arn or "").split(":", 5)
     if len(parts) == 6 and parts[2] == "kinesis" and parts[5].startswith("stream/"):
-        return parts[5][len("stream/"):]
+        return parts[5][len("stream/") :]
     return None
 
 
@@ -197,6 +237,7 @@ def region_of(arn):
 
 
 # ------------------------------------------------------------------------------------- the redrive event
+
 
 def arrival_seconds(timestamp):
     """GetRecords' ApproximateArrivalTimestamp (a datetime, millisecond precision) as the event source mapping
@@ -212,21 +253,26 @@ def kinesis_event(records, shard_id, stream_arn, region):
 
     Same shape as events/ingest-kinesis-native.json; ``eventName`` marks it as a redrive, and
     ``eventSourceARN`` is the stream's ARN, whose stream name is part of the shard's checkpoint key."""
-    return {"Records": [{
-        "kinesis": {
-            "kinesisSchemaVersion": "1.0",
-            "partitionKey": r["PartitionKey"],
-            "sequenceNumber": r["SequenceNumber"],
-            "data": base64.b64encode(r["Data"]).decode("ascii"),
-            "approximateArrivalTimestamp": arrival_seconds(r["ApproximateArrivalTimestamp"]),
-        },
-        "eventSource": "aws:kinesis",
-        "eventVersion": "1.0",
-        "eventID": "%s:%s" % (shard_id, r["SequenceNumber"]),
-        "eventName": REDRIVE_EVENT_NAME,
-        "awsRegion": region,
-        "eventSourceARN": stream_arn,
-    } for r in records]}
+    return {
+        "Records": [
+            {
+                "kinesis": {
+                    "kinesisSchemaVersion": "1.0",
+                    "partitionKey": r["PartitionKey"],
+                    "sequenceNumber": r["SequenceNumber"],
+                    "data": base64.b64encode(r["Data"]).decode("ascii"),
+                    "approximateArrivalTimestamp": arrival_seconds(r["ApproximateArrivalTimestamp"]),
+                },
+                "eventSource": "aws:kinesis",
+                "eventVersion": "1.0",
+                "eventID": "%s:%s" % (shard_id, r["SequenceNumber"]),
+                "eventName": REDRIVE_EVENT_NAME,
+                "awsRegion": region,
+                "eventSourceARN": stream_arn,
+            }
+            for r in records
+        ]
+    }
 
 
 def invoke(lam, function, payload):
@@ -239,8 +285,11 @@ def invoke(lam, function, payload):
         answer = None
     if resp.get("FunctionError"):
         if isinstance(answer, dict) and answer.get("errorMessage") is not None:
-            return "function error (%s) %s: %s" % (resp["FunctionError"], answer.get("errorType", "?"),
-                                                  answer["errorMessage"])
+            return "function error (%s) %s: %s" % (
+                resp["FunctionError"],
+                answer.get("errorType", "?"),
+                answer["errorMessage"],
+            )
         return "function error (%s): %s" % (resp["FunctionError"], body[:500].decode("utf-8", "replace"))
     if not isinstance(answer, dict):
         return "unexpected response (not a batch response): %s" % body[:500].decode("utf-8", "replace")
@@ -252,11 +301,12 @@ def invoke(lam, function, payload):
 
 # ---------------------------------------------------------------------------------------------- the stream
 
+
 class RangeRead:
     """The records of one shard between two sequence numbers, and how the read ended."""
 
     def __init__(self):
-        self.records = []      # dicts from GetRecords, in shard order
+        self.records = []  # dicts from GetRecords, in shard order
         self.shard_gone = False
 
 
@@ -267,12 +317,12 @@ def read_range(kinesis, stream, shard_id, start, end):
     try:
         gave_up = follow(kinesis, stream, shard_id, at_start, start, end, result)
     except ClientError as e:
-        if error_code(e) == "ResourceNotFoundException":      # the shard (or stream) is past retention
+        if error_code(e) == "ResourceNotFoundException":  # the shard (or stream) is past retention
             result.shard_gone = True
             return result
         if error_code(e) != "InvalidArgumentException":
             raise
-        gave_up = True                                        # a position Kinesis no longer has
+        gave_up = True  # a position Kinesis no longer has
     if not result.records and gave_up:
         # An iterator at a trimmed position can return empty pages for a long time; reading from the oldest
         # record on the shard tells at once what is left of the range.
@@ -299,8 +349,11 @@ def follow(kinesis, stream, shard_id, position, start, end, result):
             if error_code(e) != "ExpiredIteratorException":
                 raise
             # Iterators live 5 minutes: continue after the last record read (or where this read began).
-            again = ({"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "StartingSequenceNumber": last_seq}
-                     if last_seq else position)
+            again = (
+                {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "StartingSequenceNumber": last_seq}
+                if last_seq
+                else position
+            )
             iterator = kinesis.get_shard_iterator(StreamName=stream, ShardId=shard_id, **again)["ShardIterator"]
             continue
         records = page.get("Records", [])
@@ -311,16 +364,16 @@ def follow(kinesis, stream, shard_id, position, start, end, result):
                 return False
             if seq >= start:
                 result.records.append(r)
-        iterator = page.get("NextShardIterator")             # None: the end of a closed shard
+        iterator = page.get("NextShardIterator")  # None: the end of a closed shard
         if records:
             empty_pages = 0
             continue
-        if page.get("MillisBehindLatest", 0) == 0:           # at the tip: nothing more to read
+        if page.get("MillisBehindLatest", 0) == 0:  # at the tip: nothing more to read
             return False
         empty_pages += 1
         if empty_pages >= EMPTY_PAGES_MAX:
             return True
-        time.sleep(0.2)                                      # GetRecords allows 5 calls per second per shard
+        time.sleep(0.2)  # GetRecords allows 5 calls per second per shard
     return False
 
 
@@ -331,7 +384,7 @@ def put_all(kinesis, stream, records):
         n = put_chunk(kinesis, stream, chunk)
         put += n
         if n < len(chunk):
-            break                                            # put no more of a batch that stays in the queue
+            break  # put no more of a batch that stays in the queue
     return put
 
 
@@ -377,6 +430,7 @@ def put_chunk(kinesis, stream, chunk):
 
 # ------------------------------------------------------------------------------------------------ the queue
 
+
 class Redrive:
     def __init__(self, args, sqs, kinesis, lam, queue_url, stream, function, region):
         self.args = args
@@ -389,7 +443,7 @@ class Redrive:
         self.region = region
         self.stream_arn = None  # looked up once, for failure records without streamArn
         self.stats = Stats(args.reput)
-        self.kept = {}          # receipt handles of messages that stay, made visible again at the end
+        self.kept = {}  # receipt handles of messages that stay, made visible again at the end
         self.seen = set()
         self.poison_keys = set()
         self.failed = False
@@ -399,8 +453,12 @@ class Redrive:
             while self.args.max_messages is None or self.stats.messages < self.args.max_messages:
                 want = 10 if self.args.max_messages is None else min(10, self.args.max_messages - self.stats.messages)
                 messages = self.sqs.receive_message(
-                    QueueUrl=self.queue_url, MaxNumberOfMessages=want, WaitTimeSeconds=RECEIVE_WAIT_S,
-                    VisibilityTimeout=VISIBILITY_S, MessageAttributeNames=["All"]).get("Messages", [])
+                    QueueUrl=self.queue_url,
+                    MaxNumberOfMessages=want,
+                    WaitTimeSeconds=RECEIVE_WAIT_S,
+                    VisibilityTimeout=VISIBILITY_S,
+                    MessageAttributeNames=["All"],
+                ).get("Messages", [])
                 fresh = [m for m in messages if m["MessageId"] not in self.seen]
                 if not fresh:
                     break
@@ -429,10 +487,17 @@ class Redrive:
             self.batch(m, body)
         elif isinstance(body, dict) and isinstance(body.get("DDBStreamBatchInfo"), dict):
             info = body["DDBStreamBatchInfo"]
-            out("compaction batch %s %s..%s (%s records, %s): no redrive needed, left in the queue "
+            out(
+                "compaction batch %s %s..%s (%s records, %s): no redrive needed, left in the queue "
                 "(docs/redrive.md, \"Compaction failures\")"
-                % (info.get("shardId"), info.get("startSequenceNumber"), info.get("endSequenceNumber"),
-                   info.get("batchSize"), condition(body)))
+                % (
+                    info.get("shardId"),
+                    info.get("startSequenceNumber"),
+                    info.get("endSequenceNumber"),
+                    info.get("batchSize"),
+                    condition(body),
+                )
+            )
             self.stats.compaction_listed += 1
             self.keep(m)
         else:
@@ -461,17 +526,33 @@ class Redrive:
         else:
             action = "left"
             self.keep(m)
-        out("poison %s %s key=%s %s bytes%s: %s (%s)"
-            % (shard, seq, json.dumps(body.get("partitionKey")), body.get("payloadBytes", "?"),
-               " (repeat)" if repeat else "", json.dumps(body.get("reason")), action))
+        out(
+            "poison %s %s key=%s %s bytes%s: %s (%s)"
+            % (
+                shard,
+                seq,
+                json.dumps(body.get("partitionKey")),
+                body.get("payloadBytes", "?"),
+                " (repeat)" if repeat else "",
+                json.dumps(body.get("reason")),
+                action,
+            )
+        )
 
     def set_aside(self, m, body, shard, seq, attempts, repeat):
         """A record ingest set aside after it failed every attempt: listed, or with --set-aside redriven alone."""
-        head = "set aside %s %s key=%s %s bytes%s" % (shard, seq, json.dumps(body.get("partitionKey")),
-                                                      body.get("payloadBytes", "?"), " (repeat)" if repeat else "")
+        head = "set aside %s %s key=%s %s bytes%s" % (
+            shard,
+            seq,
+            json.dumps(body.get("partitionKey")),
+            body.get("payloadBytes", "?"),
+            " (repeat)" if repeat else "",
+        )
         if not self.args.set_aside:
-            out("%s: set aside after %s attempts; redrive with --set-aside once the cause is fixed (left): %s"
-                % (head, attempts, json.dumps(body.get("reason"))))
+            out(
+                "%s: set aside after %s attempts; redrive with --set-aside once the cause is fixed (left): %s"
+                % (head, attempts, json.dumps(body.get("reason")))
+            )
             self.stats.set_aside_listed += 1
             self.keep(m)
             return
@@ -481,16 +562,21 @@ class Redrive:
             self.set_aside_left_in_queue(m)
             return
         stream_arn = self.lookup_stream_arn()
-        payload = json.dumps(kinesis_event([record], shard, stream_arn, region_of(stream_arn) or self.region),
-                             separators=(",", ":")).encode("utf-8")
+        payload = json.dumps(
+            kinesis_event([record], shard, stream_arn, region_of(stream_arn) or self.region), separators=(",", ":")
+        ).encode("utf-8")
         if len(payload) > INVOKE_PAYLOAD_MAX:
-            out("%s: the event would be %d bytes, more than Lambda's synchronous payload limit of %d; not redriven, "
-                "left in the queue" % (head, len(payload), INVOKE_PAYLOAD_MAX))
+            out(
+                "%s: the event would be %d bytes, more than Lambda's synchronous payload limit of %d; not redriven, "
+                "left in the queue" % (head, len(payload), INVOKE_PAYLOAD_MAX)
+            )
             self.set_aside_left_in_queue(m)
             return
         if self.args.dry_run:
-            out("%s: would invoke %s with the record alone (data from %s, %d bytes) and delete the message"
-                % (head, self.function, where, len(payload)))
+            out(
+                "%s: would invoke %s with the record alone (data from %s, %d bytes) and delete the message"
+                % (head, self.function, where, len(payload))
+            )
             self.stats.set_aside_redriven += 1
             self.keep(m)
             return
@@ -505,9 +591,11 @@ class Redrive:
         try:
             self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=m["ReceiptHandle"])
         except ClientError as e:
-            out("%s: redriven (stored by %s), but the message could not be deleted (%s): delete it by hand; "
+            out(
+                "%s: redriven (stored by %s), but the message could not be deleted (%s): delete it by hand; "
                 "redriving it again is harmless (the same partials are written again)"
-                % (head, self.function, error_code(e)))
+                % (head, self.function, error_code(e))
+            )
             self.failed = True
             return
         self.stats.set_aside_redriven += 1
@@ -529,29 +617,45 @@ class Redrive:
             arrival = EPOCH + datetime.timedelta(milliseconds=int(body["approximateArrivalTimestamp"]))
             head = base64.b64decode(body["payloadHeadBase64"], validate=True)
         except (KeyError, TypeError, ValueError, OverflowError, binascii.Error):
-            return None, ("the message lacks a valid payloadBytes, approximateArrivalTimestamp or payloadHeadBase64, "
-                          "so the record cannot be rebuilt")
+            return None, (
+                "the message lacks a valid payloadBytes, approximateArrivalTimestamp or payloadHeadBase64, "
+                "so the record cannot be rebuilt"
+            )
         if not shard or not seq or not seq.isdigit() or not isinstance(key, str) or not key:
             return None, "the message names no whole Kinesis record (shard, sequence number, partition key)"
         # DeadLetterQueue replaces characters SQS refuses with U+FFFD and cuts keys at 256 characters.
         key_intact = "\ufffd" not in key and len(key) <= 256
         if len(head) == size and key_intact:
-            return {"SequenceNumber": seq, "PartitionKey": key, "Data": head, "ApproximateArrivalTimestamp": arrival,
-                    }, "the message"
+            return {
+                "SequenceNumber": seq,
+                "PartitionKey": key,
+                "Data": head,
+                "ApproximateArrivalTimestamp": arrival,
+            }, "the message"
         try:
             rng = read_range(self.kinesis, self.stream, shard, int(seq), int(seq))
         except (ClientError, BotoCoreError) as e:
-            return None, ("the message holds %d of its %d bytes and the record could not be read from the stream (%s)"
-                          % (len(head), size, e))
+            return None, (
+                "the message holds %d of its %d bytes and the record could not be read from the stream (%s)"
+                % (len(head), size, e)
+            )
         found = rng.records[0] if rng.records else None
         if found is None or found["SequenceNumber"] != seq:
-            return None, ("the message holds %d of its %d bytes and the record is no longer on %s (%s)"
-                          % (len(head), size, self.stream, "the shard is gone" if rng.shard_gone
-                             else "past the stream's retention"))
+            return None, (
+                "the message holds %d of its %d bytes and the record is no longer on %s (%s)"
+                % (
+                    len(head),
+                    size,
+                    self.stream,
+                    "the shard is gone" if rng.shard_gone else "past the stream's retention",
+                )
+            )
         data = found["Data"]
-        if len(data) != size or data[:len(head)] != head or (key_intact and found["PartitionKey"] != key):
-            return None, ("the record %s of %s on %s is not the one the message describes (%d bytes, partition key %s)"
-                          % (seq, shard, self.stream, len(data), json.dumps(found["PartitionKey"])))
+        if len(data) != size or data[: len(head)] != head or (key_intact and found["PartitionKey"] != key):
+            return None, (
+                "the record %s of %s on %s is not the one the message describes (%d bytes, partition key %s)"
+                % (seq, shard, self.stream, len(data), json.dumps(found["PartitionKey"]))
+            )
         return found, "the stream"
 
     def batch(self, m, body):
@@ -564,7 +668,13 @@ class Redrive:
             out("malformed KinesisBatchInfo in %s, left in the queue: %s" % (m["MessageId"], json.dumps(info)))
             self.left(m)
             return
-        head = "batch %s %s..%s (%s records, %s)" % (shard, start, end, size if size is not None else "?", condition(body))
+        head = "batch %s %s..%s (%s records, %s)" % (
+            shard,
+            start,
+            end,
+            size if size is not None else "?",
+            condition(body),
+        )
         source = stream_name_of(info.get("streamArn"))
         if source is not None and source != self.stream:
             out("%s: from stream %s, not %s; left in the queue" % (head, source, self.stream))
@@ -580,13 +690,17 @@ class Redrive:
         found = len(records)
         if not records:
             self.stats.records_expired += size or 0
-            out("%s: no record of the range is on the stream (%s); not redriven, left in the queue"
-                % (head, "the shard is gone" if rng.shard_gone else "past the stream's retention"))
+            out(
+                "%s: no record of the range is on the stream (%s); not redriven, left in the queue"
+                % (head, "the shard is gone" if rng.shard_gone else "past the stream's retention")
+            )
             self.left(m)
             return
         if size is not None and found > size:
-            out("%s: the range holds %d records, more than the batch's %d (ParallelizationFactor > 1 interleaves "
-                "other lanes' records, which were ingested); not redriven, left in the queue" % (head, found, size))
+            out(
+                "%s: the range holds %d records, more than the batch's %d (ParallelizationFactor > 1 interleaves "
+                "other lanes' records, which were ingested); not redriven, left in the queue" % (head, found, size)
+            )
             self.left(m)
             return
         if self.args.reput:
@@ -601,28 +715,36 @@ class Redrive:
         if int(first) != start:
             lost = (size - found) if size is not None else None
             self.stats.records_expired += lost or 0
-            out("%s: its first record %s is past the stream's retention (the oldest still readable is %s; %s of %s "
+            out(
+                "%s: its first record %s is past the stream's retention (the oldest still readable is %s; %s of %s "
                 "records lost); an exact redrive needs every record, not redriven, left in the queue"
-                % (head, start, first, lost if lost is not None else "some", size if size is not None else "?"))
+                % (head, start, first, lost if lost is not None else "some", size if size is not None else "?")
+            )
             self.left(m)
             return
         if int(last) != end or (size is not None and found != size):
-            out("%s: the range could not be read completely (%d records read, %s to %s; the batch had %s, %s to %s); "
-                "not redriven, left in the queue" % (head, found, first, last, size if size is not None else "?",
-                                                     start, end))
+            out(
+                "%s: the range could not be read completely (%d records read, %s to %s; the batch had %s, %s to %s); "
+                "not redriven, left in the queue"
+                % (head, found, first, last, size if size is not None else "?", start, end)
+            )
             self.left(m)
             return
         stream_arn = info.get("streamArn") or self.lookup_stream_arn()
         region = region_of(stream_arn) or self.region
         payload = json.dumps(kinesis_event(records, shard, stream_arn, region), separators=(",", ":")).encode("utf-8")
         if len(payload) > INVOKE_PAYLOAD_MAX:
-            out("%s: the event would be %d bytes, more than Lambda's synchronous payload limit of %d; not redriven, "
-                "left in the queue" % (head, len(payload), INVOKE_PAYLOAD_MAX))
+            out(
+                "%s: the event would be %d bytes, more than Lambda's synchronous payload limit of %d; not redriven, "
+                "left in the queue" % (head, len(payload), INVOKE_PAYLOAD_MAX)
+            )
             self.left(m)
             return
         if self.args.dry_run:
-            out("%s: would invoke %s with the %d records (%d bytes) and delete the message"
-                % (head, self.function, found, len(payload)))
+            out(
+                "%s: would invoke %s with the %d records (%d bytes) and delete the message"
+                % (head, self.function, found, len(payload))
+            )
             self.stats.batches_redriven += 1
             self.stats.records_sent += found
             self.keep(m)
@@ -639,9 +761,11 @@ class Redrive:
         try:
             self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=m["ReceiptHandle"])
         except ClientError as e:
-            out("%s: redriven (%d records stored by %s), but the message could not be deleted (%s): delete it by "
+            out(
+                "%s: redriven (%d records stored by %s), but the message could not be deleted (%s): delete it by "
                 "hand; redriving it again is harmless (the same partials are written again)"
-                % (head, found, self.function, error_code(e)))
+                % (head, found, self.function, error_code(e))
+            )
             self.failed = True
             return
         self.stats.batches_redriven += 1
@@ -649,8 +773,9 @@ class Redrive:
 
     def lookup_stream_arn(self):
         if self.stream_arn is None:
-            self.stream_arn = self.kinesis.describe_stream_summary(
-                StreamName=self.stream)["StreamDescriptionSummary"]["StreamARN"]
+            self.stream_arn = self.kinesis.describe_stream_summary(StreamName=self.stream)["StreamDescriptionSummary"][
+                "StreamARN"
+            ]
         return self.stream_arn
 
     def reput(self, m, head, start, size, records):
@@ -659,19 +784,28 @@ class Redrive:
         lost = (size - found) if size is not None else 0
         if lost:
             self.stats.records_expired += lost
-            why = ("past the stream's retention" if int(records[0]["SequenceNumber"]) != start
-                   else "not found on the shard")
+            why = (
+                "past the stream's retention"
+                if int(records[0]["SequenceNumber"]) != start
+                else "not found on the shard"
+            )
             if not self.args.accept_loss:
-                out("%s: %d of %d records lost (%s), %d still readable; not redriven, left in the queue "
-                    "(--accept-loss puts those and deletes the message)" % (head, lost, size, why, found))
+                out(
+                    "%s: %d of %d records lost (%s), %d still readable; not redriven, left in the queue "
+                    "(--accept-loss puts those and deletes the message)" % (head, lost, size, why, found)
+                )
                 self.left(m)
                 return
-            out("%s: %d of %d records lost (%s); --accept-loss: redriving the %d still readable"
-                % (head, lost, size, why, found))
+            out(
+                "%s: %d of %d records lost (%s); --accept-loss: redriving the %d still readable"
+                % (head, lost, size, why, found)
+            )
         if self.args.dry_run:
             keys = sorted({r["PartitionKey"] for r in records})
-            out("%s: would put %d records (partition keys %s) on %s and delete the message"
-                % (head, found, ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else ""), self.stream))
+            out(
+                "%s: would put %d records (partition keys %s) on %s and delete the message"
+                % (head, found, ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else ""), self.stream)
+            )
             self.stats.batches_redriven += 1
             self.stats.records_sent += found
             self.keep(m)
@@ -679,15 +813,19 @@ class Redrive:
         put = put_all(self.kinesis, self.stream, records)
         self.stats.records_sent += put
         if put < found:
-            out("%s: put %d of %d records; left in the queue. The %d put records are on the stream again: "
-                "running the redrive again would put them twice (docs/redrive.md)" % (head, put, found, put))
+            out(
+                "%s: put %d of %d records; left in the queue. The %d put records are on the stream again: "
+                "running the redrive again would put them twice (docs/redrive.md)" % (head, put, found, put)
+            )
             self.left(m)
             return
         try:
             self.sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=m["ReceiptHandle"])
         except ClientError as e:
-            out("%s: put %d records, but the message could not be deleted (%s): delete it by hand, or a later "
-                "run puts the records again" % (head, put, error_code(e)))
+            out(
+                "%s: put %d records, but the message could not be deleted (%s): delete it by hand, or a later "
+                "run puts the records again" % (head, put, error_code(e))
+            )
             self.failed = True
             return
         self.stats.batches_redriven += 1
@@ -705,16 +843,21 @@ class Redrive:
         """Makes every message that stays visible again, so the next run (or an operator) sees it at once."""
         items = list(self.kept.items())
         for i in range(0, len(items), 10):
-            entries = [{"Id": str(n), "ReceiptHandle": h, "VisibilityTimeout": 0}
-                       for n, (_, h) in enumerate(items[i:i + 10])]
+            entries = [
+                {"Id": str(n), "ReceiptHandle": h, "VisibilityTimeout": 0} for n, (_, h) in enumerate(items[i : i + 10])
+            ]
             try:
                 resp = self.sqs.change_message_visibility_batch(QueueUrl=self.queue_url, Entries=entries)
                 if resp.get("Failed"):
-                    out("warning: %d messages stay hidden until their visibility timeout (%d s) ends"
-                        % (len(resp["Failed"]), VISIBILITY_S))
+                    out(
+                        "warning: %d messages stay hidden until their visibility timeout (%d s) ends"
+                        % (len(resp["Failed"]), VISIBILITY_S)
+                    )
             except (ClientError, BotoCoreError) as e:
-                out("warning: could not make %d messages visible again (%s); they reappear after %d s"
-                    % (len(entries), e, VISIBILITY_S))
+                out(
+                    "warning: could not make %d messages visible again (%s); they reappear after %d s"
+                    % (len(entries), e, VISIBILITY_S)
+                )
 
 
 def set_aside_attempts(reason):
@@ -732,6 +875,7 @@ def condition(body):
 
 
 # ------------------------------------------------------------------------------------------------------ main
+
 
 def resolve(args, session, config):
     queue_url, stream, function = args.queue_url, args.stream_name, args.function_name
@@ -753,9 +897,11 @@ def resolve(args, session, config):
     return queue_url, stream, function
 
 
-REPUT_WARNING = ("warning: --reput puts the failed batches' records back on the stream as NEW records (new sequence "
-                 "numbers and arrival times). Whatever the discarded attempts stored stays in the table, so it is "
-                 "counted twice. Without --reput the batch is stored exactly (docs/redrive.md).\n")
+REPUT_WARNING = (
+    "warning: --reput puts the failed batches' records back on the stream as NEW records (new sequence "
+    "numbers and arrival times). Whatever the discarded attempts stored stays in the table, so it is "
+    "counted twice. Without --reput the batch is stored exactly (docs/redrive.md).\n"
+)
 
 
 def main(argv=None):
@@ -763,8 +909,9 @@ def main(argv=None):
     config = Config(retries={"mode": "standard", "max_attempts": 8})
     # A repeated Invoke is harmless (a redrive writes the same items again), but one that outlives the read
     # timeout must not be cut short: the function may run up to its timeout.
-    invoke_config = Config(retries={"mode": "standard", "max_attempts": 3}, read_timeout=INVOKE_READ_TIMEOUT_S,
-                           connect_timeout=10)
+    invoke_config = Config(
+        retries={"mode": "standard", "max_attempts": 3}, read_timeout=INVOKE_READ_TIMEOUT_S, connect_timeout=10
+    )
     if args.reput:
         sys.stderr.write(REPUT_WARNING)
         sys.stderr.flush()
@@ -772,12 +919,26 @@ def main(argv=None):
     try:
         session = boto3.session.Session(region_name=args.region)
         queue_url, stream, function = resolve(args, session, config)
-        out("redrive%s: queue %s, stream %s, %s" % (" (dry run)" if args.dry_run else "", queue_url, stream,
-                                                    "--reput (records put back on the stream)" if args.reput
-                                                    else "function " + function))
+        out(
+            "redrive%s: queue %s, stream %s, %s"
+            % (
+                " (dry run)" if args.dry_run else "",
+                queue_url,
+                stream,
+                "--reput (records put back on the stream)" if args.reput else "function " + function,
+            )
+        )
         lam = None if args.reput else session.client("lambda", config=invoke_config)
-        redrive = Redrive(args, session.client("sqs", config=config), session.client("kinesis", config=config),
-                          lam, queue_url, stream, function, session.region_name)
+        redrive = Redrive(
+            args,
+            session.client("sqs", config=config),
+            session.client("kinesis", config=config),
+            lam,
+            queue_url,
+            stream,
+            function,
+            session.region_name,
+        )
         redrive.run()
     except (ClientError, BotoCoreError, RuntimeError) as e:
         sys.stderr.write("redrive.py: %s\n" % e)

@@ -6,6 +6,7 @@ default (the log subscription: SubscribeAccountLogs) would never be scanned. `ma
 Only the Default line of each named parameter changes (textually: the template keeps its short-form tags).
 Usage: template_with_defaults.py TEMPLATE OUT NAME=VALUE...
 """
+
 import re
 import sys
 

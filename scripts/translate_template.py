@@ -15,6 +15,7 @@ filled in, and every custom metric a dashboard widget or an alarm names (namespa
 Service=<POWERTOOLS_SERVICE_NAME>) must be a constant of that function's *Metric.java enums (in PascalCase).
 Usage: translate_template.py [template.yaml]   (run with the SAM CLI's Python, from .venv)
 """
+
 import glob
 import json
 import os
@@ -148,8 +149,9 @@ def check_schedules(out, params):
         expression = res["Properties"]["ScheduleExpression"]
         if isinstance(expression, dict) and list(expression) == ["Ref"] and expression["Ref"] in params:
             param = params[expression["Ref"]]
-            values = ([("Default", param["Default"])] if "Default" in param else []) + \
-                [("AllowedValues", v) for v in param.get("AllowedValues", [])]
+            values = ([("Default", param["Default"])] if "Default" in param else []) + [
+                ("AllowedValues", v) for v in param.get("AllowedValues", [])
+            ]
             where = f"{name} (parameter {expression['Ref']} "
         else:
             values = [("ScheduleExpression", expression)]
@@ -175,7 +177,9 @@ def check_aliases(template, out):
         if snap is not None and snap != "PublishedVersions":
             problems.append(f"{name}: SnapStart.ApplyOn is {snap!r}, expected PublishedVersions")
         if snap == "PublishedVersions" and not alias:
-            problems.append(f"{name}: SnapStart without AutoPublishAlias; its events would invoke $LATEST, never a snapshot")
+            problems.append(
+                f"{name}: SnapStart without AutoPublishAlias; its events would invoke $LATEST, never a snapshot"
+            )
         if alias:
             if not isinstance(alias, str):
                 problems.append(f"{name}: AutoPublishAlias must be a plain string")
@@ -266,7 +270,9 @@ def main() -> int:
                 for method, op in ops.items():
                     if (method, route) in ACCESS_KEY_ROUTES:
                         if op.get("security") != [{"NONE": []}]:
-                            problems.append(f"{name} {method.upper()} {route} must have no authorizer (its caller cannot sign)")
+                            problems.append(
+                                f"{name} {method.upper()} {route} must have no authorizer (its caller cannot sign)"
+                            )
                         continue
                     if op.get("security") != [{"AWS_IAM": []}]:
                         problems.append(f"{name} {method.upper()} {route} is not AWS_IAM-authorized")
@@ -280,9 +286,11 @@ def main() -> int:
     if problems:
         print("\n".join(problems), file=sys.stderr)
         return 1
-    print(f"{path}: SAM transform OK ({len(out['Resources'])} resources); "
-          f"dashboard JSON and {metrics_checked} custom metric references OK; {schedules_checked} schedule expression(s) OK; "
-          f"SnapStart and alias of {', '.join(aliased) or 'no function'} OK ({invokers_checked} invokers name the alias)")
+    print(
+        f"{path}: SAM transform OK ({len(out['Resources'])} resources); "
+        f"dashboard JSON and {metrics_checked} custom metric references OK; {schedules_checked} schedule expression(s) OK; "
+        f"SnapStart and alias of {', '.join(aliased) or 'no function'} OK ({invokers_checked} invokers name the alias)"
+    )
     return 0
 
 

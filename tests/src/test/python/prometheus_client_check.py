@@ -6,6 +6,7 @@ environment). Reads a JSON list of calls on stdin, prints a JSON list of their r
 
 usage: prometheus_client_check.py <base url, e.g. http://127.0.0.1:3000/prometheus> < calls.json
 """
+
 import datetime
 import json
 import sys
@@ -42,18 +43,24 @@ def main():
     for call in json.load(sys.stdin):
         kind = call["kind"]
         if kind == "range":
-            results.append(prom.custom_query_range(
-                call["query"],
-                start_time=datetime.datetime.fromtimestamp(call["start"], datetime.timezone.utc),
-                end_time=datetime.datetime.fromtimestamp(call["end"], datetime.timezone.utc),
-                step=call["step"]))
+            results.append(
+                prom.custom_query_range(
+                    call["query"],
+                    start_time=datetime.datetime.fromtimestamp(call["start"], datetime.timezone.utc),
+                    end_time=datetime.datetime.fromtimestamp(call["end"], datetime.timezone.utc),
+                    step=call["step"],
+                )
+            )
         elif kind == "instant":
             results.append(prom.custom_query(call["query"], params={"time": call["time"]}))
         elif kind == "series":
-            results.append(prom.get_series(
-                start=datetime.datetime.fromtimestamp(call["start"], datetime.timezone.utc),
-                end=datetime.datetime.fromtimestamp(call["end"], datetime.timezone.utc),
-                params={"match[]": call["match"]}))
+            results.append(
+                prom.get_series(
+                    start=datetime.datetime.fromtimestamp(call["start"], datetime.timezone.utc),
+                    end=datetime.datetime.fromtimestamp(call["end"], datetime.timezone.utc),
+                    params={"match[]": call["match"]},
+                )
+            )
         elif kind == "labels":
             results.append(prom.get_label_names())
         elif kind == "label_values":

@@ -2,6 +2,7 @@
 
 Usage: sigv4_sign.py SERVICE REGION URL AMZ_DATE (credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)
 """
+
 import datetime
 import hashlib
 import os

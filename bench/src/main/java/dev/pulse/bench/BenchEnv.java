@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import dev.pulse.testing.emulator.LocalDynamoDb;
@@ -7,8 +22,8 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
-import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
@@ -93,8 +108,8 @@ public final class BenchEnv implements AutoCloseable {
     }
 
     /** As {@link #dynamoAsync(int, boolean)}, with {@code interceptors} on every call (the cost benchmark's meters). */
-    public DynamoDbAsyncClient dynamoAsync(int maxConcurrency, boolean sdkRetries, List<ExecutionInterceptor> interceptors)
-            throws Exception {
+    public DynamoDbAsyncClient dynamoAsync(
+            int maxConcurrency, boolean sdkRetries, List<ExecutionInterceptor> interceptors) throws Exception {
         return track(dynamoAsync(dynamo().endpoint(), maxConcurrency, sdkRetries, interceptors));
     }
 
@@ -102,8 +117,8 @@ public final class BenchEnv implements AutoCloseable {
      * The functions' async client on the DynamoDB Local at {@code endpoint}, not tracked: for a child JVM (a
      * probe) on its parent's emulator.
      */
-    static DynamoDbAsyncClient dynamoAsync(URI endpoint, int maxConcurrency, boolean sdkRetries,
-            List<ExecutionInterceptor> interceptors) {
+    static DynamoDbAsyncClient dynamoAsync(
+            URI endpoint, int maxConcurrency, boolean sdkRetries, List<ExecutionInterceptor> interceptors) {
         return DynamoDbAsyncClient.builder()
                 .endpointOverride(endpoint)
                 .region(Region.US_EAST_1)
@@ -111,8 +126,8 @@ public final class BenchEnv implements AutoCloseable {
                 .httpClientBuilder(AwsCrtAsyncHttpClient.builder()
                         .maxConcurrency(Math.max(maxConcurrency, 8))
                         .connectionTimeout(Duration.ofSeconds(3)))
-                .overrideConfiguration(o -> o
-                        .retryStrategy(sdkRetries ? AwsRetryStrategy.standardRetryStrategy() : AwsRetryStrategy.doNotRetry())
+                .overrideConfiguration(o -> o.retryStrategy(
+                                sdkRetries ? AwsRetryStrategy.standardRetryStrategy() : AwsRetryStrategy.doNotRetry())
                         .apiCallAttemptTimeout(Duration.ofSeconds(10))
                         .executionInterceptors(List.copyOf(interceptors)))
                 .build();

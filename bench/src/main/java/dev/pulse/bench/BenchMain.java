@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import dev.pulse.bench.internal.Machine;
@@ -38,8 +53,7 @@ public final class BenchMain {
         System.setProperty("sun.net.httpserver.nodelay", "true");
     }
 
-    private BenchMain() {
-    }
+    private BenchMain() {}
 
     /** Every benchmark, in the order of the issue and of the printed lines. */
     static List<Benchmark> all() {
@@ -71,7 +85,10 @@ public final class BenchMain {
      */
     private static int relaunch(String[] args) throws Exception {
         List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        cmd.add(ProcessHandle.current()
+                .info()
+                .command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         cmd.addAll(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
@@ -107,10 +124,17 @@ public final class BenchMain {
         List<Double> seconds = new ArrayList<>();
         long runStarted = System.nanoTime();
         int status = 0;
-        try (BenchEnv env = new BenchEnv(root, quick,
+        try (BenchEnv env = new BenchEnv(
+                root,
+                quick,
                 // Absolute: the emulators run in other working directories.
-                Path.of(opts.getOrDefault("--kinesis-dir", root.resolve("tools/kinesis").toString())).toAbsolutePath(),
-                Path.of(opts.getOrDefault("--moto-bin", root.resolve(".venv/bin/moto_server").toString())).toAbsolutePath())) {
+                Path.of(opts.getOrDefault(
+                                "--kinesis-dir", root.resolve("tools/kinesis").toString()))
+                        .toAbsolutePath(),
+                Path.of(opts.getOrDefault(
+                                "--moto-bin",
+                                root.resolve(".venv/bin/moto_server").toString()))
+                        .toAbsolutePath())) {
             for (Benchmark b : selected) {
                 err.println("bench: running " + b.name() + (quick ? " (quick)" : ""));
                 long started = System.nanoTime();
@@ -138,7 +162,9 @@ public final class BenchMain {
         String commit = commit(root);
         try {
             if (opts.containsKey("--out")) {
-                Report.write(Path.of(opts.get("--out")), Report.render(command, machine, date, commit, selected, results, seconds, total));
+                Report.write(
+                        Path.of(opts.get("--out")),
+                        Report.render(command, machine, date, commit, selected, results, seconds, total));
             }
             if (opts.containsKey("--json")) {
                 Report.writeJson(Path.of(opts.get("--json")), command, machine, date, commit, results, seconds, total);
@@ -178,7 +204,9 @@ public final class BenchMain {
             if (name.isBlank()) {
                 continue; // "a,,b" or a trailing comma names no benchmark
             }
-            Benchmark b = all.stream().filter(x -> x.name().equals(name.trim())).findFirst()
+            Benchmark b = all.stream()
+                    .filter(x -> x.name().equals(name.trim()))
+                    .findFirst()
                     .orElseThrow(() -> new IllegalArgumentException("no benchmark named '" + name.trim() + "'"));
             if (!out.contains(b)) {
                 out.add(b);
@@ -191,13 +219,15 @@ public final class BenchMain {
     }
 
     static String usage() {
-        return USAGE.formatted(String.join(", ", all().stream().map(Benchmark::name).toList()));
+        return USAGE.formatted(
+                String.join(", ", all().stream().map(Benchmark::name).toList()));
     }
 
     private static String commit(Path root) {
         try {
             Process p = new ProcessBuilder("git", "-C", root.toString(), "rev-parse", "--short", "HEAD")
-                    .redirectErrorStream(true).start();
+                    .redirectErrorStream(true)
+                    .start();
             String s = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
             return p.waitFor() == 0 ? s : "unknown";
         } catch (IOException e) {

@@ -1,16 +1,31 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
+import dev.pulse.aggregate.Summary;
+import dev.pulse.store.codec.RollupItems;
 import dev.pulse.store.schema.KeyScheme;
 import dev.pulse.store.write.ShardCheckpoints;
-import dev.pulse.store.codec.RollupItems;
-import dev.pulse.aggregate.Summary;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.DoubleAdder;
 import java.util.concurrent.atomic.LongAdder;
@@ -172,6 +187,7 @@ public final class CapacityMeter implements ExecutionInterceptor {
         final Map<String, Integer> dailyHours = new ConcurrentHashMap<>();
         /** Daily items as written, and as they would be with 24 hour summaries (see {@link #projectDaily}). */
         final LongAdder daily24Bytes = new LongAdder();
+
         final LongAdder dailyBuilds = new LongAdder();
 
         public long partialItems() {
@@ -208,7 +224,10 @@ public final class CapacityMeter implements ExecutionInterceptor {
         }
 
         public long[] catalog() {
-            return new long[] {catalog.size(), catalog.values().stream().mapToLong(Long::longValue).sum()};
+            return new long[] {
+                catalog.size(),
+                catalog.values().stream().mapToLong(Long::longValue).sum()
+            };
         }
 
         /** Average size of the daily items written, had they held 24 hour summaries (0 before any daily build). */
@@ -233,6 +252,7 @@ public final class CapacityMeter implements ExecutionInterceptor {
      * misfiled): what a key holds before the series key or metric name.
      */
     private static final String SERIES_MARK = "\u0001";
+
     static final String PARTIAL = prefix(KeyScheme.partialPk(SERIES_MARK, 0));
     static final String HOURLY = prefix(KeyScheme.hourlyPk(SERIES_MARK, 0));
     static final String DAILY = prefix(KeyScheme.dailyPk(SERIES_MARK, 0));
@@ -252,6 +272,7 @@ public final class CapacityMeter implements ExecutionInterceptor {
     private final Ledger ledger;
     /** Puts whose reported table units matched the item size computed by {@link ItemSize}, and those that did not. */
     private final LongAdder sizeChecks = new LongAdder();
+
     private final LongAdder sizeMismatches = new LongAdder();
 
     /**
@@ -286,12 +307,16 @@ public final class CapacityMeter implements ExecutionInterceptor {
         ReturnConsumedCapacity all = ReturnConsumedCapacity.INDEXES;
         return switch (r) {
             case QueryRequest q -> q.toBuilder().returnConsumedCapacity(all).build();
-            case BatchWriteItemRequest b -> b.toBuilder().returnConsumedCapacity(all).build();
-            case BatchGetItemRequest b -> b.toBuilder().returnConsumedCapacity(all).build();
+            case BatchWriteItemRequest b ->
+                b.toBuilder().returnConsumedCapacity(all).build();
+            case BatchGetItemRequest b ->
+                b.toBuilder().returnConsumedCapacity(all).build();
             case PutItemRequest p -> p.toBuilder().returnConsumedCapacity(all).build();
-            case UpdateItemRequest u -> u.toBuilder().returnConsumedCapacity(all).build();
+            case UpdateItemRequest u ->
+                u.toBuilder().returnConsumedCapacity(all).build();
             case GetItemRequest g -> g.toBuilder().returnConsumedCapacity(all).build();
-            case DeleteItemRequest d -> d.toBuilder().returnConsumedCapacity(all).build();
+            case DeleteItemRequest d ->
+                d.toBuilder().returnConsumedCapacity(all).build();
             case ScanRequest s -> s.toBuilder().returnConsumedCapacity(all).build();
             default -> r;
         };
@@ -342,7 +367,9 @@ public final class CapacityMeter implements ExecutionInterceptor {
             add(term, out.consumedCapacity(), 0);
             tally(term).items.increment();
             tally(term).bytes.add(size);
-            checkSize(out.consumedCapacity(), Math.max(size, previous == null ? 0 : previous - ItemSize.STORAGE_OVERHEAD));
+            checkSize(
+                    out.consumedCapacity(),
+                    Math.max(size, previous == null ? 0 : previous - ItemSize.STORAGE_OVERHEAD));
             ledger.rollups.put(key, size + ItemSize.STORAGE_OVERHEAD);
             ledger.markOnly.remove(key);
             ledger.built.add(key);
@@ -353,7 +380,8 @@ public final class CapacityMeter implements ExecutionInterceptor {
             Term term = queryTerm(q);
             boolean consistent = Boolean.TRUE.equals(q.consistentRead());
             double min = consistent ? 1.0 : 0.5;
-            double reported = out.consumedCapacity() == null ? 0 : out.consumedCapacity().capacityUnits();
+            double reported =
+                    out.consumedCapacity() == null ? 0 : out.consumedCapacity().capacityUnits();
             add(term, out.consumedCapacity(), Math.max(0, min - reported));
             tally(term).items.add(out.count());
             long bytes = 0;
@@ -363,9 +391,14 @@ public final class CapacityMeter implements ExecutionInterceptor {
             tally(term).bytes.add(bytes);
         } else if (request instanceof BatchGetItemRequest b && response instanceof BatchGetItemResponse out) {
             Term term = function.equals("query") ? Term.QUERY_ROLLUP_READS : Term.OTHER_READS;
-            long asked = b.requestItems().values().stream().mapToLong(k -> k.keys().size()).sum();
-            long returned = out.responses().values().stream().mapToLong(List::size).sum();
-            long unprocessed = out.unprocessedKeys().values().stream().mapToLong(k -> k.keys().size()).sum();
+            long asked = b.requestItems().values().stream()
+                    .mapToLong(k -> k.keys().size())
+                    .sum();
+            long returned =
+                    out.responses().values().stream().mapToLong(List::size).sum();
+            long unprocessed = out.unprocessedKeys().values().stream()
+                    .mapToLong(k -> k.keys().size())
+                    .sum();
             double perMissing = 0.5; // eventually consistent, as the query reads
             for (ConsumedCapacity c : out.consumedCapacity()) {
                 add(term, c, 0);
@@ -398,11 +431,13 @@ public final class CapacityMeter implements ExecutionInterceptor {
         // computed sum is checked against the reported one.
         EnumMap<Term, long[]> computed = new EnumMap<>(Term.class); // {units, items, bytes}
         java.util.Set<String> unprocessed = new java.util.HashSet<>();
-        out.unprocessedItems().values().forEach(ws -> ws.forEach(w -> {
-            if (w.putRequest() != null) {
-                unprocessed.add(key(w.putRequest().item()));
-            }
-        }));
+        out.unprocessedItems()
+                .values()
+                .forEach(ws -> ws.forEach(w -> {
+                    if (w.putRequest() != null) {
+                        unprocessed.add(key(w.putRequest().item()));
+                    }
+                }));
         for (List<WriteRequest> writes : b.requestItems().values()) {
             for (WriteRequest w : writes) {
                 if (w.putRequest() == null) {
@@ -427,7 +462,9 @@ public final class CapacityMeter implements ExecutionInterceptor {
                 }
             }
         }
-        double reported = out.consumedCapacity().stream().mapToDouble(c -> c.capacityUnits() == null ? 0 : c.capacityUnits()).sum();
+        double reported = out.consumedCapacity().stream()
+                .mapToDouble(c -> c.capacityUnits() == null ? 0 : c.capacityUnits())
+                .sum();
         long computedUnits = computed.values().stream().mapToLong(c -> c[0]).sum();
         sizeChecks.increment();
         if (Math.abs(reported - computedUnits) > 1e-9) {
@@ -441,7 +478,8 @@ public final class CapacityMeter implements ExecutionInterceptor {
             t.bytes.add(e.getValue()[2]);
         }
         // One request, counted against the term of most of its units.
-        computed.entrySet().stream().max(Map.Entry.comparingByValue((x, y) -> Long.compare(x[0], y[0])))
+        computed.entrySet().stream()
+                .max(Map.Entry.comparingByValue((x, y) -> Long.compare(x[0], y[0])))
                 .ifPresent(e -> tally(e.getKey()).requests.increment());
     }
 
@@ -492,7 +530,9 @@ public final class CapacityMeter implements ExecutionInterceptor {
         }
         t.units.add(c.capacityUnits() == null ? 0 : c.capacityUnits());
         if (c.globalSecondaryIndexes() != null) {
-            c.globalSecondaryIndexes().values().forEach(i -> t.indexUnits.add(i.capacityUnits() == null ? 0 : i.capacityUnits()));
+            c.globalSecondaryIndexes()
+                    .values()
+                    .forEach(i -> t.indexUnits.add(i.capacityUnits() == null ? 0 : i.capacityUnits()));
         }
     }
 
@@ -508,7 +548,9 @@ public final class CapacityMeter implements ExecutionInterceptor {
             if (key.startsWith(CHECKPOINT)) {
                 return Term.CHECKPOINTS;
             }
-            return key.startsWith(DAILY) ? Term.DAY_MARKS : key.startsWith(HOURLY) ? Term.HOUR_MARKS : Term.OTHER_WRITES;
+            return key.startsWith(DAILY)
+                    ? Term.DAY_MARKS
+                    : key.startsWith(HOURLY) ? Term.HOUR_MARKS : Term.OTHER_WRITES;
         }
         return function.equals("compact") ? Term.MARK_CLEARS : Term.OTHER_WRITES;
     }
@@ -517,12 +559,17 @@ public final class CapacityMeter implements ExecutionInterceptor {
         if (!function.equals("compact")) {
             return Term.OTHER_WRITES;
         }
-        return key.startsWith(DAILY) ? Term.DAILY_BUILD_WRITES : key.startsWith(HOURLY) ? Term.HOURLY_BUILD_WRITES : Term.OTHER_WRITES;
+        return key.startsWith(DAILY)
+                ? Term.DAILY_BUILD_WRITES
+                : key.startsWith(HOURLY) ? Term.HOURLY_BUILD_WRITES : Term.OTHER_WRITES;
     }
 
     private Term queryTerm(QueryRequest q) {
-        String pk = q.expressionAttributeValues().values().stream().filter(v -> v.s() != null).map(AttributeValue::s)
-                .findFirst().orElse("");
+        String pk = q.expressionAttributeValues().values().stream()
+                .filter(v -> v.s() != null)
+                .map(AttributeValue::s)
+                .findFirst()
+                .orElse("");
         if (function.equals("query")) {
             return pk.startsWith(PARTIAL) ? Term.QUERY_PARTIAL_READS : Term.QUERY_ROLLUP_READS;
         }
@@ -532,7 +579,9 @@ public final class CapacityMeter implements ExecutionInterceptor {
         if (q.indexName() != null) {
             return Term.QUEUE_SCANS;
         }
-        return pk.startsWith(PARTIAL) ? Term.HOURLY_BUILD_READS : pk.startsWith(HOURLY) ? Term.DAILY_BUILD_READS : Term.OTHER_READS;
+        return pk.startsWith(PARTIAL)
+                ? Term.HOURLY_BUILD_READS
+                : pk.startsWith(HOURLY) ? Term.DAILY_BUILD_READS : Term.OTHER_READS;
     }
 
     /** The size the mark attributes add to an item ({@code SET} values of the update, with their names). */

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -58,8 +73,15 @@ final class ChildJvm implements AutoCloseable {
      * and a space. Fails with the end of its output when it exits non-zero, prints no such line, does not pick up
      * the options, or outlives {@code timeout}.
      */
-    static JsonNode run(String what, int memoryMb, List<String> javaToolOptions, Class<?> main, List<String> args,
-            String prefix, Duration timeout) throws IOException, InterruptedException {
+    static JsonNode run(
+            String what,
+            int memoryMb,
+            List<String> javaToolOptions,
+            Class<?> main,
+            List<String> args,
+            String prefix,
+            Duration timeout)
+            throws IOException, InterruptedException {
         try (ChildJvm child = start(what, memoryMb, javaToolOptions, main, args, false)) {
             JsonNode result = child.await(prefix, timeout);
             child.finish(Duration.ofSeconds(10));
@@ -73,13 +95,18 @@ final class ChildJvm implements AutoCloseable {
      * ({@code -XX:ActiveProcessorCount}): as in Lambda, where a 1,024 MB function's JVM sees 2 vCPUs but gets
      * about 0.6 of one, its compiler and GC threads take their CPU from the handler's.
      */
-    static ChildJvm start(String what, int memoryMb, List<String> javaToolOptions, Class<?> main, List<String> args,
-            boolean oneCpu) throws IOException {
+    static ChildJvm start(
+            String what, int memoryMb, List<String> javaToolOptions, Class<?> main, List<String> args, boolean oneCpu)
+            throws IOException {
         List<String> cmd = new ArrayList<>();
         if (oneCpu) {
-            cmd.addAll(List.of("taskset", "-c", Integer.toString(Runtime.getRuntime().availableProcessors() - 1)));
+            cmd.addAll(List.of(
+                    "taskset", "-c", Integer.toString(Runtime.getRuntime().availableProcessors() - 1)));
         }
-        cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        cmd.add(ProcessHandle.current()
+                .info()
+                .command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         if (oneCpu) {
             cmd.add("-XX:ActiveProcessorCount=" + Runtime.getRuntime().availableProcessors());
         }
@@ -163,7 +190,9 @@ final class ChildJvm implements AutoCloseable {
     }
 
     private void signal(String signal) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).redirectErrorStream(true).start();
+        Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid()))
+                .redirectErrorStream(true)
+                .start();
         if (kill.waitFor() != 0) {
             throw new IllegalStateException(what + ": kill " + signal + " failed: "
                     + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
@@ -172,8 +201,8 @@ final class ChildJvm implements AutoCloseable {
 
     private void checkPickedUp() {
         if (picked == javaToolOptions.isEmpty()) {
-            throw new IllegalStateException(what + ": the JVM " + (picked ? "picked up" : "did not pick up") + " " + OPTIONS
-                    + ", expected the opposite");
+            throw new IllegalStateException(what + ": the JVM " + (picked ? "picked up" : "did not pick up") + " "
+                    + OPTIONS + ", expected the opposite");
         }
     }
 
@@ -186,7 +215,8 @@ final class ChildJvm implements AutoCloseable {
 
     /** Reads the child's output: result lines to the queue, the handlers' JSON logs dropped, the rest kept as a tail. */
     private void pump() {
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader r =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line = r.readLine(); line != null; line = r.readLine()) {
                 if (line.startsWith("{")) {
                     continue; // the handlers' JSON logs and EMF documents: not of interest

@@ -1,6 +1,20 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
-import dev.pulse.testing.emulator.LocalDynamoDb;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.local.LocalDeployment;
@@ -9,6 +23,7 @@ import dev.pulse.local.esm.InvokeResult;
 import dev.pulse.local.lambda.FaultPlan;
 import dev.pulse.local.lambda.FunctionConfig;
 import dev.pulse.local.lambda.LocalLambda;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,10 +37,10 @@ import java.util.function.Function;
 import java.util.stream.Stream;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
 import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
@@ -54,13 +69,18 @@ final class ColdStartBench implements Benchmark {
      *
      * @param quick whether its first invocation answers at once (the load generator's runs for a second)
      */
-    record Handler(String logicalId, String key, String event, boolean quick, Function<JsonNode, String> problem) {
-    }
+    record Handler(String logicalId, String key, String event, boolean quick, Function<JsonNode, String> problem) {}
 
     static final List<Handler> HANDLERS = List.of(
-            new Handler("IngestFunction", "ingest", "events/ingest-kinesis-native.json", true, ColdStartBench::batchProblem),
+            new Handler(
+                    "IngestFunction",
+                    "ingest",
+                    "events/ingest-kinesis-native.json",
+                    true,
+                    ColdStartBench::batchProblem),
             new Handler("QueryFunction", "query", "events/query-post.json", true, ColdStartBench::httpProblem),
-            new Handler("CompactFunction", "compact", "events/compact-scheduled.json", true, ColdStartBench::buildProblem),
+            new Handler(
+                    "CompactFunction", "compact", "events/compact-scheduled.json", true, ColdStartBench::buildProblem),
             new Handler("LoadGenFunction", "loadgen", null, false, ColdStartBench::loadGenProblem));
 
     @Override
@@ -120,7 +140,9 @@ final class ColdStartBench implements Benchmark {
 
     /** In the log line of a priming run: how long it took and how many of its paths failed. */
     private static final java.util.regex.Pattern PRIMED_MS = java.util.regex.Pattern.compile("\"ms\":(\\d+)");
-    private static final java.util.regex.Pattern PRIMED_FAILURES = java.util.regex.Pattern.compile("\"failures\":(\\d+)");
+
+    private static final java.util.regex.Pattern PRIMED_FAILURES =
+            java.util.regex.Pattern.compile("\"failures\":(\\d+)");
 
     /**
      * The priming reported by an environment's log: its duration in ms, or -1 when no priming ran; a priming that
@@ -131,8 +153,12 @@ final class ColdStartBench implements Benchmark {
             if (line.contains("snapstart priming done")) {
                 java.util.regex.Matcher f = PRIMED_FAILURES.matcher(line);
                 if (f.find() && !f.group(1).equals("0")) {
-                    throw new IllegalStateException(function + ": priming failed: " + line + "\n" + String.join("\n",
-                            log.stream().filter(l -> l.contains("priming failed")).toList()));
+                    throw new IllegalStateException(function + ": priming failed: " + line + "\n"
+                            + String.join(
+                                    "\n",
+                                    log.stream()
+                                            .filter(l -> l.contains("priming failed"))
+                                            .toList()));
                 }
                 java.util.regex.Matcher m = PRIMED_MS.matcher(line);
                 return m.find() ? Double.parseDouble(m.group(1)) : 0;
@@ -152,18 +178,30 @@ final class ColdStartBench implements Benchmark {
         }
         List<Path> layer = jars(build.resolve("CommonLayer/java/lib"));
         for (Handler h : HANDLERS) {
-            if (layer.isEmpty() || !Files.isDirectory(build.resolve(h.logicalId()).resolve("lib"))) {
-                throw new IllegalStateException("no `sam build` output for " + (layer.isEmpty() ? "CommonLayer" : h.logicalId())
-                        + " in " + build + ": run `sam build` at the repository root first (make bench does)");
+            if (layer.isEmpty()
+                    || !Files.isDirectory(build.resolve(h.logicalId()).resolve("lib"))) {
+                throw new IllegalStateException(
+                        "no `sam build` output for " + (layer.isEmpty() ? "CommonLayer" : h.logicalId()) + " in "
+                                + build + ": run `sam build` at the repository root first (make bench does)");
             }
         }
         classPath.addAll(layer);
         int rounds = env.scale(5, 1);
 
         StackOptions d = StackOptions.defaults(root);
-        StackOptions options = new StackOptions(d.template(), Map.of("StreamMode", "PROVISIONED", "StreamShardCount", "1"),
-                d.stackName(), root.resolve("bench/target/cold-start-stack"), d.runtimeDir(), env.kinesisDir(),
-                env.motoBin(), StackOptions.Ports.EPHEMERAL, 1, Map.of(), FaultPlan.NONE, null)
+        StackOptions options = new StackOptions(
+                        d.template(),
+                        Map.of("StreamMode", "PROVISIONED", "StreamShardCount", "1"),
+                        d.stackName(),
+                        root.resolve("bench/target/cold-start-stack"),
+                        d.runtimeDir(),
+                        env.kinesisDir(),
+                        env.motoBin(),
+                        StackOptions.Ports.EPHEMERAL,
+                        1,
+                        Map.of(),
+                        FaultPlan.NONE,
+                        null)
                 .withScheduleEvery(java.time.Duration.ZERO); // no scheduled build may start during the timing
         LocalDeployment stack = LocalDeployment.create(options, null);
         try {
@@ -179,7 +217,8 @@ final class ColdStartBench implements Benchmark {
                 String functionOptions = with.get(OPTIONS);
                 templateOptions.put(h.logicalId(), functionOptions);
                 if (functionOptions == null || functionOptions.isBlank()) {
-                    throw new IllegalStateException(h.logicalId() + " has no " + OPTIONS + " in template.yaml: nothing to compare");
+                    throw new IllegalStateException(
+                            h.logicalId() + " has no " + OPTIONS + " in template.yaml: nothing to compare");
                 }
                 with.put("TABLE_NAME", TABLE);
                 with.computeIfPresent("STREAM_NAME", (k, v) -> STREAM);
@@ -187,14 +226,18 @@ final class ColdStartBench implements Benchmark {
                 without.remove(OPTIONS);
                 variants.put(h.logicalId(), new FunctionConfig[] {
                     config(base, with, build.resolve(h.logicalId()), classPath),
-                    config(base, without, build.resolve(h.logicalId()), classPath)});
+                    config(base, without, build.resolve(h.logicalId()), classPath)
+                });
             }
             createTableAndStream(stack, variants.get("IngestFunction")[0].environment());
 
             Map<String, byte[]> events = new LinkedHashMap<>();
             for (Handler h : HANDLERS) {
-                events.put(h.logicalId(), h.event() == null ? LOADGEN_EVENT.getBytes(StandardCharsets.UTF_8)
-                        : Files.readAllBytes(root.resolve(h.event())));
+                events.put(
+                        h.logicalId(),
+                        h.event() == null
+                                ? LOADGEN_EVENT.getBytes(StandardCharsets.UTF_8)
+                                : Files.readAllBytes(root.resolve(h.event())));
             }
             Map<String, List<List<Sample>>> samples = new LinkedHashMap<>();
             HANDLERS.forEach(h -> samples.put(h.logicalId(), List.of(new ArrayList<>(), new ArrayList<>())));
@@ -233,8 +276,9 @@ final class ColdStartBench implements Benchmark {
                     }
                 }
             }
-            return result(samples, restored, templateOptions, build).withDetails(List.of(String.format(java.util.Locale.ROOT,
-                    "(the local stack took %.0f s to start)", stackSeconds)));
+            return result(samples, restored, templateOptions, build)
+                    .withDetails(List.of(String.format(
+                            java.util.Locale.ROOT, "(the local stack took %.0f s to start)", stackSeconds)));
         } finally {
             stack.close();
         }
@@ -243,13 +287,16 @@ final class ColdStartBench implements Benchmark {
     /** First response after restore with priming / without: at most this (issue 14). */
     static final double PRIMING_TARGET = 0.3;
 
-    private Result result(Map<String, List<List<Sample>>> samples, Map<String, List<List<Sample>>> restored,
-            Map<String, String> templateOptions, Path build) {
+    private Result result(
+            Map<String, List<List<Sample>>> samples,
+            Map<String, List<List<Sample>>> restored,
+            Map<String, String> templateOptions,
+            Path build) {
         List<String> details = new ArrayList<>();
         Map<String, Double> values = new LinkedHashMap<>();
         templateOptions.forEach((fn, o) -> details.add("JAVA_TOOL_OPTIONS of " + fn + " in the template: " + o));
-        details.add("artifacts: " + build + "; JVM: " + System.getProperty("java.home") + " ("
-                + Runtime.version() + ")");
+        details.add(
+                "artifacts: " + build + "; JVM: " + System.getProperty("java.home") + " (" + Runtime.version() + ")");
         List<List<Double>> init = List.of(new ArrayList<>(), new ArrayList<>());
         List<List<Double>> response = List.of(new ArrayList<>(), new ArrayList<>());
         String[] variant = {"with the options", "without"};
@@ -260,10 +307,13 @@ final class ColdStartBench implements Benchmark {
                 List<Double> allInit = init.get(v);
                 List<Double> allResponse = response.get(v);
                 Samples in = Samples.of(s.stream().mapToDouble(Sample::initMs).toArray());
-                Samples inv = Samples.of(s.stream().mapToDouble(Sample::invokeMs).toArray());
-                Samples first = Samples.of(s.stream().mapToDouble(Sample::firstResponseMs).toArray());
-                details.add(String.format("%-16s %-16s init %s ms, first invocation %s ms, first response %s ms (%d"
-                        + " environments)", h.logicalId(), variant[v], range(in), range(inv), range(first), s.size()));
+                Samples inv =
+                        Samples.of(s.stream().mapToDouble(Sample::invokeMs).toArray());
+                Samples first = Samples.of(
+                        s.stream().mapToDouble(Sample::firstResponseMs).toArray());
+                details.add(String.format(
+                        "%-16s %-16s init %s ms, first invocation %s ms, first response %s ms (%d" + " environments)",
+                        h.logicalId(), variant[v], range(in), range(inv), range(first), s.size()));
                 values.put(h.key() + "InitMs" + suffix[v], in.median());
                 values.put(h.key() + "FirstResponseMs" + suffix[v], first.median());
                 s.forEach(x -> allInit.add(x.initMs()));
@@ -275,20 +325,33 @@ final class ColdStartBench implements Benchmark {
         double[] initMedian = new double[2];
         double[] responseMedian = new double[2];
         for (int v = 0; v < 2; v++) {
-            initMedian[v] = Samples.of(init.get(v).stream().mapToDouble(Double::doubleValue).toArray()).median();
-            responseMedian[v] = Samples.of(response.get(v).stream().mapToDouble(Double::doubleValue).toArray()).median();
+            initMedian[v] = Samples.of(init.get(v).stream()
+                            .mapToDouble(Double::doubleValue)
+                            .toArray())
+                    .median();
+            responseMedian[v] = Samples.of(response.get(v).stream()
+                            .mapToDouble(Double::doubleValue)
+                            .toArray())
+                    .median();
             values.put("initMs" + suffix[v], initMedian[v]);
             values.put("firstResponseMs" + suffix[v], responseMedian[v]);
         }
         values.put("initRatio", initMedian[0] / initMedian[1]);
         values.put("firstResponseRatio", responseMedian[0] / responseMedian[1]);
         details.add("LoadGenFunction's first invocation includes loading the bundled recording and its 1 s run.");
-        details.add(String.format("on demand: init %s ms (median of %d environments, %d handlers), first response %s ms"
-                + " (median of %d, ingest, query, compact) with the template's JAVA_TOOL_OPTIONS; without: init %s ms, first"
-                + " response %s ms; ratio %s and %s",
-                Format.count(initMedian[0]), init.get(0).size(), HANDLERS.size(), Format.count(responseMedian[0]),
-                response.get(0).size(), Format.count(initMedian[1]), Format.count(responseMedian[1]),
-                Format.ratio(initMedian[0] / initMedian[1]), Format.ratio(responseMedian[0] / responseMedian[1])));
+        details.add(String.format(
+                "on demand: init %s ms (median of %d environments, %d handlers), first response %s ms"
+                        + " (median of %d, ingest, query, compact) with the template's JAVA_TOOL_OPTIONS; without: init %s ms, first"
+                        + " response %s ms; ratio %s and %s",
+                Format.count(initMedian[0]),
+                init.get(0).size(),
+                HANDLERS.size(),
+                Format.count(responseMedian[0]),
+                response.get(0).size(),
+                Format.count(initMedian[1]),
+                Format.count(responseMedian[1]),
+                Format.ratio(initMedian[0] / initMedian[1]),
+                Format.ratio(responseMedian[0] / responseMedian[1])));
 
         // SnapStart, the snapshot point emulated: init (until the first invocation is asked for: the constructor, the
         // beforeCheckpoint hooks, the afterRestore hooks) and the first response after the restore.
@@ -298,15 +361,25 @@ final class ColdStartBench implements Benchmark {
         List<List<Double>> rFirst = List.of(new ArrayList<>(), new ArrayList<>());
         List<Double> priming = new ArrayList<>();
         for (Map.Entry<String, List<List<Sample>>> e : restored.entrySet()) {
-            Handler h = HANDLERS.stream().filter(x -> x.logicalId().equals(e.getKey())).findFirst().orElseThrow();
+            Handler h = HANDLERS.stream()
+                    .filter(x -> x.logicalId().equals(e.getKey()))
+                    .findFirst()
+                    .orElseThrow();
             for (int v = 0; v < 2; v++) {
                 List<Sample> s = e.getValue().get(v);
                 Samples in = Samples.of(s.stream().mapToDouble(Sample::initMs).toArray());
-                Samples first = Samples.of(s.stream().mapToDouble(Sample::invokeMs).toArray());
-                Samples pr = Samples.of(s.stream().mapToDouble(Sample::primingMs).toArray());
-                details.add(String.format("%-16s SnapStart %-8s init %s ms%s, first response after restore %s ms (%d environments)",
-                        h.logicalId(), primedVariant[v], range(in), v == 0 ? " (priming " + range(pr) + " ms of it)" : "",
-                        range(first), s.size()));
+                Samples first =
+                        Samples.of(s.stream().mapToDouble(Sample::invokeMs).toArray());
+                Samples pr =
+                        Samples.of(s.stream().mapToDouble(Sample::primingMs).toArray());
+                details.add(String.format(
+                        "%-16s SnapStart %-8s init %s ms%s, first response after restore %s ms (%d environments)",
+                        h.logicalId(),
+                        primedVariant[v],
+                        range(in),
+                        v == 0 ? " (priming " + range(pr) + " ms of it)" : "",
+                        range(first),
+                        s.size()));
                 values.put(h.key() + "RestoredInitMs" + primedSuffix[v], in.median());
                 values.put(h.key() + "FirstResponseAfterRestoreMs" + primedSuffix[v], first.median());
                 List<Double> allInit = rInit.get(v);
@@ -321,12 +394,20 @@ final class ColdStartBench implements Benchmark {
         double[] rInitMedian = new double[2];
         double[] rFirstMedian = new double[2];
         for (int v = 0; v < 2; v++) {
-            rInitMedian[v] = Samples.of(rInit.get(v).stream().mapToDouble(Double::doubleValue).toArray()).median();
-            rFirstMedian[v] = Samples.of(rFirst.get(v).stream().mapToDouble(Double::doubleValue).toArray()).median();
+            rInitMedian[v] = Samples.of(rInit.get(v).stream()
+                            .mapToDouble(Double::doubleValue)
+                            .toArray())
+                    .median();
+            rFirstMedian[v] = Samples.of(rFirst.get(v).stream()
+                            .mapToDouble(Double::doubleValue)
+                            .toArray())
+                    .median();
             values.put("restoredInitMs" + primedSuffix[v], rInitMedian[v]);
             values.put("firstResponseAfterRestoreMs" + primedSuffix[v], rFirstMedian[v]);
         }
-        double primingMedian = Samples.of(priming.stream().mapToDouble(Double::doubleValue).toArray()).median();
+        double primingMedian = Samples.of(
+                        priming.stream().mapToDouble(Double::doubleValue).toArray())
+                .median();
         values.put("primingMs", primingMedian);
         double primingRatio = rFirstMedian[0] / rFirstMedian[1];
         values.put("primingRatio", primingRatio);
@@ -335,19 +416,40 @@ final class ColdStartBench implements Benchmark {
                 + " the snapshot point instead, with the runtime interface client's SnapStart init (beforeCheckpoint hooks,"
                 + " /restore/next, afterRestore hooks); unprimed: the same without -Dorg.crac.Core.Compat, so no hook is"
                 + " registered. A real restore adds the snapshot's resume, not measured here.");
-        String figure = String.format("first response after restore %s ms with SnapStart priming (median of %d environments,"
-                + " ingest, query, compact), init %s ms including %s ms of priming",
-                Format.count(rFirstMedian[0]), rFirst.get(0).size(), Format.count(rInitMedian[0]), Format.count(primingMedian));
-        String baseline = "without priming: first response after restore " + Format.count(rFirstMedian[1]) + " ms, init "
-                + Format.count(rInitMedian[1]) + " ms";
+        String figure = String.format(
+                "first response after restore %s ms with SnapStart priming (median of %d environments,"
+                        + " ingest, query, compact), init %s ms including %s ms of priming",
+                Format.count(rFirstMedian[0]),
+                rFirst.get(0).size(),
+                Format.count(rInitMedian[0]),
+                Format.count(primingMedian));
+        String baseline = "without priming: first response after restore " + Format.count(rFirstMedian[1])
+                + " ms, init " + Format.count(rInitMedian[1]) + " ms";
         String ratio = "ratio " + Format.ratio(primingRatio) + " and " + Format.ratio(rInitMedian[0] / rInitMedian[1]);
-        return new Result(name(), figure, baseline, ratio, "first response after restore primed <= " + PRIMING_TARGET
-                + "x unprimed", primingRatio <= PRIMING_TARGET, details, values);
+        return new Result(
+                name(),
+                figure,
+                baseline,
+                ratio,
+                "first response after restore primed <= " + PRIMING_TARGET + "x unprimed",
+                primingRatio <= PRIMING_TARGET,
+                details,
+                values);
     }
 
-    private static FunctionConfig config(FunctionConfig base, Map<String, String> environment, Path taskRoot, List<Path> classPath) {
-        return new FunctionConfig(base.logicalId(), base.name(), base.arn(), base.handler(), base.memoryMb(), base.timeout(),
-                Map.copyOf(environment), taskRoot, List.copyOf(classPath), base.javaHome());
+    private static FunctionConfig config(
+            FunctionConfig base, Map<String, String> environment, Path taskRoot, List<Path> classPath) {
+        return new FunctionConfig(
+                base.logicalId(),
+                base.name(),
+                base.arn(),
+                base.handler(),
+                base.memoryMb(),
+                base.timeout(),
+                Map.copyOf(environment),
+                taskRoot,
+                List.copyOf(classPath),
+                base.javaHome());
     }
 
     /**
@@ -367,7 +469,8 @@ final class ColdStartBench implements Benchmark {
             long answered = System.nanoTime();
             String payload = new String(r.payload(), StandardCharsets.UTF_8);
             if (r.failed()) {
-                throw new IllegalStateException(fn.logicalId() + "'s first invocation failed: " + payload + "\n" + tail(log));
+                throw new IllegalStateException(
+                        fn.logicalId() + "'s first invocation failed: " + payload + "\n" + tail(log));
             }
             String problem;
             try {
@@ -380,8 +483,8 @@ final class ColdStartBench implements Benchmark {
             }
             boolean picked = log.stream().anyMatch(l -> l.startsWith("Picked up " + OPTIONS));
             if (picked != withOptions) {
-                throw new IllegalStateException(fn.logicalId() + ": the JVM " + (picked ? "picked up" : "did not pick up")
-                        + " " + OPTIONS + ", expected the opposite");
+                throw new IllegalStateException(fn.logicalId() + ": the JVM "
+                        + (picked ? "picked up" : "did not pick up") + " " + OPTIONS + ", expected the opposite");
             }
             double priming = primingMs(log, fn.logicalId());
             boolean primed = fn.init() == FunctionConfig.Init.SNAP_START;
@@ -398,7 +501,9 @@ final class ColdStartBench implements Benchmark {
         if (!response.has("hoursBuilt")) {
             return "no hoursBuilt in the response";
         }
-        return response.path("stopped").asBoolean() ? "stopped: " + response.path("stopReason").asText() : null;
+        return response.path("stopped").asBoolean()
+                ? "stopped: " + response.path("stopReason").asText()
+                : null;
     }
 
     /**
@@ -408,12 +513,15 @@ final class ColdStartBench implements Benchmark {
     static byte[] laterBatch(byte[] event, long n) throws IOException {
         JsonNode root = JSON.readTree(event);
         for (JsonNode r : root.path("Records")) {
-            com.fasterxml.jackson.databind.node.ObjectNode k = (com.fasterxml.jackson.databind.node.ObjectNode) r.path("kinesis");
+            com.fasterxml.jackson.databind.node.ObjectNode k =
+                    (com.fasterxml.jackson.databind.node.ObjectNode) r.path("kinesis");
             String seq = new java.math.BigInteger(k.path("sequenceNumber").asText())
-                    .add(java.math.BigInteger.valueOf(n * 1_000)).toString();
+                    .add(java.math.BigInteger.valueOf(n * 1_000))
+                    .toString();
             k.put("sequenceNumber", seq);
             String id = r.path("eventID").asText();
-            ((com.fasterxml.jackson.databind.node.ObjectNode) r).put("eventID", id.substring(0, id.indexOf(':') + 1) + seq);
+            ((com.fasterxml.jackson.databind.node.ObjectNode) r)
+                    .put("eventID", id.substring(0, id.indexOf(':') + 1) + seq);
         }
         return JSON.writeValueAsBytes(root);
     }
@@ -445,39 +553,60 @@ final class ColdStartBench implements Benchmark {
         if (sent == 0) {
             return "nothing sent";
         }
-        return acked == sent && response.path("failed").asLong() == 0 ? null
-                : "acked " + acked + " of " + sent + ", failed " + response.path("failed").asLong();
+        return acked == sent && response.path("failed").asLong() == 0
+                ? null
+                : "acked " + acked + " of " + sent + ", failed "
+                        + response.path("failed").asLong();
     }
 
     /**
      * A table and a stream for the measured functions, so their writes start no function of the stack, and
      * the emulators warmed up.
      */
-    private static void createTableAndStream(LocalDeployment stack, Map<String, String> functionEnvironment) throws Exception {
+    private static void createTableAndStream(LocalDeployment stack, Map<String, String> functionEnvironment)
+            throws Exception {
         // DynamoDB Local keeps a database per access key: the functions' key, or they would not see the table.
         StaticCredentialsProvider credentials = StaticCredentialsProvider.create(AwsBasicCredentials.create(
                 functionEnvironment.get("AWS_ACCESS_KEY_ID"), functionEnvironment.get("AWS_SECRET_ACCESS_KEY")));
-        try (DynamoDbClient dynamo = DynamoDbClient.builder().endpointOverride(stack.dynamoDbUrl()).region(Region.US_EAST_1)
-                .credentialsProvider(credentials).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
-                KinesisClient kinesis = KinesisClient.builder().endpointOverride(stack.kinesisUrl()).region(Region.US_EAST_1)
-                        .credentialsProvider(credentials).httpClientBuilder(UrlConnectionHttpClient.builder()).build()) {
+        try (DynamoDbClient dynamo = DynamoDbClient.builder()
+                        .endpointOverride(stack.dynamoDbUrl())
+                        .region(Region.US_EAST_1)
+                        .credentialsProvider(credentials)
+                        .httpClientBuilder(UrlConnectionHttpClient.builder())
+                        .build();
+                KinesisClient kinesis = KinesisClient.builder()
+                        .endpointOverride(stack.kinesisUrl())
+                        .region(Region.US_EAST_1)
+                        .credentialsProvider(credentials)
+                        .httpClientBuilder(UrlConnectionHttpClient.builder())
+                        .build()) {
             LocalDynamoDb.createTable(dynamo, TABLE);
             kinesis.createStream(b -> b.streamName(STREAM).shardCount(1));
             kinesis.waiter().waitUntilStreamExists(b -> b.streamName(STREAM));
             // The emulators' own first requests are slow (class loading, DynamoDB Local's SQLite): paid here, once,
             // with the operations the functions use, rather than by whichever environment comes first.
             for (int i = 0; i < 3; i++) {
-                Map<String, AttributeValue> item = Map.of("pk", AttributeValue.fromS("bench#warm-up"),
-                        "sk", AttributeValue.fromS(Integer.toString(i)));
+                Map<String, AttributeValue> item = Map.of(
+                        "pk", AttributeValue.fromS("bench#warm-up"), "sk", AttributeValue.fromS(Integer.toString(i)));
                 dynamo.putItem(b -> b.tableName(TABLE).item(item));
-                dynamo.batchWriteItem(b -> b.requestItems(Map.of(TABLE, List.of(WriteRequest.builder()
-                        .putRequest(p -> p.item(item)).build()))));
-                dynamo.query(b -> b.tableName(TABLE).keyConditionExpression("pk = :pk")
+                dynamo.batchWriteItem(b -> b.requestItems(Map.of(
+                        TABLE,
+                        List.of(WriteRequest.builder()
+                                .putRequest(p -> p.item(item))
+                                .build()))));
+                dynamo.query(b -> b.tableName(TABLE)
+                        .keyConditionExpression("pk = :pk")
                         .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS("bench#warm-up"))));
-                dynamo.batchGetItem(b -> b.requestItems(Map.of(TABLE, KeysAndAttributes.builder().keys(Map.of(
-                        "pk", item.get("pk"), "sk", item.get("sk"))).build())));
-                kinesis.putRecords(b -> b.streamName(STREAM).records(PutRecordsRequestEntry.builder().partitionKey("warm-up")
-                        .data(SdkBytes.fromUtf8String("{}")).build()));
+                dynamo.batchGetItem(b -> b.requestItems(Map.of(
+                        TABLE,
+                        KeysAndAttributes.builder()
+                                .keys(Map.of("pk", item.get("pk"), "sk", item.get("sk")))
+                                .build())));
+                kinesis.putRecords(b -> b.streamName(STREAM)
+                        .records(PutRecordsRequestEntry.builder()
+                                .partitionKey("warm-up")
+                                .data(SdkBytes.fromUtf8String("{}"))
+                                .build()));
             }
         }
     }

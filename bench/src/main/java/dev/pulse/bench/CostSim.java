@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
@@ -8,18 +23,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.bench.CapacityMeter.Term;
-import dev.pulse.testing.StdoutCapture;
-import dev.pulse.compact.CompactHandler;
 import dev.pulse.compact.CompactFunction;
+import dev.pulse.compact.CompactHandler;
 import dev.pulse.compact.CompactResult;
 import dev.pulse.config.PulseConfig;
-import dev.pulse.ingest.IngestHandler;
 import dev.pulse.ingest.IngestFunction;
+import dev.pulse.ingest.IngestHandler;
+import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.query.QueryFunction;
 import dev.pulse.query.QueryHandler;
 import dev.pulse.testing.MutableClock;
+import dev.pulse.testing.StdoutCapture;
 import dev.pulse.testing.TestContext;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,8 +60,7 @@ final class CostSim {
     static final long MINUTE = 60_000L;
 
     /** The dashboard: series (name and dims) asked every minute over the last {@code hours} at {@code period}. */
-    record Dashboard(List<ObjectNode> series, int hours, String period, List<String> stats) {
-    }
+    record Dashboard(List<ObjectNode> series, int hours, String period, List<String> stats) {}
 
     /** What the functions did and how long they took. */
     static final class Stats {
@@ -118,8 +132,16 @@ final class CostSim {
     private final StdoutCapture out;
     private int requestNo;
 
-    CostSim(BenchEnv env, String name, CostTraffic.Traffic traffic, int shards, CostSettings settings, Dashboard dashboard,
-            long start, StdoutCapture out) throws Exception {
+    CostSim(
+            BenchEnv env,
+            String name,
+            CostTraffic.Traffic traffic,
+            int shards,
+            CostSettings settings,
+            Dashboard dashboard,
+            long start,
+            StdoutCapture out)
+            throws Exception {
         this.name = name;
         this.traffic = traffic;
         this.shards = shards;
@@ -128,7 +150,8 @@ final class CostSim {
         this.out = out;
         this.table = env.newTable("cost-" + name);
         this.clock = new MutableClock(Instant.ofEpochMilli(start));
-        this.config = settings.ingest().config(table, "https://sqs.us-east-1.amazonaws.com/123456789012/pulse-bench-dlq");
+        this.config =
+                settings.ingest().config(table, "https://sqs.us-east-1.amazonaws.com/123456789012/pulse-bench-dlq");
         // The clients as the functions build theirs (AwsClients): ingest retries itself, the others use the SDK's.
         DynamoDbAsyncClient ingestClient = env.dynamoAsync(config.writeConcurrency(), false, List.of(ingestMeter));
         DynamoDbAsyncClient compactClient = env.dynamoAsync(config.writeConcurrency(), true, List.of(compactMeter));
@@ -136,12 +159,16 @@ final class CostSim {
         SqsClient sqs = env.track(new CountingQueue(stats));
         for (int s = 0; s < shards; s++) {
             // One warm container a shard (one batch a shard in flight): its own catalog and mark memory.
-            ingest.add(IngestFunction.handler(IngestFunction.service(config, ingestClient, sqs, clock),
-                    metrics("ingest"), config.safetyMarginMillis()));
+            ingest.add(IngestFunction.handler(
+                    IngestFunction.service(config, ingestClient, sqs, clock),
+                    metrics("ingest"),
+                    config.safetyMarginMillis()));
         }
         PulseConfig compactConfig = settings.compact().config(table, config.deadLetterUrl());
-        this.compact = CompactFunction.handler(CompactFunction.service(compactConfig, compactClient, clock),
-                metrics("compact"), compactConfig.safetyMarginMillis());
+        this.compact = CompactFunction.handler(
+                CompactFunction.service(compactConfig, compactClient, clock),
+                metrics("compact"),
+                compactConfig.safetyMarginMillis());
         PulseConfig queryConfig = settings.query().config(table, config.deadLetterUrl());
         this.query = QueryFunction.handler(queryConfig, queryClient, clock, metrics("query"));
     }
@@ -168,7 +195,8 @@ final class CostSim {
      * {@code progress} hears about every simulated hour.
      */
     void run(long dataStart, long dataEnd, long until, Consumer<String> progress) throws Exception {
-        CostTraffic.Batcher batcher = new CostTraffic.Batcher(shards, settings.batchSize(), settings.batchingWindowMillis());
+        CostTraffic.Batcher batcher =
+                new CostTraffic.Batcher(shards, settings.batchSize(), settings.batchingWindowMillis());
         long schedule = settings.compactScheduleMillis();
         long firstRun = Math.floorDiv(dataStart, schedule) * schedule + schedule;
         long nextRun = firstRun;
@@ -208,19 +236,31 @@ final class CostSim {
                 }
             }
             if ((w + MINUTE) % CostTraffic.HOUR == 0) {
-                progress.accept(String.format(java.util.Locale.ROOT, "%s: simulated %s, %,d records, %,d ingest invocations, %,d hours"
-                        + " and %,d days built (%.0f s)", name, Instant.ofEpochMilli(w + MINUTE), stats.records,
-                        stats.ingestInvocations(), stats.hoursBuilt(), stats.daysBuilt(), (System.nanoTime() - wallStart) / 1e9));
+                progress.accept(String.format(
+                        java.util.Locale.ROOT,
+                        "%s: simulated %s, %,d records, %,d ingest invocations, %,d hours"
+                                + " and %,d days built (%.0f s)",
+                        name,
+                        Instant.ofEpochMilli(w + MINUTE),
+                        stats.records,
+                        stats.ingestInvocations(),
+                        stats.hoursBuilt(),
+                        stats.daysBuilt(),
+                        (System.nanoTime() - wallStart) / 1e9));
             }
         }
         if (batcher.pendingRecords() != 0) {
-            throw new IllegalStateException(batcher.pendingRecords() + " records were never delivered to the ingest function");
+            throw new IllegalStateException(
+                    batcher.pendingRecords() + " records were never delivered to the ingest function");
         }
     }
 
     private void ingest(CostTraffic.Batcher.Batch batch) throws Exception {
         metrics("ingest");
-        TestContext ctx = new TestContext("bench-ingest", name + "-i" + requestNo++, settings.ingest().timeoutSeconds() * 1000L,
+        TestContext ctx = new TestContext(
+                "bench-ingest",
+                name + "-i" + requestNo++,
+                settings.ingest().timeoutSeconds() * 1000L,
                 settings.ingest().memoryMb());
         long bytes = out.bytes();
         long emfBytes = out.emfBytes();
@@ -229,14 +269,17 @@ final class CostSim {
         StreamsEventResponse r = ingest.get(batch.shard()).handleRequest(batch.event(), ctx);
         double ms = (System.nanoTime() - t0) / 1e6;
         if (!r.getBatchItemFailures().isEmpty()) {
-            throw new IllegalStateException(name + ": an ingest batch failed at " + clock.instant() + ": " + r.getBatchItemFailures());
+            throw new IllegalStateException(
+                    name + ": an ingest batch failed at " + clock.instant() + ": " + r.getBatchItemFailures());
         }
         if (out.emfDocuments() != docs + 1) {
-            throw new IllegalStateException(name + ": expected one EMF document an ingest invocation, got " + (out.emfDocuments() - docs));
+            throw new IllegalStateException(
+                    name + ": expected one EMF document an ingest invocation, got " + (out.emfDocuments() - docs));
         }
         JsonNode doc = JSON.readTree(out.lastEmf());
         if (doc.path("RecordsIn").asLong(-1) != batch.records()) {
-            throw new IllegalStateException(name + ": EMF RecordsIn " + doc.path("RecordsIn") + ", the batch had " + batch.records());
+            throw new IllegalStateException(
+                    name + ": EMF RecordsIn " + doc.path("RecordsIn") + ", the batch had " + batch.records());
         }
         stats.datapointsIn += doc.path("DatapointsIn").asLong();
         stats.poison += doc.path("PoisonRecords").asLong();
@@ -248,15 +291,19 @@ final class CostSim {
 
     private void build() throws Exception {
         metrics("compact");
-        TestContext ctx = new TestContext("bench-compact", name + "-c" + requestNo++, settings.compact().timeoutSeconds() * 1000L,
+        TestContext ctx = new TestContext(
+                "bench-compact",
+                name + "-c" + requestNo++,
+                settings.compact().timeoutSeconds() * 1000L,
                 settings.compact().memoryMb());
         long bytes = out.bytes();
         long emfBytes = out.emfBytes();
         long t0 = System.nanoTime();
         CompactResult r = compact.handleRequest(new ScheduledEvent(), ctx);
         double ms = (System.nanoTime() - t0) / 1e6;
-        stats.compactRuns.add(new double[] {ms, r.hoursBuilt(), r.daysBuilt(), r.losingWrites(), r.periodsPending(),
-            r.stopped() ? 1 : 0});
+        stats.compactRuns.add(new double[] {
+            ms, r.hoursBuilt(), r.daysBuilt(), r.losingWrites(), r.periodsPending(), r.stopped() ? 1 : 0
+        });
         stats.compactLogBytes += out.bytes() - bytes;
         stats.compactEmfBytes += out.emfBytes() - emfBytes;
     }
@@ -270,7 +317,8 @@ final class CostSim {
     }
 
     /** One query, page after page, through the handler; the answer's {@code series} of every page. */
-    List<JsonNode> query(long start, long end, String period, List<String> stats, boolean dashboardQuery) throws Exception {
+    List<JsonNode> query(long start, long end, String period, List<String> stats, boolean dashboardQuery)
+            throws Exception {
         List<JsonNode> answered = new ArrayList<>();
         String token = null;
         do {
@@ -286,17 +334,32 @@ final class CostSim {
                 body.put("nextToken", token);
             }
             APIGatewayV2HTTPEvent event = APIGatewayV2HTTPEvent.builder()
-                    .withVersion("2.0").withRouteKey("POST /query").withRawPath("/query")
+                    .withVersion("2.0")
+                    .withRouteKey("POST /query")
+                    .withRawPath("/query")
                     .withHeaders(Map.of("content-type", "application/json"))
                     .withRequestContext(APIGatewayV2HTTPEvent.RequestContext.builder()
-                            .withHttp(APIGatewayV2HTTPEvent.RequestContext.Http.builder().withMethod("POST").withPath("/query").build())
-                            .withRequestId("cost").withRouteKey("POST /query").withStage("$default").build())
-                    .withBody(body.toString()).withIsBase64Encoded(false).build();
+                            .withHttp(APIGatewayV2HTTPEvent.RequestContext.Http.builder()
+                                    .withMethod("POST")
+                                    .withPath("/query")
+                                    .build())
+                            .withRequestId("cost")
+                            .withRouteKey("POST /query")
+                            .withStage("$default")
+                            .build())
+                    .withBody(body.toString())
+                    .withIsBase64Encoded(false)
+                    .build();
             long bytes = out.bytes();
             long emfBytes = out.emfBytes();
             long t0 = System.nanoTime();
-            APIGatewayV2HTTPResponse r = query.handleRequest(event, new TestContext("bench-query", name + "-q" + requestNo++, 29_000,
-                    settings.query().memoryMb()));
+            APIGatewayV2HTTPResponse r = query.handleRequest(
+                    event,
+                    new TestContext(
+                            "bench-query",
+                            name + "-q" + requestNo++,
+                            29_000,
+                            settings.query().memoryMb()));
             double ms = (System.nanoTime() - t0) / 1e6;
             if (dashboardQuery) {
                 this.stats.queryPages++;
@@ -305,14 +368,19 @@ final class CostSim {
                 this.stats.queryEmfBytes += out.emfBytes() - emfBytes;
             }
             if (r.getStatusCode() != 200) {
-                throw new IllegalStateException(name + ": the query answered " + r.getStatusCode() + ": " + r.getBody());
+                throw new IllegalStateException(
+                        name + ": the query answered " + r.getStatusCode() + ": " + r.getBody());
             }
             JsonNode answer = JSON.readTree(r.getBody());
             if (!answer.path("unprocessed").isEmpty()) {
-                throw new IllegalStateException(name + ": series left unprocessed at " + clock.instant() + ": " + answer.path("unprocessed"));
+                throw new IllegalStateException(
+                        name + ": series left unprocessed at " + clock.instant() + ": " + answer.path("unprocessed"));
             }
             answer.path("series").forEach(answered::add);
-            token = answer.path("nextToken").isNull() || answer.path("nextToken").isMissingNode() ? null : answer.path("nextToken").asText();
+            token = answer.path("nextToken").isNull()
+                            || answer.path("nextToken").isMissingNode()
+                    ? null
+                    : answer.path("nextToken").asText();
         } while (token != null);
         return answered;
     }
@@ -324,7 +392,9 @@ final class CostSim {
 
     /** Read units a term spent, all functions. */
     double units(Term t) {
-        return ingestMeter.tally(t).units() + compactMeter.tally(t).units() + queryMeter.tally(t).units();
+        return ingestMeter.tally(t).units()
+                + compactMeter.tally(t).units()
+                + queryMeter.tally(t).units();
     }
 
     CapacityMeter.Tally tally(Term t) {
@@ -349,9 +419,15 @@ final class CostSim {
         public SendMessageBatchResponse sendMessageBatch(SendMessageBatchRequest request) {
             stats.deadLetters += request.entries().size();
             sent.addAndGet(request.entries().size());
-            return SendMessageBatchResponse.builder().successful(request.entries().stream()
-                    .map(e -> SendMessageBatchResultEntry.builder().id(e.id()).messageId("m-" + sent.get()).build())
-                    .toList()).failed(List.of()).build();
+            return SendMessageBatchResponse.builder()
+                    .successful(request.entries().stream()
+                            .map(e -> SendMessageBatchResultEntry.builder()
+                                    .id(e.id())
+                                    .messageId("m-" + sent.get())
+                                    .build())
+                            .toList())
+                    .failed(List.of())
+                    .build();
         }
 
         @Override
@@ -360,7 +436,6 @@ final class CostSim {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
@@ -40,12 +55,10 @@ final class CostTraffic {
     static final long HOUR = 3_600_000L;
     static final long DAY = 86_400_000L;
 
-    private CostTraffic() {
-    }
+    private CostTraffic() {}
 
     /** One Kinesis record: when it arrives, its partition key, its data. */
-    record Rec(long arrival, String partitionKey, byte[] data) {
-    }
+    record Rec(long arrival, String partitionKey, byte[] data) {}
 
     /** Records of a workload by arrival time. */
     interface Traffic {
@@ -74,7 +87,8 @@ final class CostTraffic {
         Recording(Path file, long until) throws IOException {
             this.until = until;
             try (InputStream in = Files.newInputStream(file)) {
-                List<ReplayRecord> all = new ArrayList<>(ReplaySource.read(in, file.toString().endsWith(".gz")));
+                List<ReplayRecord> all =
+                        new ArrayList<>(ReplaySource.read(in, file.toString().endsWith(".gz")));
                 all.sort(Comparator.comparingLong(ReplayRecord::recordedMillis));
                 this.records = all;
             }
@@ -141,7 +155,13 @@ final class CostTraffic {
                         if (msg.startsWith("{") && msg.contains("\"_aws\"")) {
                             JsonNode doc = JSON.readTree(msg);
                             if (doc.path("_aws").has("Timestamp")) {
-                                ((ObjectNode) doc.path("_aws")).put("Timestamp", doc.path("_aws").path("Timestamp").asLong() + shift);
+                                ((ObjectNode) doc.path("_aws"))
+                                        .put(
+                                                "Timestamp",
+                                                doc.path("_aws")
+                                                                .path("Timestamp")
+                                                                .asLong()
+                                                        + shift);
                                 e.put("message", JSON.writeValueAsString(doc));
                             }
                         }
@@ -181,7 +201,8 @@ final class CostTraffic {
             {"ddb.consumed_wcu", "Count", "count"},
             {"ddb.consumed_rcu", "Count", "count"},
             {"ddb.throttles", "Count", "rare"},
-            {"ddb.item_bytes", "Bytes", "wide"}};
+            {"ddb.item_bytes", "Bytes", "wide"}
+        };
 
         private final int series;
         private final long dataStart;
@@ -208,8 +229,10 @@ final class CostTraffic {
                 int entity = i % entities;
                 boolean lambda = n[0].startsWith("lambda.");
                 Map<String, String> dims = new LinkedHashMap<>();
-                dims.put(lambda ? "function" : "table", String.format(Locale.ROOT, lambda ? "svc-%03d-handler-%04d" : "tbl-%03d-%04d",
-                        entity % 97, entity));
+                dims.put(
+                        lambda ? "function" : "table",
+                        String.format(
+                                Locale.ROOT, lambda ? "svc-%03d-handler-%04d" : "tbl-%03d-%04d", entity % 97, entity));
                 dims.put("region", "us-east-1");
                 keys[i] = SeriesKey.of(n[0], dims);
                 prefix[i] = "{\"name\":\"" + n[0] + "\",\"dims\":{\"" + (lambda ? "function" : "table") + "\":\""
@@ -279,7 +302,11 @@ final class CostTraffic {
         private byte[] record(int i, long minute) {
             StringBuilder sb = new StringBuilder(PER_MINUTE * 110);
             for (double[] dp : datapoints(i, minute)) {
-                sb.append(prefix[i]).append((long) dp[0]).append(",\"value\":").append(format(dp[1])).append(unitSuffix[i]);
+                sb.append(prefix[i])
+                        .append((long) dp[0])
+                        .append(",\"value\":")
+                        .append(format(dp[1]))
+                        .append(unitSuffix[i]);
             }
             return sb.toString().getBytes(StandardCharsets.UTF_8);
         }
@@ -327,8 +354,7 @@ final class CostTraffic {
         }
 
         /** A batch ready for an invocation at {@code at}. */
-        record Batch(long at, int shard, KinesisEvent event, int records) {
-        }
+        record Batch(long at, int shard, KinesisEvent event, int records) {}
 
         void add(List<Rec> records) {
             for (Rec r : records) {
@@ -351,7 +377,9 @@ final class CostTraffic {
                         }
                         batch.add(r);
                     }
-                    long at = batch.size() == batchSize ? batch.get(batch.size() - 1).arrival() : closes;
+                    long at = batch.size() == batchSize
+                            ? batch.get(batch.size() - 1).arrival()
+                            : closes;
                     if (at > until) {
                         break;
                     }
@@ -373,8 +401,13 @@ final class CostTraffic {
             String shardId = String.format(Locale.ROOT, "shardId-%012d", shard);
             List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>(batch.size());
             for (Rec rec : batch) {
-                records.add(KinesisRecords.record(Datasets.STREAM_ARN, shardId, KinesisRecords.sequence(nextSequence[shard]++), rec.partitionKey(),
-                        rec.data(), rec.arrival()));
+                records.add(KinesisRecords.record(
+                        Datasets.STREAM_ARN,
+                        shardId,
+                        KinesisRecords.sequence(nextSequence[shard]++),
+                        rec.partitionKey(),
+                        rec.data(),
+                        rec.arrival()));
             }
             KinesisEvent event = new KinesisEvent();
             event.setRecords(records);

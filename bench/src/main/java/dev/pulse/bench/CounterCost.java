@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import dev.pulse.aggregate.BatchAggregator;
@@ -26,6 +41,7 @@ final class CounterCost {
 
     /** A Kinesis sequence number of the usual 56 digits: the partial's sort key holds it. */
     private static final String SEQUENCE = "49590338271490256608559692538361571095921575989136588898";
+
     private static final long DAY = CostBench.SIM_DAY;
     private static final long MINUTE = 60_000L;
     private static final long TTL = 86_400L * 3;
@@ -35,10 +51,12 @@ final class CounterCost {
         /** The running totals of the cumulative kinds below, as every series was stored before: samples, no counter. */
         CUMULATIVE_AS_SAMPLES("cumulative, stored as samples", null),
         DELTA("delta counter", MetricKind.of(MetricKind.Type.COUNTER, MetricKind.Temporality.DELTA, "{request}")),
-        CUMULATIVE_PROM("cumulative, no start time", MetricKind.of(MetricKind.Type.COUNTER,
-                MetricKind.Temporality.CUMULATIVE, "")),
-        CUMULATIVE_OTLP("cumulative, OTLP start time", MetricKind.of(MetricKind.Type.COUNTER,
-                MetricKind.Temporality.CUMULATIVE, "{request}"));
+        CUMULATIVE_PROM(
+                "cumulative, no start time",
+                MetricKind.of(MetricKind.Type.COUNTER, MetricKind.Temporality.CUMULATIVE, "")),
+        CUMULATIVE_OTLP(
+                "cumulative, OTLP start time",
+                MetricKind.of(MetricKind.Type.COUNTER, MetricKind.Temporality.CUMULATIVE, "{request}"));
 
         final String label;
         final MetricKind kind;
@@ -74,7 +92,7 @@ final class CounterCost {
                     double v = switch (kind) {
                         case GAUGE -> r.nextInt(100_000) / 100.0;
                         case DELTA -> r.nextInt(50);
-                        default -> total += r.nextInt(50);  // the same running totals for the three cumulative kinds
+                        default -> total += r.nextInt(50); // the same running totals for the three cumulative kinds
                     };
                     Datapoint dp = new Datapoint("lambda.invocations", dims, ts, v, "Count").withKind(kind.kind);
                     dps.add(kind == Kind.CUMULATIVE_OTLP ? dp.withStartNanos(start) : dp);
@@ -98,22 +116,47 @@ final class CounterCost {
             hours.put(h, hour);
         }
         var daily = RollupItems.daily(seriesKey, DAY, hours, TTL);
-        return new long[] {partialBytes / 24, partialWru / 24, hourlyBytes / 24, hourlyWru / 24, ItemSize.stored(daily),
-                ItemSize.writeUnits(ItemSize.of(daily))};
+        return new long[] {
+            partialBytes / 24,
+            partialWru / 24,
+            hourlyBytes / 24,
+            hourlyWru / 24,
+            ItemSize.stored(daily),
+            ItemSize.writeUnits(ItemSize.of(daily))
+        };
     }
 
     /** Lines for the report, and the figures into {@code values} as {@code counters.<kind>.<n>perMin.<what>}. */
     static List<String> lines(Map<String, Double> values) {
         List<String> out = new ArrayList<>();
-        out.add("stored bytes and write units of one series, a series-hour (60 partials, the hourly item) and a series-day"
-                + " (the daily item), by kind of series (CounterCost: the real aggregator and item encoders, DynamoDB's size rules):");
-        out.add(String.format(Locale.ROOT, "  %-30s %9s %13s %10s %12s %10s %11s %9s", "series", "samples/min",
-                "partials B/h", "WRU/h", "hourly B", "hourly WRU", "daily B", "daily WRU"));
+        out.add(
+                "stored bytes and write units of one series, a series-hour (60 partials, the hourly item) and a series-day"
+                        + " (the daily item), by kind of series (CounterCost: the real aggregator and item encoders, DynamoDB's size rules):");
+        out.add(String.format(
+                Locale.ROOT,
+                "  %-30s %9s %13s %10s %12s %10s %11s %9s",
+                "series",
+                "samples/min",
+                "partials B/h",
+                "WRU/h",
+                "hourly B",
+                "hourly WRU",
+                "daily B",
+                "daily WRU"));
         for (int perMinute : new int[] {1, 6}) {
             for (Kind k : Kind.values()) {
                 long[] m = measure(k, perMinute);
-                out.add(String.format(Locale.ROOT, "  %-30s %9d %13s %10d %12s %10d %11s %9d", k.label, perMinute,
-                        Format.count(m[0]), m[1], Format.count(m[2]), m[3], Format.count(m[4]), m[5]));
+                out.add(String.format(
+                        Locale.ROOT,
+                        "  %-30s %9d %13s %10d %12s %10d %11s %9d",
+                        k.label,
+                        perMinute,
+                        Format.count(m[0]),
+                        m[1],
+                        Format.count(m[2]),
+                        m[3],
+                        Format.count(m[4]),
+                        m[5]));
                 String key = "counters." + k.name().toLowerCase(Locale.ROOT) + "." + perMinute + "perMin.";
                 values.put(key + "partialBytesPerSeriesHour", (double) m[0]);
                 values.put(key + "partialWruPerSeriesHour", (double) m[1]);
@@ -126,8 +169,7 @@ final class CounterCost {
         return out;
     }
 
-    private CounterCost() {
-    }
+    private CounterCost() {}
 
     /** Prints the table: {@code java -cp ... dev.pulse.bench.CounterCost}. */
     public static void main(String[] args) {

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import static dev.pulse.testing.Gzip.gzip;
@@ -20,13 +35,21 @@ public final class Datasets {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** The stream the benchmarks' records come from (part of ingest's shard checkpoint key, so of its item sizes). */
     static final String STREAM_ARN = "arn:aws:kinesis:us-east-1:123456789012:stream/pulse-bench";
-    private static final String[] NAMES = {"api.latency", "api.requests", "db.latency", "queue.depth", "cart.items",
-        "checkout.orders", "cache.hits", "payment.amount"};
+
+    private static final String[] NAMES = {
+        "api.latency",
+        "api.requests",
+        "db.latency",
+        "queue.depth",
+        "cart.items",
+        "checkout.orders",
+        "cache.hits",
+        "payment.amount"
+    };
     private static final String[] SERVICES = {"checkout", "cart", "catalog", "search", "payments"};
     private static final String[] ROUTES = {"GET /items/{id}", "POST /cart", "GET /search", "POST /pay", "GET /health"};
 
-    private Datasets() {
-    }
+    private Datasets() {}
 
     /**
      * {@code records} native NDJSON records of {@code perRecord} datapoints each over at most
@@ -39,11 +62,16 @@ public final class Datasets {
         for (int r = 0; r < records; r++) {
             sb.setLength(0);
             for (int i = 0; i < perRecord; i++) {
-                sb.append("{\"name\":\"").append(NAMES[rnd.nextInt(NAMES.length)])
-                        .append("\",\"dims\":{\"service\":\"").append(SERVICES[rnd.nextInt(SERVICES.length)])
-                        .append("\",\"route\":\"").append(ROUTES[rnd.nextInt(ROUTES.length)])
-                        .append("\"},\"ts\":").append(start + rnd.nextLong(spanMillis))
-                        .append(",\"value\":").append(value(rnd))
+                sb.append("{\"name\":\"")
+                        .append(NAMES[rnd.nextInt(NAMES.length)])
+                        .append("\",\"dims\":{\"service\":\"")
+                        .append(SERVICES[rnd.nextInt(SERVICES.length)])
+                        .append("\",\"route\":\"")
+                        .append(ROUTES[rnd.nextInt(ROUTES.length)])
+                        .append("\"},\"ts\":")
+                        .append(start + rnd.nextLong(spanMillis))
+                        .append(",\"value\":")
+                        .append(value(rnd))
                         .append(",\"unit\":\"Milliseconds\"}\n");
             }
             out.add(sb.toString().getBytes(StandardCharsets.UTF_8));
@@ -65,12 +93,18 @@ public final class Datasets {
             var scope = io.opentelemetry.proto.metrics.v1.ScopeMetrics.newBuilder();
             for (int i = 0; i < perRecord; i++) {
                 long nanos = (start + rnd.nextLong(spanMillis)) * 1_000_000L;
-                var route = io.opentelemetry.proto.common.v1.KeyValue.newBuilder().setKey("route")
-                        .setValue(io.opentelemetry.proto.common.v1.AnyValue.newBuilder().setStringValue(ROUTES[rnd.nextInt(ROUTES.length)]));
-                var metric = io.opentelemetry.proto.metrics.v1.Metric.newBuilder().setName(NAMES[rnd.nextInt(NAMES.length)]).setUnit("ms");
+                var route = io.opentelemetry.proto.common.v1.KeyValue.newBuilder()
+                        .setKey("route")
+                        .setValue(io.opentelemetry.proto.common.v1.AnyValue.newBuilder()
+                                .setStringValue(ROUTES[rnd.nextInt(ROUTES.length)]));
+                var metric = io.opentelemetry.proto.metrics.v1.Metric.newBuilder()
+                        .setName(NAMES[rnd.nextInt(NAMES.length)])
+                        .setUnit("ms");
                 if (i % 2 == 0) {
-                    metric.setGauge(io.opentelemetry.proto.metrics.v1.Gauge.newBuilder().addDataPoints(
-                            io.opentelemetry.proto.metrics.v1.NumberDataPoint.newBuilder().setTimeUnixNano(nanos).addAttributes(route)
+                    metric.setGauge(io.opentelemetry.proto.metrics.v1.Gauge.newBuilder()
+                            .addDataPoints(io.opentelemetry.proto.metrics.v1.NumberDataPoint.newBuilder()
+                                    .setTimeUnixNano(nanos)
+                                    .addAttributes(route)
                                     .setAsDouble(Double.parseDouble(value(rnd)))));
                 } else {
                     long[] counts = new long[bounds.length + 1];
@@ -88,27 +122,35 @@ public final class Datasets {
                         min = Math.min(min, x);
                         max = Math.max(max, x);
                     }
-                    var dp = io.opentelemetry.proto.metrics.v1.HistogramDataPoint.newBuilder().setTimeUnixNano(nanos)
-                            .addAttributes(route).setCount(20).setSum(sum).setMin(min).setMax(max);
+                    var dp = io.opentelemetry.proto.metrics.v1.HistogramDataPoint.newBuilder()
+                            .setTimeUnixNano(nanos)
+                            .addAttributes(route)
+                            .setCount(20)
+                            .setSum(sum)
+                            .setMin(min)
+                            .setMax(max);
                     for (double b : bounds) {
                         dp.addExplicitBounds(b);
                     }
                     for (long c : counts) {
                         dp.addBucketCounts(c);
                     }
-                    metric.setHistogram(io.opentelemetry.proto.metrics.v1.Histogram.newBuilder().setAggregationTemporality(delta)
+                    metric.setHistogram(io.opentelemetry.proto.metrics.v1.Histogram.newBuilder()
+                            .setAggregationTemporality(delta)
                             .addDataPoints(dp));
                 }
                 scope.addMetrics(metric);
             }
             out.add(io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest.newBuilder()
                     .addResourceMetrics(io.opentelemetry.proto.metrics.v1.ResourceMetrics.newBuilder()
-                            .setResource(io.opentelemetry.proto.resource.v1.Resource.newBuilder().addAttributes(
-                                    io.opentelemetry.proto.common.v1.KeyValue.newBuilder().setKey("service.name").setValue(
-                                            io.opentelemetry.proto.common.v1.AnyValue.newBuilder()
+                            .setResource(io.opentelemetry.proto.resource.v1.Resource.newBuilder()
+                                    .addAttributes(io.opentelemetry.proto.common.v1.KeyValue.newBuilder()
+                                            .setKey("service.name")
+                                            .setValue(io.opentelemetry.proto.common.v1.AnyValue.newBuilder()
                                                     .setStringValue(SERVICES[rnd.nextInt(SERVICES.length)]))))
                             .addScopeMetrics(scope))
-                    .build().toByteArray());
+                    .build()
+                    .toByteArray());
         }
         return out;
     }
@@ -118,14 +160,17 @@ public final class Datasets {
      * from one function's log group: per invocation a START line, an application line, an EMF document with a
      * latency array of three values and a count, END, and REPORT (4 datapoints), as Lambda functions write them.
      */
-    public static List<byte[]> cloudWatchLogs(int records, int eventsPerRecord, long start, long spanMillis, long seed) {
+    public static List<byte[]> cloudWatchLogs(
+            int records, int eventsPerRecord, long start, long spanMillis, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
         List<byte[]> out = new ArrayList<>(records);
         for (int r = 0; r < records; r++) {
             String service = SERVICES[rnd.nextInt(SERVICES.length)];
             ObjectNode env = JSON.createObjectNode();
-            env.put("messageType", "DATA_MESSAGE").put("owner", "123456789012")
-                    .put("logGroup", "/aws/lambda/" + service + "-api").put("logStream", "2026/11/21/[$LATEST]0123456789abcdef");
+            env.put("messageType", "DATA_MESSAGE")
+                    .put("owner", "123456789012")
+                    .put("logGroup", "/aws/lambda/" + service + "-api")
+                    .put("logStream", "2026/11/21/[$LATEST]0123456789abcdef");
             env.putArray("subscriptionFilters").add("pulse");
             ArrayNode events = env.putArray("logEvents");
             for (int e = 0; e < eventsPerRecord; e++) {
@@ -133,18 +178,32 @@ public final class Datasets {
                 String requestId = "%08x-0000-4000-8000-%012x".formatted(rnd.nextInt(), rnd.nextLong(1L << 48));
                 String msg = switch (e % 5) {
                     case 0 -> "START RequestId: " + requestId + " Version: $LATEST\n";
-                    case 1 -> "2026-11-21T11:56:40.010Z\t" + requestId + "\tINFO\thandled order " + rnd.nextInt(100_000) + "\n";
-                    case 2 -> "{\"_aws\":{\"Timestamp\":" + ts + ",\"CloudWatchMetrics\":[{\"Namespace\":\"Shop\","
-                            + "\"Dimensions\":[[\"service\",\"route\"]],\"Metrics\":[{\"Name\":\"Latency\",\"Unit\":\"Milliseconds\"},"
-                            + "{\"Name\":\"Orders\",\"Unit\":\"Count\"}]}]},\"service\":\"" + service + "\",\"route\":\""
-                            + ROUTES[rnd.nextInt(ROUTES.length)] + "\",\"Latency\":[" + value(rnd) + "," + value(rnd) + ","
-                            + value(rnd) + "],\"Orders\":" + (1 + rnd.nextInt(3)) + "}";
+                    case 1 ->
+                        "2026-11-21T11:56:40.010Z\t" + requestId + "\tINFO\thandled order " + rnd.nextInt(100_000)
+                                + "\n";
+                    case 2 ->
+                        "{\"_aws\":{\"Timestamp\":" + ts + ",\"CloudWatchMetrics\":[{\"Namespace\":\"Shop\","
+                                + "\"Dimensions\":[[\"service\",\"route\"]],\"Metrics\":[{\"Name\":\"Latency\",\"Unit\":\"Milliseconds\"},"
+                                + "{\"Name\":\"Orders\",\"Unit\":\"Count\"}]}]},\"service\":\"" + service
+                                + "\",\"route\":\""
+                                + ROUTES[rnd.nextInt(ROUTES.length)] + "\",\"Latency\":[" + value(rnd) + ","
+                                + value(rnd) + ","
+                                + value(rnd) + "],\"Orders\":" + (1 + rnd.nextInt(3)) + "}";
                     case 3 -> "END RequestId: " + requestId + "\n";
-                    default -> String.format(Locale.ROOT, "REPORT RequestId: %s\tDuration: %.2f ms\tBilled Duration: %d ms\t"
-                            + "Memory Size: 512 MB\tMax Memory Used: %d MB\t\n", requestId, 5 + rnd.nextDouble() * 200,
-                            6 + rnd.nextInt(200), 90 + rnd.nextInt(60));
+                    default ->
+                        String.format(
+                                Locale.ROOT,
+                                "REPORT RequestId: %s\tDuration: %.2f ms\tBilled Duration: %d ms\t"
+                                        + "Memory Size: 512 MB\tMax Memory Used: %d MB\t\n",
+                                requestId,
+                                5 + rnd.nextDouble() * 200,
+                                6 + rnd.nextInt(200),
+                                90 + rnd.nextInt(60));
                 };
-                events.addObject().put("id", Long.toString(ts) + e).put("timestamp", ts).put("message", msg);
+                events.addObject()
+                        .put("id", Long.toString(ts) + e)
+                        .put("timestamp", ts)
+                        .put("message", msg);
             }
             out.add(gzip(env.toString().getBytes(StandardCharsets.UTF_8)));
         }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -50,19 +65,38 @@ final class FreshnessBench implements Benchmark {
         Files.deleteIfExists(report);
         Path classPathFile = root.resolve("local/target/classpath.txt");
         if (!Files.isRegularFile(classPathFile)) {
-            throw new IllegalStateException("no " + classPathFile + ": package the local module first (make bench does)");
+            throw new IllegalStateException(
+                    "no " + classPathFile + ": package the local module first (make bench does)");
         }
-        String classPath = root.resolve("local/target/classes") + java.io.File.pathSeparator
+        String classPath = root.resolve("local/target/classes")
+                + java.io.File.pathSeparator
                 + Files.readString(classPathFile, StandardCharsets.UTF_8).trim();
         long seconds = env.scale(60, 15);
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:-UsePerfData", "--enable-native-access=ALL-UNNAMED", "-cp", classPath, "dev.pulse.local.Main", "run",
-                "--ephemeral-ports", "--rate", String.valueOf((long) RATE), "--duration", String.valueOf(seconds),
-                "--template", root.resolve("template.yaml").toString(), "--work-dir", work.toString(),
-                "--report", report.toString()));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:-UsePerfData",
+                "--enable-native-access=ALL-UNNAMED",
+                "-cp",
+                classPath,
+                "dev.pulse.local.Main",
+                "run",
+                "--ephemeral-ports",
+                "--rate",
+                String.valueOf((long) RATE),
+                "--duration",
+                String.valueOf(seconds),
+                "--template",
+                root.resolve("template.yaml").toString(),
+                "--work-dir",
+                work.toString(),
+                "--report",
+                report.toString()));
         Path log = work.resolve("run.log");
-        Process p = new ProcessBuilder(command).directory(root.toFile()).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(command)
+                .directory(root.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         try {
             if (!p.waitFor(10, TimeUnit.MINUTES)) {
                 throw new IllegalStateException("make run did not finish in 10 minutes; its output: " + log);
@@ -76,7 +110,8 @@ final class FreshnessBench implements Benchmark {
             }
         }
         if (!Files.isRegularFile(report)) {
-            throw new IllegalStateException("make run exited " + p.exitValue() + " without a report; its output: " + log);
+            throw new IllegalStateException(
+                    "make run exited " + p.exitValue() + " without a report; its output: " + log);
         }
         JsonNode canary = JSON.readTree(report.toFile()).path("load").path("canary");
         if (!canary.path("verified").asBoolean(false)) {
@@ -90,7 +125,8 @@ final class FreshnessBench implements Benchmark {
         }
         long lost = canary.path("lost").asLong(-1);
         long duplicated = canary.path("duplicated").asLong(-1);
-        boolean exact = lost == 0 && duplicated == 0 && canary.path("consistent").asBoolean(false);
+        boolean exact =
+                lost == 0 && duplicated == 0 && canary.path("consistent").asBoolean(false);
         Map<String, Double> values = new LinkedHashMap<>();
         values.put("freshnessP50Ms", p50);
         values.put("freshnessP99Ms", p99);
@@ -99,15 +135,29 @@ final class FreshnessBench implements Benchmark {
         values.put("countedDuringLoad", canary.path("countedDuringLoad").asDouble());
         values.put("lost", (double) lost);
         values.put("duplicated", (double) duplicated);
-        return new Result(name(),
-                String.format(Locale.ROOT, "canary freshness p99 %.1f s (p50 %.1f s, max %.1f s) at %.0f records/s, %d canaries,"
-                        + " %d lost, %d duplicated", p99 / 1e3, p50 / 1e3, max / 1e3, RATE, canary.path("sent").asLong(), lost,
+        return new Result(
+                name(),
+                String.format(
+                        Locale.ROOT,
+                        "canary freshness p99 %.1f s (p50 %.1f s, max %.1f s) at %.0f records/s, %d canaries,"
+                                + " %d lost, %d duplicated",
+                        p99 / 1e3,
+                        p50 / 1e3,
+                        max / 1e3,
+                        RATE,
+                        canary.path("sent").asLong(),
+                        lost,
                         duplicated),
-                "none, an absolute target", "n/a",
+                "none, an absolute target",
+                "n/a",
                 "p99 <= " + TARGET_P99_MILLIS / 1000 + " s with zero lost and duplicated",
                 p99 <= TARGET_P99_MILLIS && exact,
-                List.of(String.format(Locale.ROOT, "%d of %d canaries counted by a read while the load ran; the run's output: %s",
-                        canary.path("countedDuringLoad").asLong(), canary.path("sent").asLong(), root.relativize(log))),
+                List.of(String.format(
+                        Locale.ROOT,
+                        "%d of %d canaries counted by a read while the load ran; the run's output: %s",
+                        canary.path("countedDuringLoad").asLong(),
+                        canary.path("sent").asLong(),
+                        root.relativize(log))),
                 values);
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import dev.pulse.config.PulseConfig;
@@ -22,8 +37,8 @@ import java.util.Map;
  * @param timeoutSeconds Timeout
  * @param environment    Environment.Variables with Globals merged in; references to resources are unbound
  */
-record FunctionSettings(String logicalId, String functionName, int memoryMb, int timeoutSeconds,
-        Map<String, String> environment) {
+record FunctionSettings(
+        String logicalId, String functionName, int memoryMb, int timeoutSeconds, Map<String, String> environment) {
 
     /** Settings that name resources resolve to placeholders: the benchmarks bring their own table and queue. */
     private static final Bindings UNBOUND = Bindings.unbound("pulse-bench");
@@ -34,7 +49,9 @@ record FunctionSettings(String logicalId, String functionName, int memoryMb, int
 
     /** {@code logicalId} of {@code root}/template.yaml. */
     static FunctionSettings load(Path root, String logicalId) throws IOException {
-        FunctionSpec f = SamTemplate.load(root.resolve("template.yaml")).resolve(Map.of(), UNBOUND).function(logicalId);
+        FunctionSpec f = SamTemplate.load(root.resolve("template.yaml"))
+                .resolve(Map.of(), UNBOUND)
+                .function(logicalId);
         return new FunctionSettings(logicalId, f.functionName(), f.memoryMb(), f.timeoutSeconds(), f.environment());
     }
 

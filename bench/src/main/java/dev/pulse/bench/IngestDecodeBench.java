@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import com.fasterxml.jackson.core.JsonFactory;
@@ -38,6 +53,7 @@ final class IngestDecodeBench implements Benchmark {
     private static final long ARRIVAL = START + 300_000;
     /** The template's default BatchSize: one aggregator per batch, as one invocation has. */
     private static final int BATCH = 500;
+
     private static final JsonFactory TOKENS = new JsonFactory();
 
     private final RecordDecoder decoder = new RecordDecoder(new DatapointValidator(
@@ -77,8 +93,9 @@ final class IngestDecodeBench implements Benchmark {
         long roundNanos = env.quick() ? 200_000_000L : 1_000_000_000L;
 
         Map<String, double[]> rates = new LinkedHashMap<>();
-        String[] series = {"ndjson", "ndjson-baseline", "logs", "logs-baseline", "kpl", "kpl-baseline", "otlp",
-            "otlp-baseline"};
+        String[] series = {
+            "ndjson", "ndjson-baseline", "logs", "logs-baseline", "kpl", "kpl-baseline", "otlp", "otlp-baseline"
+        };
         for (String s : series) {
             rates.put(s, new double[rounds]);
         }
@@ -99,7 +116,8 @@ final class IngestDecodeBench implements Benchmark {
         long otlpPoints = decodeAll(otlp);
         for (int r = 0; r < rounds; r++) {
             rates.get("ndjson")[r] = measure(() -> decodeAll(ndjson), roundNanos);
-            rates.get("ndjson-baseline")[r] = measure(() -> tokenizeAll(ndjson, false) == 0 ? 0 : ndjsonPoints, roundNanos);
+            rates.get("ndjson-baseline")[r] =
+                    measure(() -> tokenizeAll(ndjson, false) == 0 ? 0 : ndjsonPoints, roundNanos);
             rates.get("logs")[r] = measure(() -> decodeAll(logs), roundNanos);
             rates.get("logs-baseline")[r] = measure(() -> tokenizeAll(logs, true) == 0 ? 0 : logsPoints, roundNanos);
             rates.get("kpl")[r] = measure(() -> decodeAllUnits(kpl), roundNanos);
@@ -118,18 +136,23 @@ final class IngestDecodeBench implements Benchmark {
         boolean met = nd.median() >= TARGET_DATAPOINTS_PER_SECOND;
 
         List<String> details = new ArrayList<>();
-        details.add("NDJSON:          " + nd.spread("%,.0f") + " rounds, datapoints/s (" + ndjsonPoints + " datapoints a pass)");
+        details.add("NDJSON:          " + nd.spread("%,.0f") + " rounds, datapoints/s (" + ndjsonPoints
+                + " datapoints a pass)");
         details.add("  tokenizer only: " + ndBase.spread("%,.0f"));
-        details.add("CloudWatch Logs: " + lg.spread("%,.0f") + " rounds, datapoints/s (" + logsPoints + " datapoints a pass)");
+        details.add("CloudWatch Logs: " + lg.spread("%,.0f") + " rounds, datapoints/s (" + logsPoints
+                + " datapoints a pass)");
         details.add("  tokenizer only: " + lgBase.spread("%,.0f"));
         details.add("KPL aggregates:  " + kp.spread("%,.0f") + " rounds, datapoints/s (" + kplPoints
                 + " datapoints a pass, 10 user records an aggregate)");
         details.add("  de-aggregation only: " + kpBase.spread("%,.0f"));
-        details.add("OTLP protobuf:   " + ot.spread("%,.0f") + " rounds, datapoints/s (" + otlpPoints + " datapoints a pass)");
+        details.add("OTLP protobuf:   " + ot.spread("%,.0f") + " rounds, datapoints/s (" + otlpPoints
+                + " datapoints a pass)");
         details.add("  parser only:    " + otBase.spread("%,.0f"));
         if (!met) {
-            details.addAll(JfrProfile.profile("NDJSON decode + aggregate", () -> measure(() -> decodeAll(ndjson),
-                    env.quick() ? 500_000_000L : 5_000_000_000L), null));
+            details.addAll(JfrProfile.profile(
+                    "NDJSON decode + aggregate",
+                    () -> measure(() -> decodeAll(ndjson), env.quick() ? 500_000_000L : 5_000_000_000L),
+                    null));
         }
         Map<String, Double> values = new LinkedHashMap<>();
         values.put("ndjsonDatapointsPerSecond", nd.median());
@@ -140,15 +163,20 @@ final class IngestDecodeBench implements Benchmark {
         values.put("kplDeaggregateOnlyDatapointsPerSecond", kpBase.median());
         values.put("otlpDatapointsPerSecond", ot.median());
         values.put("otlpParserDatapointsPerSecond", otBase.median());
-        return new Result(name(),
+        return new Result(
+                name(),
                 "NDJSON " + Format.count(nd.median()) + " datapoints/s, CloudWatch Logs " + Format.count(lg.median())
                         + " datapoints/s, KPL " + Format.count(kp.median()) + " datapoints/s, OTLP protobuf "
                         + Format.count(ot.median()) + " datapoints/s (parser alone " + Format.count(otBase.median())
                         + "), one thread",
                 "tokenizer only " + Format.count(ndBase.median()) + " and " + Format.count(lgBase.median())
                         + " datapoints/s",
-                "ratio " + Format.ratio(nd.median() / ndBase.median()) + " and " + Format.ratio(lg.median() / lgBase.median()),
-                ">= 300,000 datapoints/s NDJSON", met, details, values);
+                "ratio " + Format.ratio(nd.median() / ndBase.median()) + " and "
+                        + Format.ratio(lg.median() / lgBase.median()),
+                ">= 300,000 datapoints/s NDJSON",
+                met,
+                details,
+                values);
     }
 
     /** A pass over a dataset, returning the datapoints it accounts for. */
@@ -210,7 +238,9 @@ final class IngestDecodeBench implements Benchmark {
                     if (u.decoded() == null) {
                         throw new IllegalStateException(u.poisonReason());
                     }
-                    agg.addRecord(KinesisRecords.sequence(i) + "." + u.subSequence(), u.decoded().datapoints());
+                    agg.addRecord(
+                            KinesisRecords.sequence(i) + "." + u.subSequence(),
+                            u.decoded().datapoints());
                 }
             }
             points += agg.datapoints();
@@ -241,10 +271,11 @@ final class IngestDecodeBench implements Benchmark {
     static long tokenizeAll(List<byte[]> records, boolean gzip) throws IOException {
         long tokens = 0;
         for (byte[] data : records) {
-            InputStream in = gzip ? new GZIPInputStream(new ByteArrayInputStream(data), 8192) : new ByteArrayInputStream(data);
+            InputStream in =
+                    gzip ? new GZIPInputStream(new ByteArrayInputStream(data), 8192) : new ByteArrayInputStream(data);
             try (JsonParser p = TOKENS.createParser(in)) {
                 boolean message = false;
-                for (JsonToken t; (t = p.nextToken()) != null;) {
+                for (JsonToken t; (t = p.nextToken()) != null; ) {
                     tokens++;
                     if (t == JsonToken.FIELD_NAME) {
                         message = gzip && "message".equals(p.currentName());

@@ -1,26 +1,41 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.bench.internal.JfrProfile;
-import dev.pulse.testing.StdoutCapture;
 import dev.pulse.codec.Decoded;
 import dev.pulse.codec.RecordDecoder;
 import dev.pulse.config.PulseConfig;
-import dev.pulse.ingest.IngestHandler;
 import dev.pulse.ingest.IngestFunction;
+import dev.pulse.ingest.IngestHandler;
+import dev.pulse.metrics.PulseMetrics;
+import dev.pulse.model.Datapoint;
+import dev.pulse.model.DatapointValidator;
+import dev.pulse.store.codec.SummaryAttributes;
+import dev.pulse.store.read.LatestPartials;
+import dev.pulse.store.schema.KeyScheme;
 import dev.pulse.testing.KinesisRecords;
+import dev.pulse.testing.StdoutCapture;
 import dev.pulse.testing.TestContext;
 import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.testing.emulator.Ports;
-import dev.pulse.model.Datapoint;
-import dev.pulse.model.DatapointValidator;
-import dev.pulse.store.schema.KeyScheme;
-import dev.pulse.store.read.LatestPartials;
-import dev.pulse.store.codec.SummaryAttributes;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -57,6 +72,7 @@ final class IngestEndToEndBench implements Benchmark {
      * about a millisecond against DynamoDB Local and all 50,000 would take longer than the whole benchmark may.
      */
     static final int BASELINE_RECORDS = 2_000;
+
     static final String SHARD = "shardId-000000000000";
     static final long FIRST_SEQUENCE = 1_000_000;
 
@@ -102,8 +118,15 @@ final class IngestEndToEndBench implements Benchmark {
 
         String queueUrl = "http://127.0.0.1:" + Ports.free() + "/123456789012/pulse-bench-dlq";
         PulseConfig defaults = fn.config("unused", queueUrl);
-        Product product = new Product(fn, env.dynamoAsync(defaults.writeConcurrency(), false), env.dynamoSync(),
-                env.track(unusedQueueClient(queueUrl)), queueUrl, event, records, datapoints);
+        Product product = new Product(
+                fn,
+                env.dynamoAsync(defaults.writeConcurrency(), false),
+                env.dynamoSync(),
+                env.track(unusedQueueClient(queueUrl)),
+                queueUrl,
+                event,
+                records,
+                datapoints);
         Baseline baseline = new Baseline(env.dynamoSync(), data, arrival, defaults);
 
         product.run("warm-up");
@@ -123,7 +146,8 @@ final class IngestEndToEndBench implements Benchmark {
         }
 
         Samples millis = Samples.of(batches.stream().mapToDouble(Batch::millis).toArray());
-        Samples base = Samples.of(baselineRates.stream().mapToDouble(Double::doubleValue).toArray());
+        Samples base = Samples.of(
+                baselineRates.stream().mapToDouble(Double::doubleValue).toArray());
         double rate = datapoints / (millis.median() / 1000);
         double ratio = rate / base.median();
         boolean met = ratio >= TARGET_RATIO;
@@ -133,23 +157,29 @@ final class IngestEndToEndBench implements Benchmark {
         long unprocessed = batches.stream().mapToLong(Batch::unprocessed).sum();
 
         List<String> details = new ArrayList<>();
-        details.add("batch wall time: " + millis.spread("%,.0f") + " batches, ms (" + Format.count(records) + " records, "
-                + Format.count(datapoints) + " datapoints; WriteConcurrency " + defaults.writeConcurrency() + ")");
+        details.add("batch wall time: " + millis.spread("%,.0f") + " batches, ms (" + Format.count(records)
+                + " records, " + Format.count(datapoints) + " datapoints; WriteConcurrency "
+                + defaults.writeConcurrency() + ")");
         details.add("items written a batch: " + last.itemsWritten() + " (" + last.partials() + " minute partials, "
                 + last.catalogItems() + " catalog entries of a cold container), "
                 + String.format(Locale.ROOT, "%.4f", last.itemsWritten() / (double) datapoints) + " items a datapoint; "
                 + String.format(Locale.ROOT, "%.4f", last.partials() / (double) datapoints) + " partials a datapoint");
-        details.add("over the measured batches: " + retries + " write retries, " + throttles + " throttles, " + unprocessed
-                + " unprocessed items (EMF WriteRetries/Throttles/UnprocessedItems)");
+        details.add("over the measured batches: " + retries + " write retries, " + throttles + " throttles, "
+                + unprocessed + " unprocessed items (EMF WriteRetries/Throttles/UnprocessedItems)");
         details.add("baseline: " + base.spread("%,.0f") + " runs, datapoints/s, timing the first "
                 + Format.count(baselineRecords) + " records (" + Format.count(baselineRecords * (long) PER_RECORD)
                 + " PutItem calls) of the batch; "
-                + Format.millis(Samples.of(putMillis.stream().mapToDouble(Double::doubleValue).toArray()).median())
+                + Format.millis(Samples.of(putMillis.stream()
+                                .mapToDouble(Double::doubleValue)
+                                .toArray())
+                        .median())
                 + " a PutItem (decode included); the whole batch would take about "
                 + String.format(Locale.ROOT, "%.0f s", datapoints / base.median()));
         if (!met) {
-            details.addAll(JfrProfile.profile("IngestHandler, one " + Format.count(records) + "-record batch",
-                    () -> product.run("profiled"), null));
+            details.addAll(JfrProfile.profile(
+                    "IngestHandler, one " + Format.count(records) + "-record batch",
+                    () -> product.run("profiled"),
+                    null));
         }
 
         Map<String, Double> values = new LinkedHashMap<>();
@@ -160,7 +190,10 @@ final class IngestEndToEndBench implements Benchmark {
         values.put("batchMillisMax", millis.max());
         values.put("datapointsPerSecond", rate);
         values.put("baselineDatapointsPerSecond", base.median());
-        values.put("baselinePutItemMillis", Samples.of(putMillis.stream().mapToDouble(Double::doubleValue).toArray()).median());
+        values.put(
+                "baselinePutItemMillis",
+                Samples.of(putMillis.stream().mapToDouble(Double::doubleValue).toArray())
+                        .median());
         values.put("baselineDatapointsTimed", (double) baselineRecords * PER_RECORD);
         values.put("ratio", ratio);
         values.put("itemsWritten", (double) last.itemsWritten());
@@ -170,11 +203,16 @@ final class IngestEndToEndBench implements Benchmark {
         values.put("writeRetries", (double) retries);
         values.put("throttles", (double) throttles);
         values.put("writeConcurrency", (double) defaults.writeConcurrency());
-        return new Result(name(),
+        return new Result(
+                name(),
                 Format.count(rate) + " datapoints/s (a " + Format.count(records) + "-record batch of "
                         + Format.count(datapoints) + " datapoints in " + Format.count(millis.median()) + " ms)",
                 "one blocking PutItem a datapoint " + Format.count(base.median()) + " datapoints/s",
-                Format.times(ratio), ">= 10x", met, details, values);
+                Format.times(ratio),
+                ">= 10x",
+                met,
+                details,
+                values);
     }
 
     /**
@@ -186,9 +224,14 @@ final class IngestEndToEndBench implements Benchmark {
     }
 
     /** What one product batch did, as measured and as checked afterwards. */
-    record Batch(double millis, long itemsWritten, long partials, long catalogItems, long retries, long throttles,
-            long unprocessed) {
-    }
+    record Batch(
+            double millis,
+            long itemsWritten,
+            long partials,
+            long catalogItems,
+            long retries,
+            long throttles,
+            long unprocessed) {}
 
     /** The handler side: a fresh table, service and handler a batch, as a new container on a new table. */
     private static final class Product {
@@ -202,8 +245,15 @@ final class IngestEndToEndBench implements Benchmark {
         private final long datapoints;
         private final Metrics metrics = PulseMetrics.create("PulseBench", "ingest");
 
-        Product(FunctionSettings fn, DynamoDbAsyncClient async, DynamoDbClient reader, SqsClient sqs,
-                String queueUrl, KinesisEvent event, int records, long datapoints) {
+        Product(
+                FunctionSettings fn,
+                DynamoDbAsyncClient async,
+                DynamoDbClient reader,
+                SqsClient sqs,
+                String queueUrl,
+                KinesisEvent event,
+                int records,
+                long datapoints) {
             this.fn = fn;
             this.async = async;
             this.reader = reader;
@@ -225,9 +275,10 @@ final class IngestEndToEndBench implements Benchmark {
 
         private Batch run(String requestId, String table) throws Exception {
             PulseConfig cfg = fn.config(table, queueUrl);
-            IngestHandler handler = IngestFunction.handler(IngestFunction.service(cfg, async, sqs), metrics,
-                    cfg.safetyMarginMillis());
-            TestContext context = new TestContext("bench-ingest", requestId, fn.timeoutSeconds() * 1000L, fn.memoryMb());
+            IngestHandler handler =
+                    IngestFunction.handler(IngestFunction.service(cfg, async, sqs), metrics, cfg.safetyMarginMillis());
+            TestContext context =
+                    new TestContext("bench-ingest", requestId, fn.timeoutSeconds() * 1000L, fn.memoryMb());
 
             StreamsEventResponse response;
             double millis;
@@ -256,31 +307,37 @@ final class IngestEndToEndBench implements Benchmark {
 
             Stored stored = Stored.read(reader, table);
             if (stored.datapoints() != datapoints) {
-                throw new IllegalStateException("the stored partials count " + stored.datapoints() + " datapoints, sent "
-                        + datapoints);
+                throw new IllegalStateException(
+                        "the stored partials count " + stored.datapoints() + " datapoints, sent " + datapoints);
             }
             if (stored.items() - stored.marks() - stored.checkpoints() != itemsWritten) {
                 throw new IllegalStateException("EMF ItemsWritten " + itemsWritten + " but the table holds "
                         + (stored.items() - stored.marks() - stored.checkpoints()) + " partials and catalog entries");
             }
             if (stored.checkpoints() != 1) {
-                throw new IllegalStateException("expected the shard's checkpoint item, the table holds " + stored.checkpoints());
+                throw new IllegalStateException(
+                        "expected the shard's checkpoint item, the table holds " + stored.checkpoints());
             }
             if (stored.marks() != doc.path("MarksWritten").asLong(-1)) {
                 throw new IllegalStateException("EMF MarksWritten " + doc.path("MarksWritten") + " but the table holds "
                         + stored.marks() + " marked rollup items");
             }
-            return new Batch(millis, itemsWritten, stored.partials(),
+            return new Batch(
+                    millis,
+                    itemsWritten,
+                    stored.partials(),
                     stored.items() - stored.partials() - stored.marks() - stored.checkpoints(),
-                    doc.path("WriteRetries").asLong(), doc.path("Throttles").asLong(), doc.path("UnprocessedItems").asLong());
+                    doc.path("WriteRetries").asLong(),
+                    doc.path("Throttles").asLong(),
+                    doc.path("UnprocessedItems").asLong());
         }
-
     }
 
     /** The EMF document's {@code metric} is {@code want}, or the batch's answer is wrong. */
     static void expect(JsonNode doc, String metric, long want) {
         if (!doc.has(metric) || doc.get(metric).asLong() != want) {
-            throw new IllegalStateException("EMF " + metric + " is " + doc.get(metric) + ", expected " + want + ": " + doc);
+            throw new IllegalStateException(
+                    "EMF " + metric + " is " + doc.get(metric) + ", expected " + want + ": " + doc);
         }
     }
 
@@ -298,7 +355,8 @@ final class IngestEndToEndBench implements Benchmark {
             long marks = 0;
             long checkpoints = 0;
             List<Map<String, AttributeValue>> stored = new ArrayList<>();
-            for (Map<String, AttributeValue> item : reader.scanPaginator(b -> b.tableName(table)).items()) {
+            for (Map<String, AttributeValue> item :
+                    reader.scanPaginator(b -> b.tableName(table)).items()) {
                 items++;
                 if (item.get(KeyScheme.PK).s().startsWith("W#")) {
                     checkpoints++;
@@ -309,7 +367,8 @@ final class IngestEndToEndBench implements Benchmark {
                     marks++;
                 }
             }
-            for (Map<String, AttributeValue> item : LatestPartials.newestOf(stored)) { // the newest generation of each slot, as readers sum
+            for (Map<String, AttributeValue> item :
+                    LatestPartials.newestOf(stored)) { // the newest generation of each slot, as readers sum
                 datapoints += SummaryAttributes.read(item, false).count();
             }
             return new Stored(items, partials, datapoints, marks, checkpoints);
@@ -327,7 +386,8 @@ final class IngestEndToEndBench implements Benchmark {
             this.client = client;
             this.data = data;
             this.arrival = arrival;
-            this.decoder = new RecordDecoder(new DatapointValidator(Clock.systemUTC(), cfg.acceptPast(), cfg.acceptFuture()));
+            this.decoder =
+                    new RecordDecoder(new DatapointValidator(Clock.systemUTC(), cfg.acceptPast(), cfg.acceptFuture()));
         }
 
         /** Writes the first {@code records} records' datapoints; the seconds it took. */
@@ -356,7 +416,8 @@ final class IngestEndToEndBench implements Benchmark {
             double seconds = (System.nanoTime() - start) / 1e9;
             // Scan counts at most 1 MB of items a page.
             long stored = 0;
-            for (ScanResponse page : client.scanPaginator(b -> b.tableName(table).select(Select.COUNT))) {
+            for (ScanResponse page :
+                    client.scanPaginator(b -> b.tableName(table).select(Select.COUNT))) {
                 stored += page.count();
             }
             if (stored != written || written != (long) records * PER_RECORD) {

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import java.math.BigDecimal;
@@ -23,8 +38,7 @@ public final class ItemSize {
     /** Bytes DynamoDB adds to every item for storage billing. */
     public static final int STORAGE_OVERHEAD = 100;
 
-    private ItemSize() {
-    }
+    private ItemSize() {}
 
     /** The item's size in bytes, as write and read units are computed from it. */
     public static long of(Map<String, AttributeValue> item) {
@@ -60,7 +74,8 @@ public final class ItemSize {
             case BOOL, NUL -> 1;
             case SS -> v.ss().stream().mapToLong(ItemSize::utf8).sum();
             case NS -> v.ns().stream().mapToLong(ItemSize::number).sum();
-            case BS -> v.bs().stream().mapToLong(b -> b.asByteArrayUnsafe().length).sum();
+            case BS ->
+                v.bs().stream().mapToLong(b -> b.asByteArrayUnsafe().length).sum();
             case M -> {
                 long size = 3;
                 for (Map.Entry<String, AttributeValue> e : v.m().entrySet()) {

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -24,6 +39,7 @@ final class JvmOptionsBench implements Benchmark {
 
     /** The flag that stops tiered compilation at C1. */
     static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
+
     private static final String STOP_AT = "-XX:TieredStopAtLevel=";
     private static final ObjectMapper JSON = new ObjectMapper();
     /** JVMs per function and variant: C1, full, C1, full, C1, full. */
@@ -45,8 +61,7 @@ final class JvmOptionsBench implements Benchmark {
     }
 
     /** A function measured, and how its figures are named. */
-    private record Function(String logicalId, String key, String warmUnit) {
-    }
+    private record Function(String logicalId, String key, String warmUnit) {}
 
     private static final Function INGEST = new Function("IngestFunction", "ingest", "batch");
     private static final Function QUERY = new Function("QueryFunction", "query", "page");
@@ -116,17 +131,22 @@ final class JvmOptionsBench implements Benchmark {
             runs.put(f.key(), byVariant);
         }
         for (int r = 0; r < env.scale(ROUNDS, 1); r++) {
-            List<String> ingestTables = List.of(StreamlessTables.create(tables, "jvm-options-ingest"),
+            List<String> ingestTables = List.of(
+                    StreamlessTables.create(tables, "jvm-options-ingest"),
                     StreamlessTables.create(tables, "jvm-options-ingest"));
             try {
-                Map<Variant, JsonNode> ingest = pair(ingestFn, r, ingestSchedule, v -> List.of("ingest", endpoint,
-                        ingestTables.get(v.ordinal()), root, Integer.toString(records)));
+                Map<Variant, JsonNode> ingest = pair(
+                        ingestFn,
+                        r,
+                        ingestSchedule,
+                        v -> List.of(
+                                "ingest", endpoint, ingestTables.get(v.ordinal()), root, Integer.toString(records)));
                 ingest.forEach((v, n) -> runs.get(INGEST.key()).get(v).add(n));
             } finally {
                 ingestTables.forEach(t -> StreamlessTables.delete(tables, t));
             }
-            Map<Variant, JsonNode> query = pair(queryFn, r, querySchedule,
-                    v -> List.of("query", endpoint, datasetFile.toString(), root, "0"));
+            Map<Variant, JsonNode> query =
+                    pair(queryFn, r, querySchedule, v -> List.of("query", endpoint, datasetFile.toString(), root, "0"));
             query.forEach((v, n) -> runs.get(QUERY.key()).get(v).add(n));
         }
         return result(ingestFn, queryFn, runs, records, data.series().size());
@@ -137,8 +157,7 @@ final class JvmOptionsBench implements Benchmark {
      * JVM's JIT is still busy (it compiled for more than a tenth of its last unit's wall time), at most
      * {@code maxWarmUps}; then {@code timed} units each, or as many as {@code seconds} allow (at least one).
      */
-    record Schedule(int minWarmUps, int maxWarmUps, int timed, int seconds) {
-    }
+    record Schedule(int minWarmUps, int maxWarmUps, int timed, int seconds) {}
 
     /**
      * One JVM of each variant of {@code fn}, side by side: each starts and answers its first unit while the other
@@ -146,22 +165,30 @@ final class JvmOptionsBench implements Benchmark {
      * an idle environment: its compiler threads stop too), the order of each pair alternating. So whatever else
      * the machine runs falls on both within seconds. Each JVM's report, checked for the flag in force.
      */
-    private static Map<Variant, JsonNode> pair(FunctionSettings fn, int round, Schedule schedule,
-            java.util.function.Function<Variant, List<String>> args) throws Exception {
+    private static Map<Variant, JsonNode> pair(
+            FunctionSettings fn, int round, Schedule schedule, java.util.function.Function<Variant, List<String>> args)
+            throws Exception {
         List<Variant> order = round % 2 == 0 ? List.of(Variant.C1, Variant.FULL) : List.of(Variant.FULL, Variant.C1);
         Map<Variant, ChildJvm> jvms = new LinkedHashMap<>();
         Map<Variant, ObjectNode> reports = new LinkedHashMap<>();
         try {
             for (Variant v : order) {
                 List<String> options = options(fn.javaToolOptions(), v);
-                ChildJvm jvm = ChildJvm.start(fn.logicalId() + " " + v.label, fn.memoryMb(), options, JvmOptionsProbe.class,
-                        args.apply(v), true);
+                ChildJvm jvm = ChildJvm.start(
+                        fn.logicalId() + " " + v.label,
+                        fn.memoryMb(),
+                        options,
+                        JvmOptionsProbe.class,
+                        args.apply(v),
+                        true);
                 jvms.put(v, jvm);
                 JsonNode first = jvm.await(JvmOptionsProbe.UNIT, UNIT_TIMEOUT);
                 jvm.pause();
                 ObjectNode report = JSON.createObjectNode();
                 report.put("initMillis", first.path("initMillis").asDouble());
-                report.put("firstResponseUptimeMillis", first.path("firstResponseUptimeMillis").asDouble());
+                report.put(
+                        "firstResponseUptimeMillis",
+                        first.path("firstResponseUptimeMillis").asDouble());
                 report.put("firstInvocationMillis", first.path("millis").get(0).asDouble());
                 report.putArray("earlyMillis").addAll((ArrayNode) first.path("millis"));
                 report.putArray("warmMillis");
@@ -174,9 +201,9 @@ final class JvmOptionsBench implements Benchmark {
                 settled = ++warmUps >= schedule.minWarmUps();
                 for (Variant v : turn(order, warmUps)) {
                     JsonNode u = unit(jvms.get(v));
-                    ((ArrayNode) reports.get(v).path("earlyMillis"))
-                            .addAll((ArrayNode) u.path("millis"));
-                    settled &= u.path("compileMillis").asDouble() <= u.path("unitMillis").asDouble() / 10;
+                    ((ArrayNode) reports.get(v).path("earlyMillis")).addAll((ArrayNode) u.path("millis"));
+                    settled &= u.path("compileMillis").asDouble()
+                            <= u.path("unitMillis").asDouble() / 10;
                 }
             }
             Map<Variant, Long> timedCompile = new LinkedHashMap<>();
@@ -184,8 +211,7 @@ final class JvmOptionsBench implements Benchmark {
             for (int t = 0; t < schedule.timed() && (t == 0 || System.nanoTime() < end); t++) {
                 for (Variant v : turn(order, t)) {
                     JsonNode u = unit(jvms.get(v));
-                    ((ArrayNode) reports.get(v).path("warmMillis"))
-                            .addAll((ArrayNode) u.path("millis"));
+                    ((ArrayNode) reports.get(v).path("warmMillis")).addAll((ArrayNode) u.path("millis"));
                     ((ArrayNode) reports.get(v).path("warmUnitMillis"))
                             .add(u.path("unitMillis").asDouble());
                     timedCompile.merge(v, u.path("compileMillis").asLong(), Long::sum);
@@ -265,13 +291,18 @@ final class JvmOptionsBench implements Benchmark {
         return C1_ONLY.equals(last) ? Variant.C1 : Variant.FULL;
     }
 
-    private Result result(FunctionSettings ingestFn, FunctionSettings queryFn, Map<String, Map<Variant, List<JsonNode>>> runs,
-            int records, int series) {
+    private Result result(
+            FunctionSettings ingestFn,
+            FunctionSettings queryFn,
+            Map<String, Map<Variant, List<JsonNode>>> runs,
+            int records,
+            int series) {
         List<String> details = new ArrayList<>();
         Map<String, Double> values = new LinkedHashMap<>();
         for (FunctionSettings fn : List.of(ingestFn, queryFn)) {
-            details.add(fn.logicalId() + " in template.yaml: " + variantOf(fn.javaToolOptions()).label + " (JAVA_TOOL_OPTIONS "
-                    + String.join(" ", fn.javaToolOptions()) + ", MemorySize " + fn.memoryMb() + " MB)");
+            details.add(fn.logicalId() + " in template.yaml: " + variantOf(fn.javaToolOptions()).label
+                    + " (JAVA_TOOL_OPTIONS " + String.join(" ", fn.javaToolOptions()) + ", MemorySize " + fn.memoryMb()
+                    + " MB)");
         }
         Map<Variant, Samples> ingestWarm = new LinkedHashMap<>();
         Map<Variant, Samples> queryWarm = new LinkedHashMap<>();
@@ -297,27 +328,49 @@ final class JvmOptionsBench implements Benchmark {
         }
         Variant c1 = Variant.C1;
         Variant full = Variant.FULL;
-        details.add(String.format(Locale.ROOT, "IngestFunction, warm %,d-record batch, ms: full tiered %s; C1 only %s;"
-                + " full/C1 %s (per round %s)", records, ingestWarm.get(full).spread("%,.0f"), ingestWarm.get(c1).spread("%,.0f"),
+        details.add(String.format(
+                Locale.ROOT,
+                "IngestFunction, warm %,d-record batch, ms: full tiered %s; C1 only %s;" + " full/C1 %s (per round %s)",
+                records,
+                ingestWarm.get(full).spread("%,.0f"),
+                ingestWarm.get(c1).spread("%,.0f"),
                 Format.ratio(ingestWarm.get(full).median() / ingestWarm.get(c1).median()),
-                perRound(runs.get(INGEST.key()), n -> pooled(List.of(n), "warmMillis").median())));
-        details.add(String.format(Locale.ROOT, "QueryFunction, warm %d-series day query per page: full tiered p50 %s, p99 %s;"
-                + " C1 only p50 %s, p99 %s; full/C1 p50 %s (per round %s), p99 %s", series,
-                Format.millis(queryWarm.get(full).median()), Format.millis(queryWarm.get(full).percentile(99)),
-                Format.millis(queryWarm.get(c1).median()), Format.millis(queryWarm.get(c1).percentile(99)),
+                perRound(
+                        runs.get(INGEST.key()),
+                        n -> pooled(List.of(n), "warmMillis").median())));
+        details.add(String.format(
+                Locale.ROOT,
+                "QueryFunction, warm %d-series day query per page: full tiered p50 %s, p99 %s;"
+                        + " C1 only p50 %s, p99 %s; full/C1 p50 %s (per round %s), p99 %s",
+                series,
+                Format.millis(queryWarm.get(full).median()),
+                Format.millis(queryWarm.get(full).percentile(99)),
+                Format.millis(queryWarm.get(c1).median()),
+                Format.millis(queryWarm.get(c1).percentile(99)),
                 Format.ratio(queryWarm.get(full).median() / queryWarm.get(c1).median()),
-                perRound(runs.get(QUERY.key()), n -> pooled(List.of(n), "warmMillis").median()),
-                Format.ratio(queryWarm.get(full).percentile(99) / queryWarm.get(c1).percentile(99))));
-        details.add(String.format(Locale.ROOT, "QueryFunction, warm whole query (every page), ms: full tiered %s; C1 only %s",
-                queryWhole.get(full).spread("%,.1f"), queryWhole.get(c1).spread("%,.1f")));
+                perRound(
+                        runs.get(QUERY.key()),
+                        n -> pooled(List.of(n), "warmMillis").median()),
+                Format.ratio(
+                        queryWarm.get(full).percentile(99) / queryWarm.get(c1).percentile(99))));
+        details.add(String.format(
+                Locale.ROOT,
+                "QueryFunction, warm whole query (every page), ms: full tiered %s; C1 only %s",
+                queryWhole.get(full).spread("%,.1f"),
+                queryWhole.get(c1).spread("%,.1f")));
         for (Function f : List.of(INGEST, QUERY)) {
             details.add(early(f, runs.get(f.key())));
         }
-        details.add(String.format(Locale.ROOT, "first invocation on a cold JVM, ms: IngestFunction full tiered %s, C1 only %s"
-                + " (full/C1 %s); QueryFunction full tiered %s, C1 only %s (full/C1 %s)",
-                ingestFirst.get(full).spread("%,.0f"), ingestFirst.get(c1).spread("%,.0f"),
-                Format.ratio(ingestFirst.get(full).median() / ingestFirst.get(c1).median()),
-                queryFirst.get(full).spread("%,.0f"), queryFirst.get(c1).spread("%,.0f"),
+        details.add(String.format(
+                Locale.ROOT,
+                "first invocation on a cold JVM, ms: IngestFunction full tiered %s, C1 only %s"
+                        + " (full/C1 %s); QueryFunction full tiered %s, C1 only %s (full/C1 %s)",
+                ingestFirst.get(full).spread("%,.0f"),
+                ingestFirst.get(c1).spread("%,.0f"),
+                Format.ratio(
+                        ingestFirst.get(full).median() / ingestFirst.get(c1).median()),
+                queryFirst.get(full).spread("%,.0f"),
+                queryFirst.get(c1).spread("%,.0f"),
                 Format.ratio(queryFirst.get(full).median() / queryFirst.get(c1).median())));
 
         for (Variant v : Variant.values()) {
@@ -330,16 +383,27 @@ final class JvmOptionsBench implements Benchmark {
             values.put("queryWarmQueryP50Millis" + s, queryWhole.get(v).median());
             values.put("ingestFirstInvocationMillis" + s, ingestFirst.get(v).median());
             values.put("queryFirstInvocationMillis" + s, queryFirst.get(v).median());
-            values.put("ingestFirstResponseMillis" + s,
-                    each(runs.get(INGEST.key()).get(v), n -> n.path("firstResponseUptimeMillis").asDouble()).median());
-            values.put("queryFirstResponseMillis" + s,
-                    each(runs.get(QUERY.key()).get(v), n -> n.path("firstResponseUptimeMillis").asDouble()).median());
+            values.put(
+                    "ingestFirstResponseMillis" + s,
+                    each(
+                                    runs.get(INGEST.key()).get(v),
+                                    n -> n.path("firstResponseUptimeMillis").asDouble())
+                            .median());
+            values.put(
+                    "queryFirstResponseMillis" + s,
+                    each(
+                                    runs.get(QUERY.key()).get(v),
+                                    n -> n.path("firstResponseUptimeMillis").asDouble())
+                            .median());
         }
         double ingestRatio = ingestWarm.get(full).median() / ingestWarm.get(c1).median();
         double queryP50Ratio = queryWarm.get(full).median() / queryWarm.get(c1).median();
-        double queryP99Ratio = queryWarm.get(full).percentile(99) / queryWarm.get(c1).percentile(99);
-        double ingestFirstRatio = ingestFirst.get(full).median() / ingestFirst.get(c1).median();
-        double queryFirstRatio = queryFirst.get(full).median() / queryFirst.get(c1).median();
+        double queryP99Ratio =
+                queryWarm.get(full).percentile(99) / queryWarm.get(c1).percentile(99);
+        double ingestFirstRatio =
+                ingestFirst.get(full).median() / ingestFirst.get(c1).median();
+        double queryFirstRatio =
+                queryFirst.get(full).median() / queryFirst.get(c1).median();
         values.put("ingestWarmRatio", ingestRatio);
         values.put("queryWarmP50Ratio", queryP50Ratio);
         values.put("queryWarmP99Ratio", queryP99Ratio);
@@ -347,32 +411,55 @@ final class JvmOptionsBench implements Benchmark {
         values.put("queryFirstInvocationRatio", queryFirstRatio);
         values.put("records", (double) records);
         values.put("series", (double) series);
-        return new Result(name(),
-                "full tiered: warm ingest batch " + Format.count(ingestWarm.get(full).median()) + " ms, warm query page p50 "
-                        + Format.millis(queryWarm.get(full).median()) + " / p99 " + Format.millis(queryWarm.get(full).percentile(99))
-                        + ", first invocation ingest " + Format.count(ingestFirst.get(full).median()) + " ms / query "
+        return new Result(
+                name(),
+                "full tiered: warm ingest batch "
+                        + Format.count(ingestWarm.get(full).median()) + " ms, warm query page p50 "
+                        + Format.millis(queryWarm.get(full).median()) + " / p99 "
+                        + Format.millis(queryWarm.get(full).percentile(99))
+                        + ", first invocation ingest "
+                        + Format.count(ingestFirst.get(full).median()) + " ms / query "
                         + Format.count(queryFirst.get(full).median()) + " ms",
-                "C1 only: " + Format.count(ingestWarm.get(c1).median()) + " ms, p50 " + Format.millis(queryWarm.get(c1).median())
+                "C1 only: " + Format.count(ingestWarm.get(c1).median()) + " ms, p50 "
+                        + Format.millis(queryWarm.get(c1).median())
                         + " / p99 " + Format.millis(queryWarm.get(c1).percentile(99)) + ", first "
-                        + Format.count(ingestFirst.get(c1).median()) + " ms / " + Format.count(queryFirst.get(c1).median()) + " ms",
-                "full/C1 " + Format.ratio(ingestRatio) + ", " + Format.ratio(queryP50Ratio) + " / " + Format.ratio(queryP99Ratio)
-                        + ", first " + Format.ratio(ingestFirstRatio) + " / " + Format.ratio(queryFirstRatio),
-                "", null, details, values);
+                        + Format.count(ingestFirst.get(c1).median()) + " ms / "
+                        + Format.count(queryFirst.get(c1).median()) + " ms",
+                "full/C1 " + Format.ratio(ingestRatio) + ", " + Format.ratio(queryP50Ratio) + " / "
+                        + Format.ratio(queryP99Ratio) + ", first " + Format.ratio(ingestFirstRatio) + " / "
+                        + Format.ratio(queryFirstRatio),
+                "",
+                null,
+                details,
+                values);
     }
 
     /** One JVM's figures: its warm invocations, its cold ones, its JIT time. */
     private static String describe(Function f, Variant v, int round, JsonNode n) {
         Samples warm = pooled(List.of(n), "warmMillis");
-        return String.format(Locale.ROOT, "%-14s %-11s JVM %d: warm %s ms %s (p99 %s) after %d warm-ups%s; init %s ms,"
-                + " first invocation %s ms, first response %s ms; JIT %,d ms (%,d ms during the timed invocations);"
-                + " %d invocations", f.logicalId(), v.label, round + 1, f.warmUnit(), warm.spread("%,.1f"),
-                Format.count(warm.percentile(99)), n.path("warmUps").asInt(),
-                !n.path("settled").asBoolean() ? " (JIT still busy)"
+        return String.format(
+                Locale.ROOT,
+                "%-14s %-11s JVM %d: warm %s ms %s (p99 %s) after %d warm-ups%s; init %s ms,"
+                        + " first invocation %s ms, first response %s ms; JIT %,d ms (%,d ms during the timed invocations);"
+                        + " %d invocations",
+                f.logicalId(),
+                v.label,
+                round + 1,
+                f.warmUnit(),
+                warm.spread("%,.1f"),
+                Format.count(warm.percentile(99)),
+                n.path("warmUps").asInt(),
+                !n.path("settled").asBoolean()
+                        ? " (JIT still busy)"
                         : n.path("timedCompileMillis").asDouble() > sum(n.path("warmUnitMillis")) / 10
-                                ? " (the JIT compiled on through the timed ones: not yet its steady state)" : "",
-                Format.count(n.path("initMillis").asDouble()), Format.count(n.path("firstInvocationMillis").asDouble()),
-                Format.count(n.path("firstResponseUptimeMillis").asDouble()), n.path("compileMillis").asLong(),
-                n.path("timedCompileMillis").asLong(), n.path("invocations").asInt());
+                                ? " (the JIT compiled on through the timed ones: not yet its steady state)"
+                                : "",
+                Format.count(n.path("initMillis").asDouble()),
+                Format.count(n.path("firstInvocationMillis").asDouble()),
+                Format.count(n.path("firstResponseUptimeMillis").asDouble()),
+                n.path("compileMillis").asLong(),
+                n.path("timedCompileMillis").asLong(),
+                n.path("invocations").asInt());
     }
 
     /**
@@ -380,7 +467,11 @@ final class JvmOptionsBench implements Benchmark {
      * summed over as many as every JVM of the function ran, per variant (median [min .. max] of the JVMs).
      */
     private static String early(Function f, Map<Variant, List<JsonNode>> byVariant) {
-        int k = byVariant.values().stream().flatMap(List::stream).mapToInt(n -> n.path("earlyMillis").size()).min().orElse(0);
+        int k = byVariant.values().stream()
+                .flatMap(List::stream)
+                .mapToInt(n -> n.path("earlyMillis").size())
+                .min()
+                .orElse(0);
         Map<Variant, Samples> sums = new LinkedHashMap<>();
         for (Variant v : Variant.values()) {
             sums.put(v, each(byVariant.get(v), n -> {
@@ -391,10 +482,16 @@ final class JvmOptionsBench implements Benchmark {
                 return sum;
             }));
         }
-        return String.format(Locale.ROOT, "%s, its first %d invocations on a fresh JVM (cold, then warming up), total ms:"
-                + " full tiered %s; C1 only %s; full/C1 %s", f.logicalId(), k, sums.get(Variant.FULL).spread("%,.0f"),
+        return String.format(
+                Locale.ROOT,
+                "%s, its first %d invocations on a fresh JVM (cold, then warming up), total ms:"
+                        + " full tiered %s; C1 only %s; full/C1 %s",
+                f.logicalId(),
+                k,
+                sums.get(Variant.FULL).spread("%,.0f"),
                 sums.get(Variant.C1).spread("%,.0f"),
-                Format.ratio(sums.get(Variant.FULL).median() / sums.get(Variant.C1).median()));
+                Format.ratio(
+                        sums.get(Variant.FULL).median() / sums.get(Variant.C1).median()));
     }
 
     private static double sum(JsonNode values) {

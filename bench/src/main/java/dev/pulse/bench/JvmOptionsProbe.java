@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
@@ -6,15 +21,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.management.HotSpotDiagnosticMXBean;
-import dev.pulse.metrics.PulseMetrics;
-import dev.pulse.testing.StdoutCapture;
 import dev.pulse.config.PulseConfig;
-import dev.pulse.ingest.IngestHandler;
 import dev.pulse.ingest.IngestFunction;
+import dev.pulse.ingest.IngestHandler;
+import dev.pulse.metrics.PulseMetrics;
+import dev.pulse.query.QueryHandler;
 import dev.pulse.testing.KinesisRecords;
+import dev.pulse.testing.StdoutCapture;
 import dev.pulse.testing.TestContext;
 import dev.pulse.testing.emulator.Ports;
-import dev.pulse.query.QueryHandler;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -46,8 +61,7 @@ public final class JvmOptionsProbe {
     static final String UNIT = "UNIT";
     static final String END = "JVMOPT";
 
-    private JvmOptionsProbe() {
-    }
+    private JvmOptionsProbe() {}
 
     /** One execution environment's handler and the work it is given. */
     private interface Container extends AutoCloseable {
@@ -63,7 +77,8 @@ public final class JvmOptionsProbe {
 
     public static void main(String[] args) throws Exception {
         if (args.length != 5) {
-            System.err.println("usage: JvmOptionsProbe ingest|query <dynamodb endpoint> <table|dataset file> <repository> <records>");
+            System.err.println(
+                    "usage: JvmOptionsProbe ingest|query <dynamodb endpoint> <table|dataset file> <repository> <records>");
             System.exit(2);
         }
         URI endpoint = URI.create(args[1]);
@@ -83,8 +98,9 @@ public final class JvmOptionsProbe {
             // Read after the first response, so that loading the management classes is not part of it.
             ObjectNode first = unitReport(millis, unitMillis, compileMillis());
             first.put("initMillis", initMillis);
-            first.put("firstResponseUptimeMillis", initStart - ManagementFactory.getRuntimeMXBean().getStartTime()
-                    + initMillis + millis.get(0));
+            first.put(
+                    "firstResponseUptimeMillis",
+                    initStart - ManagementFactory.getRuntimeMXBean().getStartTime() + initMillis + millis.get(0));
             results.println(UNIT + " " + first);
             results.flush();
             int n = 0;
@@ -99,11 +115,18 @@ public final class JvmOptionsProbe {
                     }
                     case "end" -> {
                         int invocations = c.finish();
-                        HotSpotDiagnosticMXBean hotspot = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+                        HotSpotDiagnosticMXBean hotspot =
+                                ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
                         ObjectNode out = JSON.createObjectNode();
-                        out.put("tieredCompilation", hotspot.getVMOption("TieredCompilation").getValue());
-                        out.put("tieredStopAtLevel", hotspot.getVMOption("TieredStopAtLevel").getValue());
-                        out.put("useSerialGC", hotspot.getVMOption("UseSerialGC").getValue());
+                        out.put(
+                                "tieredCompilation",
+                                hotspot.getVMOption("TieredCompilation").getValue());
+                        out.put(
+                                "tieredStopAtLevel",
+                                hotspot.getVMOption("TieredStopAtLevel").getValue());
+                        out.put(
+                                "useSerialGC",
+                                hotspot.getVMOption("UseSerialGC").getValue());
                         out.put("heapMaxBytes", Runtime.getRuntime().maxMemory());
                         out.put("compileMillis", compileMillis());
                         out.put("invocations", invocations);
@@ -173,8 +196,10 @@ public final class JvmOptionsProbe {
         @Override
         public double init() {
             long t0 = System.nanoTime();
-            handler = IngestFunction.handler(IngestFunction.service(cfg, client, sqs),
-                    PulseMetrics.create("PulseBench", "ingest"), cfg.safetyMarginMillis());
+            handler = IngestFunction.handler(
+                    IngestFunction.service(cfg, client, sqs),
+                    PulseMetrics.create("PulseBench", "ingest"),
+                    cfg.safetyMarginMillis());
             return (System.nanoTime() - t0) / 1e6;
         }
 
@@ -183,8 +208,8 @@ public final class JvmOptionsProbe {
             KinesisEvent event = next;
             long emfBefore = capture.emfDocuments();
             long t0 = System.nanoTime();
-            StreamsEventResponse response = handler.handleRequest(event,
-                    new TestContext("bench-ingest", "batch-" + n, fn.timeoutSeconds() * 1000L, fn.memoryMb()));
+            StreamsEventResponse response = handler.handleRequest(
+                    event, new TestContext("bench-ingest", "batch-" + n, fn.timeoutSeconds() * 1000L, fn.memoryMb()));
             double ms = (System.nanoTime() - t0) / 1e6;
             millis.add(ms);
             batches++;
@@ -192,8 +217,8 @@ public final class JvmOptionsProbe {
                 throw new IllegalStateException("batch " + n + " failed: " + response.getBatchItemFailures());
             }
             if (capture.emfDocuments() != emfBefore + 1) {
-                throw new IllegalStateException("batch " + n + ": expected one EMF document, got "
-                        + (capture.emfDocuments() - emfBefore));
+                throw new IllegalStateException(
+                        "batch " + n + ": expected one EMF document, got " + (capture.emfDocuments() - emfBefore));
             }
             JsonNode doc = JSON.readTree(capture.lastEmf());
             IngestEndToEndBench.expect(doc, "RecordsIn", records);
@@ -207,8 +232,12 @@ public final class JvmOptionsProbe {
 
         /** The shard's batch number {@code n}: the same records, sequence numbers above those of batch n - 1. */
         private KinesisEvent batch(int n) {
-            return KinesisRecords.event(Datasets.STREAM_ARN, IngestEndToEndBench.SHARD, data,
-                    IngestEndToEndBench.FIRST_SEQUENCE + (long) n * records, arrival);
+            return KinesisRecords.event(
+                    Datasets.STREAM_ARN,
+                    IngestEndToEndBench.SHARD,
+                    data,
+                    IngestEndToEndBench.FIRST_SEQUENCE + (long) n * records,
+                    arrival);
         }
 
         @Override
@@ -216,12 +245,13 @@ public final class JvmOptionsProbe {
             // Every batch's partials are in the one table (their slots differ by first sequence number).
             IngestEndToEndBench.Stored stored = IngestEndToEndBench.Stored.read(reader, table);
             if (stored.datapoints() != batches * datapoints) {
-                throw new IllegalStateException("the stored partials count " + stored.datapoints() + " datapoints, sent "
-                        + batches * datapoints + " in " + batches + " batches");
+                throw new IllegalStateException("the stored partials count " + stored.datapoints()
+                        + " datapoints, sent " + batches * datapoints + " in " + batches + " batches");
             }
             if (stored.checkpoints() != 1 || stored.items() - stored.marks() - stored.checkpoints() != itemsWritten) {
                 throw new IllegalStateException("EMF ItemsWritten sum to " + itemsWritten + " but the table holds "
-                        + (stored.items() - stored.marks() - stored.checkpoints()) + " partials and catalog entries and "
+                        + (stored.items() - stored.marks() - stored.checkpoints())
+                        + " partials and catalog entries and "
                         + stored.checkpoints() + " checkpoints");
             }
             return batches;
@@ -264,13 +294,15 @@ public final class JvmOptionsProbe {
         @Override
         public double unit(int n, List<Double> millis) throws Exception {
             long t0 = System.nanoTime();
-            invocations += QueryBench.fullQuery(handler, data, stats, n <= 1, capture, millis).pages(); // cold and first warm-up checked
+            invocations += QueryBench.fullQuery(handler, data, stats, n <= 1, capture, millis)
+                    .pages(); // cold and first warm-up checked
             return (System.nanoTime() - t0) / 1e6;
         }
 
         @Override
         public int finish() throws Exception {
-            invocations += QueryBench.fullQuery(handler, data, stats, true, capture, null).pages();
+            invocations += QueryBench.fullQuery(handler, data, stats, true, capture, null)
+                    .pages();
             if (capture.emfDocuments() != invocations) {
                 throw new IllegalStateException(invocations + " invocations wrote " + capture.emfDocuments()
                         + " EMF documents, expected one each");

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import com.fasterxml.jackson.core.JsonFactory;
@@ -34,6 +49,7 @@ final class KinesisSink implements AutoCloseable {
     static final String JSON_CONTENT_TYPE = "application/x-amz-json-1.1";
     /** PutRecords' limit in Kinesis: a sender that exceeds it must fail here as it would there. */
     static final int MAX_RECORDS_PER_CALL = 500;
+
     private static final JsonFactory JSON = new JsonFactory();
     private static final String SHARD = "shardId-000000000000";
     /** 56 digits, like a real sequence number; only the last digits change. */
@@ -116,7 +132,8 @@ final class KinesisSink implements AutoCloseable {
                 return;
             }
             long first = sequence.getAndAdd(count);
-            byte[] answer = "PutRecord".equals(operation(target)) ? putRecordResponse(first) : putRecordsResponse(count, first);
+            byte[] answer =
+                    "PutRecord".equals(operation(target)) ? putRecordResponse(first) : putRecordsResponse(count, first);
             records.addAndGet(count);
             calls.incrementAndGet();
             send(ex, 200, answer);
@@ -143,15 +160,16 @@ final class KinesisSink implements AutoCloseable {
     static int count(String target, String contentType, byte[] body) {
         if (contentType == null || !contentType.startsWith(JSON_CONTENT_TYPE)) {
             // The SDK speaks CBOR to Kinesis unless told otherwise (aws.cborEnabled=false).
-            throw new IllegalArgumentException("SerializationException: expected " + JSON_CONTENT_TYPE + ", got " + contentType);
+            throw new IllegalArgumentException(
+                    "SerializationException: expected " + JSON_CONTENT_TYPE + ", got " + contentType);
         }
         try {
             return switch (operation(target)) {
                 case "PutRecords" -> {
                     int n = countRecords(body);
                     if (n < 1 || n > MAX_RECORDS_PER_CALL) {
-                        throw new IllegalArgumentException("ValidationException: " + n + " records, must be 1 to "
-                                + MAX_RECORDS_PER_CALL);
+                        throw new IllegalArgumentException(
+                                "ValidationException: " + n + " records, must be 1 to " + MAX_RECORDS_PER_CALL);
                     }
                     yield n;
                 }
@@ -223,8 +241,11 @@ final class KinesisSink implements AutoCloseable {
             if (i > 0) {
                 sb.append(',');
             }
-            sb.append("{\"SequenceNumber\":\"").append(sequenceNumber(firstSequence + i)).append("\",\"ShardId\":\"")
-                    .append(SHARD).append("\"}");
+            sb.append("{\"SequenceNumber\":\"")
+                    .append(sequenceNumber(firstSequence + i))
+                    .append("\",\"ShardId\":\"")
+                    .append(SHARD)
+                    .append("\"}");
         }
         return sb.append("]}").toString().getBytes(StandardCharsets.UTF_8);
     }
@@ -243,7 +264,8 @@ final class KinesisSink implements AutoCloseable {
         int colon = message.indexOf(':');
         String type = colon > 0 ? message.substring(0, colon) : "ValidationException";
         String text = colon > 0 ? message.substring(colon + 1).strip() : message;
-        return ("{\"__type\":\"" + type + "\",\"message\":\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}")
+        return ("{\"__type\":\"" + type + "\",\"message\":\""
+                        + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}")
                 .getBytes(StandardCharsets.UTF_8);
     }
 

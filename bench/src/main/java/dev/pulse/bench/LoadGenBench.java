@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import dev.pulse.bench.internal.JfrProfile;
@@ -38,6 +53,7 @@ final class LoadGenBench implements Benchmark {
     static final double MAX_SECOND_ERROR = 0.10;
     /** Acknowledgements keep up when 99% of records are acknowledged within this long of their intended time. */
     static final double MAX_P99_MILLIS = 1_000;
+
     static final String SAMPLE = "events/replay/sample.ndjson.gz";
     private static final String STREAM = "pulse-bench";
     private static final double[] ERROR_RATES = {2_000, 10_000};
@@ -76,26 +92,40 @@ final class LoadGenBench implements Benchmark {
     }
 
     /** Whether a run kept up with its target, and if not, every reason why. */
-    record Verdict(boolean sustained, List<String> reasons) {
-    }
+    record Verdict(boolean sustained, List<String> reasons) {}
 
     /**
      * The definition of "sustained": the achieved rate within {@link #MAX_ERROR} of the target and each whole
      * second after the ramp within {@link #MAX_SECOND_ERROR}, nothing failed, everything sent acknowledged and
      * received by the sink, and p99 latency under {@link #MAX_P99_MILLIS}.
      */
-    static Verdict judge(double target, double achieved, long[] perSecondAfterRamp, long sent, long acked, long failed,
-            long sinkRecords, double p99Millis) {
+    static Verdict judge(
+            double target,
+            double achieved,
+            long[] perSecondAfterRamp,
+            long sent,
+            long acked,
+            long failed,
+            long sinkRecords,
+            double p99Millis) {
         List<String> reasons = new ArrayList<>();
         double error = error(target, achieved);
         if (!(error <= MAX_ERROR)) {
-            reasons.add(String.format(Locale.ROOT, "achieved %s/s is %.2f%% %s the target", Format.count(achieved),
-                    100 * error, achieved < target ? "below" : "above"));
+            reasons.add(String.format(
+                    Locale.ROOT,
+                    "achieved %s/s is %.2f%% %s the target",
+                    Format.count(achieved),
+                    100 * error,
+                    achieved < target ? "below" : "above"));
         }
         for (int s = 0; s < perSecondAfterRamp.length; s++) {
             if (!(error(target, perSecondAfterRamp[s]) <= MAX_SECOND_ERROR)) {
-                reasons.add(String.format(Locale.ROOT, "second %d after the ramp sent %s (%.0f%% of the target)", s + 1,
-                        Format.count(perSecondAfterRamp[s]), 100 * perSecondAfterRamp[s] / target));
+                reasons.add(String.format(
+                        Locale.ROOT,
+                        "second %d after the ramp sent %s (%.0f%% of the target)",
+                        s + 1,
+                        Format.count(perSecondAfterRamp[s]),
+                        100 * perSecondAfterRamp[s] / target));
                 break;
             }
         }
@@ -128,8 +158,15 @@ final class LoadGenBench implements Benchmark {
     }
 
     /** One run of the sender and what the sink saw of it. */
-    record Run(double target, double rampSeconds, long durationSeconds, SendReport report, long sinkRecords,
-            double sinkCpuSeconds, double wallSeconds, Verdict verdict) {
+    record Run(
+            double target,
+            double rampSeconds,
+            long durationSeconds,
+            SendReport report,
+            long sinkRecords,
+            double sinkCpuSeconds,
+            double wallSeconds,
+            Verdict verdict) {
 
         /** Per-second sends after the ramp, as a fraction of the target: [min, max]. */
         double[] perSecondRange() {
@@ -146,14 +183,27 @@ final class LoadGenBench implements Benchmark {
         String describe() {
             double[] range = perSecondRange();
             SendReport r = report;
-            return String.format(Locale.ROOT, "%s/s for %d s: achieved %s/s (error %.2f%%), per second %.1f%% .. %.1f%% of"
-                    + " target; sent %s, acked %s, sink %s, failed %d, retried %d; latency p50 %.1f ms, p99 %.1f ms, max"
-                    + " %.1f ms; sink CPU %.0f%% of one core: %s", Format.count(target), durationSeconds,
-                    Format.count(r.achievedRate()), 100 * error(target, r.achievedRate()), 100 * range[0], 100 * range[1],
-                    Format.count(r.sent()), Format.count(r.acked()), Format.count(sinkRecords), r.failed(), r.retried(),
-                    r.latency().percentileMillis(50), r.latency().percentileMillis(99), r.latency().maxMillis(),
-                    100 * sinkCpuSeconds / wallSeconds, verdict.sustained() ? "sustained"
-                            : "not sustained (" + String.join("; ", verdict.reasons()) + ")");
+            return String.format(
+                    Locale.ROOT,
+                    "%s/s for %d s: achieved %s/s (error %.2f%%), per second %.1f%% .. %.1f%% of"
+                            + " target; sent %s, acked %s, sink %s, failed %d, retried %d; latency p50 %.1f ms, p99 %.1f ms, max"
+                            + " %.1f ms; sink CPU %.0f%% of one core: %s",
+                    Format.count(target),
+                    durationSeconds,
+                    Format.count(r.achievedRate()),
+                    100 * error(target, r.achievedRate()),
+                    100 * range[0],
+                    100 * range[1],
+                    Format.count(r.sent()),
+                    Format.count(r.acked()),
+                    Format.count(sinkRecords),
+                    r.failed(),
+                    r.retried(),
+                    r.latency().percentileMillis(50),
+                    r.latency().percentileMillis(99),
+                    r.latency().maxMillis(),
+                    100 * sinkCpuSeconds / wallSeconds,
+                    verdict.sustained() ? "sustained" : "not sustained (" + String.join("; ", verdict.reasons()) + ")");
         }
     }
 
@@ -165,18 +215,27 @@ final class LoadGenBench implements Benchmark {
         long errorSeconds = env.scale(10, 2);
         long stepSeconds = env.scale(6, 2);
         double[] ladder = env.quick() ? new double[] {20_000, 40_000} : LADDER;
-        StaticCredentialsProvider credentials = StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench"));
+        StaticCredentialsProvider credentials =
+                StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench"));
 
         List<String> details = new ArrayList<>();
         Map<String, Double> values = new LinkedHashMap<>();
         try (KinesisSink sink = KinesisSink.start(2);
-                SdkAsyncHttpClient http = AwsCrtAsyncHttpClient.builder().maxConcurrency(256).build();
-                KinesisAsyncClient client = KinesisAsyncClient.builder().region(Region.US_EAST_1)
-                        .endpointOverride(sink.endpoint()).credentialsProvider(credentials).httpClient(http).build()) {
+                SdkAsyncHttpClient http =
+                        AwsCrtAsyncHttpClient.builder().maxConcurrency(256).build();
+                KinesisAsyncClient client = KinesisAsyncClient.builder()
+                        .region(Region.US_EAST_1)
+                        .endpointOverride(sink.endpoint())
+                        .credentialsProvider(credentials)
+                        .httpClient(http)
+                        .build()) {
             // As LoadGenHandler builds it: 50 ms first backoff, 2 s cap, 6 attempts.
             KinesisSender sender = new KinesisSender(client, STREAM, new Backoff(50, 2_000), 6);
             details.add("records: " + Format.count(records.size()) + " from " + SAMPLE + ", "
-                    + Format.count(records.stream().mapToLong(r -> r.data().length).average().orElse(0)) + " bytes on average");
+                    + Format.count(records.stream()
+                            .mapToLong(r -> r.data().length)
+                            .average()
+                            .orElse(0)) + " bytes on average");
 
             // Warm-up: connections open and the send path compiled before anything is measured.
             run(sender, sink, records, 10_000, 0, env.scale(3, 1));
@@ -208,7 +267,9 @@ final class LoadGenBench implements Benchmark {
                     if (mid <= low || mid >= high) {
                         break;
                     }
-                    if (step(sender, sink, records, mid, stepSeconds, details, values).verdict().sustained()) {
+                    if (step(sender, sink, records, mid, stepSeconds, details, values)
+                            .verdict()
+                            .sustained()) {
                         low = mid;
                     } else {
                         high = mid;
@@ -227,27 +288,42 @@ final class LoadGenBench implements Benchmark {
             boolean atCeiling = firstMissed == null;
             values.put("maxSustainedRate", maxSustained);
 
-            double baseline = baseline(sink, records, credentials, env.quick() ? 1_000_000_000L : 5_000_000_000L, details);
+            double baseline =
+                    baseline(sink, records, credentials, env.quick() ? 1_000_000_000L : 5_000_000_000L, details);
             values.put("baselineRate", baseline);
             values.put("ratio", maxSustained / baseline);
 
             double error2k = values.get("errorAt2000");
             double error10k = values.get("errorAt10000");
-            boolean errorRunsClean = errorRuns.values().stream().allMatch(r -> r.report().failed() == 0
-                    && r.report().acked() == r.report().sent() && r.sinkRecords() == r.report().acked());
-            boolean met = maxSustained >= TARGET_RATE && error2k <= MAX_ERROR && error10k <= MAX_ERROR && errorRunsClean;
+            boolean errorRunsClean = errorRuns.values().stream()
+                    .allMatch(r -> r.report().failed() == 0
+                            && r.report().acked() == r.report().sent()
+                            && r.sinkRecords() == r.report().acked());
+            boolean met =
+                    maxSustained >= TARGET_RATE && error2k <= MAX_ERROR && error10k <= MAX_ERROR && errorRunsClean;
             if (!met) {
                 double missedAt = maxSustained < TARGET_RATE ? TARGET_RATE : error2k > MAX_ERROR ? 2_000 : 10_000;
                 long seconds = stepSeconds;
-                List<String> profile = JfrProfile.profile("the sender at " + Format.count(missedAt) + " records/s",
-                        () -> details.add("profiled run " + run(sender, sink, records, missedAt, 1, seconds).describe()), null);
+                List<String> profile = JfrProfile.profile(
+                        "the sender at " + Format.count(missedAt) + " records/s",
+                        () -> details.add("profiled run "
+                                + run(sender, sink, records, missedAt, 1, seconds)
+                                        .describe()),
+                        null);
                 details.addAll(profile);
             }
             String figure = (atCeiling ? "at least " : "") + Format.count(maxSustained)
                     + " records/s sustained by one worker; rate error " + percent(error2k) + " at 2,000/s, "
                     + percent(error10k) + " at 10,000/s";
-            return new Result(name(), figure, Format.count(baseline) + " records/s sequential PutRecord",
-                    Format.times(maxSustained / baseline), ">= 20,000 records/s, error <= 2%", met, details, values);
+            return new Result(
+                    name(),
+                    figure,
+                    Format.count(baseline) + " records/s sequential PutRecord",
+                    Format.times(maxSustained / baseline),
+                    ">= 20,000 records/s, error <= 2%",
+                    met,
+                    details,
+                    values);
         }
     }
 
@@ -256,8 +332,15 @@ final class LoadGenBench implements Benchmark {
     }
 
     /** A step of the search: run, and when it misses, run once more and keep the repeat. */
-    private static Run step(KinesisSender sender, KinesisSink sink, List<ReplayRecord> records, double rate, long seconds,
-            List<String> details, Map<String, Double> values) throws InterruptedException {
+    private static Run step(
+            KinesisSender sender,
+            KinesisSink sink,
+            List<ReplayRecord> records,
+            double rate,
+            long seconds,
+            List<String> details,
+            Map<String, Double> values)
+            throws InterruptedException {
         Run r = run(sender, sink, records, rate, 1, seconds);
         details.add("step " + r.describe());
         if (!r.verdict().sustained()) {
@@ -268,29 +351,52 @@ final class LoadGenBench implements Benchmark {
         return r;
     }
 
-    static Run run(KinesisSender sender, KinesisSink sink, List<ReplayRecord> records, double rate, double ramp,
-            long seconds) throws InterruptedException {
+    static Run run(
+            KinesisSender sender, KinesisSink sink, List<ReplayRecord> records, double rate, double ramp, long seconds)
+            throws InterruptedException {
         // Whatever the sender still had in flight from a previous run has been counted by now.
         Thread.sleep(200);
         long sinkBefore = sink.records();
         long cpuBefore = sink.cpuNanos();
         long start = System.nanoTime();
-        SendReport report = sender.run(records, Schedule.rate(rate, ramp), rate, ramp, seconds, Long.MAX_VALUE,
-                Deadline.inMillis(seconds * 1_000 + 20_000), null);
+        SendReport report = sender.run(
+                records,
+                Schedule.rate(rate, ramp),
+                rate,
+                ramp,
+                seconds,
+                Long.MAX_VALUE,
+                Deadline.inMillis(seconds * 1_000 + 20_000),
+                null);
         double wall = (System.nanoTime() - start) / 1e9;
         long sinkRecords = sink.records() - sinkBefore;
         double cpu = (sink.cpuNanos() - cpuBefore) / 1e9;
         long[] afterRamp = java.util.Arrays.copyOfRange(report.sentPerSecond(), (int) Math.ceil(ramp), (int) seconds);
-        Verdict v = judge(rate, report.achievedRate(), afterRamp, report.sent(), report.acked(), report.failed(),
-                sinkRecords, report.latency().percentileMillis(99));
+        Verdict v = judge(
+                rate,
+                report.achievedRate(),
+                afterRamp,
+                report.sent(),
+                report.acked(),
+                report.failed(),
+                sinkRecords,
+                report.latency().percentileMillis(99));
         return new Run(rate, ramp, seconds, report, sinkRecords, cpu, wall, v);
     }
 
     /** The hand-written loop: one blocking PutRecord per record, one after another; records per second. */
-    private static double baseline(KinesisSink sink, List<ReplayRecord> records, StaticCredentialsProvider credentials,
-            long nanos, List<String> details) {
-        try (KinesisClient client = KinesisClient.builder().region(Region.US_EAST_1).endpointOverride(sink.endpoint())
-                .credentialsProvider(credentials).httpClientBuilder(UrlConnectionHttpClient.builder()).build()) {
+    private static double baseline(
+            KinesisSink sink,
+            List<ReplayRecord> records,
+            StaticCredentialsProvider credentials,
+            long nanos,
+            List<String> details) {
+        try (KinesisClient client = KinesisClient.builder()
+                .region(Region.US_EAST_1)
+                .endpointOverride(sink.endpoint())
+                .credentialsProvider(credentials)
+                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .build()) {
             int next = 0;
             long warmEnd = System.nanoTime() + nanos / 2;
             while (System.nanoTime() < warmEnd) {
@@ -307,16 +413,23 @@ final class LoadGenBench implements Benchmark {
             } while (elapsed < nanos);
             long received = sink.records() - sinkBefore;
             if (received != sent) {
-                throw new IllegalStateException("baseline: the sink received " + received + " records, " + sent + " were acknowledged");
+                throw new IllegalStateException(
+                        "baseline: the sink received " + received + " records, " + sent + " were acknowledged");
             }
             double rate = sent / (elapsed / 1e9);
-            details.add(String.format(Locale.ROOT, "baseline: %s PutRecord calls in %.1f s, one at a time: %s records/s"
-                    + " (sink count %s)", Format.count(sent), elapsed / 1e9, Format.count(rate), Format.count(received)));
+            details.add(String.format(
+                    Locale.ROOT,
+                    "baseline: %s PutRecord calls in %.1f s, one at a time: %s records/s" + " (sink count %s)",
+                    Format.count(sent),
+                    elapsed / 1e9,
+                    Format.count(rate),
+                    Format.count(received)));
             return rate;
         }
     }
 
     private static void put(KinesisClient client, ReplayRecord r) {
-        client.putRecord(b -> b.streamName(STREAM).partitionKey(r.partitionKey()).data(SdkBytes.fromByteArrayUnsafe(r.data())));
+        client.putRecord(
+                b -> b.streamName(STREAM).partitionKey(r.partitionKey()).data(SdkBytes.fromByteArrayUnsafe(r.data())));
     }
 }

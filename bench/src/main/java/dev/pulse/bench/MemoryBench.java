@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -50,23 +65,29 @@ final class MemoryBench implements Benchmark {
         JsonNode query = probe(env, queryFn, "query", data.table(), series);
         // The rollup cache's memory per unit of weight, from what the day query left cached, scaled to its limit:
         // the heap a warm container holds when its cache is full, plus one query's working set.
-        double cacheBytes = query.path("heapRetainedBytes").asDouble() - query.path("heapBeforeBytes").asDouble();
+        double cacheBytes = query.path("heapRetainedBytes").asDouble()
+                - query.path("heapBeforeBytes").asDouble();
         double weight = query.path("cacheWeight").asDouble();
-        double fullCacheBytes = cacheBytes / weight * query.path("cacheMaxWeight").asDouble();
-        double workingSet = query.path("peakHeapBytes").asDouble() - query.path("heapRetainedBytes").asDouble();
+        double fullCacheBytes =
+                cacheBytes / weight * query.path("cacheMaxWeight").asDouble();
+        double workingSet = query.path("peakHeapBytes").asDouble()
+                - query.path("heapRetainedBytes").asDouble();
         double fullRatio = (query.path("heapBeforeBytes").asDouble() + fullCacheBytes + workingSet)
                 / query.path("heapMaxBytes").asDouble();
 
         List<String> details = new ArrayList<>();
         details.add(describe("IngestFunction, " + records + "-record batch", ingestFn, ingest));
         details.add(describe("QueryFunction, " + series + "-series day query", queryFn, query));
-        details.add("QueryFunction's rollup cache after the day query: weight " + Format.count(weight) + " of its limit "
+        details.add("QueryFunction's rollup cache after the day query: weight " + Format.count(weight)
+                + " of its limit "
                 + Format.count(query.path("cacheMaxWeight").asDouble()) + ", " + Format.mib(cacheBytes) + " of heap ("
                 + Format.count(cacheBytes / weight) + " bytes a unit); full, it would hold about "
                 + Format.mib(fullCacheBytes) + ", which with a query's working set (" + Format.mib(workingSet)
                 + ") is " + Format.ratio(fullRatio) + " of the heap limit");
-        double ingestRatio = ingest.path("peakHeapBytes").asDouble() / ingest.path("heapMaxBytes").asDouble();
-        double queryRatio = query.path("peakHeapBytes").asDouble() / query.path("heapMaxBytes").asDouble();
+        double ingestRatio = ingest.path("peakHeapBytes").asDouble()
+                / ingest.path("heapMaxBytes").asDouble();
+        double queryRatio = query.path("peakHeapBytes").asDouble()
+                / query.path("heapMaxBytes").asDouble();
         Map<String, Double> values = new LinkedHashMap<>();
         values.put("ingestPeakHeapMb", ingest.path("peakHeapBytes").asDouble() / MB);
         values.put("ingestLiveMb", ingest.path("maxLiveAfterGcBytes").asDouble() / MB);
@@ -76,7 +97,8 @@ final class MemoryBench implements Benchmark {
         values.put("queryPeakRssMb", query.path("peakRssBytes").asDouble() / MB);
         values.put("queryCacheWeight", weight);
         values.put("queryFullCacheMb", fullCacheBytes / MB);
-        return new Result(name(),
+        return new Result(
+                name(),
                 "ingest " + Format.mib(ingest.path("peakHeapBytes").asDouble()) + " peak heap (live "
                         + Format.mib(ingest.path("maxLiveAfterGcBytes").asDouble()) + "); query "
                         + Format.mib(query.path("peakHeapBytes").asDouble()) + " peak heap (retained "
@@ -85,23 +107,41 @@ final class MemoryBench implements Benchmark {
                         + Format.mib(ingest.path("heapMaxBytes").asDouble()) + " / "
                         + Format.mib(query.path("heapMaxBytes").asDouble()),
                 "ratio " + Format.ratio(ingestRatio) + " and " + Format.ratio(queryRatio) + " of the heap limit",
-                "peak heap within the heap limit, also with a full query cache", ingestRatio < 1 && queryRatio < 1
-                        && fullRatio < 1, details, values);
+                "peak heap within the heap limit, also with a full query cache",
+                ingestRatio < 1 && queryRatio < 1 && fullRatio < 1,
+                details,
+                values);
     }
 
     private static String describe(String what, FunctionSettings fn, JsonNode m) {
         return "%s (MemorySize %d MB, heap limit %s): peak heap %s, live after GC at most %s, retained %s, peak RSS %s"
-                .formatted(what, fn.memoryMb(), Format.mib(m.path("heapMaxBytes").asDouble()),
+                .formatted(
+                        what,
+                        fn.memoryMb(),
+                        Format.mib(m.path("heapMaxBytes").asDouble()),
                         Format.mib(m.path("peakHeapBytes").asDouble()),
-                        m.path("maxLiveAfterGcBytes").asLong() < 0 ? "(no collection during it)"
+                        m.path("maxLiveAfterGcBytes").asLong() < 0
+                                ? "(no collection during it)"
                                 : Format.mib(m.path("maxLiveAfterGcBytes").asDouble()),
-                        Format.mib(m.path("heapRetainedBytes").asDouble()), Format.mib(m.path("peakRssBytes").asDouble()));
+                        Format.mib(m.path("heapRetainedBytes").asDouble()),
+                        Format.mib(m.path("peakRssBytes").asDouble()));
     }
 
     /** Runs {@link MemoryProbe} in a child JVM with the function's memory settings; its MEMORY line. */
-    private static JsonNode probe(BenchEnv env, FunctionSettings fn, String kind, String table, int size) throws Exception {
-        return ChildJvm.run(kind + " memory probe", fn.memoryMb(), fn.javaToolOptions(), MemoryProbe.class,
-                List.of(kind, env.dynamo().endpoint().toString(), table, Integer.toString(size), env.root().toString()),
-                "MEMORY", Duration.ofMinutes(5));
+    private static JsonNode probe(BenchEnv env, FunctionSettings fn, String kind, String table, int size)
+            throws Exception {
+        return ChildJvm.run(
+                kind + " memory probe",
+                fn.memoryMb(),
+                fn.javaToolOptions(),
+                MemoryProbe.class,
+                List.of(
+                        kind,
+                        env.dynamo().endpoint().toString(),
+                        table,
+                        Integer.toString(size),
+                        env.root().toString()),
+                "MEMORY",
+                Duration.ofMinutes(5));
     }
 }

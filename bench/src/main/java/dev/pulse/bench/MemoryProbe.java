@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
@@ -6,17 +21,17 @@ import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.management.GarbageCollectionNotificationInfo;
-import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.config.PulseConfig;
-import dev.pulse.ingest.IngestHandler;
 import dev.pulse.ingest.IngestFunction;
+import dev.pulse.ingest.IngestHandler;
 import dev.pulse.ingest.IngestService;
-import dev.pulse.testing.KinesisRecords;
-import dev.pulse.testing.TestContext;
-import dev.pulse.testing.emulator.LocalDynamoDb;
+import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.query.QueryFunction;
 import dev.pulse.query.QueryHandler;
 import dev.pulse.query.RollupCache;
+import dev.pulse.testing.KinesisRecords;
+import dev.pulse.testing.TestContext;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
@@ -43,12 +58,12 @@ public final class MemoryProbe {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private MemoryProbe() {
-    }
+    private MemoryProbe() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length != 5) {
-            System.err.println("usage: MemoryProbe ingest|query <dynamodb endpoint> <table> <records|series> <repository>");
+            System.err.println(
+                    "usage: MemoryProbe ingest|query <dynamodb endpoint> <table> <records|series> <repository>");
             System.exit(2);
         }
         String kind = args[0];
@@ -56,10 +71,13 @@ public final class MemoryProbe {
         String table = args[2];
         int size = Integer.parseInt(args[3]);
         // The template's defaults, as a default deployment runs the function.
-        PulseConfig cfg = FunctionSettings.load(Path.of(args[4]), kind.equals("ingest") ? "IngestFunction" : "QueryFunction")
+        PulseConfig cfg = FunctionSettings.load(
+                        Path.of(args[4]), kind.equals("ingest") ? "IngestFunction" : "QueryFunction")
                 .config(table, QueryDataset.UNUSED_QUEUE);
         int concurrency = cfg.writeConcurrency();
-        DynamoDbAsyncClient client = DynamoDbAsyncClient.builder().endpointOverride(endpoint).region(Region.US_EAST_1)
+        DynamoDbAsyncClient client = DynamoDbAsyncClient.builder()
+                .endpointOverride(endpoint)
+                .region(Region.US_EAST_1)
                 .credentialsProvider(LocalDynamoDb.credentials())
                 .httpClientBuilder(AwsCrtAsyncHttpClient.builder().maxConcurrency(Math.max(8, concurrency * 4)))
                 .build();
@@ -71,19 +89,28 @@ public final class MemoryProbe {
         };
 
         List<MemoryPoolMXBean> heap = ManagementFactory.getMemoryPoolMXBeans().stream()
-                .filter(p -> p.getType() == MemoryType.HEAP).toList();
-        java.util.Set<String> heapPools = new java.util.HashSet<>(heap.stream().map(MemoryPoolMXBean::getName).toList());
+                .filter(p -> p.getType() == MemoryType.HEAP)
+                .toList();
+        java.util.Set<String> heapPools = new java.util.HashSet<>(
+                heap.stream().map(MemoryPoolMXBean::getName).toList());
         AtomicLong maxLiveAfterGc = new AtomicLong(-1);
         for (var gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-            ((NotificationEmitter) gc).addNotificationListener((n, h) -> {
-                if (GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) {
-                    var info = GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
-                    // The GC reports every pool (metaspace, code cache too): the heap's only.
-                    long used = info.getGcInfo().getMemoryUsageAfterGc().entrySet().stream()
-                            .filter(e -> heapPools.contains(e.getKey())).mapToLong(e -> e.getValue().getUsed()).sum();
-                    maxLiveAfterGc.accumulateAndGet(used, Math::max);
-                }
-            }, null, null);
+            ((NotificationEmitter) gc)
+                    .addNotificationListener(
+                            (n, h) -> {
+                                if (GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(
+                                        n.getType())) {
+                                    var info = GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
+                                    // The GC reports every pool (metaspace, code cache too): the heap's only.
+                                    long used = info.getGcInfo().getMemoryUsageAfterGc().entrySet().stream()
+                                            .filter(e -> heapPools.contains(e.getKey()))
+                                            .mapToLong(e -> e.getValue().getUsed())
+                                            .sum();
+                                    maxLiveAfterGc.accumulateAndGet(used, Math::max);
+                                }
+                            },
+                            null,
+                            null);
         }
         System.gc();
         long before = used(heap);
@@ -95,31 +122,39 @@ public final class MemoryProbe {
         long liveDuring = maxLiveAfterGc.get();
         System.gc();
         long retained = used(heap);
-        System.out.println("MEMORY " + JSON.createObjectNode()
-                .put("peakHeapBytes", peak)
-                .put("maxLiveAfterGcBytes", liveDuring)
-                .put("heapBeforeBytes", before)
-                .put("heapRetainedBytes", retained)
-                .put("heapMaxBytes", Runtime.getRuntime().maxMemory())
-                .put("peakRssBytes", peakRss())
-                .put("cacheWeight", cache.weight())
-                .put("cacheMaxWeight", RollupCache.DEFAULT_MAX_WEIGHT));
+        System.out.println("MEMORY "
+                + JSON.createObjectNode()
+                        .put("peakHeapBytes", peak)
+                        .put("maxLiveAfterGcBytes", liveDuring)
+                        .put("heapBeforeBytes", before)
+                        .put("heapRetainedBytes", retained)
+                        .put("heapMaxBytes", Runtime.getRuntime().maxMemory())
+                        .put("peakRssBytes", peakRss())
+                        .put("cacheWeight", cache.weight())
+                        .put("cacheMaxWeight", RollupCache.DEFAULT_MAX_WEIGHT));
         client.close();
         System.exit(0);
     }
 
     private static Runnable ingest(DynamoDbAsyncClient client, PulseConfig cfg, int records) {
         // No poison in the data: the queue is never called, and a call would fail on the refused connection.
-        IngestService service = IngestFunction.service(cfg, client, IngestEndToEndBench.unusedQueueClient(cfg.deadLetterUrl()));
-        IngestHandler handler = IngestFunction.handler(service, PulseMetrics.create("PulseBench", "ingest"), cfg.safetyMarginMillis());
+        IngestService service =
+                IngestFunction.service(cfg, client, IngestEndToEndBench.unusedQueueClient(cfg.deadLetterUrl()));
+        IngestHandler handler =
+                IngestFunction.handler(service, PulseMetrics.create("PulseBench", "ingest"), cfg.safetyMarginMillis());
         // Each run is the shard's next batch: a batch at or below the committed position would be skipped unread.
         java.util.concurrent.atomic.AtomicLong nextSequence = new java.util.concurrent.atomic.AtomicLong(1_000_000);
         return () -> {
             // The event is part of what the function holds: the runtime deserialises it into the heap.
             long now = System.currentTimeMillis();
-            KinesisEvent event = KinesisRecords.event(Datasets.STREAM_ARN, "shardId-000000000000",
-                    Datasets.ndjson(records, 5, now - 300_000, 240_000, 23), nextSequence.getAndAdd(records), now);
-            StreamsEventResponse r = handler.handleRequest(event, new TestContext("bench-ingest", "memory", 60_000, 1024));
+            KinesisEvent event = KinesisRecords.event(
+                    Datasets.STREAM_ARN,
+                    "shardId-000000000000",
+                    Datasets.ndjson(records, 5, now - 300_000, 240_000, 23),
+                    nextSequence.getAndAdd(records),
+                    now);
+            StreamsEventResponse r =
+                    handler.handleRequest(event, new TestContext("bench-ingest", "memory", 60_000, 1024));
             if (!r.getBatchItemFailures().isEmpty()) {
                 throw new IllegalStateException("the batch failed: " + r.getBatchItemFailures());
             }
@@ -127,8 +162,8 @@ public final class MemoryProbe {
     }
 
     private static Runnable query(DynamoDbAsyncClient client, PulseConfig cfg, int series, RollupCache cache) {
-        QueryHandler handler = QueryFunction.handler(cfg, client, QueryDataset.clock(),
-                PulseMetrics.create("PulseBench", "query"), cache);
+        QueryHandler handler = QueryFunction.handler(
+                cfg, client, QueryDataset.clock(), PulseMetrics.create("PulseBench", "query"), cache);
         return () -> {
             try {
                 String token = null;
@@ -142,7 +177,9 @@ public final class MemoryProbe {
                     }
                     JsonNode body = JSON.readTree(r.getBody());
                     answered += body.path("series").size();
-                    token = body.path("nextToken").isNull() ? null : body.path("nextToken").asText();
+                    token = body.path("nextToken").isNull()
+                            ? null
+                            : body.path("nextToken").asText();
                 } while (token != null);
                 if (answered != series) {
                     throw new IllegalStateException("answered " + answered + " of " + series + " series");

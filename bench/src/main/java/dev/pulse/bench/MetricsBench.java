@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
@@ -8,8 +23,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.bench.internal.JfrProfile;
 import dev.pulse.config.PulseConfig;
-import dev.pulse.ingest.IngestHandler;
 import dev.pulse.ingest.IngestFunction;
+import dev.pulse.ingest.IngestHandler;
 import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.query.QueryHandler;
 import dev.pulse.testing.KinesisRecords;
@@ -41,6 +56,7 @@ final class MetricsBench implements Benchmark {
     static final double INVOCATION_BUDGET_MILLIS = 0.3;
     /** The budget of an ingest batch, as a share of the batch's time without metrics. */
     static final double BATCH_BUDGET = 0.02;
+
     static final int BATCH_RECORDS = 100;
     private static final String SHARD = "shardId-000000000000";
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -96,14 +112,20 @@ final class MetricsBench implements Benchmark {
         values.put("ingestBatchNoMetricsMedianMillis", ingest.offMedian());
         values.put("ingestAddedMillis", ingest.added());
         values.put("ingestAddedRelative", ingest.relative());
-        return new Result(name(),
+        return new Result(
+                name(),
                 "query invocation " + signedMillis(query.added()) + " (" + signedPercent(query.relative()) + ") "
-                        + (queryMet ? "PASS" : "FAIL") + "; 100-record ingest batch " + signedMillis(ingest.added()) + " ("
+                        + (queryMet ? "PASS" : "FAIL") + "; 100-record ingest batch " + signedMillis(ingest.added())
+                        + " ("
                         + signedPercent(ingest.relative()) + ") " + (ingestMet ? "PASS" : "FAIL"),
-                "no-op Metrics: query " + millis3(query.offMedian()) + ", ingest batch " + Format.millis(ingest.offMedian()),
-                Format.ratio(query.onMedian() / query.offMedian()) + " and " + Format.ratio(ingest.onMedian() / ingest.offMedian()),
-                "<= +0.3 ms an invocation, <= +2% an ingest batch", queryMet && ingestMet,
-                details, values);
+                "no-op Metrics: query " + millis3(query.offMedian()) + ", ingest batch "
+                        + Format.millis(ingest.offMedian()),
+                Format.ratio(query.onMedian() / query.offMedian()) + " and "
+                        + Format.ratio(ingest.onMedian() / ingest.offMedian()),
+                "<= +0.3 ms an invocation, <= +2% an ingest batch",
+                queryMet && ingestMet,
+                details,
+                values);
     }
 
     /** (a) The query handler on a warm container: CPU only, so nothing hides the metrics' cost. */
@@ -131,12 +153,18 @@ final class MetricsBench implements Benchmark {
         details.add("an EMF document as printed: " + abbreviated(out.lastEmf()));
         if (side.added() > INVOCATION_BUDGET_MILLIS) {
             metrics.on = true;
-            details.addAll(JfrProfile.profile("the query handler with metrics, " + env.scale(2_000, 100) + " invocations", () -> {
-                for (int i = 0; i < env.scale(2_000, 100); i++) {
-                    invoke(handler, event, "profiled");
-                }
-            }, null, List.of("dev.pulse.metrics.", "software.amazon.lambda.powertools.metrics.",
-                    "software.amazon.cloudwatchlogs.emf.")));
+            details.addAll(JfrProfile.profile(
+                    "the query handler with metrics, " + env.scale(2_000, 100) + " invocations",
+                    () -> {
+                        for (int i = 0; i < env.scale(2_000, 100); i++) {
+                            invoke(handler, event, "profiled");
+                        }
+                    },
+                    null,
+                    List.of(
+                            "dev.pulse.metrics.",
+                            "software.amazon.lambda.powertools.metrics.",
+                            "software.amazon.cloudwatchlogs.emf.")));
         }
         return side;
     }
@@ -151,9 +179,13 @@ final class MetricsBench implements Benchmark {
             PulseConfig cfg = fn.config(table, queueUrl);
             // The singleton is the process's: from here on it is the ingest function's, as in its own container.
             Switchable metrics = new Switchable(PulseMetrics.create("ingest"));
-            IngestHandler handler = IngestFunction.handler(IngestFunction.service(cfg,
-                    env.dynamoAsync(cfg.writeConcurrency() * 2, false),
-                    env.track(IngestEndToEndBench.unusedQueueClient(queueUrl))), metrics, cfg.safetyMarginMillis());
+            IngestHandler handler = IngestFunction.handler(
+                    IngestFunction.service(
+                            cfg,
+                            env.dynamoAsync(cfg.writeConcurrency() * 2, false),
+                            env.track(IngestEndToEndBench.unusedQueueClient(queueUrl))),
+                    metrics,
+                    cfg.safetyMarginMillis());
             long arrival = System.currentTimeMillis();
             List<byte[]> data = IngestEndToEndBench.batchData(BATCH_RECORDS, arrival);
             long datapoints = (long) BATCH_RECORDS * IngestEndToEndBench.PER_RECORD;
@@ -164,8 +196,8 @@ final class MetricsBench implements Benchmark {
                 return event;
             };
             // A context a batch: its remaining time counts down from when it is made, as an invocation's does.
-            java.util.function.Supplier<TestContext> contexts = () -> new TestContext("bench-ingest", "b",
-                    fn.timeoutSeconds() * 1000L, fn.memoryMb());
+            java.util.function.Supplier<TestContext> contexts =
+                    () -> new TestContext("bench-ingest", "b", fn.timeoutSeconds() * 1000L, fn.memoryMb());
             for (int i = 0; i < env.scale(20, 2); i++) {
                 metrics.on = i % 2 == 0;
                 ingest(handler, batches.next(), contexts.get());
@@ -181,11 +213,22 @@ final class MetricsBench implements Benchmark {
                 ingest(handler, event, context);
                 double millis = (System.nanoTime() - t0) / 1e6;
                 if (out.emfDocuments() != documents + (metrics.on ? 1 : 0)) {
-                    wrong.add((out.emfDocuments() - documents) + " documents for one batch, metrics " + (metrics.on ? "on" : "off"));
+                    wrong.add((out.emfDocuments() - documents) + " documents for one batch, metrics "
+                            + (metrics.on ? "on" : "off"));
                 } else if (metrics.on) {
                     JsonNode doc = JSON.readTree(out.lastEmf());
-                    for (Map.Entry<String, Long> e : Map.of("RecordsIn", (long) BATCH_RECORDS, "DatapointsIn", datapoints,
-                            "PoisonRecords", 0L, "AlreadyStoredRecords", 0L, "BatchFailures", 0L).entrySet()) {
+                    for (Map.Entry<String, Long> e : Map.of(
+                                    "RecordsIn",
+                                    (long) BATCH_RECORDS,
+                                    "DatapointsIn",
+                                    datapoints,
+                                    "PoisonRecords",
+                                    0L,
+                                    "AlreadyStoredRecords",
+                                    0L,
+                                    "BatchFailures",
+                                    0L)
+                            .entrySet()) {
                         if (doc.path(e.getKey()).asLong(-1) != e.getValue()) {
                             wrong.add(e.getKey() + " " + doc.path(e.getKey()) + ", expected " + e.getValue());
                         }
@@ -194,7 +237,8 @@ final class MetricsBench implements Benchmark {
                 return millis;
             });
             if (!wrong.isEmpty()) {
-                throw new IllegalStateException("the batches' EMF documents are wrong: " + wrong.subList(0, Math.min(5, wrong.size())));
+                throw new IllegalStateException(
+                        "the batches' EMF documents are wrong: " + wrong.subList(0, Math.min(5, wrong.size())));
             }
             expectDocuments(out.emfDocuments() - documentsBefore, pairs, "ingest");
             expectText(JSON.readTree(out.lastEmf()), "Service", "ingest");
@@ -269,13 +313,17 @@ final class MetricsBench implements Benchmark {
             int size = on.length / blocks;
             double[] added = new double[blocks];
             for (int b = 0; b < blocks; b++) {
-                added[b] = new Side(Arrays.copyOfRange(on, b * size, (b + 1) * size),
-                        Arrays.copyOfRange(off, b * size, (b + 1) * size), inside).added();
+                added[b] = new Side(
+                                Arrays.copyOfRange(on, b * size, (b + 1) * size),
+                                Arrays.copyOfRange(off, b * size, (b + 1) * size),
+                                inside)
+                        .added();
             }
             return on.length + " pairs: median " + format.formatted(onMedian()) + " with metrics, "
                     + format.formatted(offMedian()) + " without (difference of the medians "
                     + format.formatted(onMedian() - offMedian()) + "); median of the pairs' differences "
-                    + format.formatted(added()) + " (" + signedPercent(relative()) + "), in blocks of " + size + " pairs "
+                    + format.formatted(added()) + " (" + signedPercent(relative()) + "), in blocks of " + size
+                    + " pairs "
                     + Samples.of(added).spread(format) + "; inside Powertools' addMetric and flush: median "
                     + String.format(Locale.ROOT, "%.3f ms", Samples.of(inside).median()) + " an invocation";
         }
@@ -312,7 +360,8 @@ final class MetricsBench implements Benchmark {
     }
 
     private static void invoke(QueryHandler handler, APIGatewayV2HTTPEvent event, String requestId) {
-        APIGatewayV2HTTPResponse r = handler.handleRequest(event, new TestContext("bench-query", requestId, 29_000, 1024));
+        APIGatewayV2HTTPResponse r =
+                handler.handleRequest(event, new TestContext("bench-query", requestId, 29_000, 1024));
         if (r.getStatusCode() != 200) {
             throw new IllegalStateException("query answered " + r.getStatusCode() + ": " + r.getBody());
         }
@@ -334,7 +383,8 @@ final class MetricsBench implements Benchmark {
 
     private static void expectText(JsonNode doc, String member, String want) {
         if (!want.equals(doc.path(member).asText(null))) {
-            throw new IllegalStateException("EMF " + member + " is " + doc.get(member) + ", expected " + want + ": " + doc);
+            throw new IllegalStateException(
+                    "EMF " + member + " is " + doc.get(member) + ", expected " + want + ": " + doc);
         }
     }
 

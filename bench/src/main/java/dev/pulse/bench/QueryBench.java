@@ -1,15 +1,30 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.aggregate.Summary;
 import dev.pulse.bench.internal.JfrProfile;
-import dev.pulse.testing.StdoutCapture;
+import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.query.QueryHandler;
-import dev.pulse.store.schema.KeyScheme;
 import dev.pulse.store.codec.RollupItems;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.testing.StdoutCapture;
 import dev.pulse.testing.TestContext;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -30,6 +45,7 @@ final class QueryBench implements Benchmark {
     static final double TARGET_RATIO = 10;
     /** For the whole query (all its pages), as a dashboard panel waits for it. */
     static final double TARGET_WARM_P99_MS = 20;
+
     static final double TARGET_COLD_MS = 1_000;
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -111,17 +127,22 @@ final class QueryBench implements Benchmark {
             List<Double> shiftedFull = new ArrayList<>();
             long shiftedEnd = System.nanoTime() + env.scale(30, 5) * 1_000_000_000L;
             while (shiftedFull.size() < env.scale(100, 10) && System.nanoTime() < shiftedEnd) {
-                shiftedFull.add(fullQuery(shifted, data, stats, false, out, null, shift).handlerMillis());
+                shiftedFull.add(
+                        fullQuery(shifted, data, stats, false, out, null, shift).handlerMillis());
             }
-            Samples shiftedMs = Samples.of(shiftedFull.stream().mapToDouble(Double::doubleValue).toArray());
-            Samples pageMs = Samples.of(perPage.stream().mapToDouble(Double::doubleValue).toArray());
-            Samples warmMs = Samples.of(warmFull.stream().mapToDouble(Double::doubleValue).toArray());
+            Samples shiftedMs = Samples.of(
+                    shiftedFull.stream().mapToDouble(Double::doubleValue).toArray());
+            Samples pageMs =
+                    Samples.of(perPage.stream().mapToDouble(Double::doubleValue).toArray());
+            Samples warmMs = Samples.of(
+                    warmFull.stream().mapToDouble(Double::doubleValue).toArray());
             if (out.emfDocuments() == 0) {
                 throw new IllegalStateException("the query handler wrote no EMF document");
             }
 
             double ratio = baselineFullMs / coldMs.median();
-            boolean met = ratio >= TARGET_RATIO && warmMs.percentile(99) <= TARGET_WARM_P99_MS
+            boolean met = ratio >= TARGET_RATIO
+                    && warmMs.percentile(99) <= TARGET_WARM_P99_MS
                     && coldMs.median() <= TARGET_COLD_MS;
             // (the PromQL line's targets join `met` below, once it has run)
             details.add("cold container, whole query (" + coldRun.pages() + " pages, the handler's time summed): "
@@ -129,8 +150,10 @@ final class QueryBench implements Benchmark {
                     + String.format(java.util.Locale.ROOT, "%.1f", coldRun.readUnits()) + " read capacity units ("
                     + Format.count(Math.round(coldRun.itemsRead() * data.hourlyItemBytes())) + " bytes)");
             details.add("N+1 baseline: " + reads + " sequential GetItem for " + baselineSeries + " series in "
-                    + Format.millis(baselineMs) + (baselineSeries < data.series().size()
-                    ? ", scaled to " + data.series().size() + " series: " + Format.millis(baselineFullMs) : ""));
+                    + Format.millis(baselineMs)
+                    + (baselineSeries < data.series().size()
+                            ? ", scaled to " + data.series().size() + " series: " + Format.millis(baselineFullMs)
+                            : ""));
             details.add("warm container, whole query: p50 " + Format.millis(warmMs.median()) + ", p99 "
                     + Format.millis(warmMs.percentile(99)) + ", max " + Format.millis(warmMs.max()) + " over "
                     + warmMs.size() + " queries; items read " + warmItems);
@@ -140,23 +163,31 @@ final class QueryBench implements Benchmark {
             details.add("warm container, per invocation (page): p50 " + Format.millis(pageMs.median()) + ", p90 "
                     + Format.millis(pageMs.percentile(90)) + ", p99 " + Format.millis(pageMs.percentile(99)) + ", max "
                     + Format.millis(pageMs.max()) + " over " + pageMs.size());
-            details.add("dataset: " + data.series().size() + " series, " + data.itemsWritten() + " rollup items; a full hourly"
-                    + " item " + Format.count(data.hourlyItemBytes()) + " bytes, a daily item " + Format.count(data.dailyItemBytes()));
+            details.add("dataset: " + data.series().size() + " series, " + data.itemsWritten()
+                    + " rollup items; a full hourly" + " item " + Format.count(data.hourlyItemBytes())
+                    + " bytes, a daily item " + Format.count(data.dailyItemBytes()));
             if (warmMs.percentile(99) > TARGET_WARM_P99_MS) {
                 QueryHandler profiled = data.handler(client, metrics());
                 fullQuery(profiled, data, stats, false, out, null);
-                details.addAll(JfrProfile.profile("warm query, " + env.scale(100, 5) + " times", () -> {
-                    for (int i = 0; i < env.scale(100, 5); i++) {
-                        fullQuery(profiled, data, stats, false, out, null);
-                    }
-                }, null));
+                details.addAll(JfrProfile.profile(
+                        "warm query, " + env.scale(100, 5) + " times",
+                        () -> {
+                            for (int i = 0; i < env.scale(100, 5); i++) {
+                                fullQuery(profiled, data, stats, false, out, null);
+                            }
+                        },
+                        null));
             }
             if (coldMs.median() > TARGET_COLD_MS) {
-                details.addAll(JfrProfile.profile("cold query, " + env.scale(5, 2) + " times", () -> {
-                    for (int i = 0; i < env.scale(5, 2); i++) {
-                        fullQuery(data.handler(client, metrics()), data, stats, false, out, null);
-                    }
-                }, null, List.of("dev.pulse.", "com.datadoghq.", "software.amazon.awssdk.")));
+                details.addAll(JfrProfile.profile(
+                        "cold query, " + env.scale(5, 2) + " times",
+                        () -> {
+                            for (int i = 0; i < env.scale(5, 2); i++) {
+                                fullQuery(data.handler(client, metrics()), data, stats, false, out, null);
+                            }
+                        },
+                        null,
+                        List.of("dev.pulse.", "com.datadoghq.", "software.amazon.awssdk.")));
             }
             PromQlRun promql = promQlDashboard(env, data, client, details);
             values.put("promqlColdDashboardMillis", promql.coldDashboard().median());
@@ -175,14 +206,20 @@ final class QueryBench implements Benchmark {
             values.put("dailyItemBytes", data.dailyItemBytes());
             boolean promqlMet = promql.coldDashboard().median() <= TARGET_COLD_MS
                     && promql.warmPanel().percentile(99) <= TARGET_WARM_P99_MS;
-            return new Result(name(),
-                    Format.millis(coldMs.median()) + " for " + data.series().size() + " series x 24 h at PT5M, cold; warm p99 "
+            return new Result(
+                    name(),
+                    Format.millis(coldMs.median()) + " for " + data.series().size()
+                            + " series x 24 h at PT5M, cold; warm p99 "
                             + Format.millis(warmMs.percentile(99)) + " for the whole query; PromQL 10-panel dashboard "
                             + Format.millis(promql.coldDashboard().median()) + " cold, warm p99 "
                             + Format.millis(promql.warmPanel().percentile(99)) + " a panel",
-                    "N+1 " + Format.millis(baselineFullMs), Format.times(ratio),
+                    "N+1 " + Format.millis(baselineFullMs),
+                    Format.times(ratio),
                     ">= 10x, cold <= 1 s and warm p99 <= 20 ms (native query and PromQL dashboard: cold <= 1 s, warm p99"
-                            + " <= 20 ms a panel)", met && promqlMet, details, values);
+                            + " <= 20 ms a panel)",
+                    met && promqlMet,
+                    details,
+                    values);
         }
     }
 
@@ -205,11 +242,10 @@ final class QueryBench implements Benchmark {
             "max by (service) (max_over_time({__name__=\"api.latency\"}[5m]))");
 
     /** Cold: whole dashboards on new containers; warm: each panel again and again on one container. */
-    record PromQlRun(Samples coldDashboard, Samples warmPanel) {
-    }
+    record PromQlRun(Samples coldDashboard, Samples warmPanel) {}
 
-    private static PromQlRun promQlDashboard(BenchEnv env, QueryDataset data, DynamoDbAsyncClient client,
-            List<String> details) throws Exception {
+    private static PromQlRun promQlDashboard(
+            BenchEnv env, QueryDataset data, DynamoDbAsyncClient client, List<String> details) throws Exception {
         for (int i = 0; i < env.scale(3, 1); i++) {
             dashboard(data.handler(client, metrics()), data, true, null);
         }
@@ -227,14 +263,16 @@ final class QueryBench implements Benchmark {
             dashboard(warm, data, false, panels);
         }
         Samples coldMs = Samples.of(cold);
-        Samples panelMs = Samples.of(panels.stream().mapToDouble(Double::doubleValue).toArray());
+        Samples panelMs =
+                Samples.of(panels.stream().mapToDouble(Double::doubleValue).toArray());
         // Per panel (the warm runs hold the panels in order): which expressions decide the p99.
         for (int k = 0; k < PROMQL_PANELS.size(); k++) {
             List<Double> own = new ArrayList<>();
             for (int i = k; i < panels.size(); i += PROMQL_PANELS.size()) {
                 own.add(panels.get(i));
             }
-            Samples ms = Samples.of(own.stream().mapToDouble(Double::doubleValue).toArray());
+            Samples ms =
+                    Samples.of(own.stream().mapToDouble(Double::doubleValue).toArray());
             details.add("  warm panel " + (k + 1) + " `" + PROMQL_PANELS.get(k) + "`: p50 " + Format.millis(ms.median())
                     + ", max " + Format.millis(ms.max()));
         }
@@ -259,14 +297,23 @@ final class QueryBench implements Benchmark {
             String query = "query=" + java.net.URLEncoder.encode(panel, java.nio.charset.StandardCharsets.UTF_8)
                     + "&start=" + start + "&end=" + end + "&step=300";
             com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent e =
-                    com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent.builder().withVersion("2.0")
-                            .withRawPath("/prometheus/api/v1/query_range").withRawQueryString(query)
-                            .withHeaders(Map.of()).withIsBase64Encoded(false)
-                            .withRequestContext(com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent
-                                    .RequestContext.builder().withHttp(com.amazonaws.services.lambda.runtime.events
-                                            .APIGatewayV2HTTPEvent.RequestContext.Http.builder().withMethod("GET")
-                                            .withPath("/prometheus/api/v1/query_range").build())
-                                    .withRequestId("bench").withStage("$default").build())
+                    com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent.builder()
+                            .withVersion("2.0")
+                            .withRawPath("/prometheus/api/v1/query_range")
+                            .withRawQueryString(query)
+                            .withHeaders(Map.of())
+                            .withIsBase64Encoded(false)
+                            .withRequestContext(
+                                    com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent.RequestContext
+                                            .builder()
+                                            .withHttp(com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent
+                                                    .RequestContext.Http.builder()
+                                                    .withMethod("GET")
+                                                    .withPath("/prometheus/api/v1/query_range")
+                                                    .build())
+                                            .withRequestId("bench")
+                                            .withStage("$default")
+                                            .build())
                             .build();
             long t0 = System.nanoTime();
             APIGatewayV2HTTPResponse r = handler.handleRequest(e, new TestContext("bench-promql", "p", 29_000, 1024));
@@ -276,8 +323,8 @@ final class QueryBench implements Benchmark {
                 panelMillis.add(ms);
             }
             if (r.getStatusCode() != 200) {
-                throw new IllegalStateException("PromQL panel " + panel + " answered " + r.getStatusCode() + ": "
-                        + r.getBody());
+                throw new IllegalStateException(
+                        "PromQL panel " + panel + " answered " + r.getStatusCode() + ": " + r.getBody());
             }
             if (check) {
                 JsonNode result = JSON.readTree(r.getBody()).at("/data/result");
@@ -293,8 +340,8 @@ final class QueryBench implements Benchmark {
                         }
                         double got = Double.parseDouble(v.get(1).asText()) * 300;
                         if (Math.abs(got - want) > 1e-6 * want) {
-                            throw new IllegalStateException("PromQL request rate x 300 s at " + v.get(0).asLong() + ": "
-                                    + got + ", the dataset holds " + want);
+                            throw new IllegalStateException("PromQL request rate x 300 s at "
+                                    + v.get(0).asLong() + ": " + got + ", the dataset holds " + want);
                         }
                     }
                 }
@@ -311,12 +358,17 @@ final class QueryBench implements Benchmark {
      * One whole query: its pages, the handler's time summed over them (what the client waits for, less the
      * network), and the items and read capacity units the handler reported in its EMF documents.
      */
-    record QueryRun(int pages, double handlerMillis, long itemsRead, double readUnits) {
-    }
+    record QueryRun(int pages, double handlerMillis, long itemsRead, double readUnits) {}
 
     /** The whole query, page after page; checked against the dataset when {@code check}. */
-    static QueryRun fullQuery(QueryHandler handler, QueryDataset data, List<String> stats, boolean check,
-            StdoutCapture out, List<Double> pageMillis) throws Exception {
+    static QueryRun fullQuery(
+            QueryHandler handler,
+            QueryDataset data,
+            List<String> stats,
+            boolean check,
+            StdoutCapture out,
+            List<Double> pageMillis)
+            throws Exception {
         return fullQuery(handler, data, stats, check, out, pageMillis, 0);
     }
 
@@ -324,8 +376,15 @@ final class QueryBench implements Benchmark {
      * As above for the day moved by {@code shiftMillis} (whole minutes): its buckets straddle the hours, so the
      * check is each series' total count (the day's, less the minutes moved out of it: no data follows the day).
      */
-    static QueryRun fullQuery(QueryHandler handler, QueryDataset data, List<String> stats, boolean check,
-            StdoutCapture out, List<Double> pageMillis, long shiftMillis) throws Exception {
+    static QueryRun fullQuery(
+            QueryHandler handler,
+            QueryDataset data,
+            List<String> stats,
+            boolean check,
+            StdoutCapture out,
+            List<Double> pageMillis,
+            long shiftMillis)
+            throws Exception {
         String token = null;
         int pages = 0;
         double handlerMillis = 0;
@@ -335,8 +394,8 @@ final class QueryBench implements Benchmark {
         int seen = 0;
         do {
             long t0 = System.nanoTime();
-            APIGatewayV2HTTPResponse r = handler.handleRequest(data.event(stats, token, shiftMillis),
-                    new TestContext("bench-query", "q" + pages, 29_000, 1024));
+            APIGatewayV2HTTPResponse r = handler.handleRequest(
+                    data.event(stats, token, shiftMillis), new TestContext("bench-query", "q" + pages, 29_000, 1024));
             double ms = (System.nanoTime() - t0) / 1e6;
             handlerMillis += ms;
             if (pageMillis != null) {
@@ -372,7 +431,9 @@ final class QueryBench implements Benchmark {
                     seen++;
                 }
             }
-            token = body.path("nextToken").isNull() ? null : body.path("nextToken").asText();
+            token = body.path("nextToken").isNull()
+                    ? null
+                    : body.path("nextToken").asText();
         } while (token != null);
         if (check && seen != expected.size()) {
             throw new IllegalStateException("the query answered " + seen + " of " + expected.size() + " series");
@@ -387,7 +448,8 @@ final class QueryBench implements Benchmark {
         for (int b = 0; b < QueryDataset.BUCKETS; b++) {
             long count = values.path("count").get(b).asLong();
             double avg = values.path("avg").get(b).asDouble();
-            if (count != want.counts()[b] || Math.abs(avg - want.sums()[b] / count) > 1e-9 * Math.abs(avg)
+            if (count != want.counts()[b]
+                    || Math.abs(avg - want.sums()[b] / count) > 1e-9 * Math.abs(avg)
                     || values.path("max").get(b).asDouble() != want.maxima()[b]) {
                 throw new IllegalStateException("wrong answer for " + want.key() + " bucket " + b + ": count " + count
                         + " avg " + avg + ", expected " + want.counts()[b] + " / " + want.sums()[b] / want.counts()[b]);
@@ -405,9 +467,11 @@ final class QueryBench implements Benchmark {
             for (int b = 0; b < QueryDataset.BUCKETS; b++) {
                 long bucketStart = QueryDataset.DAY_START + b * QueryDataset.BUCKET;
                 long hourStart = Math.floorDiv(bucketStart, QueryDataset.HOUR) * QueryDataset.HOUR;
-                Map<String, AttributeValue> item = client.getItem(g -> g.tableName(data.table()).key(Map.of(
-                        KeyScheme.PK, AttributeValue.fromS(KeyScheme.hourlyPk(s.key(), hourStart)),
-                        KeyScheme.SK, AttributeValue.fromS(KeyScheme.hour(hourStart))))).item();
+                Map<String, AttributeValue> item = client.getItem(g -> g.tableName(data.table())
+                                .key(Map.of(
+                                        KeyScheme.PK, AttributeValue.fromS(KeyScheme.hourlyPk(s.key(), hourStart)),
+                                        KeyScheme.SK, AttributeValue.fromS(KeyScheme.hour(hourStart)))))
+                        .item();
                 reads++;
                 SortedMap<Integer, Summary> minutes = RollupItems.buckets(item, RollupItems.MINUTES, true);
                 Summary bucket = new Summary();

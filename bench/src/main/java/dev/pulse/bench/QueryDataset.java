@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
@@ -13,8 +28,8 @@ import dev.pulse.query.QueryFunction;
 import dev.pulse.query.QueryHandler;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.write.DynamoDbStore;
 import dev.pulse.store.codec.RollupItems;
+import dev.pulse.store.write.DynamoDbStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,13 +66,13 @@ public final class QueryDataset {
      */
     static final dev.pulse.model.MetricKind OTLP_KIND = dev.pulse.model.MetricKind.histogram(
             dev.pulse.model.MetricKind.Temporality.DELTA, "ms", List.of(10.0, 100.0, 1000.0, 5000.0));
+
     private static final ObjectMapper JSON = new ObjectMapper();
     /** The query function never writes to its dead-letter queue; its configuration still names one. */
     static final String UNUSED_QUEUE = "http://127.0.0.1:9/123456789012/unused";
 
     /** One series of the dataset with what every PT5M bucket must answer. */
-    record Series(String name, Map<String, String> dims, String key, long[] counts, double[] sums, double[] maxima) {
-    }
+    record Series(String name, Map<String, String> dims, String key, long[] counts, double[] sums, double[] maxima) {}
 
     private final PulseConfig config;
     private final String table;
@@ -66,7 +81,12 @@ public final class QueryDataset {
     private final double hourlyItemBytes;
     private final double dailyItemBytes;
 
-    private QueryDataset(PulseConfig config, String table, List<Series> series, int itemsWritten, double hourlyItemBytes,
+    private QueryDataset(
+            PulseConfig config,
+            String table,
+            List<Series> series,
+            int itemsWritten,
+            double hourlyItemBytes,
             double dailyItemBytes) {
         this.config = config;
         this.table = table;
@@ -88,7 +108,8 @@ public final class QueryDataset {
         for (int s = 0; s < seriesCount; s++) {
             Map<String, String> dims = dims(s);
             String key = SeriesKey.of("api.latency", dims);
-            Series ser = new Series("api.latency", dims, key, new long[BUCKETS], new double[BUCKETS], new double[BUCKETS]);
+            Series ser =
+                    new Series("api.latency", dims, key, new long[BUCKETS], new double[BUCKETS], new double[BUCKETS]);
             java.util.Arrays.fill(ser.maxima(), Double.NEGATIVE_INFINITY);
             List<Map<String, AttributeValue>> batch = new ArrayList<>(25);
             SortedMap<Integer, Summary> hours = new TreeMap<>();
@@ -118,14 +139,23 @@ public final class QueryDataset {
             items += batch.size();
             // The catalog entry, as ingest writes it for an OTLP delta histogram: the PromQL dashboard's selectors
             // find the series (and their OpenTelemetry names) through it.
-            batch.add(new java.util.HashMap<>(dev.pulse.store.codec.PartialItems.catalog(key, "api.latency", dims, OTLP_KIND)));
+            batch.add(new java.util.HashMap<>(
+                    dev.pulse.store.codec.PartialItems.catalog(key, "api.latency", dims, OTLP_KIND)));
             store.writeAll(batch, Deadline.inMillis(60_000)).join();
             all.add(ser);
         }
-        store.writeAll(List.of(new java.util.HashMap<>(dev.pulse.store.codec.PartialItems.name("api.latency", OTLP_KIND))),
-                Deadline.inMillis(60_000)).join();
+        store.writeAll(
+                        List.of(new java.util.HashMap<>(
+                                dev.pulse.store.codec.PartialItems.name("api.latency", OTLP_KIND))),
+                        Deadline.inMillis(60_000))
+                .join();
         PulseConfig config = FunctionSettings.load(env.root(), "QueryFunction").config(table, UNUSED_QUEUE);
-        return new QueryDataset(config, table, List.copyOf(all), items, hourlyBytes / (24.0 * seriesCount),
+        return new QueryDataset(
+                config,
+                table,
+                List.copyOf(all),
+                items,
+                hourlyBytes / (24.0 * seriesCount),
                 (double) dailyBytes / seriesCount);
     }
 
@@ -134,8 +164,11 @@ public final class QueryDataset {
      * buckets) to {@code file}; {@link #load} reads it back.
      */
     void save(Path file) throws IOException {
-        ObjectNode root = JSON.createObjectNode().put("table", table).put("itemsWritten", itemsWritten)
-                .put("hourlyItemBytes", hourlyItemBytes).put("dailyItemBytes", dailyItemBytes);
+        ObjectNode root = JSON.createObjectNode()
+                .put("table", table)
+                .put("itemsWritten", itemsWritten)
+                .put("hourlyItemBytes", hourlyItemBytes)
+                .put("dailyItemBytes", dailyItemBytes);
         root.set("series", JSON.valueToTree(series));
         Files.createDirectories(file.toAbsolutePath().getParent());
         JSON.writeValue(file.toFile(), root);
@@ -145,10 +178,15 @@ public final class QueryDataset {
     static QueryDataset load(Path file, Path repository) throws IOException {
         JsonNode root = JSON.readTree(file.toFile());
         String table = root.path("table").asText();
-        List<Series> series = JSON.convertValue(root.path("series"), new TypeReference<List<Series>>() { });
+        List<Series> series = JSON.convertValue(root.path("series"), new TypeReference<List<Series>>() {});
         PulseConfig config = FunctionSettings.load(repository, "QueryFunction").config(table, UNUSED_QUEUE);
-        return new QueryDataset(config, table, List.copyOf(series), root.path("itemsWritten").asInt(),
-                root.path("hourlyItemBytes").asDouble(), root.path("dailyItemBytes").asDouble());
+        return new QueryDataset(
+                config,
+                table,
+                List.copyOf(series),
+                root.path("itemsWritten").asInt(),
+                root.path("hourlyItemBytes").asDouble(),
+                root.path("dailyItemBytes").asDouble());
     }
 
     /** Average size of a full hourly item (60 minute summaries), as DynamoDB counts it for capacity units. */
@@ -236,7 +274,8 @@ public final class QueryDataset {
         return event(seriesCount, stats, nextToken, 0);
     }
 
-    private static APIGatewayV2HTTPEvent event(int seriesCount, List<String> stats, String nextToken, long shiftMillis) {
+    private static APIGatewayV2HTTPEvent event(
+            int seriesCount, List<String> stats, String nextToken, long shiftMillis) {
         ObjectNode body = JSON.createObjectNode();
         ArrayNode list = body.putArray("series");
         for (int s = 0; s < seriesCount; s++) {
@@ -245,7 +284,9 @@ public final class QueryDataset {
             dims(s).forEach(d::put);
         }
         body.put("start", Instant.ofEpochMilli(DAY_START + shiftMillis).toString());
-        body.put("end", Instant.ofEpochMilli(DAY_START + shiftMillis + 86_400_000L).toString());
+        body.put(
+                "end",
+                Instant.ofEpochMilli(DAY_START + shiftMillis + 86_400_000L).toString());
         body.put("period", "PT5M");
         stats.forEach(body.putArray("stats")::add);
         if (nextToken != null) {
@@ -257,8 +298,14 @@ public final class QueryDataset {
                 .withRawPath("/query")
                 .withHeaders(Map.of("content-type", "application/json"))
                 .withRequestContext(APIGatewayV2HTTPEvent.RequestContext.builder()
-                        .withHttp(APIGatewayV2HTTPEvent.RequestContext.Http.builder().withMethod("POST").withPath("/query").build())
-                        .withRequestId("bench").withRouteKey("POST /query").withStage("$default").build())
+                        .withHttp(APIGatewayV2HTTPEvent.RequestContext.Http.builder()
+                                .withMethod("POST")
+                                .withPath("/query")
+                                .build())
+                        .withRequestId("bench")
+                        .withRouteKey("POST /query")
+                        .withStage("$default")
+                        .build())
                 .withBody(body.toString())
                 .withIsBase64Encoded(false)
                 .build();

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -21,16 +36,29 @@ public final class Report {
     static final String END = "<!-- make bench: end -->";
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-    private Report() {
-    }
+    private Report() {}
 
     /** The generated part of the document. */
-    static String render(String command, String machine, String date, String commit, List<Benchmark> benches,
-            List<Result> results, List<Double> seconds, double totalSeconds) {
+    static String render(
+            String command,
+            String machine,
+            String date,
+            String commit,
+            List<Benchmark> benches,
+            List<Result> results,
+            List<Double> seconds,
+            double totalSeconds) {
         StringBuilder md = new StringBuilder();
         md.append(BEGIN).append("\n\n");
-        md.append("Run: `").append(command).append("` on ").append(date).append(" at commit `").append(commit)
-                .append("`  \nMachine: ").append(machine).append("\n\n");
+        md.append("Run: `")
+                .append(command)
+                .append("` on ")
+                .append(date)
+                .append(" at commit `")
+                .append(commit)
+                .append("`  \nMachine: ")
+                .append(machine)
+                .append("\n\n");
         md.append("```\n");
         results.forEach(r -> md.append(r.line()).append('\n'));
         md.append("```\n\n");
@@ -56,9 +84,15 @@ public final class Report {
     static String wallTimes(List<Result> results, List<Double> seconds, double totalSeconds) {
         StringBuilder md = new StringBuilder("| benchmark | wall time |\n|---|---:|\n");
         for (int i = 0; i < results.size(); i++) {
-            md.append("| ").append(results.get(i).name()).append(" | ").append(duration(seconds.get(i))).append(" |\n");
+            md.append("| ")
+                    .append(results.get(i).name())
+                    .append(" | ")
+                    .append(duration(seconds.get(i)))
+                    .append(" |\n");
         }
-        md.append("| **all of the above** (emulators included) | **").append(duration(totalSeconds)).append("** |\n");
+        md.append("| **all of the above** (emulators included) | **")
+                .append(duration(totalSeconds))
+                .append("** |\n");
         return md.toString();
     }
 
@@ -84,8 +118,16 @@ public final class Report {
         Files.writeString(markdown, splice(doc, generated), StandardCharsets.UTF_8);
     }
 
-    static void writeJson(Path file, String command, String machine, String date, String commit, List<Result> results,
-            List<Double> seconds, double totalSeconds) throws IOException {
+    static void writeJson(
+            Path file,
+            String command,
+            String machine,
+            String date,
+            String commit,
+            List<Result> results,
+            List<Double> seconds,
+            double totalSeconds)
+            throws IOException {
         ObjectNode root = JSON.createObjectNode();
         root.put("command", command).put("machine", machine).put("date", date).put("commit", commit);
         root.put("seconds", Math.round(totalSeconds * 10) / 10.0);

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,13 +58,17 @@ class CapacityMeterTest {
 
     @Test
     void modifyRequest_whenAnyDynamoDbCall_asksForTheConsumedCapacityWithIndexes() {
-        List<SdkRequest> requests = List.of(QueryRequest.builder().tableName(TABLE).build(),
-                PutItemRequest.builder().tableName(TABLE).build(), UpdateItemRequest.builder().tableName(TABLE).build(),
-                BatchWriteItemRequest.builder().build(), BatchGetItemRequest.builder().build(),
+        List<SdkRequest> requests = List.of(
+                QueryRequest.builder().tableName(TABLE).build(),
+                PutItemRequest.builder().tableName(TABLE).build(),
+                UpdateItemRequest.builder().tableName(TABLE).build(),
+                BatchWriteItemRequest.builder().build(),
+                BatchGetItemRequest.builder().build(),
                 GetItemRequest.builder().tableName(TABLE).build());
         for (SdkRequest r : requests) {
             SdkRequest out = ingest.modifyRequest(() -> r, new ExecutionAttributes());
-            assertThat(out.getValueForField("ReturnConsumedCapacity", String.class)).as(r.getClass().getSimpleName())
+            assertThat(out.getValueForField("ReturnConsumedCapacity", String.class))
+                    .as(r.getClass().getSimpleName())
                     .contains(ReturnConsumedCapacity.INDEXES.toString());
         }
     }
@@ -58,12 +77,15 @@ class CapacityMeterTest {
     void record_whenBatchOfPartialsAndCatalog_splitsTheReportedTotalByEachItemsUnits() {
         Map<String, AttributeValue> small = partial("a", 100);
         Map<String, AttributeValue> large = partial("b", 1500); // two write units
-        Map<String, AttributeValue> catalog = Map.of(KeyScheme.PK, s(KeyScheme.catalogPk("api.latency")),
-                KeyScheme.SK, s("api.latency{}"));
-        BatchWriteItemRequest request = BatchWriteItemRequest.builder().requestItems(Map.of(TABLE, List.of(put(small), put(large),
-                put(catalog)))).build();
+        Map<String, AttributeValue> catalog =
+                Map.of(KeyScheme.PK, s(KeyScheme.catalogPk("api.latency")), KeyScheme.SK, s("api.latency{}"));
+        BatchWriteItemRequest request = BatchWriteItemRequest.builder()
+                .requestItems(Map.of(TABLE, List.of(put(small), put(large), put(catalog))))
+                .build();
 
-        ingest.record(request, BatchWriteItemResponse.builder().consumedCapacity(cc(4.0, 0)).build());
+        ingest.record(
+                request,
+                BatchWriteItemResponse.builder().consumedCapacity(cc(4.0, 0)).build());
 
         assertThat(ingest.tally(Term.PARTIALS).units()).isEqualTo(3.0);
         assertThat(ingest.tally(Term.PARTIALS).items()).isEqualTo(2);
@@ -76,10 +98,13 @@ class CapacityMeterTest {
 
     @Test
     void record_whenReportedTotalDiffersFromItemSizes_countsAMismatchAndKeepsTheReportedTotal() {
-        BatchWriteItemRequest request = BatchWriteItemRequest.builder().requestItems(Map.of(TABLE, List.of(put(partial("a", 10)))))
+        BatchWriteItemRequest request = BatchWriteItemRequest.builder()
+                .requestItems(Map.of(TABLE, List.of(put(partial("a", 10)))))
                 .build();
 
-        ingest.record(request, BatchWriteItemResponse.builder().consumedCapacity(cc(2.0, 0)).build());
+        ingest.record(
+                request,
+                BatchWriteItemResponse.builder().consumedCapacity(cc(2.0, 0)).build());
 
         assertThat(ingest.tally(Term.PARTIALS).units()).isEqualTo(2.0);
         assertThat(ingest.sizeChecks()).containsExactly(1, 1);
@@ -87,8 +112,12 @@ class CapacityMeterTest {
 
     @Test
     void record_whenIngestSetsMarks_filesHourAndDayMarksWithTheirIndexWrites() {
-        ingest.record(mark(KeyScheme.hourlyPk("s{}", HOUR), KeyScheme.hour(HOUR)), UpdateItemResponse.builder().consumedCapacity(cc(2, 1)).build());
-        ingest.record(mark(KeyScheme.dailyPk("s{}", HOUR), KeyScheme.day(HOUR)), UpdateItemResponse.builder().consumedCapacity(cc(2, 1)).build());
+        ingest.record(
+                mark(KeyScheme.hourlyPk("s{}", HOUR), KeyScheme.hour(HOUR)),
+                UpdateItemResponse.builder().consumedCapacity(cc(2, 1)).build());
+        ingest.record(
+                mark(KeyScheme.dailyPk("s{}", HOUR), KeyScheme.day(HOUR)),
+                UpdateItemResponse.builder().consumedCapacity(cc(2, 1)).build());
 
         assertThat(ingest.tally(Term.HOUR_MARKS).units()).isEqualTo(2);
         assertThat(ingest.tally(Term.HOUR_MARKS).indexUnits()).isEqualTo(1);
@@ -99,14 +128,28 @@ class CapacityMeterTest {
     @Test
     void record_whenTheBuilderPutsRollups_filesHourlyAndDailyWritesAndReplacesTheMarkOnlyItem() {
         String pk = KeyScheme.hourlyPk("s{}", HOUR);
-        ingest.record(mark(pk, KeyScheme.hour(HOUR)), UpdateItemResponse.builder().consumedCapacity(cc(2, 1)).build());
-        Map<String, AttributeValue> hourly = new HashMap<>(Map.of(KeyScheme.PK, s(pk), KeyScheme.SK, s(KeyScheme.hour(HOUR)),
-                "b", AttributeValue.fromB(SdkBytes.fromByteArray(new byte[2000]))));
+        ingest.record(
+                mark(pk, KeyScheme.hour(HOUR)),
+                UpdateItemResponse.builder().consumedCapacity(cc(2, 1)).build());
+        Map<String, AttributeValue> hourly = new HashMap<>(Map.of(
+                KeyScheme.PK,
+                s(pk),
+                KeyScheme.SK,
+                s(KeyScheme.hour(HOUR)),
+                "b",
+                AttributeValue.fromB(SdkBytes.fromByteArray(new byte[2000]))));
 
-        compact.record(PutItemRequest.builder().tableName(TABLE).item(hourly).build(),
-                PutItemResponse.builder().consumedCapacity(ConsumedCapacity.builder().capacityUnits(3.0)
-                        .table(Capacity.builder().capacityUnits(2.0).build())
-                        .globalSecondaryIndexes(Map.of("due", Capacity.builder().capacityUnits(1.0).build())).build()).build());
+        compact.record(
+                PutItemRequest.builder().tableName(TABLE).item(hourly).build(),
+                PutItemResponse.builder()
+                        .consumedCapacity(ConsumedCapacity.builder()
+                                .capacityUnits(3.0)
+                                .table(Capacity.builder().capacityUnits(2.0).build())
+                                .globalSecondaryIndexes(Map.of(
+                                        "due",
+                                        Capacity.builder().capacityUnits(1.0).build()))
+                                .build())
+                        .build());
 
         assertThat(compact.tally(Term.HOURLY_BUILD_WRITES).units()).isEqualTo(3);
         assertThat(compact.tally(Term.HOURLY_BUILD_WRITES).indexUnits()).isEqualTo(1);
@@ -117,16 +160,31 @@ class CapacityMeterTest {
 
     @Test
     void record_whenQueriesFindNothing_chargesDynamoDbsMinimumRead() {
-        QueryRequest scan = QueryRequest.builder().tableName(TABLE).indexName("due").expressionAttributeValues(
-                Map.of(":q", s("2026-11-20T22#0"))).build();
-        QueryRequest partials = QueryRequest.builder().tableName(TABLE).consistentRead(true).expressionAttributeValues(
-                Map.of(":pk", s(KeyScheme.partialPk("s{}", HOUR)))).build();
-        QueryRequest hours = QueryRequest.builder().tableName(TABLE).consistentRead(true).expressionAttributeValues(
-                Map.of(":pk", s(KeyScheme.hourlyPk("s{}", HOUR)))).build();
+        QueryRequest scan = QueryRequest.builder()
+                .tableName(TABLE)
+                .indexName("due")
+                .expressionAttributeValues(Map.of(":q", s("2026-11-20T22#0")))
+                .build();
+        QueryRequest partials = QueryRequest.builder()
+                .tableName(TABLE)
+                .consistentRead(true)
+                .expressionAttributeValues(Map.of(":pk", s(KeyScheme.partialPk("s{}", HOUR))))
+                .build();
+        QueryRequest hours = QueryRequest.builder()
+                .tableName(TABLE)
+                .consistentRead(true)
+                .expressionAttributeValues(Map.of(":pk", s(KeyScheme.hourlyPk("s{}", HOUR))))
+                .build();
 
-        compact.record(scan, QueryResponse.builder().count(0).consumedCapacity(cc(0, 0)).build());
-        compact.record(partials, QueryResponse.builder().count(0).consumedCapacity(cc(0, 0)).build());
-        compact.record(hours, QueryResponse.builder().count(2).consumedCapacity(cc(3, 0)).build());
+        compact.record(
+                scan,
+                QueryResponse.builder().count(0).consumedCapacity(cc(0, 0)).build());
+        compact.record(
+                partials,
+                QueryResponse.builder().count(0).consumedCapacity(cc(0, 0)).build());
+        compact.record(
+                hours,
+                QueryResponse.builder().count(2).consumedCapacity(cc(3, 0)).build());
 
         assertThat(compact.tally(Term.QUEUE_SCANS).units()).isEqualTo(0.5);
         assertThat(compact.tally(Term.QUEUE_SCANS).floorUnits()).isEqualTo(0.5);
@@ -137,17 +195,34 @@ class CapacityMeterTest {
 
     @Test
     void record_whenTheQueryReadsPartialsAndRollups_filesThemApartAndChargesKeysWithoutItems() {
-        QueryRequest partials = QueryRequest.builder().tableName(TABLE).expressionAttributeValues(
-                Map.of(":pk", s(KeyScheme.partialPk("s{}", HOUR)))).build();
-        query.record(partials, QueryResponse.builder().count(1).items(List.of(partial("a", 10))).consumedCapacity(cc(0.5, 0)).build());
-        Map<String, AttributeValue> k1 = Map.of(KeyScheme.PK, s(KeyScheme.hourlyPk("s{}", HOUR)), KeyScheme.SK, s(KeyScheme.hour(HOUR)));
-        Map<String, AttributeValue> k2 = Map.of(KeyScheme.PK, s(KeyScheme.hourlyPk("t{}", HOUR)), KeyScheme.SK, s(KeyScheme.hour(HOUR)));
-        Map<String, AttributeValue> k3 = Map.of(KeyScheme.PK, s(KeyScheme.hourlyPk("u{}", HOUR)), KeyScheme.SK, s(KeyScheme.hour(HOUR)));
-        BatchGetItemRequest get = BatchGetItemRequest.builder().requestItems(Map.of(TABLE,
-                KeysAndAttributes.builder().keys(k1, k2, k3).build())).build();
+        QueryRequest partials = QueryRequest.builder()
+                .tableName(TABLE)
+                .expressionAttributeValues(Map.of(":pk", s(KeyScheme.partialPk("s{}", HOUR))))
+                .build();
+        query.record(
+                partials,
+                QueryResponse.builder()
+                        .count(1)
+                        .items(List.of(partial("a", 10)))
+                        .consumedCapacity(cc(0.5, 0))
+                        .build());
+        Map<String, AttributeValue> k1 =
+                Map.of(KeyScheme.PK, s(KeyScheme.hourlyPk("s{}", HOUR)), KeyScheme.SK, s(KeyScheme.hour(HOUR)));
+        Map<String, AttributeValue> k2 =
+                Map.of(KeyScheme.PK, s(KeyScheme.hourlyPk("t{}", HOUR)), KeyScheme.SK, s(KeyScheme.hour(HOUR)));
+        Map<String, AttributeValue> k3 =
+                Map.of(KeyScheme.PK, s(KeyScheme.hourlyPk("u{}", HOUR)), KeyScheme.SK, s(KeyScheme.hour(HOUR)));
+        BatchGetItemRequest get = BatchGetItemRequest.builder()
+                .requestItems(Map.of(
+                        TABLE, KeysAndAttributes.builder().keys(k1, k2, k3).build()))
+                .build();
 
-        query.record(get, BatchGetItemResponse.builder().responses(Map.of(TABLE, List.of(k1)))
-                .consumedCapacity(List.of(cc(1.0, 0))).build());
+        query.record(
+                get,
+                BatchGetItemResponse.builder()
+                        .responses(Map.of(TABLE, List.of(k1)))
+                        .consumedCapacity(List.of(cc(1.0, 0)))
+                        .build());
 
         assertThat(query.tally(Term.QUERY_PARTIAL_READS).units()).isEqualTo(0.5);
         assertThat(query.tally(Term.QUERY_ROLLUP_READS).reportedUnits()).isEqualTo(1.0);
@@ -158,9 +233,15 @@ class CapacityMeterTest {
 
     @Test
     void onExecutionFailure_whenAConditionalPutLoses_chargesItsItemSize() {
-        Map<String, AttributeValue> item = Map.of(KeyScheme.PK, s(KeyScheme.hourlyPk("s{}", HOUR)), KeyScheme.SK, s(KeyScheme.hour(HOUR)),
-                "b", AttributeValue.fromB(SdkBytes.fromByteArray(new byte[3000])));
-        PutItemRequest put = PutItemRequest.builder().tableName(TABLE).item(item).build();
+        Map<String, AttributeValue> item = Map.of(
+                KeyScheme.PK,
+                s(KeyScheme.hourlyPk("s{}", HOUR)),
+                KeyScheme.SK,
+                s(KeyScheme.hour(HOUR)),
+                "b",
+                AttributeValue.fromB(SdkBytes.fromByteArray(new byte[3000])));
+        PutItemRequest put =
+                PutItemRequest.builder().tableName(TABLE).item(item).build();
 
         compact.onExecutionFailure(failed(put), new ExecutionAttributes());
 
@@ -181,9 +262,11 @@ class CapacityMeterTest {
     void daily24Bytes_whenADailyItemHoldsSomeHours_isTheItemReEncodedWithTwentyFour() {
         dev.pulse.aggregate.Summary one = new dev.pulse.aggregate.Summary();
         one.add(12.5);
-        java.util.SortedMap<Integer, dev.pulse.aggregate.Summary> hours = new java.util.TreeMap<>(Map.of(22, one, 23, one));
+        java.util.SortedMap<Integer, dev.pulse.aggregate.Summary> hours =
+                new java.util.TreeMap<>(Map.of(22, one, 23, one));
         long day = Math.floorDiv(HOUR, 86_400_000L) * 86_400_000L;
-        Map<String, AttributeValue> daily = new HashMap<>(dev.pulse.store.codec.RollupItems.daily("s{}", day, hours, 3650L * 86400));
+        Map<String, AttributeValue> daily =
+                new HashMap<>(dev.pulse.store.codec.RollupItems.daily("s{}", day, hours, 3650L * 86400));
         daily.put("v", AttributeValue.fromN("1795219500000"));
         java.util.SortedMap<Integer, dev.pulse.aggregate.Summary> full = new java.util.TreeMap<>();
         for (int h = 0; h < 24; h++) {
@@ -192,7 +275,8 @@ class CapacityMeterTest {
         long expected = ItemSize.of(dev.pulse.store.codec.RollupItems.daily("s{}", day, full, 3650L * 86400))
                 + ItemSize.of(Map.of("v", AttributeValue.fromN("1795219500000")));
 
-        compact.record(PutItemRequest.builder().tableName(TABLE).item(daily).build(),
+        compact.record(
+                PutItemRequest.builder().tableName(TABLE).item(daily).build(),
                 PutItemResponse.builder().consumedCapacity(cc(1, 0)).build());
 
         assertThat(ledger.daily24Bytes()).isCloseTo(expected, within(1e-9));
@@ -229,17 +313,29 @@ class CapacityMeterTest {
     }
 
     private static UpdateItemRequest mark(String pk, String sk) {
-        return UpdateItemRequest.builder().tableName(TABLE).key(Map.of(KeyScheme.PK, s(pk), KeyScheme.SK, s(sk)))
+        return UpdateItemRequest.builder()
+                .tableName(TABLE)
+                .key(Map.of(KeyScheme.PK, s(pk), KeyScheme.SK, s(sk)))
                 .updateExpression("SET #d = :d, #q = :q, #t = if_not_exists(#t, :t)")
                 .expressionAttributeNames(Map.of("#d", "d", "#q", "dq", "#t", "ttl"))
-                .expressionAttributeValues(Map.of(":d", AttributeValue.fromN("1795212000000"), ":q", s("2026-11-20T22#1"),
-                        ":t", AttributeValue.fromN("1798246800"))).build();
+                .expressionAttributeValues(Map.of(
+                        ":d",
+                        AttributeValue.fromN("1795212000000"),
+                        ":q",
+                        s("2026-11-20T22#1"),
+                        ":t",
+                        AttributeValue.fromN("1798246800")))
+                .build();
     }
 
     private static Map<String, AttributeValue> partial(String series, int blob) {
-        return Map.of(KeyScheme.PK, s(KeyScheme.partialPk(series + "{}", HOUR)),
-                KeyScheme.SK, s(KeyScheme.partialSk(HOUR, "shardId-000000000000", "1", 1)),
-                "s", AttributeValue.fromB(SdkBytes.fromByteArray(new byte[blob])));
+        return Map.of(
+                KeyScheme.PK,
+                s(KeyScheme.partialPk(series + "{}", HOUR)),
+                KeyScheme.SK,
+                s(KeyScheme.partialSk(HOUR, "shardId-000000000000", "1", 1)),
+                "s",
+                AttributeValue.fromB(SdkBytes.fromByteArray(new byte[blob])));
     }
 
     private static WriteRequest put(Map<String, AttributeValue> item) {
@@ -247,10 +343,13 @@ class CapacityMeterTest {
     }
 
     private static ConsumedCapacity cc(double total, double index) {
-        ConsumedCapacity.Builder b = ConsumedCapacity.builder().tableName(TABLE).capacityUnits(total)
+        ConsumedCapacity.Builder b = ConsumedCapacity.builder()
+                .tableName(TABLE)
+                .capacityUnits(total)
                 .table(Capacity.builder().capacityUnits(total - index).build());
         if (index > 0) {
-            b.globalSecondaryIndexes(Map.of("due", Capacity.builder().capacityUnits(index).build()));
+            b.globalSecondaryIndexes(
+                    Map.of("due", Capacity.builder().capacityUnits(index).build()));
         }
         return b.build();
     }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -17,7 +32,8 @@ class ColdStartBenchTest {
 
     @Test
     void batchProblem_whenNoFailedItems_isNone() throws Exception {
-        assertThat(ColdStartBench.batchProblem(json("{\"batchItemFailures\":[]}"))).isNull();
+        assertThat(ColdStartBench.batchProblem(json("{\"batchItemFailures\":[]}")))
+                .isNull();
     }
 
     @Test
@@ -28,22 +44,26 @@ class ColdStartBenchTest {
 
     @Test
     void batchProblem_whenNotABatchResponse_isAProblem() throws Exception {
-        assertThat(ColdStartBench.batchProblem(json("{\"errorMessage\":\"x\"}"))).isEqualTo("no batchItemFailures");
+        assertThat(ColdStartBench.batchProblem(json("{\"errorMessage\":\"x\"}")))
+                .isEqualTo("no batchItemFailures");
     }
 
     @Test
     void httpProblem_whenStatus200WithBody_isNone() throws Exception {
-        assertThat(ColdStartBench.httpProblem(json("{\"statusCode\":200,\"body\":\"{}\"}"))).isNull();
+        assertThat(ColdStartBench.httpProblem(json("{\"statusCode\":200,\"body\":\"{}\"}")))
+                .isNull();
     }
 
     @Test
     void httpProblem_whenStatus400_namesTheStatus() throws Exception {
-        assertThat(ColdStartBench.httpProblem(json("{\"statusCode\":400,\"body\":\"{}\"}"))).isEqualTo("status 400");
+        assertThat(ColdStartBench.httpProblem(json("{\"statusCode\":400,\"body\":\"{}\"}")))
+                .isEqualTo("status 400");
     }
 
     @Test
     void loadGenProblem_whenEveryRecordAcked_isNone() throws Exception {
-        assertThat(ColdStartBench.loadGenProblem(json("{\"sent\":100,\"acked\":100,\"failed\":0}"))).isNull();
+        assertThat(ColdStartBench.loadGenProblem(json("{\"sent\":100,\"acked\":100,\"failed\":0}")))
+                .isNull();
     }
 
     @Test
@@ -56,7 +76,8 @@ class ColdStartBenchTest {
     void loadGenProblem_whenRecordsWereLost_isAProblem() throws Exception {
         assertThat(ColdStartBench.loadGenProblem(json("{\"sent\":100,\"acked\":90,\"failed\":10}")))
                 .isEqualTo("acked 90 of 100, failed 10");
-        assertThat(ColdStartBench.loadGenProblem(json("{\"sent\":0,\"acked\":0,\"failed\":0}"))).isEqualTo("nothing sent");
+        assertThat(ColdStartBench.loadGenProblem(json("{\"sent\":0,\"acked\":0,\"failed\":0}")))
+                .isEqualTo("nothing sent");
     }
 
     @Test
@@ -72,10 +93,14 @@ class ColdStartBenchTest {
             JsonNode is = later.path("Records").get(i);
             String seq = is.path("kinesis").path("sequenceNumber").asText();
             assertThat(new java.math.BigInteger(seq))
-                    .isEqualTo(new java.math.BigInteger(was.path("kinesis").path("sequenceNumber").asText()).add(java.math.BigInteger.valueOf(3_000)));
-            assertThat(seq).hasSameSizeAs(was.path("kinesis").path("sequenceNumber").asText());
+                    .isEqualTo(new java.math.BigInteger(
+                                    was.path("kinesis").path("sequenceNumber").asText())
+                            .add(java.math.BigInteger.valueOf(3_000)));
+            assertThat(seq)
+                    .hasSameSizeAs(was.path("kinesis").path("sequenceNumber").asText());
             assertThat(is.path("eventID").asText()).isEqualTo("shardId-000000000000:" + seq);
-            assertThat(is.path("kinesis").path("data")).isEqualTo(was.path("kinesis").path("data"));
+            assertThat(is.path("kinesis").path("data"))
+                    .isEqualTo(was.path("kinesis").path("data"));
             assertThat(is.path("kinesis").path("approximateArrivalTimestamp"))
                     .isEqualTo(was.path("kinesis").path("approximateArrivalTimestamp"));
         }
@@ -101,7 +126,8 @@ class ColdStartBenchTest {
 
     @Test
     void primingMs_whenThePrimingLineIsLogged_readsItsDuration() {
-        var log = java.util.List.of("Picked up JAVA_TOOL_OPTIONS: x",
+        var log = java.util.List.of(
+                "Picked up JAVA_TOOL_OPTIONS: x",
                 "{\"level\":\"INFO\",\"message\":\"snapstart priming done\",\"function\":\"ingest\",\"paths\":5,"
                         + "\"failures\":0,\"ms\":412}");
 
@@ -110,7 +136,8 @@ class ColdStartBenchTest {
 
     @Test
     void primingMs_whenNoPrimingRan_isMinusOne() {
-        assertThat(ColdStartBench.primingMs(java.util.List.of("START", "END"), "IngestFunction")).isEqualTo(-1.0);
+        assertThat(ColdStartBench.primingMs(java.util.List.of("START", "END"), "IngestFunction"))
+                .isEqualTo(-1.0);
     }
 
     @Test

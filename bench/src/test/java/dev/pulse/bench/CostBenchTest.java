@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,13 +42,18 @@ class CostBenchTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"partialWruPerDp, 0.1051", "hourlyWruPerSeriesHour, 5", "queryRruPerDashboardQuery, 351",
-        "partialBytesPerSeriesHour, 18101"})
+    @CsvSource({
+        "partialWruPerDp, 0.1051",
+        "hourlyWruPerSeriesHour, 5",
+        "queryRruPerDashboardQuery, 351",
+        "partialBytesPerSeriesHour, 18101"
+    })
     void check_whenOneUnitAboveItsBudget_failsThatUnitOnly(String key, double value) {
         Map<String, Double> v = atBudget();
         v.put(key, value);
 
-        List<CostBench.Check> failed = CostBench.check(v).stream().filter(c -> !c.pass()).toList();
+        List<CostBench.Check> failed =
+                CostBench.check(v).stream().filter(c -> !c.pass()).toList();
 
         assertThat(failed).singleElement().satisfies(c -> {
             assertThat(c.budget().key()).isEqualTo(key);
@@ -46,7 +66,9 @@ class CostBenchTest {
         Map<String, Double> v = atBudget();
         v.remove("queueScanRruPerRun");
 
-        assertThat(CostBench.check(v).stream().filter(c -> !c.pass()).map(c -> c.budget().key()))
+        assertThat(CostBench.check(v).stream()
+                        .filter(c -> !c.pass())
+                        .map(c -> c.budget().key()))
                 .containsExactly("queueScanRruPerRun");
     }
 
@@ -54,9 +76,23 @@ class CostBenchTest {
     void budgets_whenCompared_withTheUnitsOfTheRunAtCd7e23b_allowAboutFivePercent() {
         // The units of the full run at cd7e23b (docs/benchmarks.json, docs/capacity.md): a budget below them would
         // fail every run, one far above them would not catch a regression.
-        Map<String, Double> measured = Map.of("partialWruPerDp", 0.1, "hourlyWruPerSeriesHour", 4.6, "hourlyRruPerSeriesHour", 3.1,
-                "queueScanRruPerRun", 865.97, "queryRruPerDashboardQuery", 332.42, "partialBytesPerSeriesHour", 17_252.52,
-                "hourlyBytesPerSeriesHour", 3_073.34, "dailyBytesPerSeriesDay", 4_899.17);
+        Map<String, Double> measured = Map.of(
+                "partialWruPerDp",
+                0.1,
+                "hourlyWruPerSeriesHour",
+                4.6,
+                "hourlyRruPerSeriesHour",
+                3.1,
+                "queueScanRruPerRun",
+                865.97,
+                "queryRruPerDashboardQuery",
+                332.42,
+                "partialBytesPerSeriesHour",
+                17_252.52,
+                "hourlyBytesPerSeriesHour",
+                3_073.34,
+                "dailyBytesPerSeriesDay",
+                4_899.17);
         for (CostBench.Budget b : CostBench.BUDGETS) {
             if (measured.containsKey(b.key())) {
                 assertThat(b.budget() / measured.get(b.key())).as(b.key()).isBetween(1.0, 1.1);

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,7 +47,9 @@ class CostTrafficTest {
         assertThat(out).extracting(CostTraffic.Batcher.Batch::records).containsExactly(3, 1);
         assertThat(out).extracting(CostTraffic.Batcher.Batch::at).containsExactly(T0 + 200, T0 + 1_300);
         assertThat(b.pendingRecords()).isEqualTo(2);
-        assertThat(b.closedBy(T0 + 6_000)).extracting(CostTraffic.Batcher.Batch::at).containsExactly(T0 + 2_500, T0 + 6_000);
+        assertThat(b.closedBy(T0 + 6_000))
+                .extracting(CostTraffic.Batcher.Batch::at)
+                .containsExactly(T0 + 2_500, T0 + 6_000);
     }
 
     @Test
@@ -44,9 +61,16 @@ class CostTrafficTest {
 
         assertThat(event.getRecords()).hasSize(2);
         assertThat(event.getRecords().get(0).getEventID()).startsWith("shardId-000000000000:");
-        assertThat(new java.math.BigInteger(event.getRecords().get(1).getKinesis().getSequenceNumber()))
-                .isGreaterThan(new java.math.BigInteger(event.getRecords().get(0).getKinesis().getSequenceNumber()));
-        assertThat(event.getRecords().get(1).getKinesis().getApproximateArrivalTimestamp().getTime()).isEqualTo(T0 + 10);
+        assertThat(new java.math.BigInteger(
+                        event.getRecords().get(1).getKinesis().getSequenceNumber()))
+                .isGreaterThan(new java.math.BigInteger(
+                        event.getRecords().get(0).getKinesis().getSequenceNumber()));
+        assertThat(event.getRecords()
+                        .get(1)
+                        .getKinesis()
+                        .getApproximateArrivalTimestamp()
+                        .getTime())
+                .isEqualTo(T0 + 10);
     }
 
     @Test
@@ -84,14 +108,18 @@ class CostTrafficTest {
         }
 
         assertThat(n.path("logEvents").get(0).path("timestamp").asLong()).isEqualTo(3000);
-        assertThat(JSON.readTree(n.path("logEvents").get(0).path("message").asText()).path("_aws").path("Timestamp").asLong())
+        assertThat(JSON.readTree(n.path("logEvents").get(0).path("message").asText())
+                        .path("_aws")
+                        .path("Timestamp")
+                        .asLong())
                 .isEqualTo(3000);
         assertThat(n.path("logEvents").get(1).path("timestamp").asLong()).isEqualTo(3001);
         assertThat(n.path("logEvents").get(1).path("message").asText()).startsWith("REPORT");
     }
 
     @Test
-    void mix_whenAMinutesRecordsArrive_eachSeriesSendsTenDatapointsOfItOnceBetween60And110SecondsLater() throws Exception {
+    void mix_whenAMinutesRecordsArrive_eachSeriesSendsTenDatapointsOfItOnceBetween60And110SecondsLater()
+            throws Exception {
         CostTraffic.Mix mix = new CostTraffic.Mix(20, T0, T0 + 3_600_000L);
 
         List<CostTraffic.Rec> recs = mix.arrivals(T0, T0 + 180_000L);
@@ -112,7 +140,11 @@ class CostTrafficTest {
     void mix_whenSeries_haveDistinctKeysAndTheQuerySpecOfTheirRecords() {
         CostTraffic.Mix mix = new CostTraffic.Mix(10_000, T0, T0 + 60_000L);
 
-        assertThat(java.util.stream.IntStream.range(0, 10_000).mapToObj(mix::key).distinct().count()).isEqualTo(10_000);
+        assertThat(java.util.stream.IntStream.range(0, 10_000)
+                        .mapToObj(mix::key)
+                        .distinct()
+                        .count())
+                .isEqualTo(10_000);
         assertThat(mix.spec(0).path("name").asText()).isEqualTo("lambda.duration");
         assertThat(mix.spec(9_999).path("name").asText()).isEqualTo("ddb.item_bytes");
         assertThat(mix.key(0)).isEqualTo("lambda.duration{function=svc-000-handler-0000,region=us-east-1}");

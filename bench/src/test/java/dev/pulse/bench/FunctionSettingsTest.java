@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -13,7 +28,8 @@ class FunctionSettingsTest {
 
     @Test
     void splitOptions_whenFoldedYamlWithRunsOfWhitespace_returnsEachFlag() {
-        assertThat(FunctionSettings.splitOptions("  -XX:+TieredCompilation  -XX:MaxRAMPercentage=75\n-XX:+UseSerialGC "))
+        assertThat(FunctionSettings.splitOptions(
+                        "  -XX:+TieredCompilation  -XX:MaxRAMPercentage=75\n-XX:+UseSerialGC "))
                 .containsExactly("-XX:+TieredCompilation", "-XX:MaxRAMPercentage=75", "-XX:+UseSerialGC");
     }
 
@@ -34,15 +50,25 @@ class FunctionSettingsTest {
         assertThat(config.deadLetterUrl()).isEqualTo("http://127.0.0.1:1/queue");
         assertThat(config.writeConcurrency()).isEqualTo(8);
         assertThat(config.safetyMarginMillis()).isEqualTo(3_000);
-        assertThat(fn.javaToolOptions()).containsExactly("-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1",
-                "-XX:MaxRAMPercentage=75", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true");
+        assertThat(fn.javaToolOptions())
+                .containsExactly(
+                        "-XX:+TieredCompilation",
+                        "-XX:TieredStopAtLevel=1",
+                        "-XX:MaxRAMPercentage=75",
+                        "-XX:+UseSerialGC",
+                        "-Djava.net.preferIPv4Stack=true");
     }
 
     @Test
     void load_whenQueryFunction_hasTheGlobalC1OnlyOptionsWithTheSharedPart() throws Exception {
         FunctionSettings fn = FunctionSettings.load(ROOT, "QueryFunction");
 
-        assertThat(fn.javaToolOptions()).containsExactly("-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1",
-                "-XX:MaxRAMPercentage=75", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true");
+        assertThat(fn.javaToolOptions())
+                .containsExactly(
+                        "-XX:+TieredCompilation",
+                        "-XX:TieredStopAtLevel=1",
+                        "-XX:MaxRAMPercentage=75",
+                        "-XX:+UseSerialGC",
+                        "-Djava.net.preferIPv4Stack=true");
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,12 +56,14 @@ class HarnessTest {
 
     @Test
     void splice_whenMarkersPresent_replacesOnlyTheGeneratedPart() {
-        String doc = "# Benchmarks\n\nby hand before\n\n" + Report.BEGIN + "\nold\n" + Report.END + "\n\nby hand after\n";
+        String doc =
+                "# Benchmarks\n\nby hand before\n\n" + Report.BEGIN + "\nold\n" + Report.END + "\n\nby hand after\n";
 
         String out = Report.splice(doc, Report.BEGIN + "\nnew\n" + Report.END);
 
-        assertThat(out).isEqualTo("# Benchmarks\n\nby hand before\n\n" + Report.BEGIN + "\nnew\n" + Report.END
-                + "\n\nby hand after\n");
+        assertThat(out)
+                .isEqualTo("# Benchmarks\n\nby hand before\n\n" + Report.BEGIN + "\nnew\n" + Report.END
+                        + "\n\nby hand after\n");
     }
 
     @Test
@@ -56,16 +73,20 @@ class HarnessTest {
 
     @Test
     void render_whenBenchmarksRan_tablesEachWallTimeAndTheTotal() {
-        List<Result> results = List.of(new Result("query", "12 ms", "N+1 480 ms", "40.0x", "", null, List.of("detail"), Map.of()),
+        List<Result> results = List.of(
+                new Result("query", "12 ms", "N+1 480 ms", "40.0x", "", null, List.of("detail"), Map.of()),
                 new Result("cost", "0.1 WRU", "budgets", "16 of 16", "", null, List.of(), Map.of()));
         List<Benchmark> benches = BenchMain.select("query,cost");
 
         String md = Report.render("make bench", "m", "d", "c", benches, results, List.of(21.4, 455.0), 490.6);
 
-        assertThat(md).contains("| benchmark | wall time |\n|---|---:|\n| query | 21 s |\n| cost | 7 min 35 s |\n"
-                + "| **all of the above** (emulators included) | **8 min 11 s** |\n");
-        assertThat(md.indexOf("| query | 21 s |")).as("the table follows the printed lines, before the sections")
-                .isGreaterThan(md.indexOf("query: 12 ms")).isLessThan(md.indexOf("### query"));
+        assertThat(md)
+                .contains("| benchmark | wall time |\n|---|---:|\n| query | 21 s |\n| cost | 7 min 35 s |\n"
+                        + "| **all of the above** (emulators included) | **8 min 11 s** |\n");
+        assertThat(md.indexOf("| query | 21 s |"))
+                .as("the table follows the printed lines, before the sections")
+                .isGreaterThan(md.indexOf("query: 12 ms"))
+                .isLessThan(md.indexOf("### query"));
     }
 
     @ParameterizedTest
@@ -75,16 +96,28 @@ class HarnessTest {
     }
 
     @Test
-    void writeJson_whenBenchmarksRan_recordsEachWallTimeAndTheTotal(@TempDir Path dir)
-            throws Exception {
+    void writeJson_whenBenchmarksRan_recordsEachWallTimeAndTheTotal(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("b.json");
-        Report.writeJson(file, "make bench", "m", "d", "c",
-                List.of(new Result("query", "12 ms", "N+1", "40x", "", null, List.of(), Map.of("p99", 3.0))), List.of(21.44), 30.06);
+        Report.writeJson(
+                file,
+                "make bench",
+                "m",
+                "d",
+                "c",
+                List.of(new Result("query", "12 ms", "N+1", "40x", "", null, List.of(), Map.of("p99", 3.0))),
+                List.of(21.44),
+                30.06);
 
         JsonNode json = new ObjectMapper().readTree(file.toFile());
         assertThat(json.path("seconds").asDouble()).isEqualTo(30.1);
-        assertThat(json.path("benchmarks").path("query").path("seconds").asDouble()).isEqualTo(21.4);
-        assertThat(json.path("benchmarks").path("query").path("values").path("p99").asDouble()).isEqualTo(3.0);
+        assertThat(json.path("benchmarks").path("query").path("seconds").asDouble())
+                .isEqualTo(21.4);
+        assertThat(json.path("benchmarks")
+                        .path("query")
+                        .path("values")
+                        .path("p99")
+                        .asDouble())
+                .isEqualTo(3.0);
     }
 
     @ParameterizedTest
@@ -92,11 +125,15 @@ class HarnessTest {
     void run_whenArgumentsAreWrong_printsUsageAndExits2(String args) {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
 
-        int status = BenchMain.run(args.split(" "), new PrintStream(new ByteArrayOutputStream()),
+        int status = BenchMain.run(
+                args.split(" "),
+                new PrintStream(new ByteArrayOutputStream()),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
 
         assertThat(status).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("usage: bench").contains("ingest-decode");
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("usage: bench")
+                .contains("ingest-decode");
     }
 
     @Test

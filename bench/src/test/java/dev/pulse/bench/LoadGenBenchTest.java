@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,7 +41,8 @@ class LoadGenBenchTest {
 
     @Test
     void judge_whenExactlyTwoPercentOff_isSustained() {
-        assertThat(LoadGenBench.judge(20_000, 19_600, STEADY, 1, 1, 0, 1, 40).sustained()).isTrue();
+        assertThat(LoadGenBench.judge(20_000, 19_600, STEADY, 1, 1, 0, 1, 40).sustained())
+                .isTrue();
     }
 
     @Test
@@ -44,13 +60,16 @@ class LoadGenBenchTest {
         LoadGenBench.Verdict v = LoadGenBench.judge(20_000, 20_000, STEADY, 100_000, 99_000, 0, 99_000, 1_000);
 
         assertThat(v.sustained()).isFalse();
-        assertThat(v.reasons()).hasSize(2).anySatisfy(r -> assertThat(r).contains("acked 99,000 of 100,000"))
+        assertThat(v.reasons())
+                .hasSize(2)
+                .anySatisfy(r -> assertThat(r).contains("acked 99,000 of 100,000"))
                 .anySatisfy(r -> assertThat(r).contains("p99 latency 1,000 ms"));
     }
 
     @Test
     void judge_whenRecordsFailed_isNotSustained() {
-        assertThat(LoadGenBench.judge(20_000, 20_000, STEADY, 100_000, 99_990, 10, 99_990, 40).reasons())
+        assertThat(LoadGenBench.judge(20_000, 20_000, STEADY, 100_000, 99_990, 10, 99_990, 40)
+                        .reasons())
                 .anySatisfy(r -> assertThat(r).isEqualTo("10 records failed"));
     }
 
@@ -64,7 +83,8 @@ class LoadGenBenchTest {
 
     @Test
     void judge_whenNoWholeSecondAfterTheRamp_isNotSustained() {
-        assertThat(LoadGenBench.judge(20_000, 0, new long[0], 0, 0, 0, 0, 0).sustained()).isFalse();
+        assertThat(LoadGenBench.judge(20_000, 0, new long[0], 0, 0, 0, 0, 0).sustained())
+                .isFalse();
     }
 
     @Test

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import static dev.pulse.testing.Gzip.gzip;
@@ -42,15 +57,21 @@ class RecordDecoderFuzzTest {
     static final long ARRIVAL_MILLIS = 1_795_262_300_000L;
 
     private static final RecordDecoder DECODER = new RecordDecoder(new DatapointValidator(
-            Clock.fixed(Instant.ofEpochMilli(ARRIVAL_MILLIS), ZoneOffset.UTC), Duration.ofDays(14), Duration.ofHours(2)));
+            Clock.fixed(Instant.ofEpochMilli(ARRIVAL_MILLIS), ZoneOffset.UTC),
+            Duration.ofDays(14),
+            Duration.ofHours(2)));
 
     private static final byte[] KPL_MAGIC = {(byte) 0xF3, (byte) 0x89, (byte) 0x9A, (byte) 0xC2};
 
     static {
         RecordDecoderFuzzTest t = new RecordDecoderFuzzTest();
-        Seeds.warmUp(RecordDecoderFuzzTest.class, "decodeUnits_whenAnyRecordBytes_answersUnitsOrPoisonAlike",
+        Seeds.warmUp(
+                RecordDecoderFuzzTest.class,
+                "decodeUnits_whenAnyRecordBytes_answersUnitsOrPoisonAlike",
                 t::decodeUnits_whenAnyRecordBytes_answersUnitsOrPoisonAlike);
-        Seeds.warmUp(RecordDecoderFuzzTest.class, "decodeUnits_whenOtlpInAnyCompression_answersUnitsOrPoisonAlike",
+        Seeds.warmUp(
+                RecordDecoderFuzzTest.class,
+                "decodeUnits_whenOtlpInAnyCompression_answersUnitsOrPoisonAlike",
                 t::decodeUnits_whenOtlpInAnyCompression_answersUnitsOrPoisonAlike);
     }
 
@@ -124,11 +145,22 @@ class RecordDecoderFuzzTest {
             }
             out.append("skipped ").append(u.decoded().skippedEvents()).append('\n');
             for (Datapoint dp : u.decoded().datapoints()) {
-                out.append("  ").append(dp.name()).append(new TreeMap<>(dp.dims())).append(' ').append(dp.timestamp())
-                        .append(' ').append(dp.value()).append(' ').append(dp.unit());
+                out.append("  ")
+                        .append(dp.name())
+                        .append(new TreeMap<>(dp.dims()))
+                        .append(' ')
+                        .append(dp.timestamp())
+                        .append(' ')
+                        .append(dp.value())
+                        .append(' ')
+                        .append(dp.unit());
                 if (dp.summary() != null) {
-                    out.append(" count=").append(dp.summary().count()).append(" min=").append(dp.summary().min())
-                            .append(" max=").append(dp.summary().max());
+                    out.append(" count=")
+                            .append(dp.summary().count())
+                            .append(" min=")
+                            .append(dp.summary().min())
+                            .append(" max=")
+                            .append(dp.summary().max());
                 }
                 out.append('\n');
             }

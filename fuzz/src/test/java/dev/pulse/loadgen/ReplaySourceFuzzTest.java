@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
 
 import static dev.pulse.testing.Gzip.gzip;
@@ -21,7 +36,9 @@ import java.util.List;
 class ReplaySourceFuzzTest {
 
     static {
-        Seeds.warmUp(ReplaySourceFuzzTest.class, "read_whenAnyRecording_answersRecordsOrFieldError",
+        Seeds.warmUp(
+                ReplaySourceFuzzTest.class,
+                "read_whenAnyRecording_answersRecordsOrFieldError",
                 new ReplaySourceFuzzTest()::read_whenAnyRecording_answersRecordsOrFieldError);
     }
 
@@ -51,8 +68,12 @@ class ReplaySourceFuzzTest {
         }
         StringBuilder out = new StringBuilder();
         for (ReplayRecord r : records) {
-            out.append(r.partitionKey()).append(' ').append(r.recordedMillis()).append(' ')
-                    .append(Arrays.hashCode(r.data())).append('\n');
+            out.append(r.partitionKey())
+                    .append(' ')
+                    .append(r.recordedMillis())
+                    .append(' ')
+                    .append(Arrays.hashCode(r.data()))
+                    .append('\n');
         }
         return out.toString();
     }

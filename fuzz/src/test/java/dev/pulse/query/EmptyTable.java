@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import java.util.List;
@@ -18,13 +33,19 @@ final class EmptyTable implements DynamoDbAsyncClient {
 
     @Override
     public CompletableFuture<QueryResponse> query(QueryRequest request) {
-        return CompletableFuture.completedFuture(QueryResponse.builder().items(List.of()).count(0).scannedCount(0).build());
+        return CompletableFuture.completedFuture(QueryResponse.builder()
+                .items(List.of())
+                .count(0)
+                .scannedCount(0)
+                .build());
     }
 
     @Override
     public CompletableFuture<BatchGetItemResponse> batchGetItem(BatchGetItemRequest request) {
-        return CompletableFuture.completedFuture(BatchGetItemResponse.builder().responses(Map.of())
-                .unprocessedKeys(Map.of()).build());
+        return CompletableFuture.completedFuture(BatchGetItemResponse.builder()
+                .responses(Map.of())
+                .unprocessedKeys(Map.of())
+                .build());
     }
 
     @Override
@@ -33,6 +54,5 @@ final class EmptyTable implements DynamoDbAsyncClient {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
@@ -6,9 +21,9 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.config.PulseConfig;
-import dev.pulse.testing.TestContext;
-import dev.pulse.testing.NoMetrics;
 import dev.pulse.fuzz.Seeds;
+import dev.pulse.testing.NoMetrics;
+import dev.pulse.testing.TestContext;
 import java.io.IOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -31,15 +46,23 @@ class QueryApiFuzzTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** The clock every answer is computed against, so an input's answer does not change with the day it runs. */
     private static final Instant NOW = Instant.parse("2026-11-21T12:00:00Z");
+
     private static final Set<Integer> CLIENT_ERRORS = Set.of(400, 404, 405, 422);
 
     private static final QueryHandler HANDLER = QueryFunction.handler(
-            PulseConfig.fromEnvironment(Map.of("TABLE_NAME", "pulse-fuzz",
-                    "DLQ_URL", "https://sqs.us-east-1.amazonaws.com/000000000000/pulse-fuzz-dlq")),
-            new EmptyTable(), Clock.fixed(NOW, ZoneOffset.UTC), new NoMetrics());
+            PulseConfig.fromEnvironment(Map.of(
+                    "TABLE_NAME",
+                    "pulse-fuzz",
+                    "DLQ_URL",
+                    "https://sqs.us-east-1.amazonaws.com/000000000000/pulse-fuzz-dlq")),
+            new EmptyTable(),
+            Clock.fixed(NOW, ZoneOffset.UTC),
+            new NoMetrics());
 
     static {
-        Seeds.warmUp(QueryApiFuzzTest.class, "handleRequest_whenAnyHttpRequest_answers200OrClientError",
+        Seeds.warmUp(
+                QueryApiFuzzTest.class,
+                "handleRequest_whenAnyHttpRequest_answers200OrClientError",
                 new QueryApiFuzzTest()::handleRequest_whenAnyHttpRequest_answers200OrClientError);
     }
 
@@ -69,10 +92,12 @@ class QueryApiFuzzTest {
     }
 
     private static void checkContract(APIGatewayV2HTTPEvent event, boolean prometheus) {
-        APIGatewayV2HTTPResponse response = HANDLER.handleRequest(event, TestContext.fixedRemaining("QueryFunction", "fuzz", 29_000, 1024));
+        APIGatewayV2HTTPResponse response =
+                HANDLER.handleRequest(event, TestContext.fixedRemaining("QueryFunction", "fuzz", 29_000, 1024));
         int status = response.getStatusCode();
         if (status != 200 && !CLIENT_ERRORS.contains(status)) {
-            throw new AssertionError("status " + status + " for " + event.getRequestContext().getHttp().getMethod()
+            throw new AssertionError("status " + status + " for "
+                    + event.getRequestContext().getHttp().getMethod()
                     + " " + event.getRawPath() + "?" + event.getRawQueryString() + " body " + event.getBody()
                     + ": " + response.getBody());
         }
@@ -85,7 +110,9 @@ class QueryApiFuzzTest {
         if (status == 200) {
             return;
         }
-        String reason = prometheus ? body.path("error").asText("") : body.path("error").path("message").asText("");
+        String reason = prometheus
+                ? body.path("error").asText("")
+                : body.path("error").path("message").asText("");
         if (reason.isBlank()) {
             throw new AssertionError("status " + status + " without a reason: " + response.getBody());
         }
@@ -99,7 +126,9 @@ class QueryApiFuzzTest {
                 .withBody(body)
                 .withIsBase64Encoded(false)
                 .withRequestContext(APIGatewayV2HTTPEvent.RequestContext.builder()
-                        .withHttp(APIGatewayV2HTTPEvent.RequestContext.Http.builder().withMethod(method).withPath(path)
+                        .withHttp(APIGatewayV2HTTPEvent.RequestContext.Http.builder()
+                                .withMethod(method)
+                                .withPath(path)
                                 .build())
                         .build())
                 .build();

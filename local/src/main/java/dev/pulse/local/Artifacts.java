@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local;
 
 import dev.pulse.local.template.FunctionSpec;
@@ -33,7 +48,8 @@ final class Artifacts {
 
     /** The jars a Java layer puts on the class path ({@code java/lib/*.jar}, as under /opt). */
     List<Path> layerJars(LayerSpec layer) throws IOException, InterruptedException {
-        Path dir = build(layer.logicalId(), layer.contentUri(), layer.buildMethod()).resolve("java/lib");
+        Path dir = build(layer.logicalId(), layer.contentUri(), layer.buildMethod())
+                .resolve("java/lib");
         return jars(dir);
     }
 
@@ -43,7 +59,8 @@ final class Artifacts {
             return List.of();
         }
         try (Stream<Path> s = Files.list(dir)) {
-            return new ArrayList<>(s.filter(p -> p.toString().endsWith(".jar")).sorted().toList());
+            return new ArrayList<>(
+                    s.filter(p -> p.toString().endsWith(".jar")).sorted().toList());
         }
     }
 
@@ -60,11 +77,19 @@ final class Artifacts {
         deleteRecursively(out);
         Files.createDirectories(out);
         Path log = buildDir.resolve(logicalId + ".build.log");
-        Process p = new ProcessBuilder("make", "--no-print-directory", "-C", source.toString(), "build-" + logicalId,
-                "ARTIFACTS_DIR=" + out.toAbsolutePath()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(
+                        "make",
+                        "--no-print-directory",
+                        "-C",
+                        source.toString(),
+                        "build-" + logicalId,
+                        "ARTIFACTS_DIR=" + out.toAbsolutePath())
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         if (p.waitFor() != 0) {
-            throw new IllegalStateException("building " + logicalId + " failed (make build-" + logicalId + " in " + source
-                    + "): " + Files.readString(log).strip());
+            throw new IllegalStateException("building " + logicalId + " failed (make build-" + logicalId + " in "
+                    + source + "): " + Files.readString(log).strip());
         }
         built.put(logicalId, out);
         return out;

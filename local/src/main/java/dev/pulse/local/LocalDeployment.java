@@ -1,10 +1,24 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local;
 
 import dev.pulse.local.api.LocalHttpApi;
 import dev.pulse.local.emulator.Backend;
 import dev.pulse.local.emulator.EmulatorsBackend;
 import dev.pulse.local.emulator.LocalStackBackend;
-import dev.pulse.testing.emulator.Ports;
 import dev.pulse.local.lambda.FunctionConfig;
 import dev.pulse.local.lambda.LambdaApiServer;
 import dev.pulse.local.lambda.LocalLambda;
@@ -15,6 +29,7 @@ import dev.pulse.local.template.RouteSpec;
 import dev.pulse.local.template.SamTemplate;
 import dev.pulse.local.template.ScheduleSpec;
 import dev.pulse.local.template.Stack;
+import dev.pulse.testing.emulator.Ports;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -50,7 +65,8 @@ import software.amazon.awssdk.services.sqs.SqsClient;
 public final class LocalDeployment implements AutoCloseable {
 
     static final String REGION = "us-east-1";
-    static final StaticCredentialsProvider CREDENTIALS = StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local"));
+    static final StaticCredentialsProvider CREDENTIALS =
+            StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local"));
 
     private final Deque<AutoCloseable> running = new ArrayDeque<>();
     private final Map<String, EmfTotals> metrics = new ConcurrentHashMap<>();
@@ -118,7 +134,8 @@ public final class LocalDeployment implements AutoCloseable {
         System.setProperty("aws.cborEnabled", "false");
         template = SamTemplate.load(options.template());
         // Settings that cannot run locally (a cron schedule) fail here, before any emulator starts.
-        template.resolve(options.parameters(), dev.pulse.local.template.Bindings.unbound(options.stackName())).schedules();
+        template.resolve(options.parameters(), dev.pulse.local.template.Bindings.unbound(options.stackName()))
+                .schedules();
         Files.createDirectories(options.workDir().resolve("logs"));
         StackOptions.Ports p = options.ports();
         Ports.Reservation lambdaReserved = track(Ports.reserve(p.lambda()));
@@ -127,7 +144,8 @@ public final class LocalDeployment implements AutoCloseable {
         int apiPort = apiReserved.port();
 
         backend = startBackend(p);
-        if (options.backend().kind() == StackOptions.Backend.Kind.EMULATORS || options.backend().localStackUrl() != null) {
+        if (options.backend().kind() == StackOptions.Backend.Kind.EMULATORS
+                || options.backend().localStackUrl() != null) {
             track(backend);
         }
         dynamoClient = client(DynamoDbClient.builder(), backend.dynamoDb());
@@ -174,7 +192,8 @@ public final class LocalDeployment implements AutoCloseable {
             for (String id : f.layerIds()) {
                 LayerSpec layer = layers.get(id);
                 if (layer == null) {
-                    throw new IllegalStateException(f.logicalId() + " uses layer " + id + ", which is not in the template");
+                    throw new IllegalStateException(
+                            f.logicalId() + " uses layer " + id + ", which is not in the template");
                 }
                 cp.addAll(artifacts.layerJars(layer));
             }
@@ -184,8 +203,16 @@ public final class LocalDeployment implements AutoCloseable {
             env.putAll(reserved);
             String arn = resources.getAtt(f.logicalId(), "Arn");
             env.put("AWS_EXECUTION_ENV", "AWS_Lambda_" + f.runtime());
-            configs.add(new FunctionConfig(f.logicalId(), f.functionName(), arn, f.handler(), f.memoryMb(),
-                    Duration.ofSeconds(f.timeoutSeconds()), env, artifacts.function(f).toAbsolutePath(), cp,
+            configs.add(new FunctionConfig(
+                    f.logicalId(),
+                    f.functionName(),
+                    arn,
+                    f.handler(),
+                    f.memoryMb(),
+                    Duration.ofSeconds(f.timeoutSeconds()),
+                    env,
+                    artifacts.function(f).toAbsolutePath(),
+                    cp,
                     Path.of(System.getProperty("java.home"))));
         }
         lambda = new LocalLambda(configs, this::sink, options.maxConcurrency(), options.faults());
@@ -196,10 +223,16 @@ public final class LocalDeployment implements AutoCloseable {
         List<LocalHttpApi.Route> routes = new ArrayList<>();
         boolean iam = false;
         for (RouteSpec r : stack.routes()) {
-            routes.add(new LocalHttpApi.Route(r.method(), r.path(), stack.function(r.functionId()).functionName(), unsigned(r)));
+            routes.add(new LocalHttpApi.Route(
+                    r.method(), r.path(), stack.function(r.functionId()).functionName(), unsigned(r)));
             // An implicit API (no ApiId) has no resource of its own, hence no authorizer.
             boolean declared = template.resourceIds("AWS::Serverless::HttpApi").contains(r.apiId());
-            if (declared && stack.resolvedProperties(r.apiId()).path("Auth").path("DefaultAuthorizer").asText("").equals("AWS_IAM")) {
+            if (declared
+                    && stack.resolvedProperties(r.apiId())
+                            .path("Auth")
+                            .path("DefaultAuthorizer")
+                            .asText("")
+                            .equals("AWS_IAM")) {
                 iam = true;
             }
         }
@@ -210,16 +243,22 @@ public final class LocalDeployment implements AutoCloseable {
         }
         for (MappingSpec spec : stack.mappings()) {
             String fn = stack.function(spec.functionId()).functionName();
-            MappingRunner runner = MappingRunner.start(spec, fn, lambda, this::sendToDestination,
-                    backend.kinesis(), options.faults());
+            MappingRunner runner =
+                    MappingRunner.start(spec, fn, lambda, this::sendToDestination, backend.kinesis(), options.faults());
             mappings.add(runner);
             track(runner);
         }
         for (ScheduleSpec spec : stack.schedules()) {
             String fn = stack.function(spec.functionId()).functionName();
             Duration every = options.scheduleEvery() == null ? spec.period() : options.scheduleEvery();
-            ScheduleRunner runner = ScheduleRunner.start(spec, payload -> lambda.invoke(fn, payload), every,
-                    resources.pseudo().region(), resources.pseudo().accountId(), options.faults(), java.time.Clock.systemUTC());
+            ScheduleRunner runner = ScheduleRunner.start(
+                    spec,
+                    payload -> lambda.invoke(fn, payload),
+                    every,
+                    resources.pseudo().region(),
+                    resources.pseudo().accountId(),
+                    options.faults(),
+                    java.time.Clock.systemUTC());
             schedules.add(runner);
             track(runner);
         }
@@ -231,7 +270,8 @@ public final class LocalDeployment implements AutoCloseable {
      * hostname reach 127.0.0.1.
      */
     private static String localApiUrl(String value, URI apiUrl) {
-        return value.replaceAll("https://[A-Za-z0-9-]+\\.execute-api\\.[a-z0-9-]+\\.amazonaws\\.com(\\.cn)?", apiUrl.toString());
+        return value.replaceAll(
+                "https://[A-Za-z0-9-]+\\.execute-api\\.[a-z0-9-]+\\.amazonaws\\.com(\\.cn)?", apiUrl.toString());
     }
 
     private void sendToDestination(String arn, String json) {
@@ -247,8 +287,10 @@ public final class LocalDeployment implements AutoCloseable {
         EmfTotals totals = metrics.computeIfAbsent(f.logicalId(), id -> new EmfTotals());
         PrintWriter out = logs.computeIfAbsent(f.logicalId(), id -> {
             try {
-                return new PrintWriter(Files.newBufferedWriter(options.workDir().resolve("logs").resolve(id + ".log"),
-                        StandardCharsets.UTF_8), true);
+                return new PrintWriter(
+                        Files.newBufferedWriter(
+                                options.workDir().resolve("logs").resolve(id + ".log"), StandardCharsets.UTF_8),
+                        true);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -316,9 +358,11 @@ public final class LocalDeployment implements AutoCloseable {
 
     /** Whether the route's event opts out of the API's authorizer ({@code Auth: {Authorizer: NONE}}), as AWS honours it. */
     private boolean unsigned(RouteSpec r) {
-        for (com.fasterxml.jackson.databind.JsonNode e : stack.resolvedProperties(r.functionId()).path("Events")) {
+        for (com.fasterxml.jackson.databind.JsonNode e :
+                stack.resolvedProperties(r.functionId()).path("Events")) {
             com.fasterxml.jackson.databind.JsonNode p = e.path("Properties");
-            if (e.path("Type").asText().equals("HttpApi") && p.path("Path").asText().equals(r.path())
+            if (e.path("Type").asText().equals("HttpApi")
+                    && p.path("Path").asText().equals(r.path())
                     && p.path("Method").asText().equalsIgnoreCase(r.method())) {
                 return p.path("Auth").path("Authorizer").asText("").equals("NONE");
             }
@@ -395,14 +439,23 @@ public final class LocalDeployment implements AutoCloseable {
     private Backend startBackend(StackOptions.Ports p) throws Exception {
         StackOptions.Backend choice = options.backend();
         if (choice.kind() == StackOptions.Backend.Kind.EMULATORS) {
-            return EmulatorsBackend.start(options.kinesisDir(), options.motoServer(), port(p.dynamoDb()), port(p.kinesis()),
-                    port(p.sqs()), options.kinesisStore());
+            return EmulatorsBackend.start(
+                    options.kinesisDir(),
+                    options.motoServer(),
+                    port(p.dynamoDb()),
+                    port(p.kinesis()),
+                    port(p.sqs()),
+                    options.kinesisStore());
         }
         if (choice.localStackUrl() != null) {
             return LocalStackBackend.connect(choice.localStackUrl());
         }
-        LocalStackBackend ls = track(LocalStackBackend.create(choice.localStackHome(), options.runtimeDir().getParent(),
-                options.workDir().resolve("localstack"), options.kinesisDir().resolve("loopback.js"), p.localStack()));
+        LocalStackBackend ls = track(LocalStackBackend.create(
+                choice.localStackHome(),
+                options.runtimeDir().getParent(),
+                options.workDir().resolve("localstack"),
+                options.kinesisDir().resolve("loopback.js"),
+                p.localStack()));
         ls.start();
         return ls;
     }
@@ -411,9 +464,16 @@ public final class LocalDeployment implements AutoCloseable {
         return p == 0 ? Ports.free() : p;
     }
 
-    private static <B extends software.amazon.awssdk.awscore.client.builder.AwsClientBuilder<B, C>
-            & software.amazon.awssdk.core.client.builder.SdkSyncClientBuilder<B, C>, C> C client(B builder, URI endpoint) {
-        return builder.endpointOverride(endpoint).region(Region.of(REGION)).credentialsProvider(CREDENTIALS)
-                .httpClientBuilder(UrlConnectionHttpClient.builder()).build();
+    private static <
+                    B extends
+                            software.amazon.awssdk.awscore.client.builder.AwsClientBuilder<B, C>
+                                    & software.amazon.awssdk.core.client.builder.SdkSyncClientBuilder<B, C>,
+                    C>
+            C client(B builder, URI endpoint) {
+        return builder.endpointOverride(endpoint)
+                .region(Region.of(REGION))
+                .credentialsProvider(CREDENTIALS)
+                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .build();
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -53,8 +68,7 @@ public final class Main {
               --work-dir DIR      build output and function logs (default .local next to the template)
             """;
 
-    private Main() {
-    }
+    private Main() {}
 
     public static void main(String[] args) {
         System.exit(run(Arrays.asList(args), System.out, System.err));
@@ -86,10 +100,12 @@ public final class Main {
         }
     }
 
-    private static final Set<String> COMMON = Set.of("template", "param", "work-dir", "backend", "localstack-url", "localstack-port");
+    private static final Set<String> COMMON =
+            Set.of("template", "param", "work-dir", "backend", "localstack-url", "localstack-port");
 
     private static StackOptions stackOptions(Args a) throws UsageException {
-        Path template = Path.of(a.text("template", "template.yaml")).toAbsolutePath().normalize();
+        Path template =
+                Path.of(a.text("template", "template.yaml")).toAbsolutePath().normalize();
         if (!Files.isRegularFile(template)) {
             throw new UsageException("no template at " + template);
         }
@@ -139,8 +155,22 @@ public final class Main {
     }
 
     static int runPipeline(List<String> args, PrintStream out) throws Exception {
-        Args a = new Args(args, union(COMMON, Set.of("rate", "duration", "ramp", "source", "mode", "speed", "workers", "report",
-                "loadgen-function", "schedule-every")), Set.of("keep", "ephemeral-ports"));
+        Args a = new Args(
+                args,
+                union(
+                        COMMON,
+                        Set.of(
+                                "rate",
+                                "duration",
+                                "ramp",
+                                "source",
+                                "mode",
+                                "speed",
+                                "workers",
+                                "report",
+                                "loadgen-function",
+                                "schedule-every")),
+                Set.of("keep", "ephemeral-ports"));
         String mode = a.text("mode", "rate");
         if (!mode.equals("rate") && !mode.equals("recorded")) {
             throw new UsageException("--mode must be rate or recorded, got " + mode);
@@ -148,7 +178,8 @@ public final class Main {
         StackOptions options = stackOptions(a);
         if (a.text("schedule-every", null) != null) {
             double every = a.number("schedule-every", 0, 0, 86_400);
-            options = options.withScheduleEvery(java.time.Duration.ofMillis(every == 0 ? 0 : Math.max(1, Math.round(every * 1000))));
+            options = options.withScheduleEvery(
+                    java.time.Duration.ofMillis(every == 0 ? 0 : Math.max(1, Math.round(every * 1000))));
         }
         String loadGen = a.text("loadgen-function", "LoadGenFunction");
         // The load generator keeps 45 s of its timeout for the canary check; the template sets the timeout.
@@ -156,13 +187,26 @@ public final class Main {
         if (!template.resourceIds("AWS::Serverless::Function").contains(loadGen)) {
             throw new UsageException("no function " + loadGen + " in the template (--loadgen-function)");
         }
-        double maxDuration = Math.max(1, template.resolve(options.parameters(), NO_BINDINGS).function(loadGen).timeoutSeconds() - 60);
+        double maxDuration = Math.max(
+                1,
+                template.resolve(options.parameters(), NO_BINDINGS)
+                                .function(loadGen)
+                                .timeoutSeconds()
+                        - 60);
         double duration = a.number("duration", 60, 1, maxDuration);
         double ramp = a.number("ramp", 10, 0, duration);
         int workers = (int) a.number("workers", 1, 1, 100);
-        PipelineRun.Config config = new PipelineRun.Config(a.text("source", "events/replay/sample.ndjson.gz"), mode,
-                a.number("rate", 500, 0.001, 1_000_000), a.number("speed", 60, 0.001, 1000), ramp, (long) duration, workers,
-                loadGen, Path.of(a.text("report", options.workDir().resolve("report.json").toString())));
+        PipelineRun.Config config = new PipelineRun.Config(
+                a.text("source", "events/replay/sample.ndjson.gz"),
+                mode,
+                a.number("rate", 500, 0.001, 1_000_000),
+                a.number("speed", 60, 0.001, 1000),
+                ramp,
+                (long) duration,
+                workers,
+                loadGen,
+                Path.of(a.text(
+                        "report", options.workDir().resolve("report.json").toString())));
         // The coordinator waits for its workers inside one environment: room for all of them at once.
         options = options.withMaxConcurrency(Math.max(options.maxConcurrency(), workers + 2));
         out.println("starting the local stack from " + options.template() + " ...");
@@ -174,15 +218,19 @@ public final class Main {
         try {
             stack.start();
             printEndpoints(stack, out);
-            out.printf("ready in %.1f s; function logs in %s%n", (System.nanoTime() - t0) / 1e9, options.workDir().resolve("logs"));
+            out.printf(
+                    "ready in %.1f s; function logs in %s%n",
+                    (System.nanoTime() - t0) / 1e9, options.workDir().resolve("logs"));
             var report = new PipelineRun(stack, config, out).run();
             if (a.flag("keep")) {
                 out.println();
                 out.println("the stack stays up; Ctrl-C stops it. Try:");
                 out.println("  curl -s --aws-sigv4 aws:amz:us-east-1:execute-api --user local:local " + stack.apiUrl()
                         + "/series?prefix=");
-                out.println("  AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local aws --region us-east-1 --endpoint-url "
-                        + stack.dynamoDbUrl() + " dynamodb scan --table-name " + stack.ref(tableId(stack)) + " --max-items 5");
+                out.println(
+                        "  AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local aws --region us-east-1 --endpoint-url "
+                                + stack.dynamoDbUrl() + " dynamodb scan --table-name " + stack.ref(tableId(stack))
+                                + " --max-items 5");
                 new CountDownLatch(1).await();
             }
             return report.path("passed").asBoolean() ? 0 : 1;
@@ -204,7 +252,9 @@ public final class Main {
     }
 
     private static String tableId(LocalDeployment stack) {
-        return stack.template().resourceIds("AWS::DynamoDB::Table").stream().findFirst().orElse("Table");
+        return stack.template().resourceIds("AWS::DynamoDB::Table").stream()
+                .findFirst()
+                .orElse("Table");
     }
 
     static void printEndpoints(LocalDeployment stack, PrintStream out) {
@@ -229,7 +279,9 @@ public final class Main {
     }
 
     private static String streamNames(LocalDeployment stack) {
-        List<String> streams = stack.template().resourceIds("AWS::Kinesis::Stream").stream().map(stack::ref).toList();
+        List<String> streams = stack.template().resourceIds("AWS::Kinesis::Stream").stream()
+                .map(stack::ref)
+                .toList();
         return streams.isEmpty() ? "" : "   stream " + String.join(", ", streams);
     }
 
@@ -242,8 +294,9 @@ public final class Main {
         List<String> functions = SamTemplate.load(options.template()).resourceIds("AWS::Serverless::Function");
         List<String> events = eventFiles(root);
         if (!functions.contains(function)) {
-            throw new UsageException((function.isEmpty() ? "FUNCTION is required" : "no function " + function + " in the template")
-                    + "; valid: " + String.join(", ", functions));
+            throw new UsageException(
+                    (function.isEmpty() ? "FUNCTION is required" : "no function " + function + " in the template")
+                            + "; valid: " + String.join(", ", functions));
         }
         if (eventNames.isEmpty()) {
             throw new UsageException("EVENT is required; valid: " + String.join(", ", events));
@@ -278,10 +331,12 @@ public final class Main {
             for (Map.Entry<String, JsonNode> e : payloads.entrySet()) {
                 err.println("invoking " + function + " (" + spec.handler() + ", " + spec.memoryMb() + " MB, "
                         + spec.timeoutSeconds() + " s) with " + e.getKey());
-                InvokeResult r = stack.lambda().invoke(function, e.getValue().toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                InvokeResult r = stack.lambda()
+                        .invoke(function, e.getValue().toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
                 // One println: the function's log lines come from another thread and must not split the two.
                 out.println("--- response to " + e.getKey()
-                        + (r.failed() ? " (function error: " + r.functionError() + ")" : "") + " ---\n" + pretty(r.payload()));
+                        + (r.failed() ? " (function error: " + r.functionError() + ")" : "") + " ---\n"
+                        + pretty(r.payload()));
                 status = r.failed() ? 1 : status;
             }
             return status;
@@ -306,7 +361,10 @@ public final class Main {
             return List.of();
         }
         try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(p -> p.toString().endsWith(".json")).map(p -> root.relativize(p).toString()).sorted().toList();
+            return s.filter(p -> p.toString().endsWith(".json"))
+                    .map(p -> root.relativize(p).toString())
+                    .sorted()
+                    .toList();
         }
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local;
 
 import dev.pulse.local.esm.InvokeResult;
@@ -47,26 +62,47 @@ public final class MappingRunner implements AutoCloseable {
     private volatile boolean started;
 
     /** A shard being read; {@code done} is set by its own thread once every record of a closed shard is settled. */
-    private record Shard(ShardSource source, ShardProcessor processor, ShardStats stats, java.util.concurrent.atomic.AtomicBoolean done) {
-    }
+    private record Shard(
+            ShardSource source,
+            ShardProcessor processor,
+            ShardStats stats,
+            java.util.concurrent.atomic.AtomicBoolean done) {}
 
     private final FaultPlan faults;
     private final java.util.concurrent.atomic.AtomicLong duplicates = new java.util.concurrent.atomic.AtomicLong();
 
-    private MappingRunner(MappingSpec spec, String functionName, LocalLambda lambda, Destinations destinations, URI kinesisEndpoint,
+    private MappingRunner(
+            MappingSpec spec,
+            String functionName,
+            LocalLambda lambda,
+            Destinations destinations,
+            URI kinesisEndpoint,
             FaultPlan faults) {
         this.faults = faults;
         this.spec = spec;
         this.functionName = functionName;
         this.lambda = lambda;
         this.destinations = destinations;
-        kinesis = KinesisClient.builder().endpointOverride(kinesisEndpoint).region(Region.of(LocalDeployment.REGION))
-                .credentialsProvider(LocalDeployment.CREDENTIALS).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
-        discovery = Thread.ofPlatform().daemon().name("esm-" + spec.functionId() + "-discovery").unstarted(this::discover);
+        kinesis = KinesisClient.builder()
+                .endpointOverride(kinesisEndpoint)
+                .region(Region.of(LocalDeployment.REGION))
+                .credentialsProvider(LocalDeployment.CREDENTIALS)
+                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .build();
+        discovery = Thread.ofPlatform()
+                .daemon()
+                .name("esm-" + spec.functionId() + "-discovery")
+                .unstarted(this::discover);
     }
 
-    static MappingRunner start(MappingSpec spec, String functionName, LocalLambda lambda, Destinations destinations,
-            URI kinesisEndpoint, FaultPlan faults) throws InterruptedException {
+    static MappingRunner start(
+            MappingSpec spec,
+            String functionName,
+            LocalLambda lambda,
+            Destinations destinations,
+            URI kinesisEndpoint,
+            FaultPlan faults)
+            throws InterruptedException {
         MappingRunner r = new MappingRunner(spec, functionName, lambda, destinations, kinesisEndpoint, faults);
         r.discovery.start();
         // The first discovery positions every shard's iterator: records put after start() returns are seen even
@@ -90,12 +126,20 @@ public final class MappingRunner implements AutoCloseable {
     /** One line for the start-up summary. */
     public String describe() {
         String from = spec.sourceArn().substring(spec.sourceArn().lastIndexOf('/') + 1) + " (Kinesis)";
-        return String.format("%s -> %s: %d shard(s), batch %d, window %ds, bisect %s, retries %s, max age %s, %s%s",
-                from, spec.functionId(), shards.size(), spec.batchSize(), spec.maxBatchingWindow().toSeconds(), spec.bisectOnError(),
+        return String.format(
+                "%s -> %s: %d shard(s), batch %d, window %ds, bisect %s, retries %s, max age %s, %s%s",
+                from,
+                spec.functionId(),
+                shards.size(),
+                spec.batchSize(),
+                spec.maxBatchingWindow().toSeconds(),
+                spec.bisectOnError(),
                 spec.maxRetryAttempts() < 0 ? "unlimited" : Integer.toString(spec.maxRetryAttempts()),
                 spec.maxRecordAge() == null ? "none" : spec.maxRecordAge().toSeconds() + "s",
                 spec.reportBatchItemFailures() ? "partial batch responses" : "whole batches",
-                spec.parallelizationFactor() > 1 ? ", parallelization " + spec.parallelizationFactor() + " run as 1" : "");
+                spec.parallelizationFactor() > 1
+                        ? ", parallelization " + spec.parallelizationFactor() + " run as 1"
+                        : "");
     }
 
     private void discover() {
@@ -118,7 +162,9 @@ public final class MappingRunner implements AutoCloseable {
                 started = true;
                 first = false;
             } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "listing the shards of " + spec.sourceArn() + " failed: " + e.getMessage());
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        "listing the shards of " + spec.sourceArn() + " failed: " + e.getMessage());
             }
             try {
                 Thread.sleep(1_000);
@@ -128,35 +174,47 @@ public final class MappingRunner implements AutoCloseable {
         }
     }
 
-    private record ShardInfo(String id, String parent) {
-    }
+    private record ShardInfo(String id, String parent) {}
 
     private List<ShardInfo> listShards() {
         String name = spec.sourceArn().substring(spec.sourceArn().indexOf(":stream/") + ":stream/".length());
         return kinesis.describeStream(b -> b.streamName(name)).streamDescription().shards().stream()
-                .map(s -> new ShardInfo(s.shardId(), s.parentShardId())).toList();
+                .map(s -> new ShardInfo(s.shardId(), s.parentShardId()))
+                .toList();
     }
 
     private void addShard(String shardId, String position) {
-        ShardSource source = new KinesisShardSource(kinesis, spec.sourceArn(), shardId, position, LocalDeployment.REGION);
+        ShardSource source =
+                new KinesisShardSource(kinesis, spec.sourceArn(), shardId, position, LocalDeployment.REGION);
         ShardStats stats = new ShardStats();
         String arn = lambda.config(functionName).arn();
-        ShardProcessor processor = new ShardProcessor(spec, source, this::invoke,
+        ShardProcessor processor = new ShardProcessor(
+                spec,
+                source,
+                this::invoke,
                 spec.onFailureArn() == null ? null : json -> destinations.send(spec.onFailureArn(), json),
-                Clock.systemUTC(), arn, stats);
+                Clock.systemUTC(),
+                arn,
+                stats);
         Shard shard = new Shard(source, processor, stats, new java.util.concurrent.atomic.AtomicBoolean());
         shards.put(shardId, shard);
-        Thread t = Thread.ofPlatform().daemon().name("esm-" + spec.functionId() + "-" + shardId).start(() -> {
-            try {
-                processor.runUntil(() -> stopped);
-                // ShardProcessor is confined to this thread; discovery learns of the end through the flag.
-                shard.done().set(processor.finished());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.ERROR, "shard " + shardId + " of " + spec.functionId() + " stopped: " + e, e);
-            }
-        });
+        Thread t = Thread.ofPlatform()
+                .daemon()
+                .name("esm-" + spec.functionId() + "-" + shardId)
+                .start(() -> {
+                    try {
+                        processor.runUntil(() -> stopped);
+                        // ShardProcessor is confined to this thread; discovery learns of the end through the flag.
+                        shard.done().set(processor.finished());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } catch (RuntimeException e) {
+                        LOG.log(
+                                System.Logger.Level.ERROR,
+                                "shard " + shardId + " of " + spec.functionId() + " stopped: " + e,
+                                e);
+                    }
+                });
         threads.add(t);
     }
 
@@ -209,7 +267,9 @@ public final class MappingRunner implements AutoCloseable {
      * (Kinesis does; kinesalite always says 0, so callers also watch {@link #recordsRead()} settle).
      */
     public long backlog() {
-        long behind = shards.values().stream().filter(s -> s.source() instanceof KinesisShardSource k && k.millisBehindLatest() > 0).count();
+        long behind = shards.values().stream()
+                .filter(s -> s.source() instanceof KinesisShardSource k && k.millisBehindLatest() > 0)
+                .count();
         return recordsRead() - recordsDone() + behind;
     }
 
@@ -218,8 +278,11 @@ public final class MappingRunner implements AutoCloseable {
         if (backlog() == 0) {
             return 0;
         }
-        Instant newest = shards.values().stream().map(s -> s.stats().newestArrivalDone()).filter(java.util.Objects::nonNull)
-                .max(Instant::compareTo).orElse(null);
+        Instant newest = shards.values().stream()
+                .map(s -> s.stats().newestArrivalDone())
+                .filter(java.util.Objects::nonNull)
+                .max(Instant::compareTo)
+                .orElse(null);
         return newest == null ? 0 : Math.max(0, System.currentTimeMillis() - newest.toEpochMilli());
     }
 

@@ -1,9 +1,26 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.local.esm.InvokeResult;
+import dev.pulse.report.HtmlReport;
+import dev.pulse.report.LoadRunCharts;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,8 +30,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import dev.pulse.report.HtmlReport;
-import dev.pulse.report.LoadRunCharts;
 import java.util.concurrent.CompletableFuture;
 import org.HdrHistogram.Histogram;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
@@ -32,9 +47,16 @@ final class PipelineRun {
      *
      * @param loadGenFunction logical id of the load generator in template.yaml
      */
-    record Config(String source, String mode, double rate, double speed, double rampUpSeconds, long durationSeconds,
-            int workers, String loadGenFunction, Path reportFile) {
-    }
+    record Config(
+            String source,
+            String mode,
+            double rate,
+            double speed,
+            double rampUpSeconds,
+            long durationSeconds,
+            int workers,
+            String loadGenFunction,
+            Path reportFile) {}
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -93,7 +115,9 @@ final class PipelineRun {
         }
 
         HtmlReport.Series series(String name, List<Double> values) {
-            return new HtmlReport.Series(name, t.stream().mapToDouble(Double::doubleValue).toArray(),
+            return new HtmlReport.Series(
+                    name,
+                    t.stream().mapToDouble(Double::doubleValue).toArray(),
                     values.stream().mapToDouble(Double::doubleValue).toArray());
         }
     }
@@ -124,7 +148,8 @@ final class PipelineRun {
         long started = System.nanoTime();
         CompletableFuture<InvokeResult> load = CompletableFuture.supplyAsync(() -> {
             try {
-                return stack.lambda().invoke(config.loadGenFunction(), request.toString().getBytes(StandardCharsets.UTF_8));
+                return stack.lambda()
+                        .invoke(config.loadGenFunction(), request.toString().getBytes(StandardCharsets.UTF_8));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted", e);
@@ -153,7 +178,8 @@ final class PipelineRun {
         full.set("timeline", timeline.toJson());
         if (config.reportFile() != null) {
             Files.createDirectories(config.reportFile().toAbsolutePath().getParent());
-            Files.writeString(config.reportFile(), JSON.writerWithDefaultPrettyPrinter().writeValueAsString(full));
+            Files.writeString(
+                    config.reportFile(), JSON.writerWithDefaultPrettyPrinter().writeValueAsString(full));
             Files.writeString(htmlFile(config.reportFile()), html(full).render());
         }
         printReport(full);
@@ -184,7 +210,12 @@ final class PipelineRun {
             t.join();
         }
         StringBuilder line = new StringBuilder("warmed up");
-        wanted.forEach((fn, n) -> line.append(' ').append(fn).append(' ').append(ready.getOrDefault(fn, 0)).append('/').append(n));
+        wanted.forEach((fn, n) -> line.append(' ')
+                .append(fn)
+                .append(' ')
+                .append(ready.getOrDefault(fn, 0))
+                .append('/')
+                .append(n));
         out.printf(Locale.ROOT, "%s in %.1f s%n", line, (System.nanoTime() - t0) / 1e9);
     }
 
@@ -197,37 +228,72 @@ final class PipelineRun {
 
     private void sample(long started, double queryMillis, double canaries) {
         MappingRunner ingest = ingestMapping();
-        timeline.sample((System.nanoTime() - started) / 1e9, ingest == null ? 0 : ingest.lagMillis() / 1000.0, dlqDepth(),
-                ingest == null ? 0 : ingest.recordsDone(), queryMillis, canaries);
+        timeline.sample(
+                (System.nanoTime() - started) / 1e9,
+                ingest == null ? 0 : ingest.lagMillis() / 1000.0,
+                dlqDepth(),
+                ingest == null ? 0 : ingest.recordsDone(),
+                queryMillis,
+                canaries);
     }
 
     /** The load generator's charts and the pipeline's, sampled once a second while the run lasted. */
     private HtmlReport html(ObjectNode full) {
-        HtmlReport page = LoadRunCharts.create("Pulse local run " + full.path("runId").asText(), full.path("load"));
+        HtmlReport page =
+                LoadRunCharts.create("Pulse local run " + full.path("runId").asText(), full.path("load"));
         MappingRunner ingest = ingestMapping();
         if (ingest != null) {
-            page.summary("ingest", String.format(Locale.ROOT, "read %,d  done %,d  invocations %,d  function errors %,d",
-                    ingest.recordsRead(), ingest.recordsDone(), ingest.invocations(), ingest.functionErrors()));
+            page.summary(
+                    "ingest",
+                    String.format(
+                            Locale.ROOT,
+                            "read %,d  done %,d  invocations %,d  function errors %,d",
+                            ingest.recordsRead(),
+                            ingest.recordsDone(),
+                            ingest.invocations(),
+                            ingest.functionErrors()));
         }
         JsonNode q = full.path("queryLatencyMs");
-        page.summary("query API", String.format(Locale.ROOT, "%,d requests  p50 %.1f ms  p99 %.1f ms  max %.1f ms",
-                q.path("requests").asLong(), q.path("p50").asDouble(), q.path("p99").asDouble(), q.path("max").asDouble()));
+        page.summary(
+                "query API",
+                String.format(
+                        Locale.ROOT,
+                        "%,d requests  p50 %.1f ms  p99 %.1f ms  max %.1f ms",
+                        q.path("requests").asLong(),
+                        q.path("p50").asDouble(),
+                        q.path("p99").asDouble(),
+                        q.path("max").asDouble()));
         page.summary("DLQ", full.path("dlqMessages").asLong() + " messages at the end");
         page.summary("result", full.path("passed").asBoolean() ? "PASS: zero lost, zero duplicated" : "FAIL");
-        page.chart(new HtmlReport.Chart("ingested", "Records ingested", "records/s",
+        page.chart(new HtmlReport.Chart(
+                "ingested",
+                "Records ingested",
+                "records/s",
                 "Records the ingest mapping finished per second (sampled once a second, the drain included).",
                 List.of(timeline.series("ingested", timeline.ingestedPerSecond))));
-        page.chart(new HtmlReport.Chart("ingest-lag", "Ingest lag", "s",
+        page.chart(new HtmlReport.Chart(
+                "ingest-lag",
+                "Ingest lag",
+                "s",
                 "Age of the newest record the ingest function finished while records wait; 0 when none wait.",
                 List.of(timeline.series("lag", timeline.lagSeconds))));
-        page.chart(new HtmlReport.Chart("dlq-depth", "DLQ depth", "messages",
+        page.chart(new HtmlReport.Chart(
+                "dlq-depth",
+                "DLQ depth",
+                "messages",
                 "Messages in the dead-letter queues (visible and in flight), sampled once a second.",
                 List.of(timeline.series("DLQ", timeline.dlqDepth))));
-        page.chart(new HtmlReport.Chart("canary-queryable", "Canaries queryable", "canaries",
+        page.chart(new HtmlReport.Chart(
+                "canary-queryable",
+                "Canaries queryable",
+                "canaries",
                 "The canary datapoints the dashboard query counted (one is sent each second): the horizontal distance "
                         + "to the diagonal is the freshness while the load runs.",
                 List.of(timeline.series("counted by the API", timeline.canariesQueryable))));
-        page.chart(new HtmlReport.Chart("query-latency", "Query latency", "ms",
+        page.chart(new HtmlReport.Chart(
+                "query-latency",
+                "Query latency",
+                "ms",
                 "The dashboard query (the canary series' last ten minutes, SigV4-signed) sent once a second while the load runs; a gap is a failed call or the drain after the load.",
                 List.of(timeline.series("POST /query", timeline.queryMillis))));
         return page;
@@ -277,7 +343,9 @@ final class PipelineRun {
                 sample(started, Double.NaN, Double.NaN);
                 lastSample = System.nanoTime();
             }
-            long read = stack.mappings().stream().mapToLong(MappingRunner::recordsRead).sum();
+            long read = stack.mappings().stream()
+                    .mapToLong(MappingRunner::recordsRead)
+                    .sum();
             if (read != lastRead) {
                 lastRead = read;
                 quietSince = System.nanoTime();
@@ -300,10 +368,25 @@ final class PipelineRun {
             p99 = queryLatency.getTotalCount() == 0 ? 0 : queryLatency.getValueAtPercentile(99) / 1000.0;
         }
         EmfTotals ingestMetrics = stack.metrics(ingestFunction());
-        String builds = stack.schedules().isEmpty() ? ""
-                : String.format(Locale.ROOT, " | builds %,d", stack.schedules().stream().mapToLong(ScheduleRunner::runs).sum());
-        return String.format(Locale.ROOT, "[%4ds] read %,d | ingested %,d records, %,d datapoints | lag %.1f s | DLQ %,d%s | query p99 %.0f ms",
-                elapsedSeconds, read, done, ingestMetrics.sum("DatapointsIn"), lag, dlqDepth(), builds, p99);
+        String builds = stack.schedules().isEmpty()
+                ? ""
+                : String.format(
+                        Locale.ROOT,
+                        " | builds %,d",
+                        stack.schedules().stream()
+                                .mapToLong(ScheduleRunner::runs)
+                                .sum());
+        return String.format(
+                Locale.ROOT,
+                "[%4ds] read %,d | ingested %,d records, %,d datapoints | lag %.1f s | DLQ %,d%s | query p99 %.0f ms",
+                elapsedSeconds,
+                read,
+                done,
+                ingestMetrics.sum("DatapointsIn"),
+                lag,
+                dlqDepth(),
+                builds,
+                p99);
     }
 
     private String ingestFunction() {
@@ -319,10 +402,15 @@ final class PipelineRun {
     private long dlqDepth() {
         long total = 0;
         for (String url : stack.queueUrls()) {
-            var a = stack.sqs().getQueueAttributes(b -> b.queueUrl(url).attributeNames(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
-                    QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE)).attributes();
+            var a = stack.sqs()
+                    .getQueueAttributes(b -> b.queueUrl(url)
+                            .attributeNames(
+                                    QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                                    QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
+                    .attributes();
             total += Long.parseLong(a.getOrDefault(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES, "0"))
-                    + Long.parseLong(a.getOrDefault(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE, "0"));
+                    + Long.parseLong(
+                            a.getOrDefault(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE, "0"));
         }
         return total;
     }
@@ -333,7 +421,8 @@ final class PipelineRun {
         r.set("load", load);
         ObjectNode mappings = r.putObject("mappings");
         for (MappingRunner m : stack.mappings()) {
-            ObjectNode n = mappings.putObject(m.spec().functionId() + "." + m.spec().eventId());
+            ObjectNode n =
+                    mappings.putObject(m.spec().functionId() + "." + m.spec().eventId());
             n.put("recordsRead", m.recordsRead());
             n.put("recordsDone", m.recordsDone());
             n.put("invocations", m.invocations());
@@ -378,8 +467,11 @@ final class PipelineRun {
         q.put("p99", h.getValueAtPercentile(99) / 1000.0);
         q.put("max", h.getMaxValue() / 1000.0);
         JsonNode canary = load.path("canary");
-        boolean passed = !loadFailed && canary.path("verified").asBoolean(false) && canary.path("lost").asLong(-1) == 0
-                && canary.path("duplicated").asLong(-1) == 0 && canary.path("consistent").asBoolean(false);
+        boolean passed = !loadFailed
+                && canary.path("verified").asBoolean(false)
+                && canary.path("lost").asLong(-1) == 0
+                && canary.path("duplicated").asLong(-1) == 0
+                && canary.path("consistent").asBoolean(false);
         r.put("passed", passed);
         return r;
     }
@@ -391,41 +483,87 @@ final class PipelineRun {
         if (load.has("errorType") || load.has("error")) {
             out.println("load generator failed: " + load);
         }
-        out.printf(Locale.ROOT, "load      sent %,d  acked %,d  failed %,d  throttled %,d  achieved %.1f/s (target %.1f/s)  put p99 %.1f ms%n",
-                load.path("sent").asLong(), load.path("acked").asLong(), load.path("failed").asLong(),
-                load.path("throttled").asLong(), load.path("achievedRate").asDouble(), load.path("targetRate").asDouble(),
+        out.printf(
+                Locale.ROOT,
+                "load      sent %,d  acked %,d  failed %,d  throttled %,d  achieved %.1f/s (target %.1f/s)  put p99 %.1f ms%n",
+                load.path("sent").asLong(),
+                load.path("acked").asLong(),
+                load.path("failed").asLong(),
+                load.path("throttled").asLong(),
+                load.path("achievedRate").asDouble(),
+                load.path("targetRate").asDouble(),
                 load.path("latencyMs").path("p99").asDouble());
-        r.path("mappings").properties().forEach(e -> out.printf(Locale.ROOT,
-                "mapping   %-28s read %,d  done %,d  invocations %,d  function errors %,d  to DLQ %,d%n",
-                e.getKey(), e.getValue().path("recordsRead").asLong(),
-                e.getValue().path("recordsDone").asLong(), e.getValue().path("invocations").asLong(),
-                e.getValue().path("functionErrors").asLong(), e.getValue().path("recordsToDestination").asLong()));
+        r.path("mappings")
+                .properties()
+                .forEach(e -> out.printf(
+                        Locale.ROOT,
+                        "mapping   %-28s read %,d  done %,d  invocations %,d  function errors %,d  to DLQ %,d%n",
+                        e.getKey(),
+                        e.getValue().path("recordsRead").asLong(),
+                        e.getValue().path("recordsDone").asLong(),
+                        e.getValue().path("invocations").asLong(),
+                        e.getValue().path("functionErrors").asLong(),
+                        e.getValue().path("recordsToDestination").asLong()));
         r.path("schedules").properties().forEach(e -> {
             JsonNode s = e.getValue();
-            out.printf(Locale.ROOT, "schedule  %-28s runs %,d  invocations %,d  errors %,d  retries %,d  failed runs %,d  (%s, every %s s)%n",
-                    e.getKey(), s.path("runs").asLong(), s.path("invocations").asLong(), s.path("errors").asLong(),
-                    s.path("retries").asLong(), s.path("failedRuns").asLong(), s.path("expression").asText(),
-                    new java.math.BigDecimal(s.path("everySeconds").asText()).stripTrailingZeros().toPlainString());
+            out.printf(
+                    Locale.ROOT,
+                    "schedule  %-28s runs %,d  invocations %,d  errors %,d  retries %,d  failed runs %,d  (%s, every %s s)%n",
+                    e.getKey(),
+                    s.path("runs").asLong(),
+                    s.path("invocations").asLong(),
+                    s.path("errors").asLong(),
+                    s.path("retries").asLong(),
+                    s.path("failedRuns").asLong(),
+                    s.path("expression").asText(),
+                    new java.math.BigDecimal(s.path("everySeconds").asText())
+                            .stripTrailingZeros()
+                            .toPlainString());
         });
         JsonNode ingest = r.path("functions").path(ingestFunction()).path("metrics");
-        out.printf(Locale.ROOT, "ingest    records %,d  datapoints %,d  poison %,d  items written %,d  throttles %,d%n",
-                ingest.path("RecordsIn").asLong(), ingest.path("DatapointsIn").asLong(), ingest.path("PoisonRecords").asLong(),
-                ingest.path("ItemsWritten").asLong(), ingest.path("Throttles").asLong());
-        out.printf(Locale.ROOT, "DLQ       %,d messages%n", r.path("dlqMessages").asLong());
+        out.printf(
+                Locale.ROOT,
+                "ingest    records %,d  datapoints %,d  poison %,d  items written %,d  throttles %,d%n",
+                ingest.path("RecordsIn").asLong(),
+                ingest.path("DatapointsIn").asLong(),
+                ingest.path("PoisonRecords").asLong(),
+                ingest.path("ItemsWritten").asLong(),
+                ingest.path("Throttles").asLong());
+        out.printf(
+                Locale.ROOT, "DLQ       %,d messages%n", r.path("dlqMessages").asLong());
         JsonNode q = r.path("queryLatencyMs");
-        out.printf(Locale.ROOT, "query     %,d requests  p50 %.1f ms  p99 %.1f ms  max %.1f ms%n", q.path("requests").asLong(),
-                q.path("p50").asDouble(), q.path("p99").asDouble(), q.path("max").asDouble());
+        out.printf(
+                Locale.ROOT,
+                "query     %,d requests  p50 %.1f ms  p99 %.1f ms  max %.1f ms%n",
+                q.path("requests").asLong(),
+                q.path("p50").asDouble(),
+                q.path("p99").asDouble(),
+                q.path("max").asDouble());
         JsonNode c = load.path("canary");
-        out.printf(Locale.ROOT, "canary    sent %d  observed %d  lost %d  duplicated %d  consistent %s%n",
-                c.path("sent").asLong(), c.path("observed").asLong(), c.path("lost").asLong(), c.path("duplicated").asLong(),
+        out.printf(
+                Locale.ROOT,
+                "canary    sent %d  observed %d  lost %d  duplicated %d  consistent %s%n",
+                c.path("sent").asLong(),
+                c.path("observed").asLong(),
+                c.path("lost").asLong(),
+                c.path("duplicated").asLong(),
                 c.path("consistent").asBoolean());
-        out.printf(Locale.ROOT, "freshness p50 %d ms  p99 %d ms  max %d ms  (send to queryable, read every %d ms while the load ran;"
-                + " %d of %d counted during the load)%n", c.path("freshnessP50Ms").asLong(), c.path("freshnessP99Ms").asLong(),
-                maxFreshness(c), c.path("freshnessPollMs").asLong(), c.path("countedDuringLoad").asLong(),
+        out.printf(
+                Locale.ROOT,
+                "freshness p50 %d ms  p99 %d ms  max %d ms  (send to queryable, read every %d ms while the load ran;"
+                        + " %d of %d counted during the load)%n",
+                c.path("freshnessP50Ms").asLong(),
+                c.path("freshnessP99Ms").asLong(),
+                maxFreshness(c),
+                c.path("freshnessPollMs").asLong(),
+                c.path("countedDuringLoad").asLong(),
                 c.path("sent").asLong());
         if (c.path("unconfirmedPuts").asLong() > 0) {
-            out.printf(Locale.ROOT, "          %d PutRecords call(s) failed after they may have stored a canary: up to as many"
-                    + " copies are the producer's, not duplicates%n", c.path("unconfirmedPuts").asLong());
+            out.printf(
+                    Locale.ROOT,
+                    "          %d PutRecords call(s) failed after they may have stored a canary: up to as many"
+                            + " copies are the producer's, not duplicates%n",
+                    c.path("unconfirmedPuts").asLong());
         }
         out.println("result    " + (r.path("passed").asBoolean() ? "PASS: zero lost, zero duplicated" : "FAIL"));
         if (config.reportFile() != null) {

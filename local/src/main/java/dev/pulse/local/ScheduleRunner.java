@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -44,6 +59,7 @@ public final class ScheduleRunner implements AutoCloseable {
     private final Clock clock;
     /** Held for the whole of a run, retries included: scheduled runs and {@link #runNow()} never overlap. */
     private final ReentrantLock running = new ReentrantLock(true);
+
     private final Thread thread;
     private final AtomicLong runs = new AtomicLong();
     private final AtomicLong invocations = new AtomicLong();
@@ -54,8 +70,14 @@ public final class ScheduleRunner implements AutoCloseable {
     private volatile String lastResponse;
     private volatile boolean stopped;
 
-    private ScheduleRunner(ScheduleSpec spec, FunctionInvoker function, Duration every, String region,
-            String accountId, FaultPlan faults, Clock clock) {
+    private ScheduleRunner(
+            ScheduleSpec spec,
+            FunctionInvoker function,
+            Duration every,
+            String region,
+            String accountId,
+            FaultPlan faults,
+            Clock clock) {
         if (every.isNegative()) {
             throw new IllegalArgumentException("a schedule's period cannot be negative: " + every);
         }
@@ -66,7 +88,10 @@ public final class ScheduleRunner implements AutoCloseable {
         this.accountId = accountId;
         this.faults = faults;
         this.clock = clock;
-        this.thread = Thread.ofPlatform().daemon().name("schedule-" + spec.functionId() + "-" + spec.eventId()).unstarted(this::loop);
+        this.thread = Thread.ofPlatform()
+                .daemon()
+                .name("schedule-" + spec.functionId() + "-" + spec.eventId())
+                .unstarted(this::loop);
     }
 
     /**
@@ -77,8 +102,14 @@ public final class ScheduleRunner implements AutoCloseable {
      * @param every the period to run at: {@code spec.period()} for the template's, shorter to compress time;
      *              {@link Duration#ZERO} for no runs of its own (only {@link #runNow()})
      */
-    static ScheduleRunner start(ScheduleSpec spec, FunctionInvoker function, Duration every, String region,
-            String accountId, FaultPlan faults, Clock clock) {
+    static ScheduleRunner start(
+            ScheduleSpec spec,
+            FunctionInvoker function,
+            Duration every,
+            String region,
+            String accountId,
+            FaultPlan faults,
+            Clock clock) {
         ScheduleRunner r = new ScheduleRunner(spec, function, every, region, accountId, faults, clock);
         if (!every.isZero()) {
             r.thread.start();
@@ -97,10 +128,20 @@ public final class ScheduleRunner implements AutoCloseable {
 
     /** One line for the start-up summary. */
     public String describe() {
-        String when = every.isZero() ? "no runs of its own (schedule period 0)"
-                : every.equals(spec.period()) ? "every " + seconds(every) : "every " + seconds(every) + " locally (compressed)";
-        return String.format(Locale.ROOT, "%s -> %s: %s, %s, retries of a failed run %d%s", spec.expression(), spec.functionId(),
-                spec.ruleName(), when, spec.asyncRetryAttempts(), spec.input() == null ? "" : ", constant Input");
+        String when = every.isZero()
+                ? "no runs of its own (schedule period 0)"
+                : every.equals(spec.period())
+                        ? "every " + seconds(every)
+                        : "every " + seconds(every) + " locally (compressed)";
+        return String.format(
+                Locale.ROOT,
+                "%s -> %s: %s, %s, retries of a failed run %d%s",
+                spec.expression(),
+                spec.functionId(),
+                spec.ruleName(),
+                when,
+                spec.asyncRetryAttempts(),
+                spec.input() == null ? "" : ", constant Input");
     }
 
     /**
@@ -199,7 +240,7 @@ public final class ScheduleRunner implements AutoCloseable {
             next = next.plus(every);
             Instant now = clock.instant();
             if (next.isBefore(now)) {
-                next = now;  // the run outlasted its period: the times it missed become this one run
+                next = now; // the run outlasted its period: the times it missed become this one run
             }
         }
     }
@@ -229,7 +270,8 @@ public final class ScheduleRunner implements AutoCloseable {
         if (every.isZero()) {
             return Duration.ZERO;
         }
-        return Duration.ofNanos((long) (aws.toNanos() * ((double) every.toNanos() / spec.period().toNanos())));
+        return Duration.ofNanos((long)
+                (aws.toNanos() * ((double) every.toNanos() / spec.period().toNanos())));
     }
 
     private InvokeResult invoke(byte[] event) throws InterruptedException {
@@ -243,8 +285,10 @@ public final class ScheduleRunner implements AutoCloseable {
             }
             // The environment could not start: Lambda would report a failed invocation.
             errors.incrementAndGet();
-            String message = JSON.createObjectNode().put("errorMessage", String.valueOf(e.getMessage()))
-                    .put("errorType", "Runtime.LocalStartFailure").toString();
+            String message = JSON.createObjectNode()
+                    .put("errorMessage", String.valueOf(e.getMessage()))
+                    .put("errorType", "Runtime.LocalStartFailure")
+                    .toString();
             lastResponse = message;
             return new InvokeResult(message.getBytes(StandardCharsets.UTF_8), "Unhandled", null);
         }
@@ -256,7 +300,9 @@ public final class ScheduleRunner implements AutoCloseable {
     }
 
     private static String seconds(Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : String.format(Locale.ROOT, "%.3f s", d.toMillis() / 1000.0);
+        return d.toMillis() % 1000 == 0
+                ? d.toSeconds() + " s"
+                : String.format(Locale.ROOT, "%.3f s", d.toMillis() / 1000.0);
     }
 
     /** Stops the schedule; a run in progress is interrupted (its invocation's environment is stopped). */

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local;
 
 import java.io.IOException;
@@ -18,8 +33,7 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 final class SignedApi implements AutoCloseable {
 
     /** Status and body of one call. */
-    record Response(int status, String body) {
-    }
+    record Response(int status, String body) {}
 
     private final URI base;
     private final SdkHttpClient http = UrlConnectionHttpClient.create();
@@ -30,8 +44,7 @@ final class SignedApi implements AutoCloseable {
     }
 
     /** Status, Content-Type (null when absent) and body of one call, as bytes. */
-    record Reply(int status, String contentType, byte[] body) {
-    }
+    record Reply(int status, String contentType, byte[] body) {}
 
     Response post(String path, String json) throws IOException {
         return text(send(SdkHttpMethod.POST, path, "application/json", json.getBytes(StandardCharsets.UTF_8)));
@@ -44,25 +57,32 @@ final class SignedApi implements AutoCloseable {
 
     /** Any request, signed: {@code pathAndQuery} encoded, {@code contentType} and {@code body} may be null. */
     Reply send(SdkHttpMethod method, String pathAndQuery, String contentType, byte[] body) throws IOException {
-        SdkHttpFullRequest.Builder request = SdkHttpFullRequest.builder().uri(base.resolve(pathAndQuery)).method(method);
+        SdkHttpFullRequest.Builder request =
+                SdkHttpFullRequest.builder().uri(base.resolve(pathAndQuery)).method(method);
         if (contentType != null) {
             request.putHeader("Content-Type", contentType);
         }
-        SignedRequest signed = signer.sign(r -> r.identity(LocalDeployment.CREDENTIALS.resolveIdentity().join())
-                .request(request.build())
-                .payload(body == null || body.length == 0 ? null : ContentStreamProvider.fromByteArray(body))
-                .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "execute-api")
-                .putProperty(AwsV4HttpSigner.REGION_NAME, LocalDeployment.REGION));
-        HttpExecuteResponse resp = http.prepareRequest(HttpExecuteRequest.builder().request(signed.request())
-                .contentStreamProvider(signed.payload().orElse(null)).build()).call();
+        SignedRequest signed = signer.sign(
+                r -> r.identity(LocalDeployment.CREDENTIALS.resolveIdentity().join())
+                        .request(request.build())
+                        .payload(body == null || body.length == 0 ? null : ContentStreamProvider.fromByteArray(body))
+                        .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "execute-api")
+                        .putProperty(AwsV4HttpSigner.REGION_NAME, LocalDeployment.REGION));
+        HttpExecuteResponse resp = http.prepareRequest(HttpExecuteRequest.builder()
+                        .request(signed.request())
+                        .contentStreamProvider(signed.payload().orElse(null))
+                        .build())
+                .call();
         byte[] out = new byte[0];
         if (resp.responseBody().isPresent()) {
             try (InputStream in = resp.responseBody().get()) {
                 out = in.readAllBytes();
             }
         }
-        return new Reply(resp.httpResponse().statusCode(),
-                resp.httpResponse().firstMatchingHeader("Content-Type").orElse(null), out);
+        return new Reply(
+                resp.httpResponse().statusCode(),
+                resp.httpResponse().firstMatchingHeader("Content-Type").orElse(null),
+                out);
     }
 
     private static Response text(Reply reply) {

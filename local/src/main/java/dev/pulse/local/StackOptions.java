@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local;
 
 import dev.pulse.local.lambda.FaultPlan;
@@ -27,9 +42,21 @@ import java.util.Map;
  *                       no runs of their own (only {@link ScheduleRunner#runNow()})
  * @param backend        what serves DynamoDB, Kinesis, SQS and S3: the bundled emulators or LocalStack
  */
-public record StackOptions(Path template, Map<String, String> parameters, String stackName, Path workDir, Path runtimeDir,
-        Path kinesisDir, Path motoServer, Ports ports, int maxConcurrency, Map<String, String> environment, FaultPlan faults,
-        Path kinesisStore, Duration scheduleEvery, Backend backend) {
+public record StackOptions(
+        Path template,
+        Map<String, String> parameters,
+        String stackName,
+        Path workDir,
+        Path runtimeDir,
+        Path kinesisDir,
+        Path motoServer,
+        Ports ports,
+        int maxConcurrency,
+        Map<String, String> environment,
+        FaultPlan faults,
+        Path kinesisStore,
+        Duration scheduleEvery,
+        Backend backend) {
 
     public StackOptions {
         if (scheduleEvery != null && scheduleEvery.isNegative()) {
@@ -41,11 +68,35 @@ public record StackOptions(Path template, Map<String, String> parameters, String
     }
 
     /** Options on the bundled emulators. */
-    public StackOptions(Path template, Map<String, String> parameters, String stackName, Path workDir, Path runtimeDir,
-            Path kinesisDir, Path motoServer, Ports ports, int maxConcurrency, Map<String, String> environment, FaultPlan faults,
-            Path kinesisStore, Duration scheduleEvery) {
-        this(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, environment,
-                faults, kinesisStore, scheduleEvery, Backend.EMULATORS);
+    public StackOptions(
+            Path template,
+            Map<String, String> parameters,
+            String stackName,
+            Path workDir,
+            Path runtimeDir,
+            Path kinesisDir,
+            Path motoServer,
+            Ports ports,
+            int maxConcurrency,
+            Map<String, String> environment,
+            FaultPlan faults,
+            Path kinesisStore,
+            Duration scheduleEvery) {
+        this(
+                template,
+                parameters,
+                stackName,
+                workDir,
+                runtimeDir,
+                kinesisDir,
+                motoServer,
+                ports,
+                maxConcurrency,
+                environment,
+                faults,
+                kinesisStore,
+                scheduleEvery,
+                Backend.EMULATORS);
     }
 
     /**
@@ -60,7 +111,8 @@ public record StackOptions(Path template, Map<String, String> parameters, String
 
         /** The two backends, by the name {@code --backend} takes. */
         public enum Kind {
-            EMULATORS, LOCALSTACK;
+            EMULATORS,
+            LOCALSTACK;
 
             public String optionName() {
                 return name().toLowerCase(java.util.Locale.ROOT);
@@ -73,11 +125,33 @@ public record StackOptions(Path template, Map<String, String> parameters, String
     }
 
     /** Options whose schedules run at the template's rates. */
-    public StackOptions(Path template, Map<String, String> parameters, String stackName, Path workDir, Path runtimeDir,
-            Path kinesisDir, Path motoServer, Ports ports, int maxConcurrency, Map<String, String> environment, FaultPlan faults,
+    public StackOptions(
+            Path template,
+            Map<String, String> parameters,
+            String stackName,
+            Path workDir,
+            Path runtimeDir,
+            Path kinesisDir,
+            Path motoServer,
+            Ports ports,
+            int maxConcurrency,
+            Map<String, String> environment,
+            FaultPlan faults,
             Path kinesisStore) {
-        this(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, environment,
-                faults, kinesisStore, null);
+        this(
+                template,
+                parameters,
+                stackName,
+                workDir,
+                runtimeDir,
+                kinesisDir,
+                motoServer,
+                ports,
+                maxConcurrency,
+                environment,
+                faults,
+                kinesisStore,
+                null);
     }
 
     /**
@@ -95,45 +169,164 @@ public record StackOptions(Path template, Map<String, String> parameters, String
 
     /** The repository's layout, rooted at the folder holding template.yaml. */
     public static StackOptions defaults(Path root) {
-        return new StackOptions(root.resolve("template.yaml"), Map.of(), "pulse-local", root.resolve(".local"),
-                root.resolve("local/target/runtime"), root.resolve("tools/kinesis"), root.resolve(".venv/bin/moto_server"),
-                Ports.FIXED, 10, Map.of(), FaultPlan.NONE, null);
+        return new StackOptions(
+                root.resolve("template.yaml"),
+                Map.of(),
+                "pulse-local",
+                root.resolve(".local"),
+                root.resolve("local/target/runtime"),
+                root.resolve("tools/kinesis"),
+                root.resolve(".venv/bin/moto_server"),
+                Ports.FIXED,
+                10,
+                Map.of(),
+                FaultPlan.NONE,
+                null);
     }
 
     public StackOptions withParameters(Map<String, String> p) {
-        return new StackOptions(template, p, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, environment, faults, kinesisStore, scheduleEvery, backend);
+        return new StackOptions(
+                template,
+                p,
+                stackName,
+                workDir,
+                runtimeDir,
+                kinesisDir,
+                motoServer,
+                ports,
+                maxConcurrency,
+                environment,
+                faults,
+                kinesisStore,
+                scheduleEvery,
+                backend);
     }
 
     public StackOptions withPorts(Ports p) {
-        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, p, maxConcurrency, environment, faults, kinesisStore, scheduleEvery, backend);
+        return new StackOptions(
+                template,
+                parameters,
+                stackName,
+                workDir,
+                runtimeDir,
+                kinesisDir,
+                motoServer,
+                p,
+                maxConcurrency,
+                environment,
+                faults,
+                kinesisStore,
+                scheduleEvery,
+                backend);
     }
 
     public StackOptions withEnvironment(Map<String, String> env) {
-        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, env, faults, kinesisStore, scheduleEvery, backend);
+        return new StackOptions(
+                template,
+                parameters,
+                stackName,
+                workDir,
+                runtimeDir,
+                kinesisDir,
+                motoServer,
+                ports,
+                maxConcurrency,
+                env,
+                faults,
+                kinesisStore,
+                scheduleEvery,
+                backend);
     }
 
     public StackOptions withMaxConcurrency(int n) {
-        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, n, environment, faults, kinesisStore, scheduleEvery, backend);
+        return new StackOptions(
+                template,
+                parameters,
+                stackName,
+                workDir,
+                runtimeDir,
+                kinesisDir,
+                motoServer,
+                ports,
+                n,
+                environment,
+                faults,
+                kinesisStore,
+                scheduleEvery,
+                backend);
     }
 
     public StackOptions withFaults(FaultPlan plan, Path kinesisStoreDir) {
-        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency,
-                environment, plan, kinesisStoreDir, scheduleEvery, backend);
+        return new StackOptions(
+                template,
+                parameters,
+                stackName,
+                workDir,
+                runtimeDir,
+                kinesisDir,
+                motoServer,
+                ports,
+                maxConcurrency,
+                environment,
+                plan,
+                kinesisStoreDir,
+                scheduleEvery,
+                backend);
     }
 
     /** See {@link #scheduleEvery()}: null for the template's rates, zero for no scheduled runs. */
     public StackOptions withScheduleEvery(Duration every) {
-        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency,
-                environment, faults, kinesisStore, every, backend);
+        return new StackOptions(
+                template,
+                parameters,
+                stackName,
+                workDir,
+                runtimeDir,
+                kinesisDir,
+                motoServer,
+                ports,
+                maxConcurrency,
+                environment,
+                faults,
+                kinesisStore,
+                every,
+                backend);
     }
 
     /** The AWS services on {@code b} instead. */
     public StackOptions withBackend(Backend b) {
-        return new StackOptions(template, parameters, stackName, workDir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency,
-                environment, faults, kinesisStore, scheduleEvery, b);
+        return new StackOptions(
+                template,
+                parameters,
+                stackName,
+                workDir,
+                runtimeDir,
+                kinesisDir,
+                motoServer,
+                ports,
+                maxConcurrency,
+                environment,
+                faults,
+                kinesisStore,
+                scheduleEvery,
+                b);
     }
 
     public StackOptions withWorkDir(Path dir) {
-        return new StackOptions(template, parameters, stackName, dir, runtimeDir, kinesisDir, motoServer, ports, maxConcurrency, environment, faults, kinesisStore, scheduleEvery, backend);
+        return new StackOptions(
+                template,
+                parameters,
+                stackName,
+                dir,
+                runtimeDir,
+                kinesisDir,
+                motoServer,
+                ports,
+                maxConcurrency,
+                environment,
+                faults,
+                kinesisStore,
+                scheduleEvery,
+                backend);
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -43,7 +58,9 @@ final class StackResources implements Bindings {
      * (events/metricstream-*.json, scripts/gen_metric_stream.py) present it.
      */
     static final String LOCAL_SECRET_VALUE = "pulse-local-firehose-access-key";
-    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+            new com.fasterxml.jackson.databind.ObjectMapper();
     private final Map<String, String> attrs = new HashMap<>();
     private final Map<String, String> queueUrlsByArn = new LinkedHashMap<>();
     private final List<String> notEmulated = new ArrayList<>();
@@ -74,14 +91,16 @@ final class StackResources implements Bindings {
             createSecret(id, stack.resolvedProperties(id), secrets);
         }
         // The metric stream's delivery path (MetricStreamNamespaces set): AWS's side, which no emulator here has.
-        for (String type : List.of("AWS::CloudWatch::MetricStream", "AWS::KinesisFirehose::DeliveryStream", "AWS::S3::Bucket")) {
+        for (String type :
+                List.of("AWS::CloudWatch::MetricStream", "AWS::KinesisFirehose::DeliveryStream", "AWS::S3::Bucket")) {
             stack.resourceIds(type).forEach(id -> notEmulated.add(id + " (" + type + ")"));
         }
         for (String type : List.of("AWS::KMS::Key", "AWS::IAM::Role", "AWS::Logs::LogGroup")) {
             template.resourceIds(type).forEach(id -> notEmulated.add(id + " (" + type + ")"));
         }
         // TableCapacityMode PROVISIONED: DynamoDB Local creates the table with its capacity but enforces none.
-        for (String type : List.of("AWS::ApplicationAutoScaling::ScalableTarget", "AWS::ApplicationAutoScaling::ScalingPolicy")) {
+        for (String type :
+                List.of("AWS::ApplicationAutoScaling::ScalableTarget", "AWS::ApplicationAutoScaling::ScalingPolicy")) {
             stack.resourceIds(type).forEach(id -> notEmulated.add(id + " (" + type + ")"));
         }
     }
@@ -100,7 +119,8 @@ final class StackResources implements Bindings {
     String queueUrl(String arn) {
         String url = queueUrlsByArn.get(arn);
         if (url == null) {
-            throw new IllegalArgumentException("no local queue with ARN " + arn + "; queues: " + queueUrlsByArn.keySet());
+            throw new IllegalArgumentException(
+                    "no local queue with ARN " + arn + "; queues: " + queueUrlsByArn.keySet());
         }
         return url;
     }
@@ -114,8 +134,11 @@ final class StackResources implements Bindings {
         String name = name(id, p, "TableName");
         CreateTableRequest.Builder b = CreateTableRequest.builder().tableName(name);
         List<AttributeDefinition> defs = new ArrayList<>();
-        p.path("AttributeDefinitions").forEach(a -> defs.add(AttributeDefinition.builder()
-                .attributeName(a.path("AttributeName").asText()).attributeType(a.path("AttributeType").asText()).build()));
+        p.path("AttributeDefinitions")
+                .forEach(a -> defs.add(AttributeDefinition.builder()
+                        .attributeName(a.path("AttributeName").asText())
+                        .attributeType(a.path("AttributeType").asText())
+                        .build()));
         b.attributeDefinitions(defs).keySchema(keys(p.path("KeySchema")));
         boolean onDemand = p.path("BillingMode").asText("PROVISIONED").equals("PAY_PER_REQUEST");
         if (onDemand) {
@@ -125,10 +148,14 @@ final class StackResources implements Bindings {
         }
         List<GlobalSecondaryIndex> gsis = new ArrayList<>();
         p.path("GlobalSecondaryIndexes").forEach(g -> {
-            GlobalSecondaryIndex.Builder gb = GlobalSecondaryIndex.builder().indexName(g.path("IndexName").asText())
+            GlobalSecondaryIndex.Builder gb = GlobalSecondaryIndex.builder()
+                    .indexName(g.path("IndexName").asText())
                     .keySchema(keys(g.path("KeySchema")))
-                    .projection(Projection.builder().projectionType(g.path("Projection").path("ProjectionType").asText("ALL"))
-                            .nonKeyAttributes(texts(g.path("Projection").path("NonKeyAttributes"))).build());
+                    .projection(Projection.builder()
+                            .projectionType(
+                                    g.path("Projection").path("ProjectionType").asText("ALL"))
+                            .nonKeyAttributes(texts(g.path("Projection").path("NonKeyAttributes")))
+                            .build());
             if (!onDemand) {
                 gb.provisionedThroughput(throughput(g.path("ProvisionedThroughput")));
             }
@@ -140,8 +167,9 @@ final class StackResources implements Bindings {
         var table = createReplacing(dynamo, b.build());
         JsonNode ttl = p.path("TimeToLiveSpecification");
         if (ttl.path("Enabled").asBoolean(false)) {
-            dynamo.updateTimeToLive(t -> t.tableName(name).timeToLiveSpecification(s -> s.enabled(true)
-                    .attributeName(ttl.path("AttributeName").asText())));
+            dynamo.updateTimeToLive(t -> t.tableName(name)
+                    .timeToLiveSpecification(s -> s.enabled(true)
+                            .attributeName(ttl.path("AttributeName").asText())));
         }
         refs.put(id, name);
         attrs.put(id + ".Arn", table.tableArn());
@@ -151,8 +179,8 @@ final class StackResources implements Bindings {
      * Creates the table; one of the same name (a previous run's, in an already running LocalStack) is deleted
      * first, so every run starts from the template's empty table as a fresh emulator gives it.
      */
-    private static software.amazon.awssdk.services.dynamodb.model.TableDescription createReplacing(DynamoDbClient dynamo,
-            CreateTableRequest request) {
+    private static software.amazon.awssdk.services.dynamodb.model.TableDescription createReplacing(
+            DynamoDbClient dynamo, CreateTableRequest request) {
         try {
             return dynamo.createTable(request).tableDescription();
         } catch (software.amazon.awssdk.services.dynamodb.model.ResourceInUseException e) {
@@ -164,14 +192,18 @@ final class StackResources implements Bindings {
 
     private static List<KeySchemaElement> keys(JsonNode schema) {
         List<KeySchemaElement> keys = new ArrayList<>();
-        schema.forEach(k -> keys.add(KeySchemaElement.builder().attributeName(k.path("AttributeName").asText())
-                .keyType(k.path("KeyType").asText()).build()));
+        schema.forEach(k -> keys.add(KeySchemaElement.builder()
+                .attributeName(k.path("AttributeName").asText())
+                .keyType(k.path("KeyType").asText())
+                .build()));
         return keys;
     }
 
     private static ProvisionedThroughput throughput(JsonNode t) {
-        return ProvisionedThroughput.builder().readCapacityUnits(t.path("ReadCapacityUnits").asLong(5))
-                .writeCapacityUnits(t.path("WriteCapacityUnits").asLong(5)).build();
+        return ProvisionedThroughput.builder()
+                .readCapacityUnits(t.path("ReadCapacityUnits").asLong(5))
+                .writeCapacityUnits(t.path("WriteCapacityUnits").asLong(5))
+                .build();
     }
 
     private static List<String> texts(JsonNode array) {
@@ -213,8 +245,14 @@ final class StackResources implements Bindings {
     private void createQueue(String id, JsonNode p, SqsClient sqs) {
         String name = name(id, p, "QueueName");
         Map<QueueAttributeName, String> a = new HashMap<>();
-        for (String attr : List.of("MessageRetentionPeriod", "VisibilityTimeout", "DelaySeconds", "MaximumMessageSize",
-                "ReceiveMessageWaitTimeSeconds", "FifoQueue", "ContentBasedDeduplication")) {
+        for (String attr : List.of(
+                "MessageRetentionPeriod",
+                "VisibilityTimeout",
+                "DelaySeconds",
+                "MaximumMessageSize",
+                "ReceiveMessageWaitTimeSeconds",
+                "FifoQueue",
+                "ContentBasedDeduplication")) {
             if (p.has(attr)) {
                 a.put(QueueAttributeName.fromValue(attr), p.path(attr).asText());
             }
@@ -222,14 +260,22 @@ final class StackResources implements Bindings {
         String url = sqs.createQueue(b -> b.queueName(name).attributes(a)).queueUrl();
         // A queue of that name that already held messages (a previous run's, in an already running LocalStack)
         // starts empty, so what the run finds there is its own.
-        long depth = sqs.getQueueAttributes(b -> b.queueUrl(url).attributeNames(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
-                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE)).attributes().values().stream()
-                .mapToLong(Long::parseLong).sum();
+        long depth = sqs
+                .getQueueAttributes(b -> b.queueUrl(url)
+                        .attributeNames(
+                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
+                .attributes()
+                .values()
+                .stream()
+                .mapToLong(Long::parseLong)
+                .sum();
         if (depth > 0) {
             sqs.purgeQueue(b -> b.queueUrl(url));
         }
         String arn = sqs.getQueueAttributes(b -> b.queueUrl(url).attributeNames(QueueAttributeName.QUEUE_ARN))
-                .attributes().get(QueueAttributeName.QUEUE_ARN);
+                .attributes()
+                .get(QueueAttributeName.QUEUE_ARN);
         refs.put(id, url);
         attrs.put(id + ".Arn", arn);
         attrs.put(id + ".QueueName", name);
@@ -248,7 +294,8 @@ final class StackResources implements Bindings {
         String value;
         try {
             com.fasterxml.jackson.databind.node.ObjectNode o = generate.has("SecretStringTemplate")
-                    ? (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(generate.path("SecretStringTemplate").asText("{}"))
+                    ? (com.fasterxml.jackson.databind.node.ObjectNode)
+                            JSON.readTree(generate.path("SecretStringTemplate").asText("{}"))
                     : JSON.createObjectNode();
             if (generate.has("GenerateStringKey")) {
                 o.put(generate.path("GenerateStringKey").asText(), LOCAL_SECRET_VALUE);
@@ -277,14 +324,19 @@ final class StackResources implements Bindings {
         return switch (type) {
             // What a Ref returns for these types in CloudFormation: a name, made up consistently here.
             case "AWS::Serverless::Function", "AWS::Lambda::Function" -> functionName(logicalId);
-            case "AWS::Logs::LogGroup" -> stack.resolvedProperties(logicalId).path("LogGroupName")
-                    .asText("/aws/" + pseudo.stackName() + "/" + logicalId);
+            case "AWS::Logs::LogGroup" ->
+                stack.resolvedProperties(logicalId)
+                        .path("LogGroupName")
+                        .asText("/aws/" + pseudo.stackName() + "/" + logicalId);
             case "AWS::Serverless::HttpApi", "AWS::Serverless::Api" -> logicalId.toLowerCase(Locale.ROOT) + "local";
-            case "AWS::Serverless::LayerVersion" -> "arn:aws:lambda:" + pseudo.region() + ":" + pseudo.accountId() + ":layer:"
-                    + logicalId + ":1";
+            case "AWS::Serverless::LayerVersion" ->
+                "arn:aws:lambda:" + pseudo.region() + ":" + pseudo.accountId() + ":layer:" + logicalId + ":1";
             // A topic's Ref is its ARN (the rules evaluator checks ALERT_TOPIC_ARN is one).
-            case "AWS::SNS::Topic" -> "arn:aws:sns:" + pseudo.region() + ":" + pseudo.accountId() + ":"
-                    + stack.resolvedProperties(logicalId).path("TopicName").asText(pseudo.stackName() + "-" + logicalId);
+            case "AWS::SNS::Topic" ->
+                "arn:aws:sns:" + pseudo.region() + ":" + pseudo.accountId() + ":"
+                        + stack.resolvedProperties(logicalId)
+                                .path("TopicName")
+                                .asText(pseudo.stackName() + "-" + logicalId);
             default -> pseudo.stackName() + "-" + logicalId;
         };
     }
@@ -307,12 +359,14 @@ final class StackResources implements Bindings {
         String account = pseudo.accountId();
         return switch (type) {
             case "AWS::Serverless::Function", "AWS::Lambda::Function" ->
-                    "arn:aws:lambda:" + region + ":" + account + ":function:" + functionName(logicalId);
+                "arn:aws:lambda:" + region + ":" + account + ":function:" + functionName(logicalId);
             case "AWS::IAM::Role" -> "arn:aws:iam::" + account + ":role/" + ref(logicalId);
             case "AWS::KMS::Key" -> "arn:aws:kms:" + region + ":" + account + ":key/" + ref(logicalId);
-            case "AWS::Logs::LogGroup" -> "arn:aws:logs:" + region + ":" + account + ":log-group:" + ref(logicalId) + ":*";
-            default -> "arn:aws:" + type.split("::", -1)[1].toLowerCase(Locale.ROOT) + ":" + region + ":" + account + ":"
-                    + logicalId;
+            case "AWS::Logs::LogGroup" ->
+                "arn:aws:logs:" + region + ":" + account + ":log-group:" + ref(logicalId) + ":*";
+            default ->
+                "arn:aws:" + type.split("::", -1)[1].toLowerCase(Locale.ROOT) + ":" + region + ":" + account + ":"
+                        + logicalId;
         };
     }
 

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,17 +43,38 @@ class ScheduleRunnerLambdaTest {
 
     @Test
     void runNow_whenHandlerTakesScheduledEvent_runtimeClientFillsEveryField() throws Exception {
-        List<Path> cp = Arrays.stream(System.getProperty("java.class.path").split(":")).map(Path::of).toList();
-        FunctionConfig fn = new FunctionConfig("Builder", "test-builder", "arn:aws:lambda:us-east-1:000000000000:function:test-builder",
-                TestHandlers.Scheduled.class.getName() + "::handleRequest", 256, Duration.ofSeconds(10),
-                Map.of("AWS_REGION", "us-east-1", "JAVA_TOOL_OPTIONS", "-XX:MaxRAMPercentage=50"), Path.of("target"), cp,
+        List<Path> cp = Arrays.stream(System.getProperty("java.class.path").split(":"))
+                .map(Path::of)
+                .toList();
+        FunctionConfig fn = new FunctionConfig(
+                "Builder",
+                "test-builder",
+                "arn:aws:lambda:us-east-1:000000000000:function:test-builder",
+                TestHandlers.Scheduled.class.getName() + "::handleRequest",
+                256,
+                Duration.ofSeconds(10),
+                Map.of("AWS_REGION", "us-east-1", "JAVA_TOOL_OPTIONS", "-XX:MaxRAMPercentage=50"),
+                Path.of("target"),
+                cp,
                 Path.of(System.getProperty("java.home")));
-        ScheduleSpec spec = new ScheduleSpec("Builder", "Build", "rate(5 minutes)", Duration.ofMinutes(5), "pulse-local-BuilderBuild-LOCAL",
-                null, 0);
+        ScheduleSpec spec = new ScheduleSpec(
+                "Builder",
+                "Build",
+                "rate(5 minutes)",
+                Duration.ofMinutes(5),
+                "pulse-local-BuilderBuild-LOCAL",
+                null,
+                0);
         Instant at = Instant.parse("2026-11-24T01:15:00.400Z");
-        try (LocalLambda lambda = new LocalLambda(List.of(fn), f -> line -> { }, 1);
-                ScheduleRunner schedule = ScheduleRunner.start(spec, payload -> lambda.invoke("test-builder", payload), Duration.ZERO,
-                        "us-east-1", "000000000000", FaultPlan.NONE, Clock.fixed(at, ZoneOffset.UTC))) {
+        try (LocalLambda lambda = new LocalLambda(List.of(fn), f -> line -> {}, 1);
+                ScheduleRunner schedule = ScheduleRunner.start(
+                        spec,
+                        payload -> lambda.invoke("test-builder", payload),
+                        Duration.ZERO,
+                        "us-east-1",
+                        "000000000000",
+                        FaultPlan.NONE,
+                        Clock.fixed(at, ZoneOffset.UTC))) {
             InvokeResult r = schedule.runNow();
 
             assertThat(r.failed()).as(new String(r.payload())).isFalse();
@@ -49,7 +85,8 @@ class ScheduleRunnerLambdaTest {
             assertThat(seen.path("region").asText()).isEqualTo("us-east-1");
             assertThat(seen.path("resources").asText())
                     .isEqualTo("[arn:aws:events:us-east-1:000000000000:rule/pulse-local-BuilderBuild-LOCAL]");
-            assertThat(seen.path("timeMillis").asLong()).isEqualTo(Instant.parse("2026-11-24T01:15:00Z").toEpochMilli());
+            assertThat(seen.path("timeMillis").asLong())
+                    .isEqualTo(Instant.parse("2026-11-24T01:15:00Z").toEpochMilli());
             assertThat(seen.path("detail").asText()).isEqualTo("{}");
             assertThat(seen.path("id").asText()).hasSize(36);
             assertThat(lambda.stats("test-builder").invocations()).isEqualTo(1);

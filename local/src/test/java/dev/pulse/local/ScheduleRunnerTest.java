@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,8 +37,14 @@ import org.junit.jupiter.api.Test;
 class ScheduleRunnerTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final ScheduleSpec BUILD = new ScheduleSpec("CompactFunction", "Build", "rate(5 minutes)",
-            Duration.ofMinutes(5), "pulse-local-CompactFunctionBuild-LOCAL", null, 2);
+    private static final ScheduleSpec BUILD = new ScheduleSpec(
+            "CompactFunction",
+            "Build",
+            "rate(5 minutes)",
+            Duration.ofMinutes(5),
+            "pulse-local-CompactFunctionBuild-LOCAL",
+            null,
+            2);
     private static final byte[] OK = "{\"hoursBuilt\":1,\"daysBuilt\":0,\"periodsPending\":0,\"stopped\":false}"
             .getBytes(StandardCharsets.UTF_8);
     private static final byte[] ERROR = "{\"errorMessage\":\"boom\",\"errorType\":\"java.lang.IllegalStateException\"}"
@@ -78,14 +99,31 @@ class ScheduleRunnerTest {
     @Test
     void event_whenNoInput_isEventBridgeScheduledEventAtTheScheduledSecond() throws Exception {
         Instant at = Instant.parse("2026-11-24T01:10:05.750Z");
-        try (ScheduleRunner r = ScheduleRunner.start(BUILD, p -> null, Duration.ZERO, "us-east-1", "000000000000", FaultPlan.NONE,
+        try (ScheduleRunner r = ScheduleRunner.start(
+                BUILD,
+                p -> null,
+                Duration.ZERO,
+                "us-east-1",
+                "000000000000",
+                FaultPlan.NONE,
                 Clock.fixed(at, ZoneOffset.UTC))) {
             JsonNode event = parse(r.event(at));
 
-            assertThat(event.properties()).extracting(java.util.Map.Entry::getKey).containsExactly("version", "id", "detail-type",
-                    "source", "account", "time", "region", "resources", "detail");
+            assertThat(event.properties())
+                    .extracting(java.util.Map.Entry::getKey)
+                    .containsExactly(
+                            "version",
+                            "id",
+                            "detail-type",
+                            "source",
+                            "account",
+                            "time",
+                            "region",
+                            "resources",
+                            "detail");
             assertThat(event.path("version").asText()).isEqualTo("0");
-            assertThat(event.path("id").asText()).matches("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+            assertThat(event.path("id").asText())
+                    .matches("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
             assertThat(event.path("detail-type").asText()).isEqualTo("Scheduled Event");
             assertThat(event.path("source").asText()).isEqualTo("aws.events");
             assertThat(event.path("account").asText()).isEqualTo("000000000000");
@@ -94,14 +132,18 @@ class ScheduleRunnerTest {
             assertThat(event.path("resources")).hasSize(1);
             assertThat(event.path("resources").get(0).asText())
                     .isEqualTo("arn:aws:events:us-east-1:000000000000:rule/pulse-local-CompactFunctionBuild-LOCAL");
-            assertThat(event.path("detail").isObject() && event.path("detail").isEmpty()).isTrue();
-            assertThat(parse(r.event(at)).path("id").asText()).as("a new id for every run").isNotEqualTo(event.path("id").asText());
+            assertThat(event.path("detail").isObject() && event.path("detail").isEmpty())
+                    .isTrue();
+            assertThat(parse(r.event(at)).path("id").asText())
+                    .as("a new id for every run")
+                    .isNotEqualTo(event.path("id").asText());
         }
     }
 
     @Test
     void event_whenInputGiven_isTheInput() throws Exception {
-        ScheduleSpec withInput = new ScheduleSpec("Fn", "Tick", "rate(1 hour)", Duration.ofHours(1), "rule", "{\"mode\":\"full\"}", 2);
+        ScheduleSpec withInput =
+                new ScheduleSpec("Fn", "Tick", "rate(1 hour)", Duration.ofHours(1), "rule", "{\"mode\":\"full\"}", 2);
         Function f = new Function();
         try (ScheduleRunner r = start(withInput, f, Duration.ZERO, FaultPlan.NONE)) {
             r.runNow();
@@ -113,12 +155,12 @@ class ScheduleRunnerTest {
     @Test
     void start_whenPeriodCompressed_runsEveryPeriodAndNeverTwiceAtOnce() throws Exception {
         Function f = new Function();
-        f.busyMillis = 150;  // each run outlasts the 50 ms period
+        f.busyMillis = 150; // each run outlasts the 50 ms period
         long t0 = System.nanoTime();
         ScheduleRunner r = start(BUILD, f, Duration.ofMillis(50), FaultPlan.NONE);
         try (r) {
             await(() -> r.runs() >= 4, Duration.ofSeconds(10));
-            r.runNow();  // queued behind the scheduled runs, never beside them
+            r.runNow(); // queued behind the scheduled runs, never beside them
             await(() -> r.runs() >= 6, Duration.ofSeconds(10));
         }
 
@@ -126,9 +168,13 @@ class ScheduleRunnerTest {
         assertThat(r.invocations()).isEqualTo(f.events.size()).isGreaterThanOrEqualTo(r.runs() - 1);
         assertThat(r.errors()).isZero();
         assertThat(JSON.readTree(r.lastResponse()).path("hoursBuilt").asInt()).isEqualTo(1);
-        assertThat((System.nanoTime() - t0) / 1_000_000).as("runs back to back, not all at once").isGreaterThanOrEqualTo(5 * 150);
+        assertThat((System.nanoTime() - t0) / 1_000_000)
+                .as("runs back to back, not all at once")
+                .isGreaterThanOrEqualTo(5 * 150);
         // Each run's time is its scheduled time: increasing.
-        List<Instant> times = f.events.stream().map(e -> Instant.parse(e.path("time").asText())).toList();
+        List<Instant> times = f.events.stream()
+                .map(e -> Instant.parse(e.path("time").asText()))
+                .toList();
         assertThat(times).isSorted();
     }
 
@@ -168,7 +214,8 @@ class ScheduleRunnerTest {
     void runNow_whenRunKeepsFailing_givesUpAfterTheFunctionsRetries() throws Exception {
         Function f = new Function();
         f.failures = 100;
-        ScheduleSpec noRetries = new ScheduleSpec("CompactFunction", "Build", "rate(5 minutes)", Duration.ofMinutes(5), "rule", null, 0);
+        ScheduleSpec noRetries =
+                new ScheduleSpec("CompactFunction", "Build", "rate(5 minutes)", Duration.ofMinutes(5), "rule", null, 0);
         try (ScheduleRunner r = start(noRetries, f, Duration.ZERO, FaultPlan.NONE);
                 ScheduleRunner withRetries = start(BUILD, f, Duration.ZERO, FaultPlan.NONE)) {
             assertThat(r.runNow().failed()).isTrue();
@@ -178,7 +225,10 @@ class ScheduleRunnerTest {
             assertThat(r.failedRuns()).isEqualTo(1);
             assertThat(withRetries.invocations()).isEqualTo(3);
             assertThat(withRetries.failedRuns()).isEqualTo(1);
-            assertThat(JSON.readTree(withRetries.lastResponse()).path("errorMessage").asText()).isEqualTo("boom");
+            assertThat(JSON.readTree(withRetries.lastResponse())
+                            .path("errorMessage")
+                            .asText())
+                    .isEqualTo("boom");
         }
     }
 
@@ -187,11 +237,12 @@ class ScheduleRunnerTest {
         try (ScheduleRunner real = start(BUILD, p -> null, Duration.ZERO, FaultPlan.NONE)) {
             assertThat(real.retryDelay(1)).isZero();
         }
-        ScheduleRunner fifteen = ScheduleRunner.start(BUILD, p -> null, Duration.ofSeconds(15), "us-east-1", "0", FaultPlan.NONE,
-                Clock.systemUTC());
-        ScheduleRunner asIs = ScheduleRunner.start(BUILD, p -> null, Duration.ofMinutes(5), "us-east-1", "0", FaultPlan.NONE,
-                Clock.systemUTC());
-        try (fifteen; asIs) {
+        ScheduleRunner fifteen = ScheduleRunner.start(
+                BUILD, p -> null, Duration.ofSeconds(15), "us-east-1", "0", FaultPlan.NONE, Clock.systemUTC());
+        ScheduleRunner asIs = ScheduleRunner.start(
+                BUILD, p -> null, Duration.ofMinutes(5), "us-east-1", "0", FaultPlan.NONE, Clock.systemUTC());
+        try (fifteen;
+                asIs) {
             assertThat(fifteen.retryDelay(1)).isEqualTo(Duration.ofSeconds(3));
             assertThat(fifteen.retryDelay(2)).isEqualTo(Duration.ofSeconds(6));
             assertThat(asIs.retryDelay(1)).isEqualTo(Duration.ofMinutes(1));
@@ -238,7 +289,8 @@ class ScheduleRunnerTest {
         FunctionInvoker broken = p -> {
             throw new IllegalStateException("could not start CompactFunction: no java");
         };
-        ScheduleSpec noRetries = new ScheduleSpec("CompactFunction", "Build", "rate(5 minutes)", Duration.ofMinutes(5), "rule", null, 0);
+        ScheduleSpec noRetries =
+                new ScheduleSpec("CompactFunction", "Build", "rate(5 minutes)", Duration.ofMinutes(5), "rule", null, 0);
         try (ScheduleRunner r = start(noRetries, broken, Duration.ZERO, FaultPlan.NONE)) {
             InvokeResult result = r.runNow();
 

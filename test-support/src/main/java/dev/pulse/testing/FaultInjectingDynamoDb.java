@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.testing;
 
 import java.util.ArrayList;
@@ -40,6 +55,7 @@ public final class FaultInjectingDynamoDb extends DelegatingDynamoDb {
     private volatile double unprocessedRate;
     /** After this many more successful write calls, every call fails until re-armed; negative: disarmed. */
     private final AtomicInteger crashAfterCalls = new AtomicInteger(-1);
+
     private final AtomicBoolean crashed = new AtomicBoolean();
 
     public final AtomicLong throttlesInjected = new AtomicLong();
@@ -79,7 +95,8 @@ public final class FaultInjectingDynamoDb extends DelegatingDynamoDb {
             return fault;
         }
         if (r < throttleRate + unprocessedRate) {
-            Map.Entry<String, List<WriteRequest>> e = request.requestItems().entrySet().iterator().next();
+            Map.Entry<String, List<WriteRequest>> e =
+                    request.requestItems().entrySet().iterator().next();
             List<WriteRequest> all = e.getValue();
             if (all.size() > 1) {
                 int keep;
@@ -89,8 +106,12 @@ public final class FaultInjectingDynamoDb extends DelegatingDynamoDb {
                 List<WriteRequest> written = new ArrayList<>(all.subList(0, keep));
                 List<WriteRequest> back = new ArrayList<>(all.subList(keep, all.size()));
                 unprocessedInjected.addAndGet(back.size());
-                return delegate.batchWriteItem(request.toBuilder().requestItems(Map.of(e.getKey(), written)).build())
-                        .thenApply(resp -> resp.toBuilder().unprocessedItems(Map.of(e.getKey(), back)).build());
+                return delegate.batchWriteItem(request.toBuilder()
+                                .requestItems(Map.of(e.getKey(), written))
+                                .build())
+                        .thenApply(resp -> resp.toBuilder()
+                                .unprocessedItems(Map.of(e.getKey(), back))
+                                .build());
             }
         }
         return delegate.batchWriteItem(request);
@@ -104,7 +125,9 @@ public final class FaultInjectingDynamoDb extends DelegatingDynamoDb {
 
     @Override
     public CompletableFuture<GetItemResponse> getItem(GetItemRequest request) {
-        return crashed.get() ? CompletableFuture.failedFuture(new SimulatedCrashException()) : delegate.getItem(request);
+        return crashed.get()
+                ? CompletableFuture.failedFuture(new SimulatedCrashException())
+                : delegate.getItem(request);
     }
 
     private double draw() {
@@ -127,8 +150,10 @@ public final class FaultInjectingDynamoDb extends DelegatingDynamoDb {
                     .statusCode(400)
                     .awsErrorDetails(AwsErrorDetails.builder()
                             .errorCode("ProvisionedThroughputExceededException")
-                            .errorMessage("injected throttle").build())
-                    .message("injected throttle").build());
+                            .errorMessage("injected throttle")
+                            .build())
+                    .message("injected throttle")
+                    .build());
         }
         if (crashAfterCalls.get() >= 0 && crashAfterCalls.getAndDecrement() == 0) {
             crashed.set(true);

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.testing;
 
 import com.amazonaws.services.lambda.runtime.Context;
@@ -16,24 +31,19 @@ import software.amazon.lambda.powertools.metrics.model.MetricUnit;
 public class NoMetrics implements Metrics {
 
     @Override
-    public void addMetric(String name, double value, MetricUnit unit, MetricResolution resolution) {
-    }
+    public void addMetric(String name, double value, MetricUnit unit, MetricResolution resolution) {}
 
     @Override
-    public void addDimension(DimensionSet dimensionSet) {
-    }
+    public void addDimension(DimensionSet dimensionSet) {}
 
     @Override
-    public void setTimestamp(Instant timestamp) {
-    }
+    public void setTimestamp(Instant timestamp) {}
 
     @Override
-    public void addMetadata(String key, Object value) {
-    }
+    public void addMetadata(String key, Object value) {}
 
     @Override
-    public void setDefaultDimensions(DimensionSet dimensionSet) {
-    }
+    public void setDefaultDimensions(DimensionSet dimensionSet) {}
 
     @Override
     public DimensionSet getDefaultDimensions() {
@@ -41,30 +51,23 @@ public class NoMetrics implements Metrics {
     }
 
     @Override
-    public void setNamespace(String namespace) {
-    }
+    public void setNamespace(String namespace) {}
 
     @Override
-    public void setRaiseOnEmptyMetrics(boolean raiseOnEmptyMetrics) {
-    }
+    public void setRaiseOnEmptyMetrics(boolean raiseOnEmptyMetrics) {}
 
     @Override
-    public void clearDefaultDimensions() {
-    }
+    public void clearDefaultDimensions() {}
 
     @Override
-    public void flush() {
-    }
+    public void flush() {}
 
     @Override
-    public void captureColdStartMetric(Context context, DimensionSet dimensions) {
-    }
+    public void captureColdStartMetric(Context context, DimensionSet dimensions) {}
 
     @Override
-    public void captureColdStartMetric(DimensionSet dimensions) {
-    }
+    public void captureColdStartMetric(DimensionSet dimensions) {}
 
     @Override
-    public void flushMetrics(Consumer<Metrics> metricsConsumer) {
-    }
+    public void flushMetrics(Consumer<Metrics> metricsConsumer) {}
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.testing;
 
 import java.util.ArrayList;
@@ -21,8 +36,7 @@ import software.amazon.awssdk.services.sqs.model.SqsException;
 public final class RecordingSqs implements SqsClient {
 
     /** One delivered message: its queue, body and string attributes. */
-    public record Message(String queueUrl, String body, Map<String, String> attributes) {
-    }
+    public record Message(String queueUrl, String body, Map<String, String> attributes) {}
 
     private final List<Message> messages = new ArrayList<>();
     private final AtomicInteger refuseNext = new AtomicInteger();
@@ -52,19 +66,29 @@ public final class RecordingSqs implements SqsClient {
     public synchronized SendMessageBatchResponse sendMessageBatch(SendMessageBatchRequest request) {
         calls.incrementAndGet();
         if (refuseNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-            throw (SqsException) SqsException.builder().statusCode(503)
-                    .awsErrorDetails(AwsErrorDetails.builder().errorCode("ServiceUnavailable")
-                            .errorMessage("refused by the test").build())
-                    .message("refused by the test").build();
+            throw (SqsException) SqsException.builder()
+                    .statusCode(503)
+                    .awsErrorDetails(AwsErrorDetails.builder()
+                            .errorCode("ServiceUnavailable")
+                            .errorMessage("refused by the test")
+                            .build())
+                    .message("refused by the test")
+                    .build();
         }
         List<SendMessageBatchResultEntry> ok = new ArrayList<>(request.entries().size());
         for (SendMessageBatchRequestEntry e : request.entries()) {
             Map<String, String> attributes = new java.util.TreeMap<>();
             e.messageAttributes().forEach((k, v) -> attributes.put(k, ((MessageAttributeValue) v).stringValue()));
             messages.add(new Message(request.queueUrl(), e.messageBody(), Map.copyOf(attributes)));
-            ok.add(SendMessageBatchResultEntry.builder().id(e.id()).messageId("m-" + messages.size()).build());
+            ok.add(SendMessageBatchResultEntry.builder()
+                    .id(e.id())
+                    .messageId("m-" + messages.size())
+                    .build());
         }
-        return SendMessageBatchResponse.builder().successful(ok).failed(List.of()).build();
+        return SendMessageBatchResponse.builder()
+                .successful(ok)
+                .failed(List.of())
+                .build();
     }
 
     @Override
@@ -73,6 +97,5 @@ public final class RecordingSqs implements SqsClient {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.testing;
 
 import com.amazonaws.services.lambda.runtime.ClientContext;
@@ -29,7 +44,8 @@ public final class TestContext implements Context {
         this(function, requestId, System.currentTimeMillis() + timeoutMillis, -1, memoryMb);
     }
 
-    private TestContext(String function, String requestId, long deadlineMillis, int fixedRemainingMillis, int memoryMb) {
+    private TestContext(
+            String function, String requestId, long deadlineMillis, int fixedRemainingMillis, int memoryMb) {
         this.function = "pulse-" + function;
         this.requestId = requestId;
         this.deadlineMillis = deadlineMillis;

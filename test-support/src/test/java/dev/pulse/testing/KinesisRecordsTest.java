@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,7 +48,8 @@ class KinesisRecordsTest {
             assertThat(r.getEventID()).isEqualTo("shardId-000000000003:" + KinesisRecords.sequence(7 + i));
             assertThat(r.getKinesis().getPartitionKey()).isEqualTo("pk-" + i);
             assertThat(r.getKinesis().getData()).isEqualTo(java.nio.ByteBuffer.wrap(data.get(i)));
-            assertThat(r.getKinesis().getApproximateArrivalTimestamp().getTime()).isEqualTo(1_795_262_400_000L);
+            assertThat(r.getKinesis().getApproximateArrivalTimestamp().getTime())
+                    .isEqualTo(1_795_262_400_000L);
             assertThat(r.getEventSourceARN()).isEqualTo(ARN);
             assertThat(r.getEventSource()).isEqualTo("aws:kinesis");
         }

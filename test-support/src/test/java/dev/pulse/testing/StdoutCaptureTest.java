@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -17,15 +32,16 @@ class StdoutCaptureTest {
         PrintStream before = System.out;
 
         assertThat(StdoutCapture.lines(() -> {
-            System.out.println(LOG);
-            System.out.println(EMF);
-        })).containsExactly(LOG, EMF);
+                    System.out.println(LOG);
+                    System.out.println(EMF);
+                }))
+                .containsExactly(LOG, EMF);
         assertThat(System.out).isSameAs(before);
     }
 
     @Test
     void lines_whenTheBodyPrintsNothing_isEmpty() {
-        assertThat(StdoutCapture.lines(() -> { })).isEmpty();
+        assertThat(StdoutCapture.lines(() -> {})).isEmpty();
     }
 
     @Test
@@ -48,7 +64,8 @@ class StdoutCaptureTest {
     void text_whenTheCaptureOnlyCounts_refuses() {
         try (StdoutCapture capture = StdoutCapture.install()) {
             System.out.println(LOG);
-            assertThatThrownBy(capture::text).isInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(capture::text)
+                    .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("keepingText");
         }
     }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.compact;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -7,12 +22,12 @@ import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import dev.pulse.aggregate.Summary;
 import dev.pulse.config.ConfigException;
-import dev.pulse.ingest.IngestHandler;
 import dev.pulse.ingest.IngestFunction;
+import dev.pulse.ingest.IngestHandler;
 import dev.pulse.query.QueryHandler;
-import dev.pulse.store.write.CompactMarks;
-import dev.pulse.store.schema.KeyScheme;
 import dev.pulse.store.codec.RollupItems;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.write.CompactMarks;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.KinesisRecords;
 import dev.pulse.testing.Pipeline;
@@ -45,20 +60,24 @@ class AgeBoundaryIT {
     private static final long DAY = 86_400_000L;
     /** The hour every case is about: 60 datapoints, one a minute, stored and built on time. */
     private static final long H = Instant.parse("2026-11-01T10:00:00Z").toEpochMilli();
+
     private static final long H_DAY = H - Math.floorMod(H, DAY);
     private static final String SHARD = "shardId-000000000000";
     private static final String FN = "checkout";
 
     /** What the stored rollups and the query must hold. */
     private final RawData raw = new RawData();
+
     private long sequence;
 
     @Test
-    void redrive_whenLateDataOfABuiltHourIsRedrivenWithinTheStreamRetention_theRebuiltHourAndDayHoldAllOfItAfterThePartialsExpire() {
+    void
+            redrive_whenLateDataOfABuiltHourIsRedrivenWithinTheStreamRetention_theRebuiltHourAndDayHoldAllOfItAfterThePartialsExpire() {
         // The settings: records discarded after an hour, kept on the stream for a week. With the default 17
         // days of partials they are refused; the partials must cover 14 days of late data plus the week of redrive.
         Map<String, String> week = Map.of("MAX_RECORD_AGE_SECONDS", "3600", "STREAM_RETENTION_HOURS", "168");
-        assertThatThrownBy(() -> TestConfig.of("t", "q", week)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> TestConfig.of("t", "q", week))
+                .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("STREAM_RETENTION_HOURS (168 = 604800 s");
         Map<String, String> settings = new java.util.HashMap<>(week);
         settings.put("PARTIAL_TTL_DAYS", "23");
@@ -68,7 +87,8 @@ class AgeBoundaryIT {
             // Fourteen days later a record holding a datapoint of that hour arrives; its batch is discarded (record
             // age), and the next batch of the shard commits past it.
             long arrival = H + 14 * DAY;
-            List<KinesisEvent.KinesisEventRecord> discarded = List.of(record(H + 30 * MINUTE + 5_000, 1_000.0, arrival, raw));
+            List<KinesisEvent.KinesisEventRecord> discarded =
+                    List.of(record(H + 30 * MINUTE + 5_000, 1_000.0, arrival, raw));
             p.clock().set(Instant.ofEpochMilli(arrival + MINUTE));
             p.ingest(List.of(record(arrival, 2.0, arrival, raw)));
 
@@ -93,8 +113,8 @@ class AgeBoundaryIT {
 
     @Test
     void redrive_whenTheRecordsArrivedLongerAgoThanTheRedriveWindow_isRefusedNamingTheWindowAndWritesNothing() {
-        Map<String, String> settings = Map.of("MAX_RECORD_AGE_SECONDS", "3600", "STREAM_RETENTION_HOURS", "168",
-                "PARTIAL_TTL_DAYS", "23");
+        Map<String, String> settings =
+                Map.of("MAX_RECORD_AGE_SECONDS", "3600", "STREAM_RETENTION_HOURS", "168", "PARTIAL_TTL_DAYS", "23");
         try (Pipeline p = new Pipeline("pulse-age-refused", Instant.ofEpochMilli(H + HOUR + MINUTE), settings)) {
             compactTheHourAndItsDay(p);
             long arrival = H + 14 * DAY;
@@ -110,14 +130,17 @@ class AgeBoundaryIT {
             // window is 23 days - 14 days - 1 h - 300 s - 130 s - 1 day = 687,170 s.
             p.clock().set(Instant.ofEpochMilli(arrival + 8 * DAY));
             IngestHandler handler = IngestFunction.handler(
-                    IngestFunction.service(p.config, Emulators.dynamoAsync(), Emulators.sqs().client(), p.clock()),
-                    new RecordingMetrics(), p.config.safetyMarginMillis());
+                    IngestFunction.service(
+                            p.config, Emulators.dynamoAsync(), Emulators.sqs().client(), p.clock()),
+                    new RecordingMetrics(),
+                    p.config.safetyMarginMillis());
             KinesisEvent event = new KinesisEvent();
             event.setRecords(List.of(late));
 
             assertThatThrownBy(() -> handler.handleRequest(event, new TestContext("redrive", 60_000, 1024)))
                     .isInstanceOf(IngestHandler.RedriveFailedException.class)
-                    .hasMessageContaining("redrive refused: record " + late.getKinesis().getSequenceNumber())
+                    .hasMessageContaining(
+                            "redrive refused: record " + late.getKinesis().getSequenceNumber())
                     .hasMessageContaining("past the redrive window of 687170 s")
                     .hasMessageContaining("STREAM_RETENTION_HOURS");
             assertThat(hourItem(p)).isEqualTo(hourBefore).doesNotContainKey(CompactMarks.MARKED);
@@ -127,11 +150,13 @@ class AgeBoundaryIT {
     }
 
     @Test
-    void handleRequest_whenTheBuilderRestartsAfterTheHoursPartialsExpired_resolvesTheMarksAndTheHourAndDayKeepTheirRollups() {
+    void
+            handleRequest_whenTheBuilderRestartsAfterTheHoursPartialsExpired_resolvesTheMarksAndTheHourAndDayKeepTheirRollups() {
         try (Pipeline p = new Pipeline("pulse-age-stopped", Instant.ofEpochMilli(H + HOUR + MINUTE), Map.of())) {
             compactTheHourAndItsDay(p);
 
-            // Thirteen days later a late datapoint of the hour arrives and marks it and its day; the builder is stopped.
+            // Thirteen days later a late datapoint of the hour arrives and marks it and its day; the builder is
+            // stopped.
             RawData lost = new RawData();
             long arrival = H + 13 * DAY;
             p.clock().set(Instant.ofEpochMilli(arrival + MINUTE));
@@ -149,7 +174,9 @@ class AgeBoundaryIT {
 
             assertThat(restarted.marksResolved()).isEqualTo(1);
             assertThat(restarted.hoursBuilt()).isZero();
-            assertThat(restarted.daysBuilt()).as("the day, rebuilt from its hourly rollups").isEqualTo(1);
+            assertThat(restarted.daysBuilt())
+                    .as("the day, rebuilt from its hourly rollups")
+                    .isEqualTo(1);
             assertThat(restarted.periodsPending()).isZero();
             assertThat(metrics.last("ExpiredMarks")).isEqualTo(1);
             assertHourAndDayHold(p, 60);
@@ -185,7 +212,8 @@ class AgeBoundaryIT {
             assertThat(metrics.last("ExpiredMarks")).isEqualTo(1);
             Map<String, AttributeValue> day = dayItem(p);
             assertThat(day).doesNotContainKey(CompactMarks.MARKED).doesNotContainKey(CompactMarks.DUE);
-            RawData.assertSummary("day", RollupItems.total(day, RollupItems.HOURS), RawData.flatten(raw.byMinute(key())));
+            RawData.assertSummary(
+                    "day", RollupItems.total(day, RollupItems.HOURS), RawData.flatten(raw.byMinute(key())));
             // Past the minute detail the day is answered from the daily rollup.
             raw.assertQueryMatches(p.queryHandler(), iso(H_DAY), iso(H_DAY + DAY), "P1D");
         }
@@ -217,7 +245,10 @@ class AgeBoundaryIT {
         RawData.assertSummary("hour", RollupItems.total(hour, RollupItems.MINUTES), values);
         Summary hourOfDay = RollupItems.buckets(day, RollupItems.HOURS).get((int) ((H - H_DAY) / HOUR));
         RawData.assertSummary("the hour in its day", hourOfDay, values);
-        RawData.assertSummary("day", RollupItems.total(day, RollupItems.HOURS), RawData.flatten(raw.byPeriod(key(), DAY).get(H_DAY)));
+        RawData.assertSummary(
+                "day",
+                RollupItems.total(day, RollupItems.HOURS),
+                RawData.flatten(raw.byPeriod(key(), DAY).get(H_DAY)));
     }
 
     /** The query over the day (by day and by hour) and over the hour (by five minutes) answers the raw data. */
@@ -235,12 +266,15 @@ class AgeBoundaryIT {
     private static int expire(Pipeline p) {
         long now = p.clock().millis() / 1000;
         List<Map<String, AttributeValue>> expired = new ArrayList<>();
-        p.reader().scanPaginator(b -> b.tableName(p.table).consistentRead(true)).items().forEach(i -> {
-            AttributeValue ttl = i.get(RollupItems.TTL);
-            if (ttl != null && Long.parseLong(ttl.n()) <= now) {
-                expired.add(Map.of(KeyScheme.PK, i.get(KeyScheme.PK), KeyScheme.SK, i.get(KeyScheme.SK)));
-            }
-        });
+        p.reader()
+                .scanPaginator(b -> b.tableName(p.table).consistentRead(true))
+                .items()
+                .forEach(i -> {
+                    AttributeValue ttl = i.get(RollupItems.TTL);
+                    if (ttl != null && Long.parseLong(ttl.n()) <= now) {
+                        expired.add(Map.of(KeyScheme.PK, i.get(KeyScheme.PK), KeyScheme.SK, i.get(KeyScheme.SK)));
+                    }
+                });
         expired.forEach(k -> p.reader().deleteItem(b -> b.tableName(p.table).key(k)));
         return expired.size();
     }
@@ -248,8 +282,12 @@ class AgeBoundaryIT {
     /** One record of one datapoint of the series, arriving at {@code arrival}, noted in {@code into}. */
     private KinesisEvent.KinesisEventRecord record(long ts, double value, long arrival, RawData into) {
         into.add("latency", Map.of("fn", FN), ts, value);
-        String json = String.format(Locale.ROOT, "{\"name\":\"latency\",\"dims\":{\"fn\":\"%s\"},\"ts\":%d,\"value\":%s}%n",
-                FN, ts, Double.toString(value));
+        String json = String.format(
+                Locale.ROOT,
+                "{\"name\":\"latency\",\"dims\":{\"fn\":\"%s\"},\"ts\":%d,\"value\":%s}%n",
+                FN,
+                ts,
+                Double.toString(value));
         return KinesisRecords.record(SHARD, sequence++, "pk", json.getBytes(StandardCharsets.UTF_8), arrival);
     }
 
@@ -270,14 +308,21 @@ class AgeBoundaryIT {
     }
 
     private static Map<String, AttributeValue> item(Pipeline p, String pk, String sk) {
-        return p.reader().getItem(b -> b.tableName(p.table).consistentRead(true)
-                .key(Map.of(KeyScheme.PK, AttributeValue.fromS(pk), KeyScheme.SK, AttributeValue.fromS(sk)))).item();
+        return p.reader()
+                .getItem(b -> b.tableName(p.table)
+                        .consistentRead(true)
+                        .key(Map.of(KeyScheme.PK, AttributeValue.fromS(pk), KeyScheme.SK, AttributeValue.fromS(sk))))
+                .item();
     }
 
     /** The stored minute partials of the hour. */
     private int partials(Pipeline p) {
-        return p.reader().query(b -> b.tableName(p.table).consistentRead(true).keyConditionExpression("pk = :pk")
-                .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS(KeyScheme.partialPk(key(), H))))).count();
+        return p.reader()
+                .query(b -> b.tableName(p.table)
+                        .consistentRead(true)
+                        .keyConditionExpression("pk = :pk")
+                        .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS(KeyScheme.partialPk(key(), H)))))
+                .count();
     }
 
     private static String iso(long millis) {

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.compact;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,9 +23,9 @@ import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.query.QueryHandler;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.write.CompactMarks;
-import dev.pulse.store.schema.KeyScheme;
 import dev.pulse.store.codec.RollupItems;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.write.CompactMarks;
 import dev.pulse.testing.ControlledPuts;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.KinesisRecords;
@@ -52,6 +67,7 @@ class CompactIT {
     private static final long DAY = 86_400_000L;
     /** The data: three hours across midnight. */
     private static final long START = Instant.parse("2026-11-20T22:30:00Z").toEpochMilli();
+
     private static final long END = Instant.parse("2026-11-21T01:30:00Z").toEpochMilli();
     /** Ingested the next day, so every hour and both days have closed. */
     private static final Instant INGESTED = Instant.parse("2026-11-22T00:10:00Z");
@@ -86,15 +102,20 @@ class CompactIT {
             p.ingest(generate(random, 150, START + HOUR / 2, START + 2 * HOUR, 2, late));
             CompactResult r = p.compactAll();
 
-            assertThat(r.hoursBuilt()).isEqualTo(periods(late, HOUR).size()).isLessThan(periods(HOUR).size());
-            assertThat(r.daysBuilt()).isEqualTo(periods(late, DAY).size()).isLessThan(periods(DAY).size());
+            assertThat(r.hoursBuilt())
+                    .isEqualTo(periods(late, HOUR).size())
+                    .isLessThan(periods(HOUR).size());
+            assertThat(r.daysBuilt())
+                    .isEqualTo(periods(late, DAY).size())
+                    .isLessThan(periods(DAY).size());
             assertRollupsMatch(p);
             RecordingMetrics metrics = new RecordingMetrics();
             QueryHandler query = p.queryHandler(metrics);
             raw.assertQueryMatches(query, "2026-11-20T00:00:00Z", "2026-11-22T00:00:00Z", "P1D");
             raw.assertQueryMatches(query, "2026-11-20T22:00:00Z", "2026-11-21T02:00:00Z", "PT1H");
             raw.assertQueryMatches(query, "2026-11-20T22:30:00Z", "2026-11-21T01:30:00Z", "PT5M");
-            assertThat(metrics.documents()).allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isZero());
+            assertThat(metrics.documents())
+                    .allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isZero());
         }
     }
 
@@ -135,7 +156,8 @@ class CompactIT {
 
             for (int again = 0; again < 2; again++) {
                 p.clock().advance(Duration.ofMinutes(10));
-                p.redrive(records); // the same batches stored again: marks set again, partials overwritten with themselves
+                p.redrive(records); // the same batches stored again: marks set again, partials overwritten with
+                // themselves
                 CompactResult r = p.compactAll();
 
                 assertThat(r.hoursBuilt()).isEqualTo(first.hoursBuilt());
@@ -166,7 +188,8 @@ class CompactIT {
                     p.ingest(generate(random, 12, now - 120_000, now, 4));
                 }
                 if (minute % 5 == 0) {
-                    CompactResult r = builder.build(Deadline.inMillis(60_000), new InvocationMetrics<>(CompactMetric.class));
+                    CompactResult r =
+                            builder.build(Deadline.inMillis(60_000), new InvocationMetrics<>(CompactMetric.class));
                     assertThat(r.stopped()).as(r.stopReason()).isFalse();
                     assertThat(r.losingWrites()).isZero();
                     hoursBuilt += r.hoursBuilt();
@@ -203,8 +226,11 @@ class CompactIT {
 
             int periods = periods(HOUR).size() + periods(DAY).size();
             assertThat(x.hoursBuilt() + y.hoursBuilt()).isEqualTo(periods(HOUR).size());
-            assertThat(x.daysBuilt() + y.daysBuilt() + rest.daysBuilt()).isEqualTo(periods(DAY).size());
-            assertThat(puts.landed()).hasSize(periods).allSatisfy((k, n) -> assertThat(n).as(k).isEqualTo(1));
+            assertThat(x.daysBuilt() + y.daysBuilt() + rest.daysBuilt())
+                    .isEqualTo(periods(DAY).size());
+            assertThat(puts.landed())
+                    .hasSize(periods)
+                    .allSatisfy((k, n) -> assertThat(n).as(k).isEqualTo(1));
             assertThat(puts.started()).isEqualTo(periods + x.losingWrites() + y.losingWrites() + rest.losingWrites());
             assertRollupsMatch(p);
         }
@@ -231,13 +257,16 @@ class CompactIT {
             assertThat(runA.hoursBuilt()).isZero();
             assertThat(a.puts().landedTotal()).isZero();
             assertThat(a.item(p)).isEqualTo(newer);
-            assertThat(Long.parseLong(a.write().item().get("count").n())).isEqualTo(a.countRead()).isLessThan(raw.count());
+            assertThat(Long.parseLong(a.write().item().get("count").n()))
+                    .isEqualTo(a.countRead())
+                    .isLessThan(raw.count());
             assertRollupsMatch(p);
         }
     }
 
     @Test
-    void build_whenTheItemIsMarkedAgainWithTheStampTheOlderBuildRead_theVersionAloneRejectsTheOlderWrite() throws Exception {
+    void build_whenTheItemIsMarkedAgainWithTheStampTheOlderBuildRead_theVersionAloneRejectsTheOlderWrite()
+            throws Exception {
         try (Pipeline p = new Pipeline("pulse-compact-version", INGESTED, Duration.ofDays(14))) {
             Random random = new Random(18);
             HeldRun a = startRunWithItsWriteHeld(p, random);
@@ -249,7 +278,10 @@ class CompactIT {
             // condition of A's write holds, only the version can stop it.
             p.clock().set(Instant.ofEpochMilli(a.markedAt()));
             p.ingest(generate(random, 10, a.hour(), a.hour() + HOUR, 1));
-            p.clock().set(Instant.ofEpochMilli(a.markedAt()).plus(p.config.markSettle()).plus(Duration.ofMinutes(2)));
+            p.clock()
+                    .set(Instant.ofEpochMilli(a.markedAt())
+                            .plus(p.config.markSettle())
+                            .plus(Duration.ofMinutes(2)));
             a.puts().release();
             CompactResult runA = a.result().get(30, TimeUnit.SECONDS);
 
@@ -264,7 +296,13 @@ class CompactIT {
     }
 
     /** Run A of the ordering tests: its hour, when it was marked, what A read, and A's write held in the network. */
-    private record HeldRun(String key, long hour, long markedAt, long countRead, ControlledPuts puts, PutItemRequest write,
+    private record HeldRun(
+            String key,
+            long hour,
+            long markedAt,
+            long countRead,
+            ControlledPuts puts,
+            PutItemRequest write,
             CompletableFuture<CompactResult> result) {
 
         Map<String, AttributeValue> item(Pipeline p) {
@@ -288,7 +326,8 @@ class CompactIT {
     }
 
     @Test
-    void build_whenTheDeadlinePassesWithWritesInFlight_startsNothingMoreAndReturnsOnlyAfterTheyEnded() throws Exception {
+    void build_whenTheDeadlinePassesWithWritesInFlight_startsNothingMoreAndReturnsOnlyAfterTheyEnded()
+            throws Exception {
         // One day of late data accepted: the queue scan is short, so the run spends its time building.
         try (Pipeline p = new Pipeline("pulse-compact-deadline", INGESTED, Duration.ofDays(1))) {
             p.ingest(generate(new Random(19), 2000, START, END, 40));
@@ -309,11 +348,16 @@ class CompactIT {
             assertThat(r.stopped()).isTrue();
             assertThat(r.stopReason()).startsWith("deadline");
             assertThat(r.hoursBuilt()).isPositive().isLessThan(hours);
-            assertThat(r.hoursBuilt() + r.periodsPending()).as("every queued hour built or left queued").isEqualTo(hours);
+            assertThat(r.hoursBuilt() + r.periodsPending())
+                    .as("every queued hour built or left queued")
+                    .isEqualTo(hours);
             assertThat(slow.started()).as("builds started").isLessThan(hours);
-            assertThat(slow.lastLandedNanos()).as("no write landed after the run returned").isLessThanOrEqualTo(returned);
+            assertThat(slow.lastLandedNanos())
+                    .as("no write landed after the run returned")
+                    .isLessThanOrEqualTo(returned);
             assertThat(slow.landedTotal()).isEqualTo(r.hoursBuilt());
-            assertThat(slow.callTimeouts()).allSatisfy(t -> assertThat(t).isNotNull().isLessThanOrEqualTo(Duration.ofMillis(budget)));
+            assertThat(slow.callTimeouts())
+                    .allSatisfy(t -> assertThat(t).isNotNull().isLessThanOrEqualTo(Duration.ofMillis(budget)));
             assertThat(TimeUnit.NANOSECONDS.toMillis(returned - started)).isLessThan(budget + 1_000);
 
             // The next run builds what was left, and only that.
@@ -334,8 +378,10 @@ class CompactIT {
             RecordingMetrics metrics = new RecordingMetrics();
             CompactHandler handler = CompactFunction.handler(p.config, dying, p.clock(), metrics);
 
-            assertThatThrownBy(() -> handler.handleRequest(new ScheduledEvent(), new TestContext("build", 60_000, 1024)))
-                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("compaction run failed");
+            assertThatThrownBy(
+                            () -> handler.handleRequest(new ScheduledEvent(), new TestContext("build", 60_000, 1024)))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("compaction run failed");
 
             assertThat(metrics.last("HoursBuilt")).isEqualTo(3);
             assertThat(metrics.last("RunsStopped")).isEqualTo(1);
@@ -367,8 +413,8 @@ class CompactIT {
      * NDJSON records of 1-3 datapoints each over {@code functions} series, timestamps uniform in [from, to),
      * values 1e-3..1e6, arriving at {@code to}. Every datapoint is noted in {@link #raw} and in {@code also}.
      */
-    private List<KinesisEvent.KinesisEventRecord> generate(Random random, int n, long from, long to, int functions,
-            RawData... also) {
+    private List<KinesisEvent.KinesisEventRecord> generate(
+            Random random, int n, long from, long to, int functions, RawData... also) {
         List<KinesisEvent.KinesisEventRecord> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             StringBuilder ndjson = new StringBuilder();
@@ -376,15 +422,23 @@ class CompactIT {
                 String fn = "fn" + random.nextInt(functions);
                 long ts = from + (long) (random.nextDouble() * (to - from));
                 double value = Math.pow(10, random.nextDouble() * 9 - 3);
-                ndjson.append(String.format(Locale.ROOT, "{\"name\":\"lambda.duration\",\"dims\":{\"function\":\"%s\"},"
-                        + "\"ts\":%d,\"value\":%s}%n", fn, ts, Double.toString(value)));
+                ndjson.append(String.format(
+                        Locale.ROOT,
+                        "{\"name\":\"lambda.duration\",\"dims\":{\"function\":\"%s\"}," + "\"ts\":%d,\"value\":%s}%n",
+                        fn,
+                        ts,
+                        Double.toString(value)));
                 raw.add("lambda.duration", Map.of("function", fn), ts, value);
                 for (RawData r : also) {
                     r.add("lambda.duration", Map.of("function", fn), ts, value);
                 }
             }
-            out.add(KinesisRecords.record("shardId-000000000000", sequence++, "pk" + i,
-                    ndjson.toString().getBytes(StandardCharsets.UTF_8), to));
+            out.add(KinesisRecords.record(
+                    "shardId-000000000000",
+                    sequence++,
+                    "pk" + i,
+                    ndjson.toString().getBytes(StandardCharsets.UTF_8),
+                    to));
         }
         return out;
     }
@@ -398,7 +452,10 @@ class CompactIT {
         TreeSet<String> out = new TreeSet<>();
         for (String key : data.keys()) {
             for (long start : data.byPeriod(key, size).keySet()) {
-                out.add(size == HOUR ? CompactMarks.hourMark(key, start, 0).id() : CompactMarks.dayMark(key, start, 0).id());
+                out.add(
+                        size == HOUR
+                                ? CompactMarks.hourMark(key, start, 0).id()
+                                : CompactMarks.dayMark(key, start, 0).id());
             }
         }
         return out;
@@ -411,11 +468,17 @@ class CompactIT {
                 Map<String, AttributeValue> item = get(p, KeyScheme.hourlyPk(key, hour), KeyScheme.hour(hour));
                 String at = key + " hour " + KeyScheme.hour(hour);
                 assertThat(RollupItems.complete(item)).as(at + " complete").isTrue();
-                SortedMap<Integer, dev.pulse.aggregate.Summary> minutes = RollupItems.buckets(item, RollupItems.MINUTES);
-                assertThat(minutes.keySet()).as(at + " minutes")
-                        .containsExactlyElementsOf(byMinute.keySet().stream().map(m -> (int) ((m - hour) / 60_000L)).toList());
-                byMinute.forEach((minute, values) -> RawData.assertSummary(key + " @ " + KeyScheme.minute(minute),
-                        minutes.get((int) ((minute - hour) / 60_000L)), values));
+                SortedMap<Integer, dev.pulse.aggregate.Summary> minutes =
+                        RollupItems.buckets(item, RollupItems.MINUTES);
+                assertThat(minutes.keySet())
+                        .as(at + " minutes")
+                        .containsExactlyElementsOf(byMinute.keySet().stream()
+                                .map(m -> (int) ((m - hour) / 60_000L))
+                                .toList());
+                byMinute.forEach((minute, values) -> RawData.assertSummary(
+                        key + " @ " + KeyScheme.minute(minute),
+                        minutes.get((int) ((minute - hour) / 60_000L)),
+                        values));
                 RawData.assertSummary(at, RollupItems.total(item, RollupItems.MINUTES), RawData.flatten(byMinute));
             });
             raw.byPeriod(key, DAY).forEach((day, byMinute) -> {
@@ -424,18 +487,24 @@ class CompactIT {
                 assertThat(RollupItems.complete(item)).as(at + " complete").isTrue();
                 SortedMap<Integer, dev.pulse.aggregate.Summary> hours = RollupItems.buckets(item, RollupItems.HOURS);
                 SortedMap<Long, SortedMap<Long, List<Double>>> byHour = new TreeMap<>();
-                byMinute.forEach((m, vs) -> byHour.computeIfAbsent(Math.floorDiv(m, HOUR) * HOUR, k -> new TreeMap<>()).put(m, vs));
+                byMinute.forEach((m, vs) -> byHour.computeIfAbsent(Math.floorDiv(m, HOUR) * HOUR, k -> new TreeMap<>())
+                        .put(m, vs));
                 assertThat(hours).as(at + " hours").hasSize(byHour.size());
-                byHour.forEach((hour, inHour) -> RawData.assertSummary(key + " hour " + KeyScheme.hour(hour) + " of the day",
-                        hours.get((int) ((hour - day) / HOUR)), RawData.flatten(inHour)));
+                byHour.forEach((hour, inHour) -> RawData.assertSummary(
+                        key + " hour " + KeyScheme.hour(hour) + " of the day",
+                        hours.get((int) ((hour - day) / HOUR)),
+                        RawData.flatten(inHour)));
                 RawData.assertSummary(at, RollupItems.total(item, RollupItems.HOURS), RawData.flatten(byMinute));
             });
         }
     }
 
     private static Map<String, AttributeValue> get(Pipeline p, String pk, String sk) {
-        Map<String, AttributeValue> item = p.reader().getItem(b -> b.tableName(p.table).consistentRead(true)
-                .key(Map.of(KeyScheme.PK, AttributeValue.fromS(pk), KeyScheme.SK, AttributeValue.fromS(sk)))).item();
+        Map<String, AttributeValue> item = p.reader()
+                .getItem(b -> b.tableName(p.table)
+                        .consistentRead(true)
+                        .key(Map.of(KeyScheme.PK, AttributeValue.fromS(pk), KeyScheme.SK, AttributeValue.fromS(sk))))
+                .item();
         assertThat(item).as(pk + " / " + sk).isNotEmpty();
         return item;
     }
@@ -443,17 +512,21 @@ class CompactIT {
     /** Every rollup item (hourly and daily), by pk|sk. */
     private static Map<String, Map<String, AttributeValue>> rollups(Pipeline p) {
         Map<String, Map<String, AttributeValue>> out = new TreeMap<>();
-        p.reader().scanPaginator(b -> b.tableName(p.table).consistentRead(true)).items().forEach(i -> {
-            String pk = i.get(KeyScheme.PK).s();
-            if (pk.startsWith("H#") || pk.startsWith("D#")) {
-                out.put(pk + "|" + i.get(KeyScheme.SK).s(), i);
-            }
-        });
+        p.reader()
+                .scanPaginator(b -> b.tableName(p.table).consistentRead(true))
+                .items()
+                .forEach(i -> {
+                    String pk = i.get(KeyScheme.PK).s();
+                    if (pk.startsWith("H#") || pk.startsWith("D#")) {
+                        out.put(pk + "|" + i.get(KeyScheme.SK).s(), i);
+                    }
+                });
         assertThat(out).isNotEmpty();
         return out;
     }
 
-    private static Map<String, Map<String, AttributeValue>> withoutVersion(Map<String, Map<String, AttributeValue>> items) {
+    private static Map<String, Map<String, AttributeValue>> withoutVersion(
+            Map<String, Map<String, AttributeValue>> items) {
         Map<String, Map<String, AttributeValue>> out = new TreeMap<>();
         items.forEach((k, item) -> {
             Map<String, AttributeValue> copy = new HashMap<>(item);

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.grafana;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,8 +44,11 @@ class GrafanaDashboardTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Path DASHBOARD = ExpectedResults.repoRoot().resolve("docs/grafana/pulse-dashboard.json");
     /** What Grafana puts in place of its variables before it sends a query (the interval is at least 1m: timeInterval). */
-    private static final List<String[]> VARIABLES = List.of(new String[] {"$__rate_interval", "1m"},
-            new String[] {"$__interval", "1m"}, new String[] {"$__range", "1h"}, new String[] {"$function", "checkout-api|orders-worker"});
+    private static final List<String[]> VARIABLES = List.of(
+            new String[] {"$__rate_interval", "1m"},
+            new String[] {"$__interval", "1m"},
+            new String[] {"$__range", "1h"},
+            new String[] {"$function", "checkout-api|orders-worker"});
 
     private static JsonNode dashboard() throws Exception {
         return JSON.readTree(Files.readString(DASHBOARD));
@@ -66,7 +84,9 @@ class GrafanaDashboardTest {
         assertThat(vars.get(0).path("query").asText()).isEqualTo("prometheus");
         Set<Integer> ids = new HashSet<>();
         assertThat(d.path("panels")).hasSizeGreaterThanOrEqualTo(6).allSatisfy(p -> {
-            assertThat(ids.add(p.path("id").asInt())).as("unique panel id %s", p.path("id")).isTrue();
+            assertThat(ids.add(p.path("id").asInt()))
+                    .as("unique panel id %s", p.path("id"))
+                    .isTrue();
             assertThat(p.path("type").asText()).isEqualTo("timeseries");
             assertThat(p.path("datasource").path("uid").asText()).isEqualTo("${datasource}");
             assertThat(p.path("gridPos").path("w").asInt()).isBetween(1, 24);
@@ -92,8 +112,14 @@ class GrafanaDashboardTest {
     @MethodSource("expressions")
     void expression_whenNamesMetrics_namesOnlySeriesTheRecordingHas(String expr) throws Exception {
         // Metric names and labels of events/replay/sample.ndjson.gz (native datapoints, EMF, Lambda REPORT lines).
-        Set<String> names = Set.of("lambda.duration", "lambda.billed_duration", "lambda.max_memory_used",
-                "lambda.init_duration", "checkout.latency", "Checkout/Latency", "login.failures");
+        Set<String> names = Set.of(
+                "lambda.duration",
+                "lambda.billed_duration",
+                "lambda.max_memory_used",
+                "lambda.init_duration",
+                "checkout.latency",
+                "Checkout/Latency",
+                "login.failures");
         Set<String> labels = Set.of("__name__", "function", "service", "op");
         Matcher m = Pattern.compile("__name__=\"([^\"]+)\"").matcher(expr);
         while (m.find()) {
@@ -108,7 +134,8 @@ class GrafanaDashboardTest {
     @Test
     void variableQuery_whenFunctionListed_usesASupportedSelector() throws Exception {
         JsonNode fn = dashboard().path("templating").path("list").get(1);
-        Matcher m = Pattern.compile("label_values\\((.*), function\\)").matcher(fn.path("definition").asText());
+        Matcher m = Pattern.compile("label_values\\((.*), function\\)")
+                .matcher(fn.path("definition").asText());
 
         assertThat(m.matches()).isTrue();
         assertThatNoException().isThrownBy(() -> PromQlParser.parse(m.group(1)));

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.grafana;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,8 +66,12 @@ class OtelHttpDashboardIT {
     private static final long MINUTE = 60_000L;
     private static final int MINUTES = 90;
     /** What Grafana puts in place of the variables: $__rate_interval for a 1 m scrape interval, as Grafana formats it. */
-    private static final List<String[]> VARIABLES = List.of(new String[] {"$__rate_interval", "4m0s"},
-            new String[] {"$__interval", "1m"}, new String[] {"$__range", "3600s"}, new String[] {"$job", "checkout|cart"});
+    private static final List<String[]> VARIABLES = List.of(
+            new String[] {"$__rate_interval", "4m0s"},
+            new String[] {"$__interval", "1m"},
+            new String[] {"$__range", "3600s"},
+            new String[] {"$job", "checkout|cart"});
+
     private static final double[] BOUNDS = {0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10};
 
     private Pipeline p;
@@ -81,14 +100,21 @@ class OtelHttpDashboardIT {
                         + "\"aggregationTemporality\":1,\"isMonotonic\":false,\"dataPoints\":[{\"timeUnixNano\":\""
                         + ts * 1_000_000 + "\",\"asInt\":\"" + random.nextInt(5) + "\"}]}}");
                 metrics.append(",{\"name\":\"process.memory.usage\",\"unit\":\"By\",\"gauge\":{\"dataPoints\":[{"
-                        + "\"timeUnixNano\":\"" + ts * 1_000_000 + "\",\"asDouble\":" + (200e6 + random.nextInt(1_000_000))
+                        + "\"timeUnixNano\":\"" + ts * 1_000_000 + "\",\"asDouble\":"
+                        + (200e6 + random.nextInt(1_000_000))
                         + "}]}}");
-                String json = "{\"resourceMetrics\":[{\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":"
-                        + "{\"stringValue\":\"" + service + "\"}},{\"key\":\"telemetry.sdk.language\",\"value\":"
-                        + "{\"stringValue\":\"java\"}}]},\"scopeMetrics\":[{\"scope\":{\"name\":\"io.opentelemetry.http\"},"
-                        + "\"metrics\":[" + metrics + "]}]}]}";
-                records.add(KinesisRecords.record("shardId-000000000000", sequence++, service,
-                        json.getBytes(StandardCharsets.UTF_8), NOW.toEpochMilli()));
+                String json =
+                        "{\"resourceMetrics\":[{\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":"
+                                + "{\"stringValue\":\"" + service
+                                + "\"}},{\"key\":\"telemetry.sdk.language\",\"value\":"
+                                + "{\"stringValue\":\"java\"}}]},\"scopeMetrics\":[{\"scope\":{\"name\":\"io.opentelemetry.http\"},"
+                                + "\"metrics\":[" + metrics + "]}]}]}";
+                records.add(KinesisRecords.record(
+                        "shardId-000000000000",
+                        sequence++,
+                        service,
+                        json.getBytes(StandardCharsets.UTF_8),
+                        NOW.toEpochMilli()));
             }
         }
         p = new Pipeline("pulse-otel-dash", NOW, Duration.ofDays(14));
@@ -123,10 +149,12 @@ class OtelHttpDashboardIT {
             bounds.append(bounds.isEmpty() ? "" : ",").append(b);
         }
         return "{\"name\":\"http.server.request.duration\",\"unit\":\"s\",\"histogram\":{\"aggregationTemporality\":1,"
-                + "\"dataPoints\":[{\"attributes\":[{\"key\":\"http.route\",\"value\":{\"stringValue\":\"" + route + "\"}},"
+                + "\"dataPoints\":[{\"attributes\":[{\"key\":\"http.route\",\"value\":{\"stringValue\":\"" + route
+                + "\"}},"
                 + "{\"key\":\"http.request.method\",\"value\":{\"stringValue\":\"GET\"}},"
                 + "{\"key\":\"http.response.status_code\",\"value\":{\"intValue\":\"" + status + "\"}}],"
-                + "\"timeUnixNano\":\"" + ts * 1_000_000 + "\",\"count\":\"" + n + "\",\"sum\":" + sum + ",\"min\":" + min
+                + "\"timeUnixNano\":\"" + ts * 1_000_000 + "\",\"count\":\"" + n + "\",\"sum\":" + sum + ",\"min\":"
+                + min
                 + ",\"max\":" + max + ",\"bucketCounts\":[" + c + "],\"explicitBounds\":[" + bounds + "]}]}}";
     }
 
@@ -148,7 +176,9 @@ class OtelHttpDashboardIT {
         List<Panel> out = new ArrayList<>();
         for (JsonNode panel : JSON.readTree(Files.readString(DASHBOARD)).path("panels")) {
             for (JsonNode t : panel.path("targets")) {
-                out.add(new Panel(panel.path("title").asText(), panel.at("/fieldConfig/defaults/unit").asText(),
+                out.add(new Panel(
+                        panel.path("title").asText(),
+                        panel.at("/fieldConfig/defaults/unit").asText(),
                         t.path("expr").asText()));
             }
         }
@@ -168,13 +198,16 @@ class OtelHttpDashboardIT {
         JsonNode d = JSON.readTree(Files.readString(DASHBOARD));
         assertThat(d.path("panels")).hasSize(10);
         List<String> exprs = panels().map(Panel::expr).toList();
-        assertThat(exprs).anyMatch(e -> e.startsWith("histogram_quantile(0.99, sum by (le) (rate("
-                + "http_server_request_duration_seconds_bucket"));
+        assertThat(exprs)
+                .anyMatch(e -> e.startsWith(
+                        "histogram_quantile(0.99, sum by (le) (rate(" + "http_server_request_duration_seconds_bucket"));
         assertThat(exprs).anyMatch(e -> e.contains(") / sum by"));
         assertThat(exprs).allSatisfy(e -> assertThat(e).doesNotContain("{__name__"));
         JsonNode job = d.at("/templating/list/1");
-        assertThat(job.path("definition").asText()).isEqualTo("label_values(http_server_request_duration_seconds_count, job)");
-        JsonNode values = get("label/job/values", List.of(Map.entry("match[]", "http_server_request_duration_seconds_count")));
+        assertThat(job.path("definition").asText())
+                .isEqualTo("label_values(http_server_request_duration_seconds_count, job)");
+        JsonNode values =
+                get("label/job/values", List.of(Map.entry("match[]", "http_server_request_duration_seconds_count")));
         assertThat(values.path("data")).extracting(JsonNode::asText).containsExactly("cart", "checkout");
     }
 
@@ -184,8 +217,13 @@ class OtelHttpDashboardIT {
         String expr = substitute(panel.expr());
         assertThatNoException().isThrownBy(() -> PromQlParser.parse(expr));
         long end = NOW.toEpochMilli() / 1000;
-        JsonNode body = get("query_range", List.of(Map.entry("query", expr), Map.entry("start", Long.toString(end - 3600)),
-                Map.entry("end", Long.toString(end)), Map.entry("step", "60")));
+        JsonNode body = get(
+                "query_range",
+                List.of(
+                        Map.entry("query", expr),
+                        Map.entry("start", Long.toString(end - 3600)),
+                        Map.entry("end", Long.toString(end)),
+                        Map.entry("step", "60")));
         JsonNode result = body.at("/data/result");
         assertThat(result).as("series of %s", expr).isNotEmpty();
         int points = 0;
@@ -206,14 +244,20 @@ class OtelHttpDashboardIT {
     /** The quantile panels: p50 <= p90 <= p99 at every step, as quantiles of one distribution must be. */
     @Test
     void latencyPanel_whenThreeQuantiles_areOrdered() throws Exception {
-        List<Panel> q = panels().filter(p -> p.title().startsWith("Latency p50")).toList();
+        List<Panel> q =
+                panels().filter(p -> p.title().startsWith("Latency p50")).toList();
         assertThat(q).hasSize(3);
         long end = NOW.toEpochMilli() / 1000;
         List<JsonNode> answers = new ArrayList<>();
         for (Panel panel : q) {
-            answers.add(get("query_range", List.of(Map.entry("query", substitute(panel.expr())),
-                    Map.entry("start", Long.toString(end - 3600)), Map.entry("end", Long.toString(end)),
-                    Map.entry("step", "60"))).at("/data/result/0/values"));
+            answers.add(get(
+                            "query_range",
+                            List.of(
+                                    Map.entry("query", substitute(panel.expr())),
+                                    Map.entry("start", Long.toString(end - 3600)),
+                                    Map.entry("end", Long.toString(end)),
+                                    Map.entry("step", "60")))
+                    .at("/data/result/0/values"));
         }
         for (int i = 0; i < answers.get(0).size(); i++) {
             double p50 = answers.get(0).get(i).get(1).asDouble();
@@ -226,14 +270,16 @@ class OtelHttpDashboardIT {
     }
 
     private JsonNode get(String endpoint, List<Map.Entry<String, String>> params) {
-        APIGatewayV2HTTPResponse r = handler.handleRequest(ApiRequests.prometheus("GET", "/prometheus/api/v1/" + endpoint,
-                params), new TestContext("q", 30_000, 1024));
-        assertThat(r.getStatusCode()).as("%s %s: %s", endpoint, params, r.getBody()).isEqualTo(200);
+        APIGatewayV2HTTPResponse r = handler.handleRequest(
+                ApiRequests.prometheus("GET", "/prometheus/api/v1/" + endpoint, params),
+                new TestContext("q", 30_000, 1024));
+        assertThat(r.getStatusCode())
+                .as("%s %s: %s", endpoint, params, r.getBody())
+                .isEqualTo(200);
         try {
             return JSON.readTree(r.getBody());
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
     }
-
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.grafana;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,19 +50,24 @@ class SigV4ExecuteApiTest {
     private static final Instant AT = Instant.parse("2026-11-24T12:00:00Z");
 
     private static String sdkAuthorization(String service) {
-        SignedRequest signed = AwsV4HttpSigner.create().sign(r -> r
-                .identity(AwsCredentialsIdentity.create("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"))
-                .request(SdkHttpRequest.builder().method(SdkHttpMethod.GET).uri(URI.create(URL)).build())
-                .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, service)
-                .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1")
-                .putProperty(HttpSigner.SIGNING_CLOCK, Clock.fixed(AT, ZoneOffset.UTC)));
+        SignedRequest signed = AwsV4HttpSigner.create()
+                .sign(r -> r.identity(AwsCredentialsIdentity.create(
+                                "AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"))
+                        .request(SdkHttpRequest.builder()
+                                .method(SdkHttpMethod.GET)
+                                .uri(URI.create(URL))
+                                .build())
+                        .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, service)
+                        .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1")
+                        .putProperty(HttpSigner.SIGNING_CLOCK, Clock.fixed(AT, ZoneOffset.UTC)));
         return signed.request().firstMatchingHeader("Authorization").orElseThrow();
     }
 
     private static String botocoreAuthorization(String service) throws Exception {
         Path python = Path.of(System.getProperty("pulse.moto.bin")).resolveSibling("python");
         Path script = ExpectedResults.repoRoot().resolve("tests/src/test/resources/grafana/sigv4_sign.py");
-        ProcessBuilder pb = new ProcessBuilder(python.toString(), script.toString(), service, "us-east-1", URL, "20261124T120000Z")
+        ProcessBuilder pb = new ProcessBuilder(
+                        python.toString(), script.toString(), service, "us-east-1", URL, "20261124T120000Z")
                 .redirectErrorStream(true);
         pb.environment().put("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE");
         pb.environment().put("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY");
@@ -64,7 +84,8 @@ class SigV4ExecuteApiTest {
     void sign_whenServiceIsExecuteApi_sdkAndBotocoreAgreeOnScopeAndSignature() throws Exception {
         String sdk = sdkAuthorization("execute-api");
 
-        assertThat(sdk).contains("Credential=AKIDEXAMPLE/20261124/us-east-1/execute-api/aws4_request")
+        assertThat(sdk)
+                .contains("Credential=AKIDEXAMPLE/20261124/us-east-1/execute-api/aws4_request")
                 .contains("SignedHeaders=host;x-amz-content-sha256;x-amz-date");
         assertThat(botocoreAuthorization("execute-api")).isEqualTo(sdk);
     }
@@ -74,6 +95,7 @@ class SigV4ExecuteApiTest {
         String aps = botocoreAuthorization("aps");
 
         assertThat(aps).contains("/us-east-1/aps/aws4_request").doesNotContain("execute-api");
-        assertThat(aps.replaceAll(".*Signature=", "")).isNotEqualTo(sdkAuthorization("execute-api").replaceAll(".*Signature=", ""));
+        assertThat(aps.replaceAll(".*Signature=", ""))
+                .isNotEqualTo(sdkAuthorization("execute-api").replaceAll(".*Signature=", ""));
     }
 }

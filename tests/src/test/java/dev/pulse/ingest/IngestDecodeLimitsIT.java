@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,13 +23,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.codec.KplAggregate;
 import dev.pulse.config.PulseConfig;
-import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.KinesisRecords;
 import dev.pulse.testing.StoredPartials;
 import dev.pulse.testing.TestConfig;
 import dev.pulse.testing.TestContext;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.KeyValue;
@@ -69,8 +84,11 @@ class IngestDecodeLimitsIT {
     private static final Duration BOUND = Duration.ofSeconds(60);
 
     @Test
-    void handleRequest_whenHostileRecordsSitBetweenGoodOnes_eachIsPoisonNamingItsLimitAndTheGoodAreStored() throws Exception {
-        assertThat(Runtime.getRuntime().maxMemory()).as("run with the Lambda's heap (-Xmx768m)").isLessThanOrEqualTo(LAMBDA_HEAP);
+    void handleRequest_whenHostileRecordsSitBetweenGoodOnes_eachIsPoisonNamingItsLimitAndTheGoodAreStored()
+            throws Exception {
+        assertThat(Runtime.getRuntime().maxMemory())
+                .as("run with the Lambda's heap (-Xmx768m)")
+                .isLessThanOrEqualTo(LAMBDA_HEAP);
         Map<String, byte[]> hostile = new LinkedHashMap<>();
         Map<String, String> reasons = new LinkedHashMap<>();
         hostile.put("emf 20 metrics x 100,000 values", emfAmplification(20, 1, 100_000));
@@ -85,7 +103,8 @@ class IngestDecodeLimitsIT {
         reasons.put("otlp json millions of empty objects", "MAX_JSON_TOKENS");
         hostile.put("kpl aggregate of 6 x 20,000 otlp datapoints", kplOfOtlp(6, 20_000));
         reasons.put("kpl aggregate of 6 x 20,000 otlp datapoints", "MAX_DATAPOINTS_PER_AGGREGATE");
-        // 400,000 distinct series do not fit a 1 MB record under the datapoint limit; 100,000 do (gzip), each a partial.
+        // 400,000 distinct series do not fit a 1 MB record under the datapoint limit; 100,000 do (gzip), each a
+        // partial.
         hostile.put("otlp 100,000 distinct series", gzip(otlpGauge(100_000, true)));
         reasons.put("otlp 100,000 distinct series", "MAX_SERIES_PER_RECORD");
         hostile.put("emf unit of 450,000 characters", emfWithUnit("u".repeat(450_000)));
@@ -101,7 +120,8 @@ class IngestDecodeLimitsIT {
         hostile.put("gzip of 50,000 empty members", gzipEmptyMembersThenControl(50_000));
         reasons.put("gzip of 50,000 empty members", "MAX_GZIP_MEMBERS");
         hostile.put("emf 30 empty dimension sets x 100 metrics of empty value arrays", emfEmptyValueArrays(12, 600));
-        reasons.put("emf 30 empty dimension sets x 100 metrics of empty value arrays", "MAX_EMF_EMPTY_METRICS_PER_RECORD");
+        reasons.put(
+                "emf 30 empty dimension sets x 100 metrics of empty value arrays", "MAX_EMF_EMPTY_METRICS_PER_RECORD");
         hostile.put("kpl aggregate of 100 ambiguous 4 MB zlib user records", kplOfAmbiguousZlib(100));
         reasons.put("kpl aggregate of 100 ambiguous 4 MB zlib user records", "MAX_DECOMPRESSED_BYTES_PER_AGGREGATE");
 
@@ -110,19 +130,22 @@ class IngestDecodeLimitsIT {
         Map<String, String> sequenceOf = new LinkedHashMap<>();
         long n = 1;
         for (Map.Entry<String, byte[]> e : hostile.entrySet()) {
-            assertThat(e.getValue().length).as(e.getKey() + " fits a Kinesis record").isLessThanOrEqualTo(1024 * 1024);
+            assertThat(e.getValue().length)
+                    .as(e.getKey() + " fits a Kinesis record")
+                    .isLessThanOrEqualTo(1024 * 1024);
             records.add(KinesisRecords.record(SHARD, n, "hostile", e.getValue(), NOW_MS));
             sequenceOf.put(KinesisRecords.sequence(n), e.getKey());
             n++;
         }
         records.add(KinesisRecords.record(SHARD, n, "good", utf8(nativeDp("good.after", 2)), NOW_MS));
-        hostile.clear();  // the batch holds the bytes now, as the Lambda's event does
+        hostile.clear(); // the batch holds the bytes now, as the Lambda's event does
         KinesisEvent event = new KinesisEvent();
         event.setRecords(records);
         Stack stack = new Stack();
 
         long start = System.nanoTime();
-        StreamsEventResponse response = stack.handler.handleRequest(event, new TestContext("req-limits", 300_000, 1024));
+        StreamsEventResponse response =
+                stack.handler.handleRequest(event, new TestContext("req-limits", 300_000, 1024));
         Duration took = Duration.ofNanos(System.nanoTime() - start);
 
         assertThat(response.getBatchItemFailures()).isEmpty();
@@ -131,14 +154,17 @@ class IngestDecodeLimitsIT {
         for (Message m : Emulators.sqs().drain(stack.queueUrl)) {
             JsonNode body = JSON.readTree(m.body());
             assertThat(body.get("kind").asText()).isEqualTo("poison");
-            reasonBySequence.put(body.get("sequenceNumber").asText(), body.get("reason").asText());
+            reasonBySequence.put(
+                    body.get("sequenceNumber").asText(), body.get("reason").asText());
         }
         assertThat(reasonBySequence.keySet()).containsExactlyInAnyOrderElementsOf(sequenceOf.keySet());
-        sequenceOf.forEach((seq, name) -> assertThat(reasonBySequence.get(seq)).as(name).contains(reasons.get(name)));
+        sequenceOf.forEach(
+                (seq, name) -> assertThat(reasonBySequence.get(seq)).as(name).contains(reasons.get(name)));
         Map<String, Map<Long, StoredPartials.Summary>> stored = StoredPartials.read(stack.reader, stack.table);
         assertThat(stored.keySet()).containsExactlyInAnyOrder("good.before{}", "good.after{}");
-        System.out.println("IngestDecodeLimitsIT: " + sequenceOf.size() + " hostile records answered in " + took.toMillis()
-                + " ms with a max heap of " + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MB");
+        System.out.println(
+                "IngestDecodeLimitsIT: " + sequenceOf.size() + " hostile records answered in " + took.toMillis()
+                        + " ms with a max heap of " + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MB");
     }
 
     // ---- the records, built with the producers' encoders
@@ -157,7 +183,8 @@ class IngestDecodeLimitsIT {
 
     private static byte[] compress(boolean gzip, Body body) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (OutputStream out = gzip ? new GZIPOutputStream(bytes, 1 << 16)
+        try (OutputStream out = gzip
+                ? new GZIPOutputStream(bytes, 1 << 16)
                 : new DeflaterOutputStream(bytes, new java.util.zip.Deflater(9), 1 << 16)) {
             body.write(out);
         } catch (IOException e) {
@@ -174,9 +201,13 @@ class IngestDecodeLimitsIT {
     private static byte[] emfAmplification(int metrics, int sets, int values) {
         return compress(true, out -> {
             StringBuilder sb = new StringBuilder();
-            sb.append("{\"messageType\":\"DATA_MESSAGE\",\"logGroup\":\"/aws/lambda/checkout-api\",\"logStream\":\"s\",")
-                    .append("\"logEvents\":[{\"id\":\"1\",\"timestamp\":").append(NOW_MS).append(",\"message\":\"")
-                    .append("{\\\"_aws\\\":{\\\"Timestamp\\\":").append(NOW_MS)
+            sb.append(
+                            "{\"messageType\":\"DATA_MESSAGE\",\"logGroup\":\"/aws/lambda/checkout-api\",\"logStream\":\"s\",")
+                    .append("\"logEvents\":[{\"id\":\"1\",\"timestamp\":")
+                    .append(NOW_MS)
+                    .append(",\"message\":\"")
+                    .append("{\\\"_aws\\\":{\\\"Timestamp\\\":")
+                    .append(NOW_MS)
                     .append(",\\\"CloudWatchMetrics\\\":[{\\\"Namespace\\\":\\\"ns\\\",\\\"Dimensions\\\":[");
             for (int s = 0; s < sets; s++) {
                 sb.append(s == 0 ? "" : ",").append("[\\\"d\\\"]");
@@ -196,20 +227,30 @@ class IngestDecodeLimitsIT {
     }
 
     private static byte[] emfWithUnit(String unit) {
-        String doc = "{\\\"_aws\\\":{\\\"Timestamp\\\":" + NOW_MS + ",\\\"CloudWatchMetrics\\\":[{\\\"Namespace\\\":\\\"ns\\\","
-                + "\\\"Dimensions\\\":[[]],\\\"Metrics\\\":[{\\\"Name\\\":\\\"latency\\\",\\\"Unit\\\":\\\"" + unit + "\\\"}]}]},"
+        String doc = "{\\\"_aws\\\":{\\\"Timestamp\\\":" + NOW_MS
+                + ",\\\"CloudWatchMetrics\\\":[{\\\"Namespace\\\":\\\"ns\\\","
+                + "\\\"Dimensions\\\":[[]],\\\"Metrics\\\":[{\\\"Name\\\":\\\"latency\\\",\\\"Unit\\\":\\\"" + unit
+                + "\\\"}]}]},"
                 + "\\\"latency\\\":12}";
-        return gzip(utf8("{\"messageType\":\"DATA_MESSAGE\",\"logGroup\":\"/aws/lambda/checkout-api\",\"logStream\":\"s\","
-                + "\"logEvents\":[{\"id\":\"1\",\"timestamp\":" + NOW_MS + ",\"message\":\"" + doc + "\"}]}"));
+        return gzip(
+                utf8("{\"messageType\":\"DATA_MESSAGE\",\"logGroup\":\"/aws/lambda/checkout-api\",\"logStream\":\"s\","
+                        + "\"logEvents\":[{\"id\":\"1\",\"timestamp\":" + NOW_MS + ",\"message\":\"" + doc + "\"}]}"));
     }
 
     private static KeyValue kv(String k, String v) {
-        return KeyValue.newBuilder().setKey(k).setValue(AnyValue.newBuilder().setStringValue(v)).build();
+        return KeyValue.newBuilder()
+                .setKey(k)
+                .setValue(AnyValue.newBuilder().setStringValue(v))
+                .build();
     }
 
     private static byte[] request(Resource resource, Metric metric) {
-        return ExportMetricsServiceRequest.newBuilder().addResourceMetrics(ResourceMetrics.newBuilder().setResource(resource)
-                .addScopeMetrics(ScopeMetrics.newBuilder().addMetrics(metric))).build().toByteArray();
+        return ExportMetricsServiceRequest.newBuilder()
+                .addResourceMetrics(ResourceMetrics.newBuilder()
+                        .setResource(resource)
+                        .addScopeMetrics(ScopeMetrics.newBuilder().addMetrics(metric)))
+                .build()
+                .toByteArray();
     }
 
     private static byte[] otlpManyResourceAttributes(int attributes, int points) {
@@ -227,13 +268,16 @@ class IngestDecodeLimitsIT {
     private static byte[] otlpGauge(int points, boolean distinctSeries) {
         Gauge.Builder g = Gauge.newBuilder();
         for (int i = 0; i < points; i++) {
-            NumberDataPoint.Builder p = NumberDataPoint.newBuilder().setTimeUnixNano(NOW_NS).setAsDouble(i);
+            NumberDataPoint.Builder p =
+                    NumberDataPoint.newBuilder().setTimeUnixNano(NOW_NS).setAsDouble(i);
             if (distinctSeries) {
                 p.addAttributes(kv("i", Integer.toString(i)));
             }
             g.addDataPoints(p);
         }
-        return request(Resource.getDefaultInstance(), Metric.newBuilder().setName("load").setGauge(g).build());
+        return request(
+                Resource.getDefaultInstance(),
+                Metric.newBuilder().setName("load").setGauge(g).build());
     }
 
     private static byte[] otlpJsonEmptyObjects(int objects) {
@@ -265,8 +309,9 @@ class IngestDecodeLimitsIT {
         d.append(",{\\\"Name\\\":\\\"m\\\"}".repeat(99)).append("]}");
         byte[] directive = utf8(d.toString());
         return compress(true, out -> {
-            out.write(utf8("{\"messageType\":\"DATA_MESSAGE\",\"logGroup\":\"/aws/lambda/checkout-api\",\"logStream\":\"s\","
-                    + "\"logEvents\":["));
+            out.write(utf8(
+                    "{\"messageType\":\"DATA_MESSAGE\",\"logGroup\":\"/aws/lambda/checkout-api\",\"logStream\":\"s\","
+                            + "\"logEvents\":["));
             for (int e = 0; e < events; e++) {
                 out.write(utf8((e == 0 ? "" : ",") + "{\"id\":\"" + e + "\",\"timestamp\":" + NOW_MS + ",\"message\":\""
                         + "{\\\"_aws\\\":{\\\"Timestamp\\\":" + NOW_MS + ",\\\"CloudWatchMetrics\\\":["));
@@ -311,22 +356,40 @@ class IngestDecodeLimitsIT {
     }
 
     private static byte[] otlpHistogram(double... bounds) {
-        HistogramDataPoint.Builder p = HistogramDataPoint.newBuilder().setTimeUnixNano(NOW_NS)
-                .setCount(bounds.length + 1).setSum(100.0 * (bounds.length + 1)).setMin(1).setMax(1000);
+        HistogramDataPoint.Builder p = HistogramDataPoint.newBuilder()
+                .setTimeUnixNano(NOW_NS)
+                .setCount(bounds.length + 1)
+                .setSum(100.0 * (bounds.length + 1))
+                .setMin(1)
+                .setMax(1000);
         for (double b : bounds) {
             p.addExplicitBounds(b);
         }
         for (int i = 0; i <= bounds.length; i++) {
             p.addBucketCounts(1);
         }
-        return request(Resource.getDefaultInstance(), Metric.newBuilder().setName("latency").setUnit("ms")
-                .setHistogram(Histogram.newBuilder().setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_DELTA)
-                        .addDataPoints(p)).build());
+        return request(
+                Resource.getDefaultInstance(),
+                Metric.newBuilder()
+                        .setName("latency")
+                        .setUnit("ms")
+                        .setHistogram(Histogram.newBuilder()
+                                .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_DELTA)
+                                .addDataPoints(p))
+                        .build());
     }
 
     private static byte[] otlpSummaryCount(long count) {
-        return request(Resource.getDefaultInstance(), Metric.newBuilder().setName("rpc").setSummary(Summary.newBuilder()
-                .addDataPoints(SummaryDataPoint.newBuilder().setTimeUnixNano(NOW_NS).setCount(count).setSum(5))).build());
+        return request(
+                Resource.getDefaultInstance(),
+                Metric.newBuilder()
+                        .setName("rpc")
+                        .setSummary(Summary.newBuilder()
+                                .addDataPoints(SummaryDataPoint.newBuilder()
+                                        .setTimeUnixNano(NOW_NS)
+                                        .setCount(count)
+                                        .setSum(5)))
+                        .build());
     }
 
     /** A table, a queue and a handler wired to them, as the template wires them in AWS. */
@@ -339,7 +402,10 @@ class IngestDecodeLimitsIT {
         Stack() {
             LocalDynamoDb.createTable(reader, table);
             PulseConfig config = TestConfig.of(table, queueUrl, Map.of());
-            IngestService service = IngestFunction.service(config, Emulators.dynamoAsync(), Emulators.sqs().client(),
+            IngestService service = IngestFunction.service(
+                    config,
+                    Emulators.dynamoAsync(),
+                    Emulators.sqs().client(),
                     Clock.fixed(Instant.ofEpochMilli(NOW_MS), ZoneOffset.UTC));
             Metrics metrics = PulseMetrics.create("PulseTest", "ingest");
             handler = IngestFunction.handler(service, metrics, config.safetyMarginMillis());

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -6,10 +21,10 @@ import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.query.QueryHandler;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.schema.KeyScheme;
-import dev.pulse.store.read.LatestPartials;
-import dev.pulse.store.write.ShardCheckpoints;
 import dev.pulse.store.codec.SummaryAttributes;
+import dev.pulse.store.read.LatestPartials;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.write.ShardCheckpoints;
 import dev.pulse.testing.DelegatingDynamoDb;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.KinesisRecords;
@@ -102,8 +117,10 @@ class IngestEdgeCasesIT {
                 } else {
                     commitLostResponses--;
                 }
-                return delegate.updateItem(request).thenCompose(r -> CompletableFuture.failedFuture(
-                        SdkClientException.builder().message("simulated lost response").build()));
+                return delegate.updateItem(request)
+                        .thenCompose(r -> CompletableFuture.failedFuture(SdkClientException.builder()
+                                .message("simulated lost response")
+                                .build()));
             }
             return delegate.updateItem(request);
         }
@@ -118,8 +135,11 @@ class IngestEdgeCasesIT {
                 try {
                     h.get().join();
                 } catch (java.util.concurrent.CompletionException e) {
-                    // A late write refused by its own condition (a compaction mark older than the stored one) is the point.
-                    if (!(e.getCause() instanceof software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException)) {
+                    // A late write refused by its own condition (a compaction mark older than the stored one) is the
+                    // point.
+                    if (!(e.getCause()
+                            instanceof
+                            software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException)) {
                         throw e;
                     }
                 }
@@ -131,12 +151,15 @@ class IngestEdgeCasesIT {
         StringBuilder nd = new StringBuilder();
         for (double v : values) {
             long ts = MINUTE + 1_000;
-            nd.append(String.format(Locale.ROOT, "{\"name\":\"rev.x\",\"dims\":{\"k\":\"a\"},\"ts\":%d,\"value\":%s}%n",
-                    ts, Double.toString(v)));
+            nd.append(String.format(
+                    Locale.ROOT,
+                    "{\"name\":\"rev.x\",\"dims\":{\"k\":\"a\"},\"ts\":%d,\"value\":%s}%n",
+                    ts,
+                    Double.toString(v)));
             raw.add("rev.x", Map.of("k", "a"), ts, v);
         }
-        KinesisEvent.KinesisEventRecord r = KinesisRecords.record(SHARD, 0, "pk", nd.toString()
-                .getBytes(StandardCharsets.UTF_8), NOW.toEpochMilli() - 60_000);
+        KinesisEvent.KinesisEventRecord r = KinesisRecords.record(
+                SHARD, 0, "pk", nd.toString().getBytes(StandardCharsets.UTF_8), NOW.toEpochMilli() - 60_000);
         r.getKinesis().setSequenceNumber(seq);
         r.setEventID(SHARD + ":" + seq);
         r.setEventSourceARN(STREAM_ARN);
@@ -146,7 +169,9 @@ class IngestEdgeCasesIT {
     private static IngestResult run(IngestService s, List<KinesisEvent.KinesisEventRecord> batch, boolean redrive) {
         InvocationMetrics<IngestMetric> m = new InvocationMetrics<>(IngestMetric.class);
         try {
-            return redrive ? s.redrive(batch, Deadline.inMillis(10_000), m) : s.ingest(batch, Deadline.inMillis(10_000), m);
+            return redrive
+                    ? s.redrive(batch, Deadline.inMillis(10_000), m)
+                    : s.ingest(batch, Deadline.inMillis(10_000), m);
         } catch (RuntimeException crash) {
             return null; // the invocation crashed: Lambda retries the batch
         }
@@ -161,15 +186,23 @@ class IngestEdgeCasesIT {
     }
 
     private static void setGeneration(Pipeline p, long g) {
-        p.reader().putItem(b -> b.tableName(p.table).item(Map.of(KeyScheme.PK, AttributeValue.fromS(CP_KEY),
-                KeyScheme.SK, AttributeValue.fromS("w"), ShardCheckpoints.GENERATION, AttributeValue.fromN(Long.toString(g)))));
+        p.reader()
+                .putItem(b -> b.tableName(p.table)
+                        .item(Map.of(
+                                KeyScheme.PK,
+                                AttributeValue.fromS(CP_KEY),
+                                KeyScheme.SK,
+                                AttributeValue.fromS("w"),
+                                ShardCheckpoints.GENERATION,
+                                AttributeValue.fromN(Long.toString(g)))));
     }
 
     private static List<String> partialSks(Pipeline p) {
         List<String> out = new ArrayList<>();
         p.reader().scanPaginator(b -> b.tableName(p.table)).items().forEach(i -> {
             if (i.get(KeyScheme.PK).s().startsWith("P#")) {
-                out.add(i.get(KeyScheme.SK).s() + " count=" + SummaryAttributes.read(i, false).count());
+                out.add(i.get(KeyScheme.SK).s() + " count="
+                        + SummaryAttributes.read(i, false).count());
             }
         });
         out.sort(null);
@@ -195,8 +228,8 @@ class IngestEdgeCasesIT {
     void ingest_whenGenerationsCrossDigitCountsAndSequencesDifferInLength_readersKeepNewestPerSlot() {
         try (Pipeline p = new Pipeline("rev-a", NOW, Duration.ofDays(1))) {
             RawData raw = new RawData();
-            List<KinesisEvent.KinesisEventRecord> r = List.of(rec(raw, "98", 1), rec(raw, "99", 2), rec(raw, "100", 3),
-                    rec(raw, "101", 4));
+            List<KinesisEvent.KinesisEventRecord> r =
+                    List.of(rec(raw, "98", 1), rec(raw, "99", 2), rec(raw, "100", 3), rec(raw, "101", 4));
             setGeneration(p, 8);
             Ctl ctl = new Ctl(Emulators.dynamoAsync());
             IngestService svc = service(p, ctl);
@@ -214,7 +247,10 @@ class IngestEdgeCasesIT {
                 }
             });
             assertThat(legacy).isNotEmpty();
-            legacy.put(KeyScheme.SK, AttributeValue.fromS(KeyScheme.partialSlot(legacy.get(KeyScheme.SK).s())));
+            legacy.put(
+                    KeyScheme.SK,
+                    AttributeValue.fromS(
+                            KeyScheme.partialSlot(legacy.get(KeyScheme.SK).s())));
             p.reader().putItem(b -> b.tableName(p.table).item(legacy));
             System.out.println("generationDigits partials: " + partialSks(p));
             assertExactEverywhere(p, raw);
@@ -245,7 +281,9 @@ class IngestEdgeCasesIT {
             toEarlierLayout(p, "105", 11);
             List<String> sks = partialSks(p);
             System.out.println("earlierLayout partials: " + sks);
-            assertThat(sks).hasSize(3).anyMatch(sk -> sk.startsWith("2026-11-21T11:30#" + SHARD + "#101#9"))
+            assertThat(sks)
+                    .hasSize(3)
+                    .anyMatch(sk -> sk.startsWith("2026-11-21T11:30#" + SHARD + "#101#9"))
                     .anyMatch(sk -> sk.startsWith("2026-11-21T11:30#" + SHARD + "#105#11"))
                     .anyMatch(sk -> sk.startsWith("m30#0#" + KeyScheme.compactSequence("101") + "#10"));
             assertExactEverywhere(p, raw);
@@ -257,17 +295,22 @@ class IngestEdgeCasesIT {
         String current = KeyScheme.partialSk(MINUTE, SHARD, seq, generation);
         List<Map<String, AttributeValue>> found = new ArrayList<>();
         p.reader().scanPaginator(b -> b.tableName(p.table)).items().forEach(i -> {
-            if (i.get(KeyScheme.PK).s().startsWith("P#") && i.get(KeyScheme.SK).s().equals(current)) {
+            if (i.get(KeyScheme.PK).s().startsWith("P#")
+                    && i.get(KeyScheme.SK).s().equals(current)) {
                 found.add(i);
             }
         });
         assertThat(found).as("partial %s", current).hasSize(1);
         Map<String, AttributeValue> earlier = new HashMap<>(found.get(0));
-        earlier.put(KeyScheme.SK, AttributeValue.fromS(KeyScheme.minute(MINUTE) + "#" + SHARD + "#" + seq + "#" + generation));
+        earlier.put(
+                KeyScheme.SK,
+                AttributeValue.fromS(KeyScheme.minute(MINUTE) + "#" + SHARD + "#" + seq + "#" + generation));
         earlier.put("minute", AttributeValue.fromN(Long.toString(MINUTE)));
         p.reader().putItem(b -> b.tableName(p.table).item(earlier));
-        p.reader().deleteItem(b -> b.tableName(p.table).key(Map.of(KeyScheme.PK, earlier.get(KeyScheme.PK),
-                KeyScheme.SK, AttributeValue.fromS(current))));
+        p.reader()
+                .deleteItem(b -> b.tableName(p.table)
+                        .key(Map.of(
+                                KeyScheme.PK, earlier.get(KeyScheme.PK), KeyScheme.SK, AttributeValue.fromS(current))));
     }
 
     /**
@@ -329,12 +372,18 @@ class IngestEdgeCasesIT {
     void latestPartials_whenKeysSortedAsDynamoDbSortsThem_keepsNewestPerSlot() {
         List<String> out = new ArrayList<>();
         LatestPartials lp = new LatestPartials(i -> out.add(i.get(KeyScheme.SK).s()));
-        for (String sk : new String[] {"2026-11-21T11:30#s#100#11", "2026-11-21T11:30#s#98", "2026-11-21T11:30#s#98#10",
-                "2026-11-21T11:30#s#98#9", "2026-11-21T11:30#s#99"}) {
+        for (String sk : new String[] {
+            "2026-11-21T11:30#s#100#11",
+            "2026-11-21T11:30#s#98",
+            "2026-11-21T11:30#s#98#10",
+            "2026-11-21T11:30#s#98#9",
+            "2026-11-21T11:30#s#99"
+        }) {
             lp.accept(Map.of(KeyScheme.SK, AttributeValue.fromS(sk)));
         }
         lp.finish();
-        assertThat(out).containsExactly("2026-11-21T11:30#s#100#11", "2026-11-21T11:30#s#98#10", "2026-11-21T11:30#s#99");
+        assertThat(out)
+                .containsExactly("2026-11-21T11:30#s#100#11", "2026-11-21T11:30#s#98#10", "2026-11-21T11:30#s#99");
     }
 
     /**
@@ -351,7 +400,8 @@ class IngestEdgeCasesIT {
             }
             IngestService svc = service(p, Emulators.dynamoAsync());
             assertThat(ok(run(svc, r.subList(0, 2), false))).isTrue(); // w = r2
-            assertThat(ok(run(svc, List.of(r.get(3), r.get(2), r.get(1)), false))).isTrue(); // r4, r3 new; w = r2 again
+            assertThat(ok(run(svc, List.of(r.get(3), r.get(2), r.get(1)), false)))
+                    .isTrue(); // r4, r3 new; w = r2 again
             assertThat(ok(run(svc, r.subList(2, 5), false))).isTrue(); // r3, r4 stored a second time, r5
             System.out.println("outOfOrder partials: " + partialSks(p));
             raw.assertQueryMatches(p.queryHandler(), "2026-11-21T11:00:00Z", "2026-11-21T12:00:00Z", "60");
@@ -364,8 +414,8 @@ class IngestEdgeCasesIT {
         try (Pipeline p = new Pipeline("rev-f", NOW, Duration.ofDays(1))) {
             RawData raw = new RawData();
             KinesisEvent.KinesisEventRecord good = rec(raw, KinesisRecords.sequence(1), 1);
-            KinesisEvent.KinesisEventRecord bad = KinesisRecords.record(SHARD, 2, "pk",
-                    "not json".getBytes(StandardCharsets.UTF_8), NOW.toEpochMilli() - 60_000);
+            KinesisEvent.KinesisEventRecord bad = KinesisRecords.record(
+                    SHARD, 2, "pk", "not json".getBytes(StandardCharsets.UTF_8), NOW.toEpochMilli() - 60_000);
             bad.setEventSourceARN(STREAM_ARN);
             Ctl ctl = new Ctl(Emulators.dynamoAsync());
             IngestService svc = service(p, ctl);
@@ -376,8 +426,12 @@ class IngestEdgeCasesIT {
             int n = 0;
             String url = p.config.deadLetterUrl();
             for (int k = 0; k < 5; k++) {
-                n += Emulators.sqs().client().receiveMessage(x -> x.queueUrl(url).maxNumberOfMessages(10)
-                        .visibilityTimeout(600)).messages().size();
+                n += Emulators.sqs()
+                        .client()
+                        .receiveMessage(
+                                x -> x.queueUrl(url).maxNumberOfMessages(10).visibilityTimeout(600))
+                        .messages()
+                        .size();
             }
             System.out.println("poisonResent: first attempt poison=" + (a == null ? "crash" : a.poisonRecords())
                     + ", retry poison=" + b.poisonRecords() + ", DLQ messages=" + n);
@@ -397,8 +451,8 @@ class IngestEdgeCasesIT {
         Instant t0 = Instant.parse("2026-11-21T13:00:00Z");
         try (Pipeline p = new Pipeline("rev-g", t0, Duration.ofDays(1))) {
             RawData raw = new RawData();
-            List<KinesisEvent.KinesisEventRecord> r = List.of(rec(raw, KinesisRecords.sequence(1), 1),
-                    rec(raw, KinesisRecords.sequence(2), 2));
+            List<KinesisEvent.KinesisEventRecord> r =
+                    List.of(rec(raw, KinesisRecords.sequence(1), 1), rec(raw, KinesisRecords.sequence(2), 2));
             Ctl ctl = new Ctl(Emulators.dynamoAsync());
             IngestService svc = service(p, ctl);
             ctl.holdMarks = true;
@@ -408,7 +462,8 @@ class IngestEdgeCasesIT {
             CompletableFuture<Void> gate = new CompletableFuture<>();
             ctl.gate = gate;
             CompletableFuture<IngestResult> b = CompletableFuture.supplyAsync(() -> run(svc, r, false)); // B in flight
-            assertThat(ctl.atGate.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue(); // B's mark is set
+            assertThat(ctl.atGate.await(10, java.util.concurrent.TimeUnit.SECONDS))
+                    .isTrue(); // B's mark is set
             ctl.land(); // A's mark lands: d = t0, settled
             System.out.println("lateMark first build: " + p.build());
             gate.complete(null);
@@ -426,26 +481,31 @@ class IngestEdgeCasesIT {
      * attempt 1's partial is never replaced: 5 datapoints stored where 2 or 3 are right.
      */
     @Test
-    @org.junit.jupiter.api.Disabled("known residual (docs/design.md, Exactly once, 'What this does not cover'): decoding that"
-            + " changes between two attempts at one batch (an ACCEPT_* or decoder change deployed while it fails) double counts")
+    @org.junit.jupiter.api.Disabled(
+            "known residual (docs/design.md, Exactly once, 'What this does not cover'): decoding that"
+                    + " changes between two attempts at one batch (an ACCEPT_* or decoder change deployed while it fails) double counts")
     void ingest_whenValidationChangesBetweenAttempts_doubleCounts() {
         try (Pipeline p = new Pipeline("rev-h", NOW, Duration.ofDays(1))) {
             RawData raw = new RawData();
             KinesisEvent.KinesisEventRecord r1 = rec(raw, KinesisRecords.sequence(1), 1);
-            r1.getKinesis().setApproximateArrivalTimestamp(new java.util.Date(MINUTE - 20 * 60_000L)); // ts 20 min ahead
-            List<KinesisEvent.KinesisEventRecord> r = List.of(r1, rec(raw, KinesisRecords.sequence(2), 2),
-                    rec(raw, KinesisRecords.sequence(3), 3));
+            r1.getKinesis()
+                    .setApproximateArrivalTimestamp(new java.util.Date(MINUTE - 20 * 60_000L)); // ts 20 min ahead
+            List<KinesisEvent.KinesisEventRecord> r =
+                    List.of(r1, rec(raw, KinesisRecords.sequence(2), 2), rec(raw, KinesisRecords.sequence(3), 3));
             Ctl ctl = new Ctl(Emulators.dynamoAsync());
             ctl.failCommit = true;
             assertThat(ok(run(service(p, ctl), r, false))).isFalse(); // attempt 1, old setting: r1 accepted
             Map<String, String> env = new HashMap<>(dev.pulse.testing.TestConfig.acceptingPast(Duration.ofDays(1)));
             env.put("ACCEPT_FUTURE_SECONDS", "600");
-            IngestService redeployed = IngestFunction.service(dev.pulse.testing.TestConfig.of(p.table,
-                    p.config.deadLetterUrl(), env), Emulators.dynamoAsync(), Emulators.sqs().client(), p.clock());
+            IngestService redeployed = IngestFunction.service(
+                    dev.pulse.testing.TestConfig.of(p.table, p.config.deadLetterUrl(), env),
+                    Emulators.dynamoAsync(),
+                    Emulators.sqs().client(),
+                    p.clock());
             IngestResult two = run(redeployed, r, false); // attempt 2, new setting: r1 refused
             assertThat(ok(two)).isTrue();
-            System.out.println("validationChange: attempt 2 poison=" + two.poisonRecords() + " skipped=" + two.skippedEvents()
-                    + " partials " + partialSks(p));
+            System.out.println("validationChange: attempt 2 poison=" + two.poisonRecords() + " skipped="
+                    + two.skippedEvents() + " partials " + partialSks(p));
             raw.assertQueryMatches(p.queryHandler(), "2026-11-21T11:00:00Z", "2026-11-21T12:00:00Z", "60");
         }
     }

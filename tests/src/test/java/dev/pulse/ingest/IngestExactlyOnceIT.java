@@ -1,14 +1,28 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
-import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.model.SeriesKey;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.write.CompactMarks;
 import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.write.CompactMarks;
 import dev.pulse.testing.DelegatingDynamoDb;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.FaultInjectingDynamoDb;
@@ -16,6 +30,7 @@ import dev.pulse.testing.KinesisRecords;
 import dev.pulse.testing.StoredPartials;
 import dev.pulse.testing.StoredPartials.Summary;
 import dev.pulse.testing.TestConfig;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
@@ -118,13 +133,17 @@ class IngestExactlyOnceIT {
         Emulators.sqs().drain(run.dlq).forEach(m -> dlq.add(sequenceOf(m.body())));
         assertThat(dlq).isEqualTo(run.expectedPoison);
         // Some slots are named by a user record inside an aggregate: m<mm>#<shard>#<seq>.<sub>#<generation>.
-        assertThat(StoredPartials.live(run.reader, run.table)).extracting(i -> i.get(KeyScheme.SK).s())
+        assertThat(StoredPartials.live(run.reader, run.table))
+                .extracting(i -> i.get(KeyScheme.SK).s())
                 .anyMatch(sk -> sk.matches("m\\d\\d#[^#]+#[A-Za-z0-9_-]+\\.\\d+#\\d+"));
     }
 
     private static String sequenceOf(String dlqBody) {
         try {
-            return new com.fasterxml.jackson.databind.ObjectMapper().readTree(dlqBody).get("sequenceNumber").asText();
+            return new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readTree(dlqBody)
+                    .get("sequenceNumber")
+                    .asText();
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -188,14 +207,19 @@ class IngestExactlyOnceIT {
         assertThat(second.failed()).isFalse();
         assertThat(StoredPartials.partialItemCount(run.reader, run.table)).isEqualTo(itemsAfterFirst);
         long storedCount = StoredPartials.read(run.reader, run.table).values().stream()
-                .flatMap(m -> m.values().stream()).mapToLong(Summary::count).sum();
+                .flatMap(m -> m.values().stream())
+                .mapToLong(Summary::count)
+                .sum();
         assertThat(storedCount).isEqualTo(first.datapoints());
     }
 
     @Test
     void ingest_whenStorageFailsPastDeadline_reportsFirstRecordOfBatch() {
         Run run = new Run(Faults.THROTTLING, 9, false);
-        run.faulty.rates(1.0, 0); // every call throttled: the retries cannot outlive the deadline (1.5 s, not less: the claim and marks come first, slow on a loaded machine)
+        run.faulty.rates(
+                1.0,
+                0); // every call throttled: the retries cannot outlive the deadline (1.5 s, not less: the claim and
+        // marks come first, slow on a loaded machine)
         List<KinesisEvent.KinesisEventRecord> batch = run.records.subList(10, 60);
         IngestResult r = run.service.ingest(batch, Deadline.inMillis(1_500), run.metrics);
 
@@ -220,10 +244,13 @@ class IngestExactlyOnceIT {
     /** The hour and day marks every stored partial needs. */
     private static Set<String> periodsWithPartials(Run run) {
         Set<String> out = new java.util.TreeSet<>();
-        StoredPartials.read(run.reader, run.table).forEach((series, minutes) -> minutes.keySet().forEach(minute -> {
-            out.add(CompactMarks.hourMark(series, Math.floorDiv(minute, HOUR) * HOUR, 0).id());
-            out.add(CompactMarks.dayMark(series, Math.floorDiv(minute, DAY) * DAY, 0).id());
-        }));
+        StoredPartials.read(run.reader, run.table)
+                .forEach((series, minutes) -> minutes.keySet().forEach(minute -> {
+                    out.add(CompactMarks.hourMark(series, Math.floorDiv(minute, HOUR) * HOUR, 0)
+                            .id());
+                    out.add(CompactMarks.dayMark(series, Math.floorDiv(minute, DAY) * DAY, 0)
+                            .id());
+                }));
         assertThat(out).isNotEmpty();
         return out;
     }
@@ -243,7 +270,9 @@ class IngestExactlyOnceIT {
 
         @Override
         public CompletableFuture<UpdateItemResponse> updateItem(UpdateItemRequest request) {
-            String id = request.key().get(KeyScheme.PK).s() + '|' + request.key().get(KeyScheme.SK).s();
+            String id = request.key().get(KeyScheme.PK).s()
+                    + '|'
+                    + request.key().get(KeyScheme.SK).s();
             return delegate.updateItem(request).thenApply(r -> {
                 stored.add(id);
                 return r;
@@ -252,21 +281,28 @@ class IngestExactlyOnceIT {
 
         @Override
         public CompletableFuture<BatchWriteItemResponse> batchWriteItem(BatchWriteItemRequest request) {
-            request.requestItems().values().forEach(writes -> writes.forEach(w -> {
-                String pk = w.putRequest().item().get(KeyScheme.PK).s();
-                if (!pk.startsWith("P#")) {
-                    return;
-                }
-                partialWrites.incrementAndGet();
-                String series = KeyScheme.seriesKey(pk);
-                long hour = KeyScheme.hourStart(pk.substring(pk.lastIndexOf('#') + 1));
-                for (CompactMarks.Mark m : List.of(CompactMarks.hourMark(series, hour, 0),
-                        CompactMarks.dayMark(series, Math.floorDiv(hour, DAY) * DAY, 0))) {
-                    if (!stored.contains(m.id())) {
-                        unannounced.add(pk + " " + w.putRequest().item().get(KeyScheme.SK).s() + " before " + m.id());
-                    }
-                }
-            }));
+            request.requestItems()
+                    .values()
+                    .forEach(writes -> writes.forEach(w -> {
+                        String pk = w.putRequest().item().get(KeyScheme.PK).s();
+                        if (!pk.startsWith("P#")) {
+                            return;
+                        }
+                        partialWrites.incrementAndGet();
+                        String series = KeyScheme.seriesKey(pk);
+                        long hour = KeyScheme.hourStart(pk.substring(pk.lastIndexOf('#') + 1));
+                        for (CompactMarks.Mark m : List.of(
+                                CompactMarks.hourMark(series, hour, 0),
+                                CompactMarks.dayMark(series, Math.floorDiv(hour, DAY) * DAY, 0))) {
+                            if (!stored.contains(m.id())) {
+                                unannounced.add(pk + " "
+                                        + w.putRequest()
+                                                .item()
+                                                .get(KeyScheme.SK)
+                                                .s() + " before " + m.id());
+                            }
+                        }
+                    }));
             return delegate.batchWriteItem(request);
         }
     }
@@ -278,7 +314,8 @@ class IngestExactlyOnceIT {
         final String table = "pulse-it-" + TABLES.incrementAndGet();
         final FaultInjectingDynamoDb faulty;
         final MarkOrder markOrder;
-        final software.amazon.awssdk.services.dynamodb.DynamoDbClient reader = Emulators.dynamo().client();
+        final software.amazon.awssdk.services.dynamodb.DynamoDbClient reader =
+                Emulators.dynamo().client();
         final String dlq;
         IngestService service;
         final InvocationMetrics<IngestMetric> metrics = new InvocationMetrics<>(IngestMetric.class);
@@ -287,6 +324,7 @@ class IngestExactlyOnceIT {
         final Map<String, Map<Long, Summary>> expected = new TreeMap<>();
         /** Sequence numbers ({@code <seq>.<sub>} for a user record) the DLQ must hold. */
         final Set<String> expectedPoison = new java.util.TreeSet<>();
+
         final boolean aggregated;
         long aggregates;
         long failedAttempts;
@@ -308,8 +346,11 @@ class IngestExactlyOnceIT {
 
         /** The function on a fresh container: nothing remembered (marks written, series catalogued). */
         IngestService newInstance() {
-            return IngestFunction.service(TestConfig.of(table, dlq, Map.of("WRITE_CONCURRENCY", "4",
-                    "RETRY_BASE_MS", "1", "RETRY_CAP_MS", "20")), markOrder, Emulators.sqs().client(),
+            return IngestFunction.service(
+                    TestConfig.of(
+                            table, dlq, Map.of("WRITE_CONCURRENCY", "4", "RETRY_BASE_MS", "1", "RETRY_CAP_MS", "20")),
+                    markOrder,
+                    Emulators.sqs().client(),
                     Clock.fixed(NOW, ZoneOffset.UTC));
         }
 
@@ -329,8 +370,9 @@ class IngestExactlyOnceIT {
                 List<Map.Entry<String, byte[]>> users = new ArrayList<>();
                 for (int u = 0, size = 2 + random.nextInt(9); u < size; u++) {
                     boolean bad = !corrupt && random.nextDouble() < 0.03;
-                    users.add(Map.entry("pk-" + random.nextInt(50), bad ? "{\"name\":".getBytes(StandardCharsets.UTF_8)
-                            : userRecord(!corrupt)));
+                    users.add(Map.entry(
+                            "pk-" + random.nextInt(50),
+                            bad ? "{\"name\":".getBytes(StandardCharsets.UTF_8) : userRecord(!corrupt)));
                     if (bad) {
                         expectedPoison.add(seq + "." + u);
                     }
@@ -358,13 +400,18 @@ class IngestExactlyOnceIT {
                     String op = ops[random.nextInt(ops.length)];
                     long ts = NOW.toEpochMilli() - 15 * 60_000L + random.nextInt(15 * 60_000);
                     double value = Math.exp(random.nextDouble() * 14 - 5); // ~0.007 .. 8000
-                    ndjson.append(String.format(Locale.ROOT,
+                    ndjson.append(String.format(
+                            Locale.ROOT,
                             "{\"name\":\"%s\",\"dims\":{\"op\":\"%s\",\"region\":\"eu-west-1\"},\"ts\":%d,\"value\":%s}%n",
-                            name, op, ts, Double.toString(value)));
+                            name,
+                            op,
+                            ts,
+                            Double.toString(value)));
                     if (counted) {
                         String key = SeriesKey.of(name, Map.of("region", "eu-west-1", "op", op));
                         values.computeIfAbsent(key, k -> new TreeMap<>())
-                                .computeIfAbsent(Math.floorDiv(ts, 60_000L) * 60_000L, k -> new ArrayList<>()).add(value);
+                                .computeIfAbsent(Math.floorDiv(ts, 60_000L) * 60_000L, k -> new ArrayList<>())
+                                .add(value);
                     }
                 }
                 return ndjson.toString().getBytes(StandardCharsets.UTF_8);

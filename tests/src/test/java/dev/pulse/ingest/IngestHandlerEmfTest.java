@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,7 +50,9 @@ class IngestHandlerEmfTest {
     static Stream<Arguments> emptyBatches() {
         KinesisEvent noRecords = new KinesisEvent();
         noRecords.setRecords(new ArrayList<>());
-        return Stream.of(Arguments.of("records []", noRecords), Arguments.of("records null", new KinesisEvent()),
+        return Stream.of(
+                Arguments.of("records []", noRecords),
+                Arguments.of("records null", new KinesisEvent()),
                 Arguments.of("no event", null));
     }
 
@@ -50,8 +67,7 @@ class IngestHandlerEmfTest {
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
         SqsClient queue = new SqsClient() {
             @Override
@@ -60,25 +76,35 @@ class IngestHandlerEmfTest {
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
         PulseConfig config = TestConfig.of("t", "https://sqs.invalid/123456789012/dlq", Map.of());
-        IngestHandler handler = IngestFunction.handler(IngestFunction.service(config, table, queue, CLOCK),
-                PulseMetrics.create("PulseTest", "ingest"), config.safetyMarginMillis());
+        IngestHandler handler = IngestFunction.handler(
+                IngestFunction.service(config, table, queue, CLOCK),
+                PulseMetrics.create("PulseTest", "ingest"),
+                config.safetyMarginMillis());
         StreamsEventResponse[] response = new StreamsEventResponse[1];
 
-        EmfOutput out = EmfOutput.during(() -> response[0] = handler.handleRequest(event, new TestContext("req", 60_000, 1024)));
+        EmfOutput out = EmfOutput.during(
+                () -> response[0] = handler.handleRequest(event, new TestContext("req", 60_000, 1024)));
 
         assertThat(response[0].getBatchItemFailures()).isEmpty();
         JsonNode doc = out.single();
         assertThat(doc.get("Service").asText()).isEqualTo("ingest");
         List<String> names = new ArrayList<>();
-        doc.get("_aws").get("CloudWatchMetrics").get(0).get("Metrics").forEach(m -> names.add(m.get("Name").asText()));
-        assertThat(names).containsExactlyInAnyOrderElementsOf(
-                Stream.of(IngestMetric.values()).map(IngestMetric::metricName).toList());
+        doc.get("_aws")
+                .get("CloudWatchMetrics")
+                .get(0)
+                .get("Metrics")
+                .forEach(m -> names.add(m.get("Name").asText()));
+        assertThat(names)
+                .containsExactlyInAnyOrderElementsOf(Stream.of(IngestMetric.values())
+                        .map(IngestMetric::metricName)
+                        .toList());
         for (IngestMetric m : IngestMetric.values()) {
-            assertThat(doc.get(m.metricName()).asDouble()).as(m.metricName()).isEqualTo(m == IngestMetric.COLD_START ? 1.0 : 0.0);
+            assertThat(doc.get(m.metricName()).asDouble())
+                    .as(m.metricName())
+                    .isEqualTo(m == IngestMetric.COLD_START ? 1.0 : 0.0);
         }
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,18 +23,18 @@ import com.amazonaws.services.lambda.runtime.tests.EventLoader;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.config.PulseConfig;
-import dev.pulse.testing.StdoutCapture;
-import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.metrics.PulseMetrics;
+import dev.pulse.store.codec.RollupItems;
 import dev.pulse.store.write.CompactMarks;
 import dev.pulse.store.write.MarkMemory;
-import dev.pulse.store.codec.RollupItems;
-import dev.pulse.testing.TestConfig;
-import dev.pulse.testing.ExpectedResults;
 import dev.pulse.testing.Emulators;
+import dev.pulse.testing.ExpectedResults;
+import dev.pulse.testing.StdoutCapture;
 import dev.pulse.testing.StoredPartials;
 import dev.pulse.testing.StoredPartials.Summary;
+import dev.pulse.testing.TestConfig;
 import dev.pulse.testing.TestContext;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Instant;
@@ -51,8 +66,14 @@ class IngestHandlerIT {
     private static final AtomicInteger STACKS = new AtomicInteger();
 
     @ParameterizedTest
-    @ValueSource(strings = {"ingest-kinesis-native.json", "ingest-kinesis-cwlogs.json", "ingest-kinesis-poison.json",
-            "ingest-kinesis-kpl.json", "ingest-kinesis-otlp.json"})
+    @ValueSource(
+            strings = {
+                "ingest-kinesis-native.json",
+                "ingest-kinesis-cwlogs.json",
+                "ingest-kinesis-poison.json",
+                "ingest-kinesis-kpl.json",
+                "ingest-kinesis-otlp.json"
+            })
     void handleRequest_whenFixtureEvent_storesExactlyTheExpectedAggregates(String eventFile) {
         ExpectedResults expected = ExpectedResults.forEvent(eventFile);
         Stack stack = new Stack(expected.now());
@@ -61,7 +82,8 @@ class IngestHandlerIT {
 
         assertThat(response.getBatchItemFailures()).isEmpty();
         Map<String, Map<Long, Summary>> stored = StoredPartials.read(stack.reader, stack.table);
-        assertThat(stored.keySet()).containsExactlyInAnyOrderElementsOf(expected.series().keySet());
+        assertThat(stored.keySet())
+                .containsExactlyInAnyOrderElementsOf(expected.series().keySet());
         expected.series().forEach((series, minutes) -> {
             assertThat(stored.get(series).keySet()).as(series).isEqualTo(minutes.keySet());
             minutes.forEach((minute, want) -> {
@@ -74,7 +96,8 @@ class IngestHandlerIT {
         });
         assertThat(StoredPartials.sketchMismatches(stack.reader, stack.table)).isEmpty();
 
-        assertThat(catalog(stack)).containsExactlyInAnyOrderElementsOf(expected.series().keySet());
+        assertThat(catalog(stack))
+                .containsExactlyInAnyOrderElementsOf(expected.series().keySet());
         assertThat(Emulators.sqs().drain(stack.queueUrl)).hasSize(expected.poisonRecords());
     }
 
@@ -83,7 +106,8 @@ class IngestHandlerIT {
         String eventFile = "ingest-kinesis-poison.json";
         ExpectedResults expected = ExpectedResults.forEvent(eventFile);
         Stack stack = new Stack(expected.now());
-        KinesisEvent event = EventLoader.loadKinesisEvent(ExpectedResults.event(eventFile).toString());
+        KinesisEvent event =
+                EventLoader.loadKinesisEvent(ExpectedResults.event(eventFile).toString());
 
         StreamsEventResponse response = stack.handler.handleRequest(event, new TestContext("req-poison", 60_000, 1024));
 
@@ -106,7 +130,8 @@ class IngestHandlerIT {
         assertThat(body.get("payloadBytes").asInt()).isEqualTo(data.length);
         assertThat(Base64.getDecoder().decode(body.get("payloadHeadBase64").asText()))
                 .isEqualTo(Arrays.copyOf(data, Math.min(1024, data.length)));
-        assertThat(messages.get(0).messageAttributes().get("sequenceNumber").stringValue()).isEqualTo(poisonSeq);
+        assertThat(messages.get(0).messageAttributes().get("sequenceNumber").stringValue())
+                .isEqualTo(poisonSeq);
     }
 
     @Test
@@ -116,12 +141,14 @@ class IngestHandlerIT {
         String eventFile = "ingest-kinesis-poison.json";
         ExpectedResults expected = ExpectedResults.forEvent(eventFile);
         Stack stack = new Stack(expected.now());
-        KinesisEvent event = EventLoader.loadKinesisEvent(ExpectedResults.event(eventFile).toString());
+        KinesisEvent event =
+                EventLoader.loadKinesisEvent(ExpectedResults.event(eventFile).toString());
         String poisonSeq = expected.poisonSequenceNumbers().get(0);
         KinesisEvent.Record poison = record(event, poisonSeq);
         poison.setApproximateArrivalTimestamp(null);
 
-        StreamsEventResponse response = stack.handler.handleRequest(event, new TestContext("req-no-arrival", 60_000, 1024));
+        StreamsEventResponse response =
+                stack.handler.handleRequest(event, new TestContext("req-no-arrival", 60_000, 1024));
 
         assertThat(response.getBatchItemFailures()).isEmpty();
         long storedDatapoints = storedDatapoints(stack);
@@ -131,7 +158,8 @@ class IngestHandlerIT {
         JsonNode body = JSON.readTree(messages.get(0).body());
         assertThat(body.get("kind").asText()).isEqualTo("poison");
         assertThat(body.get("sequenceNumber").asText()).isEqualTo(poisonSeq);
-        assertThat(body.get("reason").asText()).isEqualTo(IngestService.NO_ARRIVAL)
+        assertThat(body.get("reason").asText())
+                .isEqualTo(IngestService.NO_ARRIVAL)
                 .startsWith("record without approximateArrivalTimestamp");
         assertThat(body.get("payloadBytes").asInt()).isEqualTo(bytes(poison.getData()).length);
     }
@@ -144,16 +172,20 @@ class IngestHandlerIT {
         // Two poison records in the batch: a good record without its arrival time, ahead of the invalid JSON one.
         KinesisEvent first = shifted(eventFile, 0);
         KinesisEvent.Record noArrival = first.getRecords().get(0).getKinesis();
-        assertThat(noArrival.getSequenceNumber()).isNotEqualTo(expected.poisonSequenceNumbers().get(0));
+        assertThat(noArrival.getSequenceNumber())
+                .isNotEqualTo(expected.poisonSequenceNumbers().get(0));
         noArrival.setApproximateArrivalTimestamp(null);
         // The next batch of the shard: the same data under later sequence numbers, only the invalid JSON poison.
         KinesisEvent second = shifted(eventFile, 1_000);
         // And one without poison.
         KinesisEvent clean = shifted("ingest-kinesis-native.json", 1_000_000);
 
-        List<JsonNode> firstLines = jsonLines(() -> stack.handler.handleRequest(first, new TestContext("req-1", 60_000, 1024)));
-        List<JsonNode> secondLines = jsonLines(() -> stack.handler.handleRequest(second, new TestContext("req-2", 60_000, 1024)));
-        List<JsonNode> cleanLines = jsonLines(() -> stack.handler.handleRequest(clean, new TestContext("req-3", 60_000, 1024)));
+        List<JsonNode> firstLines =
+                jsonLines(() -> stack.handler.handleRequest(first, new TestContext("req-1", 60_000, 1024)));
+        List<JsonNode> secondLines =
+                jsonLines(() -> stack.handler.handleRequest(second, new TestContext("req-2", 60_000, 1024)));
+        List<JsonNode> cleanLines =
+                jsonLines(() -> stack.handler.handleRequest(clean, new TestContext("req-3", 60_000, 1024)));
 
         List<JsonNode> firstWarns = warnings(firstLines);
         assertThat(firstWarns).hasSize(1);
@@ -162,16 +194,20 @@ class IngestHandlerIT {
                         + noArrival.getSequenceNumber() + ": " + IngestService.NO_ARRIVAL);
         List<JsonNode> secondWarns = warnings(secondLines);
         assertThat(secondWarns).hasSize(1);
-        String shiftedPoison = new java.math.BigInteger(expected.poisonSequenceNumbers().get(0)).add(java.math.BigInteger.valueOf(1_000)).toString();
+        String shiftedPoison = new java.math.BigInteger(
+                        expected.poisonSequenceNumbers().get(0))
+                .add(java.math.BigInteger.valueOf(1_000))
+                .toString();
         assertThat(secondWarns.get(0).get("message").asText())
-                .startsWith("1 poison record(s) sent to the dead-letter queue; first: shardId-000000000000 " + shiftedPoison
-                        + ": invalid JSON");
+                .startsWith("1 poison record(s) sent to the dead-letter queue; first: shardId-000000000000 "
+                        + shiftedPoison + ": invalid JSON");
         assertThat(warnings(cleanLines)).isEmpty();
         assertThat(Emulators.sqs().drain(stack.queueUrl)).hasSize(3);
     }
 
     @Test
-    void handleRequest_whenTheSameBatchIsDeliveredTwice_theSecondWritesNothingAndCountsAlreadyStoredRecords() throws Exception {
+    void handleRequest_whenTheSameBatchIsDeliveredTwice_theSecondWritesNothingAndCountsAlreadyStoredRecords()
+            throws Exception {
         String eventFile = "ingest-kinesis-poison.json";
         ExpectedResults expected = ExpectedResults.forEvent(eventFile);
         Stack stack = new Stack(expected.now());
@@ -191,7 +227,9 @@ class IngestHandlerIT {
         assertThat(doc.get("DatapointsIn").asDouble()).isZero();
         assertThat(doc.get("ItemsWritten").asDouble()).isZero();
         assertThat(doc.get("MarksWritten").asDouble()).isZero();
-        assertThat(doc.get("PoisonRecords").asDouble()).as("poison went to the DLQ with the first delivery").isZero();
+        assertThat(doc.get("PoisonRecords").asDouble())
+                .as("poison went to the DLQ with the first delivery")
+                .isZero();
         assertThat(doc.get("BatchFailures").asDouble()).isZero();
         assertThat(doc.get("SupersededAttempts").asDouble()).isZero();
         assertThat(Emulators.sqs().drain(stack.queueUrl)).isEmpty();
@@ -205,9 +243,16 @@ class IngestHandlerIT {
         unchangedBefore.remove(checkpoint);
         unchangedAfter.remove(checkpoint);
         assertThat(unchangedAfter).isEqualTo(unchangedBefore);
-        String last = shifted(eventFile, 0).getRecords().get(expected.records() - 1).getKinesis().getSequenceNumber();
-        assertThat(after.get(checkpoint).get("w").s()).isEqualTo(before.get(checkpoint).get("w").s()).isEqualTo(last);
-        assertThat(Long.parseLong(after.get(checkpoint).get("g").n())).isEqualTo(Long.parseLong(before.get(checkpoint).get("g").n()) + 1);
+        String last = shifted(eventFile, 0)
+                .getRecords()
+                .get(expected.records() - 1)
+                .getKinesis()
+                .getSequenceNumber();
+        assertThat(after.get(checkpoint).get("w").s())
+                .isEqualTo(before.get(checkpoint).get("w").s())
+                .isEqualTo(last);
+        assertThat(Long.parseLong(after.get(checkpoint).get("g").n()))
+                .isEqualTo(Long.parseLong(before.get(checkpoint).get("g").n()) + 1);
     }
 
     @Test
@@ -220,7 +265,8 @@ class IngestHandlerIT {
         // The shard's next batch, with the same data (the same series and periods) under later sequence numbers:
         // a redelivery of the first one would be skipped as already stored.
         KinesisEvent next = shifted(eventFile, 1_000);
-        List<JsonNode> second = emfDocuments(() -> stack.handler.handleRequest(next, new TestContext("req-next", 60_000, 1024)));
+        List<JsonNode> second =
+                emfDocuments(() -> stack.handler.handleRequest(next, new TestContext("req-next", 60_000, 1024)));
 
         assertThat(first).hasSize(1);
         assertThat(second).hasSize(1);
@@ -229,13 +275,32 @@ class IngestHandlerIT {
         assertThat(directive.get("Namespace").asText()).isEqualTo("PulseTest");
         List<String> names = new ArrayList<>();
         directive.get("Metrics").forEach(m -> names.add(m.get("Name").asText()));
-        assertThat(names).containsExactlyInAnyOrder("RecordsIn", "DatapointsIn", "PoisonRecords", "SkippedEvents",
-                "ItemsWritten", "MarksWritten", "WriteRetries", "Throttles", "UnprocessedItems", "BatchFailures",
-                "AlreadyStoredRecords", "SupersededAttempts", "RecordFailures", "RecordsSetAside", "RecoveryAttempts",
-                "BatchesEndedEarly", "IngestLagMs", "ColdStart");
+        assertThat(names)
+                .containsExactlyInAnyOrder(
+                        "RecordsIn",
+                        "DatapointsIn",
+                        "PoisonRecords",
+                        "SkippedEvents",
+                        "ItemsWritten",
+                        "MarksWritten",
+                        "WriteRetries",
+                        "Throttles",
+                        "UnprocessedItems",
+                        "BatchFailures",
+                        "AlreadyStoredRecords",
+                        "SupersededAttempts",
+                        "RecordFailures",
+                        "RecordsSetAside",
+                        "RecoveryAttempts",
+                        "BatchesEndedEarly",
+                        "IngestLagMs",
+                        "ColdStart");
         // One C# entry per series and one N# entry per metric name.
-        int catalogEntries = expected.series().size() + (int) expected.series().keySet().stream()
-                .map(k -> k.substring(0, k.indexOf('{'))).distinct().count();
+        int catalogEntries = expected.series().size()
+                + (int) expected.series().keySet().stream()
+                        .map(k -> k.substring(0, k.indexOf('{')))
+                        .distinct()
+                        .count();
         assertThat(doc.get("RecordsIn").asDouble()).isEqualTo(expected.records());
         assertThat(doc.get("DatapointsIn").asDouble()).isEqualTo(expected.datapoints());
         assertThat(doc.get("SkippedEvents").asDouble()).isEqualTo(expected.skippedEvents());
@@ -255,10 +320,13 @@ class IngestHandlerIT {
         assertThat(second.get(0).get("AlreadyStoredRecords").asDouble()).isZero();
         assertThat(second.get(0).get("DatapointsIn").asDouble()).isEqualTo(expected.datapoints());
         assertThat(second.get(0).get("ItemsWritten").asDouble()).isEqualTo(expected.partials());
-        MarkMemory memory = new MarkMemory(1000, stack.config.compactGrace().toMillis(),
+        MarkMemory memory = new MarkMemory(
+                1000,
+                stack.config.compactGrace().toMillis(),
                 stack.config.ingestTimeout().toMillis() + 5_000);
         memory.remember(marks);
-        assertThat(second.get(0).get("MarksWritten").asDouble()).isEqualTo(memory.toWrite(marks, expected.now()).size());
+        assertThat(second.get(0).get("MarksWritten").asDouble())
+                .isEqualTo(memory.toWrite(marks, expected.now()).size());
     }
 
     @Test
@@ -272,27 +340,38 @@ class IngestHandlerIT {
         Map<String, Long> marked = new TreeMap<>();
         stack.reader.scanPaginator(b -> b.tableName(stack.table)).items().forEach(i -> {
             if (i.containsKey(CompactMarks.MARKED)) {
-                assertThat(i).as("a mark's item carries its queue key and TTL").containsKeys(CompactMarks.DUE, RollupItems.TTL);
+                assertThat(i)
+                        .as("a mark's item carries its queue key and TTL")
+                        .containsKeys(CompactMarks.DUE, RollupItems.TTL);
                 assertThat(i).as("a mark alone is not a built rollup").doesNotContainKey(RollupItems.VERSION);
-                marked.put(i.get("pk").s() + '|' + i.get("sk").s(), Long.parseLong(i.get(CompactMarks.MARKED).n()));
+                marked.put(
+                        i.get("pk").s() + '|' + i.get("sk").s(),
+                        Long.parseLong(i.get(CompactMarks.MARKED).n()));
             }
         });
-        assertThat(marked.keySet()).containsExactlyInAnyOrderElementsOf(
-                marks(expected, stack.config).stream().map(CompactMarks.Mark::id).toList());
+        assertThat(marked.keySet())
+                .containsExactlyInAnyOrderElementsOf(marks(expected, stack.config).stream()
+                        .map(CompactMarks.Mark::id)
+                        .toList());
         assertThat(marked.values()).as("marked at the invocation's time").containsOnly(expected.now());
     }
 
     /** The compaction marks the fixture's data needs: one per (series, hour) and (series, day). */
     private static List<CompactMarks.Mark> marks(ExpectedResults expected, PulseConfig config) {
         Map<String, CompactMarks.Mark> marks = new TreeMap<>();
-        expected.series().forEach((series, byMinute) -> byMinute.keySet().forEach(minute -> {
-            CompactMarks.Mark hour = CompactMarks.hourMark(series, Math.floorDiv(minute, 3_600_000L) * 3_600_000L,
-                    config.hourlyTtl().toSeconds());
-            CompactMarks.Mark day = CompactMarks.dayMark(series, Math.floorDiv(minute, 86_400_000L) * 86_400_000L,
-                    config.dailyTtl().toSeconds());
-            marks.put(hour.id(), hour);
-            marks.put(day.id(), day);
-        }));
+        expected.series()
+                .forEach((series, byMinute) -> byMinute.keySet().forEach(minute -> {
+                    CompactMarks.Mark hour = CompactMarks.hourMark(
+                            series,
+                            Math.floorDiv(minute, 3_600_000L) * 3_600_000L,
+                            config.hourlyTtl().toSeconds());
+                    CompactMarks.Mark day = CompactMarks.dayMark(
+                            series,
+                            Math.floorDiv(minute, 86_400_000L) * 86_400_000L,
+                            config.dailyTtl().toSeconds());
+                    marks.put(hour.id(), hour);
+                    marks.put(day.id(), day);
+                }));
         return List.copyOf(marks.values());
     }
 
@@ -326,16 +405,21 @@ class IngestHandlerIT {
     /** Every item of the stack's table by {@code pk|sk}. */
     private static Map<String, Map<String, AttributeValue>> items(Stack stack) {
         Map<String, Map<String, AttributeValue>> out = new TreeMap<>();
-        stack.reader.scanPaginator(b -> b.tableName(stack.table).consistentRead(true)).items()
+        stack.reader
+                .scanPaginator(b -> b.tableName(stack.table).consistentRead(true))
+                .items()
                 .forEach(i -> out.put(i.get("pk").s() + '|' + i.get("sk").s(), i));
         return out;
     }
 
     /** The fixture's event with every sequence number raised by {@code by} (the same number of digits). */
     private static KinesisEvent shifted(String eventFile, long by) {
-        KinesisEvent event = EventLoader.loadKinesisEvent(ExpectedResults.event(eventFile).toString());
+        KinesisEvent event =
+                EventLoader.loadKinesisEvent(ExpectedResults.event(eventFile).toString());
         for (KinesisEvent.KinesisEventRecord r : event.getRecords()) {
-            String seq = new java.math.BigInteger(r.getKinesis().getSequenceNumber()).add(java.math.BigInteger.valueOf(by)).toString();
+            String seq = new java.math.BigInteger(r.getKinesis().getSequenceNumber())
+                    .add(java.math.BigInteger.valueOf(by))
+                    .toString();
             r.getKinesis().setSequenceNumber(seq);
             r.setEventID("shardId-000000000000:" + seq);
         }
@@ -344,7 +428,9 @@ class IngestHandlerIT {
 
     /** The WARN log lines among {@code lines}. */
     private static List<JsonNode> warnings(List<JsonNode> lines) {
-        return lines.stream().filter(n -> !n.has("_aws") && "WARN".equals(n.path("level").asText())).toList();
+        return lines.stream()
+                .filter(n -> !n.has("_aws") && "WARN".equals(n.path("level").asText()))
+                .toList();
     }
 
     /** Runs {@code body} and returns the EMF documents it printed to stdout. */
@@ -384,25 +470,34 @@ class IngestHandlerIT {
         Stack(long nowMillis) {
             LocalDynamoDb.createTable(reader, table);
             config = TestConfig.of(table, queueUrl, Map.of());
-            IngestService service = IngestFunction.service(config, Emulators.dynamoAsync(), Emulators.sqs().client(),
+            IngestService service = IngestFunction.service(
+                    config,
+                    Emulators.dynamoAsync(),
+                    Emulators.sqs().client(),
                     Clock.fixed(Instant.ofEpochMilli(nowMillis), ZoneOffset.UTC));
             Metrics metrics = PulseMetrics.create("PulseTest", "ingest");
             handler = IngestFunction.handler(service, metrics, config.safetyMarginMillis());
         }
 
         StreamsEventResponse invoke(String eventFile) {
-            KinesisEvent event = EventLoader.loadKinesisEvent(ExpectedResults.event(eventFile).toString());
+            KinesisEvent event = EventLoader.loadKinesisEvent(
+                    ExpectedResults.event(eventFile).toString());
             return handler.handleRequest(event, new TestContext("req-" + eventFile, 60_000, 1024));
         }
     }
 
     private static long storedDatapoints(Stack stack) {
         return StoredPartials.read(stack.reader, stack.table).values().stream()
-                .flatMap(m -> m.values().stream()).mapToLong(Summary::count).sum();
+                .flatMap(m -> m.values().stream())
+                .mapToLong(Summary::count)
+                .sum();
     }
 
     private static KinesisEvent.Record record(KinesisEvent event, String sequenceNumber) {
-        return event.getRecords().stream().map(KinesisEvent.KinesisEventRecord::getKinesis)
-                .filter(k -> k.getSequenceNumber().equals(sequenceNumber)).findFirst().orElseThrow();
+        return event.getRecords().stream()
+                .map(KinesisEvent.KinesisEventRecord::getKinesis)
+                .filter(k -> k.getSequenceNumber().equals(sequenceNumber))
+                .findFirst()
+                .orElseThrow();
     }
 }

@@ -1,17 +1,31 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import dev.pulse.aggregate.ExactSum;
-import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.model.SeriesKey;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.schema.KeyScheme;
-import dev.pulse.store.read.LatestPartials;
-import dev.pulse.store.write.ShardCheckpoints;
 import dev.pulse.store.codec.SummaryAttributes;
+import dev.pulse.store.read.LatestPartials;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.write.ShardCheckpoints;
 import dev.pulse.testing.DelegatingDynamoDb;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.FaultInjectingDynamoDb;
@@ -20,6 +34,7 @@ import dev.pulse.testing.RecordingMetrics;
 import dev.pulse.testing.StoredPartials.Summary;
 import dev.pulse.testing.TestConfig;
 import dev.pulse.testing.TestContext;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
@@ -171,12 +186,23 @@ class IngestModelIT {
 
     @AfterContainer
     static void summary() {
-        System.out.printf(Locale.ROOT, "IngestModelIT: %d schedules, %d attempts, %d crashes, %d discarded ranges"
+        System.out.printf(
+                Locale.ROOT,
+                "IngestModelIT: %d schedules, %d attempts, %d crashes, %d discarded ranges"
                         + " (%d schedules redriven; %d ranges from a committed record retried instead), %d failed attempts reporting a record after the batch's first"
                         + " (a redelivery below the committed position), %d fallbacks, %d late writes landed"
                         + " (%d of them failed: a stale commit's condition), %d records set aside and redriven%n",
-                SCHEDULES.get(), ATTEMPTS.get(), CRASHES.get(), DISCARDS.get(), REDRIVEN_SCHEDULES.get(), KEPT_FROM_DISCARD.get(),
-                REPORTED_LATER.get(), FALLBACKS.get(), LATE_WRITES.get(), LATE_REJECTED.get(), SET_ASIDE.get());
+                SCHEDULES.get(),
+                ATTEMPTS.get(),
+                CRASHES.get(),
+                DISCARDS.get(),
+                REDRIVEN_SCHEDULES.get(),
+                KEPT_FROM_DISCARD.get(),
+                REPORTED_LATER.get(),
+                FALLBACKS.get(),
+                LATE_WRITES.get(),
+                LATE_REJECTED.get(),
+                SET_ASIDE.get());
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -191,13 +217,15 @@ class IngestModelIT {
 
     @Example
     void mutation_withoutWatermark_failsGeneratedSchedules() {
-        assertThat(caught(Mutation.NO_WATERMARK, 30)).as("generated schedules caught without the watermark check")
+        assertThat(caught(Mutation.NO_WATERMARK, 30))
+                .as("generated schedules caught without the watermark check")
                 .isPositive();
     }
 
     @Example
     void mutation_summingEveryGeneration_failsGeneratedSchedules() {
-        assertThat(caught(Mutation.ALL_GENERATIONS, 30)).as("generated schedules caught when every generation is summed")
+        assertThat(caught(Mutation.ALL_GENERATIONS, 30))
+                .as("generated schedules caught when every generation is summed")
                 .isPositive();
     }
 
@@ -217,8 +245,12 @@ class IngestModelIT {
                 wrong++;
             }
         }
-        System.out.printf(Locale.ROOT, "IngestModelIT mutation %s: %d of %d generated schedules caught%n", mutation,
-                wrong, sample.size());
+        System.out.printf(
+                Locale.ROOT,
+                "IngestModelIT mutation %s: %d of %d generated schedules caught%n",
+                mutation,
+                wrong,
+                sample.size());
         return wrong;
     }
 
@@ -332,17 +364,24 @@ class IngestModelIT {
         Model m = Model.tenRecords(Mutation.NONE);
         Control.Landing landing = staleAttempt(m);
         assertThat(landing.landed()).isEqualTo(1);
-        assertThat(landing.rejected()).as("a late batch write has no condition: it lands").isZero();
+        assertThat(landing.rejected())
+                .as("a late batch write has no condition: it lands")
+                .isZero();
         assertThat(m.storedSumOfTheOneMinute()).isEqualTo(55.0);
         assertThat(m.mismatches()).isEmpty();
         // Slot r1 holds two generations (the stale attempt's 1 and [r1..r4]'s 2), slot r5 one ([r5..r10]'s 3): the
         // generation is the last part of the key, and readers sum the newest of each slot.
-        List<String> sks = m.partialItems().stream().map(i -> i.get(KeyScheme.SK).s()).toList();
+        List<String> sks =
+                m.partialItems().stream().map(i -> i.get(KeyScheme.SK).s()).toList();
         assertThat(sks).hasSize(3);
-        assertThat(sks.stream().map(KeyScheme::partialGeneration).sorted().toList()).containsExactly(1L, 2L, 3L);
+        assertThat(sks.stream().map(KeyScheme::partialGeneration).sorted().toList())
+                .containsExactly(1L, 2L, 3L);
         assertThat(sks.stream().map(KeyScheme::partialSlot).distinct().count()).isEqualTo(2);
-        assertThat(sks).allMatch(sk -> sk.matches("m\\d\\d#" + java.util.regex.Pattern.quote(KeyScheme.compactShard(SHARD))
-                + "#[A-Za-z0-9_-]+#[123]"), "m<mm>#<shard>#<seq>#<g>");
+        assertThat(sks)
+                .allMatch(
+                        sk -> sk.matches("m\\d\\d#" + java.util.regex.Pattern.quote(KeyScheme.compactShard(SHARD))
+                                + "#[A-Za-z0-9_-]+#[123]"),
+                        "m<mm>#<shard>#<seq>#<g>");
     }
 
     /**
@@ -444,9 +483,12 @@ class IngestModelIT {
     private static void assertThatRedriveViaHandler(Model m, int from, int to, boolean succeeds) {
         List<KinesisEvent.KinesisEventRecord> batch = new ArrayList<>();
         for (KinesisEvent.KinesisEventRecord r : m.records.subList(from, to)) {
-            KinesisEvent.KinesisEventRecord copy = KinesisRecords.record(SHARD,
-                    m.records.indexOf(r), r.getKinesis().getPartitionKey(), bytes(r), r.getKinesis()
-                            .getApproximateArrivalTimestamp().getTime());
+            KinesisEvent.KinesisEventRecord copy = KinesisRecords.record(
+                    SHARD,
+                    m.records.indexOf(r),
+                    r.getKinesis().getPartitionKey(),
+                    bytes(r),
+                    r.getKinesis().getApproximateArrivalTimestamp().getTime());
             copy.setEventSourceARN(r.getEventSourceARN());
             copy.setEventName(IngestHandler.REDRIVE_EVENT_NAME);
             batch.add(copy);
@@ -455,11 +497,13 @@ class IngestModelIT {
         event.setRecords(batch);
         IngestHandler handler = IngestFunction.handler(m.newService(), new RecordingMetrics(), 200);
         if (succeeds) {
-            assertThat(handler.handleRequest(event, new TestContext("redrive", 10_000, 1024)).getBatchItemFailures())
+            assertThat(handler.handleRequest(event, new TestContext("redrive", 10_000, 1024))
+                            .getBatchItemFailures())
                     .isEmpty();
         } else {
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> handler.handleRequest(event,
-                    new TestContext("redrive", 10_000, 1024))).isInstanceOf(IngestHandler.RedriveFailedException.class);
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                            () -> handler.handleRequest(event, new TestContext("redrive", 10_000, 1024)))
+                    .isInstanceOf(IngestHandler.RedriveFailedException.class);
         }
     }
 
@@ -474,10 +518,13 @@ class IngestModelIT {
     // Generators
 
     /** One datapoint: series index, minute index, value in quarters. */
-    record Dp(int series, int minute, int quarters) {
-    }
+    record Dp(int series, int minute, int quarters) {}
 
-    enum Kind { OK, CRASH, STALE }
+    enum Kind {
+        OK,
+        CRASH,
+        STALE
+    }
 
     /**
      * Deliberate bugs, put in by the client wrapper ({@link Control}) or the model's reader ({@link Model#stored})
@@ -500,8 +547,7 @@ class IngestModelIT {
      * per cent of the way from the start to the checkpoint), and when held writes land (0 not now, 1 after this
      * step, 2 during the next attempt before its k-th write call).
      */
-    record Step(int size, Kind kind, int k, int mask, boolean bisect, int fallback, int release) {
-    }
+    record Step(int size, Kind kind, int k, int mask, boolean bisect, int fallback, int release) {}
 
     record Schedule(List<List<Dp>> records, int retryBudget, List<Step> steps) {
         @Override
@@ -513,19 +559,28 @@ class IngestModelIT {
 
     @Provide
     Arbitrary<Schedule> schedules() {
-        Arbitrary<Dp> dp = Combinators.combine(Arbitraries.integers().between(0, SERIES - 1),
-                Arbitraries.integers().between(0, MINUTES - 1), Arbitraries.integers().between(-40, 400)).as(Dp::new);
-        Arbitrary<List<List<Dp>>> records = dp.list().ofMinSize(1).ofMaxSize(3).list().ofMinSize(1).ofMaxSize(MAX_RECORDS);
+        Arbitrary<Dp> dp = Combinators.combine(
+                        Arbitraries.integers().between(0, SERIES - 1),
+                        Arbitraries.integers().between(0, MINUTES - 1),
+                        Arbitraries.integers().between(-40, 400))
+                .as(Dp::new);
+        Arbitrary<List<List<Dp>>> records =
+                dp.list().ofMinSize(1).ofMaxSize(3).list().ofMinSize(1).ofMaxSize(MAX_RECORDS);
         Arbitrary<Step> step = Combinators.combine(
-                Arbitraries.integers().between(1, MAX_RECORDS),
-                Arbitraries.frequency(Tuple.of(3, Kind.OK), Tuple.of(4, Kind.CRASH), Tuple.of(3, Kind.STALE)),
-                Arbitraries.integers().between(0, 7),
-                Arbitraries.integers().between(1, 0xFFF),
-                Arbitraries.of(true, false),
-                Arbitraries.frequencyOf(Tuple.of(3, Arbitraries.just(-1)), Tuple.of(1, Arbitraries.integers().between(0, 100))),
-                Arbitraries.frequency(Tuple.of(2, 0), Tuple.of(1, 1), Tuple.of(1, 2))).as(Step::new);
-        Arbitrary<Integer> retryBudget = Arbitraries.frequency(Tuple.of(4, 0), Tuple.of(2, 1), Tuple.of(1, 2), Tuple.of(1, 3));
-        return Combinators.combine(records, retryBudget, step.list().ofMinSize(1).ofMaxSize(20))
+                        Arbitraries.integers().between(1, MAX_RECORDS),
+                        Arbitraries.frequency(Tuple.of(3, Kind.OK), Tuple.of(4, Kind.CRASH), Tuple.of(3, Kind.STALE)),
+                        Arbitraries.integers().between(0, 7),
+                        Arbitraries.integers().between(1, 0xFFF),
+                        Arbitraries.of(true, false),
+                        Arbitraries.frequencyOf(
+                                Tuple.of(3, Arbitraries.just(-1)),
+                                Tuple.of(1, Arbitraries.integers().between(0, 100))),
+                        Arbitraries.frequency(Tuple.of(2, 0), Tuple.of(1, 1), Tuple.of(1, 2)))
+                .as(Step::new);
+        Arbitrary<Integer> retryBudget =
+                Arbitraries.frequency(Tuple.of(4, 0), Tuple.of(2, 1), Tuple.of(1, 2), Tuple.of(1, 3));
+        return Combinators.combine(
+                        records, retryBudget, step.list().ofMinSize(1).ofMaxSize(20))
                 .as(Schedule::new);
     }
 
@@ -576,8 +631,7 @@ class IngestModelIT {
         private volatile boolean failCommit;
         private volatile int landAtCall = -1;
 
-        record Landing(int landed, int rejected) {
-        }
+        record Landing(int landed, int rejected) {}
 
         Control(DynamoDbAsyncClient delegate, DynamoDbAsyncClient real, Mutation mutation) {
             super(delegate);
@@ -648,8 +702,11 @@ class IngestModelIT {
          * {@code partial}: a batch write holding partials; {@code applyNow}, the part of it applied at once when the
          * attempt dies at it.
          */
-        private <T> CompletableFuture<T> write(boolean partial, Supplier<CompletableFuture<T>> send,
-                Supplier<CompletableFuture<?>> late, java.util.function.IntFunction<CompletableFuture<?>> applyNow) {
+        private <T> CompletableFuture<T> write(
+                boolean partial,
+                Supplier<CompletableFuture<T>> send,
+                Supplier<CompletableFuture<?>> late,
+                java.util.function.IntFunction<CompletableFuture<?>> applyNow) {
             int i = calls.getAndIncrement();
             int p = partial ? partialWrites.getAndIncrement() : -1;
             int mask = holdMask;
@@ -662,8 +719,8 @@ class IngestModelIT {
                     synchronized (this) {
                         held.add(late);
                     }
-                    CompletableFuture<?> before = diesHere && holdPut > 0 ? applyNow.apply(holdPut)
-                            : CompletableFuture.completedFuture(null);
+                    CompletableFuture<?> before =
+                            diesHere && holdPut > 0 ? applyNow.apply(holdPut) : CompletableFuture.completedFuture(null);
                     return before.handle((r, e) -> null)
                             .thenCompose(v -> CompletableFuture.failedFuture(ApiCallTimeoutException.create(1000)));
                 }
@@ -685,9 +742,14 @@ class IngestModelIT {
 
         @Override
         public CompletableFuture<BatchWriteItemResponse> batchWriteItem(BatchWriteItemRequest request) {
-            boolean partial = request.requestItems().values().stream().flatMap(List::stream)
-                    .anyMatch(w -> w.putRequest() != null && w.putRequest().item().get(KeyScheme.PK).s().startsWith("P#"));
-            return write(partial, () -> delegate.batchWriteItem(request), () -> real.batchWriteItem(request),
+            boolean partial = request.requestItems().values().stream()
+                    .flatMap(List::stream)
+                    .anyMatch(w -> w.putRequest() != null
+                            && w.putRequest().item().get(KeyScheme.PK).s().startsWith("P#"));
+            return write(
+                    partial,
+                    () -> delegate.batchWriteItem(request),
+                    () -> real.batchWriteItem(request),
                     n -> real.batchWriteItem(firstItems(request, n)));
         }
 
@@ -706,8 +768,11 @@ class IngestModelIT {
             }
             boolean claim = request.returnValues() == ReturnValue.ALL_NEW
                     && request.key().get(KeyScheme.PK).s().startsWith("W#");
-            CompletableFuture<UpdateItemResponse> r = write(false, () -> delegate.updateItem(request),
-                    () -> real.updateItem(request), n -> CompletableFuture.completedFuture(null));
+            CompletableFuture<UpdateItemResponse> r = write(
+                    false,
+                    () -> delegate.updateItem(request),
+                    () -> real.updateItem(request),
+                    n -> CompletableFuture.completedFuture(null));
             if (claim && mutation == Mutation.NO_WATERMARK) {
                 // The mutation: the service never learns the committed position, so it skips nothing.
                 return r.thenApply(resp -> {
@@ -771,14 +836,22 @@ class IngestModelIT {
                 for (Dp dp : input.get(i)) {
                     long minute = MINUTE0 + dp.minute() * 60_000L;
                     double value = dp.quarters() / 4.0;
-                    ndjson.append(String.format(Locale.ROOT,
+                    ndjson.append(String.format(
+                            Locale.ROOT,
                             "{\"name\":\"%s\",\"dims\":{\"lane\":\"a\"},\"ts\":%d,\"value\":%s}%n",
-                            name(dp.series()), minute + 1_000L * ((i * 7 + dp.series()) % 60), Double.toString(value)));
+                            name(dp.series()),
+                            minute + 1_000L * ((i * 7 + dp.series()) % 60),
+                            Double.toString(value)));
                     values.computeIfAbsent(allSeries.get(dp.series()), k -> new TreeMap<>())
-                            .computeIfAbsent(minute, k -> new ArrayList<>()).add(value);
+                            .computeIfAbsent(minute, k -> new ArrayList<>())
+                            .add(value);
                 }
-                KinesisEvent.KinesisEventRecord r = KinesisRecords.record(SHARD, i, "pk-" + (i % 5),
-                        ndjson.toString().getBytes(StandardCharsets.UTF_8), NOW.toEpochMilli() - 60_000L + i);
+                KinesisEvent.KinesisEventRecord r = KinesisRecords.record(
+                        SHARD,
+                        i,
+                        "pk-" + (i % 5),
+                        ndjson.toString().getBytes(StandardCharsets.UTF_8),
+                        NOW.toEpochMilli() - 60_000L + i);
                 r.setEventSourceARN("arn:aws:kinesis:us-east-1:123456789012:stream/" + stream);
                 records.add(r);
             }
@@ -804,8 +877,11 @@ class IngestModelIT {
         }
 
         IngestService newService() {
-            return IngestFunction.service(TestConfig.of(table, dlq, Map.of("WRITE_CONCURRENCY", "4",
-                    "RETRY_BASE_MS", "1", "RETRY_CAP_MS", "10")), control, Emulators.sqs().client(),
+            return IngestFunction.service(
+                    TestConfig.of(
+                            table, dlq, Map.of("WRITE_CONCURRENCY", "4", "RETRY_BASE_MS", "1", "RETRY_CAP_MS", "10")),
+                    control,
+                    Emulators.sqs().client(),
                     Clock.fixed(NOW, ZoneOffset.UTC));
         }
 
@@ -852,21 +928,33 @@ class IngestModelIT {
                 CRASHES.incrementAndGet();
                 service = newService(); // the process died: the next attempt runs on a new instance
             }
-            log.append(String.format(Locale.ROOT, "  [%d,%d) %s -> %s%n", from, to, fault,
+            log.append(String.format(
+                    Locale.ROOT,
+                    "  [%d,%d) %s -> %s%n",
+                    from,
+                    to,
+                    fault,
                     r.failed() ? "failed: " + r.failureReason() : "ok"));
             endedEarly = !r.failed() && r.failedSequence() != null;
             if (r.poisonRecords() > 0) {
                 // Every record of the model is valid: poison is the attempt's first uncommitted record, set aside
                 // after failing alone, and the attempt committed exactly up to it. It is in the DLQ; the operator
                 // redrives it at the end.
-                assertThat(r.poisonRecords()).as("one record set aside at a time\n%s", log).isEqualTo(1);
+                assertThat(r.poisonRecords())
+                        .as("one record set aside at a time\n%s", log)
+                        .isEqualTo(1);
                 String w = committed();
                 int firstFresh = from;
-                while (firstFresh < to - 1 && !records.get(firstFresh).getKinesis().getSequenceNumber().equals(w)) {
+                while (firstFresh < to - 1
+                        && !records.get(firstFresh)
+                                .getKinesis()
+                                .getSequenceNumber()
+                                .equals(w)) {
                     firstFresh++;
                 }
-                assertThat(records.get(firstFresh).getKinesis().getSequenceNumber()).as("committed up to the set-aside"
-                        + " record\n%s", log).isEqualTo(w);
+                assertThat(records.get(firstFresh).getKinesis().getSequenceNumber())
+                        .as("committed up to the set-aside" + " record\n%s", log)
+                        .isEqualTo(w);
                 setAside.add(new Range(firstFresh, firstFresh + 1));
                 SET_ASIDE.incrementAndGet();
                 log.append("    record ").append(firstFresh).append(" set aside\n");
@@ -878,13 +966,21 @@ class IngestModelIT {
                         at = i;
                     }
                 }
-                assertThat(at).as("a failed batch reports one of its records: %s\n%s", r.failedSequence(), log)
+                assertThat(at)
+                        .as("a failed batch reports one of its records: %s\n%s", r.failedSequence(), log)
                         .isBetween(from, to - 1);
                 if (at > from) {
                     REPORTED_LATER.incrementAndGet();
-                    log.append("    reported record ").append(at).append(": ").append(from).append("..")
-                            .append(at - 1).append(" are committed\n");
-                    assertThat(covered(at - 1)).as("records before the reported one are committed\n%s", log).isTrue();
+                    log.append("    reported record ")
+                            .append(at)
+                            .append(": ")
+                            .append(from)
+                            .append("..")
+                            .append(at - 1)
+                            .append(" are committed\n");
+                    assertThat(covered(at - 1))
+                            .as("records before the reported one are committed\n%s", log)
+                            .isTrue();
                 }
                 return at;
             }
@@ -897,7 +993,11 @@ class IngestModelIT {
         /** {@link IngestService#redrive} of {@code [from, to)} as one batch; true when it succeeded. */
         boolean redrive(int from, int to) {
             IngestResult r = newService().redrive(records.subList(from, to), Deadline.inMillis(5_000), metrics);
-            log.append(String.format(Locale.ROOT, "  redrive [%d,%d) -> %s%n", from, to,
+            log.append(String.format(
+                    Locale.ROOT,
+                    "  redrive [%d,%d) -> %s%n",
+                    from,
+                    to,
                     r.failed() ? "failed: " + r.failureReason() : "ok"));
             return !r.failed();
         }
@@ -907,7 +1007,10 @@ class IngestModelIT {
             LATE_WRITES.addAndGet(l.landed());
             LATE_REJECTED.addAndGet(l.rejected());
             if (l.landed() > 0) {
-                log.append("  ").append(l.landed()).append(" held writes landed, ").append(l.rejected())
+                log.append("  ")
+                        .append(l.landed())
+                        .append(" held writes landed, ")
+                        .append(l.rejected())
                         .append(" rejected\n");
             }
             laterSuccesses = 0;
@@ -932,7 +1035,11 @@ class IngestModelIT {
                         continue;
                     }
                     int to = fallbackPoint(floor, cp, step.fallback());
-                    log.append("  checkpoint falls back from ").append(cp).append(" to ").append(to).append('\n');
+                    log.append("  checkpoint falls back from ")
+                            .append(cp)
+                            .append(" to ")
+                            .append(to)
+                            .append('\n');
                     cp = to;
                     FALLBACKS.incrementAndGet();
                 }
@@ -943,8 +1050,10 @@ class IngestModelIT {
                     // Two in three stale attempts die at their partial batch write, k % 4 of its items applied at
                     // once, their requests landing later; the others have some calls time out, retry them, and may
                     // well succeed.
-                    case STALE -> step.mask() % 3 != 0 ? new Fault(-1, false, 0, step.k() % 4, -1)
-                            : new Fault(-1, false, step.mask() & ~1, -1, -1);
+                    case STALE ->
+                        step.mask() % 3 != 0
+                                ? new Fault(-1, false, 0, step.k() % 4, -1)
+                                : new Fault(-1, false, step.mask() & ~1, -1, -1);
                 };
                 if (landDuringNext >= 0 && laterSuccesses > 0) {
                     fault = fault.landingAt(landDuringNext);
@@ -973,7 +1082,11 @@ class IngestModelIT {
                         discarded.add(rest); // retries exhausted: the mapping moves past the batch
                         floor = Math.max(floor, rest.to());
                         DISCARDS.incrementAndGet();
-                        log.append("  discarded [").append(rest.from()).append(',').append(rest.to()).append(")\n");
+                        log.append("  discarded [")
+                                .append(rest.from())
+                                .append(',')
+                                .append(rest.to())
+                                .append(")\n");
                         cp = rest.to();
                     } else if (step.bisect() && rest.size() > 1) {
                         int mid = (rest.from() + rest.to()) / 2;
@@ -981,7 +1094,8 @@ class IngestModelIT {
                         pending.addFirst(new Range(rest.from(), mid));
                         cp = rest.from();
                     } else if (pending.isEmpty() && (step.k() & 1) == 1) {
-                        cp = rest.from(); // retried from the reported record, with new boundaries (the next step's size)
+                        cp = rest.from(); // retried from the reported record, with new boundaries (the next
+                        // step's size)
                     } else {
                         pending.addFirst(rest); // retried from the reported record, same end
                         cp = rest.from();
@@ -989,7 +1103,11 @@ class IngestModelIT {
                 }
                 if (step.fallback() >= 0 && cp > floor) {
                     int to = fallbackPoint(floor, cp, step.fallback());
-                    log.append("  checkpoint falls back from ").append(cp).append(" to ").append(to).append('\n');
+                    log.append("  checkpoint falls back from ")
+                            .append(cp)
+                            .append(" to ")
+                            .append(to)
+                            .append('\n');
                     cp = to;
                     pending.clear();
                     FALLBACKS.incrementAndGet();
@@ -1007,9 +1125,14 @@ class IngestModelIT {
             int guard = 0;
             boolean delivered = false;
             while (!pending.isEmpty() || cp < total || (!delivered && floor < total)) {
-                assertThat(++guard).as("final delivery makes no progress\n" + log).isLessThan(50);
-                Range range = !pending.isEmpty() ? pending.poll() : new Range(Math.max(floor, Math.min(cp, total - 1)), total);
-                assertThat(deliver(range.from(), range.to(), Fault.none())).as("fault-free delivery of %s\n%s", range, log)
+                assertThat(++guard)
+                        .as("final delivery makes no progress\n" + log)
+                        .isLessThan(50);
+                Range range = !pending.isEmpty()
+                        ? pending.poll()
+                        : new Range(Math.max(floor, Math.min(cp, total - 1)), total);
+                assertThat(deliver(range.from(), range.to(), Fault.none()))
+                        .as("fault-free delivery of %s\n%s", range, log)
                         .isTrue();
                 cp = range.to();
                 delivered = true;
@@ -1019,10 +1142,14 @@ class IngestModelIT {
                 REDRIVEN_SCHEDULES.incrementAndGet();
             }
             for (Range d : discarded) {
-                assertThat(redrive(d.from(), d.to())).as("redrive of discarded %s\n%s", d, log).isTrue();
+                assertThat(redrive(d.from(), d.to()))
+                        .as("redrive of discarded %s\n%s", d, log)
+                        .isTrue();
             }
             for (Range d : setAside) {
-                assertThat(redrive(d.from(), d.to())).as("redrive of set-aside %s\n%s", d, log).isTrue();
+                assertThat(redrive(d.from(), d.to()))
+                        .as("redrive of set-aside %s\n%s", d, log)
+                        .isTrue();
             }
         }
 
@@ -1034,14 +1161,22 @@ class IngestModelIT {
         /** True when record {@code index} is at or below the shard's committed position (read back). */
         boolean covered(int index) {
             String w = committed();
-            return w != null && ShardCheckpoints.compareSequences(records.get(index).getKinesis().getSequenceNumber(), w) <= 0;
+            return w != null
+                    && ShardCheckpoints.compareSequences(
+                                    records.get(index).getKinesis().getSequenceNumber(), w)
+                            <= 0;
         }
 
         /** The shard's committed position (read back), or null. */
         String committed() {
-            Map<String, AttributeValue> item = reader.getItem(b -> b.tableName(table).consistentRead(true)
-                    .key(Map.of(KeyScheme.PK, AttributeValue.fromS(ShardCheckpoints.key(stream, SHARD)),
-                            KeyScheme.SK, AttributeValue.fromS("w")))).item();
+            Map<String, AttributeValue> item = reader.getItem(b -> b.tableName(table)
+                            .consistentRead(true)
+                            .key(Map.of(
+                                    KeyScheme.PK,
+                                    AttributeValue.fromS(ShardCheckpoints.key(stream, SHARD)),
+                                    KeyScheme.SK,
+                                    AttributeValue.fromS("w"))))
+                    .item();
             AttributeValue w = item == null ? null : item.get(ShardCheckpoints.COMMITTED);
             return w == null ? null : w.s();
         }
@@ -1050,10 +1185,13 @@ class IngestModelIT {
         List<Map<String, AttributeValue>> partialItems() {
             List<Map<String, AttributeValue>> out = new ArrayList<>();
             for (String series : allSeries) {
-                reader.queryPaginator(b -> b.tableName(table).consistentRead(true)
-                        .keyConditionExpression("pk = :pk")
-                        .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS(KeyScheme.partialPk(series, MINUTE0)))))
-                        .items().forEach(out::add);
+                reader.queryPaginator(b -> b.tableName(table)
+                                .consistentRead(true)
+                                .keyConditionExpression("pk = :pk")
+                                .expressionAttributeValues(
+                                        Map.of(":pk", AttributeValue.fromS(KeyScheme.partialPk(series, MINUTE0)))))
+                        .items()
+                        .forEach(out::add);
             }
             return out;
         }
@@ -1064,8 +1202,7 @@ class IngestModelIT {
          * {@link Mutation#ALL_GENERATIONS}, every item is summed instead.
          */
         Map<String, Map<Long, Summary>> stored() {
-            record Acc(long count, ExactSum sum, double min, double max) {
-            }
+            record Acc(long count, ExactSum sum, double min, double max) {}
             Map<String, Map<Long, Summary>> out = new TreeMap<>();
             for (String series : allSeries) {
                 Map<Long, Acc> acc = new TreeMap<>();
@@ -1073,19 +1210,30 @@ class IngestModelIT {
                     dev.pulse.aggregate.Summary s = SummaryAttributes.read(item, false);
                     ExactSum sum = new ExactSum();
                     sum.add(s.exactSum());
-                    acc.merge(KeyScheme.partialMinute(MINUTE0 - Math.floorMod(MINUTE0, 3_600_000L), item.get(KeyScheme.SK).s()), new Acc(s.count(), sum, s.min(), s.max()),
+                    acc.merge(
+                            KeyScheme.partialMinute(
+                                    MINUTE0 - Math.floorMod(MINUTE0, 3_600_000L),
+                                    item.get(KeyScheme.SK).s()),
+                            new Acc(s.count(), sum, s.min(), s.max()),
                             (x, y) -> {
                                 x.sum().add(y.sum());
-                                return new Acc(x.count() + y.count(), x.sum(), Math.min(x.min(), y.min()),
+                                return new Acc(
+                                        x.count() + y.count(),
+                                        x.sum(),
+                                        Math.min(x.min(), y.min()),
                                         Math.max(x.max(), y.max()));
                             });
                 };
                 LatestPartials latest = new LatestPartials(add);
-                java.util.function.Consumer<Map<String, AttributeValue>> read = mutation == Mutation.ALL_GENERATIONS ? add : latest;
-                reader.queryPaginator(b -> b.tableName(table).consistentRead(true)
-                        .keyConditionExpression("pk = :pk")
-                        .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS(KeyScheme.partialPk(series, MINUTE0)))))
-                        .items().forEach(read);
+                java.util.function.Consumer<Map<String, AttributeValue>> read =
+                        mutation == Mutation.ALL_GENERATIONS ? add : latest;
+                reader.queryPaginator(b -> b.tableName(table)
+                                .consistentRead(true)
+                                .keyConditionExpression("pk = :pk")
+                                .expressionAttributeValues(
+                                        Map.of(":pk", AttributeValue.fromS(KeyScheme.partialPk(series, MINUTE0)))))
+                        .items()
+                        .forEach(read);
                 latest.finish();
                 acc.forEach((minute, a) -> out.computeIfAbsent(series, k -> new TreeMap<>())
                         .put(minute, new Summary(a.count(), a.sum().value(), a.min(), a.max())));
@@ -1122,8 +1270,12 @@ class IngestModelIT {
         }
 
         private static boolean same(Summary a, Summary b) {
-            return a != null && b != null && a.count() == b.count() && Double.compare(a.sum(), b.sum()) == 0
-                    && Double.compare(a.min(), b.min()) == 0 && Double.compare(a.max(), b.max()) == 0;
+            return a != null
+                    && b != null
+                    && a.count() == b.count()
+                    && Double.compare(a.sum(), b.sum()) == 0
+                    && Double.compare(a.min(), b.min()) == 0
+                    && Double.compare(a.max(), b.max()) == 0;
         }
 
         /** The stored sum of the only (series, minute) of {@link #tenRecords}. */

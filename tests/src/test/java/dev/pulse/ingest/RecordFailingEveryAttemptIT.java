@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -10,7 +25,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.config.PulseConfig;
-import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.local.esm.InvokeResult;
 import dev.pulse.local.esm.ShardProcessor;
 import dev.pulse.local.esm.ShardSource;
@@ -31,6 +45,7 @@ import dev.pulse.testing.RecordingMetrics;
 import dev.pulse.testing.StoredPartials;
 import dev.pulse.testing.TestConfig;
 import dev.pulse.testing.TestContext;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -88,13 +103,14 @@ import software.amazon.awssdk.services.sqs.model.Message;
 class RecordFailingEveryAttemptIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final PojoSerializer<KinesisEvent> EVENTS =
-            LambdaEventSerializers.serializerFor(KinesisEvent.class, RecordFailingEveryAttemptIT.class.getClassLoader());
+    private static final PojoSerializer<KinesisEvent> EVENTS = LambdaEventSerializers.serializerFor(
+            KinesisEvent.class, RecordFailingEveryAttemptIT.class.getClassLoader());
     private static final String SHARD = "shardId-000000000000";
     private static final String STREAM_ARN = "arn:aws:kinesis:us-east-1:123456789012:stream/pulse-test";
     private static final AtomicInteger TABLES = new AtomicInteger();
     /** The metric name, table prefix and stack name of every test. */
     private static final String NAME = "hold";
+
     private static final String SERIES_A = dev.pulse.model.SeriesKey.of(NAME, Map.of("op", "a"));
     private static final String SERIES_B = dev.pulse.model.SeriesKey.of(NAME, Map.of("op", "b"));
     private static final int RECORDS = 60;
@@ -108,9 +124,11 @@ class RecordFailingEveryAttemptIT {
     private final ExecutorService invocations = Executors.newCachedThreadPool();
     /** Holds hanging decodes until the test ends. */
     private final CountDownLatch release = new CountDownLatch(1);
+
     private final Instant minute = Instant.now().minus(Duration.ofMinutes(30)).truncatedTo(ChronoUnit.MINUTES);
     /** The batches the runner discarded (JSON of the on-failure destination), with finite retries only. */
     private final List<String> discarded = new CopyOnWriteArrayList<>();
+
     private String table;
     private String queue;
 
@@ -118,7 +136,9 @@ class RecordFailingEveryAttemptIT {
     void stop() throws InterruptedException {
         release.countDown();
         invocations.shutdown();
-        assertThat(invocations.awaitTermination(30, TimeUnit.SECONDS)).as("hung invocations finished").isTrue();
+        assertThat(invocations.awaitTermination(30, TimeUnit.SECONDS))
+                .as("hung invocations finished")
+                .isTrue();
         if (table != null) {
             reader.deleteTable(b -> b.tableName(table));
         }
@@ -159,7 +179,8 @@ class RecordFailingEveryAttemptIT {
         boolean finished = run(handler, calls, Delivery.of(60_000, INVOKE_TIMEOUT_MS, 120));
 
         assertThat(finished).as("every record done within 2 minutes").isTrue();
-        assertThat(StoredPartials.read(reader, table)).as("every record but the bad one, once")
+        assertThat(StoredPartials.read(reader, table))
+                .as("every record but the bad one, once")
                 .isEqualTo(expected(BAD, RECORDS));
         List<Message> dlq = Emulators.sqs().drain(queue);
         assertThat(dlq).hasSize(1);
@@ -168,8 +189,10 @@ class RecordFailingEveryAttemptIT {
         String reason = message.get("reason").asText();
         assertThat(reason).startsWith("failed ").contains("attempts (3 of them with the record alone): ");
         switch (failure) {
-            case STACK_OVERFLOW -> assertThat(reason).contains("record " + KinesisRecords.sequence(BAD)
-                    + " failed while decoding: java.lang.StackOverflowError: injected for record " + BAD);
+            case STACK_OVERFLOW ->
+                assertThat(reason)
+                        .contains("record " + KinesisRecords.sequence(BAD)
+                                + " failed while decoding: java.lang.StackOverflowError: injected for record " + BAD);
             case OUT_OF_MEMORY -> assertThat(reason).contains("java.lang.OutOfMemoryError: Java heap space (injected)");
             case HANG -> assertThat(reason).endsWith(": the function crashed or timed out");
         }
@@ -177,9 +200,11 @@ class RecordFailingEveryAttemptIT {
         assertThat(sum(metrics, "PoisonRecords")).isEqualTo(1);
         Map<String, AttributeValue> checkpoint = checkpoint();
         assertThat(checkpoint.get(ShardCheckpoints.COMMITTED).s()).isEqualTo(KinesisRecords.sequence(RECORDS - 1));
-        assertThat(checkpoint).as("the counts end with the commit past the record")
+        assertThat(checkpoint)
+                .as("the counts end with the commit past the record")
                 .doesNotContainKeys(ShardCheckpoints.ATTEMPTS, ShardCheckpoints.ALONE, ShardCheckpoints.FAILURE);
-        // Bisection (on function errors) and the attempts' own halving isolate it in a few attempts, not one per record.
+        // Bisection (on function errors) and the attempts' own halving isolate it in a few attempts, not one per
+        // record.
         assertThat(calls.get()).isLessThan(25);
     }
 
@@ -192,15 +217,22 @@ class RecordFailingEveryAttemptIT {
     void mapping_whenOneRecordsDecodingOutlastsTheDeadline_setsItAsideAndStoresEveryOtherRecord() throws Exception {
         PulseConfig config = stack();
         RecordingMetrics metrics = new RecordingMetrics();
-        IngestHandler handler = handler(config, Emulators.dynamoAsync(), faultOn(BAD, () -> sleep(BUDGET_MS + 300)),
-                metrics);
+        IngestHandler handler =
+                handler(config, Emulators.dynamoAsync(), faultOn(BAD, () -> sleep(BUDGET_MS + 300)), metrics);
         AtomicInteger calls = new AtomicInteger();
 
         boolean finished = run(handler, calls, Delivery.of(config.safetyMarginMillis() + BUDGET_MS, 20_000, 40));
 
-        assertThat(finished).as("the shard moved past the slow record within 40 s (%d invocations, %d batch failures,"
-                + " %d recovery attempts, %d set aside, %d records stored)", calls.get(), sum(metrics, "BatchFailures"),
-                sum(metrics, "RecoveryAttempts"), sum(metrics, "RecordsSetAside"), storedRecords()).isTrue();
+        assertThat(finished)
+                .as(
+                        "the shard moved past the slow record within 40 s (%d invocations, %d batch failures,"
+                                + " %d recovery attempts, %d set aside, %d records stored)",
+                        calls.get(),
+                        sum(metrics, "BatchFailures"),
+                        sum(metrics, "RecoveryAttempts"),
+                        sum(metrics, "RecordsSetAside"),
+                        storedRecords())
+                .isTrue();
         assertThat(StoredPartials.read(reader, table)).isEqualTo(expected(BAD, RECORDS));
         assertThat(Emulators.sqs().drain(queue)).hasSize(1);
     }
@@ -222,9 +254,12 @@ class RecordFailingEveryAttemptIT {
 
         boolean finished = run(handler, calls, Delivery.of(config.safetyMarginMillis() + BUDGET_MS, 20_000, 40));
 
-        assertThat(finished).as("every record stored within 40 s (%d invocations, %d batch failures, %d recovery"
-                + " attempts, %d records stored)", calls.get(), sum(metrics, "BatchFailures"),
-                sum(metrics, "RecoveryAttempts"), storedRecords()).isTrue();
+        assertThat(finished)
+                .as(
+                        "every record stored within 40 s (%d invocations, %d batch failures, %d recovery"
+                                + " attempts, %d records stored)",
+                        calls.get(), sum(metrics, "BatchFailures"), sum(metrics, "RecoveryAttempts"), storedRecords())
+                .isTrue();
         assertThat(StoredPartials.read(reader, table)).isEqualTo(expected(-1, RECORDS));
         assertThat(Emulators.sqs().drain(queue)).isEmpty();
     }
@@ -241,9 +276,15 @@ class RecordFailingEveryAttemptIT {
         String huge = "x".repeat(3_000);
         IngestService service = service(config, Emulators.dynamoAsync(), real -> (data, pk, arrival) -> {
             if (Arrays.equals(data, bad)) {
-                return List.of(new dev.pulse.codec.RecordDecoder.Unit(-1, pk, data, new dev.pulse.codec.Decoded(
-                        List.of(new dev.pulse.model.Datapoint(NAME, Map.of("op", huge), minute.toEpochMilli(), 1.0,
-                                null)), 0), null));
+                return List.of(new dev.pulse.codec.RecordDecoder.Unit(
+                        -1,
+                        pk,
+                        data,
+                        new dev.pulse.codec.Decoded(
+                                List.of(new dev.pulse.model.Datapoint(
+                                        NAME, Map.of("op", huge), minute.toEpochMilli(), 1.0, null)),
+                                0),
+                        null));
             }
             return real.decodeUnits(data, pk, arrival);
         });
@@ -261,9 +302,14 @@ class RecordFailingEveryAttemptIT {
             }
         }
 
-        assertThat(movedOn).as("record 0 set aside within 20 attempts; checkpoint %s; the last failures: %s",
-                checkpoint(), failures.subList(Math.max(0, failures.size() - 2), failures.size())).isTrue();
-        assertThat(service.ingest(records.subList(1, 6), Deadline.inMillis(30_000), metrics).failedSequence()).isNull();
+        assertThat(movedOn)
+                .as(
+                        "record 0 set aside within 20 attempts; checkpoint %s; the last failures: %s",
+                        checkpoint(), failures.subList(Math.max(0, failures.size() - 2), failures.size()))
+                .isTrue();
+        assertThat(service.ingest(records.subList(1, 6), Deadline.inMillis(30_000), metrics)
+                        .failedSequence())
+                .isNull();
         assertThat(StoredPartials.read(reader, table)).isEqualTo(expected(0, 6));
         assertThat(Emulators.sqs().drain(queue)).hasSize(1);
     }
@@ -281,12 +327,15 @@ class RecordFailingEveryAttemptIT {
         IngestHandler handler = handler(config, Emulators.dynamoAsync(), faultOn(hanging, this::hang), metrics);
         AtomicInteger calls = new AtomicInteger();
 
-        boolean finished = run(handler, calls,
-                Delivery.of(60_000, 3_000, 150).with(count, Map.of("BatchSize", "10000")));
+        boolean finished =
+                run(handler, calls, Delivery.of(60_000, 3_000, 150).with(count, Map.of("BatchSize", "10000")));
 
-        System.out.printf("10,000-record batch, record %d hanging: %d invocations, finished %s%n", hanging, calls.get(),
-                finished);
-        assertThat(finished).as("done within 150 s (%d invocations)", calls.get()).isTrue();
+        System.out.printf(
+                "10,000-record batch, record %d hanging: %d invocations, finished %s%n",
+                hanging, calls.get(), finished);
+        assertThat(finished)
+                .as("done within 150 s (%d invocations)", calls.get())
+                .isTrue();
         assertThat(StoredPartials.read(reader, table)).isEqualTo(expected(hanging, count));
         assertThat(Emulators.sqs().drain(queue)).hasSize(1);
         // Logarithmic: each halving costs at most two invocations (one that hangs, one that stores the first half),
@@ -324,8 +373,10 @@ class RecordFailingEveryAttemptIT {
 
         // The handler's deadline (the context's time less the safety margin) passes while the writes are throttled,
         // well before the invocation would time out: a failure the function reports, as in Lambda.
-        boolean finished = run(handler, calls, Delivery.of(config.safetyMarginMillis() + 1_500, 30_000, 120)
-                .onFailure(() -> {
+        boolean finished = run(
+                handler,
+                calls,
+                Delivery.of(config.safetyMarginMillis() + 1_500, 30_000, 120).onFailure(() -> {
                     if (failedCalls.incrementAndGet() > 12) {
                         throttling.set(false);
                     }
@@ -337,7 +388,9 @@ class RecordFailingEveryAttemptIT {
         assertThat(Emulators.sqs().drain(queue)).isEmpty();
         assertThat(StoredPartials.read(reader, table)).as("every record, once").isEqualTo(expected(-1, RECORDS));
         assertThat(sum(metrics, "RecordsSetAside")).isZero();
-        assertThat(sum(metrics, "RecoveryAttempts")).as("a throttled attempt takes its count back").isZero();
+        assertThat(sum(metrics, "RecoveryAttempts"))
+                .as("a throttled attempt takes its count back")
+                .isZero();
         assertThat(checkpoint().get(ShardCheckpoints.COMMITTED).s()).isEqualTo(KinesisRecords.sequence(RECORDS - 1));
     }
 
@@ -353,7 +406,9 @@ class RecordFailingEveryAttemptIT {
         IngestHandler handler = handler(config, Emulators.dynamoAsync(), faultOn(BAD, this::hang), metrics);
         AtomicInteger calls = new AtomicInteger();
 
-        boolean finished = run(handler, calls,
+        boolean finished = run(
+                handler,
+                calls,
                 Delivery.of(60_000, INVOKE_TIMEOUT_MS, 90).with(RECORDS, Map.of("MaximumRetryAttempts", "2")));
 
         assertThat(finished).isTrue();
@@ -362,8 +417,12 @@ class RecordFailingEveryAttemptIT {
             JsonNode info = JSON.readTree(json).get("KinesisBatchInfo");
             for (int i = 0; i < RECORDS; i++) {
                 String seq = KinesisRecords.sequence(i);
-                if (ShardCheckpoints.compareSequences(seq, info.get("startSequenceNumber").asText()) >= 0
-                        && ShardCheckpoints.compareSequences(seq, info.get("endSequenceNumber").asText()) <= 0) {
+                if (ShardCheckpoints.compareSequences(
+                                        seq, info.get("startSequenceNumber").asText())
+                                >= 0
+                        && ShardCheckpoints.compareSequences(
+                                        seq, info.get("endSequenceNumber").asText())
+                                <= 0) {
                     notStored.add(i);
                 }
             }
@@ -372,7 +431,8 @@ class RecordFailingEveryAttemptIT {
         for (Message m : Emulators.sqs().drain(queue)) {
             setAside.add(JSON.readTree(m.body()).get("sequenceNumber").asText());
         }
-        System.out.printf("finite retries: %d invocations, discarded %s, set aside %s%n", calls.get(), notStored, setAside);
+        System.out.printf(
+                "finite retries: %d invocations, discarded %s, set aside %s%n", calls.get(), notStored, setAside);
         assertThat(setAside).as("only the hanging record may be set aside").isSubsetOf(KinesisRecords.sequence(BAD));
         if (!setAside.isEmpty()) {
             notStored.add(BAD);
@@ -417,7 +477,8 @@ class RecordFailingEveryAttemptIT {
             }
         }
         assertThat(died).isEqualTo(5);
-        assertThat(StoredPartials.read(reader, table)).as("before: record 0's values are in the table")
+        assertThat(StoredPartials.read(reader, table))
+                .as("before: record 0's values are in the table")
                 .isNotEqualTo(expected(0, 6));
 
         IngestResult setAside = service.ingest(records, Deadline.inMillis(30_000), metrics);
@@ -431,8 +492,9 @@ class RecordFailingEveryAttemptIT {
         assertThat(StoredPartials.read(reader, table)).isEqualTo(expected(0, 6));
         List<Message> dlq = Emulators.sqs().drain(queue);
         assertThat(dlq).hasSize(1);
-        assertThat(dlq.get(0).body()).contains("failed 5 attempts (3 of them with the record alone): the function"
-                + " crashed or timed out");
+        assertThat(dlq.get(0).body())
+                .contains(
+                        "failed 5 attempts (3 of them with the record alone): the function" + " crashed or timed out");
     }
 
     /** How record 0 came to be set aside. */
@@ -460,7 +522,8 @@ class RecordFailingEveryAttemptIT {
             @Override
             public CompletableFuture<UpdateItemResponse> updateItem(UpdateItemRequest request) {
                 if (request.updateExpression().startsWith("SET #w")
-                        && (commitsToKill.getAndUpdate(n -> Math.max(0, n - 1)) > 0 || killSetAsideCommit.getAndSet(false))) {
+                        && (commitsToKill.getAndUpdate(n -> Math.max(0, n - 1)) > 0
+                                || killSetAsideCommit.getAndSet(false))) {
                     throw new Died();
                 }
                 return super.updateItem(request);
@@ -483,7 +546,9 @@ class RecordFailingEveryAttemptIT {
             }
         }
         assertThat(movedOn).as("record 0 set aside").isTrue();
-        assertThat(service.ingest(records.subList(1, 6), Deadline.inMillis(30_000), metrics).failedSequence()).isNull();
+        assertThat(service.ingest(records.subList(1, 6), Deadline.inMillis(30_000), metrics)
+                        .failedSequence())
+                .isNull();
         assertThat(StoredPartials.read(reader, table)).as("before the redrive").isEqualTo(expected(0, 6));
         faulty.set(false);
 
@@ -557,10 +622,14 @@ class RecordFailingEveryAttemptIT {
     }
 
     private static DynamoDbException throttle() {
-        return (DynamoDbException) DynamoDbException.builder().statusCode(400)
-                .awsErrorDetails(AwsErrorDetails.builder().errorCode("ProvisionedThroughputExceededException")
-                        .errorMessage("injected throttle").build())
-                .message("injected throttle").build();
+        return (DynamoDbException) DynamoDbException.builder()
+                .statusCode(400)
+                .awsErrorDetails(AwsErrorDetails.builder()
+                        .errorCode("ProvisionedThroughputExceededException")
+                        .errorMessage("injected throttle")
+                        .build())
+                .message("injected throttle")
+                .build();
     }
 
     private static void sleep(long millis) {
@@ -600,29 +669,37 @@ class RecordFailingEveryAttemptIT {
     }
 
     /** The production wiring on {@code dynamo} and the DLQ, its decoder wrapped by {@code decoder}. */
-    private static IngestService service(PulseConfig config, DynamoDbAsyncClient dynamo,
-            UnaryOperator<IngestService.UnitDecoder> decoder) {
+    private static IngestService service(
+            PulseConfig config, DynamoDbAsyncClient dynamo, UnaryOperator<IngestService.UnitDecoder> decoder) {
         return IngestFunction.service(config, dynamo, Emulators.sqs().client(), Clock.systemUTC(), decoder);
     }
 
-    private static IngestHandler handler(PulseConfig config, DynamoDbAsyncClient dynamo,
-            UnaryOperator<IngestService.UnitDecoder> decoder, RecordingMetrics metrics) {
+    private static IngestHandler handler(
+            PulseConfig config,
+            DynamoDbAsyncClient dynamo,
+            UnaryOperator<IngestService.UnitDecoder> decoder,
+            RecordingMetrics metrics) {
         return IngestFunction.handler(service(config, dynamo, decoder), metrics, config.safetyMarginMillis());
     }
 
     /** The service with a batch limit of {@code maxPartials} (series, minute) partials and {@code maxDatapoints}. */
     private IngestService serviceWithLimits(PulseConfig config, int maxPartials, long maxDatapoints) {
         Backoff backoff = new Backoff(5, 100);
-        return new IngestService((data, pk, arrival) -> new dev.pulse.codec.RecordDecoder(
-                new dev.pulse.model.DatapointValidator(Clock.systemUTC(), config.acceptPast(), config.acceptFuture()))
-                .decodeUnits(data, pk, arrival), maxPartials, maxDatapoints,
+        return new IngestService(
+                (data, pk, arrival) -> new dev.pulse.codec.RecordDecoder(new dev.pulse.model.DatapointValidator(
+                                Clock.systemUTC(), config.acceptPast(), config.acceptFuture()))
+                        .decodeUnits(data, pk, arrival),
+                maxPartials,
+                maxDatapoints,
                 new dev.pulse.store.write.DynamoDbStore(Emulators.dynamoAsync(), table, 4, backoff),
                 new dev.pulse.store.codec.SeriesCatalog(1000),
                 new dev.pulse.store.write.CompactMarks(Emulators.dynamoAsync(), table, 4, backoff),
                 new dev.pulse.store.write.MarkMemory(1000, 1000, 1000),
                 new ShardCheckpoints(Emulators.dynamoAsync(), table, backoff),
                 new dev.pulse.dlq.DeadLetterQueue(Emulators.sqs().client(), queue, backoff),
-                config.partialTtl().toSeconds(), config.hourlyTtl().toSeconds(), config.dailyTtl().toSeconds(),
+                config.partialTtl().toSeconds(),
+                config.hourlyTtl().toSeconds(),
+                config.dailyTtl().toSeconds(),
                 Clock.systemUTC());
     }
 
@@ -634,7 +711,8 @@ class RecordFailingEveryAttemptIT {
         return records;
     }
 
-    private static List<KinesisEvent.KinesisEventRecord> from(List<KinesisEvent.KinesisEventRecord> records, String sequence) {
+    private static List<KinesisEvent.KinesisEventRecord> from(
+            List<KinesisEvent.KinesisEventRecord> records, String sequence) {
         for (int i = 0; i < records.size(); i++) {
             if (records.get(i).getKinesis().getSequenceNumber().equals(sequence)) {
                 return records.subList(i, records.size());
@@ -648,12 +726,17 @@ class RecordFailingEveryAttemptIT {
      * {@code parameters}, for up to {@code seconds}. An invocation has {@code functionMillis} (the context's remaining
      * time) and is reported as timed out after {@code timeoutMillis}; {@code onFailure} runs per failed call.
      */
-    private record Delivery(long functionMillis, long timeoutMillis, int seconds, int records,
-            Map<String, String> parameters, Runnable onFailure) {
+    private record Delivery(
+            long functionMillis,
+            long timeoutMillis,
+            int seconds,
+            int records,
+            Map<String, String> parameters,
+            Runnable onFailure) {
 
         /** The 60 records, the template's own settings. */
         static Delivery of(long functionMillis, long timeoutMillis, int seconds) {
-            return new Delivery(functionMillis, timeoutMillis, seconds, RECORDS, Map.of(), () -> { });
+            return new Delivery(functionMillis, timeoutMillis, seconds, RECORDS, Map.of(), () -> {});
         }
 
         Delivery with(int count, Map<String, String> templateParameters) {
@@ -674,7 +757,9 @@ class RecordFailingEveryAttemptIT {
     private boolean run(IngestHandler handler, AtomicInteger calls, Delivery delivery) throws Exception {
         MappingSpec spec = ingestMapping(delivery.parameters());
         if (!delivery.discards()) {
-            assertThat(spec.maxRetryAttempts()).as("the template's default: never discard").isEqualTo(-1);
+            assertThat(spec.maxRetryAttempts())
+                    .as("the template's default: never discard")
+                    .isEqualTo(-1);
         }
         assertThat(spec.bisectOnError()).isTrue();
         assertThat(spec.reportBatchItemFailures()).isTrue();
@@ -697,7 +782,8 @@ class RecordFailingEveryAttemptIT {
 
             @Override
             public List<StreamRecord> read(int max) {
-                List<StreamRecord> out = List.copyOf(records.subList(position, Math.min(records.size(), position + max)));
+                List<StreamRecord> out =
+                        List.copyOf(records.subList(position, Math.min(records.size(), position + max)));
                 position += out.size();
                 return out;
             }
@@ -707,31 +793,39 @@ class RecordFailingEveryAttemptIT {
                 return position == records.size();
             }
         };
-        ShardProcessor processor = new ShardProcessor(spec, source, payload -> {
-            int n = calls.incrementAndGet();
-            KinesisEvent event = EVENTS.fromJson(new ByteArrayInputStream(payload));
-            Future<StreamsEventResponse> call = invocations.submit(
-                    () -> handler.handleRequest(event, new TestContext("req-" + n, delivery.functionMillis(), 1024)));
-            try {
-                StreamsEventResponse response = call.get(delivery.timeoutMillis(), TimeUnit.MILLISECONDS);
-                if (!response.getBatchItemFailures().isEmpty()) {
-                    delivery.onFailure().run();
-                }
-                return new InvokeResult(JSON.writeValueAsBytes(response), null, "req-" + n);
-            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-                throw new java.io.UncheckedIOException(e);
-            } catch (TimeoutException | ExecutionException e) {
-                delivery.onFailure().run();
-                return new InvokeResult("{\"errorMessage\":\"failed\"}".getBytes(StandardCharsets.UTF_8), "Unhandled",
-                        "req-" + n);
-            }
-        }, json -> {
-            if (!delivery.discards()) {
-                throw new AssertionError("nothing may be discarded: " + json);
-            }
-            discarded.add(json);
-        }, Clock.systemUTC(),
-                "arn:aws:lambda:us-east-1:123456789012:function:ingest", new ShardStats(),
+        ShardProcessor processor = new ShardProcessor(
+                spec,
+                source,
+                payload -> {
+                    int n = calls.incrementAndGet();
+                    KinesisEvent event = EVENTS.fromJson(new ByteArrayInputStream(payload));
+                    Future<StreamsEventResponse> call = invocations.submit(() ->
+                            handler.handleRequest(event, new TestContext("req-" + n, delivery.functionMillis(), 1024)));
+                    try {
+                        StreamsEventResponse response = call.get(delivery.timeoutMillis(), TimeUnit.MILLISECONDS);
+                        if (!response.getBatchItemFailures().isEmpty()) {
+                            delivery.onFailure().run();
+                        }
+                        return new InvokeResult(JSON.writeValueAsBytes(response), null, "req-" + n);
+                    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    } catch (TimeoutException | ExecutionException e) {
+                        delivery.onFailure().run();
+                        return new InvokeResult(
+                                "{\"errorMessage\":\"failed\"}".getBytes(StandardCharsets.UTF_8),
+                                "Unhandled",
+                                "req-" + n);
+                    }
+                },
+                json -> {
+                    if (!delivery.discards()) {
+                        throw new AssertionError("nothing may be discarded: " + json);
+                    }
+                    discarded.add(json);
+                },
+                Clock.systemUTC(),
+                "arn:aws:lambda:us-east-1:123456789012:function:ingest",
+                new ShardStats(),
                 new ShardProcessor.Timing(Duration.ZERO, Duration.ofMillis(10), Duration.ofMillis(50)));
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(delivery.seconds());
         processor.runUntil(() -> System.nanoTime() > until);
@@ -748,7 +842,9 @@ class RecordFailingEveryAttemptIT {
 
             @Override
             public String getAtt(String logicalId, String attribute) {
-                return logicalId.endsWith("Stream") ? STREAM_ARN : "arn:aws:sqs:us-east-1:123456789012:" + NAME + "-" + logicalId;
+                return logicalId.endsWith("Stream")
+                        ? STREAM_ARN
+                        : "arn:aws:sqs:us-east-1:123456789012:" + NAME + "-" + logicalId;
             }
 
             @Override
@@ -756,8 +852,13 @@ class RecordFailingEveryAttemptIT {
                 return pseudo;
             }
         };
-        return SamTemplate.load(Path.of("..", "template.yaml").toAbsolutePath().normalize()).resolve(parameters, bindings)
-                .mappings().stream().filter(m -> m.functionId().equals("IngestFunction")).findFirst().orElseThrow();
+        return SamTemplate.load(Path.of("..", "template.yaml").toAbsolutePath().normalize())
+                .resolve(parameters, bindings)
+                .mappings()
+                .stream()
+                .filter(m -> m.functionId().equals("IngestFunction"))
+                .findFirst()
+                .orElseThrow();
     }
 
     private long arrival(int i) {
@@ -768,7 +869,8 @@ class RecordFailingEveryAttemptIT {
     private byte[] data(int i) {
         long ts = minute.toEpochMilli() + (i % 3) * 60_000L + i;
         return ("{\"name\":\"" + NAME + "\",\"dims\":{\"op\":\"a\"},\"ts\":" + ts + ",\"value\":" + (i + 1) + "}\n"
-                + "{\"name\":\"" + NAME + "\",\"dims\":{\"op\":\"b\"},\"ts\":" + ts + ",\"value\":" + (1000 + i) + "}\n")
+                        + "{\"name\":\"" + NAME + "\",\"dims\":{\"op\":\"b\"},\"ts\":" + ts + ",\"value\":" + (1000 + i)
+                        + "}\n")
                 .getBytes(StandardCharsets.UTF_8);
     }
 
@@ -782,8 +884,12 @@ class RecordFailingEveryAttemptIT {
                 .put("approximateArrivalTimestamp", arrival(i) / 1000.0);
         ObjectNode record = JSON.createObjectNode();
         record.set("kinesis", inner);
-        record.put("eventSource", "aws:kinesis").put("eventVersion", "1.0").put("eventID", SHARD + ":" + seq)
-                .put("eventName", "aws:kinesis:record").put("awsRegion", "us-east-1").put("eventSourceARN", STREAM_ARN);
+        record.put("eventSource", "aws:kinesis")
+                .put("eventVersion", "1.0")
+                .put("eventID", SHARD + ":" + seq)
+                .put("eventName", "aws:kinesis:record")
+                .put("awsRegion", "us-east-1")
+                .put("eventSourceARN", STREAM_ARN);
         return new StreamRecord(seq, "pk", Instant.ofEpochMilli(arrival(i)), data(i).length, record);
     }
 
@@ -799,28 +905,39 @@ class RecordFailingEveryAttemptIT {
                 continue;
             }
             long m = minute.toEpochMilli() + (i % 3) * 60_000L;
-            values.computeIfAbsent(SERIES_A, k -> new TreeMap<>()).computeIfAbsent(m, k -> new ArrayList<>()).add(i + 1.0);
-            values.computeIfAbsent(SERIES_B, k -> new TreeMap<>()).computeIfAbsent(m, k -> new ArrayList<>()).add(1000.0 + i);
+            values.computeIfAbsent(SERIES_A, k -> new TreeMap<>())
+                    .computeIfAbsent(m, k -> new ArrayList<>())
+                    .add(i + 1.0);
+            values.computeIfAbsent(SERIES_B, k -> new TreeMap<>())
+                    .computeIfAbsent(m, k -> new ArrayList<>())
+                    .add(1000.0 + i);
         }
         Map<String, Map<Long, StoredPartials.Summary>> out = new TreeMap<>();
-        values.forEach((series, byMinute) -> byMinute.forEach((m, v) ->
-                out.computeIfAbsent(series, k -> new TreeMap<>()).put(m, StoredPartials.Summary.of(v))));
+        values.forEach((series, byMinute) -> byMinute.forEach(
+                (m, v) -> out.computeIfAbsent(series, k -> new TreeMap<>()).put(m, StoredPartials.Summary.of(v))));
         return out;
     }
 
     /** How many datapoints of series A are stored: the records stored so far (each record has one). */
     private long storedRecords() {
         return StoredPartials.read(reader, table).getOrDefault(SERIES_A, Map.of()).values().stream()
-                .mapToLong(StoredPartials.Summary::count).sum();
+                .mapToLong(StoredPartials.Summary::count)
+                .sum();
     }
 
     private Map<String, AttributeValue> checkpoint() {
-        return reader.getItem(b -> b.tableName(table).consistentRead(true).key(Map.of(
-                dev.pulse.store.schema.KeyScheme.PK, AttributeValue.fromS(ShardCheckpoints.key("pulse-test", SHARD)),
-                dev.pulse.store.schema.KeyScheme.SK, AttributeValue.fromS("w")))).item();
+        return reader.getItem(b -> b.tableName(table)
+                        .consistentRead(true)
+                        .key(Map.of(
+                                dev.pulse.store.schema.KeyScheme.PK,
+                                        AttributeValue.fromS(ShardCheckpoints.key("pulse-test", SHARD)),
+                                dev.pulse.store.schema.KeyScheme.SK, AttributeValue.fromS("w"))))
+                .item();
     }
 
     private static long sum(RecordingMetrics metrics, String name) {
-        return (long) metrics.documents().stream().mapToDouble(d -> d.getOrDefault(name, 0.0)).sum();
+        return (long) metrics.documents().stream()
+                .mapToDouble(d -> d.getOrDefault(name, 0.0))
+                .sum();
     }
 }

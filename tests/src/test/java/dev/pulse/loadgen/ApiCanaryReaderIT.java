@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -53,10 +68,17 @@ class ApiCanaryReaderIT {
             server.createContext("/query", exchange -> {
                 authorization.set(exchange.getRequestHeaders().getFirst("Authorization"));
                 String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-                APIGatewayV2HTTPResponse resp = handler.handleRequest(APIGatewayV2HTTPEvent.builder().withRawPath("/query")
-                        .withBody(body).withRequestContext(APIGatewayV2HTTPEvent.RequestContext.builder()
-                                .withHttp(APIGatewayV2HTTPEvent.RequestContext.Http.builder().withMethod("POST").build()).build())
-                        .build(), new dev.pulse.testing.TestContext("api", 30_000, 1024));
+                APIGatewayV2HTTPResponse resp = handler.handleRequest(
+                        APIGatewayV2HTTPEvent.builder()
+                                .withRawPath("/query")
+                                .withBody(body)
+                                .withRequestContext(APIGatewayV2HTTPEvent.RequestContext.builder()
+                                        .withHttp(APIGatewayV2HTTPEvent.RequestContext.Http.builder()
+                                                .withMethod("POST")
+                                                .build())
+                                        .build())
+                                .build(),
+                        new dev.pulse.testing.TestContext("api", 30_000, 1024));
                 byte[] out = resp.getBody().getBytes(StandardCharsets.UTF_8);
                 exchange.sendResponseHeaders(resp.getStatusCode(), out.length);
                 exchange.getResponseBody().write(out);
@@ -64,14 +86,19 @@ class ApiCanaryReaderIT {
             });
             server.start();
             try (UrlConnectionHttpClient http = (UrlConnectionHttpClient) UrlConnectionHttpClient.create()) {
-                ApiCanaryReader reader = new ApiCanaryReader(URI.create("http://127.0.0.1:" + server.getAddress().getPort()),
-                        "us-east-1", StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDTEST", "secret")), http);
+                ApiCanaryReader reader = new ApiCanaryReader(
+                        URI.create("http://127.0.0.1:" + server.getAddress().getPort()),
+                        "us-east-1",
+                        StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDTEST", "secret")),
+                        http);
 
-                CanaryVerifier.Verdict v = CanaryVerifier.verify("api-run", sendTimes, reader, Deadline.inMillis(1_500), 200);
+                CanaryVerifier.Verdict v =
+                        CanaryVerifier.verify("api-run", sendTimes, reader, Deadline.inMillis(1_500), 200);
 
                 assertThat(v.lost()).isEqualTo(1);
                 assertThat(v.observed()).isEqualTo(9);
-                assertThat(authorization.get()).startsWith("AWS4-HMAC-SHA256 Credential=AKIDTEST/")
+                assertThat(authorization.get())
+                        .startsWith("AWS4-HMAC-SHA256 Credential=AKIDTEST/")
                         .contains("/us-east-1/execute-api/aws4_request");
             } finally {
                 server.stop(0);

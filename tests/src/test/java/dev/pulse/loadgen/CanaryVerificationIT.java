@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,19 +51,24 @@ class CanaryVerificationIT {
                 sendTimes.add(sent);
                 ReplayRecord canary = CanaryVerifier.record(runId, k, sent);
                 if (k != drop) {
-                    records.add(KinesisRecords.record("shardId-000000000000", sequence++, canary.partitionKey(), canary.data(), sent));
+                    records.add(KinesisRecords.record(
+                            "shardId-000000000000", sequence++, canary.partitionKey(), canary.data(), sent));
                 }
                 if (k == duplicate) { // a second copy: a new record, as a producer retry would create
-                    records.add(KinesisRecords.record("shardId-000000000000", sequence++, canary.partitionKey(), canary.data(), sent));
+                    records.add(KinesisRecords.record(
+                            "shardId-000000000000", sequence++, canary.partitionKey(), canary.data(), sent));
                 }
             }
             p.ingest(records);
             QueryHandler handler = p.queryHandler();
             CanaryVerifier.Reader reader = (id, from, to) -> {
                 long start = Math.floorDiv(from, 60_000L) * 60_000L;
-                JsonNode values = RawData.post(handler, "{\"series\":[{\"name\":\"" + CanaryVerifier.SERIES_NAME
-                        + "\",\"dims\":{\"run\":\"" + id + "\"}}],\"start\":" + start + ",\"end\":" + to
-                        + ",\"period\":60,\"stats\":[\"count\",\"sum\"]}").at("/series/0/values");
+                JsonNode values = RawData.post(
+                                handler,
+                                "{\"series\":[{\"name\":\"" + CanaryVerifier.SERIES_NAME
+                                        + "\",\"dims\":{\"run\":\"" + id + "\"}}],\"start\":" + start + ",\"end\":" + to
+                                        + ",\"period\":60,\"stats\":[\"count\",\"sum\"]}")
+                        .at("/series/0/values");
                 long count = 0;
                 double sum = 0;
                 for (int i = 0; i < values.get("count").size(); i++) {

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -21,18 +36,20 @@ import software.amazon.awssdk.services.kinesis.KinesisAsyncClient;
  */
 final class InProcessLoadGen {
 
-    private InProcessLoadGen() {
-    }
+    private InProcessLoadGen() {}
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** {@code reports} null: no report bucket, as a deployment without one. */
     static LoadGenHandler handler(KinesisAsyncClient client, String stream, LoadGenService.ReportStore reports) {
         LoadGenHandler[] self = new LoadGenHandler[1];
-        LoadGenService service = new LoadGenService(new KinesisSender(client, stream, new Backoff(20, 500), 5),
+        LoadGenService service = new LoadGenService(
+                new KinesisSender(client, stream, new Backoff(20, 500), 5),
                 source -> ReplaySource.load(source, ExpectedResults.repoRoot()),
-                worker -> CompletableFuture.supplyAsync(() -> invoke(self[0], worker.toEvent().toString(),
-                        "worker-" + worker.worker())), null, reports);
+                worker -> CompletableFuture.supplyAsync(
+                        () -> invoke(self[0], worker.toEvent().toString(), "worker-" + worker.worker())),
+                null,
+                reports);
         self[0] = LoadGenFunction.handler(service, PulseMetrics.create("PulseTest", "loadgen"));
         return self[0];
     }
@@ -41,7 +58,9 @@ final class InProcessLoadGen {
     static JsonNode invoke(LoadGenHandler handler, String event, String requestId) {
         try {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
-            handler.handleRequest(new ByteArrayInputStream(event.getBytes(StandardCharsets.UTF_8)), out,
+            handler.handleRequest(
+                    new ByteArrayInputStream(event.getBytes(StandardCharsets.UTF_8)),
+                    out,
                     new TestContext(requestId, 120_000, 2048));
             return JSON.readTree(out.toByteArray());
         } catch (IOException e) {

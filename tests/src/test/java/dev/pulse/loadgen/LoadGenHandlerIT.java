@@ -1,9 +1,24 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
 
-import dev.pulse.local.emulator.KinesisEmulator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.pulse.local.emulator.KinesisEmulator;
 import dev.pulse.testing.ExpectedResults;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,19 +86,28 @@ class LoadGenHandlerIT {
 
         for (JsonNode r : List.of(plain, aggregated)) {
             assertThat(r.has("error")).as(r.toString()).isFalse();
-            assertThat(r.get("acked").asLong()).as(r.toString()).isEqualTo(r.get("sent").asLong()).isPositive();
+            assertThat(r.get("acked").asLong())
+                    .as(r.toString())
+                    .isEqualTo(r.get("sent").asLong())
+                    .isPositive();
             assertThat(r.get("failed").asLong()).isZero();
         }
         // Without aggregation both unit counts are the real one; with it, the unaggregated count is what the same
         // records would have cost, so the two runs' unaggregated counts agree per record sent.
-        assertThat(plain.get("kinesisRecords").asLong()).isEqualTo(plain.get("acked").asLong());
-        assertThat(plain.get("putPayloadUnits").asLong()).isEqualTo(plain.get("putPayloadUnitsUnaggregated").asLong());
+        assertThat(plain.get("kinesisRecords").asLong())
+                .isEqualTo(plain.get("acked").asLong());
+        assertThat(plain.get("putPayloadUnits").asLong())
+                .isEqualTo(plain.get("putPayloadUnitsUnaggregated").asLong());
         assertThat(aggregated.get("aggregate").asBoolean()).isTrue();
-        assertThat(aggregated.get("kinesisRecords").asLong()).isLessThan(aggregated.get("acked").asLong() / 3);
+        assertThat(aggregated.get("kinesisRecords").asLong())
+                .isLessThan(aggregated.get("acked").asLong() / 3);
         assertThat(aggregated.get("putPayloadUnits").asLong())
                 .isLessThan(aggregated.get("putPayloadUnitsUnaggregated").asLong() / 2);
-        assertThat((double) aggregated.get("putPayloadUnitsUnaggregated").asLong() / aggregated.get("acked").asLong())
-                .isCloseTo((double) plain.get("putPayloadUnits").asLong() / plain.get("acked").asLong(),
+        assertThat((double) aggregated.get("putPayloadUnitsUnaggregated").asLong()
+                        / aggregated.get("acked").asLong())
+                .isCloseTo(
+                        (double) plain.get("putPayloadUnits").asLong()
+                                / plain.get("acked").asLong(),
                         org.assertj.core.data.Offset.offset(0.05));
     }
 
@@ -99,7 +123,10 @@ class LoadGenHandlerIT {
         for (JsonNode w : report.get("workers")) {
             // Each worker sent its half of the record budget, packed: far fewer Kinesis records than records.
             assertThat(w.get("acked").asLong()).as(w.toString()).isEqualTo(2000);
-            assertThat(w.get("kinesisRecords").asLong()).as(w.toString()).isPositive().isLessThan(2000 / 3);
+            assertThat(w.get("kinesisRecords").asLong())
+                    .as(w.toString())
+                    .isPositive()
+                    .isLessThan(2000 / 3);
         }
         assertThat(report.get("failed").asLong()).isZero();
     }
@@ -112,7 +139,9 @@ class LoadGenHandlerIT {
         try {
             JsonNode answer = invoke("{\"source\":\"" + source + "\",\"rate\":10,\"durationSeconds\":1,\"workers\":2}");
 
-            assertThat(answer.path("error").path("field").asText()).as(answer.toString()).isEqualTo("source");
+            assertThat(answer.path("error").path("field").asText())
+                    .as(answer.toString())
+                    .isEqualTo("source");
             assertThat(answer.path("error").path("message").asText())
                     .startsWith("source: " + source + " line 2: field data is not base64");
         } finally {
@@ -122,7 +151,8 @@ class LoadGenHandlerIT {
 
     @Test
     void handleRequest_whenEventInvalid_answersWithTheFieldAndSendsNothing() throws Exception {
-        JsonNode report = invoke("{\"source\":\"events/replay/sample.ndjson.gz\",\"mode\":\"rate\",\"durationSeconds\":5}");
+        JsonNode report =
+                invoke("{\"source\":\"events/replay/sample.ndjson.gz\",\"mode\":\"rate\",\"durationSeconds\":5}");
 
         assertThat(report.get("error").get("field").asText()).isEqualTo("rate");
         JsonNode missing = invoke("{\"source\":\"events/replay/nope.gz\",\"rate\":10,\"durationSeconds\":1}");

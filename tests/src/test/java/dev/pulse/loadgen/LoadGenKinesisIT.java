@@ -1,9 +1,24 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
 
-import dev.pulse.local.emulator.KinesisEmulator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.withinPercentage;
 
+import dev.pulse.local.emulator.KinesisEmulator;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
 import java.nio.charset.StandardCharsets;
@@ -42,8 +57,8 @@ class LoadGenKinesisIT {
     private static List<ReplayRecord> sample() {
         List<ReplayRecord> records = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {
-            String json = "{\"name\":\"checkout.latency\",\"dims\":{\"op\":\"op" + (i % 7) + "\"},\"ts\":1795262400000,\"value\":"
-                    + (i % 97) + "}";
+            String json = "{\"name\":\"checkout.latency\",\"dims\":{\"op\":\"op" + (i % 7)
+                    + "\"},\"ts\":1795262400000,\"value\":" + (i % 97) + "}";
             records.add(new ReplayRecord(json.getBytes(StandardCharsets.UTF_8), "op" + (i % 7), 0));
         }
         return records;
@@ -59,7 +74,15 @@ class LoadGenKinesisIT {
         int seconds = 30;
         try (KinesisAsyncClient client = kinesis.client()) {
             SendReport r = new KinesisSender(client, "rate", new Backoff(20, 500), 5)
-                    .run(sample(), Schedule.rate(rate, ramp), rate, ramp, seconds, Long.MAX_VALUE, Deadline.inMillis(60_000), null);
+                    .run(
+                            sample(),
+                            Schedule.rate(rate, ramp),
+                            rate,
+                            ramp,
+                            seconds,
+                            Long.MAX_VALUE,
+                            Deadline.inMillis(60_000),
+                            null);
 
             assertThat(r.failed()).isZero();
             assertThat(r.acked()).isEqualTo(r.sent());
@@ -69,14 +92,18 @@ class LoadGenKinesisIT {
                 for (int s = w; s < w + 5; s++) {
                     inWindow += perSecond[s];
                 }
-                assertThat((double) inWindow).as("records sent in [%d s, %d s)", w, w + 5).isCloseTo(5 * rate, withinPercentage(2));
+                assertThat((double) inWindow)
+                        .as("records sent in [%d s, %d s)", w, w + 5)
+                        .isCloseTo(5 * rate, withinPercentage(2));
             }
             long cumulative = 0;
             for (int s = 0; s < ramp; s++) {
                 cumulative += perSecond[s];
                 double expected = rate * (s + 1) * (s + 1) / (2 * ramp);
                 if (s >= 1) {
-                    assertThat((double) cumulative).as("records sent by %d s of the ramp", s + 1).isCloseTo(expected, withinPercentage(5));
+                    assertThat((double) cumulative)
+                            .as("records sent by %d s of the ramp", s + 1)
+                            .isCloseTo(expected, withinPercentage(5));
                 }
             }
             assertThat(r.achievedRate()).isCloseTo(rate, withinPercentage(2));
@@ -92,11 +119,21 @@ class LoadGenKinesisIT {
             // Every answer to a call made between 8 s and 10 s is held back until 10 s: the stream "stalls".
             KinesisAsyncClient stalling = new StallingKinesis(real, started, 8_000, 10_000);
             SendReport r = new KinesisSender(stalling, "stall", new Backoff(20, 500), 5)
-                    .run(sample(), Schedule.rate(rate, 2), rate, 2, 16, Long.MAX_VALUE, Deadline.inMillis(60_000), null);
+                    .run(
+                            sample(),
+                            Schedule.rate(rate, 2),
+                            rate,
+                            2,
+                            16,
+                            Long.MAX_VALUE,
+                            Deadline.inMillis(60_000),
+                            null);
 
             long[] perSecond = r.sentPerSecond();
             for (int s = 8; s < 10; s++) {
-                assertThat((double) perSecond[s]).as("sent during stalled second %d", s).isCloseTo(rate, withinPercentage(2));
+                assertThat((double) perSecond[s])
+                        .as("sent during stalled second %d", s)
+                        .isCloseTo(rate, withinPercentage(2));
             }
             assertThat(r.acked()).isEqualTo(r.sent());
             // About 1/8 of the post-ramp records waited up to 2 s: p99 and max show it, p50 does not.
@@ -127,8 +164,8 @@ class LoadGenKinesisIT {
             if (at < fromMillis || at >= toMillis) {
                 return call;
             }
-            return call.thenCompose(resp -> CompletableFuture.supplyAsync(() -> resp,
-                    CompletableFuture.delayedExecutor(toMillis - at, TimeUnit.MILLISECONDS)));
+            return call.thenCompose(resp -> CompletableFuture.supplyAsync(
+                    () -> resp, CompletableFuture.delayedExecutor(toMillis - at, TimeUnit.MILLISECONDS)));
         }
 
         @Override
@@ -137,7 +174,6 @@ class LoadGenKinesisIT {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,28 +40,35 @@ import software.amazon.awssdk.services.s3.S3Client;
 class ReplayFromS3IT {
 
     private static S3Client s3() {
-        return S3Client.builder().endpointOverride(Emulators.sqs().endpoint()).region(Region.US_EAST_1)
+        return S3Client.builder()
+                .endpointOverride(Emulators.sqs().endpoint())
+                .region(Region.US_EAST_1)
                 .forcePathStyle(true)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                .httpClient(UrlConnectionHttpClient.create()).build();
+                .httpClient(UrlConnectionHttpClient.create())
+                .build();
     }
 
     @Test
     void loadS3_whenGzipRecordingInBucket_readsTheSameRecordsAsTheBundledFile() {
         try (S3Client s3 = s3()) {
             s3.createBucket(b -> b.bucket("recordings"));
-            s3.putObject(b -> b.bucket("recordings").key("day/sample.ndjson.gz"),
+            s3.putObject(
+                    b -> b.bucket("recordings").key("day/sample.ndjson.gz"),
                     RequestBody.fromFile(ExpectedResults.event("replay/sample.ndjson.gz")));
 
             List<ReplayRecord> fromS3 = ReplaySource.loadS3("s3://recordings/day/sample.ndjson.gz", s3);
-            List<ReplayRecord> bundled = ReplaySource.load("events/replay/sample.ndjson.gz", ExpectedResults.repoRoot());
+            List<ReplayRecord> bundled =
+                    ReplaySource.load("events/replay/sample.ndjson.gz", ExpectedResults.repoRoot());
 
             assertThat(fromS3).hasSameSizeAs(bundled).hasSizeGreaterThan(50_000);
             assertThat(fromS3.get(123).data()).isEqualTo(bundled.get(123).data());
             assertThatThrownBy(() -> ReplaySource.loadS3("s3://recordings/missing.gz", s3))
-                    .isInstanceOf(LoadGenRequest.InvalidRequestException.class).hasMessageContaining("no object");
+                    .isInstanceOf(LoadGenRequest.InvalidRequestException.class)
+                    .hasMessageContaining("no object");
             assertThatThrownBy(() -> ReplaySource.loadS3("s3://recordings", s3))
-                    .isInstanceOf(LoadGenRequest.InvalidRequestException.class).hasMessageContaining("s3://bucket/key");
+                    .isInstanceOf(LoadGenRequest.InvalidRequestException.class)
+                    .hasMessageContaining("s3://bucket/key");
         }
     }
 
@@ -80,14 +102,17 @@ class ReplayFromS3IT {
         try (S3Client s3 = s3()) {
             s3.createBucket(b -> b.bucket("hostile"));
             s3.putObject(b -> b.bucket("hostile").key("bomb.ndjson.gz"), RequestBody.fromBytes(gzipBomb()));
-            s3.putObject(b -> b.bucket("hostile").key("bad.ndjson"), RequestBody.fromString(
-                    "{\"name\":\"a\",\"ts\":1,\"value\":1}\n{\"data\":\"not base64\",\"partitionKey\":\"k\"}\n"));
+            s3.putObject(
+                    b -> b.bucket("hostile").key("bad.ndjson"),
+                    RequestBody.fromString(
+                            "{\"name\":\"a\",\"ts\":1,\"value\":1}\n{\"data\":\"not base64\",\"partitionKey\":\"k\"}\n"));
 
             assertThatThrownBy(() -> ReplaySource.loadS3("s3://hostile/bomb.ndjson.gz", s3))
                     .isInstanceOfSatisfying(LoadGenRequest.InvalidRequestException.class, e -> {
                         assertThat(e.field()).isEqualTo("source");
-                        assertThat(e.getMessage()).startsWith("source: s3://hostile/bomb.ndjson.gz line 131073: the source "
-                                + "passes MAX_DECOMPRESSED_BYTES 134217728 bytes after decompression");
+                        assertThat(e.getMessage())
+                                .startsWith("source: s3://hostile/bomb.ndjson.gz line 131073: the source "
+                                        + "passes MAX_DECOMPRESSED_BYTES 134217728 bytes after decompression");
                     });
             assertThatThrownBy(() -> ReplaySource.loadS3("s3://hostile/bad.ndjson", s3))
                     .hasMessageStartingWith("source: s3://hostile/bad.ndjson line 2: field data is not base64");

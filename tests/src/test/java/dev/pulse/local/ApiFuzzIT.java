@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,8 +58,9 @@ class ApiFuzzIT {
     /** Ingested data becomes queryable within this (compaction runs from the table's stream). */
     static final long WARM_UP_LIMIT_SECONDS = 90;
     /** Locally only the prefix is checked (there is no IAM); the credential is made up. */
-    static final String AUTHORIZATION = "Authorization: AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/execute-api/"
-            + "aws4_request, SignedHeaders=host, Signature=00";
+    static final String AUTHORIZATION =
+            "Authorization: AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/execute-api/"
+                    + "aws4_request, SignedHeaders=host, Signature=00";
 
     /**
      * The checks that apply to this API. Left out, on purpose:
@@ -61,20 +77,28 @@ class ApiFuzzIT {
      * nothing, has no links for stateful runs, and has one kind of principal.</li>
      * </ul>
      */
-    static final List<String> CHECKS = List.of("not_a_server_error", "status_code_conformance", "content_type_conformance",
-            "response_headers_conformance", "response_schema_conformance", "negative_data_rejection", "ignored_auth");
+    static final List<String> CHECKS = List.of(
+            "not_a_server_error",
+            "status_code_conformance",
+            "content_type_conformance",
+            "response_headers_conformance",
+            "response_schema_conformance",
+            "negative_data_rejection",
+            "ignored_auth");
 
     /** Failure codes (see {@code schemathesis explain}) of a 5xx. */
     static final List<String> SERVER_ERROR_CODES = List.of("ST101", "ST102");
     /** Failure codes of a response that does not match the spec: status, content type, headers, body. */
-    static final List<String> SCHEMA_VIOLATION_CODES = List.of("ST103", "ST104", "ST105", "ST106", "ST107", "ST108",
-            "ST109", "ST110", "ST111");
+    static final List<String> SCHEMA_VIOLATION_CODES =
+            List.of("ST103", "ST104", "ST105", "ST106", "ST107", "ST108", "ST109", "ST110", "ST111");
 
     @Test
     void schemathesis_againstLocalApi_noServerErrorAndEveryResponseConformsToTheSpec() throws Exception {
         Path root = LocalDeployments.root();
         Path cli = Path.of(System.getProperty("pulse.moto.bin")).getParent().resolve("schemathesis");
-        assertThat(cli).as("schemathesis is not installed next to moto_server: `make test` installs requirements-dev.txt into .venv")
+        assertThat(cli)
+                .as(
+                        "schemathesis is not installed next to moto_server: `make test` installs requirements-dev.txt into .venv")
                 .isExecutable();
         StackOptions options = LocalDeployments.options("api-fuzz-it");
         Path dir = options.workDir().resolve("schemathesis");
@@ -91,31 +115,52 @@ class ApiFuzzIT {
         try (LocalDeployment stack = LocalDeployment.start(options, null)) {
             // Data first, so queries return real series: the fixture's datapoints lie in the hour the spec's own
             // request example asks for (the ingest window is relative to the records' arrival time).
-            InvokeResult ingest = stack.lambda().invoke("IngestFunction",
-                    Files.readAllBytes(root.resolve("events/ingest-kinesis-native.json")));
-            assertThat(ingest.failed()).as(new String(ingest.payload(), StandardCharsets.UTF_8)).isFalse();
-            assertThat(JSON.readTree(ingest.payload()).path("batchItemFailures")).isEmpty();
+            InvokeResult ingest = stack.lambda()
+                    .invoke("IngestFunction", Files.readAllBytes(root.resolve("events/ingest-kinesis-native.json")));
+            assertThat(ingest.failed())
+                    .as(new String(ingest.payload(), StandardCharsets.UTF_8))
+                    .isFalse();
+            assertThat(JSON.readTree(ingest.payload()).path("batchItemFailures"))
+                    .isEmpty();
             warmUp(stack, root);
             stack.httpApi().latencies(); // from here on, the count is schemathesis's requests only
 
-            command = List.of(cli.toString(), "run", root.resolve("api/openapi.yaml").toString(),
-                    "--url", stack.apiUrl().toString(),
-                    "--header", AUTHORIZATION,
-                    "--checks", String.join(",", CHECKS),
-                    "--phases", "examples,coverage,fuzzing",
-                    "--seed", Long.toString(SEED),
-                    "--max-examples", Integer.toString(MAX_EXAMPLES),
-                    "--workers", "1",
-                    "--request-timeout", Integer.toString(REQUEST_TIMEOUT_SECONDS),
+            command = List.of(
+                    cli.toString(),
+                    "run",
+                    root.resolve("api/openapi.yaml").toString(),
+                    "--url",
+                    stack.apiUrl().toString(),
+                    "--header",
+                    AUTHORIZATION,
+                    "--checks",
+                    String.join(",", CHECKS),
+                    "--phases",
+                    "examples,coverage,fuzzing",
+                    "--seed",
+                    Long.toString(SEED),
+                    "--max-examples",
+                    Integer.toString(MAX_EXAMPLES),
+                    "--workers",
+                    "1",
+                    "--request-timeout",
+                    Integer.toString(REQUEST_TIMEOUT_SECONDS),
                     // Nothing kept between runs (the seed alone decides the requests), nothing written outside dir.
-                    "--generation-database", "none",
-                    "--report", "json,har",
-                    "--report-json-path", jsonReport.toString(),
-                    "--report-har-path", harReport.toString(),
+                    "--generation-database",
+                    "none",
+                    "--report",
+                    "json,har",
+                    "--report-json-path",
+                    jsonReport.toString(),
+                    "--report-har-path",
+                    harReport.toString(),
                     // Real nextToken values in reproductions; the only credential is the made-up one above.
-                    "--output-sanitize", "false",
+                    "--output-sanitize",
+                    "false",
                     "--no-color");
-            ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
+            ProcessBuilder pb = new ProcessBuilder(command)
+                    .directory(dir.toFile())
+                    .redirectErrorStream(true)
                     .redirectOutput(console.toFile());
             pb.environment().put("NO_COLOR", "1");
             Process p = pb.start();
@@ -128,7 +173,8 @@ class ApiFuzzIT {
                     p.descendants().forEach(d -> pids.add(d.pid()));
                     clientSockets.addAll(ListeningSockets.of(pids));
                     if (System.nanoTime() > deadline) {
-                        throw new AssertionError("schemathesis did not finish within " + RUN_LIMIT_SECONDS + " s:\n" + tail(console));
+                        throw new AssertionError(
+                                "schemathesis did not finish within " + RUN_LIMIT_SECONDS + " s:\n" + tail(console));
                     }
                 }
                 exit = p.exitValue();
@@ -154,12 +200,17 @@ class ApiFuzzIT {
         long requests = har.size();
         Map<Integer, Integer> statuses = new TreeMap<>();
         har.forEach(e -> statuses.merge(e.path("response").path("status").asInt(), 1, Integer::sum));
-        long serverErrors = statuses.entrySet().stream().filter(e -> e.getKey() >= 500).mapToLong(Map.Entry::getValue).sum()
+        long serverErrors = statuses.entrySet().stream()
+                        .filter(e -> e.getKey() >= 500)
+                        .mapToLong(Map.Entry::getValue)
+                        .sum()
                 + failures(report, SERVER_ERROR_CODES);
         long schemaViolations = failures(report, SCHEMA_VIOLATION_CODES);
 
         String context = "schemathesis exit " + exit + ", command " + command + "\n" + output;
-        assertThat(report.path("errors")).as("errors (network, schema loading)\n%s", context).isEmpty();
+        assertThat(report.path("errors"))
+                .as("errors (network, schema loading)\n%s", context)
+                .isEmpty();
         assertThat(report.path("failures")).as("failures\n%s", context).isEmpty();
         assertThat(exit).as(context).isZero();
         assertThat(report.path("complete").asBoolean()).as(context).isTrue();
@@ -168,7 +219,8 @@ class ApiFuzzIT {
         // format_query by GET and POST; label values, buildinfo and metadata by GET.
         assertThat(report.path("operations").path("tested").asInt()).as(context).isEqualTo(19);
         for (String phase : List.of("examples", "coverage", "fuzzing")) {
-            assertThat(report.path("phases").path(phase).path("status").asText()).as("phase %s\n%s", phase, context)
+            assertThat(report.path("phases").path(phase).path("status").asText())
+                    .as("phase %s\n%s", phase, context)
                     .isEqualTo("success");
         }
         assertThat(serverErrors).isZero();
@@ -179,11 +231,19 @@ class ApiFuzzIT {
         // The gateway saw them all (and the auth probes, which are not in the HAR).
         assertThat(served).isGreaterThanOrEqualTo(requests);
 
-        System.out.printf("schemathesis %s, seed %d, at most %d examples per operation, %d test cases, statuses %s, %d requests"
-                + " served by the local API, checks %s, no listening socket%n", report.path("schemathesis_version").asText(),
-                SEED, MAX_EXAMPLES, report.path("test_cases").path("generated").asLong(), statuses, served, String.join(",", CHECKS));
-        System.out.printf("schemathesis: %d requests, %d server errors, %d schema violations%n", requests, serverErrors,
-                schemaViolations);
+        System.out.printf(
+                "schemathesis %s, seed %d, at most %d examples per operation, %d test cases, statuses %s, %d requests"
+                        + " served by the local API, checks %s, no listening socket%n",
+                report.path("schemathesis_version").asText(),
+                SEED,
+                MAX_EXAMPLES,
+                report.path("test_cases").path("generated").asLong(),
+                statuses,
+                served,
+                String.join(",", CHECKS));
+        System.out.printf(
+                "schemathesis: %d requests, %d server errors, %d schema violations%n",
+                requests, serverErrors, schemaViolations);
     }
 
     /**
@@ -192,7 +252,8 @@ class ApiFuzzIT {
      * The query function's cold start happens here too, rather than inside schemathesis's request timeout.
      */
     private static void warmUp(LocalDeployment stack, Path root) throws Exception {
-        JsonNode example = new YAMLMapper().readTree(root.resolve("api/openapi.yaml").toFile())
+        JsonNode example = new YAMLMapper()
+                .readTree(root.resolve("api/openapi.yaml").toFile())
                 .at("/paths/~1query/post/requestBody/content/application~1json/example");
         assertThat(example.isObject()).isTrue();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WARM_UP_LIMIT_SECONDS);
@@ -207,8 +268,11 @@ class ApiFuzzIT {
                         return;
                     }
                 }
-                assertThat(System.nanoTime()).as("the ingested fixture did not show up in the example's hour within %d s: %s",
-                        WARM_UP_LIMIT_SECONDS, r.body()).isLessThan(deadline);
+                assertThat(System.nanoTime())
+                        .as(
+                                "the ingested fixture did not show up in the example's hour within %d s: %s",
+                                WARM_UP_LIMIT_SECONDS, r.body())
+                        .isLessThan(deadline);
                 Thread.sleep(500);
             }
         }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -32,13 +47,14 @@ import java.util.concurrent.atomic.AtomicLong;
 final class DynamoDbFaultProxy implements AutoCloseable {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Set<String> HOP_BY_HOP = Set.of("connection", "content-length", "host", "expect", "upgrade",
-            "transfer-encoding", "keep-alive");
+    private static final Set<String> HOP_BY_HOP =
+            Set.of("connection", "content-length", "host", "expect", "upgrade", "transfer-encoding", "keep-alive");
 
     private final URI target;
     private final double throttleRate;
     private final double unprocessedRate;
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient client =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
     private final HttpServer server;
     final AtomicLong throttled = new AtomicLong();
@@ -77,17 +93,28 @@ final class DynamoDbFaultProxy implements AutoCloseable {
             String op = String.valueOf(ex.getRequestHeaders().getFirst("X-Amz-Target"));
             boolean batchWrite = op.endsWith(".BatchWriteItem");
             String counted = op.substring(op.lastIndexOf('.') + 1);
-            if (op.endsWith(".UpdateItem") && JSON.readTree(body).path("Key").path("pk").path("S").asText().startsWith("W#")) {
+            if (op.endsWith(".UpdateItem")
+                    && JSON.readTree(body)
+                            .path("Key")
+                            .path("pk")
+                            .path("S")
+                            .asText()
+                            .startsWith("W#")) {
                 counted = CHECKPOINT;
             }
-            // Ingest's writes: its partials and catalog (BatchWriteItem), its compaction marks and checkpoints (UpdateItem).
+            // Ingest's writes: its partials and catalog (BatchWriteItem), its compaction marks and checkpoints
+            // (UpdateItem).
             boolean ingestWrite = batchWrite || op.endsWith(".UpdateItem");
             double dice = ThreadLocalRandom.current().nextDouble();
             if (ingestWrite && dice < throttleRate) {
                 throttled.incrementAndGet();
-                reply(ex, 400, Map.of(), ("{\"__type\":\"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException\","
-                        + "\"message\":\"The level of configured provisioned throughput for the table was exceeded (injected)\"}")
-                        .getBytes(StandardCharsets.UTF_8));
+                reply(
+                        ex,
+                        400,
+                        Map.of(),
+                        ("{\"__type\":\"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException\","
+                                        + "\"message\":\"The level of configured provisioned throughput for the table was exceeded (injected)\"}")
+                                .getBytes(StandardCharsets.UTF_8));
                 return;
             }
             ObjectNode held = null;
@@ -95,7 +122,9 @@ final class DynamoDbFaultProxy implements AutoCloseable {
                 // Apply the first half of each table's items; hand the rest back as unprocessed.
                 ObjectNode request = (ObjectNode) JSON.readTree(body);
                 held = JSON.createObjectNode();
-                for (Iterator<Map.Entry<String, JsonNode>> it = request.path("RequestItems").properties().iterator(); it.hasNext();) {
+                for (Iterator<Map.Entry<String, JsonNode>> it =
+                                request.path("RequestItems").properties().iterator();
+                        it.hasNext(); ) {
                     Map.Entry<String, JsonNode> table = it.next();
                     ArrayNode items = (ArrayNode) table.getValue();
                     int keep = items.size() / 2;
@@ -110,12 +139,17 @@ final class DynamoDbFaultProxy implements AutoCloseable {
                 }
                 unprocessedCalls.incrementAndGet();
                 if (request.path("RequestItems").isEmpty()) {
-                    reply(ex, 200, Map.of(), JSON.writeValueAsBytes(JSON.createObjectNode().set("UnprocessedItems", held)));
+                    reply(
+                            ex,
+                            200,
+                            Map.of(),
+                            JSON.writeValueAsBytes(JSON.createObjectNode().set("UnprocessedItems", held)));
                     return;
                 }
                 body = JSON.writeValueAsBytes(request);
             }
-            HttpRequest.Builder b = HttpRequest.newBuilder(target.resolve(ex.getRequestURI().getRawPath()))
+            HttpRequest.Builder b = HttpRequest.newBuilder(
+                            target.resolve(ex.getRequestURI().getRawPath()))
                     .method(ex.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body));
             ex.getRequestHeaders().forEach((k, v) -> {
                 if (!HOP_BY_HOP.contains(k.toLowerCase())) {
@@ -153,7 +187,8 @@ final class DynamoDbFaultProxy implements AutoCloseable {
         }
     }
 
-    private static void reply(HttpExchange ex, int status, Map<String, String> headers, byte[] body) throws IOException {
+    private static void reply(HttpExchange ex, int status, Map<String, String> headers, byte[] body)
+            throws IOException {
         headers.forEach((k, v) -> ex.getResponseHeaders().add(k, v));
         if (!headers.containsKey("Content-Type") && !headers.containsKey("content-type")) {
             ex.getResponseHeaders().add("Content-Type", "application/x-amz-json-1.0");

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -9,8 +24,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.aggregate.ExactSum;
 import dev.pulse.local.esm.InvokeResult;
 import dev.pulse.local.lambda.FaultPlan;
-import dev.pulse.store.write.CompactMarks;
 import dev.pulse.store.codec.RollupItems;
+import dev.pulse.store.write.CompactMarks;
 import dev.pulse.testing.TestConfig;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -58,12 +73,16 @@ class FaultInjectionIT {
     private static final int HOURS = 2;
     /** Records sent before the build, and late ones sent after it. */
     private static final int RECORDS = 8_000;
+
     private static final int LATE_RECORDS = 2_100;
     private static final int DATAPOINTS_PER_RECORD = 10;
     private static final double POISON_RATE = 0.01;
     /** The stack's IngestTimeout (s): small, so compaction marks settle within the test (40 s). */
     private static final String INGEST_TIMEOUT = "15";
-    private static final Duration MARK_SETTLE = TestConfig.of("t", "q", Map.of("INGEST_TIMEOUT_SECONDS", INGEST_TIMEOUT)).markSettle();
+
+    private static final Duration MARK_SETTLE = TestConfig.of(
+                    "t", "q", Map.of("INGEST_TIMEOUT_SECONDS", INGEST_TIMEOUT))
+            .markSettle();
 
     /**
      * Faults by kind, counted as injected: random ones (3% crashes, 2% timeouts, 5% second deliveries), and one of
@@ -90,9 +109,13 @@ class FaultInjectionIT {
             if (!logicalId.equals("IngestFunction") && !logicalId.equals("CompactFunction")) {
                 return Fault.NONE;
             }
-            long n = invocations.computeIfAbsent(logicalId, k -> new AtomicLong()).incrementAndGet();
+            long n = invocations
+                    .computeIfAbsent(logicalId, k -> new AtomicLong())
+                    .incrementAndGet();
             Map.Entry<Kind, Long> arm = armed.get(logicalId);
-            Kind sure = arm != null && arm.getValue() <= System.currentTimeMillis() && armed.remove(logicalId, arm) ? arm.getKey() : null;
+            Kind sure = arm != null && arm.getValue() <= System.currentTimeMillis() && armed.remove(logicalId, arm)
+                    ? arm.getKey()
+                    : null;
             if (sure == null && logicalId.equals("IngestFunction")) {
                 sure = n == 5 ? Kind.CRASH : n == 9 ? Kind.TIMEOUT : null;
             }
@@ -111,7 +134,9 @@ class FaultInjectionIT {
 
         @Override
         public boolean duplicateDelivery(String functionLogicalId) {
-            long n = deliveries.computeIfAbsent(functionLogicalId, k -> new AtomicLong()).incrementAndGet();
+            long n = deliveries
+                    .computeIfAbsent(functionLogicalId, k -> new AtomicLong())
+                    .incrementAndGet();
             boolean dup = n == 4 || ThreadLocalRandom.current().nextDouble() < 0.05;
             if (dup) {
                 count(functionLogicalId + " delivered twice");
@@ -153,13 +178,23 @@ class FaultInjectionIT {
     }
 
     @Test
-    void pipeline_whenFaultsInjectedAndLateDataArrivesAfterTheBuild_queryCountsEveryDatapointExactlyOnce() throws Exception {
+    void pipeline_whenFaultsInjectedAndLateDataArrivesAfterTheBuild_queryCountsEveryDatapointExactlyOnce()
+            throws Exception {
         Plan plan = new Plan();
         StackOptions base = LocalDeployments.options("fault-injection");
         // Marks settle 40 s after the last write; hours are built 60 s after they end; the schedule (every 5
         // minutes in the template) runs every 5 s.
-        StackOptions options = base.withParameters(Map.of("StreamMode", "PROVISIONED", "StreamShardCount", "2",
-                        "BatchSize", "500", "IngestTimeout", INGEST_TIMEOUT, "CompactGraceSeconds", "60"))
+        StackOptions options = base.withParameters(Map.of(
+                        "StreamMode",
+                        "PROVISIONED",
+                        "StreamShardCount",
+                        "2",
+                        "BatchSize",
+                        "500",
+                        "IngestTimeout",
+                        INGEST_TIMEOUT,
+                        "CompactGraceSeconds",
+                        "60"))
                 .withFaults(plan, base.workDir().resolve("kinesis-store"))
                 .withScheduleEvery(Duration.ofSeconds(5));
         Artifacts.deleteRecursively(base.workDir().resolve("kinesis-store"));
@@ -176,14 +211,24 @@ class FaultInjectionIT {
         // Where the run's time goes, printed with the result: most of it is waiting for marks to settle.
         Map<String, Long> phases = new java.util.LinkedHashMap<>();
         try (LocalDeployment stack = LocalDeployment.start(options, null);
-                KinesisClient kinesis = KinesisClient.builder().endpointOverride(stack.kinesisUrl()).region(Region.US_EAST_1)
-                        .credentialsProvider(LocalDeployment.CREDENTIALS).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
-                DynamoDbClient table = DynamoDbClient.builder().endpointOverride(stack.dynamoDbUrl()).region(Region.US_EAST_1)
-                        .credentialsProvider(LocalDeployment.CREDENTIALS).httpClientBuilder(UrlConnectionHttpClient.builder()).build();
+                KinesisClient kinesis = KinesisClient.builder()
+                        .endpointOverride(stack.kinesisUrl())
+                        .region(Region.US_EAST_1)
+                        .credentialsProvider(LocalDeployment.CREDENTIALS)
+                        .httpClientBuilder(UrlConnectionHttpClient.builder())
+                        .build();
+                DynamoDbClient table = DynamoDbClient.builder()
+                        .endpointOverride(stack.dynamoDbUrl())
+                        .region(Region.US_EAST_1)
+                        .credentialsProvider(LocalDeployment.CREDENTIALS)
+                        .httpClientBuilder(UrlConnectionHttpClient.builder())
+                        .build();
                 SignedApi api = new SignedApi(stack.apiUrl())) {
             String stream = stack.ref("Stream");
-            ScheduleRunner builder = stack.schedules().stream().filter(s -> s.spec().functionId().equals("CompactFunction"))
-                    .findFirst().orElseThrow();
+            ScheduleRunner builder = stack.schedules().stream()
+                    .filter(s -> s.spec().functionId().equals("CompactFunction"))
+                    .findFirst()
+                    .orElseThrow();
             Set<String> poisonSent = new HashSet<>();
 
             phases.put("stack start", System.nanoTime() - started);
@@ -245,13 +290,18 @@ class FaultInjectionIT {
                 for (int t = 0; t < timestamps.size(); t++) {
                     long minute = timestamps.get(t).asLong();
                     Expected e = want.get(minute);
-                    long got = values.path("count").get(t).isNull() ? 0 : values.path("count").get(t).asLong();
+                    long got = values.path("count").get(t).isNull()
+                            ? 0
+                            : values.path("count").get(t).asLong();
                     long exp = e == null ? 0 : e.count;
                     cells++;
                     lost += Math.max(0, exp - got);
                     duplicated += Math.max(0, got - exp);
-                    if (e != null && got == exp && (values.path("sum").get(t).asDouble() != e.sum.value()
-                            || values.path("min").get(t).asDouble() != e.min || values.path("max").get(t).asDouble() != e.max)) {
+                    if (e != null
+                            && got == exp
+                            && (values.path("sum").get(t).asDouble() != e.sum.value()
+                                    || values.path("min").get(t).asDouble() != e.min
+                                    || values.path("max").get(t).asDouble() != e.max)) {
                         inconsistent++;
                     }
                 }
@@ -265,7 +315,11 @@ class FaultInjectionIT {
                 for (Message m : drain(stack, url)) {
                     JsonNode b = JSON.readTree(m.body());
                     if (b.path("kind").asText().equals("poison")) {
-                        poisonSeen.merge(b.path("shardId").asText() + "/" + b.path("sequenceNumber").asText(), 1, Integer::sum);
+                        poisonSeen.merge(
+                                b.path("shardId").asText() + "/"
+                                        + b.path("sequenceNumber").asText(),
+                                1,
+                                Integer::sum);
                         if (b.path("reason").asText().isBlank()) {
                             withoutReason++;
                         }
@@ -275,32 +329,57 @@ class FaultInjectionIT {
                 }
             }
             phases.put("query and DLQ checks", System.nanoTime() - at);
-            long redundantPoisonMessages = poisonSeen.values().stream().mapToLong(n -> n - 1).sum();
+            long redundantPoisonMessages =
+                    poisonSeen.values().stream().mapToLong(n -> n - 1).sum();
 
-            MappingRunner ingest = stack.mappings().stream().filter(m -> m.spec().functionId().equals("IngestFunction")).findFirst().orElseThrow();
+            MappingRunner ingest = stack.mappings().stream()
+                    .filter(m -> m.spec().functionId().equals("IngestFunction"))
+                    .findFirst()
+                    .orElseThrow();
             long puts = plan.proxy.calls("PutItem");
-            long closedDays = java.util.stream.LongStream.of(hour0, hour0 + (HOURS - 1) * HOUR).map(h -> Math.floorDiv(h, DAY))
-                    .distinct().filter(d -> (d + 1) * DAY + 60_000 <= System.currentTimeMillis()).count();
+            long closedDays = java.util.stream.LongStream.of(hour0, hour0 + (HOURS - 1) * HOUR)
+                    .map(h -> Math.floorDiv(h, DAY))
+                    .distinct()
+                    .filter(d -> (d + 1) * DAY + 60_000 <= System.currentTimeMillis())
+                    .count();
             long periods = hourPeriods + SERIES * closedDays;
             System.out.println();
-            System.out.println("fault injection: " + (RECORDS + LATE_RECORDS) + " records, " + (onTime.datapoints + late.datapoints)
+            System.out.println("fault injection: " + (RECORDS + LATE_RECORDS) + " records, "
+                    + (onTime.datapoints + late.datapoints)
                     + " datapoints (" + late.datapoints + " late, after the build) in " + expected.size() + " series x "
-                    + HOURS * 60 + " minutes, every batch spanning all of them, " + poisonSent.size() + " poison records, in "
+                    + HOURS * 60 + " minutes, every batch spanning all of them, " + poisonSent.size()
+                    + " poison records, in "
                     + (System.nanoTime() - started) / 1_000_000_000L + " s");
-            System.out.println("  injected: DynamoDB throttled " + plan.proxy.throttled.get() + " ingest writes, half-applied BatchWriteItem "
-                    + plan.proxy.unprocessedCalls.get() + " (" + plan.proxy.unprocessedItems.get() + " items unprocessed), Kinesis emulator restarts 1");
-            System.out.println("  phases: " + String.join(", ", phases.entrySet().stream()
-                    .map(e -> e.getKey() + " " + e.getValue() / 1_000_000_000L + " s").toList()));
+            System.out.println("  injected: DynamoDB throttled " + plan.proxy.throttled.get()
+                    + " ingest writes, half-applied BatchWriteItem " + plan.proxy.unprocessedCalls.get() + " ("
+                    + plan.proxy.unprocessedItems.get() + " items unprocessed), Kinesis emulator restarts 1");
+            System.out.println("  phases: "
+                    + String.join(
+                            ", ",
+                            phases.entrySet().stream()
+                                    .map(e -> e.getKey() + " " + e.getValue() / 1_000_000_000L + " s")
+                                    .toList()));
             new TreeMap<>(plan.injected).forEach((k, v) -> System.out.println("  injected: " + k + " " + v.get()));
-            System.out.println(String.format(Locale.ROOT, "  ingest: %d invocations, %d function errors; builder: %d runs, %d invocations, %d errors",
-                    ingest.invocations(), ingest.functionErrors(), builder.runs(), builder.invocations(), builder.errors()));
-            System.out.println("  builder: " + puts + " rollup writes (" + putsBeforeLate + " before the late data) for " + hourPeriods
+            System.out.println(String.format(
+                    Locale.ROOT,
+                    "  ingest: %d invocations, %d function errors; builder: %d runs, %d invocations, %d errors",
+                    ingest.invocations(),
+                    ingest.functionErrors(),
+                    builder.runs(),
+                    builder.invocations(),
+                    builder.errors()));
+            System.out.println("  builder: " + puts + " rollup writes (" + putsBeforeLate
+                    + " before the late data) for " + hourPeriods
                     + " hours and their days; " + plan.proxy.calls("UpdateItem") + " compaction marks set, "
-                    + plan.proxy.calls("BatchWriteItem") + " partial and catalog batch writes, " + plan.proxy.calls(DynamoDbFaultProxy.CHECKPOINT) + " checkpoint claims and commits");
-            System.out.println("  checked " + cells + " (series, minute) cells through the query API, from rebuilt hourly rollups");
-            System.out.println("  lost " + lost + ", double counted " + duplicated + ", sum/min/max mismatches " + inconsistent);
-            System.out.println("  poison sent " + poisonSent.size() + ", poison in DLQ " + poisonSeen.size() + " (distinct; "
-                    + redundantPoisonMessages + " repeated messages from retried batches), batches given up " + failureRecords);
+                    + plan.proxy.calls("BatchWriteItem") + " partial and catalog batch writes, "
+                    + plan.proxy.calls(DynamoDbFaultProxy.CHECKPOINT) + " checkpoint claims and commits");
+            System.out.println("  checked " + cells
+                    + " (series, minute) cells through the query API, from rebuilt hourly rollups");
+            System.out.println(
+                    "  lost " + lost + ", double counted " + duplicated + ", sum/min/max mismatches " + inconsistent);
+            System.out.println("  poison sent " + poisonSent.size() + ", poison in DLQ " + poisonSeen.size()
+                    + " (distinct; " + redundantPoisonMessages
+                    + " repeated messages from retried batches), batches given up " + failureRecords);
 
             assertThat(lost).isZero();
             assertThat(duplicated).isZero();
@@ -310,11 +389,18 @@ class FaultInjectionIT {
             assertThat(withoutReason).isZero();
             assertThat(failureRecords).isZero();
             assertThat(plan.proxy.throttled.get()).isPositive();
-            assertThat(plan.proxy.calls("BatchWriteItem")).as("ingest's partials go in BatchWriteItems").isPositive();
+            assertThat(plan.proxy.calls("BatchWriteItem"))
+                    .as("ingest's partials go in BatchWriteItems")
+                    .isPositive();
             assertThat(plan.proxy.unprocessedCalls.get()).isPositive();
-            assertThat(plan.injected.keySet()).contains("IngestFunction crash mid-invocation", "IngestFunction timeout",
-                    "IngestFunction delivered twice", "CompactFunction crash mid-invocation", "CompactFunction timeout",
-                    "CompactFunction delivered twice");
+            assertThat(plan.injected.keySet())
+                    .contains(
+                            "IngestFunction crash mid-invocation",
+                            "IngestFunction timeout",
+                            "IngestFunction delivered twice",
+                            "CompactFunction crash mid-invocation",
+                            "CompactFunction timeout",
+                            "CompactFunction delivered twice");
             assertThat(builder.errors()).isPositive();
             // Each period is built once when its data has settled and once after the late data, plus the writes
             // of runs cut short: bounded by the periods, whatever the number of batches (~45) that marked them.
@@ -331,12 +417,16 @@ class FaultInjectionIT {
      * anywhere in the {@link #HOURS} hours from {@code hour0} (a batch spans every minute), values over twelve
      * orders of magnitude and both signs; 1% poison.
      */
-    private static Phase generate(SplittableRandom random, int records, long hour0, Map<String, Map<Long, Expected>> expected) {
+    private static Phase generate(
+            SplittableRandom random, int records, long hour0, Map<String, Map<Long, Expected>> expected) {
         Phase p = new Phase();
         for (int i = 0; i < records; i++) {
             if (random.nextDouble() < POISON_RATE) {
                 p.poison.add(i);
-                p.payloads.add(random.nextBoolean() ? "{\"name\":\"fault.broken\",\"ts\":\"yesterday\",\"value\":1}" : "not json at all " + i);
+                p.payloads.add(
+                        random.nextBoolean()
+                                ? "{\"name\":\"fault.broken\",\"ts\":\"yesterday\",\"value\":1}"
+                                : "not json at all " + i);
                 continue;
             }
             ArrayNode batch = JSON.createArrayNode();
@@ -350,7 +440,8 @@ class FaultInjectionIT {
                 d.put("ts", ts);
                 d.put("value", v);
                 expected.computeIfAbsent("fault.metric" + (s % 4) + "|h" + s, k -> new TreeMap<>())
-                        .computeIfAbsent(ts / 60_000 * 60_000, k -> new Expected()).add(v);
+                        .computeIfAbsent(ts / 60_000 * 60_000, k -> new Expected())
+                        .add(v);
                 p.datapoints++;
             }
             p.payloads.add(batch.toString());
@@ -359,7 +450,8 @@ class FaultInjectionIT {
     }
 
     /** Sends a phase in PutRecords of 500; {@code midway}, if given, runs once halfway (the emulator's restart). */
-    private static void send(KinesisClient kinesis, String stream, Phase phase, Set<String> poisonSent, ThrowingRunnable midway)
+    private static void send(
+            KinesisClient kinesis, String stream, Phase phase, Set<String> poisonSent, ThrowingRunnable midway)
             throws Exception {
         for (int from = 0; from < phase.payloads.size(); from += 500) {
             if (midway != null && from >= phase.payloads.size() / 2 && from - 500 < phase.payloads.size() / 2) {
@@ -378,15 +470,23 @@ class FaultInjectionIT {
     }
 
     /** PutRecords until every record is in, through the emulator's restart; notes where poison records landed. */
-    private static void put(KinesisClient kinesis, String stream, List<String> payloads, List<Integer> indexes,
-            Set<Integer> poisonIndexes, Set<String> poisonSent) throws InterruptedException {
+    private static void put(
+            KinesisClient kinesis,
+            String stream,
+            List<String> payloads,
+            List<Integer> indexes,
+            Set<Integer> poisonIndexes,
+            Set<String> poisonSent)
+            throws InterruptedException {
         List<Integer> pending = indexes;
         long backoff = 50;
         while (!pending.isEmpty()) {
             List<PutRecordsRequestEntry> entries = new ArrayList<>();
             for (int i : pending) {
-                entries.add(PutRecordsRequestEntry.builder().partitionKey("pk" + (i % 97))
-                        .data(SdkBytes.fromString(payloads.get(i), StandardCharsets.UTF_8)).build());
+                entries.add(PutRecordsRequestEntry.builder()
+                        .partitionKey("pk" + (i % 97))
+                        .data(SdkBytes.fromString(payloads.get(i), StandardCharsets.UTF_8))
+                        .build());
             }
             PutRecordsResponse r;
             try {
@@ -415,14 +515,19 @@ class FaultInjectionIT {
         long deadline = System.nanoTime() + max.toNanos();
         long quietSince = System.nanoTime();
         long lastDone = -1;
-        MappingRunner ingest = stack.mappings().stream().filter(m -> m.spec().functionId().equals("IngestFunction")).findFirst().orElseThrow();
+        MappingRunner ingest = stack.mappings().stream()
+                .filter(m -> m.spec().functionId().equals("IngestFunction"))
+                .findFirst()
+                .orElseThrow();
         while (System.nanoTime() < deadline) {
             long done = ingest.recordsDone();
             if (done != lastDone) {
                 lastDone = done;
                 quietSince = System.nanoTime();
             }
-            if (ingest.recordsRead() >= records && ingest.backlog() == 0 && System.nanoTime() - quietSince > 3_000_000_000L) {
+            if (ingest.recordsRead() >= records
+                    && ingest.backlog() == 0
+                    && System.nanoTime() - quietSince > 3_000_000_000L) {
                 return;
             }
             Thread.sleep(500);
@@ -443,7 +548,8 @@ class FaultInjectionIT {
             last = new String(r.payload(), StandardCharsets.UTF_8);
             if (!r.failed()) {
                 JsonNode result = JSON.readTree(r.payload());
-                if (result.path("periodsQueued").asLong(-1) == 0 && !result.path("stopped").asBoolean()) {
+                if (result.path("periodsQueued").asLong(-1) == 0
+                        && !result.path("stopped").asBoolean()) {
                     return result;
                 }
             }
@@ -455,30 +561,40 @@ class FaultInjectionIT {
     /** When the newest compaction mark in the table has settled: from then on a run builds everything marked. */
     private static long settledAt(DynamoDbClient client, String table) {
         long newest = client.scanPaginator(b -> b.tableName(table).consistentRead(true)).items().stream()
-                .filter(i -> i.containsKey(CompactMarks.MARKED)).mapToLong(i -> Long.parseLong(i.get(CompactMarks.MARKED).n()))
-                .max().orElseThrow();
+                .filter(i -> i.containsKey(CompactMarks.MARKED))
+                .mapToLong(i -> Long.parseLong(i.get(CompactMarks.MARKED).n()))
+                .max()
+                .orElseThrow();
         return newest + MARK_SETTLE.toMillis() + 1_000;
     }
 
     /** pk|sk -> compaction version of every hourly rollup; each must be built and unmarked. */
     private static Map<String, Long> hourlyVersions(DynamoDbClient client, String table) {
         Map<String, Long> out = new TreeMap<>();
-        client.scanPaginator(b -> b.tableName(table).consistentRead(true)).items().forEach(i -> {
-            String pk = i.get("pk").s();
-            if (pk.startsWith("H#")) {
-                String id = pk + "|" + i.get("sk").s();
-                assertThat(RollupItems.complete(i)).as(id + " built and not marked since").isTrue();
-                out.put(id, Long.parseLong(i.get(RollupItems.VERSION).n()));
-            }
-        });
+        client.scanPaginator(b -> b.tableName(table).consistentRead(true))
+                .items()
+                .forEach(i -> {
+                    String pk = i.get("pk").s();
+                    if (pk.startsWith("H#")) {
+                        String id = pk + "|" + i.get("sk").s();
+                        assertThat(RollupItems.complete(i))
+                                .as(id + " built and not marked since")
+                                .isTrue();
+                        out.put(id, Long.parseLong(i.get(RollupItems.VERSION).n()));
+                    }
+                });
         return out;
     }
 
     private static List<Message> drain(LocalDeployment stack, String url) {
         List<Message> all = new ArrayList<>();
         while (true) {
-            List<Message> batch = stack.sqs().receiveMessage(b -> b.queueUrl(url).maxNumberOfMessages(10).visibilityTimeout(600)
-                    .waitTimeSeconds(0)).messages();
+            List<Message> batch = stack.sqs()
+                    .receiveMessage(b -> b.queueUrl(url)
+                            .maxNumberOfMessages(10)
+                            .visibilityTimeout(600)
+                            .waitTimeSeconds(0))
+                    .messages();
             if (batch.isEmpty()) {
                 return all;
             }

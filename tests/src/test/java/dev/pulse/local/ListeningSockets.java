@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local;
 
 import java.io.IOException;
@@ -13,11 +28,9 @@ import java.util.stream.Stream;
 final class ListeningSockets {
 
     /** One listening socket: its local address as /proc prints it (hex) and the owning PID. */
-    record Socket(long pid, String address, int port, boolean loopback) {
-    }
+    record Socket(long pid, String address, int port, boolean loopback) {}
 
-    private ListeningSockets() {
-    }
+    private ListeningSockets() {}
 
     static List<Socket> of(List<Long> pids) throws IOException {
         Map<String, Long> inodes = new HashMap<>();
@@ -63,6 +76,7 @@ final class ListeningSockets {
         if (hex.length() == 8) {
             return hex.endsWith("7F");
         }
-        return hex.equals("00000000000000000000000001000000") || (hex.startsWith("0000000000000000FFFF0000") && hex.endsWith("7F"));
+        return hex.equals("00000000000000000000000001000000")
+                || (hex.startsWith("0000000000000000FFFF0000") && hex.endsWith("7F"));
     }
 }

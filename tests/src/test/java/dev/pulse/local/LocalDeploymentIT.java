@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,8 +43,16 @@ class LocalDeploymentIT {
         List<Long> pids;
         JsonNode report;
         try (LocalDeployment stack = LocalDeployment.start(options, null)) {
-            PipelineRun.Config config = new PipelineRun.Config("events/replay/sample.ndjson.gz", "rate", 300, 60, 3, 15, 2,
-                    "LoadGenFunction", options.workDir().resolve("report.json"));
+            PipelineRun.Config config = new PipelineRun.Config(
+                    "events/replay/sample.ndjson.gz",
+                    "rate",
+                    300,
+                    60,
+                    3,
+                    15,
+                    2,
+                    "LoadGenFunction",
+                    options.workDir().resolve("report.json"));
             report = new PipelineRun(stack, config, out).run();
 
             pids = new ArrayList<>(stack.pids());
@@ -38,70 +61,112 @@ class LocalDeploymentIT {
             List<ListeningSockets.Socket> sockets = ListeningSockets.of(owners);
             // DynamoDB Local, kinesalite, moto, the Lambda API, the HTTP API and one Runtime API per environment.
             assertThat(sockets.size()).isGreaterThanOrEqualTo(6);
-            assertThat(sockets).allSatisfy(s -> assertThat(s.loopback()).as("pid %d listens on %s:%d", s.pid(), s.address(), s.port()).isTrue());
-            assertThat(pids).allMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
+            assertThat(sockets)
+                    .allSatisfy(s -> assertThat(s.loopback())
+                            .as("pid %d listens on %s:%d", s.pid(), s.address(), s.port())
+                            .isTrue());
+            assertThat(pids)
+                    .allMatch(pid ->
+                            ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
 
-            MappingRunner ingest = stack.mappings().stream().filter(m -> m.spec().functionId().equals("IngestFunction")).findFirst().orElseThrow();
+            MappingRunner ingest = stack.mappings().stream()
+                    .filter(m -> m.spec().functionId().equals("IngestFunction"))
+                    .findFirst()
+                    .orElseThrow();
             JsonNode load = report.path("load");
             assertThat(load.path("sent").asLong()).isGreaterThan(3_000);
             assertThat(load.path("acked").asLong()).isEqualTo(load.path("sent").asLong());
             assertThat(load.path("workers").size()).isEqualTo(2);
             // Every record on the stream (the load and the canaries) consumed exactly once, none failed.
-            assertThat(ingest.recordsDone()).isEqualTo(ingest.recordsRead()).isGreaterThanOrEqualTo(load.path("sent").asLong());
+            assertThat(ingest.recordsDone())
+                    .isEqualTo(ingest.recordsRead())
+                    .isGreaterThanOrEqualTo(load.path("sent").asLong());
             assertThat(ingest.functionErrors()).isZero();
-            JsonNode ingestMetrics = report.path("functions").path("IngestFunction").path("metrics");
+            JsonNode ingestMetrics =
+                    report.path("functions").path("IngestFunction").path("metrics");
             assertThat(ingestMetrics.path("RecordsIn").asLong()).isEqualTo(ingest.recordsRead());
-            assertThat(ingestMetrics.path("DatapointsIn").asLong()).isGreaterThan(load.path("sent").asLong());
-            assertThat(report.path("functions").path("CompactFunction").path("invocations").asLong()).isPositive();
+            assertThat(ingestMetrics.path("DatapointsIn").asLong())
+                    .isGreaterThan(load.path("sent").asLong());
+            assertThat(report.path("functions")
+                            .path("CompactFunction")
+                            .path("invocations")
+                            .asLong())
+                    .isPositive();
             // Invoked by its schedule only, with the Scheduled Event; every run answered with a CompactResult.
             JsonNode build = report.path("schedules").path("CompactFunction.Build");
             assertThat(build.path("runs").asLong()).isPositive();
             assertThat(build.path("errors").asLong()).as(build.toString()).isZero();
-            assertThat(build.path("lastResponse").has("hoursBuilt")).as(build.toString()).isTrue();
+            assertThat(build.path("lastResponse").has("hoursBuilt"))
+                    .as(build.toString())
+                    .isTrue();
             // The rules evaluator starts with the bundled rule files and runs on its schedule without failing.
             JsonNode evaluate = report.path("schedules").path("RulesFunction.Evaluate");
             assertThat(evaluate.path("runs").asLong()).as(evaluate.toString()).isPositive();
             assertThat(evaluate.path("errors").asLong()).as(evaluate.toString()).isZero();
-            assertThat(evaluate.path("lastResponse").has("groups")).as(evaluate.toString()).isTrue();
-            assertThat(report.path("mappings").has("CompactFunction.TableStream")).isFalse();
+            assertThat(evaluate.path("lastResponse").has("groups"))
+                    .as(evaluate.toString())
+                    .isTrue();
+            assertThat(report.path("mappings").has("CompactFunction.TableStream"))
+                    .isFalse();
             assertThat(report.path("queryLatencyMs").path("requests").asLong()).isPositive();
         }
         JsonNode canary = report.path("load").path("canary");
         assertThat(canary.path("verified").asBoolean()).isTrue();
         assertThat(canary.path("sent").asLong()).isGreaterThanOrEqualTo(10);
         // Each canary once, plus at most one copy per PutRecords call that failed after storing it (the producer's).
-        assertThat(canary.path("observed").asLong()).isPositive().isBetween(canary.path("sent").asLong(),
-                canary.path("sent").asLong() + canary.path("unconfirmedPuts").asLong());
+        assertThat(canary.path("observed").asLong())
+                .isPositive()
+                .isBetween(
+                        canary.path("sent").asLong(),
+                        canary.path("sent").asLong()
+                                + canary.path("unconfirmedPuts").asLong());
         assertThat(canary.path("ok").asBoolean()).as(canary.toString()).isTrue();
         assertThat(canary.path("lost").asLong()).isZero();
         assertThat(canary.path("duplicated").asLong()).isZero();
         assertThat(report.path("passed").asBoolean()).isTrue();
-        assertThat(console.toString(StandardCharsets.UTF_8)).contains("result    PASS: zero lost, zero duplicated")
+        assertThat(console.toString(StandardCharsets.UTF_8))
+                .contains("result    PASS: zero lost, zero duplicated")
                 .contains("schedule  CompactFunction.Build ");
         // Stopped by PID: nothing the stack started is left running.
         for (long pid : pids) {
-            assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).as("pid %d", pid).isFalse();
+            assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
+                    .as("pid %d", pid)
+                    .isFalse();
         }
-        assertThat(Path.of(options.workDir().toString(), "logs", "IngestFunction.log")).exists();
+        assertThat(Path.of(options.workDir().toString(), "logs", "IngestFunction.log"))
+                .exists();
         assertHtmlReportDrawsEveryChart(options.workDir().resolve("report.html"));
     }
 
     /** The run's HTML report in headless Chromium: every chart drawn, each with data, and nothing fetched. */
     private static void assertHtmlReportDrawsEveryChart(Path html) throws Exception {
         org.jsoup.nodes.Document dom = dev.pulse.testing.Chromium.dumpDom(html);
-        List<String> charts = List.of("rate", "put-latency", "canary-freshness", "ingested", "ingest-lag", "dlq-depth",
-                "canary-queryable", "query-latency");
+        List<String> charts = List.of(
+                "rate",
+                "put-latency",
+                "canary-freshness",
+                "ingested",
+                "ingest-lag",
+                "dlq-depth",
+                "canary-queryable",
+                "query-latency");
         assertThat(dom.select("figure.chart").eachAttr("data-chart")).containsExactlyElementsOf(charts);
         assertThat(dom.body().attr("data-rendered")).isEqualTo(String.valueOf(charts.size()));
         for (String chart : charts) {
             var paths = dom.select("figure[data-chart=" + chart + "] path.series");
             assertThat(paths).as(chart).isNotEmpty();
-            assertThat(paths).as(chart).allSatisfy(p -> assertThat(Integer.parseInt(p.attr("data-points"))).isPositive());
+            assertThat(paths)
+                    .as(chart)
+                    .allSatisfy(p ->
+                            assertThat(Integer.parseInt(p.attr("data-points"))).isPositive());
         }
         // A 15 s run: a point per second for target and achieved, and latency for most seconds.
-        assertThat(dom.select("figure[data-chart=rate] path.series").eachAttr("data-series")).containsExactly("target", "achieved");
-        assertThat(dom.select("figure[data-chart=rate] path.series").eachAttr("data-points")).containsOnly("15");
-        assertThat(Integer.parseInt(dom.select("figure[data-chart=put-latency] path[data-series=p99]").attr("data-points")))
+        assertThat(dom.select("figure[data-chart=rate] path.series").eachAttr("data-series"))
+                .containsExactly("target", "achieved");
+        assertThat(dom.select("figure[data-chart=rate] path.series").eachAttr("data-points"))
+                .containsOnly("15");
+        assertThat(Integer.parseInt(dom.select("figure[data-chart=put-latency] path[data-series=p99]")
+                        .attr("data-points")))
                 .isGreaterThanOrEqualTo(10);
         assertThat(dom.select("[src], [href], link, iframe, img")).isEmpty();
     }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -10,7 +25,6 @@ import dev.pulse.loadgen.LoadGenMetric;
 import dev.pulse.query.QueryMetric;
 import dev.pulse.testing.EmfOutput;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -67,8 +81,9 @@ class HandlerMetricsEmfTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("enumsAndSources")
-    <M extends Enum<M> & MetricName> void measure_whenInvokedRepeatedly_printsOneValidDocumentPerInvocationWithItsValues(
-            Class<M> names, Source source) throws Exception {
+    <M extends Enum<M> & MetricName>
+            void measure_whenInvokedRepeatedly_printsOneValidDocumentPerInvocationWithItsValues(
+                    Class<M> names, Source source) throws Exception {
         Metrics metrics = source.create("svc");
 
         EmfOutput out = EmfOutput.during(() -> {
@@ -88,8 +103,12 @@ class HandlerMetricsEmfTest {
             assertThat(doc.get("Service").asText()).isEqualTo("svc");
             assertThat(units(directive)).isEqualTo(expectedUnits(names));
             for (Map.Entry<String, Double> e : expected(names, i).entrySet()) {
-                assertThat(doc.get(e.getKey()).isNumber()).as("%s is a number", e.getKey()).isTrue();
-                assertThat(doc.get(e.getKey()).asDouble()).as("%s in invocation %d", e.getKey(), i).isEqualTo(e.getValue());
+                assertThat(doc.get(e.getKey()).isNumber())
+                        .as("%s is a number", e.getKey())
+                        .isTrue();
+                assertThat(doc.get(e.getKey()).asDouble())
+                        .as("%s in invocation %d", e.getKey(), i)
+                        .isEqualTo(e.getValue());
             }
         }
     }
@@ -98,20 +117,28 @@ class HandlerMetricsEmfTest {
         return Stream.of(
                 Arguments.of(Map.of(), "Pulse", "query"),
                 Arguments.of(Map.of(PulseMetrics.NAMESPACE_ENV, "Pulse-dev"), "Pulse-dev", "query"),
-                Arguments.of(Map.of(PulseMetrics.NAMESPACE_ENV, "Pulse-dev", PulseMetrics.SERVICE_ENV, "query-eu"),
-                        "Pulse-dev", "query-eu"));
+                Arguments.of(
+                        Map.of(PulseMetrics.NAMESPACE_ENV, "Pulse-dev", PulseMetrics.SERVICE_ENV, "query-eu"),
+                        "Pulse-dev",
+                        "query-eu"));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("environments")
-    void create_whenTheEnvironmentNamesNamespaceOrService_isPowertoolsSingletonPrintingThem(Map<String, String> env,
-            String namespace, String service) throws Exception {
+    void create_whenTheEnvironmentNamesNamespaceOrService_isPowertoolsSingletonPrintingThem(
+            Map<String, String> env, String namespace, String service) throws Exception {
         Metrics metrics = PulseMetrics.create(env, "query");
 
-        JsonNode doc = EmfOutput.during(() -> invoke(QueryMetric.class, metrics, 0)).single();
+        JsonNode doc =
+                EmfOutput.during(() -> invoke(QueryMetric.class, metrics, 0)).single();
 
         assertThat(metrics).isSameAs(MetricsFactory.getMetricsInstance());
-        assertThat(doc.get("_aws").get("CloudWatchMetrics").get(0).get("Namespace").asText()).isEqualTo(namespace);
+        assertThat(doc.get("_aws")
+                        .get("CloudWatchMetrics")
+                        .get(0)
+                        .get("Namespace")
+                        .asText())
+                .isEqualTo(namespace);
         assertThat(doc.get("Service").asText()).isEqualTo(service);
     }
 
@@ -130,11 +157,13 @@ class HandlerMetricsEmfTest {
     void measure_whenTheBodyThrows_printsTheDocumentAndRethrows() throws Exception {
         Metrics metrics = Source.LAMBDA_SINGLETON.create("svc");
 
-        EmfOutput out = EmfOutput.during(() -> assertThatThrownBy(() -> InvocationMetrics.measure(QueryMetric.class, metrics,
-                c -> {
-                    c.add(QueryMetric.SERIES_REQUESTED, 4);
-                    throw new IllegalStateException("the query failed");
-                })).isInstanceOf(IllegalStateException.class).hasMessage("the query failed"));
+        EmfOutput out = EmfOutput.during(() -> assertThatThrownBy(() ->
+                        InvocationMetrics.measure(QueryMetric.class, metrics, c -> {
+                            c.add(QueryMetric.SERIES_REQUESTED, 4);
+                            throw new IllegalStateException("the query failed");
+                        }))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("the query failed"));
 
         JsonNode doc = out.single();
         assertValidEmf(doc);
@@ -147,7 +176,8 @@ class HandlerMetricsEmfTest {
     void measure_whenNothingWasCounted_printsEveryMetricAtZero(Source source) throws Exception {
         Metrics metrics = source.create("svc");
 
-        JsonNode doc = EmfOutput.during(() -> InvocationMetrics.measure(IngestMetric.class, metrics, c -> null)).single();
+        JsonNode doc = EmfOutput.during(() -> InvocationMetrics.measure(IngestMetric.class, metrics, c -> null))
+                .single();
 
         assertValidEmf(doc);
         assertThat(units(doc.get("_aws").get("CloudWatchMetrics").get(0))).isEqualTo(expectedUnits(IngestMetric.class));
@@ -158,7 +188,8 @@ class HandlerMetricsEmfTest {
 
     @ParameterizedTest
     @ValueSource(doubles = {Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY})
-    void measure_whenAGaugeIsNotFinite_printsTheOtherMetricsAndTheNextDocumentOnlyItsOwn(double gauge) throws Exception {
+    void measure_whenAGaugeIsNotFinite_printsTheOtherMetricsAndTheNextDocumentOnlyItsOwn(double gauge)
+            throws Exception {
         Metrics metrics = Source.LAMBDA_SINGLETON.create("svc");
 
         EmfOutput out = EmfOutput.during(() -> {
@@ -178,7 +209,8 @@ class HandlerMetricsEmfTest {
         JsonNode first = out.documents().get(0);
         assertValidEmf(first);
         assertThat(first.has("QueryLatencyMs")).isFalse();
-        assertThat(units(first.get("_aws").get("CloudWatchMetrics").get(0))).doesNotContainKey("QueryLatencyMs")
+        assertThat(units(first.get("_aws").get("CloudWatchMetrics").get(0)))
+                .doesNotContainKey("QueryLatencyMs")
                 .hasSize(QueryMetric.values().length - 1);
         assertThat(first.get("ItemsRead").asDouble()).isEqualTo(7.0);
         JsonNode second = out.documents().get(1);
@@ -223,7 +255,9 @@ class HandlerMetricsEmfTest {
 
     private static Map<String, String> units(JsonNode directive) {
         Map<String, String> units = new TreeMap<>();
-        directive.get("Metrics").forEach(m -> units.put(m.get("Name").asText(), m.get("Unit").asText()));
+        directive
+                .get("Metrics")
+                .forEach(m -> units.put(m.get("Name").asText(), m.get("Unit").asText()));
         return units;
     }
 
@@ -236,13 +270,16 @@ class HandlerMetricsEmfTest {
         JsonNode aws = doc.get("_aws");
         assertThat(aws.isObject()).isTrue();
         assertThat(aws.get("Timestamp").isIntegralNumber()).isTrue();
-        assertThat(aws.get("Timestamp").asLong()).isBetween(System.currentTimeMillis() - 60_000, System.currentTimeMillis());
+        assertThat(aws.get("Timestamp").asLong())
+                .isBetween(System.currentTimeMillis() - 60_000, System.currentTimeMillis());
         assertThat(aws.get("CloudWatchMetrics").isArray()).isTrue();
         for (JsonNode d : aws.get("CloudWatchMetrics")) {
             assertThat(d.get("Namespace").isTextual()).isTrue();
             for (JsonNode set : d.get("Dimensions")) {
                 assertThat(set.size()).isBetween(1, 30);
-                set.forEach(k -> assertThat(doc.get(k.asText()).isTextual()).as("dimension %s", k).isTrue());
+                set.forEach(k -> assertThat(doc.get(k.asText()).isTextual())
+                        .as("dimension %s", k)
+                        .isTrue());
             }
             assertThat(d.get("Metrics").size()).isBetween(1, 100);
             for (JsonNode m : d.get("Metrics")) {

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ops;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -13,11 +28,16 @@ final class FailureRecords {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private FailureRecords() {
-    }
+    private FailureRecords() {}
 
     /** A discarded Kinesis batch of {@code batchSize} records from {@code start} to {@code end} on {@code shardId}. */
-    static String kinesis(String streamArn, String shardId, String start, String end, int batchSize, Instant firstArrival,
+    static String kinesis(
+            String streamArn,
+            String shardId,
+            String start,
+            String end,
+            int batchSize,
+            Instant firstArrival,
             Instant lastArrival) {
         ObjectNode root = envelope("RetryAttemptsExhausted", 11);
         ObjectNode info = root.putObject("KinesisBatchInfo");
@@ -41,7 +61,9 @@ final class FailureRecords {
         info.put("approximateArrivalOfFirstRecord", "2026-11-21T11:59:00Z");
         info.put("approximateArrivalOfLastRecord", "2026-11-21T11:59:01Z");
         info.put("batchSize", batchSize);
-        info.put("streamArn", "arn:aws:dynamodb:us-east-1:123456789012:table/pulse-Table-1/stream/2026-11-01T00:00:00.000");
+        info.put(
+                "streamArn",
+                "arn:aws:dynamodb:us-east-1:123456789012:table/pulse-Table-1/stream/2026-11-01T00:00:00.000");
         return root.toString();
     }
 

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ops;
 
 import com.amazonaws.services.lambda.runtime.Context;
@@ -45,8 +60,7 @@ final class LambdaInvokeServer implements AutoCloseable {
             LambdaEventSerializers.serializerFor(KinesisEvent.class, LambdaInvokeServer.class.getClassLoader());
 
     /** One invocation as the handler saw it. */
-    record Invocation(String function, KinesisEvent event, String functionError, String response) {
-    }
+    record Invocation(String function, KinesisEvent event, String functionError, String response) {}
 
     private final HttpServer server;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
@@ -83,8 +97,8 @@ final class LambdaInvokeServer implements AutoCloseable {
                 error(ex, 404, "UnknownOperationException", "only Invoke is served");
                 return;
             }
-            String name = URLDecoder.decode(path.substring(PREFIX.length(), path.length() - "/invocations".length()),
-                    StandardCharsets.UTF_8);
+            String name = URLDecoder.decode(
+                    path.substring(PREFIX.length(), path.length() - "/invocations".length()), StandardCharsets.UTF_8);
             RequestHandler<KinesisEvent, StreamsEventResponse> handler = functions.get(name);
             if (handler == null) {
                 error(ex, 404, "ResourceNotFoundException", "Function not found: " + name);

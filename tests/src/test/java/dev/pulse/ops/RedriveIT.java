@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ops;
 
 import static dev.pulse.testing.Gzip.gzip;
@@ -8,14 +23,12 @@ import com.amazonaws.services.lambda.runtime.events.StreamsEventResponse;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.dlq.DeadLetterQueue;
 import dev.pulse.dlq.PoisonRecord;
-import dev.pulse.ingest.IngestHandler;
 import dev.pulse.ingest.IngestFunction;
+import dev.pulse.ingest.IngestHandler;
 import dev.pulse.ingest.IngestMetric;
 import dev.pulse.ingest.IngestResult;
 import dev.pulse.ingest.IngestService;
 import dev.pulse.local.emulator.KinesisEmulator;
-import dev.pulse.testing.KinesisRecords;
-import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.local.emulator.MotoSqs;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.ops.StreamRecords.Rec;
@@ -25,11 +38,13 @@ import dev.pulse.store.write.ShardCheckpoints;
 import dev.pulse.testing.DelegatingDynamoDb;
 import dev.pulse.testing.Emulators;
 import dev.pulse.testing.FaultInjectingDynamoDb.SimulatedCrashException;
+import dev.pulse.testing.KinesisRecords;
 import dev.pulse.testing.RecordingMetrics;
 import dev.pulse.testing.StoredPartials;
 import dev.pulse.testing.StoredPartials.Summary;
 import dev.pulse.testing.TestConfig;
 import dev.pulse.testing.TestContext;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Instant;
@@ -103,7 +118,8 @@ class RedriveIT {
         sqs = Emulators.sqs();
         kinesis = KinesisEmulator.start();
         try {
-            lambda = LambdaInvokeServer.start(() -> new TestContext("redrive-" + NAMES.incrementAndGet(), 60_000, 1024));
+            lambda =
+                    LambdaInvokeServer.start(() -> new TestContext("redrive-" + NAMES.incrementAndGet(), 60_000, 1024));
         } catch (Exception e) {
             kinesis.close();
             throw e;
@@ -137,7 +153,8 @@ class RedriveIT {
         /** The shard holding the most records, with its records in shard order. */
         List<Rec> busiestShard() {
             return records.stream().collect(Collectors.groupingBy(Rec::shardId)).values().stream()
-                    .max(Comparator.comparingInt(List::size)).orElseThrow();
+                    .max(Comparator.comparingInt(List::size))
+                    .orElseThrow();
         }
 
         /** What Lambda sends when it discards {@code batch} (consecutive records of one shard). */
@@ -146,8 +163,14 @@ class RedriveIT {
         }
 
         String failureRecord(String start, List<Rec> batch, int batchSize) {
-            return FailureRecords.kinesis(streamArn, batch.getFirst().shardId(), start, batch.getLast().sequenceNumber(),
-                    batchSize, batch.getFirst().arrival(), batch.getLast().arrival());
+            return FailureRecords.kinesis(
+                    streamArn,
+                    batch.getFirst().shardId(),
+                    start,
+                    batch.getLast().sequenceNumber(),
+                    batchSize,
+                    batch.getFirst().arrival(),
+                    batch.getLast().arrival());
         }
 
         void send(String body) {
@@ -156,28 +179,46 @@ class RedriveIT {
 
         /** A poison record of the stream, sent to the DLQ by the function's own sender. */
         void sendPoison(Rec r, String reason) {
-            new DeadLetterQueue(sqs.client(), queueUrl, new Backoff(20, 200)).sendAll(List.of(new PoisonRecord(
-                    "IngestFunction", r.shardId(), r.sequenceNumber(), r.partitionKey(), r.arrival().toEpochMilli(), reason,
-                    r.data())), Deadline.inMillis(10_000));
+            new DeadLetterQueue(sqs.client(), queueUrl, new Backoff(20, 200))
+                    .sendAll(
+                            List.of(new PoisonRecord(
+                                    "IngestFunction",
+                                    r.shardId(),
+                                    r.sequenceNumber(),
+                                    r.partitionKey(),
+                                    r.arrival().toEpochMilli(),
+                                    reason,
+                                    r.data())),
+                            Deadline.inMillis(10_000));
         }
 
         /** The messages now visible in the DLQ, left visible. */
         List<Message> visible() {
-            return sqs.client().receiveMessage(b -> b.queueUrl(queueUrl).maxNumberOfMessages(10).visibilityTimeout(0)
-                    .waitTimeSeconds(0).messageAttributeNames("All")).messages();
+            return sqs.client()
+                    .receiveMessage(b -> b.queueUrl(queueUrl)
+                            .maxNumberOfMessages(10)
+                            .visibilityTimeout(0)
+                            .waitTimeSeconds(0)
+                            .messageAttributeNames("All"))
+                    .messages();
         }
 
         /** Records on the stream now that were not there at the start. */
         List<Rec> added() {
-            Set<String> before = records.stream().map(r -> r.shardId() + "/" + r.sequenceNumber()).collect(Collectors.toSet());
+            Set<String> before = records.stream()
+                    .map(r -> r.shardId() + "/" + r.sequenceNumber())
+                    .collect(Collectors.toSet());
             return StreamRecords.all(client, stream).stream()
-                    .filter(r -> !before.contains(r.shardId() + "/" + r.sequenceNumber())).toList();
+                    .filter(r -> !before.contains(r.shardId() + "/" + r.sequenceNumber()))
+                    .toList();
         }
 
         /** The queue and stream, a function nothing serves, and {@code more}. */
         String[] args(String... more) {
-            return Stream.concat(Stream.of("--queue-url", queueUrl, "--stream-name", stream, "--function-name", NO_FUNCTION),
-                    Stream.of(more)).toArray(String[]::new);
+            return Stream.concat(
+                            Stream.of("--queue-url", queueUrl, "--stream-name", stream, "--function-name", NO_FUNCTION),
+                            Stream.of(more))
+                    .toArray(String[]::new);
         }
     }
 
@@ -185,16 +226,23 @@ class RedriveIT {
         int n = NAMES.incrementAndGet();
         String stream = "redrive-" + n;
         kinesis.createStream(stream, 2);
-        String arn = client.describeStreamSummary(b -> b.streamName(stream)).join().streamDescriptionSummary().streamARN();
+        String arn = client.describeStreamSummary(b -> b.streamName(stream))
+                .join()
+                .streamDescriptionSummary()
+                .streamARN();
         List<PutRecordsRequestEntry> entries = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
-            String json = "{\"name\":\"checkout.latency\",\"dims\":{\"host\":\"h" + (i % 8) + "\"},\"ts\":1795262400000,\"value\":"
-                    + i + "}";
-            // Binary record data (gzip, as CloudWatch Logs subscriptions deliver it): the round trip must be byte-exact.
-            entries.add(PutRecordsRequestEntry.builder().partitionKey("host-" + (i % 8))
-                    .data(SdkBytes.fromByteArray(gzip(json))).build());
+            String json = "{\"name\":\"checkout.latency\",\"dims\":{\"host\":\"h" + (i % 8)
+                    + "\"},\"ts\":1795262400000,\"value\":" + i + "}";
+            // Binary record data (gzip, as CloudWatch Logs subscriptions deliver it): the round trip must be
+            // byte-exact.
+            entries.add(PutRecordsRequestEntry.builder()
+                    .partitionKey("host-" + (i % 8))
+                    .data(SdkBytes.fromByteArray(gzip(json)))
+                    .build());
         }
-        PutRecordsResponse put = client.putRecords(b -> b.streamName(stream).records(entries)).join();
+        PutRecordsResponse put =
+                client.putRecords(b -> b.streamName(stream).records(entries)).join();
         assertThat(put.failedRecordCount()).isZero();
         List<Rec> records = StreamRecords.all(client, stream);
         assertThat(records).hasSize(40);
@@ -216,17 +264,21 @@ class RedriveIT {
         RedriveScript.Run r = script.redrive(f.args("--reput"));
 
         assertThat(r.status()).as(r.err()).isZero();
-        assertThat(r.err()).startsWith("warning: --reput puts the failed batches' records back on the stream as NEW records")
+        assertThat(r.err())
+                .startsWith("warning: --reput puts the failed batches' records back on the stream as NEW records")
                 .contains("counted twice");
         assertThat(r.out()).contains("--reput (records put back on the stream)");
         List<Rec> added = f.added();
         // Exactly the batch's records, each once, byte for byte with its partition key: nothing before or after the
         // range, nothing from the other shard.
         assertThat(contents(added)).containsExactlyInAnyOrderElementsOf(contents(batch));
-        assertThat(added).extracting(Rec::sequenceNumber)
-                .doesNotContainAnyElementsOf(batch.stream().map(Rec::sequenceNumber).toList());
+        assertThat(added)
+                .extracting(Rec::sequenceNumber)
+                .doesNotContainAnyElementsOf(
+                        batch.stream().map(Rec::sequenceNumber).toList());
         assertThat(f.visible()).isEmpty();
-        assertThat(r.summary()).contains("messages read 1, batches redriven 1, records put 6, records expired 0, batches left 0");
+        assertThat(r.summary())
+                .contains("messages read 1, batches redriven 1, records put 6, records expired 0, batches left 0");
     }
 
     @Test
@@ -254,23 +306,27 @@ class RedriveIT {
         Fixture f = fixture();
         Rec bad = f.records().get(5);
         f.sendPoison(bad, "datapoint #0: value must be a number, found VALUE_STRING");
-        String compaction = FailureRecords.dynamoDb("shardId-00000001700000000000-a1b2c3d4", "100000000000000000001",
-                "100000000000000000003", 3);
+        String compaction = FailureRecords.dynamoDb(
+                "shardId-00000001700000000000-a1b2c3d4", "100000000000000000001", "100000000000000000003", 3);
         f.send(compaction);
 
         RedriveScript.Run r = script.redrive(f.args());
 
         assertThat(r.status()).as(r.err()).isZero();
-        assertThat(r.out()).contains("poison " + bad.shardId() + " " + bad.sequenceNumber())
+        assertThat(r.out())
+                .contains("poison " + bad.shardId() + " " + bad.sequenceNumber())
                 .contains("value must be a number, found VALUE_STRING")
                 .contains("compaction batch shardId-00000001700000000000-a1b2c3d4");
-        assertThat(r.summary()).contains("messages read 2, batches redriven 0, records redriven 0")
+        assertThat(r.summary())
+                .contains("messages read 2, batches redriven 0, records redriven 0")
                 .contains("poison listed 1, poison deleted 0, compaction listed 1");
         assertThat(f.added()).isEmpty();
         // Both stay, and are visible again at once (not hidden until their visibility timeout ends).
         List<Message> left = f.visible();
         assertThat(left).extracting(Message::body).contains(compaction).hasSize(2);
-        assertThat(left).anySatisfy(m -> assertThat(m.messageAttributes().get("kind").stringValue()).isEqualTo("poison"));
+        assertThat(left)
+                .anySatisfy(m -> assertThat(m.messageAttributes().get("kind").stringValue())
+                        .isEqualTo("poison"));
     }
 
     @Test
@@ -278,8 +334,8 @@ class RedriveIT {
         Fixture f = fixture();
         f.sendPoison(f.records().get(1), "datapoint #0: ts outside the accepted window");
         f.sendPoison(f.records().get(2), "not JSON: unexpected character 'x'");
-        String compaction = FailureRecords.dynamoDb("shardId-00000001700000000000-a1b2c3d4", "200000000000000000001",
-                "200000000000000000002", 2);
+        String compaction = FailureRecords.dynamoDb(
+                "shardId-00000001700000000000-a1b2c3d4", "200000000000000000001", "200000000000000000002", 2);
         f.send(compaction);
 
         RedriveScript.Run r = script.redrive(f.args("--delete-poison"));
@@ -318,7 +374,8 @@ class RedriveIT {
 
         assertThat(r.status()).as(r.err()).isZero();
         assertThat(r.out()).contains("would invoke " + NO_FUNCTION + " with the 4 records");
-        assertThat(r.summary()).startsWith("summary (dry run, nothing changed)")
+        assertThat(r.summary())
+                .startsWith("summary (dry run, nothing changed)")
                 .contains("messages read 2, batches would be redriven 1, records would be redriven 4")
                 .contains("poison listed 1, poison would be deleted 1");
         assertThat(f.added()).isEmpty();
@@ -341,9 +398,11 @@ class RedriveIT {
         RedriveScript.Run r = script.redrive(f.args());
 
         assertThat(r.status()).isEqualTo(1);
-        assertThat(r.out()).contains("its first record " + new java.math.BigInteger(start) + " is past the stream's retention"
-                + " (the oldest still readable is " + shard.getFirst().sequenceNumber() + "; 2 of 5 records lost); an exact"
-                + " redrive needs every record, not redriven, left in the queue");
+        assertThat(r.out())
+                .contains("its first record " + new java.math.BigInteger(start) + " is past the stream's retention"
+                        + " (the oldest still readable is " + shard.getFirst().sequenceNumber()
+                        + "; 2 of 5 records lost); an exact"
+                        + " redrive needs every record, not redriven, left in the queue");
         assertThat(r.summary()).contains("batches redriven 0, records redriven 0, records expired 2, batches left 1");
         assertThat(lambda.invocations).hasSize(invocations);
         assertThat(f.added()).isEmpty();
@@ -385,8 +444,11 @@ class RedriveIT {
     /** The sequence number a shard starts at, before its first record. */
     private static String shardStart(Fixture f, String shardId) {
         return client.listShards(b -> b.streamName(f.stream())).join().shards().stream()
-                .filter(s -> s.shardId().equals(shardId)).findFirst().orElseThrow()
-                .sequenceNumberRange().startingSequenceNumber();
+                .filter(s -> s.shardId().equals(shardId))
+                .findFirst()
+                .orElseThrow()
+                .sequenceNumberRange()
+                .startingSequenceNumber();
     }
 
     @Test
@@ -397,7 +459,9 @@ class RedriveIT {
         List<KinesisEvent> received = new java.util.concurrent.CopyOnWriteArrayList<>();
         lambda.function(function, (event, context) -> {
             received.add(event);
-            return StreamsEventResponse.builder().withBatchItemFailures(List.of()).build();
+            return StreamsEventResponse.builder()
+                    .withBatchItemFailures(List.of())
+                    .build();
         });
         Fixture streamOnly = fixture();
         // CloudFormation on the moto endpoint: the stack's DeadLetterQueue is created there, its StreamName output
@@ -416,17 +480,23 @@ class RedriveIT {
                 """, stack, streamOnly.stream(), function);
         assertThat(created.status()).as(created.err()).isZero();
         String queueName = created.out().strip().substring(created.out().strip().lastIndexOf('/') + 1);
-        Fixture f = new Fixture(streamOnly.stream(), streamOnly.streamArn(),
-                sqs.client().getQueueUrl(b -> b.queueName(queueName)).queueUrl(), streamOnly.records());
+        Fixture f = new Fixture(
+                streamOnly.stream(),
+                streamOnly.streamArn(),
+                sqs.client().getQueueUrl(b -> b.queueName(queueName)).queueUrl(),
+                streamOnly.records());
         List<Rec> batch = f.busiestShard().subList(10, 14);
         f.send(f.failureRecord(batch));
 
         RedriveScript.Run r = script.redrive("--stack-name", stack);
 
         assertThat(r.status()).as(r.err()).isZero();
-        assertThat(r.out()).contains("stream " + f.stream()).contains("function " + function)
+        assertThat(r.out())
+                .contains("stream " + f.stream())
+                .contains("function " + function)
                 .contains("4 records stored by " + function + ", message deleted");
-        assertThat(r.summary()).contains("messages read 1, batches redriven 1, records redriven 4, records expired 0, batches left 0");
+        assertThat(r.summary())
+                .contains("messages read 1, batches redriven 1, records redriven 4, records expired 0, batches left 0");
         assertThat(f.visible()).isEmpty();
         assertThat(f.added()).isEmpty();
         // One invocation, exactly the batch, each record as the event source mapping delivers it (same sequence
@@ -447,26 +517,33 @@ class RedriveIT {
             assertThat(e.getKinesis().getSequenceNumber()).isEqualTo(want.sequenceNumber());
             assertThat(e.getKinesis().getPartitionKey()).isEqualTo(want.partitionKey());
             assertThat(bytes(e.getKinesis().getData())).isEqualTo(want.data());
-            assertThat(e.getKinesis().getApproximateArrivalTimestamp().toInstant()).isEqualTo(want.arrival());
+            assertThat(e.getKinesis().getApproximateArrivalTimestamp().toInstant())
+                    .isEqualTo(want.arrival());
         }
     }
 
     @Test
     void redrive_whenFunctionReportsBatchItemFailures_keepsTheMessage() throws Exception {
         String function = "pulse-failing-" + NAMES.incrementAndGet();
-        lambda.function(function, (event, context) -> StreamsEventResponse.builder().withBatchItemFailures(List.of(
-                new StreamsEventResponse.BatchItemFailure(event.getRecords().getFirst().getKinesis().getSequenceNumber())))
-                .build());
+        lambda.function(
+                function,
+                (event, context) -> StreamsEventResponse.builder()
+                        .withBatchItemFailures(List.of(new StreamsEventResponse.BatchItemFailure(
+                                event.getRecords().getFirst().getKinesis().getSequenceNumber())))
+                        .build());
         Fixture f = fixture();
         List<Rec> batch = f.busiestShard().subList(0, 2);
         String failure = f.failureRecord(batch);
         f.send(failure);
 
-        RedriveScript.Run r = script.redrive("--queue-url", f.queueUrl(), "--stream-name", f.stream(), "--function-name", function);
+        RedriveScript.Run r =
+                script.redrive("--queue-url", f.queueUrl(), "--stream-name", f.stream(), "--function-name", function);
 
         assertThat(r.status()).isEqualTo(1);
-        assertThat(r.out()).contains("redrive through " + function + " failed, left in the queue: the function reported"
-                + " batchItemFailures [{\"itemIdentifier\": \"" + batch.getFirst().sequenceNumber() + "\"}]");
+        assertThat(r.out())
+                .contains("redrive through " + function + " failed, left in the queue: the function reported"
+                        + " batchItemFailures [{\"itemIdentifier\": \""
+                        + batch.getFirst().sequenceNumber() + "\"}]");
         assertThat(r.summary()).contains("batches redriven 0, records redriven 0, records expired 0, batches left 1");
         assertThat(f.visible()).extracting(Message::body).containsExactly(failure);
     }
@@ -511,7 +588,8 @@ class RedriveIT {
             crashWhen(r -> false);
         }
 
-        private <T> CompletableFuture<T> call(SdkRequest request, java.util.function.Supplier<CompletableFuture<T>> real) {
+        private <T> CompletableFuture<T> call(
+                SdkRequest request, java.util.function.Supplier<CompletableFuture<T>> real) {
             if (crashed.get() || crashWhen.test(request)) {
                 if (crashed.compareAndSet(false, true)) {
                     crashedAt = request;
@@ -547,8 +625,10 @@ class RedriveIT {
      * (not the other conditional updates of that item, such as counting an attempt of a record alone).
      */
     private static boolean isCommit(SdkRequest request) {
-        return request instanceof UpdateItemRequest u && u.key().get(dev.pulse.store.schema.KeyScheme.PK).s().startsWith("W#")
-                && u.conditionExpression() != null && u.updateExpression().startsWith("SET #w = :w,");
+        return request instanceof UpdateItemRequest u
+                && u.key().get(dev.pulse.store.schema.KeyScheme.PK).s().startsWith("W#")
+                && u.conditionExpression() != null
+                && u.updateExpression().startsWith("SET #w = :w,");
     }
 
     /**
@@ -579,13 +659,21 @@ class RedriveIT {
             int n = NAMES.incrementAndGet();
             stream = "redrive-exact-" + n;
             kinesis.createStream(stream, 1);
-            streamArn = client.describeStreamSummary(b -> b.streamName(stream)).join().streamDescriptionSummary().streamARN();
-            long ts = Instant.now().truncatedTo(ChronoUnit.MINUTES).minus(1, ChronoUnit.MINUTES).toEpochMilli();
+            streamArn = client.describeStreamSummary(b -> b.streamName(stream))
+                    .join()
+                    .streamDescriptionSummary()
+                    .streamARN();
+            long ts = Instant.now()
+                    .truncatedTo(ChronoUnit.MINUTES)
+                    .minus(1, ChronoUnit.MINUTES)
+                    .toEpochMilli();
             for (int i = 1; i <= 10; i++) {
                 String json = "{\"name\":\"redrive.exact\",\"dims\":{\"run\":\"" + n + "\"},\"ts\":" + ts
                         + ",\"value\":" + i + ",\"unit\":\"Count\"}";
                 // One at a time, so r1..r10 are in this order on the shard.
-                client.putRecord(b -> b.streamName(stream).partitionKey("redrive.exact").data(SdkBytes.fromUtf8String(json)))
+                client.putRecord(b -> b.streamName(stream)
+                                .partitionKey("redrive.exact")
+                                .data(SdkBytes.fromUtf8String(json)))
                         .join();
             }
             records = StreamRecords.all(client, stream);
@@ -597,9 +685,12 @@ class RedriveIT {
             PulseConfig config = TestConfig.of(table, queueUrl, Map.of());
             live = IngestFunction.service(config, faulty, sqs.client(), Clock.systemUTC());
             function = "pulse-IngestFunction-" + n;
-            lambda.function(function, IngestFunction.handler(
-                    IngestFunction.service(config, Emulators.dynamoAsync(), sqs.client(), Clock.systemUTC()),
-                    new RecordingMetrics(), config.safetyMarginMillis()));
+            lambda.function(
+                    function,
+                    IngestFunction.handler(
+                            IngestFunction.service(config, Emulators.dynamoAsync(), sqs.client(), Clock.systemUTC()),
+                            new RecordingMetrics(),
+                            config.safetyMarginMillis()));
         }
 
         List<Rec> r(int from, int to) {
@@ -615,8 +706,8 @@ class RedriveIT {
             List<Rec> rest = batch;
             try {
                 while (true) {
-                    IngestResult r = live.ingest(events(rest), Deadline.inMillis(30_000),
-                            new InvocationMetrics<>(IngestMetric.class));
+                    IngestResult r = live.ingest(
+                            events(rest), Deadline.inMillis(30_000), new InvocationMetrics<>(IngestMetric.class));
                     if (r.failed()) {
                         return false;
                     }
@@ -629,7 +720,9 @@ class RedriveIT {
                             from = i;
                         }
                     }
-                    assertThat(from).as("the reported record is in the batch, after its first").isPositive();
+                    assertThat(from)
+                            .as("the reported record is in the batch, after its first")
+                            .isPositive();
                     rest = rest.subList(from, rest.size());
                 }
             } catch (RuntimeException e) {
@@ -655,8 +748,14 @@ class RedriveIT {
                 assertThat(attempt(r(1, 5))).isFalse();
             }
             List<Rec> half = r(1, 5);
-            failure = FailureRecords.kinesis(streamArn, shardId, half.getFirst().sequenceNumber(),
-                    half.getLast().sequenceNumber(), half.size(), half.getFirst().arrival(), half.getLast().arrival());
+            failure = FailureRecords.kinesis(
+                    streamArn,
+                    shardId,
+                    half.getFirst().sequenceNumber(),
+                    half.getLast().sequenceNumber(),
+                    half.size(),
+                    half.getFirst().arrival(),
+                    half.getLast().arrival());
             sqs.client().sendMessage(b -> b.queueUrl(queueUrl).messageBody(failure));
         }
 
@@ -669,7 +768,9 @@ class RedriveIT {
             faulty.healthy();
             assertThat(attempt(r(1, 2))).isTrue();
             for (int i = 0; aloneAttempts() < 3; i++) {
-                assertThat(i).as("attempts before r3 has failed three times alone").isLessThan(12);
+                assertThat(i)
+                        .as("attempts before r3 has failed three times alone")
+                        .isLessThan(12);
                 faulty.crashWhen(RedriveIT::isCommit);
                 assertThat(attempt(r(3, 10))).isFalse();
                 assertThat(faulty.crashedAt).matches(RedriveIT::isCommit, "the commit");
@@ -716,27 +817,46 @@ class RedriveIT {
 
         /** The shard's checkpoint item (empty if none). */
         Map<String, AttributeValue> checkpoint() {
-            Map<String, AttributeValue> item = reader.getItem(b -> b.tableName(table).consistentRead(true).key(Map.of(
-                    dev.pulse.store.schema.KeyScheme.PK, AttributeValue.fromS(ShardCheckpoints.key(stream, shardId)),
-                    dev.pulse.store.schema.KeyScheme.SK, AttributeValue.fromS("w")))).item();
+            Map<String, AttributeValue> item = reader.getItem(b -> b.tableName(table)
+                            .consistentRead(true)
+                            .key(Map.of(
+                                    dev.pulse.store.schema.KeyScheme.PK,
+                                            AttributeValue.fromS(ShardCheckpoints.key(stream, shardId)),
+                                    dev.pulse.store.schema.KeyScheme.SK, AttributeValue.fromS("w"))))
+                    .item();
             return item == null ? Map.of() : item;
         }
 
         List<String> visible() {
-            return sqs.client().receiveMessage(b -> b.queueUrl(queueUrl).maxNumberOfMessages(10).visibilityTimeout(0)
-                    .waitTimeSeconds(0)).messages().stream().map(Message::body).toList();
+            return sqs
+                    .client()
+                    .receiveMessage(b -> b.queueUrl(queueUrl)
+                            .maxNumberOfMessages(10)
+                            .visibilityTimeout(0)
+                            .waitTimeSeconds(0))
+                    .messages()
+                    .stream()
+                    .map(Message::body)
+                    .toList();
         }
 
         String[] args(String... more) {
-            return Stream.concat(Stream.of("--queue-url", queueUrl, "--stream-name", stream, "--function-name", function),
-                    Stream.of(more)).toArray(String[]::new);
+            return Stream.concat(
+                            Stream.of("--queue-url", queueUrl, "--stream-name", stream, "--function-name", function),
+                            Stream.of(more))
+                    .toArray(String[]::new);
         }
 
         /** The records as the event source mapping delivers them. */
         List<KinesisEvent.KinesisEventRecord> events(List<Rec> batch) {
             List<KinesisEvent.KinesisEventRecord> out = new ArrayList<>();
             for (Rec r : batch) {
-                out.add(KinesisRecords.record(streamArn, r.shardId(), r.sequenceNumber(), r.partitionKey(), r.data(),
+                out.add(KinesisRecords.record(
+                        streamArn,
+                        r.shardId(),
+                        r.sequenceNumber(),
+                        r.partitionKey(),
+                        r.data(),
                         r.arrival().toEpochMilli()));
             }
             return out;
@@ -765,18 +885,27 @@ class RedriveIT {
             RedriveScript.Run r = script.redrive(s.args());
 
             assertThat(r.status()).as(r.out() + r.err()).isZero();
-            assertThat(r.out()).contains("function " + s.function)
+            assertThat(r.out())
+                    .contains("function " + s.function)
                     .contains("5 records stored by " + s.function + ", message deleted");
-            assertThat(r.summary()).contains("messages read 1, batches redriven 1, records redriven 5, records expired 0, batches left 0");
+            assertThat(r.summary())
+                    .contains(
+                            "messages read 1, batches redriven 1, records redriven 5, records expired 0, batches left 0");
             assertThat(s.stored()).isEqualTo(Scenario.TRUE);
             assertThat(s.visible()).isEmpty();
-            assertThat(s.committed()).as("a redrive does not move the committed position").isEqualTo(committed);
+            assertThat(s.committed())
+                    .as("a redrive does not move the committed position")
+                    .isEqualTo(committed);
             // Through the real handler, as a redrive, without a function error.
-            LambdaInvokeServer.Invocation last = lambda.invocations.stream().filter(i -> i.function().equals(s.function))
-                    .reduce((a, b) -> b).orElseThrow();
+            LambdaInvokeServer.Invocation last = lambda.invocations.stream()
+                    .filter(i -> i.function().equals(s.function))
+                    .reduce((a, b) -> b)
+                    .orElseThrow();
             assertThat(last.functionError()).isNull();
-            assertThat(last.event().getRecords()).extracting(e -> e.getKinesis().getSequenceNumber())
-                    .containsExactlyElementsOf(s.r(1, 5).stream().map(Rec::sequenceNumber).toList());
+            assertThat(last.event().getRecords())
+                    .extracting(e -> e.getKinesis().getSequenceNumber())
+                    .containsExactlyElementsOf(
+                            s.r(1, 5).stream().map(Rec::sequenceNumber).toList());
 
             // The same message again (delivered twice, or a rerun after a lost delete): the same partial again.
             sqs.client().sendMessage(b -> b.queueUrl(s.queueUrl).messageBody(s.failure));
@@ -799,11 +928,15 @@ class RedriveIT {
             RedriveScript.Run r = script.redrive(s.args());
 
             assertThat(r.status()).isEqualTo(1);
-            assertThat(r.out()).contains("redrive through " + s.function + " failed, left in the queue: function error"
-                    + " (Unhandled) " + IngestHandler.RedriveFailedException.class.getName() + ": redrive of 5 records failed:"
-                    + " redrive refused: shard " + ShardCheckpoints.key(s.stream, s.shardId) + " has committed nothing, below"
-                    + " the batch's last record " + s.r(1, 5).getLast().sequenceNumber());
-            assertThat(r.summary()).contains("batches redriven 0, records redriven 0, records expired 0, batches left 1");
+            assertThat(r.out())
+                    .contains("redrive through " + s.function + " failed, left in the queue: function error"
+                            + " (Unhandled) " + IngestHandler.RedriveFailedException.class.getName()
+                            + ": redrive of 5 records failed:"
+                            + " redrive refused: shard " + ShardCheckpoints.key(s.stream, s.shardId)
+                            + " has committed nothing, below"
+                            + " the batch's last record " + s.r(1, 5).getLast().sequenceNumber());
+            assertThat(r.summary())
+                    .contains("batches redriven 0, records redriven 0, records expired 0, batches left 1");
             assertThat(s.items()).isEqualTo(before);
             assertThat(s.visible()).containsExactly(s.failure);
 
@@ -821,7 +954,8 @@ class RedriveIT {
     /** The one invocation of {@code function} since {@code before} invocations were served. */
     private static List<LambdaInvokeServer.Invocation> invocationsOf(String function, int before) {
         return lambda.invocations.subList(before, lambda.invocations.size()).stream()
-                .filter(i -> i.function().equals(function)).toList();
+                .filter(i -> i.function().equals(function))
+                .toList();
     }
 
     @Test
@@ -831,7 +965,8 @@ class RedriveIT {
             Rec r3 = s.r(3, 3).getFirst();
             List<String> dlq = s.visible();
             assertThat(dlq).hasSize(1);
-            assertThat(dlq.getFirst()).contains("\"sequenceNumber\":\"" + r3.sequenceNumber() + "\"")
+            assertThat(dlq.getFirst())
+                    .contains("\"sequenceNumber\":\"" + r3.sequenceNumber() + "\"")
                     .containsPattern("\"reason\":\"failed \\d+ attempts \\(3 of them with the record alone\\): ");
             String committed = s.committed();
             int before = lambda.invocations.size();
@@ -839,19 +974,24 @@ class RedriveIT {
             RedriveScript.Run r = script.redrive(s.args("--set-aside"));
 
             assertThat(r.status()).as(r.out() + r.err()).isZero();
-            assertThat(r.out()).contains("set aside " + s.shardId + " " + r3.sequenceNumber() + " key=\"redrive.exact\"")
+            assertThat(r.out())
+                    .contains("set aside " + s.shardId + " " + r3.sequenceNumber() + " key=\"redrive.exact\"")
                     .contains("stored by " + s.function + " (data from the message), message deleted");
-            assertThat(r.summary()).contains("messages read 1, batches redriven 0, records redriven 0")
+            assertThat(r.summary())
+                    .contains("messages read 1, batches redriven 0, records redriven 0")
                     .contains("poison listed 0, poison deleted 0")
                     .endsWith("set aside listed 0, set aside redriven 1, set aside left 0");
             assertThat(s.stored()).isEqualTo(Scenario.TRUE);
             assertThat(s.visible()).isEmpty();
-            assertThat(s.committed()).as("a redrive does not move the committed position").isEqualTo(committed);
+            assertThat(s.committed())
+                    .as("a redrive does not move the committed position")
+                    .isEqualTo(committed);
             // One invocation of the real handler, with r3 alone exactly as the event source mapping delivered it.
             List<LambdaInvokeServer.Invocation> calls = invocationsOf(s.function, before);
             assertThat(calls).hasSize(1);
             assertThat(calls.getFirst().functionError()).isNull();
-            KinesisEvent.KinesisEventRecord e = calls.getFirst().event().getRecords().getFirst();
+            KinesisEvent.KinesisEventRecord e =
+                    calls.getFirst().event().getRecords().getFirst();
             assertThat(calls.getFirst().event().getRecords()).hasSize(1);
             assertThat(e.getEventName()).isEqualTo(IngestHandler.REDRIVE_EVENT_NAME);
             assertThat(e.getEventID()).isEqualTo(s.shardId + ":" + r3.sequenceNumber());
@@ -859,7 +999,8 @@ class RedriveIT {
             assertThat(e.getKinesis().getSequenceNumber()).isEqualTo(r3.sequenceNumber());
             assertThat(e.getKinesis().getPartitionKey()).isEqualTo(r3.partitionKey());
             assertThat(bytes(e.getKinesis().getData())).isEqualTo(r3.data());
-            assertThat(e.getKinesis().getApproximateArrivalTimestamp().toInstant()).isEqualTo(r3.arrival());
+            assertThat(e.getKinesis().getApproximateArrivalTimestamp().toInstant())
+                    .isEqualTo(r3.arrival());
         }
     }
 
@@ -877,7 +1018,9 @@ class RedriveIT {
             assertThat(r.status()).as(r.out() + r.err()).isZero();
             assertThat(r.out()).contains("(repeat)");
             assertThat(r.summary()).endsWith("set aside redriven 2, set aside left 0");
-            assertThat(invocationsOf(s.function, before)).hasSize(2).allSatisfy(i -> assertThat(i.functionError()).isNull());
+            assertThat(invocationsOf(s.function, before))
+                    .hasSize(2)
+                    .allSatisfy(i -> assertThat(i.functionError()).isNull());
             assertThat(s.stored()).isEqualTo(Scenario.TRUE);
             assertThat(s.visible()).isEmpty();
 
@@ -890,7 +1033,8 @@ class RedriveIT {
     }
 
     @Test
-    void redrive_withoutSetAside_listsSetAsideRecordsApartFromPoisonAndLeavesThemEvenWithDeletePoison() throws Exception {
+    void redrive_withoutSetAside_listsSetAsideRecordsApartFromPoisonAndLeavesThemEvenWithDeletePoison()
+            throws Exception {
         try (Scenario s = new Scenario()) {
             s.setAsideR3();
             Rec r3 = s.r(3, 3).getFirst();
@@ -900,10 +1044,12 @@ class RedriveIT {
             RedriveScript.Run r = script.redrive(s.args("--delete-poison"));
 
             assertThat(r.status()).as(r.out() + r.err()).isZero();
-            assertThat(r.out()).containsPattern("set aside " + s.shardId + " " + r3.sequenceNumber() + " key=\"redrive\\.exact\" "
-                    + "\\d+ bytes: set aside after \\d+ attempts; redrive with --set-aside once the cause is fixed \\(left\\): "
-                    + "\"failed \\d+ attempts \\(3 of them with the record alone\\): ");
-            assertThat(r.summary()).contains("poison listed 0, poison deleted 0")
+            assertThat(r.out())
+                    .containsPattern("set aside " + s.shardId + " " + r3.sequenceNumber() + " key=\"redrive\\.exact\" "
+                            + "\\d+ bytes: set aside after \\d+ attempts; redrive with --set-aside once the cause is fixed \\(left\\): "
+                            + "\"failed \\d+ attempts \\(3 of them with the record alone\\): ");
+            assertThat(r.summary())
+                    .contains("poison listed 0, poison deleted 0")
                     .endsWith("set aside listed 1, set aside redriven 0, set aside left 0");
             assertThat(invocationsOf(s.function, before)).isEmpty();
             assertThat(s.visible()).containsExactly(message);
@@ -916,20 +1062,36 @@ class RedriveIT {
         try (Scenario s = new Scenario()) {
             s.setAsideR3();
             Rec r5 = s.r(5, 5).getFirst();
-            new DeadLetterQueue(sqs.client(), s.queueUrl, new Backoff(20, 200)).sendAll(List.of(new PoisonRecord(
-                    "IngestFunction", r5.shardId(), r5.sequenceNumber(), r5.partitionKey(), r5.arrival().toEpochMilli(),
-                    "datapoint #0: value must be a number, found VALUE_STRING", r5.data())), Deadline.inMillis(10_000));
-            String decoderPoison = DeadLetterQueue.body(new PoisonRecord("IngestFunction", r5.shardId(), r5.sequenceNumber(),
-                    r5.partitionKey(), r5.arrival().toEpochMilli(), "datapoint #0: value must be a number, found VALUE_STRING",
+            new DeadLetterQueue(sqs.client(), s.queueUrl, new Backoff(20, 200))
+                    .sendAll(
+                            List.of(new PoisonRecord(
+                                    "IngestFunction",
+                                    r5.shardId(),
+                                    r5.sequenceNumber(),
+                                    r5.partitionKey(),
+                                    r5.arrival().toEpochMilli(),
+                                    "datapoint #0: value must be a number, found VALUE_STRING",
+                                    r5.data())),
+                            Deadline.inMillis(10_000));
+            String decoderPoison = DeadLetterQueue.body(new PoisonRecord(
+                    "IngestFunction",
+                    r5.shardId(),
+                    r5.sequenceNumber(),
+                    r5.partitionKey(),
+                    r5.arrival().toEpochMilli(),
+                    "datapoint #0: value must be a number, found VALUE_STRING",
                     r5.data()));
             int before = lambda.invocations.size();
 
             RedriveScript.Run r = script.redrive(s.args("--set-aside"));
 
             assertThat(r.status()).as(r.out() + r.err()).isZero();
-            assertThat(r.out()).contains("poison " + r5.shardId() + " " + r5.sequenceNumber())
+            assertThat(r.out())
+                    .contains("poison " + r5.shardId() + " " + r5.sequenceNumber())
                     .contains("value must be a number, found VALUE_STRING\" (left)");
-            assertThat(r.summary()).contains("messages read 2,").contains("poison listed 1, poison deleted 0")
+            assertThat(r.summary())
+                    .contains("messages read 2,")
+                    .contains("poison listed 1, poison deleted 0")
                     .endsWith("set aside listed 0, set aside redriven 1, set aside left 0");
             assertThat(invocationsOf(s.function, before)).hasSize(1);
             assertThat(s.visible()).containsExactly(decoderPoison);
@@ -948,9 +1110,11 @@ class RedriveIT {
             RedriveScript.Run r = script.redrive(s.args("--set-aside", "--dry-run"));
 
             assertThat(r.status()).as(r.out() + r.err()).isZero();
-            assertThat(r.out()).contains("would invoke " + s.function + " with the record alone (data from the message, ")
+            assertThat(r.out())
+                    .contains("would invoke " + s.function + " with the record alone (data from the message, ")
                     .contains("bytes) and delete the message");
-            assertThat(r.summary()).startsWith("summary (dry run, nothing changed)")
+            assertThat(r.summary())
+                    .startsWith("summary (dry run, nothing changed)")
                     .endsWith("set aside listed 0, set aside would be redriven 1, set aside left 0");
             assertThat(invocationsOf(s.function, before)).isEmpty();
             assertThat(s.items()).isEqualTo(items);
@@ -966,19 +1130,22 @@ class RedriveIT {
     void redrive_withSetAside_whenTheFunctionFails_keepsTheMessageAndPrintsWhy() throws Exception {
         String function = "pulse-failing-" + NAMES.incrementAndGet();
         lambda.function(function, (event, context) -> {
-            throw new IllegalStateException("still broken for " + event.getRecords().getFirst().getKinesis().getSequenceNumber());
+            throw new IllegalStateException("still broken for "
+                    + event.getRecords().getFirst().getKinesis().getSequenceNumber());
         });
         Fixture f = fixture();
         Rec rec = f.records().get(4);
         f.sendPoison(rec, SET_ASIDE_REASON);
 
-        RedriveScript.Run r = script.redrive("--queue-url", f.queueUrl(), "--stream-name", f.stream(), "--function-name",
-                function, "--set-aside");
+        RedriveScript.Run r = script.redrive(
+                "--queue-url", f.queueUrl(), "--stream-name", f.stream(), "--function-name", function, "--set-aside");
 
         assertThat(r.status()).isEqualTo(1);
-        assertThat(r.out()).contains("set aside " + rec.shardId() + " " + rec.sequenceNumber() + " key=\"" + rec.partitionKey()
-                + "\" " + rec.data().length + " bytes: redrive through " + function + " failed, left in the queue: function error"
-                + " (Unhandled) java.lang.IllegalStateException: still broken for " + rec.sequenceNumber());
+        assertThat(r.out())
+                .contains("set aside " + rec.shardId() + " " + rec.sequenceNumber() + " key=\"" + rec.partitionKey()
+                        + "\" " + rec.data().length + " bytes: redrive through " + function
+                        + " failed, left in the queue: function error"
+                        + " (Unhandled) java.lang.IllegalStateException: still broken for " + rec.sequenceNumber());
         assertThat(r.summary()).endsWith("set aside listed 0, set aside redriven 0, set aside left 1");
         assertThat(f.visible()).hasSize(1);
     }
@@ -989,15 +1156,17 @@ class RedriveIT {
         List<KinesisEvent> received = new java.util.concurrent.CopyOnWriteArrayList<>();
         lambda.function(function, (event, context) -> {
             received.add(event);
-            return StreamsEventResponse.builder().withBatchItemFailures(List.of()).build();
+            return StreamsEventResponse.builder()
+                    .withBatchItemFailures(List.of())
+                    .build();
         });
         Fixture f = bigRecord();
         Rec rec = f.records().getFirst();
         byte[] data = rec.data();
         f.sendPoison(rec, SET_ASIDE_REASON);
 
-        RedriveScript.Run r = script.redrive("--queue-url", f.queueUrl(), "--stream-name", f.stream(), "--function-name",
-                function, "--set-aside");
+        RedriveScript.Run r = script.redrive(
+                "--queue-url", f.queueUrl(), "--stream-name", f.stream(), "--function-name", function, "--set-aside");
 
         assertThat(r.status()).as(r.out() + r.err()).isZero();
         assertThat(r.out()).contains("stored by " + function + " (data from the stream), message deleted");
@@ -1015,10 +1184,14 @@ class RedriveIT {
         int n = NAMES.incrementAndGet();
         String stream = "redrive-sa-big-" + n;
         kinesis.createStream(stream, 1);
-        String arn = client.describeStreamSummary(b -> b.streamName(stream)).join().streamDescriptionSummary().streamARN();
+        String arn = client.describeStreamSummary(b -> b.streamName(stream))
+                .join()
+                .streamDescriptionSummary()
+                .streamARN();
         byte[] data = new byte[3 * DeadLetterQueue.PAYLOAD_HEAD_BYTES + 17];
         new java.util.Random(7).nextBytes(data);
-        client.putRecord(b -> b.streamName(stream).partitionKey("big").data(SdkBytes.fromByteArray(data))).join();
+        client.putRecord(b -> b.streamName(stream).partitionKey("big").data(SdkBytes.fromByteArray(data)))
+                .join();
         List<Rec> records = StreamRecords.all(client, stream);
         assertThat(records).hasSize(1);
         return new Fixture(stream, arn, sqs.createQueue("redrive-sa-big-dlq-" + n), records);
@@ -1029,9 +1202,14 @@ class RedriveIT {
             throws Exception {
         Fixture f = bigRecord();
         Rec onStream = f.records().getFirst();
-        // kinesalite keeps every record, so expiry is staged: a record named by the shard's first sequence number, which
+        // kinesalite keeps every record, so expiry is staged: a record named by the shard's first sequence number,
+        // which
         // precedes every record on it, is not there any more.
-        Rec gone = new Rec(onStream.shardId(), shardStart(f, onStream.shardId()), onStream.partitionKey(), onStream.data(),
+        Rec gone = new Rec(
+                onStream.shardId(),
+                shardStart(f, onStream.shardId()),
+                onStream.partitionKey(),
+                onStream.data(),
                 onStream.arrival());
         f.sendPoison(gone, SET_ASIDE_REASON);
         int before = lambda.invocations.size();
@@ -1039,10 +1217,12 @@ class RedriveIT {
         RedriveScript.Run r = script.redrive(f.args("--set-aside"));
 
         assertThat(r.status()).isEqualTo(1);
-        assertThat(r.out()).contains("set aside " + gone.shardId() + " " + gone.sequenceNumber() + " key=\"big\" "
-                + gone.data().length + " bytes: the message holds " + DeadLetterQueue.PAYLOAD_HEAD_BYTES + " of its "
-                + gone.data().length + " bytes and the record is no longer on " + f.stream()
-                + " (past the stream's retention); not redriven, left in the queue");
+        assertThat(r.out())
+                .contains("set aside " + gone.shardId() + " " + gone.sequenceNumber() + " key=\"big\" "
+                        + gone.data().length + " bytes: the message holds " + DeadLetterQueue.PAYLOAD_HEAD_BYTES
+                        + " of its "
+                        + gone.data().length + " bytes and the record is no longer on " + f.stream()
+                        + " (past the stream's retention); not redriven, left in the queue");
         assertThat(r.summary()).endsWith("set aside listed 0, set aside redriven 0, set aside left 1");
         assertThat(lambda.invocations).hasSize(before);
         assertThat(f.visible()).hasSize(1);
@@ -1053,11 +1233,15 @@ class RedriveIT {
         int n = NAMES.incrementAndGet();
         String stream = "redrive-big-" + n;
         kinesis.createStream(stream, 1);
-        String arn = client.describeStreamSummary(b -> b.streamName(stream)).join().streamDescriptionSummary().streamARN();
+        String arn = client.describeStreamSummary(b -> b.streamName(stream))
+                .join()
+                .streamDescriptionSummary()
+                .streamARN();
         byte[] data = new byte[1_000_000];
         new java.util.Random(5).nextBytes(data);
         for (int i = 0; i < 5; i++) {
-            client.putRecord(b -> b.streamName(stream).partitionKey("big").data(SdkBytes.fromByteArray(data))).join();
+            client.putRecord(b -> b.streamName(stream).partitionKey("big").data(SdkBytes.fromByteArray(data)))
+                    .join();
         }
         List<Rec> batch = StreamRecords.all(client, stream);
         assertThat(batch).hasSize(5);
@@ -1070,7 +1254,8 @@ class RedriveIT {
         RedriveScript.Run r = script.redrive(f.args());
 
         assertThat(r.status()).isEqualTo(1);
-        assertThat(r.out()).contains("more than Lambda's synchronous payload limit of 6291456; not redriven, left in the queue");
+        assertThat(r.out())
+                .contains("more than Lambda's synchronous payload limit of 6291456; not redriven, left in the queue");
         assertThat(r.summary()).contains("batches redriven 0, records redriven 0, records expired 0, batches left 1");
         assertThat(lambda.invocations).hasSize(invocations);
         assertThat(f.visible()).extracting(Message::body).containsExactly(failure);

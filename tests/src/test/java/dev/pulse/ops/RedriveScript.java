@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ops;
 
 import java.io.IOException;
@@ -27,7 +42,10 @@ final class RedriveScript {
 
         /** The closing summary line. */
         String summary() {
-            return out.lines().filter(l -> l.startsWith("summary")).reduce((a, b) -> b).orElse("");
+            return out.lines()
+                    .filter(l -> l.startsWith("summary"))
+                    .reduce((a, b) -> b)
+                    .orElse("");
         }
     }
 
@@ -45,12 +63,18 @@ final class RedriveScript {
     /** As above, with the Lambda API at {@code lambda} (none if null). */
     static RedriveScript against(URI kinesis, URI sqs, URI lambda) {
         Map<String, String> env = new HashMap<>(Map.of(
-                "AWS_ENDPOINT_URL_KINESIS", kinesis.toString(),
-                "AWS_ENDPOINT_URL_SQS", sqs.toString(),
-                "AWS_ENDPOINT_URL_CLOUDFORMATION", sqs.toString(),
-                "AWS_ACCESS_KEY_ID", "local",
-                "AWS_SECRET_ACCESS_KEY", "local",
-                "AWS_DEFAULT_REGION", "us-east-1"));
+                "AWS_ENDPOINT_URL_KINESIS",
+                kinesis.toString(),
+                "AWS_ENDPOINT_URL_SQS",
+                sqs.toString(),
+                "AWS_ENDPOINT_URL_CLOUDFORMATION",
+                sqs.toString(),
+                "AWS_ACCESS_KEY_ID",
+                "local",
+                "AWS_SECRET_ACCESS_KEY",
+                "local",
+                "AWS_DEFAULT_REGION",
+                "us-east-1"));
         if (lambda != null) {
             env.put("AWS_ENDPOINT_URL_LAMBDA", lambda.toString());
         }
@@ -58,21 +82,25 @@ final class RedriveScript {
     }
 
     static Path repoRoot() {
-        return Path.of(System.getProperty("pulse.repo.root", "..")).toAbsolutePath().normalize();
+        return Path.of(System.getProperty("pulse.repo.root", ".."))
+                .toAbsolutePath()
+                .normalize();
     }
 
     static Path python() {
         Path bin = Path.of(System.getProperty("pulse.moto.bin", ""));
         Path python = bin.toAbsolutePath().getParent().resolve("python");
         if (!Files.isExecutable(python)) {
-            throw new IllegalStateException("no python beside pulse.moto.bin (" + bin + "): run the tests with `make test`");
+            throw new IllegalStateException(
+                    "no python beside pulse.moto.bin (" + bin + "): run the tests with `make test`");
         }
         return python;
     }
 
     /** scripts/redrive.py with {@code args}. */
     Run redrive(String... args) {
-        List<String> command = new ArrayList<>(List.of(python().toString(), repoRoot().resolve("scripts/redrive.py").toString()));
+        List<String> command = new ArrayList<>(List.of(
+                python().toString(), repoRoot().resolve("scripts/redrive.py").toString()));
         command.addAll(List.of(args));
         return exec(command);
     }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ops;
 
 import java.time.Instant;
@@ -23,11 +38,9 @@ final class StreamRecords {
     }
 
     /** Partition key and data (base64), comparable by value. */
-    record Content(String partitionKey, String dataBase64) {
-    }
+    record Content(String partitionKey, String dataBase64) {}
 
-    private StreamRecords() {
-    }
+    private StreamRecords() {}
 
     static List<Rec> all(KinesisAsyncClient kinesis, String stream) {
         List<Rec> all = new ArrayList<>();
@@ -39,13 +52,20 @@ final class StreamRecords {
 
     static List<Rec> shard(KinesisAsyncClient kinesis, String stream, String shardId) {
         List<Rec> records = new ArrayList<>();
-        String iterator = kinesis.getShardIterator(b -> b.streamName(stream).shardId(shardId)
-                .shardIteratorType(ShardIteratorType.TRIM_HORIZON)).join().shardIterator();
+        String iterator = kinesis.getShardIterator(
+                        b -> b.streamName(stream).shardId(shardId).shardIteratorType(ShardIteratorType.TRIM_HORIZON))
+                .join()
+                .shardIterator();
         while (iterator != null) {
             String it = iterator;
-            GetRecordsResponse page = kinesis.getRecords(b -> b.shardIterator(it).limit(1000)).join();
+            GetRecordsResponse page =
+                    kinesis.getRecords(b -> b.shardIterator(it).limit(1000)).join();
             for (Record r : page.records()) {
-                records.add(new Rec(shardId, r.sequenceNumber(), r.partitionKey(), r.data().asByteArray(),
+                records.add(new Rec(
+                        shardId,
+                        r.sequenceNumber(),
+                        r.partitionKey(),
+                        r.data().asByteArray(),
                         r.approximateArrivalTimestamp()));
             }
             if (page.records().isEmpty() && page.millisBehindLatest() != null && page.millisBehindLatest() == 0) {

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,16 +57,23 @@ class InputFormatsQueryIT {
     private static final List<String> PERCENTILES = List.of("p50", "p90", "p99");
 
     @ParameterizedTest
-    @ValueSource(strings = {"ingest-kinesis-native.json", "ingest-kinesis-cwlogs.json", "ingest-kinesis-kpl.json",
-        "ingest-kinesis-otlp.json"})
+    @ValueSource(
+            strings = {
+                "ingest-kinesis-native.json",
+                "ingest-kinesis-cwlogs.json",
+                "ingest-kinesis-kpl.json",
+                "ingest-kinesis-otlp.json"
+            })
     void query_whenFormatIngested_answersEveryMinuteAsTheProducerSent(String eventFile) throws Exception {
         ExpectedResults expected = ExpectedResults.forEvent(eventFile);
-        KinesisEvent event = EventLoader.loadKinesisEvent(ExpectedResults.event(eventFile).toString());
+        KinesisEvent event =
+                EventLoader.loadKinesisEvent(ExpectedResults.event(eventFile).toString());
         try (Pipeline p = new Pipeline("pulse-formats", Instant.ofEpochMilli(expected.now()), Duration.ofDays(1))) {
             p.ingest(event.getRecords());
 
             JsonNode listed = catalog(p.queryHandler());
-            assertThat(listed.findValuesAsText("key")).containsExactlyInAnyOrderElementsOf(expected.series().keySet());
+            assertThat(listed.findValuesAsText("key"))
+                    .containsExactlyInAnyOrderElementsOf(expected.series().keySet());
             assertAnswers(p.queryHandler(), listed, expected, "from the partials");
 
             p.clock().advance(Duration.ofHours(3)); // every minute's hour closed, past the build grace
@@ -74,10 +96,13 @@ class InputFormatsQueryIT {
         for (JsonNode s : listed) {
             series.addObject().put("name", s.get("name").asText()).set("dims", s.get("dims"));
         }
-        q.put("start", Instant.ofEpochMilli(from).toString()).put("end", Instant.ofEpochMilli(to).toString()).put("period", 60);
+        q.put("start", Instant.ofEpochMilli(from).toString())
+                .put("end", Instant.ofEpochMilli(to).toString())
+                .put("period", 60);
         ArrayNode stats = q.putArray("stats").add("count").add("sum").add("min").add("max");
         PERCENTILES.forEach(stats::add);
-        APIGatewayV2HTTPResponse r = handler.handleRequest(ApiRequests.post(q.toString()), new TestContext("q", 30_000, 1024));
+        APIGatewayV2HTTPResponse r =
+                handler.handleRequest(ApiRequests.post(q.toString()), new TestContext("q", 30_000, 1024));
         assertThat(r.getStatusCode()).as(r.getBody()).isEqualTo(200);
         JsonNode body = JSON.readTree(r.getBody());
         assertThat(body.get("unprocessed")).isEmpty();
@@ -93,21 +118,28 @@ class InputFormatsQueryIT {
                 Summary w = want.get(minute);
                 String at = key + " at " + Instant.ofEpochMilli(minute) + " " + level;
                 if (w == null) {
-                    assertThat(values.get("count").get(i).isNull()).as(at + ": a minute without data").isTrue();
+                    assertThat(values.get("count").get(i).isNull())
+                            .as(at + ": a minute without data")
+                            .isTrue();
                     continue;
                 }
-                assertThat(values.get("count").get(i).asLong()).as(at + " count").isEqualTo(w.count());
+                assertThat(values.get("count").get(i).asLong())
+                        .as(at + " count")
+                        .isEqualTo(w.count());
                 assertThat(values.get("sum").get(i).asDouble()).as(at + " sum").isEqualTo(w.sum());
                 assertThat(values.get("min").get(i).asDouble()).as(at + " min").isEqualTo(w.min());
                 assertThat(values.get("max").get(i).asDouble()).as(at + " max").isEqualTo(w.max());
                 for (String p : PERCENTILES) {
-                    Percentile bound = expected.percentiles().get(key).get(minute).get(p);
-                    assertThat(values.get(p).get(i).asDouble()).as(at + " " + p)
+                    Percentile bound =
+                            expected.percentiles().get(key).get(minute).get(p);
+                    assertThat(values.get(p).get(i).asDouble())
+                            .as(at + " " + p)
                             .isCloseTo(bound.value(), within(bound.tolerance() * (1 + 1e-9)));
                 }
             }
         }
-        assertThat(answered).containsExactlyInAnyOrderElementsOf(expected.series().keySet());
+        assertThat(answered)
+                .containsExactlyInAnyOrderElementsOf(expected.series().keySet());
     }
 
     /** The catalog's series of every metric name, as GET /series lists them. */
@@ -120,8 +152,8 @@ class InputFormatsQueryIT {
     }
 
     private static JsonNode get(QueryHandler handler, Map<String, String> params) throws Exception {
-        APIGatewayV2HTTPResponse r = handler.handleRequest(ApiRequests.request("GET", "/series", params),
-                new TestContext("s", 30_000, 1024));
+        APIGatewayV2HTTPResponse r = handler.handleRequest(
+                ApiRequests.request("GET", "/series", params), new TestContext("s", 30_000, 1024));
         assertThat(r.getStatusCode()).as(r.getBody()).isEqualTo(200);
         return JSON.readTree(r.getBody());
     }

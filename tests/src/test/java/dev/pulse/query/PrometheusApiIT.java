@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,7 +38,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -82,36 +96,51 @@ class PrometheusApiIT {
     /** function, range, step, start, end: each evaluation step compared with /query over the same window. */
     @ParameterizedTest(name = "{0}({1}) [{2}] step {3} from {4}")
     @CsvSource({
-        "count_over_time,    , 5m,  5m,  2026-11-21T12:00:00Z, 2026-11-21T12:20:00Z",   // open hour: partials
-        "sum_over_time,      , 1h,  1h,  2026-11-20T01:00:00Z, 2026-11-21T00:00:00Z",   // closed hours
-        "avg_over_time,      , 15m, 5m,  2026-11-20T10:07:30Z, 2026-11-20T11:07:30Z",   // 3 phases, not on the minute
-        "min_over_time,      , 1d,  1d,  2026-11-20T00:00:00Z, 2026-11-21T00:00:00Z",   // closed days
-        "max_over_time,      , 7m,  3m,  2026-11-21T11:31:00Z, 2026-11-21T12:19:00Z",   // 7 phases, across the open hour
-        "count_over_time,    , 90s, 30s, 2026-11-21T12:05:00Z, 2026-11-21T12:15:00Z",   // range rounded up, step under a minute
-        "sum_over_time,      , 1h,  5m,  2026-11-20T22:00:00Z, 2026-11-21T02:00:00Z",   // 12 phases from one read, across midnight
-        "max_over_time,      , 61m, 1m,  2026-11-21T11:00:00Z, 2026-11-21T12:19:00Z",   // 61 phases: minutes slid, open hour
+        "count_over_time,    , 5m,  5m,  2026-11-21T12:00:00Z, 2026-11-21T12:20:00Z", // open hour: partials
+        "sum_over_time,      , 1h,  1h,  2026-11-20T01:00:00Z, 2026-11-21T00:00:00Z", // closed hours
+        "avg_over_time,      , 15m, 5m,  2026-11-20T10:07:30Z, 2026-11-20T11:07:30Z", // 3 phases, not on the minute
+        "min_over_time,      , 1d,  1d,  2026-11-20T00:00:00Z, 2026-11-21T00:00:00Z", // closed days
+        "max_over_time,      , 7m,  3m,  2026-11-21T11:31:00Z, 2026-11-21T12:19:00Z", // 7 phases, across the open hour
+        "count_over_time,    , 90s, 30s, 2026-11-21T12:05:00Z, 2026-11-21T12:15:00Z", // range rounded up, step under a
+        // minute
+        "sum_over_time,      , 1h,  5m,  2026-11-20T22:00:00Z, 2026-11-21T02:00:00Z", // 12 phases from one read, across
+        // midnight
+        "max_over_time,      , 61m, 1m,  2026-11-21T11:00:00Z, 2026-11-21T12:19:00Z", // 61 phases: minutes slid, open
+        // hour
         "quantile_over_time, 0.99, 10m, 10m, 2026-11-21T10:00:00Z, 2026-11-21T12:20:00Z",
         "quantile_over_time, 0.5,  30m, 10m, 2026-11-20T22:10:00Z, 2026-11-21T01:10:00Z", // across midnight
         "quantile_over_time, 0,    5m,  5m,  2026-11-21T12:00:00Z, 2026-11-21T12:20:00Z",
     })
-    void queryRange_whenOverTimeFunction_everyStepEqualsNativeQuery(String function, String q, String range, String step,
-            String start, String end) {
+    void queryRange_whenOverTimeFunction_everyStepEqualsNativeQuery(
+            String function, String q, String range, String step, String start, String end) {
         String selector = "api.latency[" + range + "]";
         String query = function + "(" + (q == null ? "" : q + ", ") + selector + ")";
         for (String method : new String[] {"GET", "POST"}) {
-            JsonNode body = prom(method, "query_range", List.of(Map.entry("query", query), Map.entry("start", start),
-                    Map.entry("end", end), Map.entry("step", step)));
+            JsonNode body = prom(
+                    method,
+                    "query_range",
+                    List.of(
+                            Map.entry("query", query),
+                            Map.entry("start", start),
+                            Map.entry("end", end),
+                            Map.entry("step", step)));
             assertThat(body.at("/data/resultType").asText()).isEqualTo("matrix");
             long stepMillis = duration(step);
             int points = 0;
-            for (long t = Instant.parse(start).toEpochMilli(); t <= Instant.parse(end).toEpochMilli(); t += stepMillis) {
+            for (long t = Instant.parse(start).toEpochMilli();
+                    t <= Instant.parse(end).toEpochMilli();
+                    t += stepMillis) {
                 Map<Map<String, String>, Double> want = nativeWindow(t, duration(range), stat(function, q));
                 Map<Map<String, String>, Double> got = at(body, t);
-                assertThat(got.keySet()).as("%s at %s", query, Instant.ofEpochMilli(t)).isEqualTo(want.keySet());
+                assertThat(got.keySet())
+                        .as("%s at %s", query, Instant.ofEpochMilli(t))
+                        .isEqualTo(want.keySet());
                 for (Map.Entry<Map<String, String>, Double> w : want.entrySet()) {
                     double g = got.get(w.getKey());
                     if (function.startsWith("quantile") && !"0".equals(q)) {
-                        assertThat(g).as("%s %s at %s", query, w.getKey(), t).isCloseTo(w.getValue(), withinPercentage(1));
+                        assertThat(g)
+                                .as("%s %s at %s", query, w.getKey(), t)
+                                .isCloseTo(w.getValue(), withinPercentage(1));
                     } else {
                         assertThat(g).as("%s %s at %s", query, w.getKey(), t).isEqualTo(w.getValue());
                     }
@@ -120,7 +149,9 @@ class PrometheusApiIT {
             }
             assertThat(points).as("points compared for %s", query).isPositive();
             for (JsonNode s : body.at("/data/result")) {
-                assertThat(s.path("metric").has("__name__")).as("functions drop the metric name").isFalse();
+                assertThat(s.path("metric").has("__name__"))
+                        .as("functions drop the metric name")
+                        .isFalse();
             }
         }
     }
@@ -129,40 +160,57 @@ class PrometheusApiIT {
     @ValueSource(strings = {"count_over_time", "sum_over_time", "avg_over_time", "min_over_time", "max_over_time"})
     void query_whenInstantOverTime_equalsNativeQueryOfTheWindowBeforeTheMinute(String function) {
         String time = "2026-11-21T12:17:42Z";
-        JsonNode body = prom("GET", "query", List.of(Map.entry("query", function + "(api.latency{region=\"eu\"}[10m])"),
-                Map.entry("time", time)));
+        JsonNode body = prom(
+                "GET",
+                "query",
+                List.of(Map.entry("query", function + "(api.latency{region=\"eu\"}[10m])"), Map.entry("time", time)));
         assertThat(body.at("/data/resultType").asText()).isEqualTo("vector");
         Map<Map<String, String>, Double> want = new TreeMap<>(java.util.Comparator.comparing(Object::toString));
-        nativeWindow(Instant.parse(time).toEpochMilli(), 10 * MINUTE, stat(function, null)).forEach((k, v) -> {
-            if (k.get("region").equals("eu")) {
-                want.put(k, v);
-            }
-        });
+        nativeWindow(Instant.parse(time).toEpochMilli(), 10 * MINUTE, stat(function, null))
+                .forEach((k, v) -> {
+                    if (k.get("region").equals("eu")) {
+                        want.put(k, v);
+                    }
+                });
         Map<Map<String, String>, Double> got = new HashMap<>();
         for (JsonNode s : body.at("/data/result")) {
-            assertThat(s.at("/value/0").asDouble()).isEqualTo(Instant.parse(time).toEpochMilli() / 1000.0);
-            got.put(labels(s.path("metric")), Double.parseDouble(s.at("/value/1").asText()));
+            assertThat(s.at("/value/0").asDouble())
+                    .isEqualTo(Instant.parse(time).toEpochMilli() / 1000.0);
+            got.put(
+                    labels(s.path("metric")),
+                    Double.parseDouble(s.at("/value/1").asText()));
         }
         assertThat(got).isEqualTo(new HashMap<>(want)).hasSize(3);
     }
 
     /** op, grouping: the aggregation of sum_over_time equals the same aggregation of the native per-series sums. */
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource(delimiter = '|', value = {
-        "sum   | by (route)", "min | by (route)", "max | by (route)", "avg | by (route)", "count | by (route)",
-        "sum   | without (route)", "max | without (region)", "count |", "sum |", "avg | by (region, route)",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "sum   | by (route)", "min | by (route)", "max | by (route)", "avg | by (route)", "count | by (route)",
+                "sum   | without (route)", "max | without (region)", "count |", "sum |", "avg | by (region, route)",
+            })
     void queryRange_whenAggregation_equalsAggregatedNativeValues(String op, String grouping) {
         String g = grouping == null ? "" : grouping.trim();
         String query = op + " " + g + " (sum_over_time(api.latency[5m]))";
         String start = "2026-11-21T11:40:00Z";
         String end = "2026-11-21T12:20:00Z";
-        JsonNode body = prom("GET", "query_range", List.of(Map.entry("query", query), Map.entry("start", start),
-                Map.entry("end", end), Map.entry("step", "5m")));
+        JsonNode body = prom(
+                "GET",
+                "query_range",
+                List.of(
+                        Map.entry("query", query),
+                        Map.entry("start", start),
+                        Map.entry("end", end),
+                        Map.entry("step", "5m")));
         int compared = 0;
-        for (long t = Instant.parse(start).toEpochMilli(); t <= Instant.parse(end).toEpochMilli(); t += 5 * MINUTE) {
+        for (long t = Instant.parse(start).toEpochMilli();
+                t <= Instant.parse(end).toEpochMilli();
+                t += 5 * MINUTE) {
             Map<Map<String, String>, Double> perSeries = nativeWindow(t, 5 * MINUTE, "sum");
-            Map<Map<String, String>, List<Double>> groups = new TreeMap<>(java.util.Comparator.comparing(Object::toString));
+            Map<Map<String, String>, List<Double>> groups =
+                    new TreeMap<>(java.util.Comparator.comparing(Object::toString));
             // In catalog (series key) order, as the API adds them up.
             List<Map<String, String>> ordered = new ArrayList<>(perSeries.keySet());
             ordered.sort(java.util.Comparator.comparing(k -> dev.pulse.model.SeriesKey.of("api.latency", k)));
@@ -193,49 +241,87 @@ class PrometheusApiIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "sum_over_time(api.latency[5m]) * 2 + 1 | sum   | 2 * x + 1",
-        "(count_over_time(api.latency[5m]) - 1) / 2 | count | (x - 1) / 2",
-        "-max_over_time(api.latency[5m])        | max   | -x",
-        "100 - min_over_time(api.latency[5m]) % 7 | min | 100 - x % 7",
-        "2 ^ count_over_time(api.latency[5m])   | count | 2 ^ x",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "sum_over_time(api.latency[5m]) * 2 + 1 | sum   | 2 * x + 1",
+                "(count_over_time(api.latency[5m]) - 1) / 2 | count | (x - 1) / 2",
+                "-max_over_time(api.latency[5m])        | max   | -x",
+                "100 - min_over_time(api.latency[5m]) % 7 | min | 100 - x % 7",
+                "2 ^ count_over_time(api.latency[5m])   | count | 2 ^ x",
+            })
     void queryRange_whenScalarArithmetic_appliesToEveryNativeValue(String query, String stat, String formula) {
         Map<String, DoubleBinaryOperator> formulas = Map.of(
-                "2 * x + 1", (x, u) -> x * 2 + 1, "(x - 1) / 2", (x, u) -> (x - 1) / 2, "-x", (x, u) -> -x,
-                "100 - x % 7", (x, u) -> 100 - x % 7, "2 ^ x", (x, u) -> Math.pow(2, x));
+                "2 * x + 1",
+                (x, u) -> x * 2 + 1,
+                "(x - 1) / 2",
+                (x, u) -> (x - 1) / 2,
+                "-x",
+                (x, u) -> -x,
+                "100 - x % 7",
+                (x, u) -> 100 - x % 7,
+                "2 ^ x",
+                (x, u) -> Math.pow(2, x));
         String start = "2026-11-21T11:55:00Z";
         String end = "2026-11-21T12:20:00Z";
-        JsonNode body = prom("POST", "query_range", List.of(Map.entry("query", query), Map.entry("start", start),
-                Map.entry("end", end), Map.entry("step", "5m")));
-        for (long t = Instant.parse(start).toEpochMilli(); t <= Instant.parse(end).toEpochMilli(); t += 5 * MINUTE) {
+        JsonNode body = prom(
+                "POST",
+                "query_range",
+                List.of(
+                        Map.entry("query", query),
+                        Map.entry("start", start),
+                        Map.entry("end", end),
+                        Map.entry("step", "5m")));
+        for (long t = Instant.parse(start).toEpochMilli();
+                t <= Instant.parse(end).toEpochMilli();
+                t += 5 * MINUTE) {
             Map<Map<String, String>, Double> want = new HashMap<>();
-            nativeWindow(t, 5 * MINUTE, stat).forEach((k, v) -> want.put(k, formulas.get(formula.trim()).applyAsDouble(v, 0)));
-            assertThat(at(body, t)).as("%s at %s", query, Instant.ofEpochMilli(t)).isEqualTo(want);
+            nativeWindow(t, 5 * MINUTE, stat)
+                    .forEach((k, v) -> want.put(k, formulas.get(formula.trim()).applyAsDouble(v, 0)));
+            assertThat(at(body, t))
+                    .as("%s at %s", query, Instant.ofEpochMilli(t))
+                    .isEqualTo(want);
         }
     }
 
     @Test
     void query_whenOnlyNumbers_answersScalarAndRangeMatrixWithoutLabels() {
         // As the wire has them (a JSON tree would print 1700000000.5 as 1.7000000005E9).
-        APIGatewayV2HTTPResponse scalar = call("GET", "query", List.of(Map.entry("query", "1 + 2 * 3 ^ 2 / 4"),
-                Map.entry("time", "1700000000.5")));
-        assertThat(scalar.getBody()).isEqualTo("{\"status\":\"success\",\"data\":{\"resultType\":\"scalar\",\"result\":"
-                + "[1700000000.5,\"5.5\"]}}");
-        APIGatewayV2HTTPResponse matrix = call("GET", "query_range", List.of(Map.entry("query", "-(1 / 0)"),
-                Map.entry("start", "1700000000"), Map.entry("end", "1700000120"), Map.entry("step", "60")));
-        assertThat(matrix.getBody()).isEqualTo("{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":"
-                + "[{\"metric\":{},\"values\":[[1700000000,\"-Inf\"],[1700000060,\"-Inf\"],[1700000120,\"-Inf\"]]}]}}");
+        APIGatewayV2HTTPResponse scalar = call(
+                "GET", "query", List.of(Map.entry("query", "1 + 2 * 3 ^ 2 / 4"), Map.entry("time", "1700000000.5")));
+        assertThat(scalar.getBody())
+                .isEqualTo("{\"status\":\"success\",\"data\":{\"resultType\":\"scalar\",\"result\":"
+                        + "[1700000000.5,\"5.5\"]}}");
+        APIGatewayV2HTTPResponse matrix = call(
+                "GET",
+                "query_range",
+                List.of(
+                        Map.entry("query", "-(1 / 0)"),
+                        Map.entry("start", "1700000000"),
+                        Map.entry("end", "1700000120"),
+                        Map.entry("step", "60")));
+        assertThat(matrix.getBody())
+                .isEqualTo(
+                        "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":"
+                                + "[{\"metric\":{},\"values\":[[1700000000,\"-Inf\"],[1700000060,\"-Inf\"],[1700000120,\"-Inf\"]]}]}}");
     }
 
     @Test
     void queryRange_whenBareSelector_answersPerStepAverageAndKeepsName() {
         String start = "2026-11-21T11:30:00Z";
         String end = "2026-11-21T12:20:00Z";
-        JsonNode body = prom("GET", "query_range", List.of(Map.entry("query", "api.latency{region=\"us\", route=~\"GET .*\"}"),
-                Map.entry("start", start), Map.entry("end", end), Map.entry("step", "10m")));
+        JsonNode body = prom(
+                "GET",
+                "query_range",
+                List.of(
+                        Map.entry("query", "api.latency{region=\"us\", route=~\"GET .*\"}"),
+                        Map.entry("start", start),
+                        Map.entry("end", end),
+                        Map.entry("step", "10m")));
         int compared = 0;
-        for (long t = Instant.parse(start).toEpochMilli(); t <= Instant.parse(end).toEpochMilli(); t += 10 * MINUTE) {
+        for (long t = Instant.parse(start).toEpochMilli();
+                t <= Instant.parse(end).toEpochMilli();
+                t += 10 * MINUTE) {
             Map<Map<String, String>, Double> want = new HashMap<>();
             nativeWindow(t, 10 * MINUTE, "avg").forEach((k, v) -> {
                 if (k.get("region").equals("us") && k.get("route").startsWith("GET ")) {
@@ -261,8 +347,12 @@ class PrometheusApiIT {
                 want.add(l);
             }
         }
-        JsonNode series = prom("POST", "series", List.of(Map.entry("match[]", "api.latency{region=\"eu\"}"),
-                Map.entry("start", "2026-11-21T00:00:00Z")));
+        JsonNode series = prom(
+                "POST",
+                "series",
+                List.of(
+                        Map.entry("match[]", "api.latency{region=\"eu\"}"),
+                        Map.entry("start", "2026-11-21T00:00:00Z")));
         List<Map<String, String>> got = new ArrayList<>();
         series.path("data").forEach(s -> got.add(labels(s)));
         assertThat(got).containsExactlyInAnyOrderElementsOf(want).hasSize(3);
@@ -275,7 +365,8 @@ class PrometheusApiIT {
         assertThat(routes.path("data").toString()).isEqualTo("[\"GET /cart\",\"GET /items/{id}\",\"POST /pay\"]");
         JsonNode names = prom("GET", "label/__name__/values", List.of());
         assertThat(names.path("data").toString()).isEqualTo("[\"api.latency\",\"wide.metric\"]");
-        JsonNode none = prom("GET", "series", List.of(Map.entry("match[]", "nothing.here"), Map.entry("match[]", "{route=\"x\"}")));
+        JsonNode none = prom(
+                "GET", "series", List.of(Map.entry("match[]", "nothing.here"), Map.entry("match[]", "{route=\"x\"}")));
         assertThat(none.toString()).isEqualTo("{\"status\":\"success\",\"data\":[]}");
     }
 
@@ -291,7 +382,8 @@ class PrometheusApiIT {
         assertThat(series.path("warnings")).hasSize(1);
         // 0 and a limit above the count answer everything, without a warning.
         for (String limit : List.of("0", "6")) {
-            JsonNode all = prom("GET", "series", List.of(Map.entry("match[]", "api.latency"), Map.entry("limit", limit)));
+            JsonNode all =
+                    prom("GET", "series", List.of(Map.entry("match[]", "api.latency"), Map.entry("limit", limit)));
             assertThat(all.path("data")).as(limit).hasSize(6);
             assertThat(all.has("warnings")).as(limit).isFalse();
         }
@@ -308,100 +400,126 @@ class PrometheusApiIT {
     @Test
     void metadata_whenAsked_listsEveryMetricNameWithTypeUnknown() {
         JsonNode all = prom("GET", "metadata", List.of());
-        assertThat(all.path("data").toString()).isEqualTo("{\"api.latency\":[{\"type\":\"unknown\",\"help\":\"\",\"unit\":\"\"}],"
-                + "\"wide.metric\":[{\"type\":\"unknown\",\"help\":\"\",\"unit\":\"\"}]}");
-        assertThat(prom("GET", "metadata", List.of(Map.entry("metric", "wide.metric"))).path("data").fieldNames())
-                .toIterable().containsExactly("wide.metric");
-        assertThat(prom("GET", "metadata", List.of(Map.entry("metric", "nothing.here"))).path("data").toString())
+        assertThat(all.path("data").toString())
+                .isEqualTo("{\"api.latency\":[{\"type\":\"unknown\",\"help\":\"\",\"unit\":\"\"}],"
+                        + "\"wide.metric\":[{\"type\":\"unknown\",\"help\":\"\",\"unit\":\"\"}]}");
+        assertThat(prom("GET", "metadata", List.of(Map.entry("metric", "wide.metric")))
+                        .path("data")
+                        .fieldNames())
+                .toIterable()
+                .containsExactly("wide.metric");
+        assertThat(prom("GET", "metadata", List.of(Map.entry("metric", "nothing.here")))
+                        .path("data")
+                        .toString())
                 .isEqualTo("{}");
-        assertThat(prom("GET", "metadata", List.of(Map.entry("limit", "1"))).path("data").fieldNames())
-                .toIterable().containsExactly("api.latency");
-        assertThat(prom("GET", "metadata", List.of(Map.entry("limit_per_metric", "0"))).path("data").toString())
+        assertThat(prom("GET", "metadata", List.of(Map.entry("limit", "1")))
+                        .path("data")
+                        .fieldNames())
+                .toIterable()
+                .containsExactly("api.latency");
+        assertThat(prom("GET", "metadata", List.of(Map.entry("limit_per_metric", "0")))
+                        .path("data")
+                        .toString())
                 .isEqualTo("{\"api.latency\":[],\"wide.metric\":[]}");
     }
 
     @Test
     void queryExemplars_whenQueryParses_answersNone() {
         for (String method : List.of("GET", "POST")) {
-            JsonNode none = prom(method, "query_exemplars", List.of(Map.entry("query", "rate(api.latency[5m])"),
-                    Map.entry("start", "2026-11-21T11:00:00Z"), Map.entry("end", "2026-11-21T12:00:00Z")));
+            JsonNode none = prom(
+                    method,
+                    "query_exemplars",
+                    List.of(
+                            Map.entry("query", "rate(api.latency[5m])"),
+                            Map.entry("start", "2026-11-21T11:00:00Z"),
+                            Map.entry("end", "2026-11-21T12:00:00Z")));
             assertThat(none.toString()).isEqualTo("{\"status\":\"success\",\"data\":[]}");
         }
     }
 
     /** Every construct outside the subset, through the handler: 400, errorType bad_data, the position in the error. */
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        "sum(api.latency) offset 1h            | 1:18:",
-        "api.latency @ later()                 | 1:15:",
-        "rate(api.latency[1h:1m])              | 1:1:",
-        "holt_winters(api.latency[5m], 0.5, 0.5) | 1:1:",
-        "predict_linear(api.latency[5m])       | 1:31:",
-        "histogram_count(api.latency)          | 1:1:",
-        "label_replace(api.latency, 'a-b', 'b', 'c', 'd') | 1:28:",
-        "no_such_function(api.latency)         | 1:1:",
-        "1 > 2                                 | 1:3:",
-        "api.latency + bool api.latency        | 1:15:",
-        "api.latency and 1                     | 1:13:",
-        "api.latency unless on(route) group_left wide.metric | 1:30:",
-        "topk('a', api.latency)                | 1:6:",
-        "count_values('a-b', api.latency)      | 1:14:",
-        "sum_over_time(api.latency[5 m])       | 1:27:",
-        "sum_over_time(api.latency[1h5])       | 1:27:",
-        "sum_over_time(api.latency[-5m])       | 1:27:",
-        "sum_over_time(api.latency)            | 1:15:",
-        "api.latency[5m]                       | 1:1:",
-        "api.latency{route=~'(?P<x'}           | 1:20:",
-        "api.latency{route=~'a{2,1}'}          | 1:20:",
-        "{route=''}                            | 1:1:",
-        "\"just a string\"                       | 1:1:",
-        "sum(                                  | 1:5:",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "sum(api.latency) offset 1h            | 1:18:",
+                "api.latency @ later()                 | 1:15:",
+                "rate(api.latency[1h:1m])              | 1:1:",
+                "holt_winters(api.latency[5m], 0.5, 0.5) | 1:1:",
+                "predict_linear(api.latency[5m])       | 1:31:",
+                "histogram_count(api.latency)          | 1:1:",
+                "label_replace(api.latency, 'a-b', 'b', 'c', 'd') | 1:28:",
+                "no_such_function(api.latency)         | 1:1:",
+                "1 > 2                                 | 1:3:",
+                "api.latency + bool api.latency        | 1:15:",
+                "api.latency and 1                     | 1:13:",
+                "api.latency unless on(route) group_left wide.metric | 1:30:",
+                "topk('a', api.latency)                | 1:6:",
+                "count_values('a-b', api.latency)      | 1:14:",
+                "sum_over_time(api.latency[5 m])       | 1:27:",
+                "sum_over_time(api.latency[1h5])       | 1:27:",
+                "sum_over_time(api.latency[-5m])       | 1:27:",
+                "sum_over_time(api.latency)            | 1:15:",
+                "api.latency[5m]                       | 1:1:",
+                "api.latency{route=~'(?P<x'}           | 1:20:",
+                "api.latency{route=~'a{2,1}'}          | 1:20:",
+                "{route=''}                            | 1:1:",
+                "\"just a string\"                       | 1:1:",
+                "sum(                                  | 1:5:",
+            })
     void query_whenOutsideSubset_answers400BadDataWithPosition(String query, String position) {
         for (String endpoint : new String[] {"query", "query_range"}) {
-            APIGatewayV2HTTPResponse r = call("GET", endpoint, List.of(Map.entry("query", query.trim()),
-                    Map.entry("start", "2026-11-21T12:00:00Z"), Map.entry("end", "2026-11-21T12:10:00Z"),
-                    Map.entry("step", "60")));
+            APIGatewayV2HTTPResponse r = call(
+                    "GET",
+                    endpoint,
+                    List.of(
+                            Map.entry("query", query.trim()),
+                            Map.entry("start", "2026-11-21T12:00:00Z"),
+                            Map.entry("end", "2026-11-21T12:10:00Z"),
+                            Map.entry("step", "60")));
             JsonNode body = read(r.getBody());
             assertThat(r.getStatusCode()).as(r.getBody()).isEqualTo(400);
             assertThat(body.path("status").asText()).isEqualTo("error");
             assertThat(body.path("errorType").asText()).isEqualTo("bad_data");
-            assertThat(body.path("error").asText()).startsWith("invalid parameter \"query\": " + position + " parse error: ");
+            assertThat(body.path("error").asText())
+                    .startsWith("invalid parameter \"query\": " + position + " parse error: ");
         }
     }
 
     /** Bad parameters are 400 bad_data naming the parameter, limits 400 or 422 as Prometheus answers them. */
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource(delimiter = '|', value = {
-        "query_range | query=count_over_time(api.latency[5m])&end=1700000000&step=60 | 400 | bad_data | invalid parameter \"start\"",
-        "query_range | query=x&start=yesterday&end=1700000000&step=60             | 400 | bad_data | invalid parameter \"start\"",
-        "query_range | query=x&start=1700000100&end=1700000000&step=60            | 400 | bad_data | end timestamp must not be before start time",
-        "query_range | query=x&start=1700000000&end=1700000100&step=0             | 400 | bad_data | zero or negative query resolution step",
-        "query_range | query=x&start=1700000000&end=1700000100&step=5x            | 400 | bad_data | invalid parameter \"step\"",
-        "query_range | query=x&start=1700000000&end=1800000000&step=60            | 400 | bad_data | exceeded maximum resolution of 11,000 points",
-        "query       | time=1700000000                                           | 400 | bad_data | invalid parameter \"query\"",
-        "query       | query=x&time=1700000000&timeout=-1s                       | 400 | bad_data | invalid parameter \"timeout\"",
-        "query       | query=%zz                                                 | 400 | bad_data | invalid URL escape",
-        "query       | query=count_over_time(wide.metric[5m])&time=2026-11-21T12:20:00Z | 422 | execution | at most 100 allowed",
-        "query       | query=sum_over_time(api.latency[61m])&time=2026-11-21T12:20:00Z | 200 | | ",
-        "query       | query=api.latency%20%2B%20on()%20api.latency&time=2026-11-21T12:20:00Z | 422 | execution | many-to-many matching not allowed",
-        "query       | query=api.latency%20%2F%20on()%20group_left%20sum(api.latency)&time=2026-11-21T12:20:00Z | 200 | | ",
-        "query       | query=label_replace(api.latency,'route','x','route','.*')&time=2026-11-21T12:20:00Z | 422 | execution | same labelset",
-        "query_range | query=quantile_over_time(0.5,api.latency[61m])&start=2026-11-21T11:00:00Z&end=2026-11-21T12:00:00Z&step=1m | 400 | bad_data | different minute grids",
-        "series      | start=1700000000                                          | 400 | bad_data | no match[] parameter provided",
-        "series      | match[]=sum(api.latency)                                  | 400 | bad_data | must be a series selector",
-        "series      | match[]=api.latency{                                      | 400 | bad_data | invalid parameter \"match[]\": 1:13:",
-        "labels      | start=1700000100&end=1700000000                           | 400 | bad_data | end timestamp must not be before start time",
-        "labels      | limit=-1                                                  | 400 | bad_data | invalid parameter \"limit\": must be a non-negative integer, got \"-1\"",
-        "series      | match[]=x&limit=ten                                       | 400 | bad_data | invalid parameter \"limit\"",
-        "metadata    | limit=many                                                | 400 | bad_data | limit must be a number",
-        "labels      | limit=00000000000000000000000000000000000000000000000000000000000000000 | 400 | bad_data | invalid parameter \"limit\"",
-        "query_exemplars | start=1700000000                                      | 400 | bad_data | invalid parameter \"query\"",
-        "query_exemplars | query=rate(x[5m])&start=1700000100&end=1700000000     | 400 | bad_data | end timestamp must not be before start time",
-        "query_exemplars | query=rate(x)                                         | 400 | bad_data | invalid parameter \"query\": 1:6:",
-    })
-    void api_whenBadParameters_answersPrometheusErrors(String endpoint, String rawQuery, int status, String type,
-            String message) {
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "query_range | query=count_over_time(api.latency[5m])&end=1700000000&step=60 | 400 | bad_data | invalid parameter \"start\"",
+                "query_range | query=x&start=yesterday&end=1700000000&step=60             | 400 | bad_data | invalid parameter \"start\"",
+                "query_range | query=x&start=1700000100&end=1700000000&step=60            | 400 | bad_data | end timestamp must not be before start time",
+                "query_range | query=x&start=1700000000&end=1700000100&step=0             | 400 | bad_data | zero or negative query resolution step",
+                "query_range | query=x&start=1700000000&end=1700000100&step=5x            | 400 | bad_data | invalid parameter \"step\"",
+                "query_range | query=x&start=1700000000&end=1800000000&step=60            | 400 | bad_data | exceeded maximum resolution of 11,000 points",
+                "query       | time=1700000000                                           | 400 | bad_data | invalid parameter \"query\"",
+                "query       | query=x&time=1700000000&timeout=-1s                       | 400 | bad_data | invalid parameter \"timeout\"",
+                "query       | query=%zz                                                 | 400 | bad_data | invalid URL escape",
+                "query       | query=count_over_time(wide.metric[5m])&time=2026-11-21T12:20:00Z | 422 | execution | at most 100 allowed",
+                "query       | query=sum_over_time(api.latency[61m])&time=2026-11-21T12:20:00Z | 200 | | ",
+                "query       | query=api.latency%20%2B%20on()%20api.latency&time=2026-11-21T12:20:00Z | 422 | execution | many-to-many matching not allowed",
+                "query       | query=api.latency%20%2F%20on()%20group_left%20sum(api.latency)&time=2026-11-21T12:20:00Z | 200 | | ",
+                "query       | query=label_replace(api.latency,'route','x','route','.*')&time=2026-11-21T12:20:00Z | 422 | execution | same labelset",
+                "query_range | query=quantile_over_time(0.5,api.latency[61m])&start=2026-11-21T11:00:00Z&end=2026-11-21T12:00:00Z&step=1m | 400 | bad_data | different minute grids",
+                "series      | start=1700000000                                          | 400 | bad_data | no match[] parameter provided",
+                "series      | match[]=sum(api.latency)                                  | 400 | bad_data | must be a series selector",
+                "series      | match[]=api.latency{                                      | 400 | bad_data | invalid parameter \"match[]\": 1:13:",
+                "labels      | start=1700000100&end=1700000000                           | 400 | bad_data | end timestamp must not be before start time",
+                "labels      | limit=-1                                                  | 400 | bad_data | invalid parameter \"limit\": must be a non-negative integer, got \"-1\"",
+                "series      | match[]=x&limit=ten                                       | 400 | bad_data | invalid parameter \"limit\"",
+                "metadata    | limit=many                                                | 400 | bad_data | limit must be a number",
+                "labels      | limit=00000000000000000000000000000000000000000000000000000000000000000 | 400 | bad_data | invalid parameter \"limit\"",
+                "query_exemplars | start=1700000000                                      | 400 | bad_data | invalid parameter \"query\"",
+                "query_exemplars | query=rate(x[5m])&start=1700000100&end=1700000000     | 400 | bad_data | end timestamp must not be before start time",
+                "query_exemplars | query=rate(x)                                         | 400 | bad_data | invalid parameter \"query\": 1:6:",
+            })
+    void api_whenBadParameters_answersPrometheusErrors(
+            String endpoint, String rawQuery, int status, String type, String message) {
         APIGatewayV2HTTPEvent e = ApiRequests.prometheus("GET", "/prometheus/api/v1/" + endpoint.trim(), List.of());
         e.setRawQueryString(rawQuery.trim());
         APIGatewayV2HTTPResponse r = handler.handleRequest(e, new TestContext("q", 30_000, 1024));
@@ -415,12 +533,14 @@ class PrometheusApiIT {
 
     @Test
     void api_whenUnknownEndpointOrMethod_answers404Or405() {
-        APIGatewayV2HTTPResponse unknown = handler.handleRequest(ApiRequests.prometheus("GET",
-                "/prometheus/api/v1/targets", List.of()), new TestContext("q", 30_000, 1024));
+        APIGatewayV2HTTPResponse unknown = handler.handleRequest(
+                ApiRequests.prometheus("GET", "/prometheus/api/v1/targets", List.of()),
+                new TestContext("q", 30_000, 1024));
         assertThat(unknown.getStatusCode()).isEqualTo(404);
         assertThat(read(unknown.getBody()).path("errorType").asText()).isEqualTo("not_found");
-        APIGatewayV2HTTPResponse post = handler.handleRequest(ApiRequests.prometheus("POST",
-                "/prometheus/api/v1/label/route/values", List.of()), new TestContext("q", 30_000, 1024));
+        APIGatewayV2HTTPResponse post = handler.handleRequest(
+                ApiRequests.prometheus("POST", "/prometheus/api/v1/label/route/values", List.of()),
+                new TestContext("q", 30_000, 1024));
         assertThat(post.getStatusCode()).isEqualTo(405);
     }
 
@@ -433,7 +553,14 @@ class PrometheusApiIT {
             case "avg_over_time" -> "avg";
             case "min_over_time" -> "min";
             case "max_over_time" -> "max";
-            default -> "0".equals(q) ? "min" : "p" + new java.math.BigDecimal(q).movePointRight(2).stripTrailingZeros().toPlainString();
+            default ->
+                "0".equals(q)
+                        ? "min"
+                        : "p"
+                                + new java.math.BigDecimal(q)
+                                        .movePointRight(2)
+                                        .stripTrailingZeros()
+                                        .toPlainString();
         };
     }
 
@@ -459,12 +586,17 @@ class PrometheusApiIT {
         ArrayNode series = q.putArray("series");
         for (String route : ROUTES) {
             for (String region : REGIONS) {
-                series.addObject().put("name", "api.latency").putObject("dims").put("route", route).put("region", region);
+                series.addObject()
+                        .put("name", "api.latency")
+                        .putObject("dims")
+                        .put("route", route)
+                        .put("region", region);
             }
         }
         q.put("start", end - range).put("end", end).put("period", range / 1000);
         q.putArray("stats").add(stat);
-        APIGatewayV2HTTPResponse r = handler.handleRequest(ApiRequests.post(q.toString()), new TestContext("q", 30_000, 1024));
+        APIGatewayV2HTTPResponse r =
+                handler.handleRequest(ApiRequests.post(q.toString()), new TestContext("q", 30_000, 1024));
         assertThat(r.getStatusCode()).as(r.getBody()).isEqualTo(200);
         JsonNode body = read(r.getBody());
         assertThat(body.path("timestamps")).hasSize(1);
@@ -484,7 +616,9 @@ class PrometheusApiIT {
         for (JsonNode s : body.at("/data/result")) {
             for (JsonNode point : s.path("values")) {
                 if (Math.round(point.get(0).asDouble() * 1000) == t) {
-                    out.put(labels(s.path("metric")), Double.parseDouble(point.get(1).asText()));
+                    out.put(
+                            labels(s.path("metric")),
+                            Double.parseDouble(point.get(1).asText()));
                 }
             }
         }
@@ -500,24 +634,28 @@ class PrometheusApiIT {
     /** One number and one unit (s, m, h, d), as the cases above write them. */
     private static long duration(String s) {
         long n = Long.parseLong(s.substring(0, s.length() - 1));
-        return n * switch (s.charAt(s.length() - 1)) {
-            case 's' -> 1_000L;
-            case 'm' -> MINUTE;
-            case 'h' -> 60 * MINUTE;
-            case 'd' -> 1_440 * MINUTE;
-            default -> throw new IllegalArgumentException(s);
-        };
+        return n
+                * switch (s.charAt(s.length() - 1)) {
+                    case 's' -> 1_000L;
+                    case 'm' -> MINUTE;
+                    case 'h' -> 60 * MINUTE;
+                    case 'd' -> 1_440 * MINUTE;
+                    default -> throw new IllegalArgumentException(s);
+                };
     }
 
     private APIGatewayV2HTTPResponse call(String method, String endpoint, List<Map.Entry<String, String>> params) {
-        return handler.handleRequest(ApiRequests.prometheus(method, "/prometheus/api/v1/" + endpoint, params),
+        return handler.handleRequest(
+                ApiRequests.prometheus(method, "/prometheus/api/v1/" + endpoint, params),
                 new TestContext("q", 30_000, 1024));
     }
 
     /** A Prometheus API call that must succeed: 200 and status success. */
     private JsonNode prom(String method, String endpoint, List<Map.Entry<String, String>> params) {
         APIGatewayV2HTTPResponse r = call(method, endpoint, params);
-        assertThat(r.getStatusCode()).as("%s %s %s: %s", method, endpoint, params, r.getBody()).isEqualTo(200);
+        assertThat(r.getStatusCode())
+                .as("%s %s %s: %s", method, endpoint, params, r.getBody())
+                .isEqualTo(200);
         assertThat(r.getHeaders()).containsEntry("Content-Type", "application/json");
         JsonNode body = read(r.getBody());
         assertThat(body.path("status").asText()).isEqualTo("success");
@@ -525,8 +663,8 @@ class PrometheusApiIT {
     }
 
     private JsonNode get(String path, Map<String, String> params) {
-        APIGatewayV2HTTPResponse r = handler.handleRequest(ApiRequests.request("GET", path, params),
-                new TestContext("q", 30_000, 1024));
+        APIGatewayV2HTTPResponse r =
+                handler.handleRequest(ApiRequests.request("GET", path, params), new TestContext("q", 30_000, 1024));
         assertThat(r.getStatusCode()).as(r.getBody()).isEqualTo(200);
         return read(r.getBody());
     }
@@ -542,8 +680,8 @@ class PrometheusApiIT {
     private List<KinesisEvent.KinesisEventRecord> generate(Random random, int n, long from, long to) {
         List<KinesisEvent.KinesisEventRecord> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            Map<String, String> dims = Map.of("route", ROUTES[random.nextInt(ROUTES.length)],
-                    "region", REGIONS[random.nextInt(REGIONS.length)]);
+            Map<String, String> dims = Map.of(
+                    "route", ROUTES[random.nextInt(ROUTES.length)], "region", REGIONS[random.nextInt(REGIONS.length)]);
             long ts = from + (long) (random.nextDouble() * (to - from));
             out.add(record("api.latency", dims, ts, Math.pow(10, random.nextDouble() * 6 - 2)));
         }
@@ -551,9 +689,13 @@ class PrometheusApiIT {
     }
 
     private KinesisEvent.KinesisEventRecord record(String name, Map<String, String> dims, long ts, double value) {
-        String json = JSON.createObjectNode().put("name", name).<ObjectNode>set("dims", JSON.valueToTree(dims))
-                .put("ts", ts).put("value", value).toString();
-        return KinesisRecords.record("shardId-000000000000", sequence++, name, json.getBytes(StandardCharsets.UTF_8),
-                NOW.toEpochMilli());
+        String json = JSON.createObjectNode()
+                .put("name", name)
+                .<ObjectNode>set("dims", JSON.valueToTree(dims))
+                .put("ts", ts)
+                .put("value", value)
+                .toString();
+        return KinesisRecords.record(
+                "shardId-000000000000", sequence++, name, json.getBytes(StandardCharsets.UTF_8), NOW.toEpochMilli());
     }
 }

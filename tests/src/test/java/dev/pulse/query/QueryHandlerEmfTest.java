@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,8 +52,8 @@ class QueryHandlerEmfTest {
     private static QueryHandler handler() {
         DynamoDbAsyncClient refusing = new RefusingDynamoDb();
         QueryService queries = new QueryService(refusing, "t", 8, 300_000L, new RollupCache(100, 300_000L), CLOCK);
-        return QueryFunction.handler(queries, new CatalogService(refusing, "t"), PulseMetrics.create("PulseTest", "query"),
-                500, CLOCK);
+        return QueryFunction.handler(
+                queries, new CatalogService(refusing, "t"), PulseMetrics.create("PulseTest", "query"), 500, CLOCK);
     }
 
     private static APIGatewayV2HTTPResponse invoke(QueryHandler handler, APIGatewayV2HTTPEvent event) {
@@ -60,10 +75,30 @@ class QueryHandlerEmfTest {
             assertThat(directive.get("Dimensions").toString()).isEqualTo("[[\"Service\"]]");
             assertThat(doc.get("Service").asText()).isEqualTo("query");
             Map<String, String> units = new TreeMap<>();
-            directive.get("Metrics").forEach(m -> units.put(m.get("Name").asText(), m.get("Unit").asText()));
-            assertThat(units).isEqualTo(new TreeMap<>(Map.of("QueryLatencyMs", "Milliseconds", "SeriesRequested", "Count",
-                    "ItemsRead", "Count", "ReadUnits", "Count", "CacheHits", "Count", "RollupFallbacks", "Count",
-                    "Unprocessed", "Count", "BadRequests", "Count", "ColdStart", "Count")));
+            directive
+                    .get("Metrics")
+                    .forEach(
+                            m -> units.put(m.get("Name").asText(), m.get("Unit").asText()));
+            assertThat(units)
+                    .isEqualTo(new TreeMap<>(Map.of(
+                            "QueryLatencyMs",
+                            "Milliseconds",
+                            "SeriesRequested",
+                            "Count",
+                            "ItemsRead",
+                            "Count",
+                            "ReadUnits",
+                            "Count",
+                            "CacheHits",
+                            "Count",
+                            "RollupFallbacks",
+                            "Count",
+                            "Unprocessed",
+                            "Count",
+                            "BadRequests",
+                            "Count",
+                            "ColdStart",
+                            "Count")));
             assertThat(doc.get("BadRequests").asDouble()).isEqualTo(1.0);
             assertThat(doc.get("QueryLatencyMs").asDouble()).isPositive();
             assertThat(out.writers()).containsExactly(Thread.currentThread());
@@ -77,15 +112,21 @@ class QueryHandlerEmfTest {
                 Arguments.of("POST /query with no series", ApiRequests.post("{}"), 400, 1),
                 Arguments.of("GET /query", ApiRequests.request("GET", "/query", null), 405, 0),
                 Arguments.of("an unknown route", ApiRequests.request("GET", "/nothing", null), 404, 0),
-                Arguments.of("a Prometheus call with a bad time", ApiRequests.prometheus("GET", "/prometheus/api/v1/query",
-                        List.of(Map.entry("query", "m"), Map.entry("time", "NaN"))), 400, 1),
+                Arguments.of(
+                        "a Prometheus call with a bad time",
+                        ApiRequests.prometheus(
+                                "GET",
+                                "/prometheus/api/v1/query",
+                                List.of(Map.entry("query", "m"), Map.entry("time", "NaN"))),
+                        400,
+                        1),
                 Arguments.of("a query whose reads the table refuses", ApiRequests.post(VALID_QUERY), 200, 0));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("answers")
-    void handleRequest_whateverTheAnswer_printsExactlyOneDocumentCountingBadRequests(String name, APIGatewayV2HTTPEvent event,
-            int status, int badRequests) throws Exception {
+    void handleRequest_whateverTheAnswer_printsExactlyOneDocumentCountingBadRequests(
+            String name, APIGatewayV2HTTPEvent event, int status, int badRequests) throws Exception {
         QueryHandler handler = handler();
         APIGatewayV2HTTPResponse[] response = new APIGatewayV2HTTPResponse[1];
 

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -60,14 +75,20 @@ class QueryIT {
             RecordingMetrics metrics = new RecordingMetrics();
             QueryHandler handler = p.queryHandler(metrics);
 
-            raw.assertQueryMatches(handler, "2026-11-18T00:00:00Z", "2026-11-21T00:00:00Z", "P1D");  // daily only
-            assertThat(metrics.last("ItemsRead")).as("3 days of 3 series: their daily rollups").isEqualTo(9);
-            raw.assertQueryMatches(handler, "2026-11-21T10:20:00Z", "2026-11-21T12:20:00Z", "PT5M"); // hourly + open hour
-            raw.assertQueryMatches(handler, "2026-11-18T00:00:00Z", "2026-11-21T12:20:00Z", "PT1H"); // daily + hourly + open
+            raw.assertQueryMatches(handler, "2026-11-18T00:00:00Z", "2026-11-21T00:00:00Z", "P1D"); // daily only
+            assertThat(metrics.last("ItemsRead"))
+                    .as("3 days of 3 series: their daily rollups")
+                    .isEqualTo(9);
+            raw.assertQueryMatches(
+                    handler, "2026-11-21T10:20:00Z", "2026-11-21T12:20:00Z", "PT5M"); // hourly + open hour
+            raw.assertQueryMatches(
+                    handler, "2026-11-18T00:00:00Z", "2026-11-21T12:20:00Z", "PT1H"); // daily + hourly + open
             raw.assertQueryMatches(handler, "2026-11-19T22:13:00Z", "2026-11-20T03:00:00Z", "PT7M"); // across midnight
-            raw.assertQueryMatches(handler, "2026-11-21T12:00:00Z", "2026-11-21T12:20:00Z", "60");   // partials only
-            raw.assertQueryMatches(handler, "2026-11-20T00:00:00Z", "2026-11-20T10:30:00Z", "PT1H"); // closed day, cut hour
-            assertThat(metrics.documents()).allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isZero());
+            raw.assertQueryMatches(handler, "2026-11-21T12:00:00Z", "2026-11-21T12:20:00Z", "60"); // partials only
+            raw.assertQueryMatches(
+                    handler, "2026-11-20T00:00:00Z", "2026-11-20T10:30:00Z", "PT1H"); // closed day, cut hour
+            assertThat(metrics.documents())
+                    .allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isZero());
         }
     }
 
@@ -100,15 +121,24 @@ class QueryIT {
                 JsonNode repeat = raw.assertQueryMatches(warm, q[0], q[1], q[2]);
                 JsonNode cold = RawData.post(p.queryHandler(new RecordingMetrics()), raw.query(q[0], q[1], q[2]));
 
-                assertThat(repeat).as("warm repeat of %s", List.of(q)).isEqualTo(first).isEqualTo(cold);
+                assertThat(repeat)
+                        .as("warm repeat of %s", List.of(q))
+                        .isEqualTo(first)
+                        .isEqualTo(cold);
                 boolean closedOnly = Instant.parse(q[1]).isBefore(NOW.minus(Duration.ofHours(1)));
                 if (closedOnly) {
                     if (coldContainer) {
-                        assertThat(firstReads).as("a cold query reads its rollups").isEqualTo(3 * 24);
+                        assertThat(firstReads)
+                                .as("a cold query reads its rollups")
+                                .isEqualTo(3 * 24);
                     }
-                    assertThat(metrics.last("ItemsRead")).as("a warm repeat of closed periods reads nothing").isZero();
+                    assertThat(metrics.last("ItemsRead"))
+                            .as("a warm repeat of closed periods reads nothing")
+                            .isZero();
                 }
-                assertThat(metrics.last("CacheHits")).as("every rollup of the repeat from the cache").isPositive();
+                assertThat(metrics.last("CacheHits"))
+                        .as("every rollup of the repeat from the cache")
+                        .isPositive();
             }
             // A percentile the cached buckets have not answered yet: computed from their merged sketches.
             String other = raw.query("2026-11-20T00:00:00Z", "2026-11-21T00:00:00Z", "PT5M")
@@ -163,26 +193,31 @@ class QueryIT {
     @Test
     void query_whenBuilderNeverRan_closedHoursAndDaysAreExactFromThePartials() {
         try (Pipeline p = new Pipeline("pulse-query-nobuild", NOW, Duration.ofDays(14))) {
-            p.ingest(generate(new Random(31), 1500, NOW.minus(Duration.ofDays(3)).toEpochMilli(), NOW.toEpochMilli()));
+            p.ingest(
+                    generate(new Random(31), 1500, NOW.minus(Duration.ofDays(3)).toEpochMilli(), NOW.toEpochMilli()));
             p.clock().advance(Duration.ofHours(2)); // every hour of the data long closed, and still no build
             RecordingMetrics metrics = new RecordingMetrics();
 
             assertClosedRangesMatch(p.queryHandler(metrics));
 
             // Every closed day and hour was answered from below: marked, never built.
-            assertThat(metrics.documents()).allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isPositive());
+            assertThat(metrics.documents())
+                    .allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isPositive());
         }
     }
 
     @Test
     void query_whenBuildRunDiedHalfway_closedHoursAndDaysAreExactFromRollupsAndPartials() {
         try (Pipeline p = new Pipeline("pulse-query-halfway", NOW, Duration.ofDays(14))) {
-            p.ingest(generate(new Random(32), 1500, NOW.minus(Duration.ofDays(3)).toEpochMilli(), NOW.toEpochMilli()));
+            p.ingest(
+                    generate(new Random(32), 1500, NOW.minus(Duration.ofDays(3)).toEpochMilli(), NOW.toEpochMilli()));
             p.clock().advance(p.config.markSettle().plusMinutes(1));
-            // The run dies after 40 rollup writes (the process crashed, or its work was discarded): the rest stays marked.
+            // The run dies after 40 rollup writes (the process crashed, or its work was discarded): the rest stays
+            // marked.
             ControlledPuts dying = new ControlledPuts(Emulators.dynamoAsync());
             dying.failAfter(40);
-            CompactResult r = p.builder(dying).build(Deadline.inMillis(60_000), new InvocationMetrics<>(CompactMetric.class));
+            CompactResult r =
+                    p.builder(dying).build(Deadline.inMillis(60_000), new InvocationMetrics<>(CompactMetric.class));
             assertThat(r.stopped()).isTrue();
             assertThat(r.hoursBuilt()).isEqualTo(40);
             assertThat(r.daysBuilt()).isZero();
@@ -190,7 +225,8 @@ class QueryIT {
 
             assertClosedRangesMatch(p.queryHandler(metrics));
 
-            assertThat(metrics.documents()).allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isPositive());
+            assertThat(metrics.documents())
+                    .allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isPositive());
         }
     }
 
@@ -204,7 +240,8 @@ class QueryIT {
             RecordingMetrics warmMetrics = new RecordingMetrics();
             QueryHandler warm = p.queryHandler(warmMetrics);
             assertClosedRangesMatch(warm); // served by the built rollups, which it caches
-            assertThat(warmMetrics.documents()).allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isZero());
+            assertThat(warmMetrics.documents())
+                    .allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isZero());
 
             // Late data into built hours and days of every series; the builder is stopped from here on.
             p.clock().advance(Duration.ofMinutes(1));
@@ -212,7 +249,8 @@ class QueryIT {
             RecordingMetrics metrics = new RecordingMetrics();
 
             assertClosedRangesMatch(p.queryHandler(metrics));
-            assertThat(metrics.documents()).allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isPositive());
+            assertThat(metrics.documents())
+                    .allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isPositive());
 
             // A warm container keeps its cached rollups for the cache's 5 minutes at most, then reads again.
             p.clock().advance(Duration.ofMinutes(5));
@@ -222,7 +260,8 @@ class QueryIT {
             p.compactAll();
             RecordingMetrics rebuilt = new RecordingMetrics();
             assertClosedRangesMatch(p.queryHandler(rebuilt));
-            assertThat(rebuilt.documents()).allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isZero());
+            assertThat(rebuilt.documents())
+                    .allSatisfy(d -> assertThat(d.get("RollupFallbacks")).isZero());
         }
     }
 
@@ -233,16 +272,27 @@ class QueryIT {
             for (String route : ROUTES) {
                 records.add(record(route, NOW.toEpochMilli() - 60_000, 1));
             }
-            records.add(KinesisRecords.record("shardId-000000000000", sequence++, "x",
+            records.add(KinesisRecords.record(
+                    "shardId-000000000000",
+                    sequence++,
+                    "x",
                     ("{\"name\":\"checkout.orders\",\"ts\":" + (NOW.toEpochMilli() - 1000) + ",\"value\":1}")
-                            .getBytes(StandardCharsets.UTF_8), NOW.toEpochMilli()));
+                            .getBytes(StandardCharsets.UTF_8),
+                    NOW.toEpochMilli()));
             p.ingest(records);
             QueryHandler handler = p.queryHandler();
 
             JsonNode first = get(handler, Map.of("name", "api.latency", "limit", "2"));
             assertThat(first.get("series")).hasSize(2);
-            JsonNode second = get(handler, Map.of("name", "api.latency", "limit", "2", "nextToken",
-                    first.get("nextToken").asText()));
+            JsonNode second = get(
+                    handler,
+                    Map.of(
+                            "name",
+                            "api.latency",
+                            "limit",
+                            "2",
+                            "nextToken",
+                            first.get("nextToken").asText()));
             List<String> keys = new ArrayList<>();
             first.get("series").forEach(s -> keys.add(s.get("key").asText()));
             second.get("series").forEach(s -> keys.add(s.get("key").asText()));
@@ -275,16 +325,20 @@ class QueryIT {
     }
 
     private KinesisEvent.KinesisEventRecord record(String route, long ts, double value) {
-        String json = String.format(Locale.ROOT, "{\"name\":\"api.latency\",\"dims\":{\"route\":\"%s\"},\"ts\":%d,\"value\":%s}",
-                route, ts, Double.toString(value));
+        String json = String.format(
+                Locale.ROOT,
+                "{\"name\":\"api.latency\",\"dims\":{\"route\":\"%s\"},\"ts\":%d,\"value\":%s}",
+                route,
+                ts,
+                Double.toString(value));
         raw.add("api.latency", Map.of("route", route), ts, value);
-        return KinesisRecords.record("shardId-000000000000", sequence++, route, json.getBytes(StandardCharsets.UTF_8),
-                NOW.toEpochMilli());
+        return KinesisRecords.record(
+                "shardId-000000000000", sequence++, route, json.getBytes(StandardCharsets.UTF_8), NOW.toEpochMilli());
     }
 
     private static JsonNode get(QueryHandler handler, Map<String, String> params) throws Exception {
-        APIGatewayV2HTTPResponse resp = handler.handleRequest(ApiRequests.request("GET", "/series", params),
-                new TestContext("s", 30_000, 1024));
+        APIGatewayV2HTTPResponse resp = handler.handleRequest(
+                ApiRequests.request("GET", "/series", params), new TestContext("s", 30_000, 1024));
         assertThat(resp.getStatusCode()).as(resp.getBody()).isEqualTo(200);
         return JSON.readTree(resp.getBody());
     }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,10 +64,18 @@ class RetentionBoundaryIT {
             long ts = from.toEpochMilli() + (long) (random.nextDouble() * span);
             double value = Math.pow(10, random.nextDouble() * 6 - 2);
             raw.add("api.latency", Map.of("route", route), ts, value);
-            String json = String.format(Locale.ROOT, "{\"name\":\"api.latency\",\"dims\":{\"route\":\"%s\"},\"ts\":%d,"
-                    + "\"value\":%s}", route, ts, Double.toString(value));
-            records.add(KinesisRecords.record("shardId-000000000000", sequence++, route,
-                    json.getBytes(StandardCharsets.UTF_8), p.clock().millis()));
+            String json = String.format(
+                    Locale.ROOT,
+                    "{\"name\":\"api.latency\",\"dims\":{\"route\":\"%s\"},\"ts\":%d," + "\"value\":%s}",
+                    route,
+                    ts,
+                    Double.toString(value));
+            records.add(KinesisRecords.record(
+                    "shardId-000000000000",
+                    sequence++,
+                    route,
+                    json.getBytes(StandardCharsets.UTF_8),
+                    p.clock().millis()));
         }
         p.ingest(records);
     }
@@ -62,11 +85,13 @@ class RetentionBoundaryIT {
         p.clock().set(now);
         long seconds = now.getEpochSecond();
         int deleted = 0;
-        for (Map<String, AttributeValue> item : p.reader().scanPaginator(b -> b.tableName(p.table).consistentRead(true))
+        for (Map<String, AttributeValue> item : p.reader()
+                .scanPaginator(b -> b.tableName(p.table).consistentRead(true))
                 .items()) {
             AttributeValue ttl = item.get("ttl");
             if (ttl != null && Long.parseLong(ttl.n()) <= seconds) {
-                p.reader().deleteItem(b -> b.tableName(p.table).key(Map.of("pk", item.get("pk"), "sk", item.get("sk"))));
+                p.reader()
+                        .deleteItem(b -> b.tableName(p.table).key(Map.of("pk", item.get("pk"), "sk", item.get("sk"))));
                 deleted++;
             }
         }
@@ -90,14 +115,16 @@ class RetentionBoundaryIT {
 
     @Test
     void query_whenHourlyRollupsExpired_answersWholeHoursFromTheDailyRollupAndRefusesCutHours() throws Exception {
-        try (Pipeline p = new Pipeline("pulse-retention-hourly", DAY.plus(Duration.ofHours(24).plusMinutes(10)), Map.of())) {
+        try (Pipeline p = new Pipeline(
+                "pulse-retention-hourly", DAY.plus(Duration.ofHours(24).plusMinutes(10)), Map.of())) {
             RawData raw = new RawData();
             ingest(p, raw, new Random(24), 800, DAY, DAY.plus(Duration.ofDays(1)));
             p.compactAll();
             QueryHandler handler = p.queryHandler();
 
             // The first eleven hours' minute detail has expired, the rest of the day's is kept.
-            assertThat(expire(p, hourlyExpiry(p, DAY.plus(Duration.ofHours(10))).plusSeconds(60))).isPositive();
+            assertThat(expire(p, hourlyExpiry(p, DAY.plus(Duration.ofHours(10))).plusSeconds(60)))
+                    .isPositive();
             raw.assertQueryMatches(handler, "2026-10-01T12:00:00Z", "2026-10-01T23:30:00Z", "PT1H"); // hourly items
             raw.assertQueryMatches(handler, "2026-10-01T11:00:00Z", "2026-10-01T12:00:00Z", "PT5M");
             JsonNode cut = refused(handler, raw, "2026-10-01T00:00:00Z", "2026-10-01T23:30:00Z", "PT1H");
@@ -106,24 +133,37 @@ class RetentionBoundaryIT {
             raw.assertQueryMatches(handler, "2026-10-01T00:00:00Z", "2026-10-02T00:00:00Z", "PT1H"); // daily item
 
             // Every hour of the day has expired: whole hours come from the daily item, anything finer is refused.
-            assertThat(expire(p, hourlyExpiry(p, DAY.plus(Duration.ofHours(23))).plusSeconds(60))).isPositive();
+            assertThat(expire(p, hourlyExpiry(p, DAY.plus(Duration.ofHours(23))).plusSeconds(60)))
+                    .isPositive();
             raw.assertQueryMatches(handler, "2026-10-01T00:00:00Z", "2026-10-02T00:00:00Z", "PT1H");
             raw.assertQueryMatches(handler, "2026-10-01T06:00:00Z", "2026-10-02T00:00:00Z", "PT3H");
             raw.assertQueryMatches(handler, "2026-10-01T00:00:00Z", "2026-10-02T00:00:00Z", "P1D");
             raw.assertQueryMatches(handler, "2026-10-01T05:00:00Z", "2026-10-01T17:00:00Z", "PT2H");
-            assertThat(refused(handler, raw, "2026-10-01T00:00:00Z", "2026-10-01T23:30:00Z", "PT1H").get("field").asText())
+            assertThat(refused(handler, raw, "2026-10-01T00:00:00Z", "2026-10-01T23:30:00Z", "PT1H")
+                            .get("field")
+                            .asText())
                     .isEqualTo("end");
-            assertThat(refused(handler, raw, "2026-10-01T00:00:00Z", "2026-10-02T00:00:00Z", "PT5M").get("field").asText())
+            assertThat(refused(handler, raw, "2026-10-01T00:00:00Z", "2026-10-02T00:00:00Z", "PT5M")
+                            .get("field")
+                            .asText())
                     .isEqualTo("period");
-            assertThat(refused(handler, raw, "2026-10-01T00:30:00Z", "2026-10-02T00:00:00Z", "PT1H").get("field").asText())
+            assertThat(refused(handler, raw, "2026-10-01T00:30:00Z", "2026-10-02T00:00:00Z", "PT1H")
+                            .get("field")
+                            .asText())
                     .isEqualTo("start");
 
             // The Prometheus API: windows of whole hours on the hour are answered, minute windows refused.
             JsonNode hour = prometheus(handler, 200, "sum_over_time(api.latency[1h])", "2026-10-01T06:00:00Z");
             double want = 0;
             for (String key : raw.keys()) {
-                want += raw.values(key, Instant.parse("2026-10-01T05:00:00Z").toEpochMilli(),
-                        Instant.parse("2026-10-01T06:00:00Z").toEpochMilli()).stream().mapToDouble(Double::doubleValue).sum();
+                want += raw
+                        .values(
+                                key,
+                                Instant.parse("2026-10-01T05:00:00Z").toEpochMilli(),
+                                Instant.parse("2026-10-01T06:00:00Z").toEpochMilli())
+                        .stream()
+                        .mapToDouble(Double::doubleValue)
+                        .sum();
             }
             double got = 0;
             for (JsonNode series : hour.at("/data/result")) {
@@ -132,28 +172,35 @@ class RetentionBoundaryIT {
             assertThat(want).isPositive();
             assertThat(got).isCloseTo(want, org.assertj.core.api.Assertions.withinPercentage(1e-9));
             JsonNode minutes = prometheus(handler, 400, "sum_over_time(api.latency[5m])", "2026-10-01T06:00:00Z");
-            assertThat(minutes.get("error").asText()).startsWith("invalid parameter \"time\"").contains("HOURLY_TTL_DAYS");
+            assertThat(minutes.get("error").asText())
+                    .startsWith("invalid parameter \"time\"")
+                    .contains("HOURLY_TTL_DAYS");
             // rate and increase need only the window's sum: a whole hour on the hour is answered from the hourly item;
             // irate reads each minute, which no longer exists.
             JsonNode rate = prometheus(handler, 200, "sum(rate(api.latency[1h]))", "2026-10-01T06:00:00Z");
-            assertThat(rate.at("/data/result/0/value/1").asDouble()).isCloseTo(want / 3600,
-                    org.assertj.core.api.Assertions.withinPercentage(1e-9));
+            assertThat(rate.at("/data/result/0/value/1").asDouble())
+                    .isCloseTo(want / 3600, org.assertj.core.api.Assertions.withinPercentage(1e-9));
             JsonNode irate = prometheus(handler, 400, "irate(api.latency[1h])", "2026-10-01T06:00:00Z");
-            assertThat(irate.get("error").asText()).startsWith("invalid parameter \"time\"")
-                    .contains("read each minute").contains("HOURLY_TTL_DAYS");
+            assertThat(irate.get("error").asText())
+                    .startsWith("invalid parameter \"time\"")
+                    .contains("read each minute")
+                    .contains("HOURLY_TTL_DAYS");
         }
     }
 
     private static JsonNode prometheus(QueryHandler handler, int status, String query, String time) throws Exception {
-        APIGatewayV2HTTPResponse r = handler.handleRequest(ApiRequests.prometheus("GET", "/prometheus/api/v1/query",
-                List.of(Map.entry("query", query), Map.entry("time", time))), new TestContext("p", 30_000, 1024));
+        APIGatewayV2HTTPResponse r = handler.handleRequest(
+                ApiRequests.prometheus(
+                        "GET", "/prometheus/api/v1/query", List.of(Map.entry("query", query), Map.entry("time", time))),
+                new TestContext("p", 30_000, 1024));
         assertThat(r.getStatusCode()).as(r.getBody()).isEqualTo(status);
         return JSON.readTree(r.getBody());
     }
 
     @Test
     void query_whenMarkedHourOutlivesItsPartials_answersTheRollupAsBuiltAtHourAndDay() throws Exception {
-        try (Pipeline p = new Pipeline("pulse-retention-marked", DAY.plus(Duration.ofHours(24).plusMinutes(10)), Map.of())) {
+        try (Pipeline p = new Pipeline(
+                "pulse-retention-marked", DAY.plus(Duration.ofHours(24).plusMinutes(10)), Map.of())) {
             RawData built = new RawData();
             Random random = new Random(6);
             ingest(p, built, random, 600, DAY, DAY.plus(Duration.ofDays(1)));
@@ -162,7 +209,9 @@ class RetentionBoundaryIT {
             ingest(p, new RawData(), random, 20, DAY.plus(Duration.ofHours(5)), DAY.plus(Duration.ofHours(6)));
             QueryHandler handler = p.queryHandler();
 
-            Instant partialsGone = DAY.plus(Duration.ofHours(5).plusMinutes(1)).plus(p.config.partialTtl()).plusSeconds(60);
+            Instant partialsGone = DAY.plus(Duration.ofHours(5).plusMinutes(1))
+                    .plus(p.config.partialTtl())
+                    .plusSeconds(60);
             assertThat(expire(p, partialsGone)).isPositive();
             // Minute detail of the marked hour: its partials would have answered it empty, the rollup holds it.
             built.assertQueryMatches(handler, "2026-10-01T05:00:00Z", "2026-10-01T06:00:00Z", "PT5M");
@@ -172,7 +221,8 @@ class RetentionBoundaryIT {
             built.assertQueryMatches(handler, "2026-10-01T00:00:00Z", "2026-10-02T00:00:00Z", "P1D");
 
             // Then the hourly rollups expire too: the marked day comes from its own item as built.
-            assertThat(expire(p, hourlyExpiry(p, DAY.plus(Duration.ofHours(23))).plusSeconds(60))).isPositive();
+            assertThat(expire(p, hourlyExpiry(p, DAY.plus(Duration.ofHours(23))).plusSeconds(60)))
+                    .isPositive();
             built.assertQueryMatches(handler, "2026-10-01T00:00:00Z", "2026-10-02T00:00:00Z", "PT1H");
             built.assertQueryMatches(handler, "2026-10-01T00:00:00Z", "2026-10-02T00:00:00Z", "P1D");
         }
@@ -180,12 +230,14 @@ class RetentionBoundaryIT {
 
     @Test
     void query_whenDailyRollupsExpired_refusesTheStartNamingTheRetention() throws Exception {
-        try (Pipeline p = new Pipeline("pulse-retention-daily", DAY.plus(Duration.ofHours(24).plusMinutes(10)), Map.of())) {
+        try (Pipeline p = new Pipeline(
+                "pulse-retention-daily", DAY.plus(Duration.ofHours(24).plusMinutes(10)), Map.of())) {
             RawData raw = new RawData();
             ingest(p, raw, new Random(9), 50, DAY, DAY.plus(Duration.ofDays(1)));
             p.compactAll();
             QueryHandler handler = p.queryHandler();
-            Instant dailyGone = DAY.plus(Duration.ofDays(1)).plus(p.config.dailyTtl()).plusSeconds(60);
+            Instant dailyGone =
+                    DAY.plus(Duration.ofDays(1)).plus(p.config.dailyTtl()).plusSeconds(60);
 
             assertThat(expire(p, dailyGone)).isPositive();
 
@@ -193,7 +245,8 @@ class RetentionBoundaryIT {
             assertThat(error.get("field").asText()).isEqualTo("start");
             assertThat(error.get("message").asText()).contains("3650 days (DAILY_TTL_DAYS)");
             // The day after is still within the retention: answered (it holds nothing).
-            APIGatewayV2HTTPResponse next = post(handler, raw.query("2026-10-02T00:00:00Z", "2026-10-03T00:00:00Z", "P1D"));
+            APIGatewayV2HTTPResponse next =
+                    post(handler, raw.query("2026-10-02T00:00:00Z", "2026-10-03T00:00:00Z", "P1D"));
             assertThat(next.getStatusCode()).as(next.getBody()).isEqualTo(200);
         }
     }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -68,14 +83,22 @@ class RulesNotificationIT {
             LocalDynamoDb.createTable(ddb, table);
         }
         StaticCredentialsProvider creds = StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test"));
-        try (SnsClient sns = SnsClient.builder().endpointOverride(Emulators.sqs().endpoint()).region(Region.US_EAST_1)
-                .credentialsProvider(creds).httpClient(UrlConnectionHttpClient.create()).build();
+        try (SnsClient sns = SnsClient.builder()
+                        .endpointOverride(Emulators.sqs().endpoint())
+                        .region(Region.US_EAST_1)
+                        .credentialsProvider(creds)
+                        .httpClient(UrlConnectionHttpClient.create())
+                        .build();
                 SqsClient sqs = Emulators.sqs().client()) {
             String topic = sns.createTopic(b -> b.name("pulse-alerts")).topicArn();
             String queue = Emulators.sqs().createQueue("alert-receiver");
-            String queueArn = sqs.getQueueAttributes(b -> b.queueUrl(queue).attributeNames(QueueAttributeName.QUEUE_ARN))
-                    .attributes().get(QueueAttributeName.QUEUE_ARN);
-            sns.subscribe(b -> b.topicArn(topic).protocol("sqs").endpoint(queueArn)
+            String queueArn = sqs.getQueueAttributes(
+                            b -> b.queueUrl(queue).attributeNames(QueueAttributeName.QUEUE_ARN))
+                    .attributes()
+                    .get(QueueAttributeName.QUEUE_ARN);
+            sns.subscribe(b -> b.topicArn(topic)
+                    .protocol("sqs")
+                    .endpoint(queueArn)
                     .attributes(Map.of("RawMessageDelivery", "true")));
 
             // latency of instance i-1: 0.7 at 12:00 (pending), 0.8 at 12:01 (firing after for: 1m), gone at 12:02.
@@ -92,8 +115,8 @@ class RulesNotificationIT {
                     }
                     return List.of();
                 }
-                return List.of(new RuleEvaluation.Sample(new TreeMap<>(Map.of("__name__", "latency", "instance", "i-1")),
-                        minute == 0 ? 0.7 : 0.8));
+                return List.of(new RuleEvaluation.Sample(
+                        new TreeMap<>(Map.of("__name__", "latency", "instance", "i-1")), minute == 0 ? 0.7 : 0.8));
             };
             RuleSet rules = RuleFiles.load(Map.of("latency.rules.yml", RULES));
 
@@ -150,8 +173,10 @@ class RulesNotificationIT {
             assertThat(resolved.get("status").asText()).isEqualTo("resolved");
             assertThat(resolved.get("alerts").get(0).get("status").asText()).isEqualTo("resolved");
             assertThat(resolved.get("alerts").get(0).get("endsAt").asText()).isEqualTo("2026-11-20T12:02:00Z");
-            assertThat(delivered).allSatisfy(msg -> assertThat(msg.messageAttributes().get("alertname").stringValue())
-                    .isEqualTo("HighLatency"));
+            assertThat(delivered)
+                    .allSatisfy(msg -> assertThat(
+                                    msg.messageAttributes().get("alertname").stringValue())
+                            .isEqualTo("HighLatency"));
             // Nothing else arrives: the duplicate and the losing racer published nothing.
             assertThat(drain(sqs, queue, 1)).isEmpty();
         }
@@ -160,11 +185,11 @@ class RulesNotificationIT {
     private static RulesHandler handler(RuleSet rules, Querier querier, String table, SnsClient sns, String topic) {
         AtomicReference<Deadline> deadline = new AtomicReference<>(Deadline.inMillis(30_000));
         AlertStore store = new DynamoDbAlertStore(Emulators.dynamoAsync(), table, new Backoff(10, 200), deadline::get);
-        GroupEvaluator evaluator = new GroupEvaluator(querier, store, (key, at, samples) -> { }, Map.of(),
-                "https://grafana.example.com");
+        GroupEvaluator evaluator =
+                new GroupEvaluator(querier, store, (key, at, samples) -> {}, Map.of(), "https://grafana.example.com");
         Notifier notifier = new SnsNotifier(sns, topic, Map.of(), "https://grafana.example.com", "pulse");
-        return new RulesHandler(rules, evaluator, store, notifier, new NoMetrics(), 10, 0, deadline,
-                java.time.Clock.systemUTC());
+        return new RulesHandler(
+                rules, evaluator, store, notifier, new NoMetrics(), 10, 0, deadline, java.time.Clock.systemUTC());
     }
 
     private static Map<String, Object> invoke(RulesHandler h, Instant at) {
@@ -178,8 +203,11 @@ class RulesNotificationIT {
         List<Message> out = new ArrayList<>();
         long quietUntil = System.nanoTime() + 3_000_000_000L;
         while (out.size() < expected && System.nanoTime() < quietUntil) {
-            List<Message> got = sqs.receiveMessage(b -> b.queueUrl(queue).maxNumberOfMessages(10).waitTimeSeconds(1)
-                    .messageAttributeNames("All")).messages();
+            List<Message> got = sqs.receiveMessage(b -> b.queueUrl(queue)
+                            .maxNumberOfMessages(10)
+                            .waitTimeSeconds(1)
+                            .messageAttributeNames("All"))
+                    .messages();
             for (Message m : got) {
                 sqs.deleteMessage(b -> b.queueUrl(queue).receiptHandle(m.receiptHandle()));
             }

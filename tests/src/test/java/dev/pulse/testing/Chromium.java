@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.testing;
 
 import java.io.IOException;
@@ -17,8 +32,7 @@ import org.jsoup.nodes.Document;
  */
 public final class Chromium {
 
-    private Chromium() {
-    }
+    private Chromium() {}
 
     /** The DOM of {@code html} once loaded (its inline scripts have run). */
     public static Document dumpDom(Path html) throws IOException, InterruptedException {
@@ -29,8 +43,7 @@ public final class Chromium {
     /** A PNG of {@code html} rendered at {@code width} x {@code height} CSS pixels. */
     public static void screenshot(Path html, Path png, int width, int height) throws IOException, InterruptedException {
         Files.createDirectories(png.toAbsolutePath().getParent());
-        run(html, "--screenshot=" + png.toAbsolutePath(), "--window-size=" + width + "," + height,
-                "--hide-scrollbars");
+        run(html, "--screenshot=" + png.toAbsolutePath(), "--window-size=" + width + "," + height, "--hide-scrollbars");
         if (!Files.isRegularFile(png) || Files.size(png) == 0) {
             throw new IllegalStateException("chromium wrote no screenshot to " + png);
         }
@@ -38,21 +51,31 @@ public final class Chromium {
 
     private static String run(Path html, String... args) throws IOException, InterruptedException {
         Path profile = Files.createTempDirectory("pulse-chromium");
-        List<String> cmd = new ArrayList<>(List.of(binary().toString(), "--headless", "--no-sandbox", "--disable-gpu",
-                "--no-first-run", "--disable-background-networking", "--disable-extensions", "--mute-audio",
+        List<String> cmd = new ArrayList<>(List.of(
+                binary().toString(),
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-extensions",
+                "--mute-audio",
                 "--user-data-dir=" + profile));
         cmd.addAll(List.of(args));
         cmd.add(html.toAbsolutePath().toUri().toString());
         Path out = profile.resolve("stdout");
         Path err = profile.resolve("stderr");
-        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
         try {
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("chromium did not finish in 60 s: " + cmd);
             }
             if (p.exitValue() != 0) {
-                throw new IllegalStateException("chromium exited " + p.exitValue() + ": "
-                        + Files.readString(err, StandardCharsets.UTF_8));
+                throw new IllegalStateException(
+                        "chromium exited " + p.exitValue() + ": " + Files.readString(err, StandardCharsets.UTF_8));
             }
             return Files.readString(out, StandardCharsets.UTF_8);
         } finally {
@@ -74,7 +97,8 @@ public final class Chromium {
 
     private static void deleteTree(Path dir) throws IOException {
         try (var paths = Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            paths.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(f -> f.toFile().delete());
         }
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.testing;
 
 import java.time.Duration;
@@ -63,7 +78,9 @@ public final class ControlledPuts extends DelegatingDynamoDb {
     @Override
     public CompletableFuture<PutItemResponse> putItem(PutItemRequest request) {
         started.incrementAndGet();
-        Duration cap = request.overrideConfiguration().flatMap(AwsRequestOverrideConfiguration::apiCallTimeout).orElse(null);
+        Duration cap = request.overrideConfiguration()
+                .flatMap(AwsRequestOverrideConfiguration::apiCallTimeout)
+                .orElse(null);
         callTimeouts.add(cap);
         if (allowed.getAndDecrement() <= 0) {
             return CompletableFuture.failedFuture(new FaultInjectingDynamoDb.SimulatedCrashException());
@@ -75,13 +92,17 @@ public final class ControlledPuts extends DelegatingDynamoDb {
         } else if (latency.isZero()) {
             before = CompletableFuture.completedFuture(null);
         } else if (cap != null && cap.compareTo(latency) < 0) {
-            return CompletableFuture.supplyAsync(() -> {
-                throw ApiCallTimeoutException.create(cap.toMillis());
-            }, CompletableFuture.delayedExecutor(cap.toMillis(), TimeUnit.MILLISECONDS));
+            return CompletableFuture.supplyAsync(
+                    () -> {
+                        throw ApiCallTimeoutException.create(cap.toMillis());
+                    },
+                    CompletableFuture.delayedExecutor(cap.toMillis(), TimeUnit.MILLISECONDS));
         } else {
-            before = CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(latency.toMillis(), TimeUnit.MILLISECONDS));
+            before = CompletableFuture.runAsync(
+                    () -> {}, CompletableFuture.delayedExecutor(latency.toMillis(), TimeUnit.MILLISECONDS));
         }
-        String key = request.item().get("pk").s() + '|' + request.item().get("sk").s();
+        String key =
+                request.item().get("pk").s() + '|' + request.item().get("sk").s();
         return before.thenCompose(v -> delegate.putItem(request)).whenComplete((r, e) -> {
             if (e == null) {
                 landed.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();

@@ -1,7 +1,22 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.testing;
 
-import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.local.emulator.MotoSqs;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
@@ -17,7 +32,8 @@ public final class Emulators implements BeforeAllCallback {
 
     @Override
     public void beforeAll(ExtensionContext context) {
-        running = context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
+        running = context.getRoot()
+                .getStore(ExtensionContext.Namespace.GLOBAL)
                 .getOrComputeIfAbsent(Running.class, k -> Running.start(), Running.class);
     }
 
@@ -31,13 +47,16 @@ public final class Emulators implements BeforeAllCallback {
         if (r == null || r.closed) {
             Running started = Running.start();
             running = started;
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    started.close();
-                } catch (Exception ignored) {
-                    // the JVM is exiting
-                }
-            }, "emulators-shutdown"));
+            Runtime.getRuntime()
+                    .addShutdownHook(new Thread(
+                            () -> {
+                                try {
+                                    started.close();
+                                } catch (Exception ignored) {
+                                    // the JVM is exiting
+                                }
+                            },
+                            "emulators-shutdown"));
         }
     }
 

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,11 +27,11 @@ import dev.pulse.ingest.IngestFunction;
 import dev.pulse.ingest.IngestMetric;
 import dev.pulse.ingest.IngestResult;
 import dev.pulse.ingest.IngestService;
-import dev.pulse.testing.emulator.LocalDynamoDb;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.query.QueryFunction;
 import dev.pulse.query.QueryHandler;
 import dev.pulse.retry.Deadline;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -55,7 +70,8 @@ public final class Pipeline implements AutoCloseable {
         // No stream: nothing reads it any more, and DynamoDB Local slows writes to a streamed table as it fills.
         LocalDynamoDb.createTable(reader, table);
         this.config = TestConfig.of(table, Emulators.sqs().createQueue(table + "-dlq"), settings);
-        this.ingest = IngestFunction.service(config, Emulators.dynamoAsync(), Emulators.sqs().client(), clock);
+        this.ingest = IngestFunction.service(
+                config, Emulators.dynamoAsync(), Emulators.sqs().client(), clock);
         this.builder = builder(Emulators.dynamoAsync());
     }
 
@@ -86,7 +102,9 @@ public final class Pipeline implements AutoCloseable {
     /** Ingests {@code records} in batches of 100 at the clock's time; every batch must succeed. */
     public void ingest(List<KinesisEvent.KinesisEventRecord> records) {
         for (int i = 0; i < records.size(); i += 100) {
-            IngestResult r = ingest.ingest(records.subList(i, Math.min(records.size(), i + 100)), Deadline.inMillis(30_000),
+            IngestResult r = ingest.ingest(
+                    records.subList(i, Math.min(records.size(), i + 100)),
+                    Deadline.inMillis(30_000),
                     new InvocationMetrics<>(IngestMetric.class));
             assertThat(r.failed()).as(r.failureReason()).isFalse();
         }
@@ -99,7 +117,9 @@ public final class Pipeline implements AutoCloseable {
      */
     public void redrive(List<KinesisEvent.KinesisEventRecord> records) {
         for (int i = 0; i < records.size(); i += 100) {
-            IngestResult r = ingest.redrive(records.subList(i, Math.min(records.size(), i + 100)), Deadline.inMillis(30_000),
+            IngestResult r = ingest.redrive(
+                    records.subList(i, Math.min(records.size(), i + 100)),
+                    Deadline.inMillis(30_000),
                     new InvocationMetrics<>(IngestMetric.class));
             assertThat(r.failed()).as(r.failureReason()).isFalse();
         }

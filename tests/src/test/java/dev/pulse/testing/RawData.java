@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,20 +49,21 @@ public final class RawData {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String[] STATS = {"count", "sum", "avg", "min", "max", "p50", "p90", "p99"};
 
-    private record Series(String name, Map<String, String> dims) {
-    }
+    private record Series(String name, Map<String, String> dims) {}
 
     private final Map<String, Series> series = new TreeMap<>();
     /** series key -> minute start -> values. */
     private final Map<String, SortedMap<Long, List<Double>>> minutes = new TreeMap<>();
+
     private long count;
 
     /** Notes one datapoint; returns its series key. */
     public synchronized String add(String name, Map<String, String> dims, long ts, double value) {
         String key = SeriesKey.of(name, dims);
         series.putIfAbsent(key, new Series(name, Map.copyOf(dims)));
-        minutes.computeIfAbsent(key, k -> new TreeMap<>()).computeIfAbsent(Math.floorDiv(ts, 60_000L) * 60_000L,
-                k -> new ArrayList<>()).add(value);
+        minutes.computeIfAbsent(key, k -> new TreeMap<>())
+                .computeIfAbsent(Math.floorDiv(ts, 60_000L) * 60_000L, k -> new ArrayList<>())
+                .add(value);
         count++;
         return key;
     }
@@ -68,7 +84,9 @@ public final class RawData {
     /** Period start -> minute start -> values of one series, for periods of {@code size} ms (an hour, a day). */
     public synchronized SortedMap<Long, SortedMap<Long, List<Double>>> byPeriod(String key, long size) {
         SortedMap<Long, SortedMap<Long, List<Double>>> out = new TreeMap<>();
-        byMinute(key).forEach((m, vs) -> out.computeIfAbsent(Math.floorDiv(m, size) * size, k -> new TreeMap<>()).put(m, vs));
+        byMinute(key)
+                .forEach((m, vs) -> out.computeIfAbsent(Math.floorDiv(m, size) * size, k -> new TreeMap<>())
+                        .put(m, vs));
         return out;
     }
 
@@ -146,7 +164,8 @@ public final class RawData {
 
     /** {@code POST /query} through the handler; the answer must be a 200. */
     public static JsonNode post(QueryHandler handler, String body) {
-        APIGatewayV2HTTPResponse resp = handler.handleRequest(ApiRequests.post(body), new TestContext("q", 30_000, 1024));
+        APIGatewayV2HTTPResponse resp =
+                handler.handleRequest(ApiRequests.post(body), new TestContext("q", 30_000, 1024));
         assertThat(resp.getStatusCode()).as(resp.getBody()).isEqualTo(200);
         try {
             return JSON.readTree(resp.getBody());
@@ -158,7 +177,9 @@ public final class RawData {
     private static void assertBucket(String at, JsonNode values, int i, List<Double> raw) {
         if (raw.isEmpty()) {
             for (String stat : STATS) {
-                assertThat(values.get(stat).get(i).isNull()).as(at + " " + stat + " of an empty bucket").isTrue();
+                assertThat(values.get(stat).get(i).isNull())
+                        .as(at + " " + stat + " of an empty bucket")
+                        .isTrue();
             }
             return;
         }
@@ -171,7 +192,9 @@ public final class RawData {
         assertThat(values.get("avg").get(i).asDouble()).as(at + " avg").isCloseTo(avg, within(Math.abs(avg) * 1e-9));
         for (String p : new String[] {"p50", "p90", "p99"}) {
             double q = Double.parseDouble(p.substring(1)) / 100;
-            assertThat(values.get(p).get(i).asDouble()).as(at + " " + p).isCloseTo(want.quantile(q), withinPercentage(1.0001));
+            assertThat(values.get(p).get(i).asDouble())
+                    .as(at + " " + p)
+                    .isCloseTo(want.quantile(q), withinPercentage(1.0001));
         }
     }
 

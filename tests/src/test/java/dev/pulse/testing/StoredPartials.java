@@ -1,9 +1,23 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.testing;
 
 import dev.pulse.aggregate.ExactSum;
-import dev.pulse.store.schema.KeyScheme;
 import dev.pulse.store.read.LatestPartials;
-import java.util.ArrayList;
+import dev.pulse.store.schema.KeyScheme;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -20,8 +34,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  */
 public final class StoredPartials {
 
-    private StoredPartials() {
-    }
+    private StoredPartials() {}
 
     /** Summary of one (series, minute). */
     public record Summary(long count, double sum, double min, double max) {
@@ -63,12 +76,12 @@ public final class StoredPartials {
 
     private static List<Map<String, AttributeValue>> all(DynamoDbClient client, String table) {
         return client.scanPaginator(b -> b.tableName(table).consistentRead(true)).items().stream()
-                .filter(i -> i.get(KeyScheme.PK).s().startsWith("P#")).toList();
+                .filter(i -> i.get(KeyScheme.PK).s().startsWith("P#"))
+                .toList();
     }
 
     private static Map<String, Map<Long, Summary>> sum(List<Map<String, AttributeValue>> items) {
-        record Acc(long count, ExactSum sum, double min, double max) {
-        }
+        record Acc(long count, ExactSum sum, double min, double max) {}
         Map<String, Map<Long, Acc>> acc = new TreeMap<>();
         Consumer<Map<String, AttributeValue>> add = item -> {
             dev.pulse.aggregate.Summary s = dev.pulse.store.codec.SummaryAttributes.read(item, false);
@@ -77,13 +90,15 @@ public final class StoredPartials {
             acc.computeIfAbsent(KeyScheme.seriesKey(pk), k -> new TreeMap<>())
                     .merge(KeyScheme.partialMinute(pk, item.get(KeyScheme.SK).s()), a, (x, y) -> {
                         x.sum().add(y.sum());
-                        return new Acc(x.count() + y.count(), x.sum(), Math.min(x.min(), y.min()), Math.max(x.max(), y.max()));
+                        return new Acc(
+                                x.count() + y.count(), x.sum(), Math.min(x.min(), y.min()), Math.max(x.max(), y.max()));
                     });
         };
         items.forEach(add);
         Map<String, Map<Long, Summary>> out = new TreeMap<>();
-        acc.forEach((series, minutes) -> minutes.forEach((minute, a) -> out.computeIfAbsent(series, k -> new TreeMap<>())
-                .put(minute, new Summary(a.count(), a.sum().value(), a.min(), a.max()))));
+        acc.forEach((series, minutes) ->
+                minutes.forEach((minute, a) -> out.computeIfAbsent(series, k -> new TreeMap<>())
+                        .put(minute, new Summary(a.count(), a.sum().value(), a.min(), a.max()))));
         return out;
     }
 

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.bench.internal;
 
 import java.nio.file.Files;
@@ -23,8 +38,7 @@ public final class JfrProfile {
 
     private static final int TOP = 12;
 
-    private JfrProfile() {
-    }
+    private JfrProfile() {}
 
     /** A workload that may throw. */
     public interface Workload {
@@ -40,7 +54,8 @@ public final class JfrProfile {
     }
 
     /** As above, listing the methods of {@code packages} (name prefixes) in the "total" part. */
-    public static List<String> profile(String label, Workload workload, Path keepAt, List<String> packages) throws Exception {
+    public static List<String> profile(String label, Workload workload, Path keepAt, List<String> packages)
+            throws Exception {
         Path file = keepAt != null ? keepAt : Files.createTempFile("pulse-bench-", ".jfr");
         if (keepAt != null) {
             Files.createDirectories(keepAt.toAbsolutePath().getParent());
@@ -102,7 +117,8 @@ public final class JfrProfile {
         return counts.entrySet().stream()
                 .sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
                 .limit(TOP)
-                .map(e -> String.format(Locale.ROOT, "%5.1f%%  %s", 100.0 * e.getValue() / Math.max(1, samples), e.getKey()))
+                .map(e -> String.format(
+                        Locale.ROOT, "%5.1f%%  %s", 100.0 * e.getValue() / Math.max(1, samples), e.getKey()))
                 .toList();
     }
 

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.compact;
 
 import dev.pulse.config.AwsClients;
@@ -19,8 +34,7 @@ public final class CompactFunction {
      */
     public static final int BUILD_CONCURRENCY = 32;
 
-    private CompactFunction() {
-    }
+    private CompactFunction() {}
 
     /** The deployed wiring: the client built from the Lambda environment, the system clock. */
     public static CompactService service(PulseConfig config) {
@@ -37,8 +51,12 @@ public final class CompactFunction {
 
     /** The compactor's settings as {@code config} gives them (grace, settle time, retention). */
     public static CompactService.Settings settings(PulseConfig config) {
-        return new CompactService.Settings(config.compactGrace(), config.markSettle(), config.partialTtl(),
-                config.hourlyTtl().toSeconds(), config.dailyTtl().toSeconds());
+        return new CompactService.Settings(
+                config.compactGrace(),
+                config.markSettle(),
+                config.partialTtl(),
+                config.hourlyTtl().toSeconds(),
+                config.dailyTtl().toSeconds());
     }
 
     /**

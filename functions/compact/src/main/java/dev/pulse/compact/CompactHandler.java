@@ -1,20 +1,35 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.compact;
+
+import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
 import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.metrics.ColdStart;
-import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.metrics.InvocationMetrics;
+import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.retry.Deadline;
 import dev.pulse.snapstart.Priming;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 import software.amazon.lambda.powertools.metrics.Metrics;
-
-import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
 /**
  * Lambda entry point of the compactor, invoked by its EventBridge schedule. Translates only: one run of
@@ -56,22 +71,32 @@ public final class CompactHandler implements RequestHandler<ScheduledEvent, Comp
 
     @Override
     public CompactResult handleRequest(ScheduledEvent event, Context context) {
-        return PowertoolsLogging.withLogging(context, () -> InvocationMetrics.measure(CompactMetric.class, metrics, counters -> {
-            counters.add(CompactMetric.COLD_START, coldStart.take() ? 1 : 0);
-            Deadline deadline = Deadline.inMillis(context.getRemainingTimeInMillis() - safetyMarginMillis);
-            CompactResult r = service.build(deadline, counters);
-            if (r.stopped() && !r.stopReason().startsWith("deadline")) {
-                LOG.error("compaction run failed, what it did not build stays queued: {}", r.stopReason(),
-                        entry("hoursBuilt", r.hoursBuilt()), entry("daysBuilt", r.daysBuilt()),
-                        entry("pending", r.periodsPending()));
-                throw new IllegalStateException("compaction run failed: " + r.stopReason());
-            }
-            LOG.info("compaction run", entry("queued", r.periodsQueued()), entry("hoursBuilt", r.hoursBuilt()),
-                    entry("daysBuilt", r.daysBuilt()), entry("pending", r.periodsPending()),
-                    entry("losingWrites", r.losingWrites()), entry("marksResolved", r.marksResolved()),
-                    entry("oldestPendingAgeSeconds", r.oldestPendingAgeSeconds()),
-                    entry("stopped", r.stopped()));
-            return r;
-        }));
+        return PowertoolsLogging.withLogging(
+                context,
+                () -> InvocationMetrics.measure(CompactMetric.class, metrics, counters -> {
+                    counters.add(CompactMetric.COLD_START, coldStart.take() ? 1 : 0);
+                    Deadline deadline = Deadline.inMillis(context.getRemainingTimeInMillis() - safetyMarginMillis);
+                    CompactResult r = service.build(deadline, counters);
+                    if (r.stopped() && !r.stopReason().startsWith("deadline")) {
+                        LOG.error(
+                                "compaction run failed, what it did not build stays queued: {}",
+                                r.stopReason(),
+                                entry("hoursBuilt", r.hoursBuilt()),
+                                entry("daysBuilt", r.daysBuilt()),
+                                entry("pending", r.periodsPending()));
+                        throw new IllegalStateException("compaction run failed: " + r.stopReason());
+                    }
+                    LOG.info(
+                            "compaction run",
+                            entry("queued", r.periodsQueued()),
+                            entry("hoursBuilt", r.hoursBuilt()),
+                            entry("daysBuilt", r.daysBuilt()),
+                            entry("pending", r.periodsPending()),
+                            entry("losingWrites", r.losingWrites()),
+                            entry("marksResolved", r.marksResolved()),
+                            entry("oldestPendingAgeSeconds", r.oldestPendingAgeSeconds()),
+                            entry("stopped", r.stopped()));
+                    return r;
+                }));
     }
 }

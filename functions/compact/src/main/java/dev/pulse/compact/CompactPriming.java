@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.compact;
 
 import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
@@ -24,6 +39,7 @@ final class CompactPriming extends Priming {
 
     /** One: a compaction run already scans every due-index partition of the retention window (thousands of queries). */
     static final int ROUNDS = 1;
+
     private final PulseConfig config;
 
     CompactPriming(PulseConfig config) {
@@ -35,8 +51,10 @@ final class CompactPriming extends Priming {
     protected int prime() throws Exception {
         int paths = primeCodecs() + primeRollups();
         try (PrimingClients clients = new PrimingClients()) {
-            CompactHandler handler = CompactFunction.handler(CompactFunction.service(config, clients.dynamoDb(), Clock.systemUTC()),
-                    throwawayMetrics(), config.safetyMarginMillis());
+            CompactHandler handler = CompactFunction.handler(
+                    CompactFunction.service(config, clients.dynamoDb(), Clock.systemUTC()),
+                    throwawayMetrics(),
+                    config.safetyMarginMillis());
             PrimingContext context = new PrimingContext();
             for (int round = 0; round < ROUNDS; round++) {
                 ScheduledEvent event = new ScheduledEvent();
@@ -71,7 +89,9 @@ final class CompactPriming extends Priming {
         long hour = 3_600_000L * 490_000;
         var hourly = RollupItems.hourly("pulse.priming{fn=compact}", hour, buckets, 3600);
         var daily = RollupItems.daily("pulse.priming{fn=compact}", hour - hour % 86_400_000L, buckets, 3600);
-        if (RollupItems.buckets(hourly, RollupItems.MINUTES).size() + RollupItems.buckets(daily, RollupItems.HOURS).size() != 6) {
+        if (RollupItems.buckets(hourly, RollupItems.MINUTES).size()
+                        + RollupItems.buckets(daily, RollupItems.HOURS).size()
+                != 6) {
             throw new IllegalStateException("rollup round trip");
         }
         return 2;

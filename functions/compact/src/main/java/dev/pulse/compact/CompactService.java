@@ -1,14 +1,29 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.compact;
 
 import dev.pulse.aggregate.Summary;
 import dev.pulse.concurrent.Bounded;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.write.CompactMarks;
-import dev.pulse.store.schema.KeyScheme;
-import dev.pulse.store.read.LatestPartials;
 import dev.pulse.store.codec.RollupItems;
 import dev.pulse.store.codec.SummaryAttributes;
+import dev.pulse.store.read.LatestPartials;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.write.CompactMarks;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,13 +72,15 @@ public final class CompactService {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CompactService.class);
     private static final long HOUR_MS = 3_600_000L;
     private static final long DAY_MS = 86_400_000L;
-    private static final Map<String, AttributeValue> CURSOR_KEY = Map.of(KeyScheme.PK, AttributeValue.fromS(CompactMarks.SCAN_PK),
-            KeyScheme.SK, AttributeValue.fromS(CompactMarks.SCAN_SK));
+    private static final Map<String, AttributeValue> CURSOR_KEY = Map.of(
+            KeyScheme.PK,
+            AttributeValue.fromS(CompactMarks.SCAN_PK),
+            KeyScheme.SK,
+            AttributeValue.fromS(CompactMarks.SCAN_SK));
 
     /** Timing and retention the builder needs; all from {@link dev.pulse.config.PulseConfig}. */
-    public record Settings(Duration grace, Duration markSettle, Duration partialTtl, long hourlyTtlSeconds,
-            long dailyTtlSeconds) {
-    }
+    public record Settings(
+            Duration grace, Duration markSettle, Duration partialTtl, long hourlyTtlSeconds, long dailyTtlSeconds) {}
 
     /** A marked rollup item from the compaction queue. */
     record Queued(String pk, String sk, String seriesKey, long start, boolean day, long marked) {
@@ -109,7 +126,8 @@ public final class CompactService {
             Throwable cause = Bounded.unwrap(e);
             failure = cause instanceof Bounded.StoppedException ? "deadline: " + cause.getMessage() : cause.toString();
         }
-        long oldest = run.oldestPendingSince.get() == Long.MAX_VALUE ? 0
+        long oldest = run.oldestPendingSince.get() == Long.MAX_VALUE
+                ? 0
                 : Math.max(0, (run.now - run.oldestPendingSince.get()) / 1000);
         metrics.add(CompactMetric.PERIODS_QUEUED, run.queued.get());
         metrics.add(CompactMetric.HOURS_BUILT, run.hoursBuilt.get());
@@ -121,12 +139,23 @@ public final class CompactService {
         metrics.add(CompactMetric.EXPIRED_MARKS, run.resolved.get());
         if (run.resolved.get() > 0) {
             // One line a run: what an operator needs to find the periods is in the table (docs/operations.md).
-            LOG.warn("{} compaction mark(s) resolved without a rebuild: their partials (or a day's hourly rollups) may have"
-                    + " expired, so the rollups keep what they held and the late data that marked them is not in them;"
-                    + " first: {}", run.resolved.get(), run.firstResolved.get());
+            LOG.warn(
+                    "{} compaction mark(s) resolved without a rebuild: their partials (or a day's hourly rollups) may have"
+                            + " expired, so the rollups keep what they held and the late data that marked them is not in them;"
+                            + " first: {}",
+                    run.resolved.get(),
+                    run.firstResolved.get());
         }
-        return new CompactResult(run.queued.get(), run.hoursBuilt.get(), run.daysBuilt.get(), run.pending.get(),
-                run.losing.get(), run.resolved.get(), oldest, failure != null, failure);
+        return new CompactResult(
+                run.queued.get(),
+                run.hoursBuilt.get(),
+                run.daysBuilt.get(),
+                run.pending.get(),
+                run.losing.get(),
+                run.resolved.get(),
+                oldest,
+                failure != null,
+                failure);
     }
 
     /** The oldest hour whose partials may still exist: where a run scans from when nothing older is left. */
@@ -136,9 +165,12 @@ public final class CompactService {
 
     /** The cursor the last complete run left ({@link CompactMarks#SCAN_FROM}), or {@code null} before the first. */
     private Long readScanFrom(Run run) {
-        Map<String, AttributeValue> item = client.getItem(b -> b.tableName(table).key(CURSOR_KEY).consistentRead(true)
+        Map<String, AttributeValue> item = client.getItem(b -> b.tableName(table)
+                        .key(CURSOR_KEY)
+                        .consistentRead(true)
                         .overrideConfiguration(o -> o.apiCallTimeout(run.callTimeout())))
-                .join().item();
+                .join()
+                .item();
         AttributeValue cursor = item == null ? null : item.get(CompactMarks.SCAN_FROM);
         return cursor == null ? null : Long.parseLong(cursor.n());
     }
@@ -148,7 +180,8 @@ public final class CompactService {
      * its own complete scan, and an earlier value only makes the next run scan more.
      */
     private void writeScanFrom(long from, Run run) {
-        client.updateItem(b -> b.tableName(table).key(CURSOR_KEY)
+        client.updateItem(b -> b.tableName(table)
+                        .key(CURSOR_KEY)
                         .updateExpression("SET #f = :f")
                         .expressionAttributeNames(Map.of("#f", CompactMarks.SCAN_FROM))
                         .expressionAttributeValues(Map.of(":f", AttributeValue.fromN(Long.toString(from))))
@@ -174,7 +207,8 @@ public final class CompactService {
     /** Queue keys of every closed day that holds an hour from {@code from} or the day before, within the daily retention. */
     private List<String> dayQueues(long now, long from) {
         List<String> out = new ArrayList<>();
-        long first = Math.max(Math.floorDiv(from - DAY_MS, DAY_MS) * DAY_MS,
+        long first = Math.max(
+                Math.floorDiv(from - DAY_MS, DAY_MS) * DAY_MS,
                 Math.floorDiv(now - settings.dailyTtlSeconds() * 1000, DAY_MS) * DAY_MS);
         for (long day = first; day + DAY_MS + settings.grace().toMillis() <= now; day += DAY_MS) {
             for (int b = 0; b < CompactMarks.BUCKETS; b++) {
@@ -188,7 +222,9 @@ public final class CompactService {
     private List<Queued> scan(List<String> queues, boolean day, Run run) {
         ConcurrentLinkedQueue<Queued> out = new ConcurrentLinkedQueue<>();
         run.execute(queues, q -> {
-            QueryRequest request = QueryRequest.builder().tableName(table).indexName(CompactMarks.DUE_INDEX)
+            QueryRequest request = QueryRequest.builder()
+                    .tableName(table)
+                    .indexName(CompactMarks.DUE_INDEX)
                     .keyConditionExpression("#q = :q")
                     .expressionAttributeNames(Map.of("#q", CompactMarks.DUE))
                     .expressionAttributeValues(Map.of(":q", AttributeValue.fromS(q)))
@@ -197,7 +233,8 @@ public final class CompactService {
             return client.queryPaginator(request).items().subscribe(item -> {
                 AttributeValue marked = item.get(CompactMarks.MARKED);
                 if (marked != null) {
-                    out.add(queued(item.get(KeyScheme.PK).s(), item.get(KeyScheme.SK).s(), day, Long.parseLong(marked.n())));
+                    out.add(queued(
+                            item.get(KeyScheme.PK).s(), item.get(KeyScheme.SK).s(), day, Long.parseLong(marked.n())));
                 }
             });
         });
@@ -220,19 +257,33 @@ public final class CompactService {
         long version = clock.millis();
         SortedMap<Integer, Summary> minutes = new TreeMap<>();
         LatestPartials latest = new LatestPartials(item -> {
-            long minute = KeyScheme.partialMinute(q.start(), item.get(KeyScheme.SK).s());
+            long minute =
+                    KeyScheme.partialMinute(q.start(), item.get(KeyScheme.SK).s());
             minutes.computeIfAbsent((int) ((minute - q.start()) / 60_000L), k -> new Summary())
                     .merge(SummaryAttributes.read(item));
         });
-        return query(KeyScheme.partialPk(q.seriesKey(), q.start()), latest, run).thenRun(latest::finish).thenCompose(v -> put(q, minutes.isEmpty()
-                ? RollupItems.empty(q.pk(), q.sk(), q.seriesKey(), q.start(), q.end() / 1000 + settings.hourlyTtlSeconds())
-                : RollupItems.hourly(q.seriesKey(), q.start(), minutes, settings.hourlyTtlSeconds()), version, run,
-                run.hoursBuilt));
+        return query(KeyScheme.partialPk(q.seriesKey(), q.start()), latest, run)
+                .thenRun(latest::finish)
+                .thenCompose(v -> put(
+                        q,
+                        minutes.isEmpty()
+                                ? RollupItems.empty(
+                                        q.pk(),
+                                        q.sk(),
+                                        q.seriesKey(),
+                                        q.start(),
+                                        q.end() / 1000 + settings.hourlyTtlSeconds())
+                                : RollupItems.hourly(q.seriesKey(), q.start(), minutes, settings.hourlyTtlSeconds()),
+                        version,
+                        run,
+                        run.hoursBuilt));
     }
 
     private CompletableFuture<Void> compactDay(Queued q, Run run) {
-        // The day's first hourly rollup expires hourlyTtl after its hour ends: rebuilding from what is left would shrink it.
-        if (q.start() + HOUR_MS + settings.hourlyTtlSeconds() * 1000 <= run.now + settings.grace().toMillis()) {
+        // The day's first hourly rollup expires hourlyTtl after its hour ends: rebuilding from what is left would
+        // shrink it.
+        if (q.start() + HOUR_MS + settings.hourlyTtlSeconds() * 1000
+                <= run.now + settings.grace().toMillis()) {
             return resolve(q, run);
         }
         if (!run.settled(q)) {
@@ -241,43 +292,66 @@ public final class CompactService {
         long version = clock.millis();
         SortedMap<Integer, Summary> hours = new TreeMap<>();
         AtomicBoolean hourStillMarked = new AtomicBoolean();
-        return query(KeyScheme.hourlyPk(q.seriesKey(), q.start()), item -> {
-            long hour = KeyScheme.hourStart(item.get(KeyScheme.SK).s()); // a mark alone creates an item without a start
-            if (item.containsKey(CompactMarks.MARKED) && hourBuildable(hour, run.now)) {
-                hourStillMarked.set(true); // its hour is not built yet: the day waits for it
-            } else if (item.containsKey(SummaryAttributes.COUNT)) {
-                // Built, or past rebuilding (marked or not, what it holds is final): the day takes it as it is.
-                hours.put((int) ((hour - q.start()) / HOUR_MS), RollupItems.total(item, RollupItems.MINUTES));
-            }
-        }, run).thenCompose(v -> {
-            if (hourStillMarked.get()) {
-                run.leave(q, Math.max(q.end(), q.marked()) + settings.grace().toMillis());
-                return CompletableFuture.completedFuture(null);
-            }
-            return put(q, hours.isEmpty()
-                    ? RollupItems.empty(q.pk(), q.sk(), q.seriesKey(), q.start(), q.end() / 1000 + settings.dailyTtlSeconds())
-                    : RollupItems.daily(q.seriesKey(), q.start(), hours, settings.dailyTtlSeconds()), version, run,
-                    run.daysBuilt);
-        });
+        return query(
+                        KeyScheme.hourlyPk(q.seriesKey(), q.start()),
+                        item -> {
+                            long hour = KeyScheme.hourStart(
+                                    item.get(KeyScheme.SK).s()); // a mark alone creates an item without a start
+                            if (item.containsKey(CompactMarks.MARKED) && hourBuildable(hour, run.now)) {
+                                hourStillMarked.set(true); // its hour is not built yet: the day waits for it
+                            } else if (item.containsKey(SummaryAttributes.COUNT)) {
+                                // Built, or past rebuilding (marked or not, what it holds is final): the day takes it
+                                // as it is.
+                                hours.put(
+                                        (int) ((hour - q.start()) / HOUR_MS),
+                                        RollupItems.total(item, RollupItems.MINUTES));
+                            }
+                        },
+                        run)
+                .thenCompose(v -> {
+                    if (hourStillMarked.get()) {
+                        run.leave(
+                                q,
+                                Math.max(q.end(), q.marked()) + settings.grace().toMillis());
+                        return CompletableFuture.completedFuture(null);
+                    }
+                    return put(
+                            q,
+                            hours.isEmpty()
+                                    ? RollupItems.empty(
+                                            q.pk(),
+                                            q.sk(),
+                                            q.seriesKey(),
+                                            q.start(),
+                                            q.end() / 1000 + settings.dailyTtlSeconds())
+                                    : RollupItems.daily(q.seriesKey(), q.start(), hours, settings.dailyTtlSeconds()),
+                            version,
+                            run,
+                            run.daysBuilt);
+                });
     }
 
     /**
      * Puts a rebuilt rollup if its mark is still the one this build read and no newer build has landed; the put
      * replaces the whole item, so it also removes the mark.
      */
-    private CompletableFuture<Void> put(Queued q, Map<String, AttributeValue> item, long version, Run run,
-            AtomicInteger built) {
+    private CompletableFuture<Void> put(
+            Queued q, Map<String, AttributeValue> item, long version, Run run, AtomicInteger built) {
         if (run.deadline.expired()) {
             // The reads took the run past its deadline: a write started now could land after the run returned.
             run.leave(q, run.buildableAt(q));
             return CompletableFuture.failedFuture(new Bounded.StoppedException("deadline passed before the write"));
         }
         item.put(RollupItems.VERSION, AttributeValue.fromN(Long.toString(version)));
-        return client.putItem(b -> b.tableName(table).item(item)
+        return client.putItem(b -> b.tableName(table)
+                        .item(item)
                         .conditionExpression("#d = :d AND (attribute_not_exists(#v) OR #v < :v)")
                         .expressionAttributeNames(Map.of("#d", CompactMarks.MARKED, "#v", RollupItems.VERSION))
-                        .expressionAttributeValues(Map.of(":d", AttributeValue.fromN(Long.toString(q.marked())),
-                                ":v", AttributeValue.fromN(Long.toString(version))))
+                        .expressionAttributeValues(Map.of(
+                                ":d",
+                                AttributeValue.fromN(Long.toString(q.marked())),
+                                ":v",
+                                AttributeValue.fromN(Long.toString(version))))
                         .overrideConfiguration(o -> o.apiCallTimeout(run.callTimeout())))
                 .handle((r, e) -> {
                     if (e == null) {
@@ -298,7 +372,8 @@ public final class CompactService {
      * after its minute ends, and the build reads within the grace of now.
      */
     private boolean hourBuildable(long hourStart, long now) {
-        return hourStart + 60_000L + settings.partialTtl().toMillis() > now + settings.grace().toMillis();
+        return hourStart + 60_000L + settings.partialTtl().toMillis()
+                > now + settings.grace().toMillis();
     }
 
     /**
@@ -317,7 +392,8 @@ public final class CompactService {
     /** Removes a mark without a rebuild, if it is still the one read; whether it did. */
     private CompletableFuture<Boolean> clearMark(Queued q, Run run) {
         return client.updateItem(b -> b.tableName(table)
-                        .key(Map.of(KeyScheme.PK, AttributeValue.fromS(q.pk()), KeyScheme.SK, AttributeValue.fromS(q.sk())))
+                        .key(Map.of(
+                                KeyScheme.PK, AttributeValue.fromS(q.pk()), KeyScheme.SK, AttributeValue.fromS(q.sk())))
                         .updateExpression("REMOVE #d, #q")
                         .conditionExpression("#d = :d")
                         .expressionAttributeNames(Map.of("#d", CompactMarks.MARKED, "#q", CompactMarks.DUE))
@@ -360,8 +436,10 @@ public final class CompactService {
         final AtomicLong oldestPendingSince = new AtomicLong(Long.MAX_VALUE);
         /** The start of the oldest period left pending: the next run must scan back to it. */
         final AtomicLong oldestPendingStart = new AtomicLong(Long.MAX_VALUE);
+
         final AtomicInteger resolved = new AtomicInteger();
-        final java.util.concurrent.atomic.AtomicReference<String> firstResolved = new java.util.concurrent.atomic.AtomicReference<>();
+        final java.util.concurrent.atomic.AtomicReference<String> firstResolved =
+                new java.util.concurrent.atomic.AtomicReference<>();
 
         Run(long now, Deadline deadline, InvocationMetrics<CompactMetric> metrics) {
             this.now = now;
@@ -380,10 +458,15 @@ public final class CompactService {
          */
         <T> void execute(List<T> items, java.util.function.Function<T, CompletableFuture<?>> task) {
             AtomicInteger started = new AtomicInteger();
-            CompletableFuture<Void> all = Bounded.forEach(items, concurrency, t -> {
-                started.incrementAndGet();
-                return task.apply(t).exceptionallyCompose(e -> CompletableFuture.failedFuture(cutByDeadline(t, e)));
-            }, deadline::expired);
+            CompletableFuture<Void> all = Bounded.forEach(
+                    items,
+                    concurrency,
+                    t -> {
+                        started.incrementAndGet();
+                        return task.apply(t)
+                                .exceptionallyCompose(e -> CompletableFuture.failedFuture(cutByDeadline(t, e)));
+                    },
+                    deadline::expired);
             try {
                 all.join();
             } finally {
@@ -407,7 +490,8 @@ public final class CompactService {
             if (t instanceof Queued q) {
                 leave(q, buildableAt(q));
             }
-            return new Bounded.StoppedException("deadline passed with a call in flight (" + cause.getClass().getSimpleName() + ")");
+            return new Bounded.StoppedException(
+                    "deadline passed with a call in flight (" + cause.getClass().getSimpleName() + ")");
         }
 
         /** Whether {@code q}'s mark has settled; if not it is left for a later run. */
@@ -420,7 +504,9 @@ public final class CompactService {
         }
 
         long buildableAt(Queued q) {
-            return Math.max(q.end() + settings.grace().toMillis(), q.marked() + settings.markSettle().toMillis());
+            return Math.max(
+                    q.end() + settings.grace().toMillis(),
+                    q.marked() + settings.markSettle().toMillis());
         }
 
         void leave(Queued q, long buildableAt) {

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.compact;
 
 import dev.pulse.aggregate.BatchAggregator;
@@ -9,11 +24,11 @@ import dev.pulse.model.Datapoint;
 import dev.pulse.model.SeriesKey;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.write.CompactMarks;
-import dev.pulse.store.schema.KeyScheme;
 import dev.pulse.store.codec.PartialItems;
 import dev.pulse.store.codec.RollupItems;
 import dev.pulse.store.codec.SummaryAttributes;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.write.CompactMarks;
 import dev.pulse.testing.KinesisRecords;
 import dev.pulse.testing.MutableClock;
 import dev.pulse.testing.TestConfig;
@@ -41,6 +56,7 @@ final class CompactFixture {
     static final String SHARD = "shardId-000000000000";
     /** The hour the tests' data falls in, and its day. */
     static final long HOUR = Instant.parse("2026-11-21T10:00:00Z").toEpochMilli();
+
     static final long DAY = Instant.parse("2026-11-21T00:00:00Z").toEpochMilli();
     static final String SERIES = SeriesKey.of("latency", Map.of("service", "checkout"));
     private static final AtomicInteger TABLES = new AtomicInteger();
@@ -100,8 +116,8 @@ final class CompactFixture {
         }
         agg.addRecord(KinesisRecords.sequence(firstRecord), dps);
         List<Partial> partials = new ArrayList<>(agg.partials());
-        reader.putItem(b -> b.tableName(table).item(PartialItems.partial(partials.get(0),
-                config.partialTtl().toSeconds(), generation)));
+        reader.putItem(b -> b.tableName(table)
+                .item(PartialItems.partial(partials.get(0), config.partialTtl().toSeconds(), generation)));
         mark(partials);
     }
 
@@ -109,20 +125,26 @@ final class CompactFixture {
      * As {@link #ingest}, for a cumulative counter (OTLP cumulative monotonic sum): samples {@code values} at
      * {@code minute + secondOffsets[i]} seconds with OTLP start time {@code startNanos} (0 for none).
      */
-    void ingestCounter(long minute, long firstRecord, long generation, long startNanos, long[] secondOffsets,
-            double... values) {
+    void ingestCounter(
+            long minute, long firstRecord, long generation, long startNanos, long[] secondOffsets, double... values) {
         BatchAggregator agg = new BatchAggregator(SHARD);
         List<Datapoint> dps = new ArrayList<>();
-        dev.pulse.model.MetricKind kind = dev.pulse.model.MetricKind.of(dev.pulse.model.MetricKind.Type.COUNTER,
-                dev.pulse.model.MetricKind.Temporality.CUMULATIVE, "ms");
+        dev.pulse.model.MetricKind kind = dev.pulse.model.MetricKind.of(
+                dev.pulse.model.MetricKind.Type.COUNTER, dev.pulse.model.MetricKind.Temporality.CUMULATIVE, "ms");
         for (int i = 0; i < values.length; i++) {
-            dps.add(new Datapoint("latency", Map.of("service", "checkout"), minute + secondOffsets[i] * 1_000, values[i],
-                    "Milliseconds").withKind(kind).withStartNanos(startNanos));
+            dps.add(new Datapoint(
+                            "latency",
+                            Map.of("service", "checkout"),
+                            minute + secondOffsets[i] * 1_000,
+                            values[i],
+                            "Milliseconds")
+                    .withKind(kind)
+                    .withStartNanos(startNanos));
         }
         agg.addRecord(KinesisRecords.sequence(firstRecord), dps);
         List<Partial> partials = new ArrayList<>(agg.partials());
-        reader.putItem(b -> b.tableName(table).item(PartialItems.partial(partials.get(0),
-                config.partialTtl().toSeconds(), generation)));
+        reader.putItem(b -> b.tableName(table)
+                .item(PartialItems.partial(partials.get(0), config.partialTtl().toSeconds(), generation)));
         mark(partials);
     }
 
@@ -132,10 +154,11 @@ final class CompactFixture {
      */
     void tombstone(long minute, long firstRecord, long generation) {
         BatchAggregator agg = new BatchAggregator(SHARD);
-        agg.addRecord(KinesisRecords.sequence(firstRecord),
+        agg.addRecord(
+                KinesisRecords.sequence(firstRecord),
                 List.of(new Datapoint("latency", Map.of("service", "checkout"), minute + 1_000, 0, "Milliseconds")));
-        Map<String, AttributeValue> item = new HashMap<>(PartialItems.partial(agg.partials().iterator().next(),
-                config.partialTtl().toSeconds(), generation));
+        Map<String, AttributeValue> item = new HashMap<>(PartialItems.partial(
+                agg.partials().iterator().next(), config.partialTtl().toSeconds(), generation));
         SummaryAttributes.put(item, new Summary());
         item.remove(PartialItems.UNIT);
         reader.putItem(b -> b.tableName(table).item(item));
@@ -143,8 +166,14 @@ final class CompactFixture {
 
     void mark(List<Partial> partials) {
         new CompactMarks(dynamo, table, 4, new Backoff(5, 100))
-                .writeAll(CompactMarks.marksFor(partials, config.hourlyTtl().toSeconds(), config.dailyTtl().toSeconds()),
-                        clock.millis(), Deadline.inMillis(5_000)).join();
+                .writeAll(
+                        CompactMarks.marksFor(
+                                partials,
+                                config.hourlyTtl().toSeconds(),
+                                config.dailyTtl().toSeconds()),
+                        clock.millis(),
+                        Deadline.inMillis(5_000))
+                .join();
     }
 
     /** The hourly rollup item of {@link #SERIES} for the hour starting at {@code hour}, or null. */
@@ -158,8 +187,10 @@ final class CompactFixture {
     }
 
     Map<String, AttributeValue> item(String pk, String sk) {
-        Map<String, AttributeValue> item = reader.getItem(b -> b.tableName(table).consistentRead(true)
-                .key(Map.of(KeyScheme.PK, AttributeValue.fromS(pk), KeyScheme.SK, AttributeValue.fromS(sk)))).item();
+        Map<String, AttributeValue> item = reader.getItem(b -> b.tableName(table)
+                        .consistentRead(true)
+                        .key(Map.of(KeyScheme.PK, AttributeValue.fromS(pk), KeyScheme.SK, AttributeValue.fromS(sk))))
+                .item();
         return item == null || item.isEmpty() ? null : item;
     }
 

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.compact;
 
 import static dev.pulse.compact.CompactFixture.HOUR;
@@ -12,9 +27,9 @@ import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Deadline;
 import dev.pulse.store.codec.RollupItems;
 import dev.pulse.testing.DelegatingDynamoDb;
+import dev.pulse.testing.DynamoDbLocalExtension;
 import dev.pulse.testing.RecordingMetrics;
 import dev.pulse.testing.TestContext;
-import dev.pulse.testing.DynamoDbLocalExtension;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -24,7 +39,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
@@ -40,6 +54,7 @@ class CompactHandlerTest {
 
     @RegisterExtension
     static final DynamoDbLocalExtension DYNAMO = new DynamoDbLocalExtension();
+
     private CompactFixture f;
     private final RecordingMetrics metrics = new RecordingMetrics();
 
@@ -77,7 +92,8 @@ class CompactHandlerTest {
      */
     @ParameterizedTest
     @Event(value = "events/compact-scheduled.json", type = ScheduledEvent.class)
-    void handleRequest_whenTheDeadlinePassesDuringTheReads_stopsWithoutWritingAndTheNextRunBuilds(ScheduledEvent event) {
+    void handleRequest_whenTheDeadlinePassesDuringTheReads_stopsWithoutWritingAndTheNextRunBuilds(
+            ScheduledEvent event) {
         long attemptMs = 3_000; // the queue scan (three days, about 300 queries) fits well inside it
         DynamoDbAsyncClient slowReads = new DelegatingDynamoDb(DYNAMO.async()) {
             @Override
@@ -86,14 +102,19 @@ class CompactHandlerTest {
                     return super.query(request); // the compaction queue
                 }
                 // The partials of the hour answer only after the run's deadline.
-                return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(attemptMs + 200,
-                        java.util.concurrent.TimeUnit.MILLISECONDS)).thenCompose(v -> super.query(request.toBuilder()
-                        .overrideConfiguration(o -> o.apiCallTimeout(java.time.Duration.ofSeconds(5))).build()));
+                return CompletableFuture.runAsync(
+                                () -> {},
+                                CompletableFuture.delayedExecutor(
+                                        attemptMs + 200, java.util.concurrent.TimeUnit.MILLISECONDS))
+                        .thenCompose(v -> super.query(request.toBuilder()
+                                .overrideConfiguration(o -> o.apiCallTimeout(java.time.Duration.ofSeconds(5)))
+                                .build()));
             }
         };
 
         long started = System.nanoTime();
-        CompactResult r = handler(slowReads).handleRequest(event, new TestContext("c", SAFETY_MARGIN_MS + attemptMs, 1024));
+        CompactResult r =
+                handler(slowReads).handleRequest(event, new TestContext("c", SAFETY_MARGIN_MS + attemptMs, 1024));
         long tookMs = (System.nanoTime() - started) / 1_000_000;
 
         assertThat(r.stopped()).isTrue();
@@ -116,9 +137,13 @@ class CompactHandlerTest {
         DynamoDbAsyncClient failing = new DelegatingDynamoDb(DYNAMO.async()) {
             @Override
             public CompletableFuture<QueryResponse> query(QueryRequest request) {
-                return CompletableFuture.failedFuture(DynamoDbException.builder().statusCode(500)
-                        .awsErrorDetails(AwsErrorDetails.builder().errorCode("InternalServerError").build())
-                        .message("injected outage").build());
+                return CompletableFuture.failedFuture(DynamoDbException.builder()
+                        .statusCode(500)
+                        .awsErrorDetails(AwsErrorDetails.builder()
+                                .errorCode("InternalServerError")
+                                .build())
+                        .message("injected outage")
+                        .build());
             }
         };
 
@@ -128,7 +153,9 @@ class CompactHandlerTest {
                 .hasMessageContaining("injected outage");
         assertThat(metrics.documents()).hasSize(1);
         assertThat(metrics.last("RunsStopped")).isEqualTo(1);
-        assertThat(RollupItems.complete(f.hourly(HOUR))).as("still queued for the next run").isFalse();
+        assertThat(RollupItems.complete(f.hourly(HOUR)))
+                .as("still queued for the next run")
+                .isFalse();
     }
 
     /** A run whose deadline has already passed when it starts its builds starts none and loses nothing. */
@@ -139,8 +166,8 @@ class CompactHandlerTest {
             public CompletableFuture<QueryResponse> query(QueryRequest request) {
                 CompletableFuture<QueryResponse> answer = super.query(request);
                 // The queue scan answers just after the deadline (a cold start, say): nothing may be started after it.
-                return answer.thenCompose(a -> CompletableFuture.supplyAsync(() -> a,
-                        CompletableFuture.delayedExecutor(1_700, java.util.concurrent.TimeUnit.MILLISECONDS)));
+                return answer.thenCompose(a -> CompletableFuture.supplyAsync(
+                        () -> a, CompletableFuture.delayedExecutor(1_700, java.util.concurrent.TimeUnit.MILLISECONDS)));
             }
         };
         InvocationMetrics<CompactMetric> counters = new InvocationMetrics<>(CompactMetric.class);

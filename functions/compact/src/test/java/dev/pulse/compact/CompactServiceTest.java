@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.compact;
 
 import static dev.pulse.compact.CompactFixture.DAY;
@@ -7,9 +22,9 @@ import static dev.pulse.compact.CompactFixture.buckets;
 import static dev.pulse.compact.CompactFixture.version;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pulse.store.write.CompactMarks;
-import dev.pulse.store.schema.KeyScheme;
 import dev.pulse.store.codec.RollupItems;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.write.CompactMarks;
 import dev.pulse.testing.DelegatingDynamoDb;
 import dev.pulse.testing.DynamoDbLocalExtension;
 import java.time.Instant;
@@ -23,7 +38,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.PutItemResponse;
@@ -40,6 +54,7 @@ class CompactServiceTest {
 
     @RegisterExtension
     static final DynamoDbLocalExtension DYNAMO = new DynamoDbLocalExtension();
+
     private CompactFixture f;
 
     @BeforeEach
@@ -65,9 +80,10 @@ class CompactServiceTest {
         assertThat(first.periodsQueued()).as("the hour; its day is not closed").isEqualTo(1);
         assertThat(first.hoursBuilt()).isEqualTo(1);
         Map<String, AttributeValue> hourly = f.hourly(HOUR);
-        assertThat(buckets(hourly, RollupItems.MINUTES)).isEqualTo(Map.of(
-                5, List.of(2.0, 10.0, 4.0, 6.0),
-                30, List.of(1.0, 10.0, 10.0, 10.0)));
+        assertThat(buckets(hourly, RollupItems.MINUTES))
+                .isEqualTo(Map.of(
+                        5, List.of(2.0, 10.0, 4.0, 6.0),
+                        30, List.of(1.0, 10.0, 10.0, 10.0)));
         assertThat(hourly.get("count").n()).isEqualTo("3");
         assertThat(hourly).doesNotContainKeys(CompactMarks.MARKED, CompactMarks.DUE);
         assertThat(version(hourly)).isEqualTo(run.toEpochMilli());
@@ -97,9 +113,10 @@ class CompactServiceTest {
 
     @ParameterizedTest(name = "run at {0}: {1} hours built")
     @CsvSource({
-            "2026-11-21T10:59:00Z, 0", // the hour is open
-            "2026-11-21T11:04:59Z, 0", // closed, but within the build grace (5 min): partials may still land
-            "2026-11-21T11:05:00Z, 1"})
+        "2026-11-21T10:59:00Z, 0", // the hour is open
+        "2026-11-21T11:04:59Z, 0", // closed, but within the build grace (5 min): partials may still land
+        "2026-11-21T11:05:00Z, 1"
+    })
     void build_beforeTheHourEndsPlusTheGrace_doesNotBuildIt(String run, int built) {
         ingestTwoMinutes();
 
@@ -137,15 +154,18 @@ class CompactServiceTest {
         f.clock.set(at("2026-11-21T12:00:00Z"));
         f.ingest(HOUR + 5 * MINUTE, 9, 5, 20);
 
-        assertThat(RollupItems.complete(f.hourly(HOUR))).as("marked: the query reads its partials").isFalse();
+        assertThat(RollupItems.complete(f.hourly(HOUR)))
+                .as("marked: the query reads its partials")
+                .isFalse();
         CompactResult r = f.run(at("2026-11-21T12:03:00Z"));
 
         assertThat(r.hoursBuilt()).isEqualTo(1);
         Map<String, AttributeValue> hourly = f.hourly(HOUR);
         assertThat(version(hourly)).isGreaterThan(firstVersion);
-        assertThat(buckets(hourly, RollupItems.MINUTES)).isEqualTo(Map.of(
-                5, List.of(3.0, 30.0, 4.0, 20.0),
-                30, List.of(1.0, 10.0, 10.0, 10.0)));
+        assertThat(buckets(hourly, RollupItems.MINUTES))
+                .isEqualTo(Map.of(
+                        5, List.of(3.0, 30.0, 4.0, 20.0),
+                        30, List.of(1.0, 10.0, 10.0, 10.0)));
         assertThat(RollupItems.complete(hourly)).isTrue();
     }
 
@@ -159,11 +179,16 @@ class CompactServiceTest {
         ingestTwoMinutes();
         Instant run = at("2026-11-21T11:06:00Z");
         Map<String, AttributeValue> hour = f.hourly(HOUR);
-        DYNAMO.reader().updateItem(b -> b.tableName(f.table).key(Map.of(KeyScheme.PK, hour.get(KeyScheme.PK), KeyScheme.SK, hour.get(KeyScheme.SK)))
-                .updateExpression("SET #v = :v, #c = :c")
-                .expressionAttributeNames(Map.of("#v", RollupItems.VERSION, "#c", "count"))
-                .expressionAttributeValues(Map.of(":v", AttributeValue.fromN(Long.toString(run.toEpochMilli() + offset)),
-                        ":c", AttributeValue.fromN("999"))));
+        DYNAMO.reader()
+                .updateItem(b -> b.tableName(f.table)
+                        .key(Map.of(KeyScheme.PK, hour.get(KeyScheme.PK), KeyScheme.SK, hour.get(KeyScheme.SK)))
+                        .updateExpression("SET #v = :v, #c = :c")
+                        .expressionAttributeNames(Map.of("#v", RollupItems.VERSION, "#c", "count"))
+                        .expressionAttributeValues(Map.of(
+                                ":v",
+                                AttributeValue.fromN(Long.toString(run.toEpochMilli() + offset)),
+                                ":c",
+                                AttributeValue.fromN("999"))));
 
         CompactResult r = f.run(run);
 
@@ -194,11 +219,10 @@ class CompactServiceTest {
                 }
                 // On another thread: this one may be the HTTP client's, which the newer run needs. The newer run moves
                 // the shared clock; the older run's version was taken when it started reading.
-                return CompletableFuture.supplyAsync(() -> f.run(newer))
-                        .thenCompose(n -> {
-                            assertThat(n.hoursBuilt()).isEqualTo(1);
-                            return super.putItem(request);
-                        });
+                return CompletableFuture.supplyAsync(() -> f.run(newer)).thenCompose(n -> {
+                    assertThat(n.hoursBuilt()).isEqualTo(1);
+                    return super.putItem(request);
+                });
             }
         };
 
@@ -240,9 +264,10 @@ class CompactServiceTest {
         CompactResult next = f.run(at("2026-11-21T11:08:10Z"));
 
         assertThat(next.hoursBuilt()).isEqualTo(1);
-        assertThat(buckets(f.hourly(HOUR), RollupItems.MINUTES)).isEqualTo(Map.of(
-                5, List.of(2.0, 10.0, 4.0, 6.0),
-                30, List.of(2.0, 40.0, 10.0, 30.0)));
+        assertThat(buckets(f.hourly(HOUR), RollupItems.MINUTES))
+                .isEqualTo(Map.of(
+                        5, List.of(2.0, 10.0, 4.0, 6.0),
+                        30, List.of(2.0, 40.0, 10.0, 30.0)));
     }
 
     /** A day is built from its hourly rollups, after them, and waits while one of its hours is still marked. */
@@ -265,9 +290,10 @@ class CompactServiceTest {
         assertThat(done.hoursBuilt()).isEqualTo(1);
         assertThat(done.daysBuilt()).isEqualTo(1);
         Map<String, AttributeValue> daily = f.daily(DAY);
-        assertThat(buckets(daily, RollupItems.HOURS)).isEqualTo(Map.of(
-                10, List.of(3.0, 20.0, 4.0, 10.0),
-                23, List.of(1.0, 5.0, 5.0, 5.0)));
+        assertThat(buckets(daily, RollupItems.HOURS))
+                .isEqualTo(Map.of(
+                        10, List.of(3.0, 20.0, 4.0, 10.0),
+                        23, List.of(1.0, 5.0, 5.0, 5.0)));
         assertThat(RollupItems.complete(daily)).isTrue();
         assertThat(f.total(CompactMetric.DAYS_BUILT)).isEqualTo(1);
     }
@@ -303,7 +329,9 @@ class CompactServiceTest {
     void complete_acrossAnHoursLife_isTrueOnlyWhileNoDataWasAnnouncedAfterTheBuild() {
         assertThat(f.hourly(HOUR)).as("no item before any data").isNull();
         ingestTwoMinutes();
-        assertThat(RollupItems.complete(f.hourly(HOUR))).as("marked, never built").isFalse();
+        assertThat(RollupItems.complete(f.hourly(HOUR)))
+                .as("marked, never built")
+                .isFalse();
         assertThat(f.hourly(HOUR)).doesNotContainKey(RollupItems.BUCKETS);
 
         f.run(at("2026-11-21T11:06:00Z"));
@@ -313,7 +341,9 @@ class CompactServiceTest {
         f.ingest(HOUR + 45 * MINUTE, 20, 2, 1);
         Map<String, AttributeValue> marked = f.hourly(HOUR);
         assertThat(RollupItems.complete(marked)).as("late data announced").isFalse();
-        assertThat(buckets(marked, RollupItems.MINUTES)).as("the rollup alone misses it").doesNotContainKey(45);
+        assertThat(buckets(marked, RollupItems.MINUTES))
+                .as("the rollup alone misses it")
+                .doesNotContainKey(45);
 
         f.run(at("2026-11-21T11:33:00Z"));
         assertThat(RollupItems.complete(f.hourly(HOUR))).isTrue();
@@ -337,7 +367,10 @@ class CompactServiceTest {
         Map<String, AttributeValue> hourly = f.hourly(HOUR);
         assertThat(hourly.get("count").n()).isEqualTo("1");
         assertThat(buckets(hourly, RollupItems.MINUTES).get(6)).isEqualTo(List.of(1.0, 8.0, 8.0, 8.0));
-        assertThat(buckets(hourly, RollupItems.MINUTES).getOrDefault(5, List.of(0.0)).get(0)).isZero();
+        assertThat(buckets(hourly, RollupItems.MINUTES)
+                        .getOrDefault(5, List.of(0.0))
+                        .get(0))
+                .isZero();
     }
     /**
      * A cumulative counter's rollups carry the reset-corrected increase of all its samples: the hour's minutes and the
@@ -352,7 +385,7 @@ class CompactServiceTest {
         f.ingestCounter(HOUR + 5 * MINUTE, 2, 1, start, new long[] {40, 50}, 30, 40);
         f.ingestCounter(HOUR + 5 * MINUTE, 1, 1, start, new long[] {10, 20}, 10, 25);
         f.ingestCounter(HOUR + 6 * MINUTE, 3, 1, start, new long[] {0}, 12);
-        f.ingestCounter(HOUR + 6 * MINUTE, 3, 0, start, new long[] {0}, 1_000);  // a stale generation of that slot
+        f.ingestCounter(HOUR + 6 * MINUTE, 3, 0, start, new long[] {0}, 1_000); // a stale generation of that slot
         // The writer restarted (newer start time) and passed its old total within a minute: a reset all the same.
         f.ingestCounter(HOUR + 20 * MINUTE, 4, 1, start + 60_000_000_000L, new long[] {0, 30}, 50, 55);
 
@@ -360,14 +393,20 @@ class CompactServiceTest {
         f.run(at("2026-11-22T00:06:00Z"));
 
         // 10 -> 25 -> 30 -> 40 (+30), reset to 12 (+12), restart at 50 (+50) -> 55 (+5)
-        dev.pulse.aggregate.Counter hour = RollupItems.total(f.hourly(HOUR), RollupItems.MINUTES).counter();
+        dev.pulse.aggregate.Counter hour =
+                RollupItems.total(f.hourly(HOUR), RollupItems.MINUTES).counter();
         assertThat(hour.increase()).isEqualTo(97);
         assertThat(hour.resets()).isEqualTo(2);
         assertThat(hour.firstValue()).isEqualTo(10);
         assertThat(hour.lastValue()).isEqualTo(55);
         assertThat(hour.lastTime() - hour.firstTime()).isEqualTo(15 * MINUTE + 20_000);
-        assertThat(RollupItems.buckets(f.hourly(HOUR), RollupItems.MINUTES).get(5).counter().increase()).isEqualTo(30);
-        dev.pulse.aggregate.Counter day = RollupItems.total(f.daily(DAY), RollupItems.HOURS).counter();
+        assertThat(RollupItems.buckets(f.hourly(HOUR), RollupItems.MINUTES)
+                        .get(5)
+                        .counter()
+                        .increase())
+                .isEqualTo(30);
+        dev.pulse.aggregate.Counter day =
+                RollupItems.total(f.daily(DAY), RollupItems.HOURS).counter();
         assertThat(day).isEqualTo(hour);
     }
 }

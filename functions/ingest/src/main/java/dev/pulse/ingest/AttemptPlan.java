@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
 
 import dev.pulse.store.write.ShardCheckpoints;
@@ -33,6 +48,7 @@ record AttemptPlan(int limit, boolean alone, boolean setAside, long failed, Stri
 
     /** Failed attempts of a record alone after which it is set aside. */
     static final int ALONE_FAILURES_BEFORE_SET_ASIDE = 3;
+
     static final String CRASHED = "the function crashed or timed out";
     /** How the reason of a record whose decoding threw starts ({@code IngestService}). */
     static final String RECORD_FAILED = "record ";
@@ -70,10 +86,11 @@ record AttemptPlan(int limit, boolean alone, boolean setAside, long failed, Stri
         if (same && p.aloneAttempts() >= ALONE_FAILURES_BEFORE_SET_ASIDE) {
             // Decided whatever the batch looks like now: once an attempt may have sent the record to the DLQ, every
             // later one must set it aside too, or it could be stored and in the DLQ.
-            String last = p.lastFailure() != null && p.lastFailureGeneration() == p.generation() - 1 ? p.lastFailure()
+            String last = p.lastFailure() != null && p.lastFailureGeneration() == p.generation() - 1
+                    ? p.lastFailure()
                     : CRASHED + (p.lastFailure() == null ? "" : "; an earlier attempt: " + p.lastFailure());
-            String reason = "failed " + failed + " attempts (" + p.aloneAttempts() + " of them with the record alone): "
-                    + last;
+            String reason =
+                    "failed " + failed + " attempts (" + p.aloneAttempts() + " of them with the record alone): " + last;
             return new AttemptPlan(1, true, true, failed, reason, p.decodedAlone());
         }
         // A record that failed while the previous attempt decoded it is the culprit of that failure: straight to it

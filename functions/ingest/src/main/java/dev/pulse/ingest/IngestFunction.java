@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
 
 import dev.pulse.codec.RecordDecoder;
@@ -6,11 +21,11 @@ import dev.pulse.config.PulseConfig;
 import dev.pulse.dlq.DeadLetterQueue;
 import dev.pulse.model.DatapointValidator;
 import dev.pulse.retry.Backoff;
+import dev.pulse.store.codec.SeriesCatalog;
+import dev.pulse.store.schema.RedriveWindow;
 import dev.pulse.store.write.CompactMarks;
 import dev.pulse.store.write.DynamoDbStore;
 import dev.pulse.store.write.MarkMemory;
-import dev.pulse.store.schema.RedriveWindow;
-import dev.pulse.store.codec.SeriesCatalog;
 import dev.pulse.store.write.ShardCheckpoints;
 import java.time.Clock;
 import java.util.function.Function;
@@ -31,8 +46,7 @@ public final class IngestFunction {
     /** Compaction marks a warm container remembers as set; past it the memory starts over. */
     static final int MAX_REMEMBERED_MARKS = 200_000;
 
-    private IngestFunction() {
-    }
+    private IngestFunction() {}
 
     /** The deployed wiring: clients built from the Lambda environment, the system clock. */
     public static IngestService service(PulseConfig config) {
@@ -57,7 +71,11 @@ public final class IngestFunction {
      * The deployed wiring with its record decoder wrapped by {@code decoder}: fault injection (a record that fails
      * every attempt, a decode that dies mid-batch) without a second copy of the wiring.
      */
-    public static IngestService service(PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs, Clock clock,
+    public static IngestService service(
+            PulseConfig config,
+            DynamoDbAsyncClient dynamo,
+            SqsClient sqs,
+            Clock clock,
             UnaryOperator<IngestService.UnitDecoder> decoder) {
         return serviceDecoding(config, dynamo, sqs, clock, records -> decoder.apply(records::decodeUnits));
     }
@@ -67,22 +85,33 @@ public final class IngestFunction {
      * whose records are not in the stream's formats (a Firehose delivery of a metric stream) goes through the same
      * exactly-once path with its own decoding and the same validation.
      */
-    public static IngestService serviceDecoding(PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs, Clock clock,
+    public static IngestService serviceDecoding(
+            PulseConfig config,
+            DynamoDbAsyncClient dynamo,
+            SqsClient sqs,
+            Clock clock,
             Function<RecordDecoder, IngestService.UnitDecoder> decoderOf) {
         Backoff backoff = new Backoff(config.retryBaseMillis(), config.retryCapMillis());
-        RecordDecoder records = new RecordDecoder(new DatapointValidator(clock, config.acceptPast(), config.acceptFuture()));
+        RecordDecoder records =
+                new RecordDecoder(new DatapointValidator(clock, config.acceptPast(), config.acceptFuture()));
         return new IngestService(
-                decoderOf.apply(records), IngestService.MAX_BATCH_PARTIALS, IngestService.MAX_BATCH_DATAPOINTS,
-                new DynamoDbStore(dynamo, config.tableName(), config.writeConcurrency(), backoff),
-                new SeriesCatalog(MAX_REMEMBERED_SERIES),
-                new CompactMarks(dynamo, config.tableName(), config.writeConcurrency() * 2, backoff),
-                new MarkMemory(MAX_REMEMBERED_MARKS, config.compactGrace().toMillis(), config.ingestTimeout().toMillis() + 5_000),
-                new ShardCheckpoints(dynamo, config.tableName(), backoff),
-                new DeadLetterQueue(sqs, config.deadLetterUrl(), backoff),
-                config.partialTtl().toSeconds(),
-                config.hourlyTtl().toSeconds(),
-                config.dailyTtl().toSeconds(),
-                clock).redriveWindow(new RedriveWindow(config.redriveWindow()));
+                        decoderOf.apply(records),
+                        IngestService.MAX_BATCH_PARTIALS,
+                        IngestService.MAX_BATCH_DATAPOINTS,
+                        new DynamoDbStore(dynamo, config.tableName(), config.writeConcurrency(), backoff),
+                        new SeriesCatalog(MAX_REMEMBERED_SERIES),
+                        new CompactMarks(dynamo, config.tableName(), config.writeConcurrency() * 2, backoff),
+                        new MarkMemory(
+                                MAX_REMEMBERED_MARKS,
+                                config.compactGrace().toMillis(),
+                                config.ingestTimeout().toMillis() + 5_000),
+                        new ShardCheckpoints(dynamo, config.tableName(), backoff),
+                        new DeadLetterQueue(sqs, config.deadLetterUrl(), backoff),
+                        config.partialTtl().toSeconds(),
+                        config.hourlyTtl().toSeconds(),
+                        config.dailyTtl().toSeconds(),
+                        clock)
+                .redriveWindow(new RedriveWindow(config.redriveWindow()));
     }
 
     /**
@@ -95,8 +124,8 @@ public final class IngestFunction {
     }
 
     /** {@link #handler(IngestService, Metrics, long)} over the deployed wiring on given clients and clock. */
-    public static IngestHandler handler(PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs, Clock clock,
-            Metrics metrics) {
+    public static IngestHandler handler(
+            PulseConfig config, DynamoDbAsyncClient dynamo, SqsClient sqs, Clock clock, Metrics metrics) {
         return handler(service(config, dynamo, sqs, clock), metrics, config.safetyMarginMillis());
     }
 }

@@ -1,4 +1,21 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
+
+import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
@@ -15,8 +32,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 import software.amazon.lambda.powertools.metrics.Metrics;
-
-import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
 /**
  * Lambda entry point for the Kinesis event source mapping. Translates only: the event to
@@ -66,11 +81,13 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
     private StreamsEventResponse handle(KinesisEvent event, Context context) {
         return InvocationMetrics.measure(IngestMetric.class, metrics, counters -> {
             counters.add(IngestMetric.COLD_START, coldStart.take() ? 1 : 0);
-            List<KinesisEvent.KinesisEventRecord> records = event == null || event.getRecords() == null
-                    ? List.of() : event.getRecords();
+            List<KinesisEvent.KinesisEventRecord> records =
+                    event == null || event.getRecords() == null ? List.of() : event.getRecords();
             Deadline deadline = Deadline.inMillis(context.getRemainingTimeInMillis() - safetyMarginMillis);
             boolean redrive = isRedrive(records);
-            IngestResult r = redrive ? service.redrive(records, deadline, counters) : service.ingest(records, deadline, counters);
+            IngestResult r = redrive
+                    ? service.redrive(records, deadline, counters)
+                    : service.ingest(records, deadline, counters);
             if (redrive && r.failed()) {
                 // A synchronous invocation by the redrive tool: it reads the error and keeps the DLQ message.
                 throw new RedriveFailedException("redrive of " + r.records() + " records failed: " + r.failureReason());
@@ -78,31 +95,48 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
             if (r.failed()) {
                 if (r.failedSequence() == null) {
                     // Nothing to report a partial failure against: a function error makes Lambda retry it all.
-                    throw new IllegalStateException("batch failed and its first record has no sequence number: "
-                            + r.failureReason());
+                    throw new IllegalStateException(
+                            "batch failed and its first record has no sequence number: " + r.failureReason());
                 }
-                LOG.error("batch failed, reporting {} so Lambda retries the whole batch: {}",
-                        r.failedSequence(), r.failureReason(),
-                        entry("records", r.records()), entry("partials", r.partials()));
+                LOG.error(
+                        "batch failed, reporting {} so Lambda retries the whole batch: {}",
+                        r.failedSequence(),
+                        r.failureReason(),
+                        entry("records", r.records()),
+                        entry("partials", r.partials()));
                 return StreamsEventResponse.builder()
                         .withBatchItemFailures(List.of(new StreamsEventResponse.BatchItemFailure(r.failedSequence())))
                         .build();
             }
             if (r.endedEarly() != null) {
                 // Not a failure: the records before failedSequence are stored and committed, Lambda resumes there.
-                LOG.warn("batch stored up to the record before {}; Lambda resumes there: {}", r.failedSequence(),
-                        r.endedEarly(), entry("records", r.records()), entry("datapoints", r.datapoints()),
-                        entry("partials", r.partials()), entry("poison", r.poisonRecords()));
+                LOG.warn(
+                        "batch stored up to the record before {}; Lambda resumes there: {}",
+                        r.failedSequence(),
+                        r.endedEarly(),
+                        entry("records", r.records()),
+                        entry("datapoints", r.datapoints()),
+                        entry("partials", r.partials()),
+                        entry("poison", r.poisonRecords()));
                 return StreamsEventResponse.builder()
                         .withBatchItemFailures(List.of(new StreamsEventResponse.BatchItemFailure(r.failedSequence())))
                         .build();
             }
-            LOG.info(redrive ? "batch redriven" : "batch ingested", entry("records", r.records()), entry("datapoints", r.datapoints()),
-                    entry("partials", r.partials()), entry("poison", r.poisonRecords()),
-                    entry("skipped", r.skippedEvents()), entry("alreadyStored", r.alreadyStored()),
-                    entry("itemsWritten", r.write().itemsWritten()), entry("redrive", redrive),
-                    entry("retries", r.write().retries()), entry("lagMs", r.maxLagMillis()));
-            return StreamsEventResponse.builder().withBatchItemFailures(List.of()).build();
+            LOG.info(
+                    redrive ? "batch redriven" : "batch ingested",
+                    entry("records", r.records()),
+                    entry("datapoints", r.datapoints()),
+                    entry("partials", r.partials()),
+                    entry("poison", r.poisonRecords()),
+                    entry("skipped", r.skippedEvents()),
+                    entry("alreadyStored", r.alreadyStored()),
+                    entry("itemsWritten", r.write().itemsWritten()),
+                    entry("redrive", redrive),
+                    entry("retries", r.write().retries()),
+                    entry("lagMs", r.maxLagMillis()));
+            return StreamsEventResponse.builder()
+                    .withBatchItemFailures(List.of())
+                    .build();
         });
     }
 
@@ -111,7 +145,9 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
      * A batch that mixes it with stream records is a hand-made event and is refused.
      */
     static boolean isRedrive(List<KinesisEvent.KinesisEventRecord> records) {
-        long marked = records.stream().filter(r -> REDRIVE_EVENT_NAME.equals(r.getEventName())).count();
+        long marked = records.stream()
+                .filter(r -> REDRIVE_EVENT_NAME.equals(r.getEventName()))
+                .count();
         if (marked > 0 && marked < records.size()) {
             throw new IllegalArgumentException("a batch mixes " + marked + " redrive records (eventName "
                     + REDRIVE_EVENT_NAME + ") with " + (records.size() - marked) + " stream records");

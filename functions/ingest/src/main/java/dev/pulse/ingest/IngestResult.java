@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
 
 import dev.pulse.store.write.WriteStats;
@@ -20,14 +35,42 @@ import dev.pulse.store.write.WriteStats;
  * @param endedEarly     why a batch that did not fail stored and committed only the records before
  *                       {@code failedSequence} (a per-batch limit, a record that failed, recovery), or {@code null}
  */
-public record IngestResult(int records, long datapoints, int poisonRecords, long skippedEvents, int partials,
-        long alreadyStored, WriteStats write, String failedSequence, String failureReason, long maxLagMillis,
+public record IngestResult(
+        int records,
+        long datapoints,
+        int poisonRecords,
+        long skippedEvents,
+        int partials,
+        long alreadyStored,
+        WriteStats write,
+        String failedSequence,
+        String failureReason,
+        long maxLagMillis,
         String endedEarly) {
 
-    public IngestResult(int records, long datapoints, int poisonRecords, long skippedEvents, int partials,
-            long alreadyStored, WriteStats write, String failedSequence, String failureReason, long maxLagMillis) {
-        this(records, datapoints, poisonRecords, skippedEvents, partials, alreadyStored, write, failedSequence,
-                failureReason, maxLagMillis, null);
+    public IngestResult(
+            int records,
+            long datapoints,
+            int poisonRecords,
+            long skippedEvents,
+            int partials,
+            long alreadyStored,
+            WriteStats write,
+            String failedSequence,
+            String failureReason,
+            long maxLagMillis) {
+        this(
+                records,
+                datapoints,
+                poisonRecords,
+                skippedEvents,
+                partials,
+                alreadyStored,
+                write,
+                failedSequence,
+                failureReason,
+                maxLagMillis,
+                null);
     }
 
     public boolean failed() {

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
@@ -12,15 +27,15 @@ import dev.pulse.dlq.DeadLetterQueue;
 import dev.pulse.dlq.PoisonRecord;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Deadline;
+import dev.pulse.store.codec.PartialItems;
+import dev.pulse.store.codec.SeriesCatalog;
+import dev.pulse.store.codec.SummaryAttributes;
+import dev.pulse.store.schema.RedriveWindow;
 import dev.pulse.store.write.CompactMarks;
 import dev.pulse.store.write.DynamoDbStore;
 import dev.pulse.store.write.MarkMemory;
-import dev.pulse.store.codec.PartialItems;
-import dev.pulse.store.schema.RedriveWindow;
-import dev.pulse.store.codec.SeriesCatalog;
 import dev.pulse.store.write.ShardCheckpoints;
 import dev.pulse.store.write.StoreException;
-import dev.pulse.store.codec.SummaryAttributes;
 import dev.pulse.store.write.SupersededException;
 import dev.pulse.store.write.WriteStats;
 import java.nio.ByteBuffer;
@@ -69,14 +84,19 @@ public final class IngestService {
     public static final long MAX_BATCH_DATAPOINTS = 2_000_000;
     /** Time for taking an attempt's count back after its deadline passed (inside the handler's safety margin). */
     static final long RELEASE_MILLIS = 1_000;
+
     static final int MAX_REASON_CHARS = 400;
-    private static final java.util.Set<String> THROTTLING = java.util.Set.of("ProvisionedThroughputExceededException",
-            "RequestLimitExceeded", "ThrottlingException", "TransactionConflictException");
+    private static final java.util.Set<String> THROTTLING = java.util.Set.of(
+            "ProvisionedThroughputExceededException",
+            "RequestLimitExceeded",
+            "ThrottlingException",
+            "TransactionConflictException");
 
     /** Decodes one record into its units; the production one is {@link RecordDecoder#decodeUnits}. */
     @FunctionalInterface
     public interface UnitDecoder {
-        List<RecordDecoder.Unit> decodeUnits(byte[] data, String partitionKey, long referenceMillis) throws DecodeException;
+        List<RecordDecoder.Unit> decodeUnits(byte[] data, String partitionKey, long referenceMillis)
+                throws DecodeException;
     }
 
     private final UnitDecoder decoder;
@@ -95,17 +115,48 @@ public final class IngestService {
     /** Set once by the wiring, before the first batch. */
     private RedriveWindow redriveWindow;
 
-    public IngestService(RecordDecoder decoder, DynamoDbStore store, SeriesCatalog catalog, CompactMarks marks,
-            MarkMemory markMemory, ShardCheckpoints checkpoints, DeadLetterQueue deadLetters, long partialTtlSeconds,
-            long hourlyTtlSeconds, long dailyTtlSeconds, Clock clock) {
-        this(decoder::decodeUnits, MAX_BATCH_PARTIALS, MAX_BATCH_DATAPOINTS, store, catalog, marks, markMemory,
-                checkpoints, deadLetters, partialTtlSeconds, hourlyTtlSeconds, dailyTtlSeconds, clock);
+    public IngestService(
+            RecordDecoder decoder,
+            DynamoDbStore store,
+            SeriesCatalog catalog,
+            CompactMarks marks,
+            MarkMemory markMemory,
+            ShardCheckpoints checkpoints,
+            DeadLetterQueue deadLetters,
+            long partialTtlSeconds,
+            long hourlyTtlSeconds,
+            long dailyTtlSeconds,
+            Clock clock) {
+        this(
+                decoder::decodeUnits,
+                MAX_BATCH_PARTIALS,
+                MAX_BATCH_DATAPOINTS,
+                store,
+                catalog,
+                marks,
+                markMemory,
+                checkpoints,
+                deadLetters,
+                partialTtlSeconds,
+                hourlyTtlSeconds,
+                dailyTtlSeconds,
+                clock);
     }
 
     /** With a given decoder (tests wrap the production one to inject faults) and per-batch limits. */
-    public IngestService(UnitDecoder decoder, int maxBatchPartials, long maxBatchDatapoints, DynamoDbStore store,
-            SeriesCatalog catalog, CompactMarks marks, MarkMemory markMemory, ShardCheckpoints checkpoints,
-            DeadLetterQueue deadLetters, long partialTtlSeconds, long hourlyTtlSeconds, long dailyTtlSeconds,
+    public IngestService(
+            UnitDecoder decoder,
+            int maxBatchPartials,
+            long maxBatchDatapoints,
+            DynamoDbStore store,
+            SeriesCatalog catalog,
+            CompactMarks marks,
+            MarkMemory markMemory,
+            ShardCheckpoints checkpoints,
+            DeadLetterQueue deadLetters,
+            long partialTtlSeconds,
+            long hourlyTtlSeconds,
+            long dailyTtlSeconds,
             Clock clock) {
         this.decoder = decoder;
         this.maxBatchPartials = maxBatchPartials;
@@ -123,8 +174,8 @@ public final class IngestService {
     }
 
     /** Ingests a batch delivered by the event source mapping; never throws for bad data. */
-    public IngestResult ingest(List<KinesisEvent.KinesisEventRecord> records, Deadline deadline,
-            InvocationMetrics<IngestMetric> metrics) {
+    public IngestResult ingest(
+            List<KinesisEvent.KinesisEventRecord> records, Deadline deadline, InvocationMetrics<IngestMetric> metrics) {
         return run(records, false, deadline, metrics);
     }
 
@@ -135,13 +186,15 @@ public final class IngestService {
      * unless the shard's committed position has passed the batch's last record: before that, live delivery may
      * still store these records itself.
      */
-    public IngestResult redrive(List<KinesisEvent.KinesisEventRecord> records, Deadline deadline,
-            InvocationMetrics<IngestMetric> metrics) {
+    public IngestResult redrive(
+            List<KinesisEvent.KinesisEventRecord> records, Deadline deadline, InvocationMetrics<IngestMetric> metrics) {
         // Records too old for their hours to be rebuilt: refused whole, before anything is read or written.
-        String late = redriveWindow == null || records.isEmpty() ? null : redriveWindow.refusal(records, clock.millis());
+        String late =
+                redriveWindow == null || records.isEmpty() ? null : redriveWindow.refusal(records, clock.millis());
         if (late != null) {
             metrics.increment(IngestMetric.BATCH_FAILURES);
-            return new IngestResult(records.size(), 0, 0, 0, 0, 0, new WriteStats(0, 0, 0, 0, 0), firstSequence(records), late, 0);
+            return new IngestResult(
+                    records.size(), 0, 0, 0, 0, 0, new WriteStats(0, 0, 0, 0, 0), firstSequence(records), late, 0);
         }
         return run(records, true, deadline, metrics);
     }
@@ -152,7 +205,10 @@ public final class IngestService {
         return this;
     }
 
-    private IngestResult run(List<KinesisEvent.KinesisEventRecord> records, boolean redrive, Deadline deadline,
+    private IngestResult run(
+            List<KinesisEvent.KinesisEventRecord> records,
+            boolean redrive,
+            Deadline deadline,
             InvocationMetrics<IngestMetric> metrics) {
         long now = clock.millis();
         Tally t = new Tally(now);
@@ -162,12 +218,18 @@ public final class IngestService {
             KinesisEvent.Record k = r.getKinesis();
             if (k == null || k.getSequenceNumber() == null) {
                 // Not something the event source mapping sends; kept out of the store, where it has no key.
-                unkeyed.add(new PoisonRecord(SOURCE, shardId(r), k == null ? null : k.getSequenceNumber(),
-                        k == null ? null : k.getPartitionKey(), now, "record without Kinesis data or sequence number",
+                unkeyed.add(new PoisonRecord(
+                        SOURCE,
+                        shardId(r),
+                        k == null ? null : k.getSequenceNumber(),
+                        k == null ? null : k.getPartitionKey(),
+                        now,
+                        "record without Kinesis data or sequence number",
                         new byte[0]));
                 continue;
             }
-            byShard.computeIfAbsent(ShardCheckpoints.key(streamName(r), shardId(r)), x -> new ArrayList<>()).add(r);
+            byShard.computeIfAbsent(ShardCheckpoints.key(streamName(r), shardId(r)), x -> new ArrayList<>())
+                    .add(r);
         }
         String failure = null;
         try {
@@ -202,14 +264,19 @@ public final class IngestService {
         metrics.add(IngestMetric.BATCHES_ENDED_EARLY, failure == null && t.resumeAt != null ? 1 : 0);
         if (t.poisonSent > 0) {
             // One line per batch, not per record: poison is visible without reading the queue.
-            LOG.warn("{} poison record(s) sent to the dead-letter queue; first: {} {}: {}", t.poisonSent,
-                    t.firstPoison.shardId(), t.firstPoison.sequenceNumber(), t.firstPoison.reason());
+            LOG.warn(
+                    "{} poison record(s) sent to the dead-letter queue; first: {} {}: {}",
+                    t.poisonSent,
+                    t.firstPoison.shardId(),
+                    t.firstPoison.sequenceNumber(),
+                    t.firstPoison.reason());
         }
         String failedSequence = null;
         if (failure != null && !records.isEmpty()) {
             // From the first record the committed position does not cover: the ones before it are stored, so Lambda
             // may checkpoint them, and its retry (or bisection, or discard) then starts where a redrive must start.
-            failedSequence = t.failedRecord != null ? t.failedRecord
+            failedSequence = t.failedRecord != null
+                    ? t.failedRecord
                     : byShard.size() == 1 && t.firstUncommitted != null ? t.firstUncommitted : firstSequence(records);
             metrics.increment(IngestMetric.BATCH_FAILURES);
             if (t.superseded) {
@@ -222,13 +289,28 @@ public final class IngestService {
             failedSequence = t.resumeAt;
             resumeReason = t.resumeReason;
         }
-        return new IngestResult(records.size(), t.datapoints, t.poisonSent, t.skipped, t.partials, t.alreadyStored,
-                t.stats, failedSequence, failure, Math.max(0, now - t.oldestArrival), resumeReason);
+        return new IngestResult(
+                records.size(),
+                t.datapoints,
+                t.poisonSent,
+                t.skipped,
+                t.partials,
+                t.alreadyStored,
+                t.stats,
+                failedSequence,
+                failure,
+                Math.max(0, now - t.oldestArrival),
+                resumeReason);
     }
 
     /** One shard's records (a mapping's batch is always one shard); returns the failure, or null. */
-    private String ingestShard(String key, List<KinesisEvent.KinesisEventRecord> records, boolean redrive,
-            List<PoisonRecord> unkeyed, Tally t, Deadline deadline) {
+    private String ingestShard(
+            String key,
+            List<KinesisEvent.KinesisEventRecord> records,
+            boolean redrive,
+            List<PoisonRecord> unkeyed,
+            Tally t,
+            Deadline deadline) {
         // The highest, not the last: a hand-made batch out of shard order must not move the position backwards.
         String last = highest(records, records.size());
         ShardCheckpoints.Position position;
@@ -238,13 +320,16 @@ public final class IngestService {
             String failure = storageFailure(e, t);
             if (!redrive) {
                 // The claim may have landed and counted an attempt that never touched a record.
-                checkpoints.releaseUnanswered(key, Deadline.inMillis(RELEASE_MILLIS)).join();
+                checkpoints
+                        .releaseUnanswered(key, Deadline.inMillis(RELEASE_MILLIS))
+                        .join();
             }
             return failure;
         }
         if (redrive && !position.covers(last)) {
-            return "redrive refused: shard " + key + " has committed " + (position.committed() == null ? "nothing"
-                    : position.committed()) + ", below the batch's last record " + last + "; live delivery may still"
+            return "redrive refused: shard " + key + " has committed "
+                    + (position.committed() == null ? "nothing" : position.committed())
+                    + ", below the batch's last record " + last + "; live delivery may still"
                     + " store these records, so redrive once the shard has moved past them";
         }
 
@@ -263,13 +348,19 @@ public final class IngestService {
         if (fresh.isEmpty()) {
             // Nothing of this shard to attempt: the claim counted no attempt at a record.
             if (!redrive) {
-                checkpoints.release(position, false, Deadline.inMillis(RELEASE_MILLIS)).join();
+                checkpoints
+                        .release(position, false, Deadline.inMillis(RELEASE_MILLIS))
+                        .join();
             }
             send(new ArrayList<>(unkeyed), t, deadline); // only unkeyed poison can be left
             return null;
         }
-        AttemptPlan plan = redrive ? new AttemptPlan(fresh.size(), false, false, 0, null, false)
-                : AttemptPlan.of(position, fresh.size(), fresh.get(0).getKinesis().getSequenceNumber(),
+        AttemptPlan plan = redrive
+                ? new AttemptPlan(fresh.size(), false, false, 0, null, false)
+                : AttemptPlan.of(
+                        position,
+                        fresh.size(),
+                        fresh.get(0).getKinesis().getSequenceNumber(),
                         culpritIndex(position, fresh));
         if (plan.failed() > 0) {
             t.recoveryAttempts++;
@@ -281,7 +372,9 @@ public final class IngestService {
             } else {
                 if (plan.alone()) {
                     // Counted before the record is touched: if it kills this attempt, the count stays.
-                    checkpoints.countAlone(position, fresh.get(0).getKinesis().getSequenceNumber(), deadline).join();
+                    checkpoints
+                            .countAlone(position, fresh.get(0).getKinesis().getSequenceNumber(), deadline)
+                            .join();
                 }
                 String shrunk = "after " + plan.failed() + " failed attempt(s) at record "
                         + fresh.get(0).getKinesis().getSequenceNumber() + " this attempt processes only its first "
@@ -292,7 +385,9 @@ public final class IngestService {
                     // and named, so the next attempt stores the records before it and then tries it first.
                     String why = recordFailure(fresh.get(pass.thrownAt), pass.thrown);
                     t.recordFailures++;
-                    checkpoints.recordFailure(position, why, Deadline.inMillis(RELEASE_MILLIS)).join();
+                    checkpoints
+                            .recordFailure(position, why, Deadline.inMillis(RELEASE_MILLIS))
+                            .join();
                     return why;
                 }
                 if (pass.thrownAt == 0 || (pass.thrownAt > 0 && redrive)) {
@@ -302,7 +397,9 @@ public final class IngestService {
                     t.recordFailures++;
                     t.failedRecord = fresh.get(pass.thrownAt).getKinesis().getSequenceNumber();
                     if (!redrive) {
-                        checkpoints.recordFailure(position, why, Deadline.inMillis(RELEASE_MILLIS)).join();
+                        checkpoints
+                                .recordFailure(position, why, Deadline.inMillis(RELEASE_MILLIS))
+                                .join();
                     }
                     return why;
                 }
@@ -311,7 +408,8 @@ public final class IngestService {
                     t.recordFailures++;
                     String why = recordFailure(fresh.get(pass.thrownAt), pass.thrown);
                     int at = pass.thrownAt;
-                    pass = null; // whatever the failed record left behind must be collectable before the prefix is redone
+                    pass = null; // whatever the failed record left behind must be collectable before the prefix is
+                    // redone
                     pass = aggregate(fresh, at, why, true, shardId, t, deadline);
                     pass.endReason = why;
                 }
@@ -322,7 +420,9 @@ public final class IngestService {
         } catch (CompletionException e) {
             String failure = storageFailure(e, t);
             if (!t.superseded && !redrive) {
-                checkpoints.release(position, counted(plan), Deadline.inMillis(RELEASE_MILLIS)).join();
+                checkpoints
+                        .release(position, counted(plan), Deadline.inMillis(RELEASE_MILLIS))
+                        .join();
             }
             return failure;
         }
@@ -347,7 +447,8 @@ public final class IngestService {
         for (SeriesCatalog.CatalogEntry c : newSeries) {
             items.add(c.item());
         }
-        List<CompactMarks.Mark> newMarks = markMemory.toWrite(CompactMarks.marksFor(pass.partials, hourlyTtlSeconds, dailyTtlSeconds), t.now);
+        List<CompactMarks.Mark> newMarks =
+                markMemory.toWrite(CompactMarks.marksFor(pass.partials, hourlyTtlSeconds, dailyTtlSeconds), t.now);
         boolean whole = pass.end == fresh.size();
         String commitAt = whole ? last : highest(fresh, pass.end);
         try {
@@ -373,15 +474,21 @@ public final class IngestService {
             }
             if (!t.superseded && !redrive) {
                 if (t.refused) {
-                    checkpoints.recordFailure(position, failure, Deadline.inMillis(RELEASE_MILLIS)).join();
+                    checkpoints
+                            .recordFailure(position, failure, Deadline.inMillis(RELEASE_MILLIS))
+                            .join();
                 } else {
-                    checkpoints.release(position, counted(plan), Deadline.inMillis(RELEASE_MILLIS)).join();
+                    checkpoints
+                            .release(position, counted(plan), Deadline.inMillis(RELEASE_MILLIS))
+                            .join();
                 }
             }
             return failure;
         } catch (DeadLetterException e) {
             if (!redrive) {
-                checkpoints.release(position, counted(plan), Deadline.inMillis(RELEASE_MILLIS)).join();
+                checkpoints
+                        .release(position, counted(plan), Deadline.inMillis(RELEASE_MILLIS))
+                        .join();
             }
             throw e;
         }
@@ -389,12 +496,20 @@ public final class IngestService {
     }
 
     /** After the commit: the set-aside record's WARN line, and where Lambda resumes when the batch ended early. */
-    private static String finish(AttemptPlan plan, Pass pass, List<KinesisEvent.KinesisEventRecord> fresh,
-            boolean whole, String shardId, Tally t) {
+    private static String finish(
+            AttemptPlan plan,
+            Pass pass,
+            List<KinesisEvent.KinesisEventRecord> fresh,
+            boolean whole,
+            String shardId,
+            Tally t) {
         if (plan.setAside()) {
             t.setAside++;
-            LOG.warn("record {} {} set aside to the dead-letter queue: {}", shardId,
-                    fresh.get(0).getKinesis().getSequenceNumber(), plan.reason());
+            LOG.warn(
+                    "record {} {} set aside to the dead-letter queue: {}",
+                    shardId,
+                    fresh.get(0).getKinesis().getSequenceNumber(),
+                    plan.reason());
         }
         if (!whole) {
             t.resumeAt = fresh.get(pass.end).getKinesis().getSequenceNumber();
@@ -409,15 +524,25 @@ public final class IngestService {
      * ones, then the DLQ and the commit. Without this the record would be refused on every attempt and hold its
      * shard. Returns the failure, or null.
      */
-    private String setAsideOneByOne(Pass pass, List<Map<String, AttributeValue>> items, List<PoisonRecord> poison,
-            ShardCheckpoints.Position position, String commitAt, Tally t, Deadline deadline) {
+    private String setAsideOneByOne(
+            Pass pass,
+            List<Map<String, AttributeValue>> items,
+            List<PoisonRecord> poison,
+            ShardCheckpoints.Position position,
+            String commitAt,
+            Tally t,
+            Deadline deadline) {
         t.refused = false;
         int skipped = 0;
         try {
             for (int i = 0; i < pass.partials.size(); i++) {
                 try {
-                    marks.writeAll(CompactMarks.marksFor(List.of(pass.partials.get(i)), hourlyTtlSeconds,
-                            dailyTtlSeconds), t.now, deadline).join();
+                    marks.writeAll(
+                                    CompactMarks.marksFor(
+                                            List.of(pass.partials.get(i)), hourlyTtlSeconds, dailyTtlSeconds),
+                                    t.now,
+                                    deadline)
+                            .join();
                     t.add(store.writeAll(List.of(items.get(i)), deadline).join());
                 } catch (CompletionException e) {
                     if (!(e.getCause() instanceof StoreException se) || !refusedForGood(se)) {
@@ -435,7 +560,9 @@ public final class IngestService {
         } catch (CompletionException e) {
             return storageFailure(e, t);
         } catch (DeadLetterException e) {
-            checkpoints.release(position, false, Deadline.inMillis(RELEASE_MILLIS)).join();
+            checkpoints
+                    .release(position, false, Deadline.inMillis(RELEASE_MILLIS))
+                    .join();
             throw e;
         }
     }
@@ -457,6 +584,7 @@ public final class IngestService {
         String endReason;
         /** The index of a record whose decoding or aggregation threw, or -1. */
         int thrownAt = -1;
+
         Throwable thrown;
         /** True once the first record decoded (an attempt of it alone tells the checkpoint). */
         boolean decodedFirst;
@@ -471,8 +599,14 @@ public final class IngestService {
      */
     // aws-lambda-java-events types a Kinesis record's arrival time as java.util.Date: read once, as epoch millis.
     @SuppressWarnings("JavaUtilDate")
-    private Pass aggregate(List<KinesisEvent.KinesisEventRecord> fresh, int limit, String limitReason,
-            boolean batchLimits, String shardId, Tally t, Deadline deadline) {
+    private Pass aggregate(
+            List<KinesisEvent.KinesisEventRecord> fresh,
+            int limit,
+            String limitReason,
+            boolean batchLimits,
+            String shardId,
+            Tally t,
+            Deadline deadline) {
         Pass pass = new Pass();
         BatchAggregator aggregator = new BatchAggregator(shardId);
         // Decoding may take half of what the attempt has left; the rest is for the writes. A batch that needs more
@@ -486,16 +620,19 @@ public final class IngestService {
                 break;
             }
             if (batchLimits && i > 0 && System.nanoTime() - started > decodeNanos) {
-                pass.endReason = "decoding " + i + " record(s) took " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime()
-                        - started) + " ms, half of the attempt's time: the rest in the next attempt";
+                pass.endReason = "decoding " + i + " record(s) took "
+                        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)
+                        + " ms, half of the attempt's time: the rest in the next attempt";
                 break;
             }
             if (batchLimits && i > 0) {
                 String reached = aggregator.partials().size() >= maxBatchPartials
                         ? "the batch holds " + aggregator.partials().size() + " (series, minute) partials, the limit"
-                        + " per batch is " + maxBatchPartials
-                        : aggregator.datapoints() >= maxBatchDatapoints ? "the batch holds " + aggregator.datapoints()
-                        + " datapoints, the limit per batch is " + maxBatchDatapoints : null;
+                                + " per batch is " + maxBatchPartials
+                        : aggregator.datapoints() >= maxBatchDatapoints
+                                ? "the batch holds " + aggregator.datapoints() + " datapoints, the limit per batch is "
+                                        + maxBatchDatapoints
+                                : null;
                 if (reached != null) {
                     pass.endReason = reached;
                     break;
@@ -504,8 +641,8 @@ public final class IngestService {
             KinesisEvent.Record k = fresh.get(i).getKinesis();
             byte[] data = bytes(k.getData());
             if (k.getApproximateArrivalTimestamp() == null) {
-                pass.poison.add(new PoisonRecord(SOURCE, shardId, k.getSequenceNumber(), k.getPartitionKey(), t.now,
-                        NO_ARRIVAL, data));
+                pass.poison.add(new PoisonRecord(
+                        SOURCE, shardId, k.getSequenceNumber(), k.getPartitionKey(), t.now, NO_ARRIVAL, data));
                 pass.decodedFirst |= i == 0;
                 continue;
             }
@@ -520,8 +657,14 @@ public final class IngestService {
                 } catch (DecodeException e) {
                     // A KPL aggregate that cannot be split: no user record of it can be trusted.
                     LOG.debug("poison record {} {}: {}", shardId, k.getSequenceNumber(), e.getMessage());
-                    pass.poison.add(new PoisonRecord(SOURCE, shardId, k.getSequenceNumber(), k.getPartitionKey(),
-                            arrival, e.getMessage(), data));
+                    pass.poison.add(new PoisonRecord(
+                            SOURCE,
+                            shardId,
+                            k.getSequenceNumber(),
+                            k.getPartitionKey(),
+                            arrival,
+                            e.getMessage(),
+                            data));
                     pass.decodedFirst |= i == 0;
                     continue;
                 }
@@ -537,8 +680,8 @@ public final class IngestService {
                         pass.skipped += d.skippedEvents();
                     } else {
                         LOG.debug("poison record {} {}: {}", shardId, sequence, u.poisonReason());
-                        pass.poison.add(new PoisonRecord(SOURCE, shardId, sequence, u.partitionKey(), arrival,
-                                u.poisonReason(), u.data()));
+                        pass.poison.add(new PoisonRecord(
+                                SOURCE, shardId, sequence, u.partitionKey(), arrival, u.poisonReason(), u.data()));
                     }
                 }
                 pass.decodedFirst |= i == 0;
@@ -577,22 +720,28 @@ public final class IngestService {
         pass.end = 1;
         pass.endReason = "record " + k.getSequenceNumber() + " was set aside";
         pass.tombstones = true;
-        long arrival = k.getApproximateArrivalTimestamp() == null ? clock.millis() : k.getApproximateArrivalTimestamp().getTime();
-        pass.poison.add(new PoisonRecord(SOURCE, shardId, k.getSequenceNumber(), k.getPartitionKey(), arrival,
-                plan.reason(), data));
+        long arrival = k.getApproximateArrivalTimestamp() == null
+                ? clock.millis()
+                : k.getApproximateArrivalTimestamp().getTime();
+        pass.poison.add(new PoisonRecord(
+                SOURCE, shardId, k.getSequenceNumber(), k.getPartitionKey(), arrival, plan.reason(), data));
         if (plan.nameSlots() && k.getApproximateArrivalTimestamp() != null) {
             BatchAggregator slots = new BatchAggregator(shardId);
             try {
                 for (RecordDecoder.Unit u : decoder.decodeUnits(data, k.getPartitionKey(), arrival)) {
                     if (u.decoded() != null) {
-                        slots.addRecord(ShardCheckpoints.userRecordSequence(k.getSequenceNumber(), u.subSequence()),
+                        slots.addRecord(
+                                ShardCheckpoints.userRecordSequence(k.getSequenceNumber(), u.subSequence()),
                                 u.decoded().datapoints());
                     }
                 }
                 pass.partials = new ArrayList<>(slots.partials());
             } catch (Throwable e) { // NOPMD: decoded by an earlier attempt; if not now, its slots stay unnamed
-                LOG.warn("record {} {} set aside without naming its partials: decoding it threw {}", shardId,
-                        k.getSequenceNumber(), e.toString());
+                LOG.warn(
+                        "record {} {} set aside without naming its partials: decoding it threw {}",
+                        shardId,
+                        k.getSequenceNumber(),
+                        e.toString());
             }
         }
         return pass;
@@ -678,7 +827,8 @@ public final class IngestService {
         for (Throwable c = e.getCause(); c != null; c = c.getCause() == c ? null : c.getCause()) {
             if (c instanceof AwsServiceException s) {
                 int status = s.statusCode();
-                String code = s.awsErrorDetails() == null ? null : s.awsErrorDetails().errorCode();
+                String code =
+                        s.awsErrorDetails() == null ? null : s.awsErrorDetails().errorCode();
                 return status >= 400 && status < 500 && !THROTTLING.contains(code);
             }
         }
@@ -698,6 +848,7 @@ public final class IngestService {
         boolean superseded;
         /** The last storage failure was DynamoDB refusing an item for good. */
         boolean refused;
+
         int recordFailures;
         int setAside;
         int recoveryAttempts;
@@ -705,10 +856,12 @@ public final class IngestService {
         String failedRecord;
         /** Where Lambda must resume after a batch that stored and committed only its first records, and why. */
         String resumeAt;
+
         String resumeReason;
         PoisonRecord firstPoison;
         /** In a batch that starts below the committed position, its first record above it. */
         String firstUncommitted;
+
         WriteStats stats = new WriteStats(0, 0, 0, 0, 0);
 
         Tally(long now) {
@@ -717,8 +870,11 @@ public final class IngestService {
         }
 
         void add(WriteStats s) {
-            stats = new WriteStats(stats.itemsWritten() + s.itemsWritten(), stats.retries() + s.retries(),
-                    stats.throttles() + s.throttles(), stats.unprocessedItems() + s.unprocessedItems(),
+            stats = new WriteStats(
+                    stats.itemsWritten() + s.itemsWritten(),
+                    stats.retries() + s.retries(),
+                    stats.throttles() + s.throttles(),
+                    stats.unprocessedItems() + s.unprocessedItems(),
                     stats.requests() + s.requests());
         }
     }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,9 +35,10 @@ class AttemptPlanTest {
     private static final String FIRST = "101";
 
     /** The checkpoint as the claim of generation {@code g} returns it. */
-    private static Position claimed(long g, long attempts, long alone, String failure, long failureGeneration,
-            boolean decoded) {
-        return new Position(KEY, "100", g, attempts, failure, failureGeneration, alone, decoded, alone > 0 ? FIRST : null);
+    private static Position claimed(
+            long g, long attempts, long alone, String failure, long failureGeneration, boolean decoded) {
+        return new Position(
+                KEY, "100", g, attempts, failure, failureGeneration, alone, decoded, alone > 0 ? FIRST : null);
     }
 
     @Test
@@ -53,7 +69,10 @@ class AttemptPlanTest {
 
     @Test
     void of_whenThePreviousAttemptFailedDecodingItsFirstRecord_takesThatRecordAloneAtOnce() {
-        AttemptPlan plan = AttemptPlan.of(claimed(20, 2, 0, "record 101 failed while decoding: java.lang.StackOverflowError", 19, false), 500, FIRST);
+        AttemptPlan plan = AttemptPlan.of(
+                claimed(20, 2, 0, "record 101 failed while decoding: java.lang.StackOverflowError", 19, false),
+                500,
+                FIRST);
 
         assertThat(plan.limit()).isEqualTo(1);
         assertThat(plan.alone()).isTrue();
@@ -63,14 +82,16 @@ class AttemptPlanTest {
     @Test
     void of_whenARecordFailureIsOlderThanThePreviousAttempt_halvesInstead() {
         // The previous attempt (generation 19) crashed; the recorded failure is from 18.
-        AttemptPlan plan = AttemptPlan.of(claimed(20, 3, 0, "record 101 failed while decoding: x", 18, false), 500, FIRST);
+        AttemptPlan plan =
+                AttemptPlan.of(claimed(20, 3, 0, "record 101 failed while decoding: x", 18, false), 500, FIRST);
 
         assertThat(plan.limit()).isEqualTo(125);
     }
 
     @Test
     void of_whenItemsWereRefused_halvesRatherThanBlamingTheFirstRecord() {
-        AttemptPlan plan = AttemptPlan.of(claimed(20, 2, 0, "storage: could not write 1 of 40 items", 19, false), 40, FIRST);
+        AttemptPlan plan =
+                AttemptPlan.of(claimed(20, 2, 0, "storage: could not write 1 of 40 items", 19, false), 40, FIRST);
 
         assertThat(plan.limit()).isEqualTo(20);
     }
@@ -86,25 +107,34 @@ class AttemptPlanTest {
 
     @Test
     void of_whenTheRecordFailedAloneThreeTimesAndTheLastOneCrashed_setsItAsideSayingSo() {
-        AttemptPlan plan = AttemptPlan.of(claimed(40, 9, 3, "record 101 failed while decoding: java.lang.OutOfMemoryError",
-                35, true), 500, FIRST);
+        AttemptPlan plan = AttemptPlan.of(
+                claimed(40, 9, 3, "record 101 failed while decoding: java.lang.OutOfMemoryError", 35, true),
+                500,
+                FIRST);
 
         assertThat(plan.setAside()).isTrue();
         assertThat(plan.limit()).isEqualTo(1);
-        assertThat(plan.reason()).isEqualTo("failed 8 attempts (3 of them with the record alone): the function crashed or"
-                + " timed out; an earlier attempt: record 101 failed while decoding: java.lang.OutOfMemoryError");
+        assertThat(plan.reason())
+                .isEqualTo(
+                        "failed 8 attempts (3 of them with the record alone): the function crashed or"
+                                + " timed out; an earlier attempt: record 101 failed while decoding: java.lang.OutOfMemoryError");
         assertThat(plan.nameSlots()).as("an attempt of it alone decoded it").isTrue();
     }
 
     @Test
     void of_whenTheLastAttemptRecordedItsFailure_namesThatReason() {
-        AttemptPlan plan = AttemptPlan.of(claimed(40, 5, 3, "record 101 failed while decoding: java.lang.StackOverflowError",
-                39, false), 2, FIRST);
+        AttemptPlan plan = AttemptPlan.of(
+                claimed(40, 5, 3, "record 101 failed while decoding: java.lang.StackOverflowError", 39, false),
+                2,
+                FIRST);
 
         assertThat(plan.setAside()).isTrue();
-        assertThat(plan.reason()).isEqualTo("failed 4 attempts (3 of them with the record alone): record 101 failed while"
-                + " decoding: java.lang.StackOverflowError");
-        assertThat(plan.nameSlots()).as("no attempt decoded it: nothing can carry its name").isFalse();
+        assertThat(plan.reason())
+                .isEqualTo("failed 4 attempts (3 of them with the record alone): record 101 failed while"
+                        + " decoding: java.lang.StackOverflowError");
+        assertThat(plan.nameSlots())
+                .as("no attempt decoded it: nothing can carry its name")
+                .isFalse();
     }
 
     @Test
@@ -163,16 +193,20 @@ class AttemptPlanTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({
-            "400, ValidationException, true",
-            "413, RequestEntityTooLarge, true",
-            "400, ProvisionedThroughputExceededException, false",
-            "400, ThrottlingException, false",
-            "400, RequestLimitExceeded, false",
-            "500, InternalServerError, false",
-            "503, ServiceUnavailable, false"})
+        "400, ValidationException, true",
+        "413, RequestEntityTooLarge, true",
+        "400, ProvisionedThroughputExceededException, false",
+        "400, ThrottlingException, false",
+        "400, RequestLimitExceeded, false",
+        "500, InternalServerError, false",
+        "503, ServiceUnavailable, false"
+    })
     void refusedForGood_isTrueOnlyForClientErrorsThatAreNotThrottling(int status, String code, boolean refused) {
-        DynamoDbException cause = (DynamoDbException) DynamoDbException.builder().statusCode(status)
-                .awsErrorDetails(AwsErrorDetails.builder().errorCode(code).build()).message(code).build();
+        DynamoDbException cause = (DynamoDbException) DynamoDbException.builder()
+                .statusCode(status)
+                .awsErrorDetails(AwsErrorDetails.builder().errorCode(code).build())
+                .message(code)
+                .build();
 
         assertThat(IngestService.refusedForGood(new StoreException("x", cause, new WriteStats(0, 0, 0, 0, 0))))
                 .isEqualTo(refused);
@@ -180,10 +214,13 @@ class AttemptPlanTest {
 
     @Test
     void refusedForGood_whenTheClientTimedOutOrTheDeadlinePassed_isFalse() {
-        assertThat(IngestService.refusedForGood(new StoreException("x", SdkClientException.create("read timed out"),
-                new WriteStats(0, 0, 0, 0, 0)))).isFalse();
-        assertThat(IngestService.refusedForGood(new StoreException("x",
-                new IllegalStateException("deadline passed before all items were written"), new WriteStats(0, 0, 0, 0, 0))))
+        assertThat(IngestService.refusedForGood(new StoreException(
+                        "x", SdkClientException.create("read timed out"), new WriteStats(0, 0, 0, 0, 0))))
+                .isFalse();
+        assertThat(IngestService.refusedForGood(new StoreException(
+                        "x",
+                        new IllegalStateException("deadline passed before all items were written"),
+                        new WriteStats(0, 0, 0, 0, 0))))
                 .isFalse();
     }
 }

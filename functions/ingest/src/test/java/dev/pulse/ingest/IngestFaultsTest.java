@@ -1,7 +1,20 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
 
-import static dev.pulse.ingest.IngestFixture.NOW;
-import static dev.pulse.ingest.IngestFixture.datapoint;
 import static dev.pulse.ingest.IngestFixture.expected;
 import static dev.pulse.ingest.IngestFixture.record;
 import static dev.pulse.ingest.IngestFixture.records;
@@ -19,7 +32,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * {@link IngestService} under the failures DynamoDB and SQS produce, injected around the real client
@@ -31,6 +43,7 @@ class IngestFaultsTest {
 
     @RegisterExtension
     static final DynamoDbLocalExtension DYNAMO = new DynamoDbLocalExtension();
+
     private IngestFixture f;
 
     @BeforeEach
@@ -93,7 +106,9 @@ class IngestFaultsTest {
         assertThat(r.failed()).isTrue();
         assertThat(r.failureReason()).startsWith("storage: could not write").contains("injected throttle");
         assertThat(r.failedSequence()).isEqualTo(batch.get(0).getKinesis().getSequenceNumber());
-        assertThat(tookMs).as("the attempt ends by its deadline (and the release budget)").isLessThan(3_000 + 1_000);
+        assertThat(tookMs)
+                .as("the attempt ends by its deadline (and the release budget)")
+                .isLessThan(3_000 + 1_000);
         // Backing off (5 ms first, 100 ms largest delays), not spinning: five lanes, at most a few dozen calls each.
         assertThat(r.write().retries()).isBetween(5L, 5L * 120);
         assertThat(f.committed()).isNull();
@@ -103,7 +118,9 @@ class IngestFaultsTest {
         IngestResult retry = f.attempt(service, batch);
 
         assertThat(retry.failed()).isFalse();
-        assertThat(retry.endedEarly()).as("a whole attempt, not a recovery attempt").isNull();
+        assertThat(retry.endedEarly())
+                .as("a whole attempt, not a recovery attempt")
+                .isNull();
         assertThat(f.attempts.get(1).count(IngestMetric.RECOVERY_ATTEMPTS)).isZero();
         assertThat(f.stored()).isEqualTo(expected(batch));
     }
@@ -151,7 +168,9 @@ class IngestFaultsTest {
         assertThat(r.failed()).isTrue();
         assertThat(r.failureReason()).startsWith("dead-letter queue: could not send 1 poison records");
         assertThat(f.committed()).isNull();
-        assertThat(f.checkpointNumber(ShardCheckpoints.ATTEMPTS)).as("an outage of SQS is not the records' fault").isZero();
+        assertThat(f.checkpointNumber(ShardCheckpoints.ATTEMPTS))
+                .as("an outage of SQS is not the records' fault")
+                .isZero();
 
         f.sqs.refuseNext(0);
         IngestResult retry = f.attempt(service, batch);
@@ -174,14 +193,19 @@ class IngestFaultsTest {
         java.util.concurrent.atomic.AtomicBoolean refuse = new java.util.concurrent.atomic.AtomicBoolean(true);
         DynamoDbAsyncClient refusing = new dev.pulse.testing.DelegatingDynamoDb(f.dynamo) {
             @Override
-            public java.util.concurrent.CompletableFuture<software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse>
+            public java.util.concurrent.CompletableFuture<
+                            software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse>
                     batchWriteItem(software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest request) {
                 if (refuse.get()) {
                     return java.util.concurrent.CompletableFuture.failedFuture(
-                            software.amazon.awssdk.services.dynamodb.model.DynamoDbException.builder().statusCode(400)
+                            software.amazon.awssdk.services.dynamodb.model.DynamoDbException.builder()
+                                    .statusCode(400)
                                     .awsErrorDetails(software.amazon.awssdk.awscore.exception.AwsErrorDetails.builder()
-                                            .errorCode("ValidationException").errorMessage("Item size has exceeded the maximum allowed size").build())
-                                    .message("Item size has exceeded the maximum allowed size").build());
+                                            .errorCode("ValidationException")
+                                            .errorMessage("Item size has exceeded the maximum allowed size")
+                                            .build())
+                                    .message("Item size has exceeded the maximum allowed size")
+                                    .build());
                 }
                 return super.batchWriteItem(request);
             }

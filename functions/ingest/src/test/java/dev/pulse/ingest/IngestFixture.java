@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
@@ -6,10 +21,10 @@ import dev.pulse.config.PulseConfig;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.model.SeriesKey;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.schema.KeyScheme;
-import dev.pulse.store.read.LatestPartials;
-import dev.pulse.store.write.ShardCheckpoints;
 import dev.pulse.store.codec.SummaryAttributes;
+import dev.pulse.store.read.LatestPartials;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.write.ShardCheckpoints;
 import dev.pulse.testing.FaultInjectingDynamoDb;
 import dev.pulse.testing.KinesisRecords;
 import dev.pulse.testing.MutableClock;
@@ -43,6 +58,7 @@ final class IngestFixture {
     static final String DLQ_URL = "https://sqs.us-east-1.amazonaws.com/123456789012/pulse-dlq";
     /** The checkpoint key of {@link #SHARD} of the stream KinesisRecords names. */
     static final String CHECKPOINT = ShardCheckpoints.key("pulse-test", SHARD);
+
     private static final AtomicInteger TABLES = new AtomicInteger();
 
     final String table = "ingest-" + TABLES.incrementAndGet();
@@ -117,8 +133,13 @@ final class IngestFixture {
 
     /** A native JSON datapoint. */
     static String datapoint(String name, String host, long ts, double value) {
-        return String.format(Locale.ROOT, "{\"name\":\"%s\",\"dims\":{\"host\":\"%s\"},\"ts\":%d,\"value\":%s,\"unit\":\"Count\"}",
-                name, host, ts, Double.toString(value));
+        return String.format(
+                Locale.ROOT,
+                "{\"name\":\"%s\",\"dims\":{\"host\":\"%s\"},\"ts\":%d,\"value\":%s,\"unit\":\"Count\"}",
+                name,
+                host,
+                ts,
+                Double.toString(value));
     }
 
     /** Record {@code n} of {@link #SHARD}, arrived at {@link #NOW}. */
@@ -144,18 +165,29 @@ final class IngestFixture {
     static Map<String, Map<Long, List<Double>>> expected(List<KinesisEvent.KinesisEventRecord> records) {
         Map<String, Map<Long, List<Double>>> out = new TreeMap<>();
         for (KinesisEvent.KinesisEventRecord r : records) {
-            String json = StandardCharsets.UTF_8.decode(r.getKinesis().getData().duplicate()).toString();
+            String json = StandardCharsets.UTF_8
+                    .decode(r.getKinesis().getData().duplicate())
+                    .toString();
             com.fasterxml.jackson.databind.JsonNode n;
             try {
                 n = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
-            String series = SeriesKey.of(n.get("name").asText(), Map.of("host", n.get("dims").get("host").asText()));
+            String series = SeriesKey.of(
+                    n.get("name").asText(),
+                    Map.of("host", n.get("dims").get("host").asText()));
             long minute = Math.floorDiv(n.get("ts").asLong(), 60_000L) * 60_000L;
             double v = n.get("value").asDouble();
-            out.computeIfAbsent(series, k -> new TreeMap<>()).merge(minute, List.of(1.0, v, v, v),
-                    (a, b) -> List.of(a.get(0) + 1, a.get(1) + b.get(1), Math.min(a.get(2), b.get(2)), Math.max(a.get(3), b.get(3))));
+            out.computeIfAbsent(series, k -> new TreeMap<>())
+                    .merge(
+                            minute,
+                            List.of(1.0, v, v, v),
+                            (a, b) -> List.of(
+                                    a.get(0) + 1,
+                                    a.get(1) + b.get(1),
+                                    Math.min(a.get(2), b.get(2)),
+                                    Math.max(a.get(3), b.get(3))));
         }
         return out;
     }
@@ -163,13 +195,21 @@ final class IngestFixture {
     // ---- what is stored ---------------------------------------------------------------------------------------
 
     List<Map<String, AttributeValue>> items() {
-        return reader.scanPaginator(ScanRequest.builder().tableName(table).consistentRead(true).build()).items()
-                .stream().toList();
+        return reader
+                .scanPaginator(ScanRequest.builder()
+                        .tableName(table)
+                        .consistentRead(true)
+                        .build())
+                .items()
+                .stream()
+                .toList();
     }
 
     /** Every partial item, every generation. */
     List<Map<String, AttributeValue>> partialItems() {
-        return items().stream().filter(i -> i.get(KeyScheme.PK).s().startsWith("P#")).toList();
+        return items().stream()
+                .filter(i -> i.get(KeyScheme.PK).s().startsWith("P#"))
+                .toList();
     }
 
     /**
@@ -182,12 +222,14 @@ final class IngestFixture {
             String pk = item.get(KeyScheme.PK).s();
             long minute = KeyScheme.partialMinute(pk, item.get(KeyScheme.SK).s());
             merged.computeIfAbsent(KeyScheme.seriesKey(pk), k -> new TreeMap<>())
-                    .computeIfAbsent(minute, k -> new Summary()).merge(SummaryAttributes.read(item));
+                    .computeIfAbsent(minute, k -> new Summary())
+                    .merge(SummaryAttributes.read(item));
         }
         Map<String, Map<Long, List<Double>>> out = new TreeMap<>();
         merged.forEach((series, minutes) -> minutes.forEach((minute, s) -> {
             if (s.count() > 0) {
-                out.computeIfAbsent(series, k -> new TreeMap<>()).put(minute, List.of((double) s.count(), s.sum(), s.min(), s.max()));
+                out.computeIfAbsent(series, k -> new TreeMap<>())
+                        .put(minute, List.of((double) s.count(), s.sum(), s.min(), s.max()));
             }
         }));
         return out;
@@ -195,7 +237,10 @@ final class IngestFixture {
 
     /** Datapoints a reader counts, all series and minutes. */
     long storedCount() {
-        return stored().values().stream().flatMap(m -> m.values().stream()).mapToLong(v -> v.get(0).longValue()).sum();
+        return stored().values().stream()
+                .flatMap(m -> m.values().stream())
+                .mapToLong(v -> v.get(0).longValue())
+                .sum();
     }
 
     /** The checkpoint item ({@link ShardCheckpoints}) of {@link #SHARD} of the test stream, or an empty map. */
@@ -204,8 +249,10 @@ final class IngestFixture {
     }
 
     private Map<String, AttributeValue> checkpoint(String key) {
-        Map<String, AttributeValue> item = reader.getItem(b -> b.tableName(table).consistentRead(true)
-                .key(Map.of(KeyScheme.PK, AttributeValue.fromS(key), KeyScheme.SK, AttributeValue.fromS("w")))).item();
+        Map<String, AttributeValue> item = reader.getItem(b -> b.tableName(table)
+                        .consistentRead(true)
+                        .key(Map.of(KeyScheme.PK, AttributeValue.fromS(key), KeyScheme.SK, AttributeValue.fromS("w"))))
+                .item();
         return item == null ? Map.of() : item;
     }
 
@@ -230,7 +277,8 @@ final class IngestFixture {
         Map<String, String> out = new TreeMap<>();
         for (RecordingSqs.Message m : sqs.messages()) {
             try {
-                com.fasterxml.jackson.databind.JsonNode body = new com.fasterxml.jackson.databind.ObjectMapper().readTree(m.body());
+                com.fasterxml.jackson.databind.JsonNode body =
+                        new com.fasterxml.jackson.databind.ObjectMapper().readTree(m.body());
                 out.put(body.get("sequenceNumber").asText(), body.get("reason").asText());
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);

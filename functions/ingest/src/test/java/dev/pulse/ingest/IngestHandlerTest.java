@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
 
 import static dev.pulse.ingest.IngestFixture.expected;
@@ -12,9 +27,9 @@ import com.amazonaws.services.lambda.runtime.tests.annotations.Event;
 import com.amazonaws.services.lambda.runtime.tests.annotations.Events;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.testing.DynamoDbLocalExtension;
 import dev.pulse.testing.RecordingMetrics;
 import dev.pulse.testing.TestContext;
-import dev.pulse.testing.DynamoDbLocalExtension;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Instant;
@@ -28,8 +43,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * {@link IngestHandler} as Lambda invokes it: the bundled events of {@code events/} (loaded by aws-lambda-java-tests,
@@ -44,12 +57,17 @@ class IngestHandlerTest {
 
     @RegisterExtension
     static final DynamoDbLocalExtension DYNAMO = new DynamoDbLocalExtension();
+
     private IngestFixture f;
     private final RecordingMetrics metrics = new RecordingMetrics();
 
     @BeforeEach
     void newTable() {
-        f = new IngestFixture(DYNAMO.local(), DYNAMO.async(), DYNAMO.reader(), Map.of("SAFETY_MARGIN_MS", Long.toString(SAFETY_MARGIN_MS)));
+        f = new IngestFixture(
+                DYNAMO.local(),
+                DYNAMO.async(),
+                DYNAMO.reader(),
+                Map.of("SAFETY_MARGIN_MS", Long.toString(SAFETY_MARGIN_MS)));
     }
 
     private IngestHandler handler(IngestService service) {
@@ -57,7 +75,9 @@ class IngestHandlerTest {
     }
 
     private static List<String> failures(StreamsEventResponse response) {
-        return response.getBatchItemFailures().stream().map(StreamsEventResponse.BatchItemFailure::getItemIdentifier).toList();
+        return response.getBatchItemFailures().stream()
+                .map(StreamsEventResponse.BatchItemFailure::getItemIdentifier)
+                .toList();
     }
 
     private static KinesisEvent event(List<KinesisEvent.KinesisEventRecord> records) {
@@ -68,12 +88,15 @@ class IngestHandlerTest {
 
     /** Every bundled Kinesis event: stored once, a redelivery changes nothing, and nothing in it fails the batch. */
     @ParameterizedTest
-    @Events(events = {
-            @Event("events/ingest-kinesis-native.json"),
-            @Event("events/ingest-kinesis-cwlogs.json"),
-            @Event("events/ingest-kinesis-kpl.json"),
-            @Event("events/ingest-kinesis-otlp.json"),
-            @Event("events/ingest-kinesis-poison.json")}, type = KinesisEvent.class)
+    @Events(
+            events = {
+                @Event("events/ingest-kinesis-native.json"),
+                @Event("events/ingest-kinesis-cwlogs.json"),
+                @Event("events/ingest-kinesis-kpl.json"),
+                @Event("events/ingest-kinesis-otlp.json"),
+                @Event("events/ingest-kinesis-poison.json")
+            },
+            type = KinesisEvent.class)
     void handleRequest_whenABundledEventIsDeliveredTwice_storesItOnce(KinesisEvent event) {
         IngestHandler handler = handler(f.service());
 
@@ -86,8 +109,11 @@ class IngestHandlerTest {
         assertThat(stored).isNotEmpty();
         assertThat(f.stored()).isEqualTo(stored);
         assertThat(metrics.documents()).hasSize(2);
-        assertThat(metrics.documents().get(1)).containsEntry("AlreadyStoredRecords", (double) event.getRecords().size())
-                .containsEntry("DatapointsIn", 0.0).containsEntry("PoisonRecords", 0.0);
+        assertThat(metrics.documents().get(1))
+                .containsEntry(
+                        "AlreadyStoredRecords", (double) event.getRecords().size())
+                .containsEntry("DatapointsIn", 0.0)
+                .containsEntry("PoisonRecords", 0.0);
     }
 
     /**
@@ -95,8 +121,14 @@ class IngestHandlerTest {
      * holds (computed by scripts/gen_events.py from the same input), and sends exactly its poison records to the DLQ.
      */
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"ingest-kinesis-native", "ingest-kinesis-cwlogs", "ingest-kinesis-kpl", "ingest-kinesis-otlp",
-            "ingest-kinesis-poison"})
+    @ValueSource(
+            strings = {
+                "ingest-kinesis-native",
+                "ingest-kinesis-cwlogs",
+                "ingest-kinesis-kpl",
+                "ingest-kinesis-otlp",
+                "ingest-kinesis-poison"
+            })
     void handleRequest_whenABundledEventIsIngested_storesWhatItsExpectationsFileSays(String name) throws IOException {
         KinesisEvent event = EventLoader.loadEvent("events/" + name + ".json", KinesisEvent.class);
         JsonNode want;
@@ -109,18 +141,30 @@ class IngestHandlerTest {
 
         assertThat(failures(response)).isEmpty();
         Map<String, Map<Long, List<Double>>> expectedSeries = new TreeMap<>();
-        want.get("series").fields().forEachRemaining(s -> s.getValue().fields().forEachRemaining(m -> expectedSeries
-                .computeIfAbsent(s.getKey(), k -> new TreeMap<>()).put(Long.parseLong(m.getKey()), List.of(
-                        m.getValue().get("count").asDouble(), m.getValue().get("sum").asDouble(),
-                        m.getValue().get("min").asDouble(), m.getValue().get("max").asDouble()))));
+        want.get("series")
+                .fields()
+                .forEachRemaining(s -> s.getValue()
+                        .fields()
+                        .forEachRemaining(m -> expectedSeries
+                                .computeIfAbsent(s.getKey(), k -> new TreeMap<>())
+                                .put(
+                                        Long.parseLong(m.getKey()),
+                                        List.of(
+                                                m.getValue().get("count").asDouble(),
+                                                        m.getValue().get("sum").asDouble(),
+                                                m.getValue().get("min").asDouble(),
+                                                        m.getValue().get("max").asDouble()))));
         assertThat(f.stored()).isEqualTo(expectedSeries);
         List<String> poison = new ArrayList<>();
         want.get("poisonSequenceNumbers").forEach(n -> poison.add(n.asText()));
         assertThat(f.sqs.sequenceNumbers()).containsExactlyInAnyOrderElementsOf(poison);
         assertThat(metrics.last("RecordsIn")).isEqualTo(want.get("records").asLong());
-        assertThat(metrics.last("DatapointsIn")).isEqualTo(want.get("datapoints").asLong());
-        assertThat(metrics.last("PoisonRecords")).isEqualTo(want.get("poisonRecords").asLong());
-        assertThat(metrics.last("SkippedEvents")).isEqualTo(want.get("skippedEvents").asLong());
+        assertThat(metrics.last("DatapointsIn"))
+                .isEqualTo(want.get("datapoints").asLong());
+        assertThat(metrics.last("PoisonRecords"))
+                .isEqualTo(want.get("poisonRecords").asLong());
+        assertThat(metrics.last("SkippedEvents"))
+                .isEqualTo(want.get("skippedEvents").asLong());
     }
 
     /** The poison mix as Lambda sees it: no batch item failure (poison never fails a batch), the reason in the DLQ. */
@@ -130,9 +174,14 @@ class IngestHandlerTest {
         StreamsEventResponse response = handler(f.service()).handleRequest(event, new TestContext("p", 30_000, 1024));
 
         assertThat(failures(response)).isEmpty();
-        assertThat(f.deadLetterReasons()).hasSize(1).allSatisfy((seq, reason) -> assertThat(reason).startsWith("invalid JSON"));
+        assertThat(f.deadLetterReasons())
+                .hasSize(1)
+                .allSatisfy((seq, reason) -> assertThat(reason).startsWith("invalid JSON"));
         assertThat(f.committed("pulse-stream"))
-                .isEqualTo(event.getRecords().get(event.getRecords().size() - 1).getKinesis().getSequenceNumber());
+                .isEqualTo(event.getRecords()
+                        .get(event.getRecords().size() - 1)
+                        .getKinesis()
+                        .getSequenceNumber());
     }
 
     /**
@@ -167,15 +216,22 @@ class IngestHandlerTest {
         List<List<String>> responses = new ArrayList<>();
         while (!pending.isEmpty() && responses.size() < 10) {
             long started = System.nanoTime();
-            StreamsEventResponse response = handler.handleRequest(event(pending), new TestContext("d", timeoutMs, 1024));
+            StreamsEventResponse response =
+                    handler.handleRequest(event(pending), new TestContext("d", timeoutMs, 1024));
             long tookMs = (System.nanoTime() - started) / 1_000_000;
-            assertThat(tookMs).as("invocation %d ends before Lambda's timeout", responses.size() + 1).isLessThan(timeoutMs);
+            assertThat(tookMs)
+                    .as("invocation %d ends before Lambda's timeout", responses.size() + 1)
+                    .isLessThan(timeoutMs);
             responses.add(failures(response));
-            pending = failures(response).isEmpty() ? List.of() : IngestFixture.from(pending, failures(response).get(0));
+            pending = failures(response).isEmpty()
+                    ? List.of()
+                    : IngestFixture.from(pending, failures(response).get(0));
         }
 
         assertThat(slept).isTrue();
-        assertThat(responses.get(0)).as("the first invocation did not store the whole batch").isNotEmpty();
+        assertThat(responses.get(0))
+                .as("the first invocation did not store the whole batch")
+                .isNotEmpty();
         assertThat(pending).isEmpty();
         assertThat(f.stored()).isEqualTo(expected(batch));
         assertThat(f.committed()).isEqualTo(batch.get(29).getKinesis().getSequenceNumber());
@@ -190,8 +246,8 @@ class IngestHandlerTest {
         List<KinesisEvent.KinesisEventRecord> batch = records(0, 10, 2, 2);
         f.dynamo.rates(1.0, 0);
 
-        StreamsEventResponse response = handler(f.service()).handleRequest(event(batch),
-                new TestContext("t", SAFETY_MARGIN_MS + 2_500, 1024));
+        StreamsEventResponse response =
+                handler(f.service()).handleRequest(event(batch), new TestContext("t", SAFETY_MARGIN_MS + 2_500, 1024));
 
         assertThat(failures(response)).containsExactly(batch.get(0).getKinesis().getSequenceNumber());
         assertThat(metrics.last("BatchFailures")).isEqualTo(1);
@@ -201,7 +257,8 @@ class IngestHandlerTest {
 
     @Test
     void handleRequest_whenEventHasNoRecords_succeedsAndPublishesOneDocument() {
-        StreamsEventResponse response = handler(f.service()).handleRequest(new KinesisEvent(), new TestContext("e", 5_000, 1024));
+        StreamsEventResponse response =
+                handler(f.service()).handleRequest(new KinesisEvent(), new TestContext("e", 5_000, 1024));
 
         assertThat(failures(response)).isEmpty();
         assertThat(metrics.documents()).hasSize(1);
@@ -230,7 +287,8 @@ class IngestHandlerTest {
 
         assertThatThrownBy(() -> handler(f.service()).handleRequest(event(batch), new TestContext("r", 5_000, 1024)))
                 .isInstanceOf(IngestHandler.RedriveFailedException.class)
-                .hasMessageContaining("redrive refused").hasMessageContaining("has committed nothing");
+                .hasMessageContaining("redrive refused")
+                .hasMessageContaining("has committed nothing");
         assertThat(f.partialItems()).isEmpty();
     }
 
@@ -252,7 +310,8 @@ class IngestHandlerTest {
         List<KinesisEvent.KinesisEventRecord> redrive = records(0, 10, 2, 2);
         redrive.forEach(r -> r.setEventName(IngestHandler.REDRIVE_EVENT_NAME));
 
-        StreamsEventResponse response = handler(f.service()).handleRequest(event(redrive), new TestContext("r", 10_000, 1024));
+        StreamsEventResponse response =
+                handler(f.service()).handleRequest(event(redrive), new TestContext("r", 10_000, 1024));
 
         assertThat(failures(response)).isEmpty();
         assertThat(metrics.last("DatapointsIn")).isEqualTo(10);

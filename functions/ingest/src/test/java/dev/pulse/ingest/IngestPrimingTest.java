@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,7 +34,9 @@ class IngestPrimingTest {
         // No AWS credentials in this JVM: a call through the default provider chain would have failed the priming.
         assertThat(priming.failures()).isZero();
         assertThat(priming.primedPaths()).isEqualTo(1 + 2 + IngestPriming.ROUNDS);
-        assertThat(priming.lastRequests()).containsKeys("BatchWriteItem", "UpdateItem").doesNotContainKey("SendMessage");
+        assertThat(priming.lastRequests())
+                .containsKeys("BatchWriteItem", "UpdateItem")
+                .doesNotContainKey("SendMessage");
         assertThat(priming.emfBytes()).isPositive();
     }
 
@@ -30,7 +47,8 @@ class IngestPrimingTest {
 
         assertThat(first).hasSize(7);
         assertThat(new java.math.BigInteger(second.get(0).getKinesis().getSequenceNumber()))
-                .isGreaterThan(new java.math.BigInteger(first.get(6).getKinesis().getSequenceNumber()));
+                .isGreaterThan(
+                        new java.math.BigInteger(first.get(6).getKinesis().getSequenceNumber()));
     }
 
     @Test

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
 
 import static dev.pulse.ingest.IngestFixture.NOW;
@@ -22,7 +37,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 
@@ -35,6 +49,7 @@ class IngestServiceTest {
 
     @RegisterExtension
     static final DynamoDbLocalExtension DYNAMO = new DynamoDbLocalExtension();
+
     private IngestFixture f;
 
     @BeforeEach
@@ -55,7 +70,9 @@ class IngestServiceTest {
         assertThat(r.partials()).isEqualTo(4 * 3);
         assertThat(f.stored()).isEqualTo(expected(batch));
         assertThat(f.committed()).isEqualTo(batch.get(59).getKinesis().getSequenceNumber());
-        assertThat(f.checkpointNumber(ShardCheckpoints.ATTEMPTS)).as("the commit clears the attempt count").isZero();
+        assertThat(f.checkpointNumber(ShardCheckpoints.ATTEMPTS))
+                .as("the commit clears the attempt count")
+                .isZero();
         assertThat(f.total(IngestMetric.RECORDS_IN)).isEqualTo(60);
         assertThat(f.total(IngestMetric.DATAPOINTS_IN)).isEqualTo(60);
         // 12 partials, 4 new catalog entries and the metric name's index entry; an hour and a day mark per series.
@@ -90,7 +107,8 @@ class IngestServiceTest {
      */
     @ParameterizedTest(name = "committed {0} records, redelivered from {1} to {2}")
     @CsvSource({"30, 0, 50", "30, 20, 50", "30, 29, 31", "30, 30, 60", "1, 0, 2"})
-    void ingest_whenRedeliveryStartsBelowTheCommittedPosition_storesOnlyTheRecordsAboveIt(int committed, int from, int to) {
+    void ingest_whenRedeliveryStartsBelowTheCommittedPosition_storesOnlyTheRecordsAboveIt(
+            int committed, int from, int to) {
         List<KinesisEvent.KinesisEventRecord> all = records(0, 60, 3, 4);
         IngestService service = f.service();
         f.attempt(service, all.subList(0, committed));
@@ -102,7 +120,8 @@ class IngestServiceTest {
         assertThat(r.alreadyStored()).isEqualTo(below);
         assertThat(r.datapoints()).isEqualTo(to - from - below);
         assertThat(f.stored()).isEqualTo(expected(all.subList(0, Math.max(committed, to))));
-        assertThat(f.committed()).isEqualTo(all.get(Math.max(committed, to) - 1).getKinesis().getSequenceNumber());
+        assertThat(f.committed())
+                .isEqualTo(all.get(Math.max(committed, to) - 1).getKinesis().getSequenceNumber());
     }
 
     /**
@@ -128,9 +147,10 @@ class IngestServiceTest {
                 }
                 // On another thread: the caller may be the HTTP client's, which the newer attempts need.
                 return CompletableFuture.runAsync(() -> {
-                    newerResults.addAll(f.deliver(newer, batch.subList(0, 10), 5));
-                    newerResults.addAll(f.deliver(newer, batch.subList(10, 20), 5));
-                }).thenCompose(v -> super.batchWriteItem(request));
+                            newerResults.addAll(f.deliver(newer, batch.subList(0, 10), 5));
+                            newerResults.addAll(f.deliver(newer, batch.subList(10, 20), 5));
+                        })
+                        .thenCompose(v -> super.batchWriteItem(request));
             }
         };
         IngestService stale = IngestFunction.service(f.config, slow, f.sqs, f.clock);
@@ -144,7 +164,9 @@ class IngestServiceTest {
         assertThat(r.failedSequence()).isEqualTo(batch.get(0).getKinesis().getSequenceNumber());
         assertThat(f.attempts.get(0).count(IngestMetric.SUPERSEDED_ATTEMPTS)).isEqualTo(1);
         // The stale partials are there, under an older generation: a reader that summed them would count twice.
-        assertThat(f.partialItems()).hasSize(r.partials() + newerResults.stream().mapToInt(IngestResult::partials).sum());
+        assertThat(f.partialItems())
+                .hasSize(r.partials()
+                        + newerResults.stream().mapToInt(IngestResult::partials).sum());
         assertThat(f.stored()).isEqualTo(expected(batch));
         assertThat(f.committed()).isEqualTo(batch.get(19).getKinesis().getSequenceNumber());
         assertThat(f.checkpointNumber(ShardCheckpoints.GENERATION)).isEqualTo(1 + newerResults.size());
@@ -167,7 +189,8 @@ class IngestServiceTest {
                 if (!claimed.compareAndSet(false, true)) {
                     return super.batchWriteItem(request);
                 }
-                return checkpoints.claim(IngestFixture.CHECKPOINT, dev.pulse.retry.Deadline.inMillis(5_000))
+                return checkpoints
+                        .claim(IngestFixture.CHECKPOINT, dev.pulse.retry.Deadline.inMillis(5_000))
                         .thenCompose(p -> super.batchWriteItem(request));
             }
         };
@@ -192,12 +215,13 @@ class IngestServiceTest {
                 record(4, datapoint("cpu", "a", ts + 1_000, 5)),
                 record(7, datapoint("cpu", "b", ts, 11)));
         KinesisEvent.KinesisEventRecord truncated = record(2, "{\"name\":\"cpu\",\"dims\":{\"host\":\"a\"},\"ts\":");
-        KinesisEvent.KinesisEventRecord tooOld = record(3, datapoint("cpu", "a", NOW.toEpochMilli() - 15L * 86_400_000, 1));
+        KinesisEvent.KinesisEventRecord tooOld =
+                record(3, datapoint("cpu", "a", NOW.toEpochMilli() - 15L * 86_400_000, 1));
         KinesisEvent.KinesisEventRecord noArrival = record(5, datapoint("cpu", "a", ts, 2));
         noArrival.getKinesis().setApproximateArrivalTimestamp(null);
         KinesisEvent.KinesisEventRecord notFinite = record(6, "{\"name\":\"cpu\",\"ts\":" + ts + ",\"value\":1e400}");
-        List<KinesisEvent.KinesisEventRecord> batch = List.of(valid.get(0), truncated, tooOld, valid.get(1), noArrival,
-                notFinite, valid.get(2));
+        List<KinesisEvent.KinesisEventRecord> batch =
+                List.of(valid.get(0), truncated, tooOld, valid.get(1), noArrival, notFinite, valid.get(2));
 
         IngestService service = f.service();
         IngestResult r = f.attempt(service, batch);
@@ -250,8 +274,9 @@ class IngestServiceTest {
 
         assertThat(r.failed()).isFalse();
         assertThat(r.poisonRecords()).isEqualTo(1);
-        assertThat(f.sqs.messages()).singleElement().satisfies(m ->
-                assertThat(m.body()).contains("record without Kinesis data or sequence number"));
+        assertThat(f.sqs.messages())
+                .singleElement()
+                .satisfies(m -> assertThat(m.body()).contains("record without Kinesis data or sequence number"));
         assertThat(f.stored()).isEqualTo(expected(good));
     }
 

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
 
 import static dev.pulse.ingest.IngestFixture.NOW;
@@ -17,8 +32,6 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * A record that fails every attempt ({@link AttemptPlan}): the records before it are stored, it is then taken alone,
@@ -33,6 +46,7 @@ class IngestSetAsideTest {
 
     @RegisterExtension
     static final DynamoDbLocalExtension DYNAMO = new DynamoDbLocalExtension();
+
     private IngestFixture f;
 
     @BeforeEach
@@ -70,7 +84,8 @@ class IngestSetAsideTest {
         List<IngestResult> results = f.deliver(service, batch, 20);
 
         assertThat(results).last().satisfies(r -> assertThat(r.failedSequence()).isNull());
-        // 1: stores records 0-2, resumes at the pill. 2: fails on it. 3-5: it alone, failing. 6: sets it aside. 7: the rest.
+        // 1: stores records 0-2, resumes at the pill. 2: fails on it. 3-5: it alone, failing. 6: sets it aside. 7: the
+        // rest.
         assertThat(results).hasSize(7);
         assertThat(results.get(0).endedEarly()).contains("record " + seq(pill) + " failed while decoding");
         assertThat(results.get(0).failedSequence()).isEqualTo(seq(pill));
@@ -80,8 +95,9 @@ class IngestSetAsideTest {
         });
         assertThat(results.get(5).endedEarly()).isEqualTo("record " + seq(pill) + " was set aside");
         assertThat(f.deadLetterReasons()).containsOnlyKeys(seq(pill));
-        assertThat(f.deadLetterReasons().get(seq(pill))).isEqualTo("failed 4 attempts (3 of them with the record alone): record "
-                + seq(pill) + " failed while decoding: java.lang.StackOverflowError");
+        assertThat(f.deadLetterReasons().get(seq(pill)))
+                .isEqualTo("failed 4 attempts (3 of them with the record alone): record " + seq(pill)
+                        + " failed while decoding: java.lang.StackOverflowError");
         assertThat(f.total(IngestMetric.RECORDS_SET_ASIDE)).isEqualTo(1);
         assertThat(f.total(IngestMetric.POISON_RECORDS)).isEqualTo(1);
         assertThat(f.total(IngestMetric.RECORD_FAILURES)).isEqualTo(5);
@@ -122,9 +138,12 @@ class IngestSetAsideTest {
         }
 
         assertThat(pending).isEmpty();
-        assertThat(results.size()).as("isolated in a logarithmic number of attempts").isLessThan(20);
+        assertThat(results.size())
+                .as("isolated in a logarithmic number of attempts")
+                .isLessThan(20);
         assertThat(f.deadLetterReasons()).containsOnlyKeys(seq(pill));
-        assertThat(f.deadLetterReasons().get(seq(pill))).contains("(3 of them with the record alone)")
+        assertThat(f.deadLetterReasons().get(seq(pill)))
+                .contains("(3 of them with the record alone)")
                 .endsWith("the function crashed or timed out");
         assertThat(f.total(IngestMetric.RECORDS_SET_ASIDE)).isEqualTo(1);
         List<KinesisEvent.KinesisEventRecord> rest = new ArrayList<>(batch);

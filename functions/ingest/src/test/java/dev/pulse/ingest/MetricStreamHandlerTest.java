@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,11 +56,13 @@ class MetricStreamHandlerTest {
 
     /** The start of the fixtures' period. */
     private static final long PERIOD = 1_795_262_400_000L;
+
     private static final String KEY = "pulse-local-firehose-access-key";
     private static final String LAMBDA = "{FunctionName=checkout,account_id=123456789012,region=us-east-1}";
 
     @RegisterExtension
     static final DynamoDbLocalExtension DYNAMO = new DynamoDbLocalExtension();
+
     private IngestFixture f;
     private final RecordingMetrics metrics = new RecordingMetrics();
     private final AtomicInteger secretReads = new AtomicInteger();
@@ -57,12 +74,18 @@ class MetricStreamHandlerTest {
     }
 
     private MetricStreamHandler handler() {
-        AccessKey key = new AccessKey(() -> {
-            secretReads.incrementAndGet();
-            return "{\"api_key\":\"" + KEY + "\"}";
-        }, f.clock);
-        return MetricStreamFunction.handler(MetricStreamFunction.service(f.config, f.dynamo, f.sqs, f.clock, "us-east-1"),
-                key, metrics, 3_000, f.clock);
+        AccessKey key = new AccessKey(
+                () -> {
+                    secretReads.incrementAndGet();
+                    return "{\"api_key\":\"" + KEY + "\"}";
+                },
+                f.clock);
+        return MetricStreamFunction.handler(
+                MetricStreamFunction.service(f.config, f.dynamo, f.sqs, f.clock, "us-east-1"),
+                key,
+                metrics,
+                3_000,
+                f.clock);
     }
 
     private static APIGatewayV2HTTPEvent event(String name) {
@@ -74,7 +97,8 @@ class MetricStreamHandlerTest {
     }
 
     /** The bundled event with its Firehose body changed by {@code edit}. */
-    private static APIGatewayV2HTTPEvent edited(String name, java.util.function.Consumer<ObjectNode> edit) throws IOException {
+    private static APIGatewayV2HTTPEvent edited(String name, java.util.function.Consumer<ObjectNode> edit)
+            throws IOException {
         APIGatewayV2HTTPEvent e = event(name);
         ObjectNode b = (ObjectNode) new ObjectMapper().readTree(e.getBody());
         edit.accept(b);
@@ -83,11 +107,14 @@ class MetricStreamHandlerTest {
     }
 
     @ParameterizedTest
-    @Events(events = {
-            @Event("events/metricstream-firehose-json.json"),
-            @Event("events/metricstream-firehose-otel1.json")}, type = APIGatewayV2HTTPEvent.class)
-    void handleRequest_whenDeliveryIsSentTwice_storesTheStreamsStatisticsOnceAndAnswersFirehose(APIGatewayV2HTTPEvent event)
-            throws IOException {
+    @Events(
+            events = {
+                @Event("events/metricstream-firehose-json.json"),
+                @Event("events/metricstream-firehose-otel1.json")
+            },
+            type = APIGatewayV2HTTPEvent.class)
+    void handleRequest_whenDeliveryIsSentTwice_storesTheStreamsStatisticsOnceAndAnswersFirehose(
+            APIGatewayV2HTTPEvent event) throws IOException {
         MetricStreamHandler h = handler();
 
         APIGatewayV2HTTPResponse first = h.handleRequest(event, new TestContext("first", 30_000, 512));
@@ -95,15 +122,18 @@ class MetricStreamHandlerTest {
         APIGatewayV2HTTPResponse again = h.handleRequest(event, new TestContext("again", 30_000, 512));
 
         assertThat(first.getStatusCode()).as(first.getBody()).isEqualTo(200);
-        assertThat(body(first).get("requestId").asText()).isEqualTo(event.getHeaders().get("x-amz-firehose-request-id"));
+        assertThat(body(first).get("requestId").asText())
+                .isEqualTo(event.getHeaders().get("x-amz-firehose-request-id"));
         assertThat(body(first).get("timestamp").asLong()).isEqualTo(PERIOD + 180_000);
         assertThat(body(first).has("errorMessage")).isFalse();
         assertThat(again.getStatusCode()).isEqualTo(200);
         assertThat(f.stored()).isEqualTo(stored);
-        assertThat(stored).containsEntry("AWS/Lambda/Duration" + LAMBDA, Map.of(PERIOD, List.of(120.0, 5400.0, 12.0, 480.0)))
+        assertThat(stored)
+                .containsEntry("AWS/Lambda/Duration" + LAMBDA, Map.of(PERIOD, List.of(120.0, 5400.0, 12.0, 480.0)))
                 .containsEntry("AWS/Lambda/Duration.p99" + LAMBDA, Map.of(PERIOD, List.of(1.0, 410.0, 410.0, 410.0)))
                 .containsEntry("AWS/Lambda/Errors" + LAMBDA, Map.of(PERIOD, List.of(120.0, 3.0, 0.0, 1.0)))
-                .containsEntry("AWS/DynamoDB/ConsumedWriteCapacityUnits{TableName=pulse,account_id=123456789012,region=us-east-1}",
+                .containsEntry(
+                        "AWS/DynamoDB/ConsumedWriteCapacityUnits{TableName=pulse,account_id=123456789012,region=us-east-1}",
                         Map.of(PERIOD, List.of(60.0, 9000.0, 100.0, 200.0)))
                 .hasSize(7);
         assertThat(metrics.documents()).hasSize(2);
@@ -128,10 +158,17 @@ class MetricStreamHandlerTest {
         // Three records in one delivery: the documented split of a stream's output over several Firehose records.
         APIGatewayV2HTTPEvent e = edited("metricstream-firehose-json", b -> {
             ArrayNode records = (ArrayNode) b.get("records");
-            String[] lines = new String(Base64.getDecoder().decode(records.get(0).get("data").asText()), StandardCharsets.UTF_8).split("\n");
+            String[] lines = new String(
+                            Base64.getDecoder()
+                                    .decode(records.get(0).get("data").asText()),
+                            StandardCharsets.UTF_8)
+                    .split("\n");
             records.removeAll();
             for (String line : lines) {
-                records.addObject().put("data", Base64.getEncoder().encodeToString((line + "\n").getBytes(StandardCharsets.UTF_8)));
+                records.addObject()
+                        .put(
+                                "data",
+                                Base64.getEncoder().encodeToString((line + "\n").getBytes(StandardCharsets.UTF_8)));
             }
         });
         MetricStreamHandler h = handler();
@@ -208,14 +245,22 @@ class MetricStreamHandlerTest {
 
     @Test
     void handleRequest_whenARecordIsPoison_answers200AndSendsItToTheDlqWithItsReason() throws IOException {
-        APIGatewayV2HTTPEvent e = edited("metricstream-firehose-json", b -> ((ArrayNode) b.get("records")).addObject()
-                .put("data", Base64.getEncoder().encodeToString("{\"namespace\":\"N\"}".getBytes(StandardCharsets.UTF_8))));
+        APIGatewayV2HTTPEvent e = edited(
+                "metricstream-firehose-json",
+                b -> ((ArrayNode) b.get("records"))
+                        .addObject()
+                        .put(
+                                "data",
+                                Base64.getEncoder()
+                                        .encodeToString("{\"namespace\":\"N\"}".getBytes(StandardCharsets.UTF_8))));
 
         APIGatewayV2HTTPResponse r = handler().handleRequest(e, new TestContext("poison", 30_000, 512));
 
         assertThat(r.getStatusCode()).isEqualTo(200);
         assertThat(f.stored()).hasSize(7);
-        assertThat(f.sqs.messages()).singleElement().satisfies(m -> assertThat(m.body()).contains("metric_name"));
+        assertThat(f.sqs.messages())
+                .singleElement()
+                .satisfies(m -> assertThat(m.body()).contains("metric_name"));
     }
 
     @Test
@@ -234,6 +279,9 @@ class MetricStreamHandlerTest {
         APIGatewayV2HTTPEvent e = event("metricstream-firehose-json");
         e.getRequestContext().getHttp().setMethod("GET");
 
-        assertThat(handler().handleRequest(e, new TestContext("get", 30_000, 512)).getStatusCode()).isEqualTo(405);
+        assertThat(handler()
+                        .handleRequest(e, new TestContext("get", 30_000, 512))
+                        .getStatusCode())
+                .isEqualTo(405);
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -56,22 +71,25 @@ public final class ApiCanaryReader implements CanaryVerifier.Reader {
                 .method(SdkHttpMethod.POST)
                 .putHeader("Content-Type", "application/json")
                 .build();
-        SignedRequest signed = signer.sign(r -> r.identity(credentials.resolveIdentity().join())
-                .request(request)
-                .payload(ContentStreamProvider.fromUtf8String(payload))
-                .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "execute-api")
-                .putProperty(AwsV4HttpSigner.REGION_NAME, region));
+        SignedRequest signed =
+                signer.sign(r -> r.identity(credentials.resolveIdentity().join())
+                        .request(request)
+                        .payload(ContentStreamProvider.fromUtf8String(payload))
+                        .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "execute-api")
+                        .putProperty(AwsV4HttpSigner.REGION_NAME, region));
         try {
             HttpExecuteResponse resp = http.prepareRequest(HttpExecuteRequest.builder()
-                    .request(signed.request())
-                    .contentStreamProvider(signed.payload().orElse(null))
-                    .build()).call();
+                            .request(signed.request())
+                            .contentStreamProvider(signed.payload().orElse(null))
+                            .build())
+                    .call();
             JsonNode json;
             try (InputStream in = resp.responseBody().orElseThrow(() -> new IOException("empty response"))) {
                 json = JSON.readTree(in);
             }
             if (resp.httpResponse().statusCode() != 200) {
-                throw new IllegalStateException("query API answered " + resp.httpResponse().statusCode() + ": " + json);
+                throw new IllegalStateException(
+                        "query API answered " + resp.httpResponse().statusCode() + ": " + json);
             }
             long count = 0;
             double sum = 0;

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
 
 import dev.pulse.retry.Deadline;
@@ -20,8 +35,7 @@ public final class CanaryVerifier {
     public static final String SERIES_NAME = "loadgen.canary";
 
     /** Count and sum of a run's canary series over a time range, as the query API reports them. */
-    public record Observed(long count, double sum) {
-    }
+    public record Observed(long count, double sum) {}
 
     /** Reads the canary series (the query API in production; an in-process handler in tests). */
     public interface Reader {
@@ -43,21 +57,33 @@ public final class CanaryVerifier {
      *                       copy at the producer, which is Kinesis' at-least-once delivery, not the pipeline's
      *                       duplicate, so {@code duplicated} counts only copies beyond these
      */
-    public record Verdict(long sent, long observed, long lost, long duplicated, boolean consistent, double freshnessP50Ms,
-            double freshnessP99Ms, long[] freshnessMs, long unconfirmedPuts) {
+    public record Verdict(
+            long sent,
+            long observed,
+            long lost,
+            long duplicated,
+            boolean consistent,
+            double freshnessP50Ms,
+            double freshnessP99Ms,
+            long[] freshnessMs,
+            long unconfirmedPuts) {
 
         public boolean ok() {
             return lost == 0 && duplicated == 0 && consistent;
         }
     }
 
-    private CanaryVerifier() {
-    }
+    private CanaryVerifier() {}
 
     /** The canary record of second {@code k}, sent at {@code sendMillis}. */
     public static ReplayRecord record(String runId, long k, long sendMillis) {
-        String json = String.format(Locale.ROOT, "{\"name\":\"%s\",\"dims\":{\"run\":\"%s\"},\"ts\":%d,\"value\":%d,\"unit\":\"Count\"}",
-                SERIES_NAME, runId, sendMillis, k + 1);
+        String json = String.format(
+                Locale.ROOT,
+                "{\"name\":\"%s\",\"dims\":{\"run\":\"%s\"},\"ts\":%d,\"value\":%d,\"unit\":\"Count\"}",
+                SERIES_NAME,
+                runId,
+                sendMillis,
+                k + 1);
         return new ReplayRecord(json.getBytes(StandardCharsets.UTF_8), "loadgen-canary-" + runId, sendMillis);
     }
 
@@ -67,8 +93,8 @@ public final class CanaryVerifier {
      */
     public static Verdict verify(String runId, List<Long> sendTimes, Reader reader, Deadline deadline, long pollMillis)
             throws InterruptedException {
-        return verify(runId, sendTimes, Collections.nCopies(sendTimes.size(), 0), List.of(), reader, deadline,
-                pollMillis);
+        return verify(
+                runId, sendTimes, Collections.nCopies(sendTimes.size(), 0), List.of(), reader, deadline, pollMillis);
     }
 
     /**
@@ -79,8 +105,14 @@ public final class CanaryVerifier {
      * counted was queryable at that read's time, so its freshness is measured while the pipeline was under load;
      * the canaries they did not count are polled for here.
      */
-    public static Verdict verify(String runId, List<Long> sendTimes, List<Integer> unconfirmedPuts,
-            List<CanaryWatch.Poll> during, Reader reader, Deadline deadline, long pollMillis)
+    public static Verdict verify(
+            String runId,
+            List<Long> sendTimes,
+            List<Integer> unconfirmedPuts,
+            List<CanaryWatch.Poll> during,
+            Reader reader,
+            Deadline deadline,
+            long pollMillis)
             throws InterruptedException {
         int n = sendTimes.size();
         if (n == 0) {
@@ -136,10 +168,19 @@ public final class CanaryVerifier {
         double copiedValues = last.sum() - expectedSum;
         // Without extra copies the sum is exact; with some, their values must be those of canaries whose put was
         // unconfirmed: at least the smallest such value each, at most all of them.
-        boolean consistent = copies <= 0 ? copiedValues == 0
+        boolean consistent = copies <= 0
+                ? copiedValues == 0
                 : copies <= extraCopies && copiedValues >= copies * smallestExtra && copiedValues <= extraValues;
-        return new Verdict(n, last.count(), Math.max(0, n - last.count()), Math.max(0, copies - extraCopies),
-                consistent, percentile(freshness, 50), percentile(freshness, 99), each, extraCopies);
+        return new Verdict(
+                n,
+                last.count(),
+                Math.max(0, n - last.count()),
+                Math.max(0, copies - extraCopies),
+                consistent,
+                percentile(freshness, 50),
+                percentile(freshness, 99),
+                each,
+                extraCopies);
     }
 
     private static double percentile(List<Long> sorted, double p) {

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
 
 import dev.pulse.codec.KplAggregate;
@@ -53,8 +68,8 @@ public final class KinesisSender {
         this(client, stream, backoff, maxAttempts, 0);
     }
 
-    private KinesisSender(KinesisAsyncClient client, String stream, Backoff backoff, int maxAttempts,
-            int maxAggregateBytes) {
+    private KinesisSender(
+            KinesisAsyncClient client, String stream, Backoff backoff, int maxAttempts, int maxAggregateBytes) {
         this.client = client;
         this.stream = stream;
         this.backoff = backoff;
@@ -71,8 +86,14 @@ public final class KinesisSender {
      * A Kinesis record on its way: what to send, when it was meant to go (its earliest user record's time), how
      * often it was tried, how many replayed records it carries and what they would cost sent one by one.
      */
-    private record Entry(ReplayRecord record, long intendedNanos, int attempt, long retryAtNanos, boolean canary,
-            int users, long plainUnits) {
+    private record Entry(
+            ReplayRecord record,
+            long intendedNanos,
+            int attempt,
+            long retryAtNanos,
+            boolean canary,
+            int users,
+            long plainUnits) {
 
         static Entry of(ReplayRecord r, long intendedNanos, boolean canary) {
             return new Entry(r, intendedNanos, 0, 0, canary, 1, SendReport.Units.of(size(r)));
@@ -92,8 +113,15 @@ public final class KinesisSender {
      * waits for the last acknowledgements and retries until the deadline. A canary record goes out at each
      * whole second when {@code canary} is given.
      */
-    public SendReport run(List<ReplayRecord> records, Schedule schedule, double targetRate, double rampSeconds,
-            long durationSeconds, long maxRecords, Deadline deadline, Canary canary) {
+    public SendReport run(
+            List<ReplayRecord> records,
+            Schedule schedule,
+            double targetRate,
+            double rampSeconds,
+            long durationSeconds,
+            long maxRecords,
+            Deadline deadline,
+            Canary canary) {
         State st = new State((int) durationSeconds + 1);
         long start = System.nanoTime();
         long end = durationSeconds * 1_000_000_000L;
@@ -117,7 +145,7 @@ public final class KinesisSender {
                     nextCanary++;
                 }
             }
-            for (Entry e; (e = st.toRetry.poll()) != null;) {
+            for (Entry e; (e = st.toRetry.poll()) != null; ) {
                 retries.add(e);
             }
             while (!retries.isEmpty() && retries.peek().retryAtNanos() <= now) {
@@ -151,10 +179,22 @@ public final class KinesisSender {
             scheduled[s] = st.scheduledPerSecond.get(s);
             latencyPerSecond.add(SendReport.Second.of(st.latencyPerSecond.get(s)));
         }
-        return new SendReport(st.sent.sum(), st.acked.sum(), st.failed.sum(), st.throttled.sum(), st.retried.sum(),
-                targetRate, achieved, perSecond, scheduled, List.copyOf(latencyPerSecond), List.copyOf(st.canaries), st.latency,
-                new SendReport.Units(st.kinesisRecords.sum(), st.payloadBytes.sum(), st.units.sum(),
-                        st.plainUnits.sum()), unconfirmed(st));
+        return new SendReport(
+                st.sent.sum(),
+                st.acked.sum(),
+                st.failed.sum(),
+                st.throttled.sum(),
+                st.retried.sum(),
+                targetRate,
+                achieved,
+                perSecond,
+                scheduled,
+                List.copyOf(latencyPerSecond),
+                List.copyOf(st.canaries),
+                st.latency,
+                new SendReport.Units(
+                        st.kinesisRecords.sum(), st.payloadBytes.sum(), st.units.sum(), st.plainUnits.sum()),
+                unconfirmed(st));
     }
 
     private static List<Integer> unconfirmed(State st) {
@@ -230,7 +270,8 @@ public final class KinesisSender {
      * of 256 characters can take up to 1,024 bytes, more than {@link LoadGenRequest#MAX_AGGREGATE_BYTES} leaves.
      */
     private int aggregateLimit(String firstKey) {
-        return Math.min(maxAggregateBytes, ReplaySource.MAX_RECORD_BYTES - firstKey.getBytes(StandardCharsets.UTF_8).length);
+        return Math.min(
+                maxAggregateBytes, ReplaySource.MAX_RECORD_BYTES - firstKey.getBytes(StandardCharsets.UTF_8).length);
     }
 
     private static Entry pack(List<Entry> group) {
@@ -244,7 +285,9 @@ public final class KinesisSender {
             plainUnits += e.plainUnits();
         }
         Entry first = group.get(0);
-        ReplayRecord agg = new ReplayRecord(KplAggregate.write(users), first.record().partitionKey(),
+        ReplayRecord agg = new ReplayRecord(
+                KplAggregate.write(users),
+                first.record().partitionKey(),
                 first.record().recordedMillis());
         return new Entry(agg, first.intendedNanos(), 0, 0, false, group.size(), plainUnits);
     }
@@ -263,13 +306,18 @@ public final class KinesisSender {
             }
         }
         if (st.inFlight.get() >= MAX_IN_FLIGHT_CALLS) {
-            st.failed.add(call.stream().filter(e -> !e.canary()).mapToLong(Entry::users).sum());
+            st.failed.add(call.stream()
+                    .filter(e -> !e.canary())
+                    .mapToLong(Entry::users)
+                    .sum());
             return;
         }
         List<PutRecordsRequestEntry> entries = new ArrayList<>(call.size());
         for (Entry e : call) {
-            entries.add(PutRecordsRequestEntry.builder().data(SdkBytes.fromByteArrayUnsafe(e.record().data()))
-                    .partitionKey(e.record().partitionKey()).build());
+            entries.add(PutRecordsRequestEntry.builder()
+                    .data(SdkBytes.fromByteArrayUnsafe(e.record().data()))
+                    .partitionKey(e.record().partitionKey())
+                    .build());
         }
         st.inFlight.incrementAndGet();
         client.putRecords(b -> b.streamName(stream).records(entries)).whenComplete((resp, error) -> {
@@ -278,8 +326,10 @@ public final class KinesisSender {
                 if (error != null) {
                     // The call may have reached Kinesis before it failed (a timeout, a reset connection): a canary
                     // in it may be stored once more than it is acknowledged, which the canary check allows for.
-                    call.stream().filter(Entry::canary).forEach(e -> st.canaryUnconfirmed.merge(
-                            e.intendedNanos() / 1_000_000_000L, 1, Integer::sum));
+                    call.stream()
+                            .filter(Entry::canary)
+                            .forEach(e ->
+                                    st.canaryUnconfirmed.merge(e.intendedNanos() / 1_000_000_000L, 1, Integer::sum));
                     call.forEach(e -> retryOrFail(e, st, now, false));
                 } else {
                     handle(call, resp, st, now);
@@ -352,7 +402,9 @@ public final class KinesisSender {
         final AtomicReferenceArray<LatencyHistogram> latencyPerSecond;
         final List<Long> canaries = new ArrayList<>();
         /** Canary second -> PutRecords calls that failed without saying whether the canary was stored. */
-        final java.util.concurrent.ConcurrentHashMap<Long, Integer> canaryUnconfirmed = new java.util.concurrent.ConcurrentHashMap<>();
+        final java.util.concurrent.ConcurrentHashMap<Long, Integer> canaryUnconfirmed =
+                new java.util.concurrent.ConcurrentHashMap<>();
+
         final LatencyHistogram latency = new LatencyHistogram();
 
         State(int seconds) {

@@ -1,4 +1,21 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
+
+import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
@@ -16,8 +33,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 import software.amazon.lambda.powertools.metrics.Metrics;
-
-import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
 /**
  * Lambda entry point of the load generator, invoked directly ({@code aws lambda invoke}, {@code sam remote
@@ -38,7 +53,8 @@ public final class LoadGenHandler implements RequestStreamHandler {
 
     /** Used by the Lambda runtime: STREAM_NAME is required; the function invokes itself for workers. */
     public LoadGenHandler() {
-        this(LoadGenFunction.service(System.getenv("STREAM_NAME"), System.getenv("AWS_LAMBDA_FUNCTION_NAME")),
+        this(
+                LoadGenFunction.service(System.getenv("STREAM_NAME"), System.getenv("AWS_LAMBDA_FUNCTION_NAME")),
                 PulseMetrics.create("loadgen"));
     }
 
@@ -51,19 +67,32 @@ public final class LoadGenHandler implements RequestStreamHandler {
     @Override
     public void handleRequest(InputStream input, OutputStream output, Context context) throws IOException {
         JsonNode event = JSON.readTree(input);
-        ObjectNode result = PowertoolsLogging.withLogging(context, () -> InvocationMetrics.measure(LoadGenMetric.class, metrics,
-                counters -> {
+        ObjectNode result = PowertoolsLogging.withLogging(
+                context,
+                () -> InvocationMetrics.measure(LoadGenMetric.class, metrics, counters -> {
                     counters.add(LoadGenMetric.COLD_START, coldStart.take() ? 1 : 0);
                     long maxDuration = Math.max(1, (context.getRemainingTimeInMillis() - STOP_MARGIN_MILLIS) / 1000);
                     try {
                         LoadGenRequest r = LoadGenRequest.parse(event, maxDuration, context.getAwsRequestId());
-                        ObjectNode report = service.run(r, Deadline.inMillis(context.getRemainingTimeInMillis() - 5_000), counters);
-                        LOG.info("load run finished", entry("runId", r.runId()), entry("worker", r.worker()),
-                                entry("sent", report.path("sent").asLong()), entry("acked", report.path("acked").asLong()),
+                        ObjectNode report =
+                                service.run(r, Deadline.inMillis(context.getRemainingTimeInMillis() - 5_000), counters);
+                        LOG.info(
+                                "load run finished",
+                                entry("runId", r.runId()),
+                                entry("worker", r.worker()),
+                                entry("sent", report.path("sent").asLong()),
+                                entry("acked", report.path("acked").asLong()),
                                 entry("aggregate", r.aggregate()),
-                                entry("kinesisRecords", report.path("kinesisRecords").asLong()),
-                                entry("putPayloadUnits", report.path("putPayloadUnits").asLong()),
-                                entry("putPayloadUnitsUnaggregated", report.path("putPayloadUnitsUnaggregated").asLong()));
+                                entry(
+                                        "kinesisRecords",
+                                        report.path("kinesisRecords").asLong()),
+                                entry(
+                                        "putPayloadUnits",
+                                        report.path("putPayloadUnits").asLong()),
+                                entry(
+                                        "putPayloadUnitsUnaggregated",
+                                        report.path("putPayloadUnitsUnaggregated")
+                                                .asLong()));
                         return report;
                     } catch (LoadGenRequest.InvalidRequestException e) {
                         ObjectNode error = JSON.createObjectNode();

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -27,9 +42,20 @@ import java.util.regex.Pattern;
  * @param htmlReport      the coordinator also writes the run's HTML report to {@code reports/<runId>.html} in the
  *                        report bucket (the template's ReplayBucket) and answers its key
  */
-public record LoadGenRequest(String source, String mode, double rate, double speed, double rampUpSeconds,
-        long durationSeconds, long maxRecords, int workers, String runId, int worker, boolean aggregate,
-        int maxAggregateBytes, boolean htmlReport) {
+public record LoadGenRequest(
+        String source,
+        String mode,
+        double rate,
+        double speed,
+        double rampUpSeconds,
+        long durationSeconds,
+        long maxRecords,
+        int workers,
+        String runId,
+        int worker,
+        boolean aggregate,
+        int maxAggregateBytes,
+        boolean htmlReport) {
 
     public static final int MAX_WORKERS = 100;
     /** The KPL's own default AggregationMaxSize: two PUT payload units. */
@@ -41,19 +67,63 @@ public record LoadGenRequest(String source, String mode, double rate, double spe
     public static final int MAX_AGGREGATE_BYTES = 1_048_576 - 256;
 
     /** A request without aggregation. */
-    public LoadGenRequest(String source, String mode, double rate, double speed, double rampUpSeconds,
-            long durationSeconds, long maxRecords, int workers, String runId, int worker) {
-        this(source, mode, rate, speed, rampUpSeconds, durationSeconds, maxRecords, workers, runId, worker, false,
-                DEFAULT_AGGREGATE_BYTES, false);
+    public LoadGenRequest(
+            String source,
+            String mode,
+            double rate,
+            double speed,
+            double rampUpSeconds,
+            long durationSeconds,
+            long maxRecords,
+            int workers,
+            String runId,
+            int worker) {
+        this(
+                source,
+                mode,
+                rate,
+                speed,
+                rampUpSeconds,
+                durationSeconds,
+                maxRecords,
+                workers,
+                runId,
+                worker,
+                false,
+                DEFAULT_AGGREGATE_BYTES,
+                false);
     }
 
     /** A request without an HTML report. */
-    public LoadGenRequest(String source, String mode, double rate, double speed, double rampUpSeconds,
-            long durationSeconds, long maxRecords, int workers, String runId, int worker, boolean aggregate,
+    public LoadGenRequest(
+            String source,
+            String mode,
+            double rate,
+            double speed,
+            double rampUpSeconds,
+            long durationSeconds,
+            long maxRecords,
+            int workers,
+            String runId,
+            int worker,
+            boolean aggregate,
             int maxAggregateBytes) {
-        this(source, mode, rate, speed, rampUpSeconds, durationSeconds, maxRecords, workers, runId, worker, aggregate,
-                maxAggregateBytes, false);
+        this(
+                source,
+                mode,
+                rate,
+                speed,
+                rampUpSeconds,
+                durationSeconds,
+                maxRecords,
+                workers,
+                runId,
+                worker,
+                aggregate,
+                maxAggregateBytes,
+                false);
     }
+
     public static final double MAX_RATE_PER_WORKER = 50_000;
     private static final Pattern RUN_ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
@@ -81,7 +151,8 @@ public record LoadGenRequest(String source, String mode, double rate, double spe
         }
         String source = text(event, "source", null);
         if (source == null || source.isBlank()) {
-            throw new InvalidRequestException("source", "is required (a bundled file such as events/replay/sample.ndjson.gz or s3://bucket/key)");
+            throw new InvalidRequestException(
+                    "source", "is required (a bundled file such as events/replay/sample.ndjson.gz or s3://bucket/key)");
         }
         String mode = text(event, "mode", "rate");
         if (!mode.equals("rate") && !mode.equals("recorded")) {
@@ -117,22 +188,34 @@ public record LoadGenRequest(String source, String mode, double rate, double spe
         }
         int worker = (int) number(event, "worker", -1, -1, MAX_WORKERS - 1);
         if (worker >= workers) {
-            throw new InvalidRequestException("worker", "must be -1 (the coordinator) or below workers (" + workers
-                    + "), got " + worker);
+            throw new InvalidRequestException(
+                    "worker", "must be -1 (the coordinator) or below workers (" + workers + "), got " + worker);
         }
         JsonNode agg = event.get("aggregate");
         if (agg != null && !agg.isNull() && !agg.isBoolean()) {
             throw new InvalidRequestException("aggregate", "must be true or false");
         }
         boolean aggregate = agg != null && agg.asBoolean();
-        int maxAggregateBytes = (int) number(event, "maxAggregateBytes", DEFAULT_AGGREGATE_BYTES, 1024,
-                MAX_AGGREGATE_BYTES);
+        int maxAggregateBytes =
+                (int) number(event, "maxAggregateBytes", DEFAULT_AGGREGATE_BYTES, 1024, MAX_AGGREGATE_BYTES);
         JsonNode html = event.get("htmlReport");
         if (html != null && !html.isNull() && !html.isBoolean()) {
             throw new InvalidRequestException("htmlReport", "must be true or false");
         }
-        return new LoadGenRequest(source, mode, rate, speed, ramp, duration, maxRecords, workers, runId, worker,
-                aggregate, maxAggregateBytes, html != null && html.asBoolean());
+        return new LoadGenRequest(
+                source,
+                mode,
+                rate,
+                speed,
+                ramp,
+                duration,
+                maxRecords,
+                workers,
+                runId,
+                worker,
+                aggregate,
+                maxAggregateBytes,
+                html != null && html.asBoolean());
     }
 
     /**
@@ -145,8 +228,20 @@ public record LoadGenRequest(String source, String mode, double rate, double spe
 
     /** This request with {@code worker} set to {@code index}. */
     public LoadGenRequest withWorker(int index) {
-        return new LoadGenRequest(source, mode, rate, speed, rampUpSeconds, durationSeconds, maxRecords, workers, runId,
-                index, aggregate, maxAggregateBytes, htmlReport);
+        return new LoadGenRequest(
+                source,
+                mode,
+                rate,
+                speed,
+                rampUpSeconds,
+                durationSeconds,
+                maxRecords,
+                workers,
+                runId,
+                index,
+                aggregate,
+                maxAggregateBytes,
+                htmlReport);
     }
 
     /**
@@ -177,8 +272,20 @@ public record LoadGenRequest(String source, String mode, double rate, double spe
     /** This worker's share of the request: its part of the rate and record budget. */
     public LoadGenRequest forWorker(int index) {
         long share = maxRecords == 0 ? 0 : Math.max(1, maxRecords / workers + (index < maxRecords % workers ? 1 : 0));
-        return new LoadGenRequest(source, mode, rate / workers, speed / workers, rampUpSeconds, durationSeconds, share,
-                1, runId, index, aggregate, maxAggregateBytes, false);
+        return new LoadGenRequest(
+                source,
+                mode,
+                rate / workers,
+                speed / workers,
+                rampUpSeconds,
+                durationSeconds,
+                share,
+                1,
+                runId,
+                index,
+                aggregate,
+                maxAggregateBytes,
+                false);
     }
 
     private static String text(JsonNode e, String field, String dflt) {

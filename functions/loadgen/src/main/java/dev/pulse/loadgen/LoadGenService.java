@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -41,14 +56,21 @@ public final class LoadGenService {
         String put(String key, String html);
     }
 
-    public LoadGenService(KinesisSender sender, Function<String, List<ReplayRecord>> sources, WorkerInvoker workers,
+    public LoadGenService(
+            KinesisSender sender,
+            Function<String, List<ReplayRecord>> sources,
+            WorkerInvoker workers,
             CanaryVerifier.Reader canaryReader) {
         this(sender, sources, workers, canaryReader, null);
     }
 
     /** With {@code reports} null a request for an HTML report is refused before anything is sent. */
-    public LoadGenService(KinesisSender sender, Function<String, List<ReplayRecord>> sources, WorkerInvoker workers,
-            CanaryVerifier.Reader canaryReader, ReportStore reports) {
+    public LoadGenService(
+            KinesisSender sender,
+            Function<String, List<ReplayRecord>> sources,
+            WorkerInvoker workers,
+            CanaryVerifier.Reader canaryReader,
+            ReportStore reports) {
         this.sender = sender;
         this.sources = sources;
         this.workers = workers;
@@ -64,13 +86,14 @@ public final class LoadGenService {
     public ObjectNode run(LoadGenRequest r, Deadline deadline, InvocationMetrics<LoadGenMetric> metrics)
             throws InterruptedException {
         if (r.htmlReport() && reports == null) {
-            throw new LoadGenRequest.InvalidRequestException("htmlReport",
-                    "no report bucket configured (deploy with the ReplayBucket parameter)");
+            throw new LoadGenRequest.InvalidRequestException(
+                    "htmlReport", "no report bucket configured (deploy with the ReplayBucket parameter)");
         }
         // The coordinator reads the canary series while the load runs, as a dashboard would: that is the freshness a
         // user sees. Workers of a fanned-out run do not read; their coordinator does.
         CanaryWatch watch = r.worker() < 0 && canaryReader != null
-                ? CanaryWatch.start(r.runId(), canaryReader, CANARY_POLL_MILLIS, System::currentTimeMillis) : null;
+                ? CanaryWatch.start(r.runId(), canaryReader, CANARY_POLL_MILLIS, System::currentTimeMillis)
+                : null;
         Sent sent;
         List<CanaryWatch.Poll> during = List.of();
         try {
@@ -85,7 +108,8 @@ public final class LoadGenService {
             verifyCanary(r, sent.canaries(), sent.unconfirmed(), during, deadline, report);
             if (r.htmlReport()) {
                 String key = reportKey(r.runId());
-                String html = dev.pulse.report.LoadRunCharts.create("Pulse load run " + r.runId(), report).render();
+                String html = dev.pulse.report.LoadRunCharts.create("Pulse load run " + r.runId(), report)
+                        .render();
                 ObjectNode h = report.putObject("htmlReport");
                 h.put("key", key);
                 h.put("uri", reports.put(key, html));
@@ -96,8 +120,7 @@ public final class LoadGenService {
     }
 
     /** What this invocation sent (or its workers did): their report and worker 0's canaries. */
-    private record Sent(ObjectNode report, List<Long> canaries, List<Integer> unconfirmed) {
-    }
+    private record Sent(ObjectNode report, List<Long> canaries, List<Integer> unconfirmed) {}
 
     private Sent send(LoadGenRequest r, Deadline deadline) throws InterruptedException {
         if (r.workers() > 1 && r.worker() < 0) {
@@ -116,8 +139,10 @@ public final class LoadGenService {
             for (int i = 0; i < results.size(); i++) {
                 JsonNode error = results.get(i).get("error");
                 if (error != null) {
-                    throw new LoadGenRequest.InvalidRequestException(error.path("field").asText("event"),
-                            "worker " + i + " refused its share: " + error.path("message").asText());
+                    throw new LoadGenRequest.InvalidRequestException(
+                            error.path("field").asText("event"),
+                            "worker " + i + " refused its share: "
+                                    + error.path("message").asText());
                 }
             }
             ObjectNode report = merge(r, results);
@@ -130,12 +155,19 @@ public final class LoadGenService {
             // A worker of a fanned-out run gets the whole request and runs its share of it.
             LoadGenRequest mine = r.worker() >= 0 && r.workers() > 1 ? r.forWorker(r.worker()) : r;
             List<ReplayRecord> records = sources.apply(mine.source());
-            Schedule schedule = mine.mode().equals("rate") ? Schedule.rate(mine.rate(), mine.rampUpSeconds())
+            Schedule schedule = mine.mode().equals("rate")
+                    ? Schedule.rate(mine.rate(), mine.rampUpSeconds())
                     : Schedule.recorded(ReplaySource.offsets(records), mine.speed());
             boolean writesCanary = mine.worker() <= 0;
             KinesisSender send = mine.aggregate() ? sender.withAggregation(mine.maxAggregateBytes()) : sender;
-            SendReport s = send.run(records, schedule, mine.rate(), mine.rampUpSeconds(), mine.durationSeconds(),
-                    mine.maxRecords() == 0 ? Long.MAX_VALUE : mine.maxRecords(), deadline,
+            SendReport s = send.run(
+                    records,
+                    schedule,
+                    mine.rate(),
+                    mine.rampUpSeconds(),
+                    mine.durationSeconds(),
+                    mine.maxRecords() == 0 ? Long.MAX_VALUE : mine.maxRecords(),
+                    deadline,
                     writesCanary ? k -> CanaryVerifier.record(mine.runId(), k, System.currentTimeMillis()) : null);
             ObjectNode report = toJson(mine, s);
             List<Long> canaries = s.canaries();
@@ -148,8 +180,14 @@ public final class LoadGenService {
         }
     }
 
-    private void verifyCanary(LoadGenRequest r, List<Long> canaries, List<Integer> unconfirmed,
-            List<CanaryWatch.Poll> during, Deadline deadline, ObjectNode report) throws InterruptedException {
+    private void verifyCanary(
+            LoadGenRequest r,
+            List<Long> canaries,
+            List<Integer> unconfirmed,
+            List<CanaryWatch.Poll> during,
+            Deadline deadline,
+            ObjectNode report)
+            throws InterruptedException {
         ObjectNode c = report.putObject("canary");
         c.put("series", CanaryVerifier.SERIES_NAME + "{run=" + r.runId() + "}");
         c.put("sent", canaries.size());
@@ -158,8 +196,8 @@ public final class LoadGenService {
             c.put("reason", "no query API configured (API_URL)");
             return;
         }
-        CanaryVerifier.Verdict v = CanaryVerifier.verify(r.runId(), canaries, unconfirmed, during, canaryReader,
-                deadline, CANARY_POLL_MILLIS);
+        CanaryVerifier.Verdict v = CanaryVerifier.verify(
+                r.runId(), canaries, unconfirmed, during, canaryReader, deadline, CANARY_POLL_MILLIS);
         c.put("verified", true);
         c.put("ok", v.ok());
         c.put("observed", v.observed());
@@ -172,7 +210,8 @@ public final class LoadGenService {
         c.put("freshnessPollMs", CANARY_POLL_MILLIS);
         // How many canaries were first counted while the load ran; the rest only by the check after it, whose
         // figures include the wait for the end of the load.
-        long seenDuring = during.stream().mapToLong(CanaryWatch.Poll::count).max().orElse(0);
+        long seenDuring =
+                during.stream().mapToLong(CanaryWatch.Poll::count).max().orElse(0);
         c.put("countedDuringLoad", Math.min(canaries.size(), seenDuring));
         ArrayNode each = c.putArray("freshnessPerCanaryMs");
         for (long f : v.freshnessMs()) {
@@ -236,8 +275,17 @@ public final class LoadGenService {
         String[] stats = {"p50", "p90", "p99", "max"};
         double[][] latencyPerSecond = new double[stats.length][perSecond.length];
         long[] latencyCount = new long[perSecond.length];
-        String[] counters = {"sent", "acked", "failed", "throttled", "retried", "kinesisRecords", "payloadBytes",
-            "putPayloadUnits", "putPayloadUnitsUnaggregated"};
+        String[] counters = {
+            "sent",
+            "acked",
+            "failed",
+            "throttled",
+            "retried",
+            "kinesisRecords",
+            "payloadBytes",
+            "putPayloadUnits",
+            "putPayloadUnitsUnaggregated"
+        };
         long[] totals = new long[counters.length];
         double achieved = 0;
         ArrayNode workers = n.putArray("workers");
@@ -254,7 +302,8 @@ public final class LoadGenService {
                 targetPerSecond[s] += w.path("targetPerSecond").path(s).asLong();
                 latencyCount[s] += lps.path("count").path(s).asLong();
                 for (int k = 0; k < stats.length; k++) {
-                    latencyPerSecond[k][s] = Math.max(latencyPerSecond[k][s], lps.path(stats[k]).path(s).asDouble());
+                    latencyPerSecond[k][s] = Math.max(
+                            latencyPerSecond[k][s], lps.path(stats[k]).path(s).asDouble());
                 }
             }
             all.merge(LatencyHistogram.decode(w.path("histogram").asText()));
@@ -323,8 +372,12 @@ public final class LoadGenService {
         m.add(LoadGenMetric.RETRIED, report.path("retried").asLong());
         m.set(LoadGenMetric.TARGET_RATE, report.path("targetRate").asDouble());
         m.set(LoadGenMetric.ACHIEVED_RATE, report.path("achievedRate").asDouble());
-        m.set(LoadGenMetric.PUT_LATENCY_P99_MS, report.path("latencyMs").path("p99").asDouble());
+        m.set(
+                LoadGenMetric.PUT_LATENCY_P99_MS,
+                report.path("latencyMs").path("p99").asDouble());
         m.add(LoadGenMetric.CANARY_LOST, report.path("canary").path("lost").asLong());
-        m.add(LoadGenMetric.CANARY_DUPLICATED, report.path("canary").path("duplicated").asLong());
+        m.add(
+                LoadGenMetric.CANARY_DUPLICATED,
+                report.path("canary").path("duplicated").asLong());
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
 
 import com.fasterxml.jackson.core.JsonParser;
@@ -68,8 +83,7 @@ public final class ReplaySource {
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     private static final int READ_CHUNK = 64 * 1024;
 
-    private ReplaySource() {
-    }
+    private ReplaySource() {}
 
     /** Reads a bundled file: relative to {@code root} (the function's task root), or as given. */
     public static List<ReplayRecord> load(String source, Path root) {
@@ -99,7 +113,7 @@ public final class ReplaySource {
         try (InputStream in = s3.getObject(b -> b.bucket(bucket).key(key))) {
             return read(in, key.endsWith(".gz"), source);
         } catch (software.amazon.awssdk.services.s3.model.NoSuchKeyException
-                 | software.amazon.awssdk.services.s3.model.NoSuchBucketException e) {
+                | software.amazon.awssdk.services.s3.model.NoSuchBucketException e) {
             throw new LoadGenRequest.InvalidRequestException("source", "no object " + source);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + source, e);
@@ -304,7 +318,9 @@ public final class ReplaySource {
             }
             if (v != null && v.isTextual()) {
                 try {
-                    return java.time.OffsetDateTime.parse(v.textValue()).toInstant().toEpochMilli();
+                    return java.time.OffsetDateTime.parse(v.textValue())
+                            .toInstant()
+                            .toEpochMilli();
                 } catch (java.time.format.DateTimeParseException e) {
                     // refused below
                 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
 
 import java.util.List;
@@ -21,24 +36,66 @@ import java.util.List;
  * @param canaryUnconfirmedPuts per canary (as {@code canaries}), the PutRecords calls that failed without saying
  *                      whether it was stored: each may have stored it once more (Kinesis has no idempotent put)
  */
-public record SendReport(long sent, long acked, long failed, long throttled, long retried, double targetRate,
-        double achievedRate, long[] sentPerSecond, long[] scheduledPerSecond, List<Second> latencyPerSecond,
-        List<Long> canaries, LatencyHistogram latency, Units units, List<Integer> canaryUnconfirmedPuts) {
+public record SendReport(
+        long sent,
+        long acked,
+        long failed,
+        long throttled,
+        long retried,
+        double targetRate,
+        double achievedRate,
+        long[] sentPerSecond,
+        long[] scheduledPerSecond,
+        List<Second> latencyPerSecond,
+        List<Long> canaries,
+        LatencyHistogram latency,
+        Units units,
+        List<Integer> canaryUnconfirmedPuts) {
 
     /** A report whose canaries were each acknowledged by the only call that carried them. */
-    public SendReport(long sent, long acked, long failed, long throttled, long retried, double targetRate,
-            double achievedRate, long[] sentPerSecond, long[] scheduledPerSecond, List<Second> latencyPerSecond,
-            List<Long> canaries, LatencyHistogram latency, Units units) {
-        this(sent, acked, failed, throttled, retried, targetRate, achievedRate, sentPerSecond, scheduledPerSecond,
-                latencyPerSecond, canaries, latency, units, java.util.Collections.nCopies(canaries.size(), 0));
+    public SendReport(
+            long sent,
+            long acked,
+            long failed,
+            long throttled,
+            long retried,
+            double targetRate,
+            double achievedRate,
+            long[] sentPerSecond,
+            long[] scheduledPerSecond,
+            List<Second> latencyPerSecond,
+            List<Long> canaries,
+            LatencyHistogram latency,
+            Units units) {
+        this(
+                sent,
+                acked,
+                failed,
+                throttled,
+                retried,
+                targetRate,
+                achievedRate,
+                sentPerSecond,
+                scheduledPerSecond,
+                latencyPerSecond,
+                canaries,
+                latency,
+                units,
+                java.util.Collections.nCopies(canaries.size(), 0));
     }
 
     /** Put latency percentiles of the records intended for one second, in milliseconds (0 when none). */
     public record Second(long count, double p50, double p90, double p99, double max) {
 
         static Second of(LatencyHistogram h) {
-            return h == null ? new Second(0, 0, 0, 0, 0)
-                    : new Second(h.count(), h.percentileMillis(50), h.percentileMillis(90), h.percentileMillis(99), h.maxMillis());
+            return h == null
+                    ? new Second(0, 0, 0, 0, 0)
+                    : new Second(
+                            h.count(),
+                            h.percentileMillis(50),
+                            h.percentileMillis(90),
+                            h.percentileMillis(99),
+                            h.maxMillis());
         }
     }
 
@@ -54,7 +111,8 @@ public record SendReport(long sent, long acked, long failed, long throttled, lon
      * @param putPayloadUnits            their PUT payload units
      * @param putPayloadUnitsUnaggregated what the same user records would have cost as one Kinesis record each
      */
-    public record Units(long kinesisRecords, long payloadBytes, long putPayloadUnits, long putPayloadUnitsUnaggregated) {
+    public record Units(
+            long kinesisRecords, long payloadBytes, long putPayloadUnits, long putPayloadUnitsUnaggregated) {
 
         public static final Units NONE = new Units(0, 0, 0, 0);
 

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.report;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -37,7 +52,8 @@ public final class HtmlReport {
 
         public Series {
             if (x.length != y.length) {
-                throw new IllegalArgumentException("series " + name + ": " + x.length + " x values, " + y.length + " y values");
+                throw new IllegalArgumentException(
+                        "series " + name + ": " + x.length + " x values, " + y.length + " y values");
             }
             for (double v : x) {
                 if (!Double.isFinite(v)) {
@@ -127,24 +143,39 @@ public final class HtmlReport {
     /** The page, UTF-8. */
     public String render() {
         StringBuilder html = new StringBuilder(8_192);
-        html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>").append(escape(title))
-                .append("</title>\n<style>").append(resource("report.css")).append("</style></head>\n<body>\n<h1>")
-                .append(escape(title)).append("</h1>\n<table class=\"summary\">\n");
-        summary.forEach((k, v) -> html.append("<tr><th>").append(escape(k)).append("</th><td>").append(escape(v))
+        html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>")
+                .append(escape(title))
+                .append("</title>\n<style>")
+                .append(resource("report.css"))
+                .append("</style></head>\n<body>\n<h1>")
+                .append(escape(title))
+                .append("</h1>\n<table class=\"summary\">\n");
+        summary.forEach((k, v) -> html.append("<tr><th>")
+                .append(escape(k))
+                .append("</th><td>")
+                .append(escape(v))
                 .append("</td></tr>\n"));
         html.append("</table>\n<div class=\"charts\">\n");
         for (Chart c : charts) {
-            html.append("<figure class=\"chart\" data-chart=\"").append(c.id()).append("\"><figcaption>")
-                    .append(escape(c.title())).append(" <span class=\"unit\">(").append(escape(c.unit()))
+            html.append("<figure class=\"chart\" data-chart=\"")
+                    .append(c.id())
+                    .append("\"><figcaption>")
+                    .append(escape(c.title()))
+                    .append(" <span class=\"unit\">(")
+                    .append(escape(c.unit()))
                     .append(")</span></figcaption><svg viewBox=\"0 0 640 260\" role=\"img\" aria-label=\"")
-                    .append(escape(c.title())).append("\"></svg>");
+                    .append(escape(c.title()))
+                    .append("\"></svg>");
             if (!c.note().isEmpty()) {
                 html.append("<p class=\"note\">").append(escape(c.note())).append("</p>");
             }
             html.append("</figure>\n");
         }
-        html.append("</div>\n<script type=\"application/json\" id=\"report-data\">").append(data())
-                .append("</script>\n<script>").append(resource("report.js")).append("</script>\n</body></html>\n");
+        html.append("</div>\n<script type=\"application/json\" id=\"report-data\">")
+                .append(data())
+                .append("</script>\n<script>")
+                .append(resource("report.js"))
+                .append("</script>\n</body></html>\n");
         return html.toString();
     }
 

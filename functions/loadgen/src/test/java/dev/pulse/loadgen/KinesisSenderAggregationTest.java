@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,8 +41,8 @@ class KinesisSenderAggregationTest {
     }
 
     private static SendReport run(KinesisSender sender, List<ReplayRecord> records) {
-        return sender.run(records, Schedule.rate(20_000, 0), 20_000, 0, 2, records.size(), Deadline.inMillis(10_000),
-                null);
+        return sender.run(
+                records, Schedule.rate(20_000, 0), 20_000, 0, 2, records.size(), Deadline.inMillis(10_000), null);
     }
 
     @Test
@@ -47,8 +62,10 @@ class KinesisSenderAggregationTest {
                 received.add(e.partitionKey() + " " + new String(data));
             }
         }
-        assertThat(received).containsExactlyElementsOf(records.stream()
-                .map(x -> x.partitionKey() + " " + new String(x.data())).toList());
+        assertThat(received)
+                .containsExactlyElementsOf(records.stream()
+                        .map(x -> x.partitionKey() + " " + new String(x.data()))
+                        .toList());
         assertThat(r.sent()).isEqualTo(2_000);
         assertThat(r.acked()).isEqualTo(2_000);
         assertThat(r.latency().count()).isEqualTo(2_000);
@@ -63,9 +80,13 @@ class KinesisSenderAggregationTest {
 
         SendReport r = run(new KinesisSender(client, "s", new Backoff(1, 10), 3), records(500, 30_000));
 
-        assertThat(client.stored()).hasSize(500).noneMatch(e -> KplAggregate.isAggregate(e.data().asByteArray()));
+        assertThat(client.stored())
+                .hasSize(500)
+                .noneMatch(e -> KplAggregate.isAggregate(e.data().asByteArray()));
         assertThat(r.units().kinesisRecords()).isEqualTo(500);
-        assertThat(r.units().putPayloadUnits()).isEqualTo(1_000).isEqualTo(r.units().putPayloadUnitsUnaggregated());
+        assertThat(r.units().putPayloadUnits())
+                .isEqualTo(1_000)
+                .isEqualTo(r.units().putPayloadUnitsUnaggregated());
     }
 
     @Test
@@ -75,17 +96,19 @@ class KinesisSenderAggregationTest {
         // Two records whose aggregate is just within the largest maxAggregateBytes (1 MiB - 256) by the packing bound:
         // magic and MD5 (20), the key's table entry (1,027) and two records of 523,622 bytes (at most 14 bytes of
         // framing each) make 1,048,319; with the 1,024-byte key Kinesis would count more than 1 MiB.
-        List<ReplayRecord> records = List.of(new ReplayRecord(new byte[523_622], key, 0),
-                new ReplayRecord(new byte[523_622], key, 0));
+        List<ReplayRecord> records =
+                List.of(new ReplayRecord(new byte[523_622], key, 0), new ReplayRecord(new byte[523_622], key, 0));
         KinesisSender sender = new KinesisSender(client, "s", new Backoff(1, 10), 3)
                 .withAggregation(LoadGenRequest.MAX_AGGREGATE_BYTES);
 
-        SendReport r = sender.run(records, Schedule.rate(1_000_000, 0), 1_000_000, 0, 1, records.size(),
-                Deadline.inMillis(10_000), null);
+        SendReport r = sender.run(
+                records, Schedule.rate(1_000_000, 0), 1_000_000, 0, 1, records.size(), Deadline.inMillis(10_000), null);
 
         assertThat(r.acked()).isEqualTo(2);
-        assertThat(client.stored()).isNotEmpty().allSatisfy(e -> assertThat(
-                e.data().asByteArray().length + e.partitionKey().getBytes(StandardCharsets.UTF_8).length)
-                .isLessThanOrEqualTo(ReplaySource.MAX_RECORD_BYTES));
+        assertThat(client.stored())
+                .isNotEmpty()
+                .allSatisfy(e -> assertThat(e.data().asByteArray().length
+                                + e.partitionKey().getBytes(StandardCharsets.UTF_8).length)
+                        .isLessThanOrEqualTo(ReplaySource.MAX_RECORD_BYTES));
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,7 +64,8 @@ class LoadGenHandlerReplayLimitsTest {
         writeGzipBomb("line-bomb.ndjson.gz", "x".repeat(1024).getBytes(StandardCharsets.UTF_8));
         // A plain file whose second line is 100 MB.
         try (OutputStream out = Files.newOutputStream(root.resolve("long-line.ndjson"))) {
-            out.write("{\"name\":\"a\",\"ts\":1,\"value\":1}\n{\"name\":\"a\",\"pad\":\"".getBytes(StandardCharsets.UTF_8));
+            out.write("{\"name\":\"a\",\"ts\":1,\"value\":1}\n{\"name\":\"a\",\"pad\":\""
+                    .getBytes(StandardCharsets.UTF_8));
             byte[] x = new byte[1 << 20];
             Arrays.fill(x, (byte) 'x');
             for (int i = 0; i < 100; i++) {
@@ -58,7 +74,8 @@ class LoadGenHandlerReplayLimitsTest {
             out.write("\"}\n".getBytes(StandardCharsets.UTF_8));
         }
         // Millions of tiny lines, each a record: 24 MB, past the record limit.
-        try (OutputStream out = new GZIPOutputStream(Files.newOutputStream(root.resolve("tiny-lines.ndjson.gz")), 1 << 16)) {
+        try (OutputStream out =
+                new GZIPOutputStream(Files.newOutputStream(root.resolve("tiny-lines.ndjson.gz")), 1 << 16)) {
             byte[] tiny = "{\"name\":\"a\",\"ts\":1}\n".getBytes(StandardCharsets.UTF_8);
             byte[] block = new byte[tiny.length * 10_000];
             for (int i = 0; i < 10_000; i++) {
@@ -69,13 +86,17 @@ class LoadGenHandlerReplayLimitsTest {
             }
         }
         String ok = "{\"name\":\"a\",\"ts\":1,\"value\":1}\n";
-        Files.writeString(root.resolve("bad-base64.ndjson"),
+        Files.writeString(
+                root.resolve("bad-base64.ndjson"),
                 ok + ok + "{\"data\":\"@@not base64@@\",\"partitionKey\":\"k\",\"arrival\":1}\n");
         Files.writeString(root.resolve("bad-json.ndjson"), ok + "{\"name\":\"a\",\"ts\":1,\"value\":\n" + ok);
-        Files.writeString(root.resolve("big-record.ndjson"), ok + "{\"data\":\""
-                + Base64.getEncoder().encodeToString(new byte[ReplaySource.MAX_RECORD_BYTES]) + "\",\"partitionKey\":\"k\"}\n");
-        Files.writeString(root.resolve("long-key.ndjson"), ok + ok + ok + "{\"data\":\"AAAA\",\"partitionKey\":\""
-                + "k".repeat(257) + "\"}\n");
+        Files.writeString(
+                root.resolve("big-record.ndjson"),
+                ok + "{\"data\":\"" + Base64.getEncoder().encodeToString(new byte[ReplaySource.MAX_RECORD_BYTES])
+                        + "\",\"partitionKey\":\"k\"}\n");
+        Files.writeString(
+                root.resolve("long-key.ndjson"),
+                ok + ok + ok + "{\"data\":\"AAAA\",\"partitionKey\":\"" + "k".repeat(257) + "\"}\n");
     }
 
     private static void writeGzipBomb(String name, byte[] pattern) throws IOException {
@@ -102,43 +123,52 @@ class LoadGenHandlerReplayLimitsTest {
     }
 
     @ParameterizedTest(name = "{0} with {1} worker(s)")
-    @CsvSource(delimiter = '|', value = {
-        "bomb.ndjson.gz|1|line 131073: the source passes MAX_DECOMPRESSED_BYTES 134217728 bytes after decompression",
-        "bomb.ndjson.gz|4|line 131073: the source passes MAX_DECOMPRESSED_BYTES 134217728 bytes after decompression",
-        "line-bomb.ndjson.gz|1|line 1: longer than MAX_LINE_BYTES 2097152 bytes",
-        "long-line.ndjson|2|line 2: longer than MAX_LINE_BYTES 2097152 bytes",
-        "tiny-lines.ndjson.gz|1|line 1000001: the source passes MAX_RECORDS 1000000 records",
-        "bad-base64.ndjson|1|line 3: field data is not base64",
-        "bad-base64.ndjson|3|line 3: field data is not base64",
-        "bad-json.ndjson|1|line 2: not JSON",
-        "big-record.ndjson|1|line 2: a record of 1048577 bytes (data and partition key), over Kinesis' MAX_RECORD_BYTES 1048576",
-        "long-key.ndjson|1|line 4: field partitionKey has 257 characters; a partition key has 1 to MAX_PARTITION_KEY_CHARS 256",
-    })
-    void handleRequest_whenTheReplaySourceIsHostile_answersAFieldErrorNamingTheLineAndLimit(String source, int workers,
-            String why) throws Exception {
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "bomb.ndjson.gz|1|line 131073: the source passes MAX_DECOMPRESSED_BYTES 134217728 bytes after decompression",
+                "bomb.ndjson.gz|4|line 131073: the source passes MAX_DECOMPRESSED_BYTES 134217728 bytes after decompression",
+                "line-bomb.ndjson.gz|1|line 1: longer than MAX_LINE_BYTES 2097152 bytes",
+                "long-line.ndjson|2|line 2: longer than MAX_LINE_BYTES 2097152 bytes",
+                "tiny-lines.ndjson.gz|1|line 1000001: the source passes MAX_RECORDS 1000000 records",
+                "bad-base64.ndjson|1|line 3: field data is not base64",
+                "bad-base64.ndjson|3|line 3: field data is not base64",
+                "bad-json.ndjson|1|line 2: not JSON",
+                "big-record.ndjson|1|line 2: a record of 1048577 bytes (data and partition key), over Kinesis' MAX_RECORD_BYTES 1048576",
+                "long-key.ndjson|1|line 4: field partitionKey has 257 characters; a partition key has 1 to MAX_PARTITION_KEY_CHARS 256",
+            })
+    void handleRequest_whenTheReplaySourceIsHostile_answersAFieldErrorNamingTheLineAndLimit(
+            String source, int workers, String why) throws Exception {
         AtomicInteger kinesisCalls = new AtomicInteger();
         AtomicInteger workerCalls = new AtomicInteger();
-        KinesisAsyncClient kinesis = (KinesisAsyncClient) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {KinesisAsyncClient.class}, (proxy, method, args) -> {
+        KinesisAsyncClient kinesis = (KinesisAsyncClient) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {KinesisAsyncClient.class}, (proxy, method, args) -> {
                     kinesisCalls.incrementAndGet();
                     return CompletableFuture.failedFuture(new IllegalStateException("nothing may be sent"));
                 });
-        LoadGenService service = new LoadGenService(new KinesisSender(kinesis, "pulse", new Backoff(1, 1), 1),
-                s -> ReplaySource.load(s, root), w -> {
+        LoadGenService service = new LoadGenService(
+                new KinesisSender(kinesis, "pulse", new Backoff(1, 1), 1),
+                s -> ReplaySource.load(s, root),
+                w -> {
                     workerCalls.incrementAndGet();
                     return CompletableFuture.failedFuture(new IllegalStateException("no worker may start"));
-                }, null);
+                },
+                null);
         LoadGenHandler handler = new LoadGenHandler(service, PulseMetrics.create("PulseTest", "loadgen"));
         String event = "{\"source\":\"" + source + "\",\"rate\":100,\"durationSeconds\":5,\"workers\":" + workers + "}";
         ByteArrayOutputStream out = new ByteArrayOutputStream();
 
         long started = System.nanoTime();
-        handler.handleRequest(new ByteArrayInputStream(event.getBytes(StandardCharsets.UTF_8)), out,
+        handler.handleRequest(
+                new ByteArrayInputStream(event.getBytes(StandardCharsets.UTF_8)),
+                out,
                 new TestContext("loadgen", "hostile", 900_000, 2048));
         long millis = (System.nanoTime() - started) / 1_000_000;
 
         JsonNode answer = JSON.readTree(out.toByteArray());
-        assertThat(answer.path("error").path("field").asText()).as(answer.toString()).isEqualTo("source");
+        assertThat(answer.path("error").path("field").asText())
+                .as(answer.toString())
+                .isEqualTo("source");
         assertThat(answer.path("error").path("message").asText()).startsWith("source: " + source + " " + why);
         assertThat(kinesisCalls).hasValue(0);
         assertThat(workerCalls).hasValue(0);

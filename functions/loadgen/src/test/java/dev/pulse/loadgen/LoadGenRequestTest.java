@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,10 +43,12 @@ class LoadGenRequestTest {
         LoadGenRequest r = parse("{\"source\":\"events/replay/sample.ndjson.gz\",\"mode\":\"rate\",\"rate\":2000,"
                 + "\"rampUpSeconds\":30,\"durationSeconds\":120,\"workers\":4,\"runId\":\"peak-1\"}");
 
-        assertThat(r).isEqualTo(new LoadGenRequest("events/replay/sample.ndjson.gz", "rate", 2000, 1, 30, 120, 0, 4,
-                "peak-1", -1));
-        assertThat(r.forWorker(3)).isEqualTo(new LoadGenRequest("events/replay/sample.ndjson.gz", "rate", 500, 0.25, 30,
-                120, 0, 1, "peak-1", 3));
+        assertThat(r)
+                .isEqualTo(new LoadGenRequest(
+                        "events/replay/sample.ndjson.gz", "rate", 2000, 1, 30, 120, 0, 4, "peak-1", -1));
+        assertThat(r.forWorker(3))
+                .isEqualTo(new LoadGenRequest(
+                        "events/replay/sample.ndjson.gz", "rate", 500, 0.25, 30, 120, 0, 1, "peak-1", 3));
     }
 
     @Test
@@ -42,37 +59,43 @@ class LoadGenRequestTest {
         assertThat(r.aggregate()).isTrue();
         assertThat(r.forWorker(1).aggregate()).isTrue();
         assertThat(r.forWorker(1).maxAggregateBytes()).isEqualTo(25_600);
-        assertThat(parse("{\"source\":\"x\",\"rate\":100,\"durationSeconds\":5}").maxAggregateBytes())
+        assertThat(parse("{\"source\":\"x\",\"rate\":100,\"durationSeconds\":5}")
+                        .maxAggregateBytes())
                 .isEqualTo(LoadGenRequest.DEFAULT_AGGREGATE_BYTES);
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "{}|source",
-        "{\"source\":\"x\",\"mode\":\"burst\",\"durationSeconds\":5}|mode",
-        "{\"source\":\"x\",\"durationSeconds\":5}|rate",
-        "{\"source\":\"x\",\"rate\":0,\"durationSeconds\":5}|rate",
-        "{\"source\":\"x\",\"rate\":\"fast\",\"durationSeconds\":5}|rate",
-        "{\"source\":\"x\",\"rate\":10}|durationSeconds",
-        "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":900}|durationSeconds",
-        "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"rampUpSeconds\":6}|rampUpSeconds",
-        "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"workers\":101}|workers",
-        "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"aggregate\":\"yes\"}|aggregate",
-        "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"aggregate\":true,\"maxAggregateBytes\":2000000}|maxAggregateBytes",
-        "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"runId\":\"a b\"}|runId",
-        "{\"source\":\"x\",\"mode\":\"recorded\",\"speed\":-1,\"durationSeconds\":5}|speed",
-        "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"htmlReport\":\"s3\"}|htmlReport",
-        "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"workers\":2,\"worker\":2}|worker",
-        "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"maxRecords\":-1}|maxRecords",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "{}|source",
+                "{\"source\":\"x\",\"mode\":\"burst\",\"durationSeconds\":5}|mode",
+                "{\"source\":\"x\",\"durationSeconds\":5}|rate",
+                "{\"source\":\"x\",\"rate\":0,\"durationSeconds\":5}|rate",
+                "{\"source\":\"x\",\"rate\":\"fast\",\"durationSeconds\":5}|rate",
+                "{\"source\":\"x\",\"rate\":10}|durationSeconds",
+                "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":900}|durationSeconds",
+                "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"rampUpSeconds\":6}|rampUpSeconds",
+                "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"workers\":101}|workers",
+                "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"aggregate\":\"yes\"}|aggregate",
+                "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"aggregate\":true,\"maxAggregateBytes\":2000000}|maxAggregateBytes",
+                "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"runId\":\"a b\"}|runId",
+                "{\"source\":\"x\",\"mode\":\"recorded\",\"speed\":-1,\"durationSeconds\":5}|speed",
+                "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"htmlReport\":\"s3\"}|htmlReport",
+                "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"workers\":2,\"worker\":2}|worker",
+                "{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"maxRecords\":-1}|maxRecords",
+            })
     void parse_whenInvalid_namesTheFieldBeforeAnythingIsSent(String json, String field) {
-        assertThatThrownBy(() -> parse(json)).isInstanceOfSatisfying(LoadGenRequest.InvalidRequestException.class,
-                e -> assertThat(e.field()).isEqualTo(field));
+        assertThatThrownBy(() -> parse(json))
+                .isInstanceOfSatisfying(
+                        LoadGenRequest.InvalidRequestException.class,
+                        e -> assertThat(e.field()).isEqualTo(field));
     }
 
     @Test
     void parse_whenHtmlReportAsked_keepsItForTheCoordinatorOnly() throws Exception {
-        LoadGenRequest r = parse("{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"workers\":2,\"htmlReport\":true}");
+        LoadGenRequest r =
+                parse("{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"workers\":2,\"htmlReport\":true}");
 
         assertThat(r.htmlReport()).isTrue();
         assertThat(r.forWorker(0).htmlReport()).isFalse();
@@ -96,10 +119,34 @@ class LoadGenRequestTest {
      */
     static Stream<LoadGenRequest> everyFieldSet() {
         return Stream.of(
-                new LoadGenRequest("s3://recordings/day.ndjson.gz", "rate", 1234.5, 1, 7.5, 60, 1001, 3, "peak-7", -1,
-                        true, 25_600, true),
-                new LoadGenRequest("events/replay/sample.ndjson.gz", "recorded", 0, 2.5, 0, 30, 99, 4, "replay-2", -1,
-                        true, 4_096, true));
+                new LoadGenRequest(
+                        "s3://recordings/day.ndjson.gz",
+                        "rate",
+                        1234.5,
+                        1,
+                        7.5,
+                        60,
+                        1001,
+                        3,
+                        "peak-7",
+                        -1,
+                        true,
+                        25_600,
+                        true),
+                new LoadGenRequest(
+                        "events/replay/sample.ndjson.gz",
+                        "recorded",
+                        0,
+                        2.5,
+                        0,
+                        30,
+                        99,
+                        4,
+                        "replay-2",
+                        -1,
+                        true,
+                        4_096,
+                        true));
     }
 
     @ParameterizedTest
@@ -150,7 +197,8 @@ class LoadGenRequestTest {
 
     @Test
     void parse_whenMaxRecordsIsZero_meansNoLimit() throws Exception {
-        assertThat(parse("{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"maxRecords\":0}").maxRecords())
+        assertThat(parse("{\"source\":\"x\",\"rate\":10,\"durationSeconds\":5,\"maxRecords\":0}")
+                        .maxRecords())
                 .isZero();
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,11 +47,24 @@ class LoadGenServiceTest {
                 h.recordMicros(micros);
                 pooled.recordMicros(micros);
             }
-            reports.add(LoadGenService.toJson(r.forWorker(w),
-                    new SendReport(300, 299, 1, 2, 3, 100, 99.5, new long[] {100, 100, 100}, new long[] {90, 100, 100},
-                            List.of(new SendReport.Second(10, 1, 2, 3 + w, 4), new SendReport.Second(0, 0, 0, 0, 0),
+            reports.add(LoadGenService.toJson(
+                    r.forWorker(w),
+                    new SendReport(
+                            300,
+                            299,
+                            1,
+                            2,
+                            3,
+                            100,
+                            99.5,
+                            new long[] {100, 100, 100},
+                            new long[] {90, 100, 100},
+                            List.of(
+                                    new SendReport.Second(10, 1, 2, 3 + w, 4),
+                                    new SendReport.Second(0, 0, 0, 0, 0),
                                     new SendReport.Second(5, 1, 2, 7 - w, 9)),
-                            List.of(), h,
+                            List.of(),
+                            h,
                             new SendReport.Units(30, 3_000_000, 150, 299))));
         }
 
@@ -58,13 +86,17 @@ class LoadGenServiceTest {
         assertThat(merged.get("workers")).hasSize(4);
         // Per second: targets and sample counts add up; percentiles are the highest worker's (an upper bound).
         assertThat(merged.get("targetPerSecond")).extracting(JsonNode::asLong).containsExactly(360L, 400L, 400L);
-        assertThat(merged.at("/latencyPerSecondMs/count")).extracting(JsonNode::asLong).containsExactly(40L, 0L, 20L);
-        assertThat(merged.at("/latencyPerSecondMs/p99")).extracting(JsonNode::asDouble).containsExactly(6.0, 0.0, 7.0);
+        assertThat(merged.at("/latencyPerSecondMs/count"))
+                .extracting(JsonNode::asLong)
+                .containsExactly(40L, 0L, 20L);
+        assertThat(merged.at("/latencyPerSecondMs/p99"))
+                .extracting(JsonNode::asDouble)
+                .containsExactly(6.0, 0.0, 7.0);
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final List<ReplayRecord> ONE = List.of(
-            new ReplayRecord("{\"name\":\"a\",\"ts\":1,\"value\":1}".getBytes(StandardCharsets.UTF_8), "a", 1));
+    private static final List<ReplayRecord> ONE =
+            List.of(new ReplayRecord("{\"name\":\"a\",\"ts\":1,\"value\":1}".getBytes(StandardCharsets.UTF_8), "a", 1));
 
     private static JsonNode overTheWire(String payload) {
         try {
@@ -78,23 +110,41 @@ class LoadGenServiceTest {
     private static JsonNode workerReport(LoadGenRequest share) {
         LatencyHistogram h = new LatencyHistogram();
         h.recordMicros(1_000);
-        return LoadGenService.toJson(share, new SendReport(10, 10, 0, 0, 0, share.rate(), share.rate(),
-                new long[(int) share.durationSeconds()], new long[(int) share.durationSeconds()],
-                java.util.Collections.nCopies((int) share.durationSeconds(), new SendReport.Second(0, 0, 0, 0, 0)),
-                List.of(), h, new SendReport.Units(10, 100, 10, 10)));
+        return LoadGenService.toJson(
+                share,
+                new SendReport(
+                        10,
+                        10,
+                        0,
+                        0,
+                        0,
+                        share.rate(),
+                        share.rate(),
+                        new long[(int) share.durationSeconds()],
+                        new long[(int) share.durationSeconds()],
+                        java.util.Collections.nCopies(
+                                (int) share.durationSeconds(), new SendReport.Second(0, 0, 0, 0, 0)),
+                        List.of(),
+                        h,
+                        new SendReport.Units(10, 100, 10, 10)));
     }
 
     @Test
     void run_whenCoordinating_eachWorkerReceivesEveryFieldThroughItsEvent() throws Exception {
-        LoadGenRequest r = new LoadGenRequest("events/replay/sample.ndjson.gz", "rate", 300, 1, 2, 5, 90, 3, "fan",
-                -1, true, 25_600);
+        LoadGenRequest r = new LoadGenRequest(
+                "events/replay/sample.ndjson.gz", "rate", 300, 1, 2, 5, 90, 3, "fan", -1, true, 25_600);
         Map<Integer, LoadGenRequest> received = new ConcurrentHashMap<>();
         // What Lambda carries: the event's bytes, parsed by the worker as any other event.
-        LoadGenService service = new LoadGenService(null, source -> ONE, w -> {
-            LoadGenRequest parsed = LoadGenRequest.parse(overTheWire(w.toEvent().toString()), 840, "w");
-            received.put(parsed.worker(), parsed);
-            return CompletableFuture.completedFuture(workerReport(parsed.forWorker(parsed.worker())));
-        }, null);
+        LoadGenService service = new LoadGenService(
+                null,
+                source -> ONE,
+                w -> {
+                    LoadGenRequest parsed =
+                            LoadGenRequest.parse(overTheWire(w.toEvent().toString()), 840, "w");
+                    received.put(parsed.worker(), parsed);
+                    return CompletableFuture.completedFuture(workerReport(parsed.forWorker(parsed.worker())));
+                },
+                null);
 
         JsonNode report = service.run(r, Deadline.inMillis(60_000), new InvocationMetrics<>(LoadGenMetric.class));
 
@@ -105,22 +155,31 @@ class LoadGenServiceTest {
             assertThat(w.forWorker(i).maxAggregateBytes()).isEqualTo(25_600);
             assertThat(w.forWorker(i).rate()).isEqualTo(100);
         });
-        assertThat(received.values().stream().mapToLong(w -> w.forWorker(w.worker()).maxRecords()).sum()).isEqualTo(90);
+        assertThat(received.values().stream()
+                        .mapToLong(w -> w.forWorker(w.worker()).maxRecords())
+                        .sum())
+                .isEqualTo(90);
         assertThat(report.get("sent").asLong()).isEqualTo(30);
     }
 
     @Test
     void run_whenTheSourceIsBad_theCoordinatorRefusesItBeforeAnyWorkerStarts() {
         AtomicInteger started = new AtomicInteger();
-        LoadGenService service = new LoadGenService(null, source -> {
-            throw new LoadGenRequest.InvalidRequestException("source", source + " line 7: not JSON");
-        }, w -> {
-            started.incrementAndGet();
-            return CompletableFuture.completedFuture(workerReport(w.forWorker(w.worker())));
-        }, null);
+        LoadGenService service = new LoadGenService(
+                null,
+                source -> {
+                    throw new LoadGenRequest.InvalidRequestException("source", source + " line 7: not JSON");
+                },
+                w -> {
+                    started.incrementAndGet();
+                    return CompletableFuture.completedFuture(workerReport(w.forWorker(w.worker())));
+                },
+                null);
 
-        assertThatThrownBy(() -> service.run(new LoadGenRequest("bad.ndjson", "rate", 100, 1, 0, 5, 0, 4, "r", -1),
-                Deadline.inMillis(60_000), new InvocationMetrics<>(LoadGenMetric.class)))
+        assertThatThrownBy(() -> service.run(
+                        new LoadGenRequest("bad.ndjson", "rate", 100, 1, 0, 5, 0, 4, "r", -1),
+                        Deadline.inMillis(60_000),
+                        new InvocationMetrics<>(LoadGenMetric.class)))
                 .isInstanceOfSatisfying(LoadGenRequest.InvalidRequestException.class, e -> {
                     assertThat(e.field()).isEqualTo("source");
                     assertThat(e.getMessage()).contains("bad.ndjson line 7");
@@ -130,13 +189,24 @@ class LoadGenServiceTest {
 
     @Test
     void run_whenAWorkerAnswersAnError_theCoordinatorAnswersItWithTheWorker() {
-        LoadGenService service = new LoadGenService(null, source -> ONE, w -> CompletableFuture.completedFuture(
-                w.worker() == 1 ? JSON.createObjectNode().set("error", JSON.createObjectNode()
-                        .put("field", "source").put("message", "source: day.gz line 3: not JSON"))
-                        : workerReport(w.forWorker(w.worker()))), null);
+        LoadGenService service = new LoadGenService(
+                null,
+                source -> ONE,
+                w -> CompletableFuture.completedFuture(
+                        w.worker() == 1
+                                ? JSON.createObjectNode()
+                                        .set(
+                                                "error",
+                                                JSON.createObjectNode()
+                                                        .put("field", "source")
+                                                        .put("message", "source: day.gz line 3: not JSON"))
+                                : workerReport(w.forWorker(w.worker()))),
+                null);
 
-        assertThatThrownBy(() -> service.run(new LoadGenRequest("day.gz", "rate", 100, 1, 0, 5, 0, 2, "r", -1),
-                Deadline.inMillis(60_000), new InvocationMetrics<>(LoadGenMetric.class)))
+        assertThatThrownBy(() -> service.run(
+                        new LoadGenRequest("day.gz", "rate", 100, 1, 0, 5, 0, 2, "r", -1),
+                        Deadline.inMillis(60_000),
+                        new InvocationMetrics<>(LoadGenMetric.class)))
                 .isInstanceOfSatisfying(LoadGenRequest.InvalidRequestException.class, e -> {
                     assertThat(e.field()).isEqualTo("source");
                     assertThat(e.getMessage()).contains("worker 1").contains("day.gz line 3: not JSON");

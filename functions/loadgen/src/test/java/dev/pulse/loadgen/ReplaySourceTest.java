@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.loadgen;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -40,7 +55,8 @@ class ReplaySourceTest {
         byte[] bad = "{\"name\":\"a\",\"ts\":1}\n{\"hello\":1}\n".getBytes(StandardCharsets.UTF_8);
 
         assertThatThrownBy(() -> ReplaySource.read(new ByteArrayInputStream(bad), false))
-                .isInstanceOf(LoadGenRequest.InvalidRequestException.class).hasMessageContaining("line 2");
+                .isInstanceOf(LoadGenRequest.InvalidRequestException.class)
+                .hasMessageContaining("line 2");
     }
 
     @Test
@@ -49,7 +65,8 @@ class ReplaySourceTest {
 
         assertThat(ReplaySource.load("ok.ndjson", root)).hasSize(1);
         assertThatThrownBy(() -> ReplaySource.load("../../etc/passwd", root))
-                .isInstanceOf(LoadGenRequest.InvalidRequestException.class).hasMessageContaining("source");
+                .isInstanceOf(LoadGenRequest.InvalidRequestException.class)
+                .hasMessageContaining("source");
     }
 
     private static final String OK = "{\"name\":\"a\",\"ts\":1,\"value\":1}\n";
@@ -63,19 +80,22 @@ class ReplaySourceTest {
     }
 
     @ParameterizedTest(name = "{1}")
-    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
-        "{\"data\":\"not base64!\",\"partitionKey\":\"k\"}|field data is not base64",
-        "{\"name\":|not JSON",
-        "[1,2]|not a JSON object",
-        "{\"hello\":1}|neither a recorded Kinesis record",
-        "{\"data\":\"AAAA\"}|field partitionKey must be a string",
-        "{\"data\":7,\"partitionKey\":\"k\"}|field data must be a string",
-        "{\"data\":\"AAAA\",\"partitionKey\":\"\"}|field partitionKey has 0 characters; a partition key has 1 to MAX_PARTITION_KEY_CHARS 256",
-        "{\"data\":\"AAAA\",\"partitionKey\":\"k\",\"arrival\":1.5}|field arrival must be an integer",
-        "{\"name\":\"a\",\"value\":1}|field ts must be epoch milliseconds or an ISO-8601 instant",
-        "{\"name\":\"a\",\"ts\":true,\"value\":1}|field ts must be epoch milliseconds or an ISO-8601 instant",
-        "{\"name\":\"a\",\"ts\":1,\"ts\":2}|not JSON (Duplicate field 'ts')",
-    })
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '`',
+            value = {
+                "{\"data\":\"not base64!\",\"partitionKey\":\"k\"}|field data is not base64",
+                "{\"name\":|not JSON",
+                "[1,2]|not a JSON object",
+                "{\"hello\":1}|neither a recorded Kinesis record",
+                "{\"data\":\"AAAA\"}|field partitionKey must be a string",
+                "{\"data\":7,\"partitionKey\":\"k\"}|field data must be a string",
+                "{\"data\":\"AAAA\",\"partitionKey\":\"\"}|field partitionKey has 0 characters; a partition key has 1 to MAX_PARTITION_KEY_CHARS 256",
+                "{\"data\":\"AAAA\",\"partitionKey\":\"k\",\"arrival\":1.5}|field arrival must be an integer",
+                "{\"name\":\"a\",\"value\":1}|field ts must be epoch milliseconds or an ISO-8601 instant",
+                "{\"name\":\"a\",\"ts\":true,\"value\":1}|field ts must be epoch milliseconds or an ISO-8601 instant",
+                "{\"name\":\"a\",\"ts\":1,\"ts\":2}|not JSON (Duplicate field 'ts')",
+            })
     void read_whenALineIsBad_namesTheSourceTheLineAndWhy(String line, String why) {
         assertThatThrownBy(() -> read(OK + "\n" + line + "\n" + OK))
                 .isInstanceOfSatisfying(LoadGenRequest.InvalidRequestException.class, e -> {
@@ -133,10 +153,13 @@ class ReplaySourceTest {
         }
         byte[] whole = gz.toByteArray();
 
-        assertThatThrownBy(() -> ReplaySource.read(new ByteArrayInputStream(OK.getBytes(StandardCharsets.UTF_8)), true,
-                "plain.gz")).hasMessageStartingWith("source: plain.gz line 1: not valid gzip");
-        assertThatThrownBy(() -> ReplaySource.read(new ByteArrayInputStream(java.util.Arrays.copyOf(whole, whole.length - 12)),
-                true, "cut.gz")).hasMessageContaining("cut.gz line").hasMessageContaining("gzip data ends early");
+        assertThatThrownBy(() -> ReplaySource.read(
+                        new ByteArrayInputStream(OK.getBytes(StandardCharsets.UTF_8)), true, "plain.gz"))
+                .hasMessageStartingWith("source: plain.gz line 1: not valid gzip");
+        assertThatThrownBy(() -> ReplaySource.read(
+                        new ByteArrayInputStream(java.util.Arrays.copyOf(whole, whole.length - 12)), true, "cut.gz"))
+                .hasMessageContaining("cut.gz line")
+                .hasMessageContaining("gzip data ends early");
         assertThatThrownBy(() -> ReplaySource.read(new ByteArrayInputStream(new byte[0]), true, "empty.gz"))
                 .hasMessageContaining("empty.gz line 1: the gzip data ends early");
     }

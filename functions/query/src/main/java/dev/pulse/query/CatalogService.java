@@ -1,10 +1,25 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.pulse.store.schema.KeyScheme;
 import dev.pulse.store.codec.PartialItems;
+import dev.pulse.store.schema.KeyScheme;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.HashMap;
@@ -34,8 +49,10 @@ public final class CatalogService {
         String name = params.get("name");
         String prefix = params.get("prefix");
         if ((name == null) == (prefix == null)) {
-            throw new BadRequestException(name == null ? "MissingField" : "InvalidField",
-                    "give exactly one of name or prefix", name == null ? "name" : "prefix");
+            throw new BadRequestException(
+                    name == null ? "MissingField" : "InvalidField",
+                    "give exactly one of name or prefix",
+                    name == null ? "name" : "prefix");
         }
         if (name != null && (name.isEmpty() || name.length() > 255)) {
             throw new BadRequestException("InvalidField", "name must be 1-255 characters", "name");
@@ -56,10 +73,15 @@ public final class CatalogService {
         String keyCondition = condition;
         QueryResponse resp;
         try {
-            resp = client.query(b -> b.tableName(table).keyConditionExpression(keyCondition)
-                    .expressionAttributeValues(values).limit(limit).exclusiveStartKey(start)).join();
+            resp = client.query(b -> b.tableName(table)
+                            .keyConditionExpression(keyCondition)
+                            .expressionAttributeValues(values)
+                            .limit(limit)
+                            .exclusiveStartKey(start))
+                    .join();
         } catch (java.util.concurrent.CompletionException e) {
-            if (start != null && e.getCause() instanceof software.amazon.awssdk.services.dynamodb.model.DynamoDbException d
+            if (start != null
+                    && e.getCause() instanceof software.amazon.awssdk.services.dynamodb.model.DynamoDbException d
                     && d.statusCode() == 400) {
                 throw new BadRequestException("InvalidField", "nextToken does not belong to this listing", "nextToken");
             }
@@ -76,7 +98,8 @@ public final class CatalogService {
                 ObjectNode dims = s.putObject("dims");
                 AttributeValue d = item.get(PartialItems.DIMS);
                 if (d != null && d.hasM()) {
-                    d.m().entrySet().stream().sorted(Map.Entry.comparingByKey())
+                    d.m().entrySet().stream()
+                            .sorted(Map.Entry.comparingByKey())
                             .forEach(e -> dims.put(e.getKey(), e.getValue().s()));
                 }
                 putKind(s, item);
@@ -90,8 +113,14 @@ public final class CatalogService {
             }
         }
         if (resp.hasLastEvaluatedKey() && !resp.lastEvaluatedKey().isEmpty()) {
-            out.put("nextToken", Base64.getUrlEncoder().withoutPadding()
-                    .encodeToString(resp.lastEvaluatedKey().get(KeyScheme.SK).s().getBytes(StandardCharsets.UTF_8)));
+            out.put(
+                    "nextToken",
+                    Base64.getUrlEncoder()
+                            .withoutPadding()
+                            .encodeToString(resp.lastEvaluatedKey()
+                                    .get(KeyScheme.SK)
+                                    .s()
+                                    .getBytes(StandardCharsets.UTF_8)));
         } else {
             out.putNull("nextToken");
         }
@@ -123,7 +152,8 @@ public final class CatalogService {
         throw new BadRequestException("InvalidField", "limit must be an integer from 1 to " + MAX_LIMIT, "limit");
     }
 
-    private static Map<String, AttributeValue> startKey(String token, String pk, String prefix) throws BadRequestException {
+    private static Map<String, AttributeValue> startKey(String token, String pk, String prefix)
+            throws BadRequestException {
         if (token == null) {
             return null;
         }

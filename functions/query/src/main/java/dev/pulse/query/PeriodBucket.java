@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import dev.pulse.aggregate.Sketches;
@@ -22,13 +37,14 @@ final class PeriodBucket {
      */
     static final int MAX_REMEMBERED = 8;
     /** Bytes one remembered label costs at most (a short String and its slot, a percentile pair), in weight units. */
-    private static final int REMEMBERED_WEIGHT = (MAX_REMEMBERED * 80 + RollupCache.ENCODED_BYTES_PER_UNIT - 1)
-            / RollupCache.ENCODED_BYTES_PER_UNIT;
+    private static final int REMEMBERED_WEIGHT =
+            (MAX_REMEMBERED * 80 + RollupCache.ENCODED_BYTES_PER_UNIT - 1) / RollupCache.ENCODED_BYTES_PER_UNIT;
 
     /** Start of the query's bucket this belongs to, epoch ms. */
     final long start;
     /** The bucket's summary; its sketch, if any, kept in its stored encoding (tens of bytes, not kilobytes). */
     final Summary summary;
+
     private final boolean withSketch;
     /** The exact sum rounded once: every repeat would otherwise add up the exact sum's partials again. */
     private final double sum;
@@ -42,6 +58,7 @@ final class PeriodBucket {
      * the pair is kept with its first part, at most one a bucket.
      */
     private PeriodBucket joinedWith;
+
     private PeriodBucket joined;
     /** Whether a join is remembered here: only on a bucket grouped from a rollup, never on a join's result. */
     private final boolean joinable;
@@ -64,8 +81,13 @@ final class PeriodBucket {
      * the grid through {@code phase}, leaving out entries at or after {@code endMillis}; the percentiles in
      * {@code stats} are computed while each merged sketch is decoded. Empty entries make no bucket.
      */
-    static PeriodBucket[] group(SortedMap<Long, Summary> entries, long periodMillis, long phase, long endMillis,
-            boolean withSketch, List<Stat> stats) {
+    static PeriodBucket[] group(
+            SortedMap<Long, Summary> entries,
+            long periodMillis,
+            long phase,
+            long endMillis,
+            boolean withSketch,
+            List<Stat> stats) {
         List<PeriodBucket> out = new ArrayList<>();
         long current = Long.MIN_VALUE;
         List<Summary> members = new ArrayList<>();
@@ -88,8 +110,8 @@ final class PeriodBucket {
         return out.toArray(PeriodBucket[]::new);
     }
 
-    private static PeriodBucket merge(long start, List<Summary> members, boolean withSketch, List<Stat> stats,
-            boolean joinable) {
+    private static PeriodBucket merge(
+            long start, List<Summary> members, boolean withSketch, List<Stat> stats, boolean joinable) {
         Summary merged = withSketch ? new Summary() : Summary.withoutSketch();
         members.forEach(merged::merge);
         PeriodBucket b;
@@ -107,8 +129,8 @@ final class PeriodBucket {
                     ranked.add(new double[] {s.q(), merged.rank(s.q())});
                 }
             }
-            Summary compact = Summary.withEncodedSketch(merged.count(), merged.exactSum(), merged.min(), merged.max(),
-                    Sketches.serialize(merged.sketch()));
+            Summary compact = Summary.withEncodedSketch(
+                    merged.count(), merged.exactSum(), merged.min(), merged.max(), Sketches.serialize(merged.sketch()));
             compact.restoreCounter(merged.counter());
             b = new PeriodBucket(start, compact, true, joinable);
             double[] p = new double[answered.size() * 2];

@@ -1,4 +1,21 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
+
+import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
@@ -28,8 +45,6 @@ import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 import software.amazon.lambda.powertools.metrics.Metrics;
-
-import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
 /**
  * Lambda entry point behind the HTTP API ({@code POST /query}, {@code GET /series}, and the Prometheus API under
@@ -70,8 +85,11 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
     }
 
     private QueryHandler(PulseConfig config, DynamoDbAsyncClient client) {
-        this(QueryFunction.service(config, client, Clock.systemUTC(), QueryFunction.cache()),
-                new CatalogService(client, config.tableName()), PulseMetrics.create("query"), config.safetyMarginMillis(),
+        this(
+                QueryFunction.service(config, client, Clock.systemUTC(), QueryFunction.cache()),
+                new CatalogService(client, config.tableName()),
+                PulseMetrics.create("query"),
+                config.safetyMarginMillis(),
                 Clock.systemUTC());
     }
 
@@ -86,28 +104,34 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
 
     @Override
     public APIGatewayV2HTTPResponse handleRequest(APIGatewayV2HTTPEvent event, Context context) {
-        return PowertoolsLogging.withLogging(context, () -> InvocationMetrics.measure(QueryMetric.class, metrics, counters -> {
-            long started = System.nanoTime();
-            counters.add(QueryMetric.COLD_START, coldStart.take() ? 1 : 0);
-            try {
-                return route(event, context, counters);
-            } catch (BadRequestException e) {
-                counters.increment(QueryMetric.BAD_REQUESTS);
-                LOG.info("bad request", entry("code", e.code()), entry("field", e.field()));
-                return error(400, e.code(), e.getMessage(), e.field());
-            } catch (RuntimeException e) {
-                LOG.error("query failed", e);
-                return error(500, "InternalError", "the query could not be answered; it is safe to retry", null);
-            } finally {
-                counters.set(QueryMetric.QUERY_LATENCY_MS, (System.nanoTime() - started) / 1e6);
-            }
-        }));
+        return PowertoolsLogging.withLogging(
+                context,
+                () -> InvocationMetrics.measure(QueryMetric.class, metrics, counters -> {
+                    long started = System.nanoTime();
+                    counters.add(QueryMetric.COLD_START, coldStart.take() ? 1 : 0);
+                    try {
+                        return route(event, context, counters);
+                    } catch (BadRequestException e) {
+                        counters.increment(QueryMetric.BAD_REQUESTS);
+                        LOG.info("bad request", entry("code", e.code()), entry("field", e.field()));
+                        return error(400, e.code(), e.getMessage(), e.field());
+                    } catch (RuntimeException e) {
+                        LOG.error("query failed", e);
+                        return error(
+                                500, "InternalError", "the query could not be answered; it is safe to retry", null);
+                    } finally {
+                        counters.set(QueryMetric.QUERY_LATENCY_MS, (System.nanoTime() - started) / 1e6);
+                    }
+                }));
     }
 
-    private APIGatewayV2HTTPResponse route(APIGatewayV2HTTPEvent event, Context context,
-            InvocationMetrics<QueryMetric> counters) throws BadRequestException {
-        String method = event.getRequestContext() == null || event.getRequestContext().getHttp() == null
-                ? "" : event.getRequestContext().getHttp().getMethod();
+    private APIGatewayV2HTTPResponse route(
+            APIGatewayV2HTTPEvent event, Context context, InvocationMetrics<QueryMetric> counters)
+            throws BadRequestException {
+        String method =
+                event.getRequestContext() == null || event.getRequestContext().getHttp() == null
+                        ? ""
+                        : event.getRequestContext().getHttp().getMethod();
         String path = event.getRawPath() == null ? "" : event.getRawPath();
         if (path.startsWith(PROMETHEUS_PREFIX)) {
             return prometheus(event, context, counters, method, path.substring(PROMETHEUS_PREFIX.length()));
@@ -124,25 +148,33 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
             if (!"GET".equals(method)) {
                 return error(405, "MethodNotAllowed", "use GET /series", null);
             }
-            Map<String, String> params = event.getQueryStringParameters() == null ? Map.of() : event.getQueryStringParameters();
+            Map<String, String> params =
+                    event.getQueryStringParameters() == null ? Map.of() : event.getQueryStringParameters();
             return ok(catalog.list(params));
         }
-        return error(404, "NotFound", "no route " + method + " " + path + "; the API has POST /query and GET /series", null);
+        return error(
+                404, "NotFound", "no route " + method + " " + path + "; the API has POST /query and GET /series", null);
     }
 
     /**
      * One Prometheus API call: parameters from the query string and the form body, Prometheus' envelope back, its
      * error types with their statuses.
      */
-    private APIGatewayV2HTTPResponse prometheus(APIGatewayV2HTTPEvent event, Context context,
-            InvocationMetrics<QueryMetric> counters, String method, String endpoint) {
+    private APIGatewayV2HTTPResponse prometheus(
+            APIGatewayV2HTTPEvent event,
+            Context context,
+            InvocationMetrics<QueryMetric> counters,
+            String method,
+            String endpoint) {
         try {
             String labelName = null;
-            if (endpoint.startsWith("label/") && endpoint.endsWith("/values")
+            if (endpoint.startsWith("label/")
+                    && endpoint.endsWith("/values")
                     && endpoint.length() > "label//values".length()) {
                 try {
-                    labelName = java.net.URLDecoder.decode(endpoint.substring("label/".length(),
-                            endpoint.length() - "/values".length()), StandardCharsets.UTF_8);
+                    labelName = java.net.URLDecoder.decode(
+                            endpoint.substring("label/".length(), endpoint.length() - "/values".length()),
+                            StandardCharsets.UTF_8);
                 } catch (IllegalArgumentException e) {
                     throw new PromQlException(PromQlException.Type.BAD_DATA, "invalid URL escape in the label name");
                 }
@@ -151,20 +183,32 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
             if (endpoint.equals("status/buildinfo")) {
                 endpoint = "buildinfo";
             }
-            boolean knownEndpoint = java.util.Set.of("query", "query_range", "series", "labels", "label_values",
-                    "buildinfo", "metadata", "query_exemplars", "format_query").contains(endpoint);
+            boolean knownEndpoint = java.util.Set.of(
+                            "query",
+                            "query_range",
+                            "series",
+                            "labels",
+                            "label_values",
+                            "buildinfo",
+                            "metadata",
+                            "query_exemplars",
+                            "format_query")
+                    .contains(endpoint);
             if (!knownEndpoint) {
-                return prometheusError(404, "not_found", "no Prometheus API endpoint " + method + " " + event.getRawPath());
+                return prometheusError(
+                        404, "not_found", "no Prometheus API endpoint " + method + " " + event.getRawPath());
             }
             // As Prometheus routes them: the label values, build information and metadata are GET only.
-            boolean postAllowed = !java.util.Set.of("label_values", "buildinfo", "metadata").contains(endpoint);
+            boolean postAllowed =
+                    !java.util.Set.of("label_values", "buildinfo", "metadata").contains(endpoint);
             if (!"GET".equals(method) && !(postAllowed && "POST".equals(method))) {
                 return prometheusError(405, "bad_data", "method " + method + " not allowed");
             }
             String body = "POST".equals(method) ? body(event) : null;
             if (body != null && body.length() > QueryLimits.MAX_BODY_BYTES) {
-                throw new PromQlException(PromQlException.Type.BAD_DATA, "request body is larger than "
-                        + QueryLimits.MAX_BODY_BYTES + " bytes");
+                throw new PromQlException(
+                        PromQlException.Type.BAD_DATA,
+                        "request body is larger than " + QueryLimits.MAX_BODY_BYTES + " bytes");
             }
             ApiParams params = ApiParams.parse(body, event.getRawQueryString());
             long budget = Math.min(MAX_BUDGET_MILLIS, context.getRemainingTimeInMillis() - safetyMarginMillis);
@@ -207,7 +251,8 @@ public final class QueryHandler implements RequestHandler<APIGatewayV2HTTPEvent,
      */
     static String toJson(NativeResult r, NativeQuery request) {
         // Sized for the numbers up front (about 12 characters each), so the buffer rarely grows on a large answer.
-        long numbers = (long) r.timestamps().size() * (1 + r.series().stream().mapToLong(s -> s.values().size()).sum());
+        long numbers = (long) r.timestamps().size()
+                * (1 + r.series().stream().mapToLong(s -> s.values().size()).sum());
         java.io.StringWriter w = new java.io.StringWriter((int) Math.min(1 << 24, 256 + numbers * 12));
         try (JsonGenerator g = JSON.getFactory().createGenerator(w)) {
             g.writeStartObject();

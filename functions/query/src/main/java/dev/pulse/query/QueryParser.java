@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import com.fasterxml.jackson.core.JsonFactory;
@@ -36,13 +51,17 @@ public final class QueryParser {
      * 64 KB of digits to a BigInteger takes half a second. A longer one is refused naming its field.
      */
     private static final int MAX_NUMBER_LENGTH = 100;
+
     private static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxNumberLength(MAX_NUMBER_LENGTH)
-                    .maxNestingDepth(32).build())
+            .streamReadConstraints(StreamReadConstraints.builder()
+                    .maxNumberLength(MAX_NUMBER_LENGTH)
+                    .maxNestingDepth(32)
+                    .build())
             .build());
     private static final long MINUTE = 60_000L;
     /** 9999-12-31T23:59:59.999Z: keeps every later sum of instants and periods far from overflow. */
     private static final long MAX_INSTANT = 253_402_300_799_999L;
+
     private static final DatapointValidator NAMES = DatapointValidator.create();
     /**
      * Longest instant or duration text read (an ISO-8601 instant with nanoseconds and an offset is 35 characters):
@@ -52,16 +71,15 @@ public final class QueryParser {
     /** Longest nextToken: a series offset and a fingerprint, base64, are under 30 characters. */
     private static final int MAX_TOKEN_LENGTH = 100;
 
-    private QueryParser() {
-    }
+    private QueryParser() {}
 
     public static NativeQuery parse(String body) throws BadRequestException {
         if (body == null || body.isBlank()) {
             throw new BadRequestException("MissingField", "request body is required", null);
         }
         if (body.length() > QueryLimits.MAX_BODY_BYTES) {
-            throw new BadRequestException("LimitExceeded", "request body is larger than " + QueryLimits.MAX_BODY_BYTES
-                    + " bytes", null);
+            throw new BadRequestException(
+                    "LimitExceeded", "request body is larger than " + QueryLimits.MAX_BODY_BYTES + " bytes", null);
         }
         JsonNode root;
         JsonParser parser = null;
@@ -71,8 +89,8 @@ public final class QueryParser {
         } catch (StreamConstraintsException e) {
             String field = field(parser.getParsingContext().pathAsPointer());
             if (e.getMessage().startsWith("Number value length") && !field.isEmpty()) {
-                throw new BadRequestException("InvalidField", field + " is a number longer than " + MAX_NUMBER_LENGTH
-                        + " characters", field);
+                throw new BadRequestException(
+                        "InvalidField", field + " is a number longer than " + MAX_NUMBER_LENGTH + " characters", field);
             }
             throw new BadRequestException("MalformedJson", "body is not valid JSON: " + e.getOriginalMessage(), null);
         } catch (JsonProcessingException e) {
@@ -99,15 +117,18 @@ public final class QueryParser {
             throw new BadRequestException("InvalidField", "end must be after start", "end");
         }
         if (end - start > QueryLimits.MAX_RANGE.toMillis()) {
-            throw new BadRequestException("LimitExceeded", "range is longer than " + QueryLimits.MAX_RANGE.toDays()
-                    + " days", "end");
+            throw new BadRequestException(
+                    "LimitExceeded", "range is longer than " + QueryLimits.MAX_RANGE.toDays() + " days", "end");
         }
         long period = period(root.get("period"));
         List<Stat> stats = stats(root.get("stats"));
         long buckets = (end - start + period * 1000 - 1) / (period * 1000);
         if (buckets > QueryLimits.MAX_BUCKETS) {
-            throw new BadRequestException("LimitExceeded", "range / period gives " + buckets + " buckets, at most "
-                    + QueryLimits.MAX_BUCKETS + " allowed: use a longer period", "period");
+            throw new BadRequestException(
+                    "LimitExceeded",
+                    "range / period gives " + buckets + " buckets, at most " + QueryLimits.MAX_BUCKETS
+                            + " allowed: use a longer period",
+                    "period");
         }
         int offset = 0;
         JsonNode token = root.get("nextToken");
@@ -132,8 +153,9 @@ public final class QueryParser {
 
     /** The token that continues {@code request} at series {@code offset}. */
     public static String nextToken(NativeQuery request, int offset) {
-        String raw = offset + ":" + fingerprint(request.series(), request.start(), request.end(), request.periodSeconds(),
-                request.stats());
+        String raw = offset + ":"
+                + fingerprint(
+                        request.series(), request.start(), request.end(), request.periodSeconds(), request.stats());
         return Base64.getUrlEncoder().withoutPadding().encodeToString(raw.getBytes(StandardCharsets.UTF_8));
     }
 
@@ -145,8 +167,10 @@ public final class QueryParser {
             throw new BadRequestException("InvalidField", "series must be a non-empty array", "series");
         }
         if (node.size() > QueryLimits.MAX_SERIES) {
-            throw new BadRequestException("LimitExceeded", node.size() + " series requested, at most "
-                    + QueryLimits.MAX_SERIES + " allowed", "series");
+            throw new BadRequestException(
+                    "LimitExceeded",
+                    node.size() + " series requested, at most " + QueryLimits.MAX_SERIES + " allowed",
+                    "series");
         }
         List<SeriesSpec> out = new ArrayList<>(node.size());
         Map<String, Integer> seen = new HashMap<>();
@@ -158,20 +182,21 @@ public final class QueryParser {
             }
             JsonNode name = s.get("name");
             if (name == null || !name.isTextual()) {
-                throw new BadRequestException(name == null ? "MissingField" : "InvalidField",
-                        at + ".name must be a string", at + ".name");
+                throw new BadRequestException(
+                        name == null ? "MissingField" : "InvalidField", at + ".name must be a string", at + ".name");
             }
             Map<String, String> dims = new HashMap<>();
             JsonNode d = s.get("dims");
             if (d != null && !d.isNull()) {
                 if (!d.isObject()) {
-                    throw new BadRequestException("InvalidField", at + ".dims must be an object of strings", at + ".dims");
+                    throw new BadRequestException(
+                            "InvalidField", at + ".dims must be an object of strings", at + ".dims");
                 }
-                for (Iterator<Map.Entry<String, JsonNode>> it = d.fields(); it.hasNext();) {
+                for (Iterator<Map.Entry<String, JsonNode>> it = d.fields(); it.hasNext(); ) {
                     Map.Entry<String, JsonNode> e = it.next();
                     if (!e.getValue().isTextual()) {
-                        throw new BadRequestException("InvalidField", at + ".dims." + e.getKey() + " must be a string",
-                                at + ".dims");
+                        throw new BadRequestException(
+                                "InvalidField", at + ".dims." + e.getKey() + " must be a string", at + ".dims");
                     }
                     dims.put(e.getKey(), e.getValue().asText());
                 }
@@ -186,7 +211,8 @@ public final class QueryParser {
             SeriesSpec spec = new SeriesSpec(name.asText(), Map.copyOf(dims));
             Integer earlier = seen.putIfAbsent(spec.key(), i);
             if (earlier != null) {
-                throw new BadRequestException("InvalidField", at + " is the same series as series[" + earlier + "]", at);
+                throw new BadRequestException(
+                        "InvalidField", at + " is the same series as series[" + earlier + "]", at);
             }
             out.add(spec);
         }
@@ -220,8 +246,10 @@ public final class QueryParser {
                 }
             }
         }
-        throw new BadRequestException("InvalidField", field + " must be an ISO-8601 instant (2026-11-21T12:00:00Z) or"
-                + " epoch milliseconds", field);
+        throw new BadRequestException(
+                "InvalidField",
+                field + " must be an ISO-8601 instant (2026-11-21T12:00:00Z) or" + " epoch milliseconds",
+                field);
     }
 
     static long period(JsonNode node) throws BadRequestException {
@@ -235,23 +263,27 @@ public final class QueryParser {
             try {
                 Duration d = Duration.parse(node.asText());
                 if (d.getNano() != 0) {
-                    throw new BadRequestException("InvalidField", "period must be whole seconds, a multiple of 60", "period");
+                    throw new BadRequestException(
+                            "InvalidField", "period must be whole seconds, a multiple of 60", "period");
                 }
                 seconds = d.getSeconds();
             } catch (DateTimeParseException | ArithmeticException e) {
-                throw new BadRequestException("InvalidField", "period must be an ISO-8601 duration (PT5M) or seconds",
-                        "period");
+                throw new BadRequestException(
+                        "InvalidField", "period must be an ISO-8601 duration (PT5M) or seconds", "period");
             }
         } else {
-            throw new BadRequestException("InvalidField", "period must be an ISO-8601 duration (PT5M) or seconds", "period");
+            throw new BadRequestException(
+                    "InvalidField", "period must be an ISO-8601 duration (PT5M) or seconds", "period");
         }
         if (seconds > QueryLimits.MAX_RANGE.toSeconds()) {
-            throw new BadRequestException("LimitExceeded", "period is longer than the longest range ("
-                    + QueryLimits.MAX_RANGE.toDays() + " days)", "period");
+            throw new BadRequestException(
+                    "LimitExceeded",
+                    "period is longer than the longest range (" + QueryLimits.MAX_RANGE.toDays() + " days)",
+                    "period");
         }
         if (seconds < 60 || seconds % 60 != 0) {
-            throw new BadRequestException("InvalidField", "period must be a positive multiple of 60 seconds, got "
-                    + seconds, "period");
+            throw new BadRequestException(
+                    "InvalidField", "period must be a positive multiple of 60 seconds, got " + seconds, "period");
         }
         return seconds;
     }
@@ -264,8 +296,10 @@ public final class QueryParser {
             throw new BadRequestException("InvalidField", "stats must be a non-empty array", "stats");
         }
         if (node.size() > QueryLimits.MAX_STATS) {
-            throw new BadRequestException("LimitExceeded", node.size() + " stats requested, at most "
-                    + QueryLimits.MAX_STATS + " allowed", "stats");
+            throw new BadRequestException(
+                    "LimitExceeded",
+                    node.size() + " stats requested, at most " + QueryLimits.MAX_STATS + " allowed",
+                    "stats");
         }
         Set<String> seen = new LinkedHashSet<>();
         List<Stat> out = new ArrayList<>();
@@ -273,8 +307,11 @@ public final class QueryParser {
             JsonNode s = node.get(i);
             Stat stat = s.isTextual() ? Stat.parse(s.asText()) : null;
             if (stat == null) {
-                throw new BadRequestException("InvalidField", "stats[" + i + "]: unknown stat " + s
-                        + " (count, sum, avg, min, max or a percentile such as p50, p99.9)", "stats[" + i + "]");
+                throw new BadRequestException(
+                        "InvalidField",
+                        "stats[" + i + "]: unknown stat " + s
+                                + " (count, sum, avg, min, max or a percentile such as p50, p99.9)",
+                        "stats[" + i + "]");
             }
             if (seen.add(stat.label())) {
                 out.add(stat);
@@ -302,7 +339,12 @@ public final class QueryParser {
 
     /** Ties a token to its query, so a token replayed with another query is refused rather than misread. */
     private static String fingerprint(List<SeriesSpec> series, long start, long end, long period, List<Stat> stats) {
-        StringBuilder sb = new StringBuilder().append(start).append('/').append(end).append('/').append(period);
+        StringBuilder sb = new StringBuilder()
+                .append(start)
+                .append('/')
+                .append(end)
+                .append('/')
+                .append(period);
         stats.forEach(s -> sb.append('/').append(s.label()));
         series.forEach(s -> sb.append('/').append(s.key()));
         return Integer.toHexString(sb.toString().hashCode());

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPEvent;
@@ -35,16 +50,16 @@ final class QueryPriming extends Priming {
     protected int prime() throws Exception {
         int paths = primeCodecs() + primePeriodBuckets();
         try (PrimingClients clients = new PrimingClients()) {
-            QueryHandler handler = QueryFunction.handler(config, clients.dynamoDb(), Clock.systemUTC(),
-                    throwawayMetrics());
+            QueryHandler handler =
+                    QueryFunction.handler(config, clients.dynamoDb(), Clock.systemUTC(), throwawayMetrics());
             PrimingContext context = new PrimingContext();
             for (int round = 0; round < ROUNDS; round++) {
                 for (APIGatewayV2HTTPEvent event : events(Instant.now())) {
                     APIGatewayV2HTTPResponse response = handler.handleRequest(event, context);
                     boolean bad = event.getBody() != null && event.getBody().contains("\"priming-bad\"");
                     if (response.getStatusCode() != (bad ? 400 : 200)) {
-                        throw new IllegalStateException("priming request answered " + response.getStatusCode() + ": "
-                                + response.getBody());
+                        throw new IllegalStateException(
+                                "priming request answered " + response.getStatusCode() + ": " + response.getBody());
                     }
                     if (RuntimeSerialization.roundTrip(APIGatewayV2HTTPEvent.class, event)) {
                         RuntimeSerialization.write(APIGatewayV2HTTPResponse.class, response);
@@ -68,7 +83,9 @@ final class QueryPriming extends Priming {
             for (int v = 1; v <= 6; v++) {
                 s.add(m + v * 3.5);
             }
-            hour.put(m * 60_000L, dev.pulse.store.codec.SummaryCodec.decode(dev.pulse.store.codec.SummaryCodec.encode(s), true));
+            hour.put(
+                    m * 60_000L,
+                    dev.pulse.store.codec.SummaryCodec.decode(dev.pulse.store.codec.SummaryCodec.encode(s), true));
         }
         List<Stat> stats = List.of(Stat.parse("count"), Stat.parse("avg"), Stat.parse("max"), Stat.parse("p99"));
         long period = 300_000L;
@@ -93,22 +110,32 @@ final class QueryPriming extends Priming {
      */
     static List<APIGatewayV2HTTPEvent> events(Instant now) {
         Instant end = now.truncatedTo(ChronoUnit.HOURS);
-        String query = "{\"series\":[{\"name\":\"pulse.priming\",\"dims\":{\"fn\":\"query\"}},{\"name\":\"Priming/Latency\"}],"
-                + "\"start\":\"" + end.minus(2, ChronoUnit.DAYS) + "\",\"end\":\"" + end + "\",\"period\":\"PT1H\","
-                + "\"stats\":[\"count\",\"sum\",\"avg\",\"min\",\"max\",\"p50\",\"p99\",\"p99.9\"]}";
-        String recent = "{\"series\":[{\"name\":\"pulse.priming\"}],\"start\":" + now.minus(1, ChronoUnit.HOURS).toEpochMilli()
-                + ",\"end\":" + now.toEpochMilli() + ",\"period\":60,\"stats\":[\"avg\",\"p90\"]}";
+        String query =
+                "{\"series\":[{\"name\":\"pulse.priming\",\"dims\":{\"fn\":\"query\"}},{\"name\":\"Priming/Latency\"}],"
+                        + "\"start\":\"" + end.minus(2, ChronoUnit.DAYS) + "\",\"end\":\"" + end
+                        + "\",\"period\":\"PT1H\","
+                        + "\"stats\":[\"count\",\"sum\",\"avg\",\"min\",\"max\",\"p50\",\"p99\",\"p99.9\"]}";
+        String recent = "{\"series\":[{\"name\":\"pulse.priming\"}],\"start\":"
+                + now.minus(1, ChronoUnit.HOURS).toEpochMilli() + ",\"end\":" + now.toEpochMilli()
+                + ",\"period\":60,\"stats\":[\"avg\",\"p90\"]}";
         String bad = "{\"series\":[{\"name\":\"priming-bad\"}],\"start\":\"yesterday\"}";
         // The Prometheus API: the PromQL parser, evaluator and catalog matcher (no series in priming: no reads).
         APIGatewayV2HTTPEvent promql = request("GET", "/prometheus/api/v1/query_range", null, null);
-        promql.setRawQueryString("query=" + java.net.URLEncoder.encode("sum by (fn) (quantile_over_time(0.99, "
-                + "pulse.priming{fn=~\"q.*\"}[5m])) * 2", java.nio.charset.StandardCharsets.UTF_8) + "&start="
+        promql.setRawQueryString("query="
+                + java.net.URLEncoder.encode(
+                        "sum by (fn) (quantile_over_time(0.99, " + "pulse.priming{fn=~\"q.*\"}[5m])) * 2",
+                        java.nio.charset.StandardCharsets.UTF_8)
+                + "&start="
                 + now.minus(1, ChronoUnit.HOURS).getEpochSecond() + "&end=" + now.getEpochSecond() + "&step=60");
         APIGatewayV2HTTPEvent labels = request("GET", "/prometheus/api/v1/label/__name__/values", null, null);
-        return List.of(request("POST", "/query", query, null), request("POST", "/query", recent, null),
+        return List.of(
+                request("POST", "/query", query, null),
+                request("POST", "/query", recent, null),
                 request("GET", "/series", null, Map.of("name", "pulse.priming")),
                 request("GET", "/series", null, Map.of("prefix", "pulse.")),
-                request("POST", "/query", bad, null), promql, labels);
+                request("POST", "/query", bad, null),
+                promql,
+                labels);
     }
 
     private static APIGatewayV2HTTPEvent request(String method, String path, String body, Map<String, String> params) {
@@ -124,8 +151,12 @@ final class QueryPriming extends Priming {
                         .withRequestId(PrimingContext.REQUEST_ID)
                         .withRouteKey(method + " " + path)
                         .withStage("$default")
-                        .withHttp(APIGatewayV2HTTPEvent.RequestContext.Http.builder().withMethod(method).withPath(path)
-                                .withProtocol("HTTP/1.1").withSourceIp("127.0.0.1").build())
+                        .withHttp(APIGatewayV2HTTPEvent.RequestContext.Http.builder()
+                                .withMethod(method)
+                                .withPath(path)
+                                .withProtocol("HTTP/1.1")
+                                .withSourceIp("127.0.0.1")
+                                .build())
                         .build())
                 .build();
     }

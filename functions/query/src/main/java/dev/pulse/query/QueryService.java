@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import dev.pulse.aggregate.Summary;
@@ -5,10 +20,10 @@ import dev.pulse.concurrent.Bounded;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.schema.KeyScheme;
-import dev.pulse.store.read.LatestPartials;
 import dev.pulse.store.codec.RollupItems;
 import dev.pulse.store.codec.SummaryAttributes;
+import dev.pulse.store.read.LatestPartials;
+import dev.pulse.store.schema.KeyScheme;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -54,17 +69,22 @@ public final class QueryService {
     static final long DAY = 86_400_000L;
     /** DynamoDB's BatchGetItem limit. */
     static final int BATCH_GET = 100;
+
     private static final Backoff RETRY = new Backoff(10, 500);
     private static final int MAX_BATCH_GET_ATTEMPTS = 8;
     /** Ingest's default ACCEPT_FUTURE_SECONDS: datapoints at most this far ahead of arrival. */
     static final long FUTURE_WINDOW = 2 * HOUR;
+
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(QueryService.class);
 
     /** What to read for one series: an item (daily or hourly) or an hour of partials. */
-    record Unit(Level level, long start) {
-    }
+    record Unit(Level level, long start) {}
 
-    enum Level { DAILY, HOURLY, PARTIALS }
+    enum Level {
+        DAILY,
+        HOURLY,
+        PARTIALS
+    }
 
     /**
      * How long each level is kept ({@code PARTIAL_TTL_DAYS}, {@code HOURLY_TTL_DAYS}, {@code DAILY_TTL_DAYS}), ms.
@@ -75,7 +95,8 @@ public final class QueryService {
     public record Retention(long partialMillis, long hourlyMillis, long dailyMillis) {
 
         /** Nothing expires (tests and tools that never reach a retention). */
-        public static final Retention UNLIMITED = new Retention(Long.MAX_VALUE / 4, Long.MAX_VALUE / 4, Long.MAX_VALUE / 4);
+        public static final Retention UNLIMITED =
+                new Retention(Long.MAX_VALUE / 4, Long.MAX_VALUE / 4, Long.MAX_VALUE / 4);
 
         /** Whether every partial of the hour is still stored: the first minute's expire first. */
         boolean partialsWhole(long hour, long now) {
@@ -105,7 +126,12 @@ public final class QueryService {
     private final Retention retention;
     private final long futureWindowMillis;
 
-    public QueryService(DynamoDbAsyncClient client, String table, int concurrency, long graceMillis, RollupCache cache,
+    public QueryService(
+            DynamoDbAsyncClient client,
+            String table,
+            int concurrency,
+            long graceMillis,
+            RollupCache cache,
             Clock clock) {
         this(client, table, concurrency, graceMillis, cache, clock, Retention.UNLIMITED, FUTURE_WINDOW);
     }
@@ -115,8 +141,15 @@ public final class QueryService {
      * accepts datapoints ({@code ACCEPT_FUTURE_SECONDS}): nothing later than now plus that can hold data, so it is
      * never read.
      */
-    public QueryService(DynamoDbAsyncClient client, String table, int concurrency, long graceMillis, RollupCache cache,
-            Clock clock, Retention retention, long futureWindowMillis) {
+    public QueryService(
+            DynamoDbAsyncClient client,
+            String table,
+            int concurrency,
+            long graceMillis,
+            RollupCache cache,
+            Clock clock,
+            Retention retention,
+            long futureWindowMillis) {
         this.client = client;
         this.table = table;
         this.concurrency = concurrency;
@@ -138,19 +171,27 @@ public final class QueryService {
         long firstDay = Math.floorDiv(r.start(), DAY) * DAY;
         if (!retention.dailyKept(firstDay, now)) {
             long oldest = Math.floorDiv(now - retention.dailyMillis(), DAY) * DAY;
-            throw new BadRequestException("InvalidField", "data is kept for " + retention.days(retention.dailyMillis())
-                    + " days (DAILY_TTL_DAYS): start must not be before " + java.time.Instant.ofEpochMilli(oldest), "start");
+            throw new BadRequestException(
+                    "InvalidField",
+                    "data is kept for " + retention.days(retention.dailyMillis())
+                            + " days (DAILY_TTL_DAYS): start must not be before "
+                            + java.time.Instant.ofEpochMilli(oldest),
+                    "start");
         }
         String minuteDetail = "minute detail is kept for " + retention.days(retention.hourlyMillis())
                 + " days (HOURLY_TTL_DAYS); older ranges are answered from daily rollups, which hold whole hours: ";
         boolean hourAligned = r.start() % HOUR == 0 && r.periodMillis() % HOUR == 0;
         if (!hourAligned && !retention.hourlyKept(Math.floorDiv(r.start(), HOUR) * HOUR, now)) {
             boolean period = r.periodMillis() % HOUR != 0;
-            throw new BadRequestException("InvalidField", minuteDetail + (period ? "use a period that is a multiple of"
-                    + " PT1H" : "use a start on a whole hour"), period ? "period" : "start");
+            throw new BadRequestException(
+                    "InvalidField",
+                    minuteDetail
+                            + (period ? "use a period that is a multiple of" + " PT1H" : "use a start on a whole hour"),
+                    period ? "period" : "start");
         }
         // Hour-aligned: the end's day is read hour by hour when the end cuts an hour (plan), from its first hour read.
-        if (hourAligned && r.end() % HOUR != 0
+        if (hourAligned
+                && r.end() % HOUR != 0
                 && !retention.hourlyKept(Math.max(Math.floorDiv(r.end(), DAY) * DAY, r.start()), now)) {
             throw new BadRequestException("InvalidField", minuteDetail + "use an end on a whole hour", "end");
         }
@@ -194,16 +235,13 @@ public final class QueryService {
     }
 
     /** One series' bucket summaries, null where a bucket is empty. */
-    public record SeriesSummaries(SeriesSpec series, Summary[] buckets) {
-    }
+    public record SeriesSummaries(SeriesSpec series, Summary[] buckets) {}
 
     /** A page of {@link #summaries}: the series served, and those not served (as {@link NativeResult#unprocessed}). */
-    public record SummaryPage(List<SeriesSummaries> series, List<NativeResult.Unprocessed> unprocessed) {
-    }
+    public record SummaryPage(List<SeriesSummaries> series, List<NativeResult.Unprocessed> unprocessed) {}
 
     /** A page's reads done: the series served with their buckets, those not served, and where the page ends. */
-    private record Page(Map<SeriesSpec, Buckets> served, List<NativeResult.Unprocessed> unprocessed, int to) {
-    }
+    private record Page(Map<SeriesSpec, Buckets> served, List<NativeResult.Unprocessed> unprocessed, int to) {}
 
     private Page page(NativeQuery request, Deadline deadline, InvocationMetrics<QueryMetric> metrics)
             throws BadRequestException {
@@ -213,7 +251,8 @@ public final class QueryService {
         boolean withSketch = request.stats().stream().anyMatch(Stat::needsSketch);
         int unitsPerSeries = Math.max(1, plan(request, now).size());
         // A page is bounded three ways: points in the response, sketches held (percentiles only) and reads.
-        int pageSize = Math.min(QueryLimits.MAX_POINTS / Math.max(1, buckets * request.stats().size()),
+        int pageSize = Math.min(
+                QueryLimits.MAX_POINTS / Math.max(1, buckets * request.stats().size()),
                 QueryLimits.MAX_READS / unitsPerSeries);
         if (withSketch) {
             pageSize = Math.min(pageSize, QueryLimits.MAX_SKETCH_BUCKETS / Math.max(1, buckets));
@@ -246,8 +285,12 @@ public final class QueryService {
             @Override
             public void rollup(RollupRead r, SortedMap<Long, Summary> entries, long expiresAt) {
                 String shape = shapeKey(request, r);
-                PeriodBucket[] grouped = PeriodBucket.group(entries, request.periodMillis(),
-                        Math.floorMod(request.start(), request.periodMillis()), cut(request, r.unit()), withSketch,
+                PeriodBucket[] grouped = PeriodBucket.group(
+                        entries,
+                        request.periodMillis(),
+                        Math.floorMod(request.start(), request.periodMillis()),
+                        cut(request, r.unit()),
+                        withSketch,
                         request.stats());
                 cache.putPeriodBuckets(shape, grouped, expiresAt, now);
                 periodBuckets(r.series(), grouped);
@@ -273,8 +316,8 @@ public final class QueryService {
             SeriesSpec s = r.getKey();
             Unit u = r.getValue();
             if (u.level() == Level.PARTIALS) {
-                tasks.add(() -> readPartials(s, u, withSketch, metrics, sink)
-                        .thenAccept(entries -> sink.entries(s, entries)));
+                tasks.add(() ->
+                        readPartials(s, u, withSketch, metrics, sink).thenAccept(entries -> sink.entries(s, entries)));
                 continue;
             }
             RollupRead read = RollupRead.of(s, seriesKeys.computeIfAbsent(s, SeriesSpec::key), u, withSketch);
@@ -296,8 +339,8 @@ public final class QueryService {
             List<RollupRead> chunk = uncached.subList(i, Math.min(uncached.size(), i + BATCH_GET));
             tasks.add(() -> batchGet(chunk, 0, now, deadline, metrics, sink));
         }
-        CompletableFuture<Void> all = Bounded.forEach(tasks, concurrency, java.util.function.Supplier::get,
-                deadline::expired);
+        CompletableFuture<Void> all =
+                Bounded.forEach(tasks, concurrency, java.util.function.Supplier::get, deadline::expired);
         String failure = null;
         try {
             all.get(Math.max(1, deadline.remainingMillis()), TimeUnit.MILLISECONDS);
@@ -354,19 +397,22 @@ public final class QueryService {
     }
 
     /** The minute summaries of one open hour, merged from its partials. */
-    private CompletableFuture<SortedMap<Long, Summary>> readPartials(SeriesSpec s, Unit u, boolean withSketch,
-            InvocationMetrics<QueryMetric> metrics, Reads sink) {
+    private CompletableFuture<SortedMap<Long, Summary>> readPartials(
+            SeriesSpec s, Unit u, boolean withSketch, InvocationMetrics<QueryMetric> metrics, Reads sink) {
         SortedMap<Long, Summary> minutes = new TreeMap<>();
         LatestPartials latest = new LatestPartials(item -> minutes.computeIfAbsent(
-                KeyScheme.partialMinute(u.start(), item.get(KeyScheme.SK).s()), m -> withSketch ? new Summary() : Summary.withoutSketch())
+                        KeyScheme.partialMinute(
+                                u.start(), item.get(KeyScheme.SK).s()),
+                        m -> withSketch ? new Summary() : Summary.withoutSketch())
                 .merge(SummaryAttributes.read(item, withSketch)));
         return query(KeyScheme.partialPk(s.key(), u.start()), sink, item -> {
-            metrics.increment(QueryMetric.ITEMS_READ);
-            latest.accept(item);
-        }).thenApply(v -> {
-            latest.finish();
-            return minutes;
-        });
+                    metrics.increment(QueryMetric.ITEMS_READ);
+                    latest.accept(item);
+                })
+                .thenApply(v -> {
+                    latest.finish();
+                    return minutes;
+                });
     }
 
     /**
@@ -380,7 +426,8 @@ public final class QueryService {
 
         static RollupRead of(SeriesSpec series, String seriesKey, Unit unit, boolean withSketch) {
             boolean daily = unit.level() == Level.DAILY;
-            String pk = daily ? KeyScheme.dailyPk(seriesKey, unit.start()) : KeyScheme.hourlyPk(seriesKey, unit.start());
+            String pk =
+                    daily ? KeyScheme.dailyPk(seriesKey, unit.start()) : KeyScheme.hourlyPk(seriesKey, unit.start());
             String sk = daily ? KeyScheme.day(unit.start()) : KeyScheme.hour(unit.start());
             return new RollupRead(series, unit, withSketch, pk, sk, pk + "|" + sk);
         }
@@ -390,29 +437,39 @@ public final class QueryService {
      * Reads up to 100 rollup items in one BatchGetItem, retrying UnprocessedKeys with backoff; a key that
      * comes back with no item is a closed hour or day without data. Every result is cached.
      */
-    private CompletableFuture<Void> batchGet(List<RollupRead> reads, int attempt, long now, Deadline deadline,
-            InvocationMetrics<QueryMetric> metrics, Reads sink) {
+    private CompletableFuture<Void> batchGet(
+            List<RollupRead> reads,
+            int attempt,
+            long now,
+            Deadline deadline,
+            InvocationMetrics<QueryMetric> metrics,
+            Reads sink) {
         Map<String, RollupRead> byKey = new LinkedHashMap<>();
         List<Map<String, AttributeValue>> keys = new ArrayList<>(reads.size());
         for (RollupRead r : reads) {
             if (byKey.putIfAbsent(r.cacheKey(), r) == null) {
-                keys.add(Map.of(KeyScheme.PK, AttributeValue.fromS(r.pk()), KeyScheme.SK, AttributeValue.fromS(r.sk())));
+                keys.add(
+                        Map.of(KeyScheme.PK, AttributeValue.fromS(r.pk()), KeyScheme.SK, AttributeValue.fromS(r.sk())));
             }
         }
-        return client.batchGetItem(b -> b.requestItems(Map.of(table, KeysAndAttributes.builder().keys(keys).build()))
+        return client.batchGetItem(b -> b.requestItems(Map.of(
+                                table, KeysAndAttributes.builder().keys(keys).build()))
                         .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL))
                 .thenCompose(resp -> {
-                    resp.consumedCapacity().forEach(c -> sink.readUnits(c.capacityUnits() == null ? 0 : c.capacityUnits()));
+                    resp.consumedCapacity()
+                            .forEach(c -> sink.readUnits(c.capacityUnits() == null ? 0 : c.capacityUnits()));
                     List<CompletableFuture<Void>> below = new ArrayList<>();
                     for (Map<String, AttributeValue> item : resp.responses().getOrDefault(table, List.of())) {
                         metrics.increment(QueryMetric.ITEMS_READ);
-                        RollupRead r = byKey.remove(item.get(KeyScheme.PK).s() + "|" + item.get(KeyScheme.SK).s());
+                        RollupRead r = byKey.remove(item.get(KeyScheme.PK).s() + "|"
+                                + item.get(KeyScheme.SK).s());
                         if (r == null) {
                             continue;
                         }
                         if (RollupItems.complete(item)) {
                             cacheRollup(r, item, now, sink);
-                        } else if (r.unit().level() == Level.HOURLY && !retention.partialsWhole(r.unit().start(), now)) {
+                        } else if (r.unit().level() == Level.HOURLY
+                                && !retention.partialsWhole(r.unit().start(), now)) {
                             // Marked, but its partials are past their retention: rebuilt from what is left it would
                             // be short, so the rollup as built is the most this hour holds (not cached: the builder
                             // resolves the mark, and may merge late data into it).
@@ -420,17 +477,21 @@ public final class QueryService {
                         } else {
                             // Marked since its build (or never built): the level below is exact, the rollup may not be.
                             metrics.increment(QueryMetric.ROLLUP_FALLBACKS);
-                            below.add(deadline.expired()
-                                    ? CompletableFuture.failedFuture(new Bounded.StoppedException("time budget spent"))
-                                    : readBelow(r, item, now, metrics, sink)
-                                            .thenAccept(entries -> sink.entries(r.series(), entries)));
+                            below.add(
+                                    deadline.expired()
+                                            ? CompletableFuture.failedFuture(
+                                                    new Bounded.StoppedException("time budget spent"))
+                                            : readBelow(r, item, now, metrics, sink)
+                                                    .thenAccept(entries -> sink.entries(r.series(), entries)));
                         }
                     }
                     List<RollupRead> retry = new ArrayList<>();
-                    var unprocessed = resp.hasUnprocessedKeys() ? resp.unprocessedKeys().get(table) : null;
+                    var unprocessed =
+                            resp.hasUnprocessedKeys() ? resp.unprocessedKeys().get(table) : null;
                     if (unprocessed != null) {
                         for (Map<String, AttributeValue> k : unprocessed.keys()) {
-                            RollupRead r = byKey.remove(k.get(KeyScheme.PK).s() + "|" + k.get(KeyScheme.SK).s());
+                            RollupRead r = byKey.remove(k.get(KeyScheme.PK).s() + "|"
+                                    + k.get(KeyScheme.SK).s());
                             if (r != null) {
                                 retry.add(r);
                             }
@@ -439,7 +500,8 @@ public final class QueryService {
                     // No item: the period has no data (a period is marked, creating its item, before any partial);
                     // cached like a complete rollup, so a warm repeat over a sparse series reads nothing either.
                     byKey.values().forEach(r -> cacheRollup(r, Map.of(), now, sink));
-                    CompletableFuture<Void> belowDone = CompletableFuture.allOf(below.toArray(CompletableFuture[]::new));
+                    CompletableFuture<Void> belowDone =
+                            CompletableFuture.allOf(below.toArray(CompletableFuture[]::new));
                     if (retry.isEmpty()) {
                         return belowDone;
                     }
@@ -448,8 +510,8 @@ public final class QueryService {
                         return CompletableFuture.failedFuture(new Bounded.StoppedException(
                                 retry.size() + " keys still unprocessed at the time budget"));
                     }
-                    return CompletableFuture.supplyAsync(() -> null,
-                            CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS))
+                    return CompletableFuture.supplyAsync(
+                                    () -> null, CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS))
                             .thenCompose(v -> batchGet(retry, attempt + 1, now, deadline, metrics, sink))
                             .thenCombine(belowDone, (a, b) -> null);
                 });
@@ -462,8 +524,12 @@ public final class QueryService {
      * rollup has expired comes from the day's own item, a marked hour whose partials have expired from its hourly
      * rollup as built.
      */
-    private CompletableFuture<SortedMap<Long, Summary>> readBelow(RollupRead r, Map<String, AttributeValue> item,
-            long now, InvocationMetrics<QueryMetric> metrics, Reads sink) {
+    private CompletableFuture<SortedMap<Long, Summary>> readBelow(
+            RollupRead r,
+            Map<String, AttributeValue> item,
+            long now,
+            InvocationMetrics<QueryMetric> metrics,
+            Reads sink) {
         if (r.unit().level() == Level.HOURLY) {
             return readPartials(r.series(), r.unit(), r.withSketch(), metrics, sink);
         }
@@ -478,31 +544,34 @@ public final class QueryService {
         }
         List<Long> markedHours = new ArrayList<>();
         return query(KeyScheme.hourlyPk(r.series().key(), r.unit().start()), sink, hourly -> {
-            metrics.increment(QueryMetric.ITEMS_READ);
-            // From the key: an hour that was marked but never built has no other attribute than its mark.
-            long hour = KeyScheme.hourStart(hourly.get(KeyScheme.SK).s());
-            if (!retention.hourlyKept(hour, now)) {
-                return; // answered from the day's item above
-            }
-            if (!RollupItems.complete(hourly) && retention.partialsWhole(hour, now)) {
-                markedHours.add(hour);
-                return;
-            }
-            RollupItems.buckets(hourly, RollupItems.MINUTES, r.withSketch())
-                    .forEach((i, summary) -> minutes.put(hour + i * 60_000L, summary));
-        }).thenCompose(v -> {
-            List<CompletableFuture<Void>> reads = new ArrayList<>();
-            for (long hour : markedHours) {
-                metrics.increment(QueryMetric.ROLLUP_FALLBACKS);
-                reads.add(readPartials(r.series(), new Unit(Level.PARTIALS, hour), r.withSketch(), metrics, sink)
-                        .thenAccept(m -> {
-                            synchronized (minutes) {
-                                minutes.putAll(m);
-                            }
-                        }));
-            }
-            return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new)).thenApply(x -> minutes);
-        });
+                    metrics.increment(QueryMetric.ITEMS_READ);
+                    // From the key: an hour that was marked but never built has no other attribute than its mark.
+                    long hour = KeyScheme.hourStart(hourly.get(KeyScheme.SK).s());
+                    if (!retention.hourlyKept(hour, now)) {
+                        return; // answered from the day's item above
+                    }
+                    if (!RollupItems.complete(hourly) && retention.partialsWhole(hour, now)) {
+                        markedHours.add(hour);
+                        return;
+                    }
+                    RollupItems.buckets(hourly, RollupItems.MINUTES, r.withSketch())
+                            .forEach((i, summary) -> minutes.put(hour + i * 60_000L, summary));
+                })
+                .thenCompose(v -> {
+                    List<CompletableFuture<Void>> reads = new ArrayList<>();
+                    for (long hour : markedHours) {
+                        metrics.increment(QueryMetric.ROLLUP_FALLBACKS);
+                        reads.add(
+                                readPartials(r.series(), new Unit(Level.PARTIALS, hour), r.withSketch(), metrics, sink)
+                                        .thenAccept(m -> {
+                                            synchronized (minutes) {
+                                                minutes.putAll(m);
+                                            }
+                                        }));
+                    }
+                    return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+                            .thenApply(x -> minutes);
+                });
     }
 
     /** A rollup item's summaries by start time: minutes of an hourly item, hours of a daily one. */
@@ -510,7 +579,8 @@ public final class QueryService {
         return entries(r, item, r.withSketch());
     }
 
-    private static SortedMap<Long, Summary> entries(RollupRead r, Map<String, AttributeValue> item, boolean withSketch) {
+    private static SortedMap<Long, Summary> entries(
+            RollupRead r, Map<String, AttributeValue> item, boolean withSketch) {
         SortedMap<Long, Summary> out = new TreeMap<>();
         boolean daily = r.unit().level() == Level.DAILY;
         long step = daily ? HOUR : 60_000L;
@@ -530,10 +600,14 @@ public final class QueryService {
         sink.rollup(r, frozen, cache.put(r.cacheKey(), frozen, now));
     }
 
-    private CompletableFuture<Void> query(String pk, Reads sink, java.util.function.Consumer<Map<String, AttributeValue>> each) {
-        QueryRequest q = QueryRequest.builder().tableName(table).keyConditionExpression("pk = :pk")
+    private CompletableFuture<Void> query(
+            String pk, Reads sink, java.util.function.Consumer<Map<String, AttributeValue>> each) {
+        QueryRequest q = QueryRequest.builder()
+                .tableName(table)
+                .keyConditionExpression("pk = :pk")
                 .expressionAttributeValues(Map.of(":pk", AttributeValue.fromS(pk)))
-                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL).build();
+                .returnConsumedCapacity(ReturnConsumedCapacity.TOTAL)
+                .build();
         return client.queryPaginator(q).subscribe(page -> {
             if (page.consumedCapacity() != null && page.consumedCapacity().capacityUnits() != null) {
                 sink.readUnits(page.consumedCapacity().capacityUnits());
@@ -560,8 +634,11 @@ public final class QueryService {
 
     /** The shape key of a rollup for this query: {@link RollupCache#shapeKey}. */
     private static String shapeKey(NativeQuery request, RollupRead r) {
-        return RollupCache.shapeKey(r.cacheKey(), request.periodMillis(),
-                Math.floorMod(request.start(), request.periodMillis()), cut(request, r.unit()));
+        return RollupCache.shapeKey(
+                r.cacheKey(),
+                request.periodMillis(),
+                Math.floorMod(request.start(), request.periodMillis()),
+                cut(request, r.unit()));
     }
 
     /** Where the query's end cuts a rollup's period, or {@code Long.MAX_VALUE} when it does not. */

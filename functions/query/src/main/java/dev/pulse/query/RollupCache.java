@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import dev.pulse.aggregate.Summary;
@@ -31,13 +46,13 @@ public final class RollupCache {
     public static final long DEFAULT_MAX_WEIGHT = 800_000;
     /** How long a cached rollup is served: the bound on how late late data shows in a warm container. */
     public static final long DEFAULT_TTL_MILLIS = 5 * 60_000L;
+
     static final int SKETCH_WEIGHT = 20;
     /** A summary without a sketch is about this many bytes: the unit of weight. */
     static final int ENCODED_BYTES_PER_UNIT = 150;
 
     /** {@code sketched}: every summary in {@code value} carries its sketch (also true when it holds none). */
-    private record Cached(Object value, long expiresAt, long weight, boolean sketched) {
-    }
+    private record Cached(Object value, long expiresAt, long weight, boolean sketched) {}
 
     private final long maxWeight;
     private final long ttlMillis;
@@ -137,7 +152,8 @@ public final class RollupCache {
         }
         Cached old = entries.put(key, new Cached(value, expiresAt, w, sketched));
         weight += w - (old == null ? 0 : old.weight());
-        for (Iterator<Map.Entry<String, Cached>> it = entries.entrySet().iterator(); weight > maxWeight && it.hasNext();) {
+        for (Iterator<Map.Entry<String, Cached>> it = entries.entrySet().iterator();
+                weight > maxWeight && it.hasNext(); ) {
             Cached eldest = it.next().getValue();
             it.remove();
             weight -= eldest.weight();

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import dev.pulse.aggregate.Summary;
@@ -16,11 +31,21 @@ public record Stat(String label, Kind kind, double q) {
 
     /** What a statistic computes. */
     public enum Kind {
-        COUNT, SUM, AVG, MIN, MAX, PERCENTILE, RANK,
+        COUNT,
+        SUM,
+        AVG,
+        MIN,
+        MAX,
+        PERCENTILE,
+        RANK,
         /** A cumulative counter's reset-corrected increase ({@code dev.pulse.aggregate.Counter}); the sum for other data. */
         INCREASE,
         /** A cumulative counter's resets, its first and last sample's value and time (epoch ms); absent for other data. */
-        RESETS, COUNTER_FIRST, COUNTER_FIRST_TIME, COUNTER_LAST, COUNTER_LAST_TIME
+        RESETS,
+        COUNTER_FIRST,
+        COUNTER_FIRST_TIME,
+        COUNTER_LAST,
+        COUNTER_LAST_TIME
     }
 
     /**
@@ -33,9 +58,11 @@ public record Stat(String label, Kind kind, double q) {
     public static final Stat RESETS = new Stat("resets", Kind.RESETS, 0);
     /** A cumulative counter's first sample in the bucket (absent for other data). */
     public static final Stat COUNTER_FIRST = new Stat("counter.first", Kind.COUNTER_FIRST, 0);
+
     public static final Stat COUNTER_FIRST_TIME = new Stat("counter.firstTime", Kind.COUNTER_FIRST_TIME, 0);
     /** A cumulative counter's last sample in the bucket (absent for other data). */
     public static final Stat COUNTER_LAST = new Stat("counter.last", Kind.COUNTER_LAST, 0);
+
     public static final Stat COUNTER_LAST_TIME = new Stat("counter.lastTime", Kind.COUNTER_LAST_TIME, 0);
 
     /**
@@ -68,7 +95,9 @@ public record Stat(String label, Kind kind, double q) {
                 }
                 java.math.BigDecimal p = new java.math.BigDecimal(m.group(1));
                 // Decimal division, so p99.9 is exactly the double nearest 0.999.
-                yield p.signum() <= 0 ? null : new Stat(s, Kind.PERCENTILE, p.movePointLeft(2).doubleValue());
+                yield p.signum() <= 0
+                        ? null
+                        : new Stat(s, Kind.PERCENTILE, p.movePointLeft(2).doubleValue());
             }
         };
     }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,13 +50,13 @@ class CounterStatTest {
     @ValueSource(booleans = {true, false})
     void value_whenCumulativeCounter_answersTheResetCorrectedIncreaseFromMergedAndCachedBuckets(boolean withSketch) {
         List<Stat> stats = List.of(Stat.INCREASE, Stat.RESETS, Stat.parse("sum"));
-        PeriodBucket[] buckets = PeriodBucket.group(counterMinutes(withSketch), 3 * MINUTE, 0, Long.MAX_VALUE,
-                withSketch, stats);
+        PeriodBucket[] buckets =
+                PeriodBucket.group(counterMinutes(withSketch), 3 * MINUTE, 0, Long.MAX_VALUE, withSketch, stats);
 
         assertThat(buckets).hasSize(2);
-        assertThat(buckets[0].value(Stat.INCREASE)).isEqualTo(25);  // 100 -> 125
-        assertThat(buckets[1].value(Stat.INCREASE)).isEqualTo(17);  // 3 -> 20; the restart lies between the buckets
-        assertThat(buckets[0].value(Stat.parse("sum"))).isEqualTo(335);  // the samples themselves, as before
+        assertThat(buckets[0].value(Stat.INCREASE)).isEqualTo(25); // 100 -> 125
+        assertThat(buckets[1].value(Stat.INCREASE)).isEqualTo(17); // 3 -> 20; the restart lies between the buckets
+        assertThat(buckets[0].value(Stat.parse("sum"))).isEqualTo(335); // the samples themselves, as before
         assertThat(buckets[0].value(Stat.COUNTER_LAST)).isEqualTo(125);
         assertThat(buckets[1].value(Stat.COUNTER_FIRST_TIME)).isEqualTo(T0 + 3 * MINUTE + 30_000);
         PeriodBucket joined = buckets[0].join(buckets[1]);

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,18 +53,20 @@ class PeriodBucketTest {
 
     @ParameterizedTest
     @CsvSource({
-        "5, 0, 12",   // PT5M on the hour
-        "5, 2, 13",   // PT5M on a grid two minutes past: a short first and last bucket
-        "7, 3, 10",   // PT7M: buckets that cross the hour end partly
-        "1, 0, 60",   // PT1M: one minute a bucket
+        "5, 0, 12", // PT5M on the hour
+        "5, 2, 13", // PT5M on a grid two minutes past: a short first and last bucket
+        "7, 3, 10", // PT7M: buckets that cross the hour end partly
+        "1, 0, 60", // PT1M: one minute a bucket
         "60, 0, 1",
-        "90, 30, 2",  // longer than the rollup
+        "90, 30, 2", // longer than the rollup
     })
-    void group_whenPeriodAndPhaseVary_everyBucketEqualsTheDirectMerge(long periodMinutes, long phaseMinutes, int buckets) {
+    void group_whenPeriodAndPhaseVary_everyBucketEqualsTheDirectMerge(
+            long periodMinutes, long phaseMinutes, int buckets) {
         SortedMap<Long, Summary> minutes = hour(0);
         long period = periodMinutes * MINUTE;
 
-        PeriodBucket[] grouped = PeriodBucket.group(minutes, period, phaseMinutes * MINUTE, Long.MAX_VALUE, true, STATS);
+        PeriodBucket[] grouped =
+                PeriodBucket.group(minutes, period, phaseMinutes * MINUTE, Long.MAX_VALUE, true, STATS);
 
         assertThat(grouped).hasSize(buckets);
         long covered = 0;
@@ -57,9 +74,17 @@ class PeriodBucketTest {
             assertThat(Math.floorMod(b.start - phaseMinutes * MINUTE, period)).isZero();
             Summary want = direct(minutes, b.start, b.start + period);
             covered += want.count();
-            for (Stat st : List.of(Stat.parse("count"), Stat.parse("sum"), Stat.parse("min"), Stat.parse("max"),
-                    Stat.parse("p99"), Stat.parse("p50"), Stat.parse("p75"))) {
-                assertThat(b.value(st)).as("%s of the bucket at %d", st.label(), b.start).isEqualTo((double) st.of(want));
+            for (Stat st : List.of(
+                    Stat.parse("count"),
+                    Stat.parse("sum"),
+                    Stat.parse("min"),
+                    Stat.parse("max"),
+                    Stat.parse("p99"),
+                    Stat.parse("p50"),
+                    Stat.parse("p75"))) {
+                assertThat(b.value(st))
+                        .as("%s of the bucket at %d", st.label(), b.start)
+                        .isEqualTo((double) st.of(want));
             }
         }
         assertThat(covered).isEqualTo(60 * 61 / 2);
@@ -83,14 +108,16 @@ class PeriodBucketTest {
         minutes.put(0L, new Summary());
         minutes.put(10 * MINUTE, Summary.withoutSketch());
 
-        assertThat(PeriodBucket.group(minutes, 5 * MINUTE, 0, Long.MAX_VALUE, true, STATS)).isEmpty();
+        assertThat(PeriodBucket.group(minutes, 5 * MINUTE, 0, Long.MAX_VALUE, true, STATS))
+                .isEmpty();
     }
 
     @Test
     void group_whenSketched_keepsTheMergedSketchEncoded() {
         PeriodBucket[] grouped = PeriodBucket.group(hour(0), 5 * MINUTE, 0, Long.MAX_VALUE, true, STATS);
 
-        assertThat(grouped).allSatisfy(b -> assertThat(b.summary.encodedSketch()).isNotNull());
+        assertThat(grouped)
+                .allSatisfy(b -> assertThat(b.summary.encodedSketch()).isNotNull());
         assertThat(grouped[0].weight()).isLessThan(RollupCache.SKETCH_WEIGHT);
     }
 
@@ -114,8 +141,11 @@ class PeriodBucketTest {
             assertThat(joined.value(st)).as(st.label()).isEqualTo((double) st.of(want));
         }
         assertThat(tail.join(head)).isSameAs(joined);
-        PeriodBucket other = PeriodBucket.group(hour(60 * MINUTE), 5 * MINUTE, 3 * MINUTE, Long.MAX_VALUE, true, STATS)[0];
-        assertThat(tail.join(other)).as("another partner (the next rollup read again)").isNotSameAs(joined);
+        PeriodBucket other =
+                PeriodBucket.group(hour(60 * MINUTE), 5 * MINUTE, 3 * MINUTE, Long.MAX_VALUE, true, STATS)[0];
+        assertThat(tail.join(other))
+                .as("another partner (the next rollup read again)")
+                .isNotSameAs(joined);
     }
 
     @Test

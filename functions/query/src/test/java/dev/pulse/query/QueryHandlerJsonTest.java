@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,10 +47,15 @@ class QueryHandlerJsonTest {
     }
 
     private static String json(double[] v, String[] texts) {
-        NativeQuery request = new NativeQuery(List.of(new SeriesSpec("m", Map.of("k", "v"))), 0, v.length * 60_000L, 60,
-                List.of(Stat.parse("avg")), 0);
-        NativeResult.SeriesValues s = new NativeResult.SeriesValues(request.series().get(0), Map.of("avg", v),
-                texts == null ? Map.of() : Map.of("avg", texts));
+        NativeQuery request = new NativeQuery(
+                List.of(new SeriesSpec("m", Map.of("k", "v"))),
+                0,
+                v.length * 60_000L,
+                60,
+                List.of(Stat.parse("avg")),
+                0);
+        NativeResult.SeriesValues s = new NativeResult.SeriesValues(
+                request.series().get(0), Map.of("avg", v), texts == null ? Map.of() : Map.of("avg", texts));
         return QueryHandler.toJson(new NativeResult(List.of(0L), 60, List.of(s), List.of(), null), request);
     }
 
@@ -51,7 +71,8 @@ class QueryHandlerJsonTest {
         String fromTexts = json(v, texts);
 
         assertThat(fromTexts).isEqualTo(fromNumbers);
-        JsonNode avg = JSON.readTree(fromTexts).get("series").get(0).get("values").get("avg");
+        JsonNode avg =
+                JSON.readTree(fromTexts).get("series").get(0).get("values").get("avg");
         assertThat(avg).hasSize(v.length);
         for (int i = 0; i < v.length; i++) {
             if (Double.isFinite(v[i])) {

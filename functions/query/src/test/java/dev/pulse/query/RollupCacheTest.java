@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -58,7 +73,8 @@ class RollupCacheTest {
 
     @Test
     void periodBuckets_whenSharingTheWeightLimitWithEntries_evictTheLeastRecentlyUsedOfEither() {
-        PeriodBucket[] grouped = PeriodBucket.group(buckets(60, false), 5, 0, Long.MAX_VALUE, false, java.util.List.of());
+        PeriodBucket[] grouped =
+                PeriodBucket.group(buckets(60, false), 5, 0, Long.MAX_VALUE, false, java.util.List.of());
         long each = grouped[0].weight();
         long shapeWeight = 1 + 12 * each + 2 * (each + each); // the buckets, and the joins the edge ones may keep
         RollupCache cache = new RollupCache(shapeWeight + 60, 60_000);
@@ -69,7 +85,9 @@ class RollupCacheTest {
         assertThat(each).as("a bucket is weighed with what it may remember").isGreaterThan(1);
         assertThat(cache.weight()).isEqualTo(shapeWeight);
         assertThat(cache.periodBuckets(shape, false, 1)).isSameAs(grouped);
-        assertThat(cache.get(shape, false, 1)).as("a shape is not a rollup's entries").isNull();
+        assertThat(cache.get(shape, false, 1))
+                .as("a shape is not a rollup's entries")
+                .isNull();
 
         cache.put("b", buckets(60, false), 0); // 61 more: over the limit, and the shape was used least recently
 
@@ -82,13 +100,16 @@ class RollupCacheTest {
     void putPeriodBuckets_whenGivenTheEntriesExpiry_expiresWithThem() {
         RollupCache cache = new RollupCache(10_000, 300_000);
         long entriesExpire = cache.put("a", buckets(60, false), 0);
-        PeriodBucket[] grouped = PeriodBucket.group(cache.get("a", false, 299_000), 5, 0, Long.MAX_VALUE, false, java.util.List.of());
+        PeriodBucket[] grouped =
+                PeriodBucket.group(cache.get("a", false, 299_000), 5, 0, Long.MAX_VALUE, false, java.util.List.of());
         cache.putPeriodBuckets(RollupCache.shapeKey("a", 5, 0, Long.MAX_VALUE), grouped, cache.expiresAt("a"), 299_000);
 
         assertThat(entriesExpire).isEqualTo(300_000);
-        assertThat(cache.periodBuckets(RollupCache.shapeKey("a", 5, 0, Long.MAX_VALUE), false, 299_999)).isNotNull();
+        assertThat(cache.periodBuckets(RollupCache.shapeKey("a", 5, 0, Long.MAX_VALUE), false, 299_999))
+                .isNotNull();
         assertThat(cache.periodBuckets(RollupCache.shapeKey("a", 5, 0, Long.MAX_VALUE), false, 300_000))
-                .as("grouped at 299 s, it still expires with the entries read at 0").isNull();
+                .as("grouped at 299 s, it still expires with the entries read at 0")
+                .isNull();
     }
 
     @Test
@@ -100,8 +121,12 @@ class RollupCacheTest {
 
         cache.put("a", buckets(10, false), 1);
 
-        assertThat(cache.get("a", true, 2)).as("the percentile reader still finds the sketches").isSameAs(sketched);
-        assertThat(cache.get("a", false, 2)).as("and the count reader is served from them").isSameAs(sketched);
+        assertThat(cache.get("a", true, 2))
+                .as("the percentile reader still finds the sketches")
+                .isSameAs(sketched);
+        assertThat(cache.get("a", false, 2))
+                .as("and the count reader is served from them")
+                .isSameAs(sketched);
         assertThat(cache.weight()).as("one copy of the rollup, not two").isEqualTo(weight);
     }
 
@@ -110,7 +135,9 @@ class RollupCacheTest {
         RollupCache cache = new RollupCache(10_000, 60_000);
         cache.put("a", buckets(10, false), 0);
 
-        assertThat(cache.get("a", true, 1)).as("sketch-less entries cannot answer a percentile").isNull();
+        assertThat(cache.get("a", true, 1))
+                .as("sketch-less entries cannot answer a percentile")
+                .isNull();
         assertThat(cache.get("a", false, 1)).hasSize(10);
 
         SortedMap<Long, Summary> sketched = buckets(10, true);
@@ -138,8 +165,8 @@ class RollupCacheTest {
     void periodBuckets_whenSketchLessShapeFollowsSketchedOne_keepTheSketchedShapeForEveryReader() {
         RollupCache cache = new RollupCache(10_000, 60_000);
         String shape = RollupCache.shapeKey("a", 5, 0, Long.MAX_VALUE);
-        PeriodBucket[] sketched = PeriodBucket.group(buckets(60, true), 5, 0, Long.MAX_VALUE, true,
-                java.util.List.of(Stat.parse("p99")));
+        PeriodBucket[] sketched =
+                PeriodBucket.group(buckets(60, true), 5, 0, Long.MAX_VALUE, true, java.util.List.of(Stat.parse("p99")));
         cache.putPeriodBuckets(shape, sketched, 60_000, 0);
         PeriodBucket[] plain = PeriodBucket.group(buckets(60, false), 5, 0, Long.MAX_VALUE, false, java.util.List.of());
 
@@ -150,7 +177,9 @@ class RollupCacheTest {
 
         String other = RollupCache.shapeKey("b", 5, 0, Long.MAX_VALUE);
         cache.putPeriodBuckets(other, plain, 60_000, 2);
-        assertThat(cache.periodBuckets(other, true, 3)).as("sketch-less buckets cannot answer a percentile").isNull();
+        assertThat(cache.periodBuckets(other, true, 3))
+                .as("sketch-less buckets cannot answer a percentile")
+                .isNull();
         assertThat(cache.periodBuckets(other, false, 3)).isSameAs(plain);
     }
 

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import static dev.pulse.query.WarmPathFuzzTest.HOUR;
@@ -7,11 +22,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pulse.aggregate.Summary;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.write.CompactMarks;
-import dev.pulse.store.schema.KeyScheme;
-import dev.pulse.store.codec.PartialItems;
 import dev.pulse.store.codec.RollupItems;
 import dev.pulse.store.codec.SummaryAttributes;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.write.CompactMarks;
 import dev.pulse.testing.MutableClock;
 import java.lang.reflect.Field;
 import java.time.Instant;
@@ -52,8 +66,8 @@ class WarmPathBoundsTest {
     }
 
     static double count(QueryService service, long periodSeconds) throws Exception {
-        NativeQuery r = QueryParser.parse(WarmPathFuzzTest.body(List.of(S), H, H + HOUR, periodSeconds,
-                List.of("count"), null));
+        NativeQuery r = QueryParser.parse(
+                WarmPathFuzzTest.body(List.of(S), H, H + HOUR, periodSeconds, List.of("count"), null));
         NativeResult result = service.query(r, Deadline.inMillis(10_000), new InvocationMetrics<>(QueryMetric.class));
         return result.series().get(0).values().get("count")[0];
     }
@@ -69,8 +83,13 @@ class WarmPathBoundsTest {
         SortedMap<Integer, Summary> minutes = new TreeMap<>(Map.of(0, of(1.0)));
         table.put(RollupItems.hourly(S.key(), H, minutes, 86_400));
         MutableClock clock = new MutableClock(Instant.ofEpochMilli(NOW));
-        QueryService service = new QueryService(table, "t", 8, 300_000L,
-                new RollupCache(RollupCache.DEFAULT_MAX_WEIGHT, RollupCache.DEFAULT_TTL_MILLIS), clock);
+        QueryService service = new QueryService(
+                table,
+                "t",
+                8,
+                300_000L,
+                new RollupCache(RollupCache.DEFAULT_MAX_WEIGHT, RollupCache.DEFAULT_TTL_MILLIS),
+                clock);
         assertThat(count(service, 300)).isEqualTo(1.0); // t0: entries and the PT5M shape cached
 
         // t0 + 1 s: a late datapoint for minute 0 arrives: ingest marks the hour and writes its partial.
@@ -83,12 +102,16 @@ class WarmPathBoundsTest {
 
         // t0 + 4:59: another period (PT10M) is asked for the first time: grouped from the cached entries.
         clock.setMillis(NOW + 299_000);
-        assertThat(count(service, 600)).as("still within the TTL: stale is allowed").isEqualTo(1.0);
+        assertThat(count(service, 600))
+                .as("still within the TTL: stale is allowed")
+                .isEqualTo(1.0);
 
         // t0 + 8:00, 7:59 after the late data: more than the TTL of 5 minutes.
         clock.setMillis(NOW + 480_000);
         assertThat(count(service, 300)).as("PT5M after the TTL").isEqualTo(2.0);
-        assertThat(count(service, 600)).as("PT10M, 7:59 after the late data (TTL 5:00)").isEqualTo(2.0);
+        assertThat(count(service, 600))
+                .as("PT10M, 7:59 after the late data (TTL 5:00)")
+                .isEqualTo(2.0);
     }
 
     private static long usedHeap() {
@@ -119,7 +142,12 @@ class WarmPathBoundsTest {
         }
         table.put(RollupItems.hourly(S.key(), H, minutes, 86_400));
         RollupCache cache = new RollupCache(RollupCache.DEFAULT_MAX_WEIGHT, RollupCache.DEFAULT_TTL_MILLIS);
-        QueryService service = new QueryService(table, "t", 8, 300_000L, cache,
+        QueryService service = new QueryService(
+                table,
+                "t",
+                8,
+                300_000L,
+                cache,
                 java.time.Clock.fixed(java.time.Instant.ofEpochMilli(NOW), java.time.ZoneOffset.UTC));
         String first = WarmPathFuzzTest.body(List.of(S), H, H + HOUR, 60, List.of("p50"), null);
         service.query(QueryParser.parse(first), Deadline.inMillis(10_000), new InvocationMetrics<>(QueryMetric.class));
@@ -135,20 +163,25 @@ class WarmPathBoundsTest {
                 stats.add(String.format("p%d.%03d", 1 + labels / 1000, labels % 1000));
             }
             NativeQuery q = QueryParser.parse(WarmPathFuzzTest.body(List.of(S), H, H + HOUR, 60, stats, null));
-            QueryHandler.toJson(service.query(q, Deadline.inMillis(10_000), new InvocationMetrics<>(QueryMetric.class)), q);
+            QueryHandler.toJson(
+                    service.query(q, Deadline.inMillis(10_000), new InvocationMetrics<>(QueryMetric.class)), q);
         }
         long millis = (System.nanoTime() - started) / 1_000_000;
         long grown = usedHeap() - heapBefore;
-        String shape = RollupCache.shapeKey(KeyScheme.hourlyPk(S.key(), H) + "|" + KeyScheme.hour(H), 60_000, 0,
-                Long.MAX_VALUE);
+        String shape = RollupCache.shapeKey(
+                KeyScheme.hourlyPk(S.key(), H) + "|" + KeyScheme.hour(H), 60_000, 0, Long.MAX_VALUE);
         PeriodBucket[] buckets = cache.periodBuckets(shape, true, NOW);
         int texts = ((String[]) field(buckets[0], "texts")).length / 2;
         int percentiles = ((double[]) field(buckets[0], "percentiles")).length / 2;
-        assertThat(texts).as("texts remembered by one bucket after %d distinct labels", labels)
+        assertThat(texts)
+                .as("texts remembered by one bucket after %d distinct labels", labels)
                 .isEqualTo(PeriodBucket.MAX_REMEMBERED);
         assertThat(percentiles).isEqualTo(PeriodBucket.MAX_REMEMBERED);
-        assertThat(cache.weight()).as("weighed for what a bucket may remember from the start").isEqualTo(weight);
-        assertThat(grown).as("heap grown by %d labels over %d ms", labels, millis)
+        assertThat(cache.weight())
+                .as("weighed for what a bucket may remember from the start")
+                .isEqualTo(weight);
+        assertThat(grown)
+                .as("heap grown by %d labels over %d ms", labels, millis)
                 .isLessThan(buckets.length * 2L * 1024 * PeriodBucket.MAX_REMEMBERED);
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -5,17 +20,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pulse.aggregate.Summary;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.retry.Deadline;
-import dev.pulse.store.write.CompactMarks;
-import dev.pulse.store.schema.KeyScheme;
-import dev.pulse.store.codec.PartialItems;
 import dev.pulse.store.codec.RollupItems;
 import dev.pulse.store.codec.SummaryAttributes;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.write.CompactMarks;
 import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,47 +77,57 @@ class WarmPathFuzzTest {
         }
 
         void put(Map<String, AttributeValue> item) {
-            items.computeIfAbsent(item.get(KeyScheme.PK).s(), k -> new TreeMap<>()).put(item.get(KeyScheme.SK).s(), item);
+            items.computeIfAbsent(item.get(KeyScheme.PK).s(), k -> new TreeMap<>())
+                    .put(item.get(KeyScheme.SK).s(), item);
         }
 
         @Override
         public CompletableFuture<BatchGetItemResponse> batchGetItem(BatchGetItemRequest r) {
             batchGets++;
-            return CompletableFuture.supplyAsync(() -> {
-                List<Map<String, AttributeValue>> found = new ArrayList<>();
-                List<Map<String, AttributeValue>> later = new ArrayList<>();
-                r.requestItems().forEach((table, ks) -> {
-                    for (Map<String, AttributeValue> k : ks.keys()) {
-                        boolean skip;
-                        synchronized (unprocessed) {
-                            skip = unprocessed.nextInt(8) == 0;
+            return CompletableFuture.supplyAsync(
+                    () -> {
+                        List<Map<String, AttributeValue>> found = new ArrayList<>();
+                        List<Map<String, AttributeValue>> later = new ArrayList<>();
+                        r.requestItems().forEach((table, ks) -> {
+                            for (Map<String, AttributeValue> k : ks.keys()) {
+                                boolean skip;
+                                synchronized (unprocessed) {
+                                    skip = unprocessed.nextInt(8) == 0;
+                                }
+                                if (skip) {
+                                    later.add(k);
+                                    continue;
+                                }
+                                var part = items.get(k.get(KeyScheme.PK).s());
+                                var item = part == null
+                                        ? null
+                                        : part.get(k.get(KeyScheme.SK).s());
+                                if (item != null) {
+                                    found.add(item);
+                                }
+                            }
+                        });
+                        var b = BatchGetItemResponse.builder().responses(Map.of("t", found));
+                        if (!later.isEmpty()) {
+                            b.unprocessedKeys(Map.of(
+                                    "t", KeysAndAttributes.builder().keys(later).build()));
                         }
-                        if (skip) {
-                            later.add(k);
-                            continue;
-                        }
-                        var part = items.get(k.get(KeyScheme.PK).s());
-                        var item = part == null ? null : part.get(k.get(KeyScheme.SK).s());
-                        if (item != null) {
-                            found.add(item);
-                        }
-                    }
-                });
-                var b = BatchGetItemResponse.builder().responses(Map.of("t", found));
-                if (!later.isEmpty()) {
-                    b.unprocessedKeys(Map.of("t", KeysAndAttributes.builder().keys(later).build()));
-                }
-                return b.build();
-            }, pool);
+                        return b.build();
+                    },
+                    pool);
         }
 
         @Override
         public CompletableFuture<QueryResponse> query(software.amazon.awssdk.services.dynamodb.model.QueryRequest r) {
             String pk = r.expressionAttributeValues().get(":pk").s();
-            return CompletableFuture.supplyAsync(() -> {
-                var part = items.get(pk);
-                return QueryResponse.builder().items(part == null ? List.of() : new ArrayList<>(part.values())).build();
-            }, pool);
+            return CompletableFuture.supplyAsync(
+                    () -> {
+                        var part = items.get(pk);
+                        return QueryResponse.builder()
+                                .items(part == null ? List.of() : new ArrayList<>(part.values()))
+                                .build();
+                    },
+                    pool);
         }
 
         @Override
@@ -113,13 +136,15 @@ class WarmPathFuzzTest {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 
     /** Raw datapoints: series key -> minute start -> values. */
     final Map<String, TreeMap<Long, List<Double>>> raw = new HashMap<>();
-    final List<SeriesSpec> series = List.of(new SeriesSpec("m", Map.of("i", "0")), new SeriesSpec("m", Map.of("i", "1")),
+
+    final List<SeriesSpec> series = List.of(
+            new SeriesSpec("m", Map.of("i", "0")),
+            new SeriesSpec("m", Map.of("i", "1")),
             new SeriesSpec("m", Map.of("i", "2")));
 
     Table build(long seed) {
@@ -208,15 +233,25 @@ class WarmPathFuzzTest {
         return new QueryService(client, "t", 8, 300_000L, cache, clock);
     }
 
-    static String body(List<SeriesSpec> series, long start, long end, long periodSeconds, List<String> stats, String token) {
+    static String body(
+            List<SeriesSpec> series, long start, long end, long periodSeconds, List<String> stats, String token) {
         StringBuilder sb = new StringBuilder("{\"series\":[");
         for (int i = 0; i < series.size(); i++) {
             SeriesSpec s = series.get(i);
-            sb.append(i == 0 ? "" : ",").append("{\"name\":\"").append(s.name()).append("\",\"dims\":{\"i\":\"")
-                    .append(s.dims().get("i")).append("\"}}");
+            sb.append(i == 0 ? "" : ",")
+                    .append("{\"name\":\"")
+                    .append(s.name())
+                    .append("\",\"dims\":{\"i\":\"")
+                    .append(s.dims().get("i"))
+                    .append("\"}}");
         }
-        sb.append("],\"start\":").append(start).append(",\"end\":").append(end).append(",\"period\":")
-                .append(periodSeconds).append(",\"stats\":[");
+        sb.append("],\"start\":")
+                .append(start)
+                .append(",\"end\":")
+                .append(end)
+                .append(",\"period\":")
+                .append(periodSeconds)
+                .append(",\"stats\":[");
         for (int i = 0; i < stats.size(); i++) {
             sb.append(i == 0 ? "" : ",").append('"').append(stats.get(i)).append('"');
         }
@@ -234,10 +269,12 @@ class WarmPathFuzzTest {
         return QueryHandler.toJson(result, r);
     }
 
-    static final long[] PERIODS = {60, 120, 300, 420, 660, 900, 3600, 5400, 7200, 10_800, 25_200, 86_400, 129_600,
-        172_800};
-    static final String[] STATS = {"count", "sum", "avg", "min", "max", "p50", "p99", "p99.0", "p0.1", "p100", "p90",
-        "p99.9", "p1", "p25.5"};
+    static final long[] PERIODS = {
+        60, 120, 300, 420, 660, 900, 3600, 5400, 7200, 10_800, 25_200, 86_400, 129_600, 172_800
+    };
+    static final String[] STATS = {
+        "count", "sum", "avg", "min", "max", "p50", "p99", "p99.0", "p0.1", "p100", "p90", "p99.9", "p1", "p25.5"
+    };
 
     @Test
     void query_whenRandomShapesRepeatOnAWarmService_answersAsAColdServiceAndTheRawData() throws Exception {
@@ -246,7 +283,8 @@ class WarmPathFuzzTest {
             Table table = build(seed);
             Random rnd = new Random(seed * 31);
             Clock clock = Clock.fixed(Instant.ofEpochMilli(NOW), ZoneOffset.UTC);
-            QueryService warm = service(table, new RollupCache(RollupCache.DEFAULT_MAX_WEIGHT, Long.MAX_VALUE / 4), clock);
+            QueryService warm =
+                    service(table, new RollupCache(RollupCache.DEFAULT_MAX_WEIGHT, Long.MAX_VALUE / 4), clock);
             List<String> bodies = new ArrayList<>();
             for (int q = 0; q < 120; q++) {
                 String body;
@@ -262,7 +300,8 @@ class WarmPathFuzzTest {
                         start = D0 + rnd.nextInt(DAYS * 24 * 60) * MINUTE;
                     }
                     long maxEnd = D0 + DAYS * DAY;
-                    end = rnd.nextBoolean() ? Math.min(maxEnd, start + (1 + rnd.nextInt(60)) * period * 1000)
+                    end = rnd.nextBoolean()
+                            ? Math.min(maxEnd, start + (1 + rnd.nextInt(60)) * period * 1000)
                             : start + MINUTE + (long) (rnd.nextDouble() * (maxEnd - start - MINUTE)) / MINUTE * MINUTE;
                     if (rnd.nextInt(4) == 0) {
                         end = (end + HOUR - 1) / HOUR * HOUR;
@@ -280,18 +319,26 @@ class WarmPathFuzzTest {
                     body = body(ss.subList(0, 1 + rnd.nextInt(ss.size())), start, end, period, stats, null);
                 }
                 bodies.add(body);
-                QueryService cold = service(table, new RollupCache(RollupCache.DEFAULT_MAX_WEIGHT, Long.MAX_VALUE / 4), clock);
+                QueryService cold =
+                        service(table, new RollupCache(RollupCache.DEFAULT_MAX_WEIGHT, Long.MAX_VALUE / 4), clock);
                 String coldJson = answer(cold, body);
                 String warmJson = answer(warm, body);
-                assertThat(warmJson).as("seed %d query %d: warm vs cold for %s", seed, q, body).isEqualTo(coldJson);
+                assertThat(warmJson)
+                        .as("seed %d query %d: warm vs cold for %s", seed, q, body)
+                        .isEqualTo(coldJson);
                 checkRaw(body, coldJson);
             }
         }
     }
 
     static long rank(double q, long n) {
-        return Math.max(1, new BigDecimal(q).multiply(BigDecimal.valueOf(n)).setScale(6, java.math.RoundingMode.HALF_EVEN)
-                .setScale(0, java.math.RoundingMode.CEILING).longValueExact());
+        return Math.max(
+                1,
+                new BigDecimal(q)
+                        .multiply(BigDecimal.valueOf(n))
+                        .setScale(6, java.math.RoundingMode.HALF_EVEN)
+                        .setScale(0, java.math.RoundingMode.CEILING)
+                        .longValueExact());
     }
 
     /** Every stat of every bucket against a direct computation over the raw datapoints. */
@@ -313,7 +360,10 @@ class WarmPathFuzzTest {
                         assertThat(got.isNull()).as(where).isTrue();
                         continue;
                     }
-                    double[] sorted = vs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+                    double[] sorted = vs.stream()
+                            .mapToDouble(Double::doubleValue)
+                            .sorted()
+                            .toArray();
                     BigDecimal exact = BigDecimal.ZERO;
                     for (double v : sorted) {
                         exact = exact.add(new BigDecimal(v));

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import java.util.List;
@@ -8,7 +23,8 @@ import java.util.Map;
  * for an alerting rule, its alerts after the evaluation (by fingerprint, resolved ones kept 15 minutes); and the
  * {@code ALERTS} / {@code ALERTS_FOR_STATE} samples Prometheus would write for the pending and firing ones.
  */
-public record GroupEvaluation(RuleGroup group, long evaluatedAt, List<Outcome> rules, List<RecordSink.Recorded> alertSeries) {
+public record GroupEvaluation(
+        RuleGroup group, long evaluatedAt, List<Outcome> rules, List<RecordSink.Recorded> alertSeries) {
 
     /**
      * One rule's evaluation. {@code samples}: what the expression returned; {@code dropped}: recorded samples not
@@ -17,10 +33,24 @@ public record GroupEvaluation(RuleGroup group, long evaluatedAt, List<Outcome> r
      * one's were not kept; {@code transitions}: the alerts that started firing or resolved at this evaluation, only
      * when this evaluation's alerts were kept (what is notified: a superseded evaluation notifies nothing).
      */
-    public record Outcome(Rule rule, String ruleKey, int samples, int dropped, String error, Map<String, Alert> alerts,
-            boolean superseded, List<Alert> transitions, boolean storeFailed) {
+    public record Outcome(
+            Rule rule,
+            String ruleKey,
+            int samples,
+            int dropped,
+            String error,
+            Map<String, Alert> alerts,
+            boolean superseded,
+            List<Alert> transitions,
+            boolean storeFailed) {
 
-        Outcome(Rule rule, String ruleKey, int samples, int dropped, String error, Map<String, Alert> alerts,
+        Outcome(
+                Rule rule,
+                String ruleKey,
+                int samples,
+                int dropped,
+                String error,
+                Map<String, Alert> alerts,
                 boolean superseded) {
             this(rule, ruleKey, samples, dropped, error, alerts, superseded, List.of(), false);
         }
@@ -36,8 +66,10 @@ public record GroupEvaluation(RuleGroup group, long evaluatedAt, List<Outcome> r
 
     /** The firing alerts of the rule named {@code alertname} not resolved (what promtool's alert tests compare). */
     public List<Alert> firing(String alertname) {
-        return rules.stream().filter(o -> o.rule() instanceof AlertingRule && o.rule().name().equals(alertname))
+        return rules.stream()
+                .filter(o -> o.rule() instanceof AlertingRule && o.rule().name().equals(alertname))
                 .flatMap(o -> o.alerts().values().stream())
-                .filter(a -> a.state() == AlertState.FIRING && a.resolvedAt() == 0).toList();
+                .filter(a -> a.state() == AlertState.FIRING && a.resolvedAt() == 0)
+                .toList();
     }
 }

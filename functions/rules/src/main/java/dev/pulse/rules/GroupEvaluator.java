@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import dev.pulse.query.promql.RuleEvaluation;
@@ -33,7 +48,11 @@ public final class GroupEvaluator {
     private final Map<String, String> externalLabels;
     private final String externalUrl;
 
-    public GroupEvaluator(Querier querier, AlertStore store, RecordSink sink, Map<String, String> externalLabels,
+    public GroupEvaluator(
+            Querier querier,
+            AlertStore store,
+            RecordSink sink,
+            Map<String, String> externalLabels,
             String externalUrl) {
         this.querier = querier;
         this.store = store;
@@ -49,7 +68,8 @@ public final class GroupEvaluator {
 
     /** The identity of rule {@code index} (from 0) of {@code group}: what its stored state and records are keyed by. */
     public static String ruleKey(RuleGroup group, int index) {
-        return group.file() + ";" + group.name() + ";" + index + ";" + group.rules().get(index).name();
+        return group.file() + ";" + group.name() + ";" + index + ";"
+                + group.rules().get(index).name();
     }
 
     public GroupEvaluation evaluate(RuleGroup group, long ts) {
@@ -58,10 +78,11 @@ public final class GroupEvaluator {
         for (int i = 0; i < group.rules().size(); i++) {
             Rule rule = group.rules().get(i);
             String key = ruleKey(group, i);
-            outcomes.add(switch (rule) {
-                case RecordingRule r -> record(group, r, key, ts);
-                case AlertingRule a -> alert(group, a, key, ts, alertSeries);
-            });
+            outcomes.add(
+                    switch (rule) {
+                        case RecordingRule r -> record(group, r, key, ts);
+                        case AlertingRule a -> alert(group, a, key, ts, alertSeries);
+                    });
         }
         return new GroupEvaluation(group, ts, List.copyOf(outcomes), List.copyOf(alertSeries));
     }
@@ -81,8 +102,14 @@ public final class GroupEvaluator {
             labels.put("__name__", rule.name());
             set(labels, rule.labels());
             if (!seen.add(labels)) {
-                return new GroupEvaluation.Outcome(rule, key, samples.size(), 0,
-                        "vector contains metrics with the same labelset after applying rule labels", Map.of(), false);
+                return new GroupEvaluation.Outcome(
+                        rule,
+                        key,
+                        samples.size(),
+                        0,
+                        "vector contains metrics with the same labelset after applying rule labels",
+                        Map.of(),
+                        false);
             }
             if (!Double.isFinite(s.value())) {
                 dropped++;
@@ -91,25 +118,45 @@ public final class GroupEvaluator {
             out.add(new RecordSink.Recorded(Collections.unmodifiableSortedMap(labels), s.value()));
         }
         if (group.limit() > 0 && samples.size() > group.limit()) {
-            return new GroupEvaluation.Outcome(rule, key, samples.size(), 0, "exceeded limit of " + group.limit()
-                    + " with " + samples.size() + " series", Map.of(), false);
+            return new GroupEvaluation.Outcome(
+                    rule,
+                    key,
+                    samples.size(),
+                    0,
+                    "exceeded limit of " + group.limit() + " with " + samples.size() + " series",
+                    Map.of(),
+                    false);
         }
         try {
             if (!out.isEmpty()) {
                 sink.write(key, ts, out);
             }
         } catch (RecordSink.NotStoredException e) {
-            return new GroupEvaluation.Outcome(rule, key, samples.size(), dropped, "writing the recorded samples failed: "
-                    + e.getMessage(), Map.of(), false, List.of(), true);
+            return new GroupEvaluation.Outcome(
+                    rule,
+                    key,
+                    samples.size(),
+                    dropped,
+                    "writing the recorded samples failed: " + e.getMessage(),
+                    Map.of(),
+                    false,
+                    List.of(),
+                    true);
         } catch (Exception e) {
-            return new GroupEvaluation.Outcome(rule, key, samples.size(), dropped, "writing the recorded samples failed: "
-                    + e.getMessage(), Map.of(), false);
+            return new GroupEvaluation.Outcome(
+                    rule,
+                    key,
+                    samples.size(),
+                    dropped,
+                    "writing the recorded samples failed: " + e.getMessage(),
+                    Map.of(),
+                    false);
         }
         return new GroupEvaluation.Outcome(rule, key, samples.size(), dropped, null, Map.of(), false);
     }
 
-    private GroupEvaluation.Outcome alert(RuleGroup group, AlertingRule rule, String key, long ts,
-            List<RecordSink.Recorded> alertSeries) {
+    private GroupEvaluation.Outcome alert(
+            RuleGroup group, AlertingRule rule, String key, long ts, List<RecordSink.Recorded> alertSeries) {
         AlertStore.Snapshot snapshot;
         try {
             snapshot = store.load(key);
@@ -141,19 +188,40 @@ public final class GroupEvaluator {
             rule.annotationTemplates().forEach((name, t) -> annotations.put(name, expand(t, data)));
             String fp = Fingerprint.of(labels);
             if (!result.add(fp)) {
-                return new GroupEvaluation.Outcome(rule, key, samples.size(), 0,
-                        "vector contains metrics with the same labelset after applying alert labels", snapshot.alerts(),
+                return new GroupEvaluation.Outcome(
+                        rule,
+                        key,
+                        samples.size(),
+                        0,
+                        "vector contains metrics with the same labelset after applying alert labels",
+                        snapshot.alerts(),
                         false);
             }
             Alert existing = active.get(fp);
             SortedMap<String, String> ann = Collections.unmodifiableSortedMap(annotations);
             if (existing != null && existing.state() != AlertState.INACTIVE) {
-                active.put(fp, existing.with(existing.state(), s.value(), ann, existing.firedAt(), existing.resolvedAt(),
-                        existing.keepFiringSince()));
+                active.put(
+                        fp,
+                        existing.with(
+                                existing.state(),
+                                s.value(),
+                                ann,
+                                existing.firedAt(),
+                                existing.resolvedAt(),
+                                existing.keepFiringSince()));
                 continue;
             }
-            active.put(fp, new Alert(Collections.unmodifiableSortedMap(labels), ann, AlertState.PENDING, s.value(), ts, 0,
-                    0, 0));
+            active.put(
+                    fp,
+                    new Alert(
+                            Collections.unmodifiableSortedMap(labels),
+                            ann,
+                            AlertState.PENDING,
+                            s.value(),
+                            ts,
+                            0,
+                            0,
+                            0));
         }
         int activePending = 0;
         List<RecordSink.Recorded> series = new ArrayList<>();
@@ -172,8 +240,9 @@ public final class GroupEvaluator {
                         || (a.resolvedAt() != 0 && ts - a.resolvedAt() > RESOLVED_RETENTION_MILLIS)) {
                     active.remove(e.getKey());
                 } else if (a.state() != AlertState.INACTIVE && !keepFiring) {
-                    active.put(e.getKey(), a.with(AlertState.INACTIVE, a.value(), a.annotations(), a.firedAt(), ts,
-                            keepSince));
+                    active.put(
+                            e.getKey(),
+                            a.with(AlertState.INACTIVE, a.value(), a.annotations(), a.firedAt(), ts, keepSince));
                 } else if (keepFiring) {
                     a = a.with(a.state(), a.value(), a.annotations(), a.firedAt(), a.resolvedAt(), keepSince);
                     active.put(e.getKey(), a);
@@ -205,8 +274,8 @@ public final class GroupEvaluator {
             kept = store.replace(key, snapshot.version(), ts, active);
         } catch (AlertStore.AlertStoreException e) {
             // Nothing changed, nothing is notified: the next evaluation starts again from the stored alerts.
-            return new GroupEvaluation.Outcome(rule, key, samples.size(), 0, e.getMessage(), snapshot.alerts(), false,
-                    List.of(), true);
+            return new GroupEvaluation.Outcome(
+                    rule, key, samples.size(), 0, e.getMessage(), snapshot.alerts(), false, List.of(), true);
         }
         if (!kept) {
             return new GroupEvaluation.Outcome(rule, key, samples.size(), 0, error, Map.copyOf(active), true);
@@ -220,8 +289,8 @@ public final class GroupEvaluator {
             }
         }
         transitions.sort(java.util.Comparator.comparing(Alert::fingerprint));
-        return new GroupEvaluation.Outcome(rule, key, samples.size(), 0, error, Map.copyOf(active), false,
-                List.copyOf(transitions), false);
+        return new GroupEvaluation.Outcome(
+                rule, key, samples.size(), 0, error, Map.copyOf(active), false, List.copyOf(transitions), false);
     }
 
     private static RecordSink.Recorded alertSample(String name, Alert a, double value, String alertState) {

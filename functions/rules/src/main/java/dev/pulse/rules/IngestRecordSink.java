@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
@@ -33,6 +48,7 @@ public final class IngestRecordSink implements RecordSink {
 
     /** The stream name the rules' checkpoints are kept under: {@code W#pulse-rules#rule-<fingerprint>}. */
     public static final String STREAM = "pulse-rules";
+
     static final int PER_RECORD = 100;
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import com.fasterxml.jackson.core.JsonParser;
@@ -48,8 +63,8 @@ public final class RuleFiles {
 
     private static final Set<String> FILE_FIELDS = Set.of("groups");
     private static final Set<String> GROUP_FIELDS = Set.of("name", "interval", "limit", "rules");
-    private static final Set<String> RULE_FIELDS = Set.of("record", "alert", "expr", "for", "keep_firing_for", "labels",
-            "annotations");
+    private static final Set<String> RULE_FIELDS =
+            Set.of("record", "alert", "expr", "for", "keep_firing_for", "labels", "annotations");
     private static final ObjectMapper YAML;
 
     static {
@@ -58,26 +73,30 @@ public final class RuleFiles {
         options.setMaxAliasesForCollections(50);
         options.setCodePointLimit(MAX_FILE_BYTES);
         options.setNestingDepthLimit(50);
-        YAMLFactory factory = YAMLFactory.builder().loaderOptions(options)
-                .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(50).build()).build();
+        YAMLFactory factory = YAMLFactory.builder()
+                .loaderOptions(options)
+                .streamReadConstraints(
+                        StreamReadConstraints.builder().maxNestingDepth(50).build())
+                .build();
         factory.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
         YAML = new ObjectMapper(factory);
     }
 
-    private RuleFiles() {
-    }
+    private RuleFiles() {}
 
     /** Every {@code *.yml}/{@code *.yaml} directly in {@code dir}, in name order; at most {@link #MAX_RULES} rules in all. */
     public static RuleSet loadDirectory(Path dir) throws RuleFileException, IOException {
         List<Path> files;
         try (Stream<Path> s = Files.list(dir)) {
-            files = s.filter(p -> p.getFileName().toString().matches(".*\\.ya?ml") && Files.isRegularFile(p)).sorted().toList();
+            files = s.filter(p -> p.getFileName().toString().matches(".*\\.ya?ml") && Files.isRegularFile(p))
+                    .sorted()
+                    .toList();
         }
         Map<String, String> contents = new LinkedHashMap<>();
         for (Path f : files) {
             if (Files.size(f) > MAX_FILE_BYTES) {
-                throw new RuleFileException(f.getFileName() + ": " + Files.size(f) + " bytes, at most " + MAX_FILE_BYTES
-                        + " allowed");
+                throw new RuleFileException(
+                        f.getFileName() + ": " + Files.size(f) + " bytes, at most " + MAX_FILE_BYTES + " allowed");
             }
             contents.put(f.getFileName().toString(), Files.readString(f, StandardCharsets.UTF_8));
         }
@@ -140,7 +159,8 @@ public final class RuleFiles {
             }
             where = file + ": group \"" + abbreviate(name) + "\"";
             if (!names.add(name)) {
-                throw new RuleFileException(where + ": groupname: \"" + abbreviate(name) + "\" is repeated in the same file");
+                throw new RuleFileException(
+                        where + ": groupname: \"" + abbreviate(name) + "\" is repeated in the same file");
             }
             unknownFields(g, GROUP_FIELDS, where + ": ", "a group");
             long interval = DEFAULT_INTERVAL_MILLIS;
@@ -229,7 +249,8 @@ public final class RuleFiles {
         }
         long forMillis = r.has("for") && !r.get("for").isNull() ? duration(text(r, "for", where), where, "for") : 0;
         long keepFiring = r.has("keep_firing_for") && !r.get("keep_firing_for").isNull()
-                ? duration(text(r, "keep_firing_for", where), where, "keep_firing_for") : 0;
+                ? duration(text(r, "keep_firing_for", where), where, "keep_firing_for")
+                : 0;
         SortedMap<String, String> annotations = map(r, "annotations", where);
         for (String a : annotations.keySet()) {
             if (!Names.validLabelName(a)) {
@@ -238,12 +259,19 @@ public final class RuleFiles {
         }
         Map<String, GoTemplate> labelTemplates = templates(labels, alert, where, "label");
         Map<String, GoTemplate> annotationTemplates = templates(annotations, alert, where, "annotation");
-        return new AlertingRule(alert, expr, forMillis, keepFiring, Collections.unmodifiableSortedMap(labels),
-                Collections.unmodifiableSortedMap(annotations), labelTemplates, annotationTemplates);
+        return new AlertingRule(
+                alert,
+                expr,
+                forMillis,
+                keepFiring,
+                Collections.unmodifiableSortedMap(labels),
+                Collections.unmodifiableSortedMap(annotations),
+                labelTemplates,
+                annotationTemplates);
     }
 
-    private static Map<String, GoTemplate> templates(SortedMap<String, String> values, String alert, String where,
-            String kind) throws RuleFileException {
+    private static Map<String, GoTemplate> templates(
+            SortedMap<String, String> values, String alert, String where, String kind) throws RuleFileException {
         Map<String, GoTemplate> out = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : values.entrySet()) {
             try {
@@ -298,7 +326,8 @@ public final class RuleFiles {
         return out;
     }
 
-    private static void unknownFields(JsonNode n, Set<String> known, String where, String what) throws RuleFileException {
+    private static void unknownFields(JsonNode n, Set<String> known, String where, String what)
+            throws RuleFileException {
         Iterator<String> names = n.fieldNames();
         while (names.hasNext()) {
             String f = names.next();

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -36,7 +51,8 @@ public final class RulesApi {
      */
     public ObjectNode rules(String type) {
         if (type != null && !Set.of("alert", "record").contains(type)) {
-            throw new IllegalArgumentException("invalid query parameter type='" + type + "', must be one of alert, record");
+            throw new IllegalArgumentException(
+                    "invalid query parameter type='" + type + "', must be one of alert, record");
         }
         ObjectNode body = JSON.createObjectNode();
         body.put("status", "success");
@@ -83,7 +99,8 @@ public final class RulesApi {
 
     private static ObjectNode alerting(AlertingRule a, AlertStore.Snapshot s) {
         List<Alert> active = active(s.alerts());
-        AlertState state = active.stream().map(Alert::state).max(Comparator.naturalOrder()).orElse(AlertState.INACTIVE);
+        AlertState state =
+                active.stream().map(Alert::state).max(Comparator.naturalOrder()).orElse(AlertState.INACTIVE);
         ObjectNode n = JSON.createObjectNode();
         n.put("state", state.wireName());
         n.put("name", a.name());
@@ -145,6 +162,8 @@ public final class RulesApi {
 
     /** Go's zero time for "never", as Prometheus prints a rule not evaluated yet. */
     private static String time(long millis) {
-        return millis == 0 ? "0001-01-01T00:00:00Z" : Instant.ofEpochMilli(millis).toString();
+        return millis == 0
+                ? "0001-01-01T00:00:00Z"
+                : Instant.ofEpochMilli(millis).toString();
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import com.amazonaws.services.lambda.runtime.Context;
@@ -41,10 +56,13 @@ public final class RulesApiHandler implements RequestHandler<APIGatewayV2HTTPEve
     }
 
     private RulesApiHandler(PulseConfig config) throws RuleFileException {
-        this(new RulesApi(RulesFunction.bundledRules(), new DynamoDbAlertStore(
-                AwsClients.dynamoDbAsync(config.writeConcurrency()), config.tableName(),
-                new Backoff(config.retryBaseMillis(), config.retryCapMillis()),
-                () -> Deadline.inMillis(READ_BUDGET_MILLIS))));
+        this(new RulesApi(
+                RulesFunction.bundledRules(),
+                new DynamoDbAlertStore(
+                        AwsClients.dynamoDbAsync(config.writeConcurrency()),
+                        config.tableName(),
+                        new Backoff(config.retryBaseMillis(), config.retryCapMillis()),
+                        () -> Deadline.inMillis(READ_BUDGET_MILLIS))));
     }
 
     RulesApiHandler(RulesApi api) {
@@ -54,8 +72,10 @@ public final class RulesApiHandler implements RequestHandler<APIGatewayV2HTTPEve
     @Override
     public APIGatewayV2HTTPResponse handleRequest(APIGatewayV2HTTPEvent event, Context context) {
         return PowertoolsLogging.withLogging(context, () -> {
-            String method = event.getRequestContext() == null || event.getRequestContext().getHttp() == null
-                    ? "" : event.getRequestContext().getHttp().getMethod();
+            String method = event.getRequestContext() == null
+                            || event.getRequestContext().getHttp() == null
+                    ? ""
+                    : event.getRequestContext().getHttp().getMethod();
             String path = event.getRawPath() == null ? "" : event.getRawPath();
             String endpoint = path.startsWith(PREFIX) ? path.substring(PREFIX.length()) : "";
             if (!endpoint.equals("rules") && !endpoint.equals("alerts")) {
@@ -115,8 +135,10 @@ public final class RulesApiHandler implements RequestHandler<APIGatewayV2HTTPEve
     }
 
     private static APIGatewayV2HTTPResponse response(int status, ObjectNode body) {
-        return APIGatewayV2HTTPResponse.builder().withStatusCode(status)
+        return APIGatewayV2HTTPResponse.builder()
+                .withStatusCode(status)
                 .withHeaders(Map.of("Content-Type", "application/json"))
-                .withBody(body.toString()).build();
+                .withBody(body.toString())
+                .build();
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import dev.pulse.config.ConfigException;
@@ -21,10 +36,11 @@ import java.util.regex.Pattern;
  *                        {@code externalURL} and the start of each alert's {@code generatorURL}
  * @param receiver        {@code RULES_RECEIVER} (default {@code pulse}): the messages' {@code receiver}
  */
-public record RulesConfig(PulseConfig shared, String region, String topicArn, int catchUpLimit, String externalUrl,
-        String receiver) {
+public record RulesConfig(
+        PulseConfig shared, String region, String topicArn, int catchUpLimit, String externalUrl, String receiver) {
 
-    private static final Pattern TOPIC = Pattern.compile("arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}");
+    private static final Pattern TOPIC =
+            Pattern.compile("arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}");
 
     public static RulesConfig fromEnvironment(Map<String, String> env) {
         List<String> problems = new ArrayList<>();

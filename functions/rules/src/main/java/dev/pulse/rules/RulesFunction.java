@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import dev.pulse.config.AwsClients;
@@ -39,8 +54,7 @@ public final class RulesFunction {
     /** A query inside a rule may take this long; a group's rules share the invocation's budget. */
     public static final long QUERY_BUDGET_MILLIS = 10_000;
 
-    private RulesFunction() {
-    }
+    private RulesFunction() {}
 
     /** The rule files packaged with the function ({@code rules/} in the artifact, from the repository's rules/). */
     public static RuleSet bundledRules() throws RuleFileException {
@@ -75,8 +89,14 @@ public final class RulesFunction {
     public static Querier querier(RuleEvaluation evaluation) {
         return (expr, time, interval) -> {
             try {
-                return evaluation.evaluate(expr, time, interval, Deadline.inMillis(QUERY_BUDGET_MILLIS),
-                        new InvocationMetrics<>(QueryMetric.class)).samples();
+                return evaluation
+                        .evaluate(
+                                expr,
+                                time,
+                                interval,
+                                Deadline.inMillis(QUERY_BUDGET_MILLIS),
+                                new InvocationMetrics<>(QueryMetric.class))
+                        .samples();
             } catch (PromQlException e) {
                 throw new Querier.QueryFailedException(e.type().wireName() + ": " + e.getMessage(), e);
             } catch (RuntimeException e) {
@@ -85,32 +105,55 @@ public final class RulesFunction {
         };
     }
 
-    public static GroupEvaluator evaluator(Querier querier, AlertStore store, RecordSink sink,
-            Map<String, String> externalLabels, String externalUrl) {
+    public static GroupEvaluator evaluator(
+            Querier querier,
+            AlertStore store,
+            RecordSink sink,
+            Map<String, String> externalLabels,
+            String externalUrl) {
         return new GroupEvaluator(querier, store, sink, externalLabels, externalUrl);
     }
 
     /** Everything the handler needs, built once per container. */
-    record Wiring(RuleSet rules, GroupEvaluator evaluator, AlertStore store, Notifier notifier, Metrics metrics,
-            int catchUpLimit, long safetyMarginMillis, AtomicReference<Deadline> deadline, Clock clock) {
-    }
+    record Wiring(
+            RuleSet rules,
+            GroupEvaluator evaluator,
+            AlertStore store,
+            Notifier notifier,
+            Metrics metrics,
+            int catchUpLimit,
+            long safetyMarginMillis,
+            AtomicReference<Deadline> deadline,
+            Clock clock) {}
 
     static Wiring wire(RulesConfig config, RuleSet rules, Metrics metrics, Clock clock) {
         PulseConfig shared = config.shared();
         DynamoDbAsyncClient dynamo = AwsClients.dynamoDbAsync(shared.writeConcurrency());
         AtomicReference<Deadline> deadline = new AtomicReference<>(Deadline.inMillis(QUERY_BUDGET_MILLIS));
-        AlertStore store = new DynamoDbAlertStore(dynamo, shared.tableName(),
-                new Backoff(shared.retryBaseMillis(), shared.retryCapMillis()), deadline::get);
+        AlertStore store = new DynamoDbAlertStore(
+                dynamo,
+                shared.tableName(),
+                new Backoff(shared.retryBaseMillis(), shared.retryCapMillis()),
+                deadline::get);
         SnsClient sns = SnsClient.builder()
                 .region(Region.of(config.region()))
                 .httpClientBuilder(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(3)))
                 .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofSeconds(10)))
                 .build();
         Notifier notifier = new SnsNotifier(sns, config.topicArn(), Map.of(), config.externalUrl(), config.receiver());
-        RecordSink sink = new IngestRecordSink(IngestFunction.service(shared, dynamo, AwsClients.sqs(), clock),
-                deadline::get, clock, config.region());
-        GroupEvaluator evaluator = evaluator(querier(shared, dynamo, clock), store, sink, Map.of(), config.externalUrl());
-        return new Wiring(rules, evaluator, store, notifier, metrics, config.catchUpLimit(), shared.safetyMarginMillis(),
-                deadline, clock);
+        RecordSink sink = new IngestRecordSink(
+                IngestFunction.service(shared, dynamo, AwsClients.sqs(), clock), deadline::get, clock, config.region());
+        GroupEvaluator evaluator =
+                evaluator(querier(shared, dynamo, clock), store, sink, Map.of(), config.externalUrl());
+        return new Wiring(
+                rules,
+                evaluator,
+                store,
+                notifier,
+                metrics,
+                config.catchUpLimit(),
+                shared.safetyMarginMillis(),
+                deadline,
+                clock);
     }
 }

@@ -1,4 +1,21 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
+
+import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestHandler;
@@ -17,8 +34,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 import software.amazon.lambda.powertools.metrics.Metrics;
-
-import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
 /**
  * The scheduled evaluator's entry point, invoked by its EventBridge schedule. For each group it evaluates every
@@ -50,17 +65,36 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
 
     /** Used by the Lambda runtime: configuration and rule files read and checked once per container. */
     public RulesHandler() throws RuleFileException {
-        this(RulesFunction.wire(RulesConfig.fromEnvironment(System.getenv()), RulesFunction.bundledRules(),
-                PulseMetrics.create("rules"), Clock.systemUTC()));
+        this(RulesFunction.wire(
+                RulesConfig.fromEnvironment(System.getenv()),
+                RulesFunction.bundledRules(),
+                PulseMetrics.create("rules"),
+                Clock.systemUTC()));
     }
 
     private RulesHandler(RulesFunction.Wiring w) {
-        this(w.rules(), w.evaluator(), w.store(), w.notifier(), w.metrics(), w.catchUpLimit(), w.safetyMarginMillis(),
-                w.deadline(), w.clock());
+        this(
+                w.rules(),
+                w.evaluator(),
+                w.store(),
+                w.notifier(),
+                w.metrics(),
+                w.catchUpLimit(),
+                w.safetyMarginMillis(),
+                w.deadline(),
+                w.clock());
     }
 
-    RulesHandler(RuleSet rules, GroupEvaluator evaluator, AlertStore store, Notifier notifier, Metrics metrics,
-            int catchUpLimit, long safetyMarginMillis, AtomicReference<Deadline> deadline, Clock clock) {
+    RulesHandler(
+            RuleSet rules,
+            GroupEvaluator evaluator,
+            AlertStore store,
+            Notifier notifier,
+            Metrics metrics,
+            int catchUpLimit,
+            long safetyMarginMillis,
+            AtomicReference<Deadline> deadline,
+            Clock clock) {
         this.rules = rules;
         this.evaluator = evaluator;
         this.store = store;
@@ -74,31 +108,41 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
 
     @Override
     public Map<String, Object> handleRequest(ScheduledEvent event, Context context) {
-        return PowertoolsLogging.withLogging(context, () -> InvocationMetrics.measure(RulesMetric.class, metrics, m -> {
-            m.add(RulesMetric.COLD_START, coldStart.take() ? 1 : 0);
-            long started = System.nanoTime();
-            Deadline d = Deadline.inMillis(context.getRemainingTimeInMillis() - safetyMarginMillis);
-            deadline.set(d);
-            // The schedule's time, not the clock: a delayed or retried delivery evaluates the minute it was meant for.
-            long now = event != null && event.getTime() != null ? event.getTime().getMillis() : clock.millis();
-            Totals totals = new Totals();
-            List<Map<String, Object>> groups = new ArrayList<>();
-            for (RuleGroup g : rules.groups()) {
-                groups.add(run(g, now, d, m, totals));
-            }
-            m.set(RulesMetric.RULE_EVALUATIONS_BEHIND, totals.behind);
-            m.set(RulesMetric.ALERTS_PENDING, totals.pending);
-            m.set(RulesMetric.ALERTS_FIRING, totals.firing);
-            m.set(RulesMetric.EVALUATION_DURATION_MS, (System.nanoTime() - started) / 1_000_000.0);
-            LOG.info("rules evaluated", entry("groups", groups.size()), entry("evaluations", m.count(RulesMetric.RULE_EVALUATIONS)),
-                    entry("failures", m.count(RulesMetric.RULE_EVALUATION_FAILURES)), entry("behind", totals.behind),
-                    entry("firing", totals.firing), entry("pending", totals.pending),
-                    entry("notificationsSent", m.count(RulesMetric.NOTIFICATIONS_SENT)));
-            Map<String, Object> out = new LinkedHashMap<>();
-            out.put("groups", groups);
-            out.put("behind", totals.behind);
-            return out;
-        }));
+        return PowertoolsLogging.withLogging(
+                context,
+                () -> InvocationMetrics.measure(RulesMetric.class, metrics, m -> {
+                    m.add(RulesMetric.COLD_START, coldStart.take() ? 1 : 0);
+                    long started = System.nanoTime();
+                    Deadline d = Deadline.inMillis(context.getRemainingTimeInMillis() - safetyMarginMillis);
+                    deadline.set(d);
+                    // The schedule's time, not the clock: a delayed or retried delivery evaluates the minute it was
+                    // meant for.
+                    long now = event != null && event.getTime() != null
+                            ? event.getTime().getMillis()
+                            : clock.millis();
+                    Totals totals = new Totals();
+                    List<Map<String, Object>> groups = new ArrayList<>();
+                    for (RuleGroup g : rules.groups()) {
+                        groups.add(run(g, now, d, m, totals));
+                    }
+                    m.set(RulesMetric.RULE_EVALUATIONS_BEHIND, totals.behind);
+                    m.set(RulesMetric.ALERTS_PENDING, totals.pending);
+                    m.set(RulesMetric.ALERTS_FIRING, totals.firing);
+                    m.set(RulesMetric.EVALUATION_DURATION_MS, (System.nanoTime() - started) / 1_000_000.0);
+                    LOG.info(
+                            "rules evaluated",
+                            entry("groups", groups.size()),
+                            entry("evaluations", m.count(RulesMetric.RULE_EVALUATIONS)),
+                            entry("failures", m.count(RulesMetric.RULE_EVALUATION_FAILURES)),
+                            entry("behind", totals.behind),
+                            entry("firing", totals.firing),
+                            entry("pending", totals.pending),
+                            entry("notificationsSent", m.count(RulesMetric.NOTIFICATIONS_SENT)));
+                    Map<String, Object> out = new LinkedHashMap<>();
+                    out.put("groups", groups);
+                    out.put("behind", totals.behind);
+                    return out;
+                }));
     }
 
     private static final class Totals {
@@ -107,7 +151,8 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
         long firing;
     }
 
-    private Map<String, Object> run(RuleGroup g, long now, Deadline d, InvocationMetrics<RulesMetric> m, Totals totals) {
+    private Map<String, Object> run(
+            RuleGroup g, long now, Deadline d, InvocationMetrics<RulesMetric> m, Totals totals) {
         long interval = g.intervalMillis();
         long target = GroupEvaluator.alignedTime(g, now);
         Map<String, Object> summary = new LinkedHashMap<>();
@@ -119,7 +164,9 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
             last = store.groupEvaluatedAt(g.key());
         } catch (AlertStore.AlertStoreException e) {
             errors.add(e.getMessage());
-            LOG.error("group not evaluated: its cursor could not be read", entry("group", g.key()),
+            LOG.error(
+                    "group not evaluated: its cursor could not be read",
+                    entry("group", g.key()),
                     entry("reason", e.getMessage()));
             totals.behind += 1;
             summary.put("evaluatedAt", evaluated);
@@ -132,7 +179,8 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
         long due = first > target ? 0 : (target - first) / interval + 1;
         long done = 0;
         GroupEvaluation latest = null;
-        for (long t = first; t <= target && done < catchUpLimit && d.remainingMillis() >= MIN_EVALUATION_MILLIS;
+        for (long t = first;
+                t <= target && done < catchUpLimit && d.remainingMillis() >= MIN_EVALUATION_MILLIS;
                 t += interval) {
             GroupEvaluation e = evaluator.evaluate(g, t);
             latest = e;
@@ -176,9 +224,13 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
             }
             if (o.error() != null) {
                 m.increment(RulesMetric.RULE_EVALUATION_FAILURES);
-                String message = o.ruleKey() + " at " + java.time.Instant.ofEpochMilli(e.evaluatedAt()) + ": " + o.error();
+                String message =
+                        o.ruleKey() + " at " + java.time.Instant.ofEpochMilli(e.evaluatedAt()) + ": " + o.error();
                 errors.add(message);
-                LOG.error("rule evaluation failed", entry("rule", o.ruleKey()), entry("evaluatedAt", e.evaluatedAt()),
+                LOG.error(
+                        "rule evaluation failed",
+                        entry("rule", o.ruleKey()),
+                        entry("evaluatedAt", e.evaluatedAt()),
                         entry("reason", o.error()));
             }
         }
@@ -195,11 +247,22 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
             } catch (Exception ex) {
                 // The state has moved on: this transition is not sent again. Logged whole so it can be sent by hand.
                 m.increment(RulesMetric.NOTIFICATION_FAILURES);
-                LOG.error("alert notification not delivered", entry("rule", o.ruleKey()),
-                        entry("evaluatedAt", e.evaluatedAt()), entry("reason", ex.toString()),
-                        entry("alerts", o.transitions().stream().map(a -> Map.of("fingerprint", a.fingerprint(),
-                                "status", a.state() == AlertState.FIRING ? "firing" : "resolved",
-                                "labels", a.labels())).toList()));
+                LOG.error(
+                        "alert notification not delivered",
+                        entry("rule", o.ruleKey()),
+                        entry("evaluatedAt", e.evaluatedAt()),
+                        entry("reason", ex.toString()),
+                        entry(
+                                "alerts",
+                                o.transitions().stream()
+                                        .map(a -> Map.of(
+                                                "fingerprint",
+                                                a.fingerprint(),
+                                                "status",
+                                                a.state() == AlertState.FIRING ? "firing" : "resolved",
+                                                "labels",
+                                                a.labels()))
+                                        .toList()));
             }
         }
     }

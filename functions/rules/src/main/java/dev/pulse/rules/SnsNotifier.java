@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import java.util.List;
@@ -18,8 +33,8 @@ public final class SnsNotifier implements Notifier {
     private final String externalUrl;
     private final String receiver;
 
-    public SnsNotifier(SnsClient sns, String topicArn, Map<String, String> externalLabels, String externalUrl,
-            String receiver) {
+    public SnsNotifier(
+            SnsClient sns, String topicArn, Map<String, String> externalLabels, String externalUrl, String receiver) {
         this.sns = sns;
         this.topicArn = topicArn;
         this.externalLabels = Map.copyOf(externalLabels);
@@ -35,9 +50,19 @@ public final class SnsNotifier implements Notifier {
         List<String> messages = WebhookMessage.build(rule, transitions, externalLabels, externalUrl, receiver);
         for (String m : messages) {
             String status = m.contains("\"status\":\"firing\"") ? "firing" : "resolved";
-            sns.publish(b -> b.topicArn(topicArn).message(m).messageAttributes(Map.of(
-                    "alertname", MessageAttributeValue.builder().dataType("String").stringValue(rule.name()).build(),
-                    "status", MessageAttributeValue.builder().dataType("String").stringValue(status).build())));
+            sns.publish(b -> b.topicArn(topicArn)
+                    .message(m)
+                    .messageAttributes(Map.of(
+                            "alertname",
+                                    MessageAttributeValue.builder()
+                                            .dataType("String")
+                                            .stringValue(rule.name())
+                                            .build(),
+                            "status",
+                                    MessageAttributeValue.builder()
+                                            .dataType("String")
+                                            .stringValue(status)
+                                            .build())));
         }
         return messages.size();
     }

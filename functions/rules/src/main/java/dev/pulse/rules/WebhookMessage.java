@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -33,15 +48,19 @@ public final class WebhookMessage {
 
     /** SNS's message limit is 262,144 bytes; what is left covers the JSON punctuation between alerts. */
     static final int MAX_BYTES = 250_000;
+
     private static final String ZERO_TIME = "0001-01-01T00:00:00Z";
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private WebhookMessage() {
-    }
+    private WebhookMessage() {}
 
     /** The messages for {@code transitions} of {@code rule}; every transition in exactly one of them. */
-    public static List<String> build(AlertingRule rule, List<Alert> transitions, Map<String, String> externalLabels,
-            String externalUrl, String receiver) {
+    public static List<String> build(
+            AlertingRule rule,
+            List<Alert> transitions,
+            Map<String, String> externalLabels,
+            String externalUrl,
+            String receiver) {
         List<ObjectNode> alerts = new ArrayList<>();
         for (Alert a : transitions) {
             alerts.add(alert(rule, a, externalLabels, externalUrl));
@@ -65,7 +84,8 @@ public final class WebhookMessage {
         return messages;
     }
 
-    private static ObjectNode alert(AlertingRule rule, Alert a, Map<String, String> externalLabels, String externalUrl) {
+    private static ObjectNode alert(
+            AlertingRule rule, Alert a, Map<String, String> externalLabels, String externalUrl) {
         SortedMap<String, String> labels = new TreeMap<>(a.labels());
         externalLabels.forEach(labels::putIfAbsent);
         boolean firing = a.state() == AlertState.FIRING;
@@ -74,7 +94,9 @@ public final class WebhookMessage {
         n.set("labels", strings(labels));
         n.set("annotations", strings(a.annotations()));
         n.put("startsAt", Instant.ofEpochMilli(a.firedAt()).toString());
-        n.put("endsAt", firing ? ZERO_TIME : Instant.ofEpochMilli(a.resolvedAt()).toString());
+        n.put(
+                "endsAt",
+                firing ? ZERO_TIME : Instant.ofEpochMilli(a.resolvedAt()).toString());
         n.put("generatorURL", generatorUrl(externalUrl, rule.expr()));
         n.put("fingerprint", Fingerprint.of(labels));
         return n;
@@ -82,7 +104,8 @@ public final class WebhookMessage {
 
     private static String message(AlertingRule rule, List<ObjectNode> alerts, String externalUrl, String receiver) {
         ObjectNode m = JSON.createObjectNode();
-        boolean anyFiring = alerts.stream().anyMatch(a -> a.get("status").asText().equals("firing"));
+        boolean anyFiring =
+                alerts.stream().anyMatch(a -> a.get("status").asText().equals("firing"));
         m.put("version", "4");
         m.put("groupKey", "{}:{alertname=\"" + rule.name() + "\"}");
         m.put("truncatedAlerts", 0);
@@ -94,20 +117,32 @@ public final class WebhookMessage {
         m.put("externalURL", externalUrl);
         ArrayNode list = m.putArray("alerts");
         // Firing first, then resolved, each by fingerprint: the same transitions always give the same message.
-        alerts.stream().sorted((x, y) -> {
-            int s = Boolean.compare(y.get("status").asText().equals("firing"), x.get("status").asText().equals("firing"));
-            return s != 0 ? s : x.get("fingerprint").asText().compareTo(y.get("fingerprint").asText());
-        }).forEach(list::add);
+        alerts.stream()
+                .sorted((x, y) -> {
+                    int s = Boolean.compare(
+                            y.get("status").asText().equals("firing"),
+                            x.get("status").asText().equals("firing"));
+                    return s != 0
+                            ? s
+                            : x.get("fingerprint")
+                                    .asText()
+                                    .compareTo(y.get("fingerprint").asText());
+                })
+                .forEach(list::add);
         return m.toString();
     }
 
     /** The pairs every alert has with the same value, as Alertmanager's commonLabels and commonAnnotations. */
     private static Map<String, String> common(List<ObjectNode> alerts, String field) {
         Map<String, String> common = new LinkedHashMap<>();
-        alerts.get(0).get(field).properties().forEach(e -> common.put(e.getKey(), e.getValue().asText()));
+        alerts.get(0)
+                .get(field)
+                .properties()
+                .forEach(e -> common.put(e.getKey(), e.getValue().asText()));
         for (ObjectNode a : alerts.subList(1, alerts.size())) {
-            common.entrySet().removeIf(e -> !a.get(field).has(e.getKey())
-                    || !a.get(field).get(e.getKey()).asText().equals(e.getValue()));
+            common.entrySet()
+                    .removeIf(e -> !a.get(field).has(e.getKey())
+                            || !a.get(field).get(e.getKey()).asText().equals(e.getValue()));
         }
         return common;
     }
@@ -121,7 +156,9 @@ public final class WebhookMessage {
     /** Prometheus' link to the expression: {@code <externalURL>/graph?g0.expr=<expr, Go's QueryEscape>&g0.tab=1}. */
     static String generatorUrl(String externalUrl, String expr) {
         // Go's url.QueryEscape keeps [A-Za-z0-9-_.~] and writes a space as '+'; Java's keeps '*' and escapes '~'.
-        String q = URLEncoder.encode(expr, StandardCharsets.UTF_8).replace("*", "%2A").replace("%7E", "~");
+        String q = URLEncoder.encode(expr, StandardCharsets.UTF_8)
+                .replace("*", "%2A")
+                .replace("%7E", "~");
         return externalUrl + "/graph?g0.expr=" + q + "&g0.tab=1";
     }
 }

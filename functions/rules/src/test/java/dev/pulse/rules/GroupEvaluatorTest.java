@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -39,8 +54,10 @@ class GroupEvaluatorTest {
     }
 
     private RuleGroup group(int limit, String rules) throws RuleFileException {
-        RuleGroup g = RuleFiles.parse("t.yml", "groups:\n- name: g\n" + (limit > 0 ? "  limit: " + limit + "\n" : "")
-                + "  rules:\n" + rules).get(0);
+        RuleGroup g = RuleFiles.parse(
+                        "t.yml",
+                        "groups:\n- name: g\n" + (limit > 0 ? "  limit: " + limit + "\n" : "") + "  rules:\n" + rules)
+                .get(0);
         return g;
     }
 
@@ -76,15 +93,21 @@ class GroupEvaluatorTest {
         GroupEvaluation pending = e.evaluate(g, 0);
         GroupEvaluation firing = e.evaluate(g, MINUTE);
 
-        assertThat(pending.alertSeries()).extracting(r -> r.labels().toString() + "=" + r.value()).containsExactlyInAnyOrder(
-                "{__name__=ALERTS, alertname=A, alertstate=pending, i=a, severity=page}=1.0",
-                "{__name__=ALERTS_FOR_STATE, alertname=A, i=a, severity=page}=0.0");
-        assertThat(firing.alertSeries()).extracting(r -> r.labels().get("alertstate")).contains("firing");
+        assertThat(pending.alertSeries())
+                .extracting(r -> r.labels().toString() + "=" + r.value())
+                .containsExactlyInAnyOrder(
+                        "{__name__=ALERTS, alertname=A, alertstate=pending, i=a, severity=page}=1.0",
+                        "{__name__=ALERTS_FOR_STATE, alertname=A, i=a, severity=page}=0.0");
+        assertThat(firing.alertSeries())
+                .extracting(r -> r.labels().get("alertstate"))
+                .contains("firing");
         Alert a = firing.firing("A").get(0);
         assertThat(a.activeAt()).isZero();
         assertThat(a.firedAt()).isEqualTo(MINUTE);
         assertThat(a.value()).isEqualTo(6);
-        assertThat(a.fingerprint()).hasSize(16).isEqualTo(pending.rules().get(0).alerts().keySet().iterator().next());
+        assertThat(a.fingerprint())
+                .hasSize(16)
+                .isEqualTo(pending.rules().get(0).alerts().keySet().iterator().next());
     }
 
     @Test
@@ -92,7 +115,8 @@ class GroupEvaluatorTest {
         RuleGroup g = group(1, "  - {alert: A, expr: x > 0}\n");
         script.put(0L, List.of(sample(1, "i", "a"), sample(1, "i", "b")));
 
-        GroupEvaluation.Outcome o = evaluator(new InMemoryAlertStore()).evaluate(g, 0).rules().get(0);
+        GroupEvaluation.Outcome o =
+                evaluator(new InMemoryAlertStore()).evaluate(g, 0).rules().get(0);
 
         assertThat(o.error()).isEqualTo("exceeded limit of 1 with 2 alerts");
         assertThat(o.alerts()).isEmpty();
@@ -100,13 +124,16 @@ class GroupEvaluatorTest {
 
     @Test
     void evaluate_whenRuleLabelsMakeTwoSamplesEqual_refusesTheVector() throws Exception {
-        RuleGroup g = group(0, "  - {alert: A, expr: x > 0, labels: {i: same}}\n  - {record: r, expr: x, labels: {i: same}}\n");
+        RuleGroup g = group(
+                0, "  - {alert: A, expr: x > 0, labels: {i: same}}\n  - {record: r, expr: x, labels: {i: same}}\n");
         script.put(0L, List.of(sample(1, "i", "a"), sample(2, "i", "b")));
 
         GroupEvaluation e = evaluator(new InMemoryAlertStore()).evaluate(g, 0);
 
-        assertThat(e.rules().get(0).error()).isEqualTo("vector contains metrics with the same labelset after applying alert labels");
-        assertThat(e.rules().get(1).error()).isEqualTo("vector contains metrics with the same labelset after applying rule labels");
+        assertThat(e.rules().get(0).error())
+                .isEqualTo("vector contains metrics with the same labelset after applying alert labels");
+        assertThat(e.rules().get(1).error())
+                .isEqualTo("vector contains metrics with the same labelset after applying rule labels");
         assertThat(recorded).isEmpty();
     }
 
@@ -165,13 +192,17 @@ class GroupEvaluatorTest {
     @Test
     void evaluate_whenARecordingRuleAnswersNaN_storesTheFiniteSamplesAndCountsTheRest() throws Exception {
         RuleGroup g = group(0, "  - {record: 'r:x', expr: x, labels: {source: rules}}\n");
-        script.put(0L, List.of(sample(Double.NaN, "i", "a"), sample(Double.POSITIVE_INFINITY, "i", "b"), sample(3, "i", "c")));
+        script.put(
+                0L,
+                List.of(sample(Double.NaN, "i", "a"), sample(Double.POSITIVE_INFINITY, "i", "b"), sample(3, "i", "c")));
 
-        GroupEvaluation.Outcome o = evaluator(new InMemoryAlertStore()).evaluate(g, 0).rules().get(0);
+        GroupEvaluation.Outcome o =
+                evaluator(new InMemoryAlertStore()).evaluate(g, 0).rules().get(0);
 
         assertThat(o.dropped()).isEqualTo(2);
         assertThat(recorded).singleElement().satisfies(r -> {
-            assertThat(r.labels()).containsExactlyEntriesOf(new TreeMap<>(Map.of("__name__", "r:x", "i", "c", "source", "rules")));
+            assertThat(r.labels())
+                    .containsExactlyEntriesOf(new TreeMap<>(Map.of("__name__", "r:x", "i", "c", "source", "rules")));
             assertThat(r.value()).isEqualTo(3);
         });
     }
@@ -183,6 +214,7 @@ class GroupEvaluatorTest {
 
         Alert a = evaluator(new InMemoryAlertStore()).evaluate(g, 0).firing("A").get(0);
 
-        assertThat(a.annotations().get("s")).startsWith("<error expanding template: template: __alert_A: error calling humanize");
+        assertThat(a.annotations().get("s"))
+                .startsWith("<error expanding template: template: __alert_A: error calling humanize");
     }
 }

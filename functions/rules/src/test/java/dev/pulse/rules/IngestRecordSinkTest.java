@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,6 +48,7 @@ class IngestRecordSinkTest {
 
     @RegisterExtension
     static final DynamoDbLocalExtension DYNAMO = new DynamoDbLocalExtension();
+
     private static final String TABLE = "recorded";
     private static final Instant T = Instant.parse("2026-11-20T12:05:00Z");
     private static PulseConfig config;
@@ -40,26 +56,32 @@ class IngestRecordSinkTest {
     @BeforeAll
     static void table() {
         LocalDynamoDb.createTable(DYNAMO.reader(), TABLE);
-        config = TestConfig.of(TABLE, "https://sqs.us-east-1.amazonaws.com/123456789012/dlq",
+        config = TestConfig.of(
+                TABLE,
+                "https://sqs.us-east-1.amazonaws.com/123456789012/dlq",
                 TestConfig.acceptingPast(Duration.ofDays(2)));
     }
 
     private static RecordSink.Recorded sample(String job, double v) {
-        return new RecordSink.Recorded(Collections.unmodifiableSortedMap(new TreeMap<>(Map.of("__name__", "job:latency:max",
-                "job", job))), v);
+        return new RecordSink.Recorded(
+                Collections.unmodifiableSortedMap(new TreeMap<>(Map.of("__name__", "job:latency:max", "job", job))), v);
     }
 
-    private static IngestRecordSink sink(software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient client,
-            RecordingSqs dlq) {
+    private static IngestRecordSink sink(
+            software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient client, RecordingSqs dlq) {
         MutableClock clock = new MutableClock(T.plusSeconds(5));
-        return new IngestRecordSink(IngestFunction.service(config, client, dlq, clock), () -> Deadline.inMillis(10_000),
-                clock, "us-east-1");
+        return new IngestRecordSink(
+                IngestFunction.service(config, client, dlq, clock),
+                () -> Deadline.inMillis(10_000),
+                clock,
+                "us-east-1");
     }
 
     private static List<RuleEvaluation.Sample> query(String expr) throws Exception {
         MutableClock clock = new MutableClock(T.plusSeconds(5));
-        RuleEvaluation evaluation = new RuleEvaluation(QueryFunction.service(config, DYNAMO.async(), clock,
-                QueryFunction.cache()), new CatalogService(DYNAMO.async(), TABLE));
+        RuleEvaluation evaluation = new RuleEvaluation(
+                QueryFunction.service(config, DYNAMO.async(), clock, QueryFunction.cache()),
+                new CatalogService(DYNAMO.async(), TABLE));
         return RulesFunction.querier(evaluation).query(expr, T.toEpochMilli(), 60_000);
     }
 
@@ -70,13 +92,17 @@ class IngestRecordSinkTest {
 
         sink(DYNAMO.async(), dlq).write("r.yml;g;0;job:latency:max", T.toEpochMilli(), samples);
         sink(DYNAMO.async(), dlq).write("r.yml;g;0;job:latency:max", T.toEpochMilli(), samples); // a retried run
-        sink(DYNAMO.async(), dlq).write("r.yml;g;0;job:latency:max", T.toEpochMilli(), List.of(samples.get(1),
-                samples.get(0))); // another container, samples in another order
+        sink(DYNAMO.async(), dlq)
+                .write(
+                        "r.yml;g;0;job:latency:max",
+                        T.toEpochMilli(),
+                        List.of(samples.get(1), samples.get(0))); // another container, samples in another order
 
         assertThat(dlq.messages()).isEmpty();
         List<RuleEvaluation.Sample> sums = query("sum_over_time({__name__=\"job:latency:max\"}[1m])");
-        assertThat(sums).extracting(s -> s.labels().get("job") + "=" + s.value()).containsExactlyInAnyOrder("api=0.25",
-                "web=4.0");
+        assertThat(sums)
+                .extracting(s -> s.labels().get("job") + "=" + s.value())
+                .containsExactlyInAnyOrder("api=0.25", "web=4.0");
         assertThat(query("{__name__=\"job:latency:max\"}")).hasSize(2);
     }
 
@@ -86,12 +112,14 @@ class IngestRecordSinkTest {
         IngestRecordSink sink = sink(new RefusingDynamoDb(), dlq);
 
         assertThatThrownBy(() -> sink.write("r.yml;g;1;other:x", T.toEpochMilli(), List.of(sample("api", 1))))
-                .isInstanceOf(RecordSink.NotStoredException.class).hasMessageContaining("ingest failed");
+                .isInstanceOf(RecordSink.NotStoredException.class)
+                .hasMessageContaining("ingest failed");
     }
 
     @Test
     void shard_whenTheRuleKeyHoldsColonsAndHashes_isPlainAndStablePerRule() {
-        assertThat(IngestRecordSink.shard("a:b#c.yml;g;0;job:x")).matches("rule-[0-9a-f]{16}")
+        assertThat(IngestRecordSink.shard("a:b#c.yml;g;0;job:x"))
+                .matches("rule-[0-9a-f]{16}")
                 .isEqualTo(IngestRecordSink.shard("a:b#c.yml;g;0;job:x"))
                 .isNotEqualTo(IngestRecordSink.shard("a:b#c.yml;g;1;job:x"));
     }

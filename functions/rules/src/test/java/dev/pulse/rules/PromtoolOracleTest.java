@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,7 +43,12 @@ class PromtoolOracleTest {
 
     static Stream<String> testFiles() throws IOException {
         try (Stream<Path> s = Files.list(Promtool.rulesDir().resolve("tests"))) {
-            return s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".test.yml")).sorted().toList().stream();
+            return s
+                    .map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".test.yml"))
+                    .sorted()
+                    .toList()
+                    .stream();
         }
     }
 
@@ -42,13 +62,21 @@ class PromtoolOracleTest {
 
         assertThat(promtool.exitCode()).as(promtool.output()).isZero();
         assertThat(promtool.output()).contains("SUCCESS");
-        assertThat(pulse).as("Pulse's evaluation differs from the file's expectations").isEmpty();
+        assertThat(pulse)
+                .as("Pulse's evaluation differs from the file's expectations")
+                .isEmpty();
     }
 
     @Test
     void testFiles_whenListed_coverEveryFeature() throws IOException {
-        assertThat(testFiles().toList()).contains("for-pending.test.yml", "keep-firing.test.yml", "templates.test.yml",
-                "recording.test.yml", "resolve.test.yml", "bundled-pulse.test.yml");
+        assertThat(testFiles().toList())
+                .contains(
+                        "for-pending.test.yml",
+                        "keep-firing.test.yml",
+                        "templates.test.yml",
+                        "recording.test.yml",
+                        "resolve.test.yml",
+                        "bundled-pulse.test.yml");
     }
 
     /** The comparison can fail: a wrong expectation (an alert said to fire before its `for`) fails under both. */
@@ -59,9 +87,11 @@ class PromtoolOracleTest {
         String expectation = "      - eval_time: 4m\n        alertname: InstanceDown\n        exp_alerts: []\n";
         String original = Files.readString(tests.resolve("for-pending.test.yml"));
         assertThat(original).contains(expectation);
-        String wrong = original.replace(expectation, "      - eval_time: 4m\n        alertname: InstanceDown\n"
-                + "        exp_alerts:\n          - exp_labels: {severity: page, job: api, instance: a}\n"
-                + "            exp_annotations: {summary: \"a of api is down\"}\n");
+        String wrong = original.replace(
+                expectation,
+                "      - eval_time: 4m\n        alertname: InstanceDown\n"
+                        + "        exp_alerts:\n          - exp_labels: {severity: page, job: api, instance: a}\n"
+                        + "            exp_annotations: {summary: \"a of api is down\"}\n");
         Files.writeString(dir.resolve("wrong.test.yml"), wrong);
 
         Promtool.Result promtool = Promtool.run(dir, "test", "rules", "wrong.test.yml");

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
@@ -58,6 +73,7 @@ final class PromtoolTestRunner {
 
     /** promtool's time 0. */
     static final long BASE = Instant.parse("2026-11-20T00:00:00Z").toEpochMilli();
+
     private static final long MINUTE = 60_000;
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final AtomicInteger TABLES = new AtomicInteger();
@@ -74,7 +90,9 @@ final class PromtoolTestRunner {
 
     List<String> run(Path testFile) throws IOException, RuleFileException {
         JsonNode root = YAML.readTree(testFile.toFile());
-        long evalInterval = root.has("evaluation_interval") ? Durations.parse(root.get("evaluation_interval").asText()) : MINUTE;
+        long evalInterval = root.has("evaluation_interval")
+                ? Durations.parse(root.get("evaluation_interval").asText())
+                : MINUTE;
         if (evalInterval != MINUTE) {
             throw new IllegalArgumentException(testFile + ": Pulse's runner evaluates at 1m (minute resolution)");
         }
@@ -95,49 +113,72 @@ final class PromtoolTestRunner {
     }
 
     private List<String> runTest(RuleSet rules, JsonNode test, long evalInterval) {
-        long interval = test.has("interval") ? Durations.parse(test.get("interval").asText()) : evalInterval;
+        long interval =
+                test.has("interval") ? Durations.parse(test.get("interval").asText()) : evalInterval;
         if (interval != MINUTE) {
-            throw new IllegalArgumentException("Pulse's runner needs input series at 1m intervals, not " + interval + " ms");
+            throw new IllegalArgumentException(
+                    "Pulse's runner needs input series at 1m intervals, not " + interval + " ms");
         }
         String table = "rules-" + TABLES.incrementAndGet();
         LocalDynamoDb.createTable(reader, table);
         RecordingSqs dlq = new RecordingSqs();
-        PulseConfig config = TestConfig.of(table, "https://sqs.us-east-1.amazonaws.com/123456789012/dlq",
+        PulseConfig config = TestConfig.of(
+                table,
+                "https://sqs.us-east-1.amazonaws.com/123456789012/dlq",
                 TestConfig.acceptingPast(Duration.ofDays(2)));
         // Ingest's "now" stands after every datapoint of the test: arrival times and the accepted window follow it.
-        MutableClock ingestClock = new MutableClock(Instant.ofEpochMilli(BASE + Duration.ofDays(1).toMillis()));
+        MutableClock ingestClock =
+                new MutableClock(Instant.ofEpochMilli(BASE + Duration.ofDays(1).toMillis()));
         IngestService ingest = IngestFunction.service(config, async, dlq, ingestClock);
         AtomicLong sequence = new AtomicLong();
         List<String> failures = new ArrayList<>();
 
         List<KinesisEvent.KinesisEventRecord> input = new ArrayList<>();
         for (JsonNode s : test.path("input_series")) {
-            SortedMap<String, String> labels = SeriesNotation.labels(s.get("series").asText());
+            SortedMap<String, String> labels =
+                    SeriesNotation.labels(s.get("series").asText());
             List<Double> values = SeriesNotation.values(s.get("values").asText());
             for (int i = 0; i < values.size(); i++) {
                 if (values.get(i) != null) {
-                    input.add(record(INPUT_SHARD, sequence.incrementAndGet(), labels, BASE + i * MINUTE - 30_000,
-                            values.get(i), ingestClock.millis()));
+                    input.add(record(
+                            INPUT_SHARD,
+                            sequence.incrementAndGet(),
+                            labels,
+                            BASE + i * MINUTE - 30_000,
+                            values.get(i),
+                            ingestClock.millis()));
                 }
             }
         }
         ingest(ingest, input, dlq, failures);
 
         MutableClock queryClock = new MutableClock(Instant.ofEpochMilli(BASE));
-        RuleEvaluation evaluation = new RuleEvaluation(QueryFunction.service(config, async, queryClock,
-                QueryFunction.cache()), new CatalogService(async, config.tableName()));
+        RuleEvaluation evaluation = new RuleEvaluation(
+                QueryFunction.service(config, async, queryClock, QueryFunction.cache()),
+                new CatalogService(async, config.tableName()));
         Querier querier = RulesFunction.querier(evaluation);
         RecordSink sink = (ruleKey, evaluatedAt, samples) -> {
             List<KinesisEvent.KinesisEventRecord> out = new ArrayList<>();
             for (RecordSink.Recorded r : samples) {
-                out.add(record(RULES_SHARD, sequence.incrementAndGet(), r.labels(), evaluatedAt - 30_000, r.value(),
+                out.add(record(
+                        RULES_SHARD,
+                        sequence.incrementAndGet(),
+                        r.labels(),
+                        evaluatedAt - 30_000,
+                        r.value(),
                         ingestClock.millis()));
             }
             ingest(ingest, out, dlq, failures);
         };
         Map<String, String> external = new TreeMap<>();
-        test.path("external_labels").fields().forEachRemaining(e -> external.put(e.getKey(), e.getValue().asText()));
-        GroupEvaluator evaluator = RulesFunction.evaluator(querier, new InMemoryAlertStore(), sink, external,
+        test.path("external_labels")
+                .fields()
+                .forEachRemaining(e -> external.put(e.getKey(), e.getValue().asText()));
+        GroupEvaluator evaluator = RulesFunction.evaluator(
+                querier,
+                new InMemoryAlertStore(),
+                sink,
+                external,
                 test.path("external_url").asText(""));
 
         List<JsonNode> alertTests = new ArrayList<>();
@@ -162,7 +203,8 @@ final class PromtoolTestRunner {
                         failures.add("at " + Durations.format(ts) + ", rule " + o.ruleKey() + ": " + o.error());
                     }
                     if (o.rule() instanceof AlertingRule) {
-                        firing.computeIfAbsent(o.rule().name(), k -> new ArrayList<>()).addAll(e.firing(o.rule().name()));
+                        firing.computeIfAbsent(o.rule().name(), k -> new ArrayList<>())
+                                .addAll(e.firing(o.rule().name()));
                     }
                 }
             }
@@ -182,10 +224,15 @@ final class PromtoolTestRunner {
         return failures;
     }
 
-    private static void ingest(IngestService ingest, List<KinesisEvent.KinesisEventRecord> records, RecordingSqs dlq,
+    private static void ingest(
+            IngestService ingest,
+            List<KinesisEvent.KinesisEventRecord> records,
+            RecordingSqs dlq,
             List<String> failures) {
         for (int i = 0; i < records.size(); i += 100) {
-            IngestResult r = ingest.ingest(records.subList(i, Math.min(records.size(), i + 100)), Deadline.inMillis(30_000),
+            IngestResult r = ingest.ingest(
+                    records.subList(i, Math.min(records.size(), i + 100)),
+                    Deadline.inMillis(30_000),
                     new InvocationMetrics<>(IngestMetric.class));
             if (r.failed()) {
                 failures.add("ingest failed: " + r.failureReason());
@@ -196,8 +243,8 @@ final class PromtoolTestRunner {
         }
     }
 
-    private static KinesisEvent.KinesisEventRecord record(String shard, long n, SortedMap<String, String> labels,
-            long ts, double value, long arrival) {
+    private static KinesisEvent.KinesisEventRecord record(
+            String shard, long n, SortedMap<String, String> labels, long ts, double value, long arrival) {
         ObjectMapper json = new ObjectMapper();
         var node = json.createObjectNode();
         node.put("name", labels.get("__name__"));
@@ -227,22 +274,24 @@ final class PromtoolTestRunner {
         expected.sort(null);
         actual.sort(null);
         if (!expected.equals(actual)) {
-            failures.add("alertname " + name + ", eval_time " + test.get("eval_time").asText() + ":\n  exp " + expected
-                    + "\n  got " + actual);
+            failures.add("alertname " + name + ", eval_time "
+                    + test.get("eval_time").asText() + ":\n  exp " + expected + "\n  got " + actual);
         }
     }
 
-    private static void compareSamples(JsonNode test, RuleEvaluation evaluation, long at, long interval,
-            List<String> failures) {
+    private static void compareSamples(
+            JsonNode test, RuleEvaluation evaluation, long at, long interval, List<String> failures) {
         String expr = test.get("expr").asText();
         List<String> expected = new ArrayList<>();
         for (JsonNode s : test.path("exp_samples")) {
-            expected.add(SeriesNotation.labels(s.get("labels").asText()) + " " + PromQlValues.format(s.get("value").asDouble()));
+            expected.add(SeriesNotation.labels(s.get("labels").asText()) + " "
+                    + PromQlValues.format(s.get("value").asDouble()));
         }
         List<String> actual = new ArrayList<>();
         try {
-            for (RuleEvaluation.Sample s : evaluation.evaluate(expr, at, interval, Deadline.inMillis(10_000),
-                    new InvocationMetrics<>(QueryMetric.class)).samples()) {
+            for (RuleEvaluation.Sample s : evaluation
+                    .evaluate(expr, at, interval, Deadline.inMillis(10_000), new InvocationMetrics<>(QueryMetric.class))
+                    .samples()) {
                 actual.add(s.labels() + " " + PromQlValues.format(s.value()));
             }
         } catch (PromQlException e) {

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,18 +41,22 @@ class RuleFilesTest {
         Path dir = Promtool.rulesDir();
         List<String> files;
         try (Stream<Path> s = Files.list(dir)) {
-            files = s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".yml")).sorted().toList();
+            files = s.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".yml"))
+                    .sorted()
+                    .toList();
         }
 
-        Promtool.Result promtool = Promtool.run(dir, Stream.concat(Stream.of("check", "rules"), files.stream())
-                .toArray(String[]::new));
+        Promtool.Result promtool = Promtool.run(
+                dir, Stream.concat(Stream.of("check", "rules"), files.stream()).toArray(String[]::new));
         RuleSet pulse = RuleFiles.loadDirectory(dir);
 
         assertThat(files).contains("pulse.rules.yml", "replay.rules.yml");
         assertThat(promtool.exitCode()).as(promtool.output()).isZero();
         assertThat(promtool.output()).doesNotContain("FAILED");
-        assertThat(pulse.groups()).extracting(RuleGroup::name).containsExactly("pulse-self", "loadgen-canary",
-                "replay-services");
+        assertThat(pulse.groups())
+                .extracting(RuleGroup::name)
+                .containsExactly("pulse-self", "loadgen-canary", "replay-services");
         assertThat(pulse.ruleCount()).isEqualTo(9);
     }
 
@@ -46,92 +65,147 @@ class RuleFilesTest {
         RuleSet packaged = RulesFunction.bundledRules();
 
         assertThat(packaged.groups()).extracting(RuleGroup::file).containsOnly("pulse.rules.yml", "replay.rules.yml");
-        assertThat(packaged.ruleCount()).isEqualTo(RuleFiles.loadDirectory(Promtool.rulesDir()).ruleCount());
+        assertThat(packaged.ruleCount())
+                .isEqualTo(RuleFiles.loadDirectory(Promtool.rulesDir()).ruleCount());
     }
 
     static Stream<Arguments> badFiles() {
         return Stream.of(
-                Arguments.of("duplicate group", "groups:\n- name: g\n  rules: [{record: a, expr: '1'}]\n- name: g\n  rules: [{record: b, expr: '1'}]\n",
+                Arguments.of(
+                        "duplicate group",
+                        "groups:\n- name: g\n  rules: [{record: a, expr: '1'}]\n- name: g\n  rules: [{record: b, expr: '1'}]\n",
                         "group \"g\": groupname: \"g\" is repeated in the same file"),
-                Arguments.of("bad for", "groups:\n- name: g\n  rules: [{alert: A, expr: 'up == 0', for: 5x}]\n",
+                Arguments.of(
+                        "bad for",
+                        "groups:\n- name: g\n  rules: [{alert: A, expr: 'up == 0', for: 5x}]\n",
                         "group \"g\", rule 1 (\"A\"): for: not a valid duration string: \"5x\""),
-                Arguments.of("units out of order", "groups:\n- name: g\n  rules: [{alert: A, expr: 'up', keep_firing_for: 5s1m}]\n",
+                Arguments.of(
+                        "units out of order",
+                        "groups:\n- name: g\n  rules: [{alert: A, expr: 'up', keep_firing_for: 5s1m}]\n",
                         "keep_firing_for: not a valid duration string: \"5s1m\""),
-                Arguments.of("bad interval", "groups:\n- name: g\n  interval: 1x\n  rules: [{record: a, expr: up}]\n",
+                Arguments.of(
+                        "bad interval",
+                        "groups:\n- name: g\n  interval: 1x\n  rules: [{record: a, expr: up}]\n",
                         "group \"g\": interval: not a valid duration string: \"1x\""),
-                Arguments.of("bad PromQL", "groups:\n- name: g\n  rules: [{alert: A, expr: 'sum(up'}]\n",
+                Arguments.of(
+                        "bad PromQL",
+                        "groups:\n- name: g\n  rules: [{alert: A, expr: 'sum(up'}]\n",
                         "group \"g\", rule 1 (\"A\"): could not parse expression: 1:"),
-                Arguments.of("bad label name", "groups:\n- name: g\n  rules: [{alert: A, expr: up, labels: {bad-name: x}}]\n",
+                Arguments.of(
+                        "bad label name",
+                        "groups:\n- name: g\n  rules: [{alert: A, expr: up, labels: {bad-name: x}}]\n",
                         "rule 1 (\"A\"): invalid label name: bad-name"),
-                Arguments.of("__name__ label", "groups:\n- name: g\n  rules: [{record: a, expr: up, labels: {__name__: y}}]\n",
+                Arguments.of(
+                        "__name__ label",
+                        "groups:\n- name: g\n  rules: [{record: a, expr: up, labels: {__name__: y}}]\n",
                         "rule 1 (\"a\"): invalid label name: __name__"),
-                Arguments.of("bad annotation name", "groups:\n- name: g\n  rules: [{alert: A, expr: up, annotations: {0x: y}}]\n",
+                Arguments.of(
+                        "bad annotation name",
+                        "groups:\n- name: g\n  rules: [{alert: A, expr: up, annotations: {0x: y}}]\n",
                         "invalid annotation name: 0x"),
-                Arguments.of("unclosed template", "groups:\n- name: g\n  rules: [{alert: A, expr: up, annotations: {s: '{{ $labels.job '}}]\n",
+                Arguments.of(
+                        "unclosed template",
+                        "groups:\n- name: g\n  rules: [{alert: A, expr: up, annotations: {s: '{{ $labels.job '}}]\n",
                         "rule 1 (\"A\"): annotation s: template: __alert_A:1: unclosed action"),
-                Arguments.of("undefined variable", "groups:\n- name: g\n  rules: [{alert: A, expr: up, annotations: {s: '{{ $foo }}'}}]\n",
+                Arguments.of(
+                        "undefined variable",
+                        "groups:\n- name: g\n  rules: [{alert: A, expr: up, annotations: {s: '{{ $foo }}'}}]\n",
                         "undefined variable \"$foo\""),
-                Arguments.of("undefined function", "groups:\n- name: g\n  rules: [{alert: A, expr: up, labels: {s: '{{ nosuch $value }}'}}]\n",
+                Arguments.of(
+                        "undefined function",
+                        "groups:\n- name: g\n  rules: [{alert: A, expr: up, labels: {s: '{{ nosuch $value }}'}}]\n",
                         "label s: template: __alert_A:1: function \"nosuch\" not defined"),
-                Arguments.of("bad record name", "groups:\n- name: g\n  rules: [{record: 'bad name', expr: up}]\n",
+                Arguments.of(
+                        "bad record name",
+                        "groups:\n- name: g\n  rules: [{record: 'bad name', expr: up}]\n",
                         "rule 1 (\"bad name\"): invalid recording rule name: bad name"),
-                Arguments.of("record and alert", "groups:\n- name: g\n  rules: [{record: a, alert: A, expr: up}]\n",
+                Arguments.of(
+                        "record and alert",
+                        "groups:\n- name: g\n  rules: [{record: a, alert: A, expr: up}]\n",
                         "rule 1: only one of 'record' and 'alert' must be set"),
-                Arguments.of("neither", "groups:\n- name: g\n  rules: [{expr: up}]\n",
+                Arguments.of(
+                        "neither",
+                        "groups:\n- name: g\n  rules: [{expr: up}]\n",
                         "rule 1: one of 'record' or 'alert' must be set"),
-                Arguments.of("no expr", "groups:\n- name: g\n  rules: [{alert: A}]\n",
+                Arguments.of(
+                        "no expr",
+                        "groups:\n- name: g\n  rules: [{alert: A}]\n",
                         "rule 1 (\"A\"): field 'expr' must be set in rule"),
-                Arguments.of("annotations on a record", "groups:\n- name: g\n  rules: [{record: a, expr: up, annotations: {x: y}}]\n",
+                Arguments.of(
+                        "annotations on a record",
+                        "groups:\n- name: g\n  rules: [{record: a, expr: up, annotations: {x: y}}]\n",
                         "invalid field 'annotations' in recording rule"),
-                Arguments.of("for on a record", "groups:\n- name: g\n  rules: [{record: a, expr: up, for: 5m}]\n",
+                Arguments.of(
+                        "for on a record",
+                        "groups:\n- name: g\n  rules: [{record: a, expr: up, for: 5m}]\n",
                         "invalid field 'for' in recording rule"),
-                Arguments.of("keep_firing_for on a record", "groups:\n- name: g\n  rules: [{record: a, expr: up, keep_firing_for: 5m}]\n",
+                Arguments.of(
+                        "keep_firing_for on a record",
+                        "groups:\n- name: g\n  rules: [{record: a, expr: up, keep_firing_for: 5m}]\n",
                         "invalid field 'keep_firing_for' in recording rule"),
-                Arguments.of("unknown field", "groups:\n- name: g\n  rules: [{alert: A, exprs: up}]\n",
+                Arguments.of(
+                        "unknown field",
+                        "groups:\n- name: g\n  rules: [{alert: A, exprs: up}]\n",
                         "field exprs not found in a rule"),
-                Arguments.of("duplicate key", "groups:\n- name: g\n  rules: [{alert: A, expr: up, expr: down}]\n",
+                Arguments.of(
+                        "duplicate key",
+                        "groups:\n- name: g\n  rules: [{alert: A, expr: up, expr: down}]\n",
                         "Duplicate field 'expr'"),
-                Arguments.of("empty group name", "groups:\n- name: ''\n  rules: [{alert: A, expr: up}]\n",
+                Arguments.of(
+                        "empty group name",
+                        "groups:\n- name: ''\n  rules: [{alert: A, expr: up}]\n",
                         "group 1: Groupname must not be empty"));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("badFiles")
-    void parse_whenTheFileIsBad_isRefusedByPromtoolAndByPulseWithTheReason(String name, String yaml, String reason,
-            @TempDir Path dir) throws Exception {
+    void parse_whenTheFileIsBad_isRefusedByPromtoolAndByPulseWithTheReason(
+            String name, String yaml, String reason, @TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("bad.yml"), yaml);
 
         Promtool.Result promtool = Promtool.run(dir, "check", "rules", "bad.yml");
 
         assertThat(promtool.exitCode()).as(promtool.output()).isNotZero();
-        assertThatThrownBy(() -> RuleFiles.parse("bad.yml", yaml)).isInstanceOf(RuleFileException.class)
-                .hasMessageStartingWith("bad.yml: ").hasMessageContaining(reason);
+        assertThatThrownBy(() -> RuleFiles.parse("bad.yml", yaml))
+                .isInstanceOf(RuleFileException.class)
+                .hasMessageStartingWith("bad.yml: ")
+                .hasMessageContaining(reason);
     }
 
     static Stream<Arguments> refusedByPulseOnly() {
         String nested = "(".repeat(70) + "up" + ")".repeat(70);
         return Stream.of(
-                Arguments.of("interval below a minute", "groups:\n- name: g\n  interval: 30s\n  rules: [{record: a, expr: up}]\n",
+                Arguments.of(
+                        "interval below a minute",
+                        "groups:\n- name: g\n  interval: 30s\n  rules: [{record: a, expr: up}]\n",
                         "group \"g\": interval 30s is not a whole number of minutes"),
-                Arguments.of("if in a template", "groups:\n- name: g\n  rules: [{alert: A, expr: up, annotations: {s: '{{ if $value }}x{{ end }}'}}]\n",
+                Arguments.of(
+                        "if in a template",
+                        "groups:\n- name: g\n  rules: [{alert: A, expr: up, annotations: {s: '{{ if $value }}x{{ end }}'}}]\n",
                         "{{if}} is not supported by Pulse's templates"),
-                Arguments.of("query in a template", "groups:\n- name: g\n  rules: [{alert: A, expr: up, annotations: {s: '{{ query \"up\" }}'}}]\n",
+                Arguments.of(
+                        "query in a template",
+                        "groups:\n- name: g\n  rules: [{alert: A, expr: up, annotations: {s: '{{ query \"up\" }}'}}]\n",
                         "the function \"query\" is not supported by Pulse's templates"),
-                Arguments.of("deeply nested expression", "groups:\n- name: g\n  rules: [{record: a, expr: '" + nested + "'}]\n",
+                Arguments.of(
+                        "deeply nested expression",
+                        "groups:\n- name: g\n  rules: [{record: a, expr: '" + nested + "'}]\n",
                         "could not parse expression"));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("refusedByPulseOnly")
-    void parse_whenPromtoolAcceptsWhatPulseCannotRun_isRefusedByPulseWithTheReason(String name, String yaml,
-            String reason, @TempDir Path dir) throws Exception {
+    void parse_whenPromtoolAcceptsWhatPulseCannotRun_isRefusedByPulseWithTheReason(
+            String name, String yaml, String reason, @TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("f.yml"), yaml);
 
         Promtool.Result promtool = Promtool.run(dir, "check", "rules", "f.yml");
 
         assertThat(promtool.exitCode()).as(promtool.output()).isZero();
-        assertThatThrownBy(() -> RuleFiles.parse("f.yml", yaml)).isInstanceOf(RuleFileException.class)
-                .hasMessageStartingWith("f.yml: ").hasMessageContaining(reason);
+        assertThatThrownBy(() -> RuleFiles.parse("f.yml", yaml))
+                .isInstanceOf(RuleFileException.class)
+                .hasMessageStartingWith("f.yml: ")
+                .hasMessageContaining(reason);
     }
 
     @Test
@@ -139,7 +213,8 @@ class RuleFilesTest {
         String big = "groups:\n- name: g\n  rules:\n" + "  - {record: a, expr: up}\n".repeat(400_000);
 
         assertThat(big.length()).isGreaterThan(10_000_000);
-        assertThatThrownBy(() -> RuleFiles.parse("big.yml", big)).isInstanceOf(RuleFileException.class)
+        assertThatThrownBy(() -> RuleFiles.parse("big.yml", big))
+                .isInstanceOf(RuleFileException.class)
                 .hasMessage("big.yml: more than 1048576 bytes");
     }
 
@@ -152,7 +227,8 @@ class RuleFilesTest {
         }
 
         assertThatThrownBy(() -> RuleFiles.load(Map.of("many.yml", file.toString())))
-                .isInstanceOf(RuleFileException.class).hasMessageContaining("many.yml: more than 2000 rules");
+                .isInstanceOf(RuleFileException.class)
+                .hasMessageContaining("many.yml: more than 2000 rules");
     }
 
     @Test
@@ -160,14 +236,19 @@ class RuleFilesTest {
         StringBuilder yaml = new StringBuilder("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
         for (int i = 1; i < 12; i++) {
             yaml.append("a").append(i).append(": &a").append(i).append(" [");
-            yaml.append(("*a" + (i - 1) + ", ").repeat(9)).append("*a").append(i - 1).append("]\n");
+            yaml.append(("*a" + (i - 1) + ", ").repeat(9))
+                    .append("*a")
+                    .append(i - 1)
+                    .append("]\n");
         }
         yaml.append("groups: []\n");
 
         // 10^12 elements if the aliases were expanded: the parse must finish at once and refuse the file.
-        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () ->
-                assertThatThrownBy(() -> RuleFiles.parse("laughs.yml", yaml.toString()))
-                        .isInstanceOf(RuleFileException.class).hasMessageStartingWith("laughs.yml: "));
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                java.time.Duration.ofSeconds(5),
+                () -> assertThatThrownBy(() -> RuleFiles.parse("laughs.yml", yaml.toString()))
+                        .isInstanceOf(RuleFileException.class)
+                        .hasMessageStartingWith("laughs.yml: "));
     }
 
     @Test

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -39,9 +54,15 @@ class RulesApiTest {
     private void evaluate(RuleSet rules, Double... values) {
         for (int m = 0; m < values.length; m++) {
             Double v = values[m];
-            GroupEvaluator e = new GroupEvaluator((expr, t, interval) -> v == null ? List.of()
-                    : List.of(new RuleEvaluation.Sample(new TreeMap<>(Map.of("__name__", "latency", "instance", "i-1")), v)),
-                    store, (key, at, samples) -> { }, Map.of(), "");
+            GroupEvaluator e = new GroupEvaluator(
+                    (expr, t, interval) -> v == null
+                            ? List.of()
+                            : List.of(new RuleEvaluation.Sample(
+                                    new TreeMap<>(Map.of("__name__", "latency", "instance", "i-1")), v)),
+                    store,
+                    (key, at, samples) -> {},
+                    Map.of(),
+                    "");
             long at = NOON.plusSeconds(60L * m).toEpochMilli();
             e.evaluate(rules.groups().get(0), at);
             store.groupEvaluated(rules.groups().get(0).key(), at);
@@ -74,11 +95,25 @@ class RulesApiTest {
     void rules_whenAnAlertIsPendingThenFiring_showsTheRuleStateAndItsActiveAlerts() throws Exception {
         RuleSet rules = rules();
         evaluate(rules, 0.7);
-        assertThat(new RulesApi(rules, store).rules(null).get("data").get("groups").get(0).get("rules").get(1)
-                .get("state").asText()).isEqualTo("pending");
+        assertThat(new RulesApi(rules, store)
+                        .rules(null)
+                        .get("data")
+                        .get("groups")
+                        .get(0)
+                        .get("rules")
+                        .get(1)
+                        .get("state")
+                        .asText())
+                .isEqualTo("pending");
 
         evaluate(rules, 0.7, 0.8, 0.9);
-        JsonNode alert = new RulesApi(rules, store).rules("alert").get("data").get("groups").get(0).get("rules").get(0);
+        JsonNode alert = new RulesApi(rules, store)
+                .rules("alert")
+                .get("data")
+                .get("groups")
+                .get(0)
+                .get("rules")
+                .get(0);
 
         assertThat(alert.get("state").asText()).isEqualTo("firing");
         assertThat(alert.get("health").asText()).isEqualTo("ok");
@@ -93,12 +128,18 @@ class RulesApiTest {
 
     @Test
     void rules_whenFilteredByType_keepsOnlyThatKind() throws Exception {
-        JsonNode records = new RulesApi(rules(), store).rules("record").get("data").get("groups").get(0).get("rules");
+        JsonNode records = new RulesApi(rules(), store)
+                .rules("record")
+                .get("data")
+                .get("groups")
+                .get(0)
+                .get("rules");
 
         assertThat(records).hasSize(1);
         assertThat(records.get(0).get("type").asText()).isEqualTo("recording");
         assertThatThrownBy(() -> new RulesApi(rules(), store).rules("alerting"))
-                .hasMessageContaining("type='alerting'").hasMessageContaining("alert, record");
+                .hasMessageContaining("type='alerting'")
+                .hasMessageContaining("alert, record");
     }
 
     @Test
@@ -112,6 +153,7 @@ class RulesApiTest {
         assertThat(alerts.get(0).get("annotations").toString()).isEqualTo("{\"summary\":\"high\"}");
 
         evaluate(rules, 0.7, 0.8, 1234.5, null);
-        assertThat(new RulesApi(rules, store).alerts().get("data").get("alerts")).isEmpty();
+        assertThat(new RulesApi(rules, store).alerts().get("data").get("alerts"))
+                .isEmpty();
     }
 }

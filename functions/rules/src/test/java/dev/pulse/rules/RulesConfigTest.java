@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -40,7 +55,8 @@ class RulesConfigTest {
         env.put("RULES_CATCH_UP_LIMIT", "0");
         env.put("RULES_EXTERNAL_URL", "grafana.example.com");
 
-        assertThatThrownBy(() -> RulesConfig.fromEnvironment(env)).isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> RulesConfig.fromEnvironment(env))
+                .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("TABLE_NAME")
                 .hasMessageContaining("ALERT_TOPIC_ARN must be the ARN of a standard SNS topic, got \"pulse-alerts\"")
                 .hasMessageContaining("RULES_CATCH_UP_LIMIT must be between 1 and 1440, got 0")
@@ -48,13 +64,19 @@ class RulesConfigTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"RULES_CATCH_UP_LIMIT, ten, must be a whole number", "RULES_CATCH_UP_LIMIT, 1441, between 1 and 1440",
-            "ALERT_TOPIC_ARN, '', ALERT_TOPIC_ARN is required", "RULES_RECEIVER, ' ', must not be blank"})
+    @CsvSource({
+        "RULES_CATCH_UP_LIMIT, ten, must be a whole number",
+        "RULES_CATCH_UP_LIMIT, 1441, between 1 and 1440",
+        "ALERT_TOPIC_ARN, '', ALERT_TOPIC_ARN is required",
+        "RULES_RECEIVER, ' ', must not be blank"
+    })
     void fromEnvironment_whenOneSettingIsBad_namesIt(String name, String value, String reason) {
         Map<String, String> env = env();
         env.put(name, value);
 
-        assertThatThrownBy(() -> RulesConfig.fromEnvironment(env)).hasMessageContaining(name).hasMessageContaining(reason);
+        assertThatThrownBy(() -> RulesConfig.fromEnvironment(env))
+                .hasMessageContaining(name)
+                .hasMessageContaining(reason);
     }
 
     @Test

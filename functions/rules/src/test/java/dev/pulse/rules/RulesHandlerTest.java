@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,12 +48,14 @@ class RulesHandlerTest {
     private final Querier querier = (expr, t, interval) -> {
         asked.add(expr + "@" + Instant.ofEpochMilli(t) + "/" + interval);
         Double v = values.getOrDefault(t, 1.0);
-        return v == null ? List.of()
+        return v == null
+                ? List.of()
                 : List.of(new RuleEvaluation.Sample(new TreeMap<>(Map.of("__name__", "x", "i", "a")), v));
     };
     private final List<String> notified = new ArrayList<>();
     private final Notifier notifier = (rule, at, transitions) -> {
-        transitions.forEach(a -> notified.add(rule.name() + " " + a.state().wireName() + " @" + Instant.ofEpochMilli(at)));
+        transitions.forEach(
+                a -> notified.add(rule.name() + " " + a.state().wireName() + " @" + Instant.ofEpochMilli(at)));
         return 1;
     };
     private final RecordingMetrics metrics = new RecordingMetrics();
@@ -50,9 +67,17 @@ class RulesHandlerTest {
     }
 
     private RulesHandler handler(RuleSet rules, AlertStore store, int catchUpLimit) {
-        GroupEvaluator evaluator = new GroupEvaluator(querier, store, (key, at, samples) -> { }, Map.of(), "");
-        return new RulesHandler(rules, evaluator, store, notifier, metrics, catchUpLimit, 0,
-                new AtomicReference<>(Deadline.inMillis(60_000)), new MutableClock(Instant.EPOCH));
+        GroupEvaluator evaluator = new GroupEvaluator(querier, store, (key, at, samples) -> {}, Map.of(), "");
+        return new RulesHandler(
+                rules,
+                evaluator,
+                store,
+                notifier,
+                metrics,
+                catchUpLimit,
+                0,
+                new AtomicReference<>(Deadline.inMillis(60_000)),
+                new MutableClock(Instant.EPOCH));
     }
 
     private static RuleSet oneAlert(String expr) throws RuleFileException {
@@ -66,11 +91,14 @@ class RulesHandlerTest {
     @Test
     void handleRequest_whenTheScheduleFiresForTheFirstTime_evaluatesEachGroupAtTheLastMultipleOfItsInterval()
             throws Exception {
-        RuleSet rules = RuleFiles.load(Map.of("r.yml", "groups:\n"
-                + "- name: every-minute\n  rules: [{alert: A, expr: x > 0}]\n"
-                + "- name: every-five\n  interval: 5m\n  rules: [{record: 'r:x', expr: x}]\n"));
+        RuleSet rules = RuleFiles.load(Map.of(
+                "r.yml",
+                "groups:\n"
+                        + "- name: every-minute\n  rules: [{alert: A, expr: x > 0}]\n"
+                        + "- name: every-five\n  interval: 5m\n  rules: [{record: 'r:x', expr: x}]\n"));
 
-        Map<String, Object> out = invoke(handler(rules, new InMemoryAlertStore(), 10), Instant.parse("2026-11-20T12:07:03Z"));
+        Map<String, Object> out =
+                invoke(handler(rules, new InMemoryAlertStore(), 10), Instant.parse("2026-11-20T12:07:03Z"));
 
         assertThat(asked).containsExactly("x > 0@2026-11-20T12:07:00Z/60000", "x@2026-11-20T12:05:00Z/300000");
         assertThat(out.get("behind")).isEqualTo(0L);
@@ -86,9 +114,14 @@ class RulesHandlerTest {
 
         invoke(h, NOON.plusSeconds(4 * 60 + 30));
 
-        assertThat(asked).containsExactly("x > 0@2026-11-20T12:01:00Z/60000", "x > 0@2026-11-20T12:02:00Z/60000",
-                "x > 0@2026-11-20T12:03:00Z/60000", "x > 0@2026-11-20T12:04:00Z/60000");
-        assertThat(store.groupEvaluatedAt("r.yml;g")).isEqualTo(NOON.plusSeconds(240).toEpochMilli());
+        assertThat(asked)
+                .containsExactly(
+                        "x > 0@2026-11-20T12:01:00Z/60000",
+                        "x > 0@2026-11-20T12:02:00Z/60000",
+                        "x > 0@2026-11-20T12:03:00Z/60000",
+                        "x > 0@2026-11-20T12:04:00Z/60000");
+        assertThat(store.groupEvaluatedAt("r.yml;g"))
+                .isEqualTo(NOON.plusSeconds(240).toEpochMilli());
         assertThat(metrics.last("RuleEvaluationsBehind")).isZero();
         assertThat(metrics.last("RuleEvaluations")).isEqualTo(4);
     }
@@ -116,8 +149,8 @@ class RulesHandlerTest {
             throws Exception {
         InMemoryAlertStore store = new InMemoryAlertStore();
         store.groupEvaluated("r.yml;g", NOON.plusSeconds(3 * 60).toEpochMilli()); // left by a 1m interval
-        RuleSet rules = RuleFiles.load(Map.of("r.yml", "groups:\n- name: g\n  interval: 5m\n"
-                + "  rules: [{alert: A, expr: x > 0}]\n"));
+        RuleSet rules = RuleFiles.load(
+                Map.of("r.yml", "groups:\n- name: g\n  interval: 5m\n" + "  rules: [{alert: A, expr: x > 0}]\n"));
 
         invoke(handler(rules, store, 10), NOON.plusSeconds(11 * 60));
 
@@ -151,7 +184,8 @@ class RulesHandlerTest {
             @Override
             public boolean replace(String ruleKey, long expectedVersion, long evaluatedAt, Map<String, Alert> alerts) {
                 if (failing[0]) {
-                    throw new AlertStoreException("could not write the alert state of rule " + ruleKey + ": throttled", null);
+                    throw new AlertStoreException(
+                            "could not write the alert state of rule " + ruleKey + ": throttled", null);
                 }
                 return real.replace(ruleKey, expectedVersion, evaluatedAt, alerts);
             }
@@ -185,10 +219,19 @@ class RulesHandlerTest {
     @Test
     void handleRequest_whenTheTopicRefusesTheMessage_countsTheFailureAndKeepsTheState() throws Exception {
         InMemoryAlertStore store = new InMemoryAlertStore();
-        GroupEvaluator evaluator = new GroupEvaluator(querier, store, (key, at, samples) -> { }, Map.of(), "");
-        RulesHandler h = new RulesHandler(oneAlert("x > 0"), evaluator, store, (rule, at, transitions) -> {
-            throw new IllegalStateException("topic not found");
-        }, metrics, 10, 0, new AtomicReference<>(Deadline.inMillis(60_000)), new MutableClock(Instant.EPOCH));
+        GroupEvaluator evaluator = new GroupEvaluator(querier, store, (key, at, samples) -> {}, Map.of(), "");
+        RulesHandler h = new RulesHandler(
+                oneAlert("x > 0"),
+                evaluator,
+                store,
+                (rule, at, transitions) -> {
+                    throw new IllegalStateException("topic not found");
+                },
+                metrics,
+                10,
+                0,
+                new AtomicReference<>(Deadline.inMillis(60_000)),
+                new MutableClock(Instant.EPOCH));
 
         invoke(h, NOON);
 

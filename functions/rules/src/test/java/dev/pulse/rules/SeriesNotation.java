@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import java.util.ArrayList;
@@ -12,8 +27,7 @@ import java.util.TreeMap;
  */
 final class SeriesNotation {
 
-    private SeriesNotation() {
-    }
+    private SeriesNotation() {}
 
     static SortedMap<String, String> labels(String series) {
         SortedMap<String, String> out = new TreeMap<>();
@@ -42,11 +56,12 @@ final class SeriesNotation {
                 char c = s.charAt(i++);
                 if (c == '\\') {
                     char e = s.charAt(i++);
-                    v.append(switch (e) {
-                        case 'n' -> '\n';
-                        case 't' -> '\t';
-                        default -> e;
-                    });
+                    v.append(
+                            switch (e) {
+                                case 'n' -> '\n';
+                                case 't' -> '\t';
+                                default -> e;
+                            });
                 } else {
                     v.append(c);
                 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,20 +36,34 @@ class WebhookMessageTest {
     private static final long RESOLVED = Instant.parse("2026-11-20T12:09:00Z").toEpochMilli();
 
     private static AlertingRule rule() throws RuleFileException {
-        return (AlertingRule) RuleFiles.parse("r.yml", "groups:\n- name: g\n  rules:\n"
-                + "  - {alert: HighLatency, expr: 'p99{service=\"api\"} > 0.5 * 2', for: 2m}\n").get(0).rules().get(0);
+        return (AlertingRule) RuleFiles.parse(
+                        "r.yml",
+                        "groups:\n- name: g\n  rules:\n"
+                                + "  - {alert: HighLatency, expr: 'p99{service=\"api\"} > 0.5 * 2', for: 2m}\n")
+                .get(0)
+                .rules()
+                .get(0);
     }
 
     private static Alert alert(String instance, AlertState state, String summary) {
-        return new Alert(new TreeMap<>(Map.of("alertname", "HighLatency", "service", "api", "instance", instance)),
-                new TreeMap<>(Map.of("summary", summary, "runbook", "https://runbooks/latency")), state, 0.7,
-                FIRED - 120_000, FIRED, state == AlertState.INACTIVE ? RESOLVED : 0, 0);
+        return new Alert(
+                new TreeMap<>(Map.of("alertname", "HighLatency", "service", "api", "instance", instance)),
+                new TreeMap<>(Map.of("summary", summary, "runbook", "https://runbooks/latency")),
+                state,
+                0.7,
+                FIRED - 120_000,
+                FIRED,
+                state == AlertState.INACTIVE ? RESOLVED : 0,
+                0);
     }
 
     @Test
     void build_whenOneAlertFiresAndOneResolves_writesEveryFieldOfAlertmanagersMessage() throws Exception {
-        List<String> messages = WebhookMessage.build(rule(), List.of(alert("b", AlertState.INACTIVE, "b is slow"),
-                alert("a", AlertState.FIRING, "a is slow")), Map.of("region", "eu-west-1"), "https://grafana.example.com",
+        List<String> messages = WebhookMessage.build(
+                rule(),
+                List.of(alert("b", AlertState.INACTIVE, "b is slow"), alert("a", AlertState.FIRING, "a is slow")),
+                Map.of("region", "eu-west-1"),
+                "https://grafana.example.com",
                 "pulse");
 
         assertThat(messages).hasSize(1);
@@ -52,15 +81,18 @@ class WebhookMessageTest {
         JsonNode firing = m.get("alerts").get(0);
         JsonNode resolved = m.get("alerts").get(1);
         assertThat(firing.get("status").asText()).isEqualTo("firing");
-        assertThat(firing.get("labels").toString()).isEqualTo(
-                "{\"alertname\":\"HighLatency\",\"instance\":\"a\",\"region\":\"eu-west-1\",\"service\":\"api\"}");
+        assertThat(firing.get("labels").toString())
+                .isEqualTo(
+                        "{\"alertname\":\"HighLatency\",\"instance\":\"a\",\"region\":\"eu-west-1\",\"service\":\"api\"}");
         assertThat(firing.get("annotations").get("summary").asText()).isEqualTo("a is slow");
         assertThat(firing.get("startsAt").asText()).isEqualTo("2026-11-20T12:03:00Z");
         assertThat(firing.get("endsAt").asText()).isEqualTo("0001-01-01T00:00:00Z");
-        assertThat(firing.get("generatorURL").asText()).isEqualTo("https://grafana.example.com/graph?g0.expr="
-                + "p99%7Bservice%3D%22api%22%7D+%3E+0.5+%2A+2&g0.tab=1");
-        assertThat(firing.get("fingerprint").asText()).isEqualTo(Fingerprint.of(new TreeMap<>(Map.of(
-                "alertname", "HighLatency", "instance", "a", "region", "eu-west-1", "service", "api"))));
+        assertThat(firing.get("generatorURL").asText())
+                .isEqualTo("https://grafana.example.com/graph?g0.expr="
+                        + "p99%7Bservice%3D%22api%22%7D+%3E+0.5+%2A+2&g0.tab=1");
+        assertThat(firing.get("fingerprint").asText())
+                .isEqualTo(Fingerprint.of(new TreeMap<>(
+                        Map.of("alertname", "HighLatency", "instance", "a", "region", "eu-west-1", "service", "api"))));
         assertThat(resolved.get("status").asText()).isEqualTo("resolved");
         assertThat(resolved.get("endsAt").asText()).isEqualTo("2026-11-20T12:09:00Z");
         assertThat(resolved.get("labels").get("instance").asText()).isEqualTo("b");
@@ -68,8 +100,9 @@ class WebhookMessageTest {
 
     @Test
     void build_whenEveryAlertResolved_saysResolved() throws Exception {
-        JsonNode m = JSON.readTree(WebhookMessage.build(rule(), List.of(alert("a", AlertState.INACTIVE, "s")), Map.of(),
-                "", "pulse").get(0));
+        JsonNode m = JSON.readTree(
+                WebhookMessage.build(rule(), List.of(alert("a", AlertState.INACTIVE, "s")), Map.of(), "", "pulse")
+                        .get(0));
 
         assertThat(m.get("status").asText()).isEqualTo("resolved");
         assertThat(m.get("alerts").get(0).get("generatorURL").asText()).startsWith("/graph?g0.expr=");

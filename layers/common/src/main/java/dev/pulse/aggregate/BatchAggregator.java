@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.aggregate;
 
 import dev.pulse.model.Datapoint;
@@ -14,8 +29,7 @@ public final class BatchAggregator {
 
     private static final long MINUTE_MS = 60_000L;
 
-    private record Key(String seriesKey, long minuteStart) {
-    }
+    private record Key(String seriesKey, long minuteStart) {}
 
     private final String shardId;
     private final Map<Key, Partial> partials = new LinkedHashMap<>();
@@ -30,7 +44,8 @@ public final class BatchAggregator {
         for (Datapoint dp : dps) {
             String seriesKey = dp.seriesKey();
             long minute = Math.floorDiv(dp.timestamp(), MINUTE_MS) * MINUTE_MS;
-            Partial agg = partials.computeIfAbsent(new Key(seriesKey, minute),
+            Partial agg = partials.computeIfAbsent(
+                    new Key(seriesKey, minute),
                     k -> new Partial(seriesKey, dp.name(), dp.dims(), minute, shardId, sequenceNumber));
             if (dp.summary() != null) {
                 agg.add(dp.summary(), dp.unit(), sequenceNumber);

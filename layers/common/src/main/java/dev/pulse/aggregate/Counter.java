@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.aggregate;
 
 import java.util.ArrayList;
@@ -49,10 +64,18 @@ public final class Counter {
     private final double lastValue;
     /** Never changed after construction: joins copy it. */
     private final ExactSum increase;
+
     private final long resets;
 
-    private Counter(long firstTime, long firstStart, double firstValue, long lastTime, long lastStart, double lastValue,
-            ExactSum increase, long resets) {
+    private Counter(
+            long firstTime,
+            long firstStart,
+            double firstValue,
+            long lastTime,
+            long lastStart,
+            double lastValue,
+            ExactSum increase,
+            long resets) {
         this.firstTime = firstTime;
         this.firstStart = firstStart;
         this.firstValue = firstValue;
@@ -77,8 +100,15 @@ public final class Counter {
     }
 
     /** A run as stored; {@code increase} is taken over, not copied. */
-    public static Counter of(long firstTime, long firstStart, double firstValue, long lastTime, long lastStart,
-            double lastValue, ExactSum increase, long resets) {
+    public static Counter of(
+            long firstTime,
+            long firstStart,
+            double firstValue,
+            long lastTime,
+            long lastStart,
+            double lastValue,
+            ExactSum increase,
+            long resets) {
         return new Counter(firstTime, firstStart, firstValue, lastTime, lastStart, lastValue, increase, resets);
     }
 
@@ -97,7 +127,14 @@ public final class Counter {
         if (!reset) {
             inc.add(-lastValue);
         }
-        return new Counter(firstTime, firstStart, firstValue, next.lastTime, next.lastStart, next.lastValue, inc,
+        return new Counter(
+                firstTime,
+                firstStart,
+                firstValue,
+                next.lastTime,
+                next.lastStart,
+                next.lastValue,
+                inc,
                 resets + next.resets + (reset ? 1 : 0));
     }
 
@@ -165,21 +202,30 @@ public final class Counter {
 
     /** Whether this is one sample (nothing between a first and a last). */
     public boolean isSingleSample() {
-        return firstTime == lastTime && firstStart == lastStart && Double.compare(firstValue, lastValue) == 0
-                && resets == 0 && increase.parts().length == 0;
+        return firstTime == lastTime
+                && firstStart == lastStart
+                && Double.compare(firstValue, lastValue) == 0
+                && resets == 0
+                && increase.parts().length == 0;
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Counter c && firstTime == c.firstTime && firstStart == c.firstStart
-                && Double.compare(firstValue, c.firstValue) == 0 && lastTime == c.lastTime && lastStart == c.lastStart
-                && Double.compare(lastValue, c.lastValue) == 0 && resets == c.resets
+        return o instanceof Counter c
+                && firstTime == c.firstTime
+                && firstStart == c.firstStart
+                && Double.compare(firstValue, c.firstValue) == 0
+                && lastTime == c.lastTime
+                && lastStart == c.lastStart
+                && Double.compare(lastValue, c.lastValue) == 0
+                && resets == c.resets
                 && Double.compare(increase(), c.increase()) == 0;
     }
 
     @Override
     public int hashCode() {
-        return java.util.Objects.hash(firstTime, firstStart, firstValue, lastTime, lastStart, lastValue, resets, increase());
+        return java.util.Objects.hash(
+                firstTime, firstStart, firstValue, lastTime, lastStart, lastValue, resets, increase());
     }
 
     @Override

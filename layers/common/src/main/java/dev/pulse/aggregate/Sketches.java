@@ -1,11 +1,26 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.aggregate;
 
 import com.datadoghq.sketch.ddsketch.DDSketch;
 import com.datadoghq.sketch.ddsketch.DDSketches;
-import com.datadoghq.sketch.ddsketch.store.CollapsingLowestDenseStore;
-import com.datadoghq.sketch.ddsketch.store.Store;
 import com.datadoghq.sketch.ddsketch.encoding.ByteArrayInput;
 import com.datadoghq.sketch.ddsketch.encoding.GrowingByteArrayOutput;
+import com.datadoghq.sketch.ddsketch.store.CollapsingLowestDenseStore;
+import com.datadoghq.sketch.ddsketch.store.Store;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 
@@ -18,8 +33,7 @@ public final class Sketches {
     public static final double RELATIVE_ACCURACY = 0.01;
     public static final int MAX_BINS = 2048;
 
-    private Sketches() {
-    }
+    private Sketches() {}
 
     public static DDSketch create() {
         return DDSketches.collapsingLowestDense(RELATIVE_ACCURACY, MAX_BINS);
@@ -50,7 +64,9 @@ public final class Sketches {
      */
     public static byte[] serializeWithin(DDSketch sketch, int maxBytes) {
         byte[] bytes = serialize(sketch);
-        for (int bins = MAX_BINS * 3 / 4; bytes.length > maxBytes && bins >= 1; bins = bins == 1 ? 0 : Math.max(1, bins * 3 / 4)) {
+        for (int bins = MAX_BINS * 3 / 4;
+                bytes.length > maxBytes && bins >= 1;
+                bins = bins == 1 ? 0 : Math.max(1, bins * 3 / 4)) {
             bytes = serialize(collapsed(sketch, bins));
         }
         if (bytes.length > maxBytes) {
@@ -69,8 +85,11 @@ public final class Sketches {
         sketch.getPositiveValueStore().forEach(positive::add);
         sketch.getNegativeValueStore().forEach(negative::add);
         // The zero bin's count is not public: it is what the two stores do not hold.
-        double zero = Math.max(0, sketch.getCount() - sketch.getPositiveValueStore().getTotalCount()
-                - sketch.getNegativeValueStore().getTotalCount());
+        double zero = Math.max(
+                0,
+                sketch.getCount()
+                        - sketch.getPositiveValueStore().getTotalCount()
+                        - sketch.getNegativeValueStore().getTotalCount());
         return DDSketch.of(sketch.getIndexMapping(), negative, positive, zero);
     }
 

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -35,8 +50,8 @@ final class CloudWatchLogsDecoder {
         } catch (JsonProcessingException e) {
             throw new DecodeException("invalid JSON in CloudWatch Logs payload: " + Json.reason(e), e);
         } catch (Gunzip.TooManyMembers e) {
-            throw new DecodeException("gzip payload of more than " + DecodeLimits.MAX_GZIP_MEMBERS
-                    + " members (MAX_GZIP_MEMBERS)");
+            throw new DecodeException(
+                    "gzip payload of more than " + DecodeLimits.MAX_GZIP_MEMBERS + " members (MAX_GZIP_MEMBERS)");
         } catch (IOException e) {
             throw new DecodeException("invalid gzip: " + e.getMessage(), e);
         }
@@ -70,7 +85,8 @@ final class CloudWatchLogsDecoder {
             String trimmed = message.stripLeading();
             String where = "logEvents[" + i + "]";
             // Only JSON lines that mention a marker are parsed: most JSON application logs are skipped unread.
-            if (trimmed.startsWith("{") && (trimmed.contains("\"_aws\"") || trimmed.contains(ReportLineParser.JSON_TYPE))) {
+            if (trimmed.startsWith("{")
+                    && (trimmed.contains("\"_aws\"") || trimmed.contains(ReportLineParser.JSON_TYPE))) {
                 JsonNode doc = parseJsonEvent(trimmed, where);
                 if (doc.has("_aws")) {
                     emf.decode(doc, ts, where, out);

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import dev.pulse.model.Datapoint;
@@ -59,19 +74,24 @@ final class DecodeBudget {
     /** The reason an inflation that passed {@code limit} is poison. */
     LimitExceeded inflatedTooMuch(String what, int formatLimit, String limitName) {
         if (aggregateBound(formatLimit)) {
-            return new LimitExceeded("KPL aggregate: its user records decompress to more than "
-                    + DecodeLimits.MAX_DECOMPRESSED_BYTES_PER_AGGREGATE
-                    + " bytes together (MAX_DECOMPRESSED_BYTES_PER_AGGREGATE)", true);
+            return new LimitExceeded(
+                    "KPL aggregate: its user records decompress to more than "
+                            + DecodeLimits.MAX_DECOMPRESSED_BYTES_PER_AGGREGATE
+                            + " bytes together (MAX_DECOMPRESSED_BYTES_PER_AGGREGATE)",
+                    true);
         }
-        return new LimitExceeded(what + " decompresses to more than " + formatLimit + " bytes (" + limitName + ")", false);
+        return new LimitExceeded(
+                what + " decompresses to more than " + formatLimit + " bytes (" + limitName + ")", false);
     }
 
     /** Counts one histogram data point, refusing the one past the limit. */
     void histogram(String at) {
         if (++histograms > DecodeLimits.MAX_HISTOGRAM_POINTS_PER_RECORD) {
-            throw new LimitExceeded((aggregate ? "KPL aggregate: its user records have" : at + ": the record has")
-                    + " more than " + DecodeLimits.MAX_HISTOGRAM_POINTS_PER_RECORD
-                    + " histogram data points (MAX_HISTOGRAM_POINTS_PER_RECORD)", aggregate);
+            throw new LimitExceeded(
+                    (aggregate ? "KPL aggregate: its user records have" : at + ": the record has")
+                            + " more than " + DecodeLimits.MAX_HISTOGRAM_POINTS_PER_RECORD
+                            + " histogram data points (MAX_HISTOGRAM_POINTS_PER_RECORD)",
+                    aggregate);
         }
     }
 
@@ -92,27 +112,35 @@ final class DecodeBudget {
          */
         void emptyMetric(String at) {
             if (++emptyMetrics > DecodeLimits.MAX_EMF_EMPTY_METRICS_PER_RECORD) {
-                throw new LimitExceeded(at + ": more than " + DecodeLimits.MAX_EMF_EMPTY_METRICS_PER_RECORD
-                        + " EMF metrics with an empty value array (per dimension set) in one record"
-                        + " (MAX_EMF_EMPTY_METRICS_PER_RECORD)", false);
+                throw new LimitExceeded(
+                        at + ": more than " + DecodeLimits.MAX_EMF_EMPTY_METRICS_PER_RECORD
+                                + " EMF metrics with an empty value array (per dimension set) in one record"
+                                + " (MAX_EMF_EMPTY_METRICS_PER_RECORD)",
+                        false);
             }
             if (budget.aggregate && ++budget.emptyMetrics > DecodeLimits.MAX_EMF_EMPTY_METRICS_PER_AGGREGATE) {
-                throw new LimitExceeded("KPL aggregate: its user records hold more than "
-                        + DecodeLimits.MAX_EMF_EMPTY_METRICS_PER_AGGREGATE
-                        + " EMF metrics with an empty value array (per dimension set) together"
-                        + " (MAX_EMF_EMPTY_METRICS_PER_AGGREGATE)", true);
+                throw new LimitExceeded(
+                        "KPL aggregate: its user records hold more than "
+                                + DecodeLimits.MAX_EMF_EMPTY_METRICS_PER_AGGREGATE
+                                + " EMF metrics with an empty value array (per dimension set) together"
+                                + " (MAX_EMF_EMPTY_METRICS_PER_AGGREGATE)",
+                        true);
             }
         }
 
         @Override
         public boolean add(Datapoint dp) {
             if (size() >= DecodeLimits.MAX_DATAPOINTS_PER_RECORD) {
-                throw new LimitExceeded("more than " + DecodeLimits.MAX_DATAPOINTS_PER_RECORD
-                        + " datapoints in one record (MAX_DATAPOINTS_PER_RECORD)", false);
+                throw new LimitExceeded(
+                        "more than " + DecodeLimits.MAX_DATAPOINTS_PER_RECORD
+                                + " datapoints in one record (MAX_DATAPOINTS_PER_RECORD)",
+                        false);
             }
             if (budget.aggregate && budget.datapoints >= DecodeLimits.MAX_DATAPOINTS_PER_AGGREGATE) {
-                throw new LimitExceeded("KPL aggregate: its user records hold more than "
-                        + DecodeLimits.MAX_DATAPOINTS_PER_AGGREGATE + " datapoints together (MAX_DATAPOINTS_PER_AGGREGATE)", true);
+                throw new LimitExceeded(
+                        "KPL aggregate: its user records hold more than " + DecodeLimits.MAX_DATAPOINTS_PER_AGGREGATE
+                                + " datapoints together (MAX_DATAPOINTS_PER_AGGREGATE)",
+                        true);
             }
             budget.datapoints++;
             return super.add(dp);

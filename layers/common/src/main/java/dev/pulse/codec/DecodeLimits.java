@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import dev.pulse.model.DatapointValidator;
@@ -16,8 +31,7 @@ import java.util.Set;
  */
 public final class DecodeLimits {
 
-    private DecodeLimits() {
-    }
+    private DecodeLimits() {}
 
     /**
      * Datapoints one unit may decode to. A 1 MB record of native JSON holds at most ~35,000 (about 30 bytes each);
@@ -120,6 +134,7 @@ public final class DecodeLimits {
 
     /** Name, dimension key and value lengths, dimensions per datapoint, series key bytes: see {@link DatapointValidator}. */
     public static final int MAX_NAME_LENGTH = DatapointValidator.MAX_NAME_LENGTH;
+
     public static final int MAX_DIMENSIONS = DatapointValidator.MAX_DIMENSIONS;
     public static final int MAX_DIMENSION_LENGTH = DatapointValidator.MAX_DIMENSION_LENGTH;
     public static final int MAX_SERIES_KEY_BYTES = DatapointValidator.MAX_SERIES_KEY_BYTES;
@@ -132,11 +147,31 @@ public final class DecodeLimits {
 
     /** CloudWatch's unit names (the {@code StandardUnit} enumeration): the only units an EMF metric may carry. */
     public static final Set<String> CLOUDWATCH_UNITS = Set.of(
-            "Seconds", "Microseconds", "Milliseconds",
-            "Bytes", "Kilobytes", "Megabytes", "Gigabytes", "Terabytes",
-            "Bits", "Kilobits", "Megabits", "Gigabits", "Terabits",
-            "Percent", "Count",
-            "Bytes/Second", "Kilobytes/Second", "Megabytes/Second", "Gigabytes/Second", "Terabytes/Second",
-            "Bits/Second", "Kilobits/Second", "Megabits/Second", "Gigabits/Second", "Terabits/Second",
-            "Count/Second", "None");
+            "Seconds",
+            "Microseconds",
+            "Milliseconds",
+            "Bytes",
+            "Kilobytes",
+            "Megabytes",
+            "Gigabytes",
+            "Terabytes",
+            "Bits",
+            "Kilobits",
+            "Megabits",
+            "Gigabits",
+            "Terabits",
+            "Percent",
+            "Count",
+            "Bytes/Second",
+            "Kilobytes/Second",
+            "Megabytes/Second",
+            "Gigabytes/Second",
+            "Terabytes/Second",
+            "Bits/Second",
+            "Kilobits/Second",
+            "Megabits/Second",
+            "Gigabits/Second",
+            "Terabits/Second",
+            "Count/Second",
+            "None");
 }

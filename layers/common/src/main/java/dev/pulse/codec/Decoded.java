@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import dev.pulse.model.Datapoint;
@@ -9,5 +24,4 @@ import java.util.List;
  * @param datapoints    valid datapoints, in record order
  * @param skippedEvents log events that were neither EMF nor REPORT lines, or control messages
  */
-public record Decoded(List<Datapoint> datapoints, int skippedEvents) {
-}
+public record Decoded(List<Datapoint> datapoints, int skippedEvents) {}

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -50,12 +65,13 @@ final class EmfDecoder {
                 throw new DecodeException(at + ": Metrics must be an array");
             }
             if (metrics.size() > DecodeLimits.MAX_EMF_METRICS_PER_DIRECTIVE) {
-                throw new DecodeException(at + ": " + metrics.size() + " metrics, at most " + DecodeLimits.MAX_EMF_METRICS_PER_DIRECTIVE
-                        + " per directive (EMF specification; MAX_EMF_METRICS_PER_DIRECTIVE)");
+                throw new DecodeException(
+                        at + ": " + metrics.size() + " metrics, at most " + DecodeLimits.MAX_EMF_METRICS_PER_DIRECTIVE
+                                + " per directive (EMF specification; MAX_EMF_METRICS_PER_DIRECTIVE)");
             }
             if (dimSets.size() > DecodeLimits.MAX_EMF_DIMENSION_SETS) {
-                throw new DecodeException(at + ": " + dimSets.size() + " dimension sets, at most " + DecodeLimits.MAX_EMF_DIMENSION_SETS
-                        + " per directive (MAX_EMF_DIMENSION_SETS)");
+                throw new DecodeException(at + ": " + dimSets.size() + " dimension sets, at most "
+                        + DecodeLimits.MAX_EMF_DIMENSION_SETS + " per directive (MAX_EMF_DIMENSION_SETS)");
             }
             // Every metric's value array is checked before any datapoint of the directive is made.
             for (int m = 0; m < metrics.size(); m++) {
@@ -70,7 +86,8 @@ final class EmfDecoder {
             }
             int sets = Math.max(1, dimSets.size());
             for (int s = 0; s < sets; s++) {
-                Map<String, String> dims = dimSets.isEmpty() ? Map.of() : dimensions(doc, dimSets.get(s), at + ".Dimensions[" + s + "]");
+                Map<String, String> dims =
+                        dimSets.isEmpty() ? Map.of() : dimensions(doc, dimSets.get(s), at + ".Dimensions[" + s + "]");
                 for (int m = 0; m < metrics.size(); m++) {
                     JsonNode metric = metrics.get(m);
                     String metricAt = at + ".Metrics[" + m + "]";
@@ -83,10 +100,15 @@ final class EmfDecoder {
                     }
                     if (value.isArray()) {
                         if (value.isEmpty()) {
-                            out.emptyMetric(metricAt + " " + name);  // no datapoint to count, but still a pass
+                            out.emptyMetric(metricAt + " " + name); // no datapoint to count, but still a pass
                         }
                         for (int v = 0; v < value.size(); v++) {
-                            out.add(new Datapoint(series, dims, ts, number(value.get(v), metricAt + " " + name + "[" + v + "]"), unit));
+                            out.add(new Datapoint(
+                                    series,
+                                    dims,
+                                    ts,
+                                    number(value.get(v), metricAt + " " + name + "[" + v + "]"),
+                                    unit));
                         }
                     } else {
                         out.add(new Datapoint(series, dims, ts, number(value, metricAt + " " + name), unit));
@@ -101,8 +123,9 @@ final class EmfDecoder {
             throw new DecodeException(at + ": a dimension set must be an array of member names");
         }
         if (set.size() > DecodeLimits.MAX_EMF_DIMENSION_KEYS) {
-            throw new DecodeException(at + ": " + set.size() + " dimension keys, at most " + DecodeLimits.MAX_EMF_DIMENSION_KEYS
-                    + " per dimension set (EMF specification; MAX_EMF_DIMENSION_KEYS)");
+            throw new DecodeException(
+                    at + ": " + set.size() + " dimension keys, at most " + DecodeLimits.MAX_EMF_DIMENSION_KEYS
+                            + " per dimension set (EMF specification; MAX_EMF_DIMENSION_KEYS)");
         }
         Map<String, String> dims = new HashMap<>(set.size() * 2);
         for (JsonNode keyNode : set) {
@@ -128,8 +151,9 @@ final class EmfDecoder {
             return null;
         }
         if (!unitNode.isTextual() || !DecodeLimits.CLOUDWATCH_UNITS.contains(unitNode.asText())) {
-            String shown = unitNode.isTextual() && unitNode.asText().length() > 40 ? unitNode.asText().substring(0, 40) + "... ("
-                    + unitNode.asText().length() + " characters)"
+            String shown = unitNode.isTextual() && unitNode.asText().length() > 40
+                    ? unitNode.asText().substring(0, 40) + "... ("
+                            + unitNode.asText().length() + " characters)"
                     : unitNode.isTextual() ? "\"" + unitNode.asText() + "\"" : "of type " + unitNode.getNodeType();
             throw new DecodeException(at + ": Unit " + shown + " is not a CloudWatch unit name (CLOUDWATCH_UNITS)");
         }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import java.io.ByteArrayInputStream;
@@ -25,8 +40,7 @@ import java.util.zip.ZipException;
  */
 public final class Gunzip {
 
-    private Gunzip() {
-    }
+    private Gunzip() {}
 
     /** The content of {@code raw}'s gzip members, read in a loop; closing it closes {@code raw}. */
     public static InputStream stream(InputStream raw, int maxMembers) {
@@ -157,7 +171,7 @@ public final class Gunzip {
                     return false;
                 }
                 if ((buf[pos] & 0xff) != 0x1f || !available(2) || (buf[pos + 1] & 0xff) != 0x8b) {
-                    return false;  // not a member: the data ends here, as the JDK reads it
+                    return false; // not a member: the data ends here, as the JDK reads it
                 }
             }
             headerCrc.reset();
@@ -175,7 +189,7 @@ public final class Gunzip {
                 throw new ZipException("reserved gzip header flags set");
             }
             for (int i = 0; i < 6; i++) {
-                headerByte();  // MTIME, XFL, OS
+                headerByte(); // MTIME, XFL, OS
             }
             if ((flags & FEXTRA) != 0) {
                 int xlen = headerByte() | headerByte() << 8;

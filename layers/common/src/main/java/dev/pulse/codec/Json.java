@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import com.fasterxml.jackson.core.JsonFactory;
@@ -20,21 +35,24 @@ final class Json {
             .maxNumberLength(DecodeLimits.MAX_JSON_NUMBER_CHARS)
             .build();
 
-    static final ObjectMapper MAPPER = new ObjectMapper(JsonFactory.builder().streamReadConstraints(CONSTRAINTS).build())
+    static final ObjectMapper MAPPER = new ObjectMapper(
+                    JsonFactory.builder().streamReadConstraints(CONSTRAINTS).build())
             .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
-    private Json() {
-    }
+    private Json() {}
 
     /** Jackson's message, with the {@link DecodeLimits} name of the limit when a constraint was passed. */
     static String reason(com.fasterxml.jackson.core.JacksonException e) {
         String m = e.getOriginalMessage();
         if (e instanceof com.fasterxml.jackson.core.exc.StreamConstraintsException) {
-            String limit = m.contains("Token count") ? "MAX_JSON_TOKENS"
-                    : m.contains("nesting depth") ? "MAX_JSON_DEPTH"
-                    : m.contains("String value length") ? "MAX_JSON_STRING_CHARS"
-                    : m.contains("Number value length") ? "MAX_JSON_NUMBER_CHARS" : "a JSON limit";
+            String limit = m.contains("Token count")
+                    ? "MAX_JSON_TOKENS"
+                    : m.contains("nesting depth")
+                            ? "MAX_JSON_DEPTH"
+                            : m.contains("String value length")
+                                    ? "MAX_JSON_STRING_CHARS"
+                                    : m.contains("Number value length") ? "MAX_JSON_NUMBER_CHARS" : "a JSON limit";
             return m + " (" + limit + ")";
         }
         return m;

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import java.io.ByteArrayOutputStream;
@@ -26,6 +41,7 @@ public final class KplAggregate {
 
     /** The four bytes every aggregate starts with. */
     static final byte[] MAGIC = {(byte) 0xF3, (byte) 0x89, (byte) 0x9A, (byte) 0xC2};
+
     static final int DIGEST_BYTES = 16;
     /** Magic and digest: what an aggregate costs beyond its protobuf. */
     public static final int OVERHEAD_BYTES = MAGIC.length + DIGEST_BYTES;
@@ -37,11 +53,9 @@ public final class KplAggregate {
      * @param partitionKey its own partition key, from the aggregate's table
      * @param data         its data
      */
-    public record UserRecord(int subSequence, String partitionKey, byte[] data) {
-    }
+    public record UserRecord(int subSequence, String partitionKey, byte[] data) {}
 
-    private KplAggregate() {
-    }
+    private KplAggregate() {}
 
     /** True when {@code data} starts with the aggregate magic (it may still be corrupt). */
     public static boolean isAggregate(byte[] data) {
@@ -266,8 +280,9 @@ public final class KplAggregate {
                     pos += n;
                 }
                 case 5 -> advance(4);
-                default -> throw new DecodeException("KPL aggregate: protobuf wire type " + wire + " at byte " + pos
-                        + " is not valid here");
+                default ->
+                    throw new DecodeException(
+                            "KPL aggregate: protobuf wire type " + wire + " at byte " + pos + " is not valid here");
             }
         }
 

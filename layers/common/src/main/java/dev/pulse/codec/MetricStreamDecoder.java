@@ -1,10 +1,25 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
+import com.datadoghq.sketch.ddsketch.DDSketch;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
-import com.datadoghq.sketch.ddsketch.DDSketch;
 import dev.pulse.aggregate.ExactSum;
 import dev.pulse.aggregate.Sketches;
 import dev.pulse.aggregate.Summary;
@@ -50,10 +65,14 @@ public final class MetricStreamDecoder {
 
     /** The dimensions the stream's account and region are kept under. */
     public static final String ACCOUNT = "account_id";
+
     public static final String REGION = "region";
 
     /** The output formats of a metric stream this decoder reads. */
-    public enum Format { JSON, OPENTELEMETRY_1_0 }
+    public enum Format {
+        JSON,
+        OPENTELEMETRY_1_0
+    }
 
     /**
      * Which format {@code data} is in. A JSON record starts with an object whose first key is quoted ({@code {"});
@@ -157,7 +176,8 @@ public final class MetricStreamDecoder {
         Double min = statistics.remove("min");
         Double max = statistics.remove("max");
         if (count == null || sum == null || min == null || max == null) {
-            throw new DecodeException(at + ": value: count, sum, min and max are required (a metric stream always has them)");
+            throw new DecodeException(
+                    at + ": value: count, sum, min and max are required (a metric stream always has them)");
         }
         add(name, dims, time, unit, count, sum, min, max, statistics, at, out);
     }
@@ -187,8 +207,8 @@ public final class MetricStreamDecoder {
                 throw new DecodeException(at + ": length: not a varint (" + e.getMessage() + ")");
             }
             if (length < 0 || length > data.length - after) {
-                throw new DecodeException(at + ": length " + Integer.toUnsignedString(length) + " runs past the record's "
-                        + (data.length - after) + " remaining bytes");
+                throw new DecodeException(at + ": length " + Integer.toUnsignedString(length)
+                        + " runs past the record's " + (data.length - after) + " remaining bytes");
             }
             ExportMetricsServiceRequest r;
             try {
@@ -202,7 +222,8 @@ public final class MetricStreamDecoder {
         }
     }
 
-    private static void request(ExportMetricsServiceRequest r, String at, DecodeBudget.Datapoints out) throws DecodeException {
+    private static void request(ExportMetricsServiceRequest r, String at, DecodeBudget.Datapoints out)
+            throws DecodeException {
         for (int i = 0; i < r.getResourceMetricsCount(); i++) {
             ResourceMetrics rm = r.getResourceMetrics(i);
             String rat = at + ".resourceMetrics[" + i + "]";
@@ -216,7 +237,9 @@ public final class MetricStreamDecoder {
                 }
             }
             if (account == null || account.isEmpty() || region == null || region.isEmpty()) {
-                throw new DecodeException(rat + ".resource: cloud.account.id and cloud.region are required (a metric stream always sends them)");
+                throw new DecodeException(
+                        rat
+                                + ".resource: cloud.account.id and cloud.region are required (a metric stream always sends them)");
             }
             for (int j = 0; j < rm.getScopeMetricsCount(); j++) {
                 ScopeMetrics sm = rm.getScopeMetrics(j);
@@ -250,12 +273,13 @@ public final class MetricStreamDecoder {
                         }
                         for (KeyValue d : kv.getValue().getKvlistValue().getValuesList()) {
                             if (d.getValue().getValueCase() != AnyValue.ValueCase.STRING_VALUE) {
-                                throw new DecodeException(pat + ".attributes.Dimensions." + d.getKey() + ": must be a string");
+                                throw new DecodeException(
+                                        pat + ".attributes.Dimensions." + d.getKey() + ": must be a string");
                             }
                             dims.put(d.getKey(), d.getValue().getStringValue());
                         }
                     }
-                    default -> { }
+                    default -> {}
                 }
             }
             if (namespace == null || namespace.isEmpty() || metric == null || metric.isEmpty()) {
@@ -273,7 +297,12 @@ public final class MetricStreamDecoder {
                 } else if (quantile == 1) {
                     max = q.getValue();
                 } else if (quantile > 0 && quantile < 1) {
-                    statistics.put("p" + BigDecimal.valueOf(quantile).movePointRight(2).stripTrailingZeros().toPlainString(),
+                    statistics.put(
+                            "p"
+                                    + BigDecimal.valueOf(quantile)
+                                            .movePointRight(2)
+                                            .stripTrailingZeros()
+                                            .toPlainString(),
                             q.getValue());
                 } else {
                     throw new DecodeException(pat + ".quantileValues: quantile " + quantile + " is outside 0..1");
@@ -286,8 +315,18 @@ public final class MetricStreamDecoder {
             if (nanos < 0) {
                 throw new DecodeException(pat + ": time " + Long.toUnsignedString(nanos) + " ns is past the year 2262");
             }
-            add(namespace + "/" + metric, dims, nanos / 1_000_000, unit, (double) p.getCount(), p.getSum(), min, max,
-                    statistics, pat, out);
+            add(
+                    namespace + "/" + metric,
+                    dims,
+                    nanos / 1_000_000,
+                    unit,
+                    (double) p.getCount(),
+                    p.getSum(),
+                    min,
+                    max,
+                    statistics,
+                    pat,
+                    out);
         }
     }
 
@@ -331,8 +370,18 @@ public final class MetricStreamDecoder {
 
     // ---- Both ----------------------------------------------------------------------------------------------------
 
-    private static void add(String name, Map<String, String> dims, long time, String unit, double count, double sum,
-            double min, double max, Map<String, Double> statistics, String at, DecodeBudget.Datapoints out)
+    private static void add(
+            String name,
+            Map<String, String> dims,
+            long time,
+            String unit,
+            double count,
+            double sum,
+            double min,
+            double max,
+            Map<String, Double> statistics,
+            String at,
+            DecodeBudget.Datapoints out)
             throws DecodeException {
         if (!(count >= 0) || count != Math.rint(count) || count > DecodeLimits.MAX_POINT_COUNT) {
             throw new DecodeException(at + ": SampleCount " + count + " is not a whole number of samples in 0.."
@@ -343,14 +392,16 @@ public final class MetricStreamDecoder {
             return;
         }
         if (!Double.isFinite(sum) || !Double.isFinite(min) || !Double.isFinite(max)) {
-            throw new DecodeException(at + ": Sum " + sum + ", Minimum " + min + " and Maximum " + max + " must be finite");
+            throw new DecodeException(
+                    at + ": Sum " + sum + ", Minimum " + min + " and Maximum " + max + " must be finite");
         }
         if (min > max) {
             throw new DecodeException(at + ": Minimum " + min + " is above Maximum " + max);
         }
         ExactSum exact = new ExactSum();
         exact.add(sum);
-        out.add(Datapoint.preAggregated(name, dims, time, unit, new Summary(n, exact, min, max, sketch(n, sum, min, max))));
+        out.add(Datapoint.preAggregated(
+                name, dims, time, unit, new Summary(n, exact, min, max, sketch(n, sum, min, max))));
         for (Map.Entry<String, Double> s : statistics.entrySet()) {
             out.add(new Datapoint(name + "." + s.getKey(), dims, time, s.getValue(), unit));
         }

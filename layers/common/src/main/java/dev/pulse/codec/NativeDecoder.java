@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import com.fasterxml.jackson.core.JsonFactory;
@@ -25,8 +40,11 @@ final class NativeDecoder {
      * strings are names, dimensions and units of at most 255 characters.
      */
     private static final JsonFactory JSON = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(16).maxStringLength(64 * 1024)
-                    .maxNumberLength(DecodeLimits.MAX_JSON_NUMBER_CHARS).build())
+            .streamReadConstraints(StreamReadConstraints.builder()
+                    .maxNestingDepth(16)
+                    .maxStringLength(64 * 1024)
+                    .maxNumberLength(DecodeLimits.MAX_JSON_NUMBER_CHARS)
+                    .build())
             .build();
 
     private static final int NAME = 1;
@@ -49,7 +67,8 @@ final class NativeDecoder {
                 } else if (t == JsonToken.START_ARRAY) {
                     while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
                         if (t != JsonToken.START_OBJECT) {
-                            throw new DecodeException("datapoint #" + out.size() + ": expected a JSON object, found " + t);
+                            throw new DecodeException(
+                                    "datapoint #" + out.size() + ": expected a JSON object, found " + t);
                         }
                         out.add(readDatapoint(p, out.size()));
                     }
@@ -91,7 +110,8 @@ final class NativeDecoder {
                 default -> 0;
             };
             if ((seen & bit) != 0) {
-                throw new DecodeException("datapoint #" + index + ": field " + field + " appears twice (duplicate JSON keys are refused)");
+                throw new DecodeException("datapoint #" + index + ": field " + field
+                        + " appears twice (duplicate JSON keys are refused)");
             }
             seen |= bit;
             switch (field) {
@@ -124,7 +144,8 @@ final class NativeDecoder {
         return new Datapoint(name, dims, ts, value, unit);
     }
 
-    private static Map<String, String> readDims(JsonParser p, JsonToken t, int index) throws IOException, DecodeException {
+    private static Map<String, String> readDims(JsonParser p, JsonToken t, int index)
+            throws IOException, DecodeException {
         if (t == JsonToken.VALUE_NULL) {
             return Map.of();
         }
@@ -164,7 +185,8 @@ final class NativeDecoder {
         if (t == JsonToken.VALUE_STRING) {
             return parseIsoTimestamp(p.getText(), "datapoint #" + index + ": ts");
         }
-        throw new DecodeException("datapoint #" + index + ": ts must be epoch milliseconds or an ISO-8601 string, found " + t);
+        throw new DecodeException(
+                "datapoint #" + index + ": ts must be epoch milliseconds or an ISO-8601 string, found " + t);
     }
 
     /** ISO-8601 instant with an offset or Z, e.g. {@code 2025-11-21T16:00:00.123Z}. */

@@ -1,6 +1,22 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import com.datadoghq.sketch.ddsketch.DDSketch;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.pulse.aggregate.ExactSum;
 import dev.pulse.aggregate.Sketches;
@@ -20,7 +36,6 @@ import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
 import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
 import io.opentelemetry.proto.metrics.v1.SummaryDataPoint;
 import java.util.ArrayList;
-import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
@@ -49,17 +64,27 @@ final class OtlpDecoder {
     static final int MAX_DECOMPRESSED_BYTES = DecodeLimits.MAX_DECOMPRESSED_BYTES;
     /** Protobuf is parsed whole into objects, many per byte: its own, smaller bound. */
     static final int MAX_PROTOBUF_BYTES = DecodeLimits.MAX_OTLP_PROTOBUF_BYTES;
+
     private static final int PEEK_BYTES = 64;
-    private static final byte[] RESOURCE_METRICS = "\"resourceMetrics\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    private static final byte[] RESOURCE_METRICS_SNAKE = "\"resource_metrics\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] RESOURCE_METRICS =
+            "\"resourceMetrics\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] RESOURCE_METRICS_SNAKE =
+            "\"resource_metrics\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
-    enum Compression { NONE, GZIP, ZLIB, FLATE }
+    enum Compression {
+        NONE,
+        GZIP,
+        ZLIB,
+        FLATE
+    }
 
-    enum Encoding { PROTO, JSON }
+    enum Encoding {
+        PROTO,
+        JSON
+    }
 
     /** How one record is packed, or null when it is not OTLP (see {@link #detect}). */
-    record Format(Compression compression, Encoding encoding) {
-    }
+    record Format(Compression compression, Encoding encoding) {}
 
     /**
      * The detection rule, by content, because gzip alone does not tell CloudWatch Logs from a compressed OTLP record:
@@ -92,7 +117,10 @@ final class OtlpDecoder {
         if (data.length >= 2 && (data[0] & 0xff) == 0x1f && (data[1] & 0xff) == 0x8b) {
             return compressed(Compression.GZIP, data, budget);
         }
-        if (data.length >= 2 && (data[0] & 0x0f) == 8 && (data[0] & 0xf0) <= 0x70 && (((data[0] & 0xff) << 8) | (data[1] & 0xff)) % 31 == 0) {
+        if (data.length >= 2
+                && (data[0] & 0x0f) == 8
+                && (data[0] & 0xf0) <= 0x70
+                && (((data[0] & 0xff) << 8) | (data[1] & 0xff)) % 31 == 0) {
             return compressed(Compression.ZLIB, data, budget);
         }
         if (ambiguous(data, data.length) && isProtoRequest(data)) {
@@ -113,8 +141,7 @@ final class OtlpDecoder {
      * What {@link #detect(byte[], DecodeBudget)} found: the format and, when it had to inflate the whole record to
      * tell, the content, which {@link #decode} then uses rather than inflating (and charging) it a second time.
      */
-    record Detection(Format format, byte[] inflated) {
-    }
+    record Detection(Format format, byte[] inflated) {}
 
     /** The content rule on the first bytes of compressed {@code data}, inflated whole (bounded) when they are ambiguous. */
     private static Detection compressed(Compression c, byte[] data, DecodeBudget budget) {
@@ -187,7 +214,9 @@ final class OtlpDecoder {
         }
         if (b[i] == '{') {
             int k = firstNonBlank(b, i + 1, n);
-            return k >= 0 && (startsWith(b, k, n, RESOURCE_METRICS) || startsWith(b, k, n, RESOURCE_METRICS_SNAKE)) ? Encoding.JSON : null;
+            return k >= 0 && (startsWith(b, k, n, RESOURCE_METRICS) || startsWith(b, k, n, RESOURCE_METRICS_SNAKE))
+                    ? Encoding.JSON
+                    : null;
         }
         // 0x0a is also a newline: NDJSON that starts with blank lines was caught above (its first non-blank is { or [).
         return b[i] != '[' && b[0] == 0x0a ? Encoding.PROTO : null;
@@ -206,17 +235,19 @@ final class OtlpDecoder {
         String limitName = proto ? "MAX_OTLP_PROTOBUF_BYTES" : "MAX_DECOMPRESSED_BYTES";
         byte[] payload = data;
         if (detection.inflated() != null) {
-            payload = detection.inflated();  // inflated whole, within both limits, and charged by the detection
+            payload = detection.inflated(); // inflated whole, within both limits, and charged by the detection
         } else if (format.compression() != Compression.NONE) {
             int limit = budget.inflateLimit(formatLimit);
             try {
                 payload = inflate(data, format.compression(), limit, true);
             } catch (TooLarge e) {
-                throw budget.inflatedTooMuch("OTLP " + (proto ? "protobuf" : "JSON") + " record", formatLimit, limitName);
+                throw budget.inflatedTooMuch(
+                        "OTLP " + (proto ? "protobuf" : "JSON") + " record", formatLimit, limitName);
             }
             budget.inflated(payload.length);
         } else if (payload.length > formatLimit) {
-            throw new DecodeException("OTLP protobuf record of " + payload.length + " bytes, more than " + formatLimit + " (" + limitName + ")");
+            throw new DecodeException("OTLP protobuf record of " + payload.length + " bytes, more than " + formatLimit
+                    + " (" + limitName + ")");
         }
         ExportMetricsServiceRequest request;
         if (format.encoding() == Encoding.JSON) {
@@ -225,8 +256,10 @@ final class OtlpDecoder {
             try {
                 request = ExportMetricsServiceRequest.parseFrom(payload);
             } catch (InvalidProtocolBufferException e) {
-                throw new DecodeException("OTLP protobuf (" + format.compression().name().toLowerCase(java.util.Locale.ROOT)
-                        + "): " + e.getMessage(), e);
+                throw new DecodeException(
+                        "OTLP protobuf (" + format.compression().name().toLowerCase(java.util.Locale.ROOT) + "): "
+                                + e.getMessage(),
+                        e);
             }
         }
         List<Datapoint> out = budget.unit();
@@ -239,9 +272,10 @@ final class OtlpDecoder {
                     // Counted as they are read: resource attributes go into every point's dimensions, and more than
                     // a datapoint may have is poison before any point's map is made.
                     if (resourceDims.size() > DecodeLimits.MAX_DIMENSIONS) {
-                        throw new DecodeException("resourceMetrics[" + r + "].resource: more than " + DecodeLimits.MAX_DIMENSIONS
-                                + " attributes become dimensions, at most " + DecodeLimits.MAX_DIMENSIONS
-                                + " per datapoint (MAX_DIMENSIONS)");
+                        throw new DecodeException(
+                                "resourceMetrics[" + r + "].resource: more than " + DecodeLimits.MAX_DIMENSIONS
+                                        + " attributes become dimensions, at most " + DecodeLimits.MAX_DIMENSIONS
+                                        + " per datapoint (MAX_DIMENSIONS)");
                     }
                 }
             }
@@ -261,12 +295,15 @@ final class OtlpDecoder {
      * random per process: as dims they would start a new series at every SDK upgrade or restart.
      */
     static boolean isIgnoredResourceKey(String key) {
-        return key.startsWith("telemetry.sdk.") || key.startsWith("telemetry.distro.") || key.equals("telemetry.auto.version")
+        return key.startsWith("telemetry.sdk.")
+                || key.startsWith("telemetry.distro.")
+                || key.equals("telemetry.auto.version")
                 || key.equals("service.instance.id");
     }
 
     @SuppressWarnings("StatementSwitchToExpressionSwitch") // reason at the switch
-    private static void metric(Metric metric, Map<String, String> resourceDims, String at, List<Datapoint> out, DecodeBudget budget)
+    private static void metric(
+            Metric metric, Map<String, String> resourceDims, String at, List<Datapoint> out, DecodeBudget budget)
             throws DecodeException {
         String name = metric.getName();
         if (metric.getUnit().length() > DecodeLimits.MAX_UNIT_LENGTH) {
@@ -280,14 +317,21 @@ final class OtlpDecoder {
         switch (metric.getDataCase()) {
             case GAUGE:
                 for (int i = 0; i < metric.getGauge().getDataPointsCount(); i++) {
-                    number(name, unit, metric.getGauge().getDataPoints(i), resourceDims, at + ".gauge.dataPoints[" + i + "]", out);
+                    number(
+                            name,
+                            unit,
+                            metric.getGauge().getDataPoints(i),
+                            resourceDims,
+                            at + ".gauge.dataPoints[" + i + "]",
+                            out);
                 }
                 break;
             case SUM:
                 // Delta: each value is what happened in its interval. Cumulative: a sample of the running total; a
                 // monotonic one keeps its start time, which says when the total last started from zero (a reset).
-                boolean counter = metric.getSum().getIsMonotonic() && metric.getSum().getAggregationTemporality()
-                        == AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE;
+                boolean counter = metric.getSum().getIsMonotonic()
+                        && metric.getSum().getAggregationTemporality()
+                                == AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE;
                 for (int i = 0; i < metric.getSum().getDataPointsCount(); i++) {
                     int n = out.size();
                     NumberDataPoint p = metric.getSum().getDataPoints(i);
@@ -299,7 +343,9 @@ final class OtlpDecoder {
                 }
                 break;
             case HISTOGRAM:
-                requireDelta(metric.getHistogram().getAggregationTemporality(), at + ".histogram",
+                requireDelta(
+                        metric.getHistogram().getAggregationTemporality(),
+                        at + ".histogram",
                         "add the Collector's cumulativetodelta processor to the pipeline");
                 for (int i = 0; i < metric.getHistogram().getDataPointsCount(); i++) {
                     int n = out.size();
@@ -307,18 +353,32 @@ final class OtlpDecoder {
                     histogram(name, unit, hp, resourceDims, at + ".histogram.dataPoints[" + i + "]", out, budget);
                     if (out.size() > n) {
                         // Each point's own bounds: the query API answers _bucket{le} at them.
-                        out.set(n, out.get(n).withKind(MetricKind.histogram(MetricKind.Temporality.DELTA, metric.getUnit(),
-                                hp.getExplicitBoundsList())));
+                        out.set(
+                                n,
+                                out.get(n)
+                                        .withKind(MetricKind.histogram(
+                                                MetricKind.Temporality.DELTA,
+                                                metric.getUnit(),
+                                                hp.getExplicitBoundsList())));
                     }
                 }
                 return;
             case EXPONENTIAL_HISTOGRAM:
-                // The Collector's cumulativetodelta processor leaves exponential histograms alone: the SDK must send deltas.
-                requireDelta(metric.getExponentialHistogram().getAggregationTemporality(), at + ".exponentialHistogram",
+                // The Collector's cumulativetodelta processor leaves exponential histograms alone: the SDK must send
+                // deltas.
+                requireDelta(
+                        metric.getExponentialHistogram().getAggregationTemporality(),
+                        at + ".exponentialHistogram",
                         "set the SDK to delta (OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE=delta); cumulativetodelta does not convert them");
                 for (int i = 0; i < metric.getExponentialHistogram().getDataPointsCount(); i++) {
-                    exponential(name, unit, metric.getExponentialHistogram().getDataPoints(i), resourceDims,
-                            at + ".exponentialHistogram.dataPoints[" + i + "]", out, budget);
+                    exponential(
+                            name,
+                            unit,
+                            metric.getExponentialHistogram().getDataPoints(i),
+                            resourceDims,
+                            at + ".exponentialHistogram.dataPoints[" + i + "]",
+                            out,
+                            budget);
                 }
                 break;
             case SUMMARY:
@@ -349,18 +409,33 @@ final class OtlpDecoder {
         String unit = metric.getUnit();
         return switch (metric.getDataCase()) {
             case GAUGE -> MetricKind.of(MetricKind.Type.GAUGE, MetricKind.Temporality.NONE, unit);
-            case SUM -> MetricKind.of(metric.getSum().getIsMonotonic() ? MetricKind.Type.COUNTER : MetricKind.Type.UPDOWN,
-                    metric.getSum().getAggregationTemporality() == AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE
-                            ? MetricKind.Temporality.CUMULATIVE : MetricKind.Temporality.DELTA, unit);
-            case EXPONENTIAL_HISTOGRAM -> MetricKind.of(MetricKind.Type.EXPONENTIAL, MetricKind.Temporality.DELTA, unit);
-            case SUMMARY -> MetricKind.of(pointName.endsWith(".count") ? MetricKind.Type.SUMMARY_COUNT
-                    : MetricKind.Type.SUMMARY_SUM, MetricKind.Temporality.CUMULATIVE, unit);
+            case SUM ->
+                MetricKind.of(
+                        metric.getSum().getIsMonotonic() ? MetricKind.Type.COUNTER : MetricKind.Type.UPDOWN,
+                        metric.getSum().getAggregationTemporality()
+                                        == AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE
+                                ? MetricKind.Temporality.CUMULATIVE
+                                : MetricKind.Temporality.DELTA,
+                        unit);
+            case EXPONENTIAL_HISTOGRAM ->
+                MetricKind.of(MetricKind.Type.EXPONENTIAL, MetricKind.Temporality.DELTA, unit);
+            case SUMMARY ->
+                MetricKind.of(
+                        pointName.endsWith(".count") ? MetricKind.Type.SUMMARY_COUNT : MetricKind.Type.SUMMARY_SUM,
+                        MetricKind.Temporality.CUMULATIVE,
+                        unit);
             default -> MetricKind.of(MetricKind.Type.HISTOGRAM, MetricKind.Temporality.DELTA, unit);
         };
     }
 
-    private static void number(String name, String unit, NumberDataPoint p, Map<String, String> resourceDims, String at,
-            List<Datapoint> out) throws DecodeException {
+    private static void number(
+            String name,
+            String unit,
+            NumberDataPoint p,
+            Map<String, String> resourceDims,
+            String at,
+            List<Datapoint> out)
+            throws DecodeException {
         if (noRecordedValue(p.getFlags())) {
             return;
         }
@@ -369,22 +444,32 @@ final class OtlpDecoder {
             case AS_INT -> p.getAsInt();
             default -> throw new DecodeException(at + ": data point without a value");
         };
-        out.add(new Datapoint(name, dims(resourceDims, p.getAttributesList(), at), millis(p.getTimeUnixNano(), at), v, unit));
+        out.add(new Datapoint(
+                name, dims(resourceDims, p.getAttributesList(), at), millis(p.getTimeUnixNano(), at), v, unit));
     }
 
-    private static void histogram(String name, String unit, HistogramDataPoint p, Map<String, String> resourceDims, String at,
-            List<Datapoint> out, DecodeBudget budget) throws DecodeException {
+    private static void histogram(
+            String name,
+            String unit,
+            HistogramDataPoint p,
+            Map<String, String> resourceDims,
+            String at,
+            List<Datapoint> out,
+            DecodeBudget budget)
+            throws DecodeException {
         if (noRecordedValue(p.getFlags()) || p.getCount() == 0) {
-            return;  // nothing recorded in the interval: no values to add
+            return; // nothing recorded in the interval: no values to add
         }
         budget.histogram(at);
         if (!p.hasSum()) {
-            throw new DecodeException(at + ": histogram " + name + " without sum (Pulse stores exact sums, it cannot invent one)");
+            throw new DecodeException(
+                    at + ": histogram " + name + " without sum (Pulse stores exact sums, it cannot invent one)");
         }
         int buckets = p.getBucketCountsCount();
         int bounds = p.getExplicitBoundsCount();
         if (buckets != 0 && buckets != bounds + 1) {
-            throw new DecodeException(at + ": " + buckets + " bucket counts for " + bounds + " bounds (needs bounds + 1)");
+            throw new DecodeException(
+                    at + ": " + buckets + " bucket counts for " + bounds + " bounds (needs bounds + 1)");
         }
         if (buckets > DecodeLimits.MAX_HISTOGRAM_BUCKETS) {
             throw new DecodeException(at + ": " + buckets + " buckets, at most " + DecodeLimits.MAX_HISTOGRAM_BUCKETS
@@ -398,8 +483,8 @@ final class OtlpDecoder {
                 throw new DecodeException(at + ": explicit bound #" + i + " is " + b + ", bounds must be finite");
             }
             if (i > 0 && !(b > p.getExplicitBounds(i - 1))) {
-                throw new DecodeException(at + ": explicit bound #" + i + " (" + b + ") is not above bound #" + (i - 1) + " ("
-                        + p.getExplicitBounds(i - 1) + "), bounds must be strictly increasing");
+                throw new DecodeException(at + ": explicit bound #" + i + " (" + b + ") is not above bound #" + (i - 1)
+                        + " (" + p.getExplicitBounds(i - 1) + "), bounds must be strictly increasing");
             }
         }
         checkCount(p.getCount(), at);
@@ -439,7 +524,7 @@ final class OtlpDecoder {
                 // all values share one bucket: a tail percentile there can be as far as the whole width from it.
                 rep = lo + (hi - lo) / 2;
             } else if (nonEmpty == 1) {
-                rep = clamp(p.getSum() / p.getCount(), lo, hi);  // open-ended and alone: the mean is all we know
+                rep = clamp(p.getSum() / p.getCount(), lo, hi); // open-ended and alone: the mean is all we know
             } else if (Double.isInfinite(lo)) {
                 rep = hi;
             } else {
@@ -453,23 +538,36 @@ final class OtlpDecoder {
         if (Double.isNaN(max)) {
             max = sketchMax(sketch);
         }
-        out.add(Datapoint.preAggregated(name, dims(resourceDims, p.getAttributesList(), at), millis(p.getTimeUnixNano(), at), unit,
+        out.add(Datapoint.preAggregated(
+                name,
+                dims(resourceDims, p.getAttributesList(), at),
+                millis(p.getTimeUnixNano(), at),
+                unit,
                 summary(p.getCount(), p.getSum(), min, max, sketch)));
     }
 
-    private static void exponential(String name, String unit, ExponentialHistogramDataPoint p, Map<String, String> resourceDims,
-            String at, List<Datapoint> out, DecodeBudget budget) throws DecodeException {
+    private static void exponential(
+            String name,
+            String unit,
+            ExponentialHistogramDataPoint p,
+            Map<String, String> resourceDims,
+            String at,
+            List<Datapoint> out,
+            DecodeBudget budget)
+            throws DecodeException {
         if (noRecordedValue(p.getFlags()) || p.getCount() == 0) {
             return;
         }
         budget.histogram(at);
-        int most = Math.max(p.getPositive().getBucketCountsCount(), p.getNegative().getBucketCountsCount());
+        int most =
+                Math.max(p.getPositive().getBucketCountsCount(), p.getNegative().getBucketCountsCount());
         if (most > DecodeLimits.MAX_HISTOGRAM_BUCKETS) {
-            throw new DecodeException(at + ": " + most + " buckets of one sign, at most " + DecodeLimits.MAX_HISTOGRAM_BUCKETS
-                    + " per histogram point (MAX_HISTOGRAM_BUCKETS)");
+            throw new DecodeException(at + ": " + most + " buckets of one sign, at most "
+                    + DecodeLimits.MAX_HISTOGRAM_BUCKETS + " per histogram point (MAX_HISTOGRAM_BUCKETS)");
         }
         if (!p.hasSum()) {
-            throw new DecodeException(at + ": exponential histogram " + name + " without sum (Pulse stores exact sums)");
+            throw new DecodeException(
+                    at + ": exponential histogram " + name + " without sum (Pulse stores exact sums)");
         }
         if (p.getScale() < -10 || p.getScale() > 20) {
             throw new DecodeException(at + ": scale " + p.getScale() + " outside the OTLP range -10..20");
@@ -496,7 +594,11 @@ final class OtlpDecoder {
         if (Double.isNaN(max)) {
             max = sketchMax(sketch);
         }
-        out.add(Datapoint.preAggregated(name, dims(resourceDims, p.getAttributesList(), at), millis(p.getTimeUnixNano(), at), unit,
+        out.add(Datapoint.preAggregated(
+                name,
+                dims(resourceDims, p.getAttributesList(), at),
+                millis(p.getTimeUnixNano(), at),
+                unit,
                 summary(p.getCount(), p.getSum(), min, max, sketch)));
     }
 
@@ -510,10 +612,12 @@ final class OtlpDecoder {
 
     private static void checkCount(long count, String at) throws DecodeException {
         if (count < 0) {
-            throw new DecodeException(at + ": count " + Long.toUnsignedString(count) + " is more than 2^53, where counts stop being exact (MAX_POINT_COUNT)");
+            throw new DecodeException(at + ": count " + Long.toUnsignedString(count)
+                    + " is more than 2^53, where counts stop being exact (MAX_POINT_COUNT)");
         }
         if (count > MAX_POINT_COUNT) {
-            throw new DecodeException(at + ": count " + count + " is more than 2^53, where counts stop being exact (MAX_POINT_COUNT)");
+            throw new DecodeException(
+                    at + ": count " + count + " is more than 2^53, where counts stop being exact (MAX_POINT_COUNT)");
         }
     }
 
@@ -523,7 +627,8 @@ final class OtlpDecoder {
      */
     private static long addCount(long total, long c, String what, String at) throws DecodeException {
         if (c < 0) {
-            throw new DecodeException(at + ": " + what + " " + Long.toUnsignedString(c) + " is 2^63 or more (negative as a signed count)");
+            throw new DecodeException(at + ": " + what + " " + Long.toUnsignedString(c)
+                    + " is 2^63 or more (negative as a signed count)");
         }
         try {
             return Math.addExact(total, c);
@@ -532,8 +637,16 @@ final class OtlpDecoder {
         }
     }
 
-    private static long addExponential(DDSketch sketch, ExponentialHistogramDataPoint.Buckets b, double log2Base, int sign,
-            double min, double max, long total, String at) throws DecodeException {
+    private static long addExponential(
+            DDSketch sketch,
+            ExponentialHistogramDataPoint.Buckets b,
+            double log2Base,
+            int sign,
+            double min,
+            double max,
+            long total,
+            String at)
+            throws DecodeException {
         for (int k = 0; k < b.getBucketCountsCount(); k++) {
             long c = b.getBucketCounts(k);
             total = addCount(total, c, "bucket count #" + k, at);
@@ -542,7 +655,8 @@ final class OtlpDecoder {
             }
             double v = sign * Math.pow(2.0, (b.getOffset() + k + 0.5) * log2Base);
             if (!Double.isFinite(v) || v == 0) {
-                throw new DecodeException(at + ": bucket #" + k + " at offset " + b.getOffset() + " lies outside the double range");
+                throw new DecodeException(
+                        at + ": bucket #" + k + " at offset " + b.getOffset() + " lies outside the double range");
             }
             sketch.accept(clamp(v, min, max), c);
         }
@@ -611,9 +725,10 @@ final class OtlpDecoder {
                 n += !empty && !known ? 1 : empty && known ? -1 : 0;
             }
             if (n > DecodeLimits.MAX_DIMENSIONS) {
-                throw new DecodeException(at + ": more than " + DecodeLimits.MAX_DIMENSIONS + " dimensions (" + resourceDims.size()
-                        + " from resource attributes, " + attributes.size() + " point attributes), at most "
-                        + DecodeLimits.MAX_DIMENSIONS + " per datapoint (MAX_DIMENSIONS)");
+                throw new DecodeException(
+                        at + ": more than " + DecodeLimits.MAX_DIMENSIONS + " dimensions (" + resourceDims.size()
+                                + " from resource attributes, " + attributes.size() + " point attributes), at most "
+                                + DecodeLimits.MAX_DIMENSIONS + " per datapoint (MAX_DIMENSIONS)");
             }
         }
         Map<String, String> dims = new HashMap<>(resourceDims);
@@ -653,7 +768,8 @@ final class OtlpDecoder {
             case BOOL_VALUE -> Boolean.toString(v.getBoolValue());
             case INT_VALUE -> Long.toString(v.getIntValue());
             case DOUBLE_VALUE -> Double.toString(v.getDoubleValue());
-            case BYTES_VALUE -> Base64.getEncoder().encodeToString(v.getBytesValue().toByteArray());
+            case BYTES_VALUE ->
+                Base64.getEncoder().encodeToString(v.getBytesValue().toByteArray());
             case ARRAY_VALUE, KVLIST_VALUE -> json(new StringBuilder(), v).toString();
             default -> "";
         };
@@ -701,7 +817,7 @@ final class OtlpDecoder {
     /** OTLP units are UCUM; the common ones become CloudWatch unit names, the rest are left out (no unit). */
     static String unit(String ucum) {
         return switch (ucum) {
-            case "ns" -> null;  // CloudWatch has no nanoseconds unit
+            case "ns" -> null; // CloudWatch has no nanoseconds unit
             case "us" -> "Microseconds";
             case "ms" -> "Milliseconds";
             case "s" -> "Seconds";
@@ -753,7 +869,7 @@ final class OtlpDecoder {
                 }
                 int n = inflater.inflate(chunk, used, Math.min(chunk.length - used, cap - total));
                 if (n == 0 && (inflater.needsInput() || inflater.needsDictionary())) {
-                    break;  // the exporter's flushed-but-unclosed stream ends here
+                    break; // the exporter's flushed-but-unclosed stream ends here
                 }
                 used += n;
                 total += n;
@@ -763,14 +879,16 @@ final class OtlpDecoder {
             }
             // What follows the end of the stream (past gzip's 8-byte trailer) would be dropped unread: a second gzip
             // member (cat a.gz b.gz) or other bytes. The record is poison instead, so nothing is lost silently.
-            int trailing = strict && inflater.finished() ? inflater.getRemaining() - (c == Compression.GZIP ? 8 : 0) : 0;
+            int trailing =
+                    strict && inflater.finished() ? inflater.getRemaining() - (c == Compression.GZIP ? 8 : 0) : 0;
             if (trailing > 0) {
                 throw new DecodeException("OTLP record: " + trailing + " bytes after the end of the "
                         + c.name().toLowerCase(java.util.Locale.ROOT) + " stream (a second gzip member, or other data);"
                         + " send one compressed stream per record");
             }
             if (total == 0) {
-                throw new DecodeException("OTLP record: " + c.name().toLowerCase(java.util.Locale.ROOT) + " data inflates to nothing");
+                throw new DecodeException(
+                        "OTLP record: " + c.name().toLowerCase(java.util.Locale.ROOT) + " data inflates to nothing");
             }
             if (full.isEmpty() && used == chunk.length) {
                 return chunk;
@@ -784,7 +902,9 @@ final class OtlpDecoder {
             System.arraycopy(chunk, 0, out, at, used);
             return out;
         } catch (DataFormatException e) {
-            throw new DecodeException("OTLP record: invalid " + c.name().toLowerCase(java.util.Locale.ROOT) + " data: " + e.getMessage(), e);
+            throw new DecodeException(
+                    "OTLP record: invalid " + c.name().toLowerCase(java.util.Locale.ROOT) + " data: " + e.getMessage(),
+                    e);
         } finally {
             inflater.end();
         }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -29,10 +44,10 @@ final class OtlpJson {
      * depth and duplicate keys are limited as the tree is read ({@link Json}).
      */
     private static final ObjectMapper MAPPER = Json.MAPPER;
+
     private static final Map<Descriptor, Map<String, FieldDescriptor>> FIELDS = new ConcurrentHashMap<>();
 
-    private OtlpJson() {
-    }
+    private OtlpJson() {}
 
     static ExportMetricsServiceRequest parse(byte[] json) throws DecodeException {
         JsonNode root;
@@ -77,7 +92,8 @@ final class OtlpJson {
         }
     }
 
-    private static Object value(FieldDescriptor f, JsonNode v, Message.Builder parent, String at) throws DecodeException {
+    private static Object value(FieldDescriptor f, JsonNode v, Message.Builder parent, String at)
+            throws DecodeException {
         try {
             // Returned into Object, each arm boxes its own type (a Boolean stays a Boolean, a Float a Float).
             return switch (f.getJavaType()) {
@@ -100,7 +116,8 @@ final class OtlpJson {
                 case ENUM -> {
                     if (v.isIntegralNumber()) {
                         if (!v.canConvertToInt()) {
-                            throw new DecodeException("OTLP/JSON " + at + ": enum number " + v + " out of the int32 range");
+                            throw new DecodeException(
+                                    "OTLP/JSON " + at + ": enum number " + v + " out of the int32 range");
                         }
                         yield f.getEnumType().findValueByNumberCreatingIfUnknown(v.intValue());
                     }
@@ -142,7 +159,8 @@ final class OtlpJson {
         long x;
         if (v.isIntegralNumber()) {
             if (!v.canConvertToLong()) {
-                throw new DecodeException("OTLP/JSON " + at + ": " + v + " out of the " + (unsigned(f) ? "uint32" : "int32") + " range");
+                throw new DecodeException(
+                        "OTLP/JSON " + at + ": " + v + " out of the " + (unsigned(f) ? "uint32" : "int32") + " range");
             }
             x = v.longValue();
         } else {
@@ -150,7 +168,8 @@ final class OtlpJson {
         }
         boolean ok = unsigned(f) ? x >= 0 && x <= 0xFFFF_FFFFL : x >= Integer.MIN_VALUE && x <= Integer.MAX_VALUE;
         if (!ok) {
-            throw new DecodeException("OTLP/JSON " + at + ": " + x + " out of the " + (unsigned(f) ? "uint32" : "int32") + " range");
+            throw new DecodeException(
+                    "OTLP/JSON " + at + ": " + x + " out of the " + (unsigned(f) ? "uint32" : "int32") + " range");
         }
         return (int) x;
     }

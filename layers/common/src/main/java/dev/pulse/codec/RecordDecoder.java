@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import dev.pulse.model.Datapoint;
@@ -42,8 +57,7 @@ public final class RecordDecoder {
      * One unit of poison handling: a plain record ({@code subSequence} -1) or one user record of a KPL aggregate.
      * Exactly one of {@code decoded} and {@code poisonReason} is set.
      */
-    public record Unit(int subSequence, String partitionKey, byte[] data, Decoded decoded, String poisonReason) {
-    }
+    public record Unit(int subSequence, String partitionKey, byte[] data, Decoded decoded, String poisonReason) {}
 
     /**
      * Decodes a Kinesis record into its units: itself, or the user records of a KPL aggregate, each decoded and
@@ -55,14 +69,16 @@ public final class RecordDecoder {
     public List<Unit> decodeUnits(byte[] data, String partitionKey, long referenceMillis) throws DecodeException {
         if (!KplAggregate.isAggregate(data)) {
             try {
-                return List.of(new Unit(-1, partitionKey, data, decode(data, referenceMillis, DecodeBudget.forRecord()), null));
+                return List.of(new Unit(
+                        -1, partitionKey, data, decode(data, referenceMillis, DecodeBudget.forRecord()), null));
             } catch (DecodeException e) {
                 return List.of(new Unit(-1, partitionKey, data, null, e.getMessage()));
             }
         }
         List<KplAggregate.UserRecord> users = KplAggregate.read(data);
         List<Unit> out = new ArrayList<>(users.size());
-        // One budget for all user records: they are one Kinesis record, and their datapoints are held until it is split.
+        // One budget for all user records: they are one Kinesis record, and their datapoints are held until it is
+        // split.
         DecodeBudget budget = DecodeBudget.forAggregate();
         int poison = 0;
         int decodedDatapoints = 0;
@@ -95,9 +111,11 @@ public final class RecordDecoder {
         if (decodedDatapoints > DecodeLimits.MAX_SERIES_PER_RECORD) {
             Set<SeriesId> seen = new HashSet<>();
             for (Unit u : out) {
-                if (u.decoded() != null && countSeries(u.decoded().datapoints(), seen) > DecodeLimits.MAX_SERIES_PER_RECORD) {
-                    throw new DecodeException("KPL aggregate: its user records hold more than " + DecodeLimits.MAX_SERIES_PER_RECORD
-                            + " distinct series together (MAX_SERIES_PER_RECORD), so the whole record is poison and none of it is stored");
+                if (u.decoded() != null
+                        && countSeries(u.decoded().datapoints(), seen) > DecodeLimits.MAX_SERIES_PER_RECORD) {
+                    throw new DecodeException(
+                            "KPL aggregate: its user records hold more than " + DecodeLimits.MAX_SERIES_PER_RECORD
+                                    + " distinct series together (MAX_SERIES_PER_RECORD), so the whole record is poison and none of it is stored");
                 }
             }
         }
@@ -105,8 +123,7 @@ public final class RecordDecoder {
     }
 
     /** Series identity without building the key string: name and dimensions (a map's equality ignores its order). */
-    private record SeriesId(String name, Map<String, String> dims) {
-    }
+    private record SeriesId(String name, Map<String, String> dims) {}
 
     /** Adds the series of {@code dps} to {@code seen}, stopping once it holds more than the limit; returns its size. */
     private static int countSeries(List<Datapoint> dps, Set<SeriesId> seen) {
@@ -170,8 +187,11 @@ public final class RecordDecoder {
         try {
             // OTLP first: its compression may be gzip too, so it is told apart by content (OtlpDecoder.detect).
             OtlpDecoder.Detection otlp = OtlpDecoder.detect(data, budget);
-            decoded = otlp != null ? otlpDecoder.decode(data, otlp, budget)
-                    : CloudWatchLogsDecoder.isGzip(data) ? logsDecoder.decode(data, budget) : nativeDecoder.decode(data, budget);
+            decoded = otlp != null
+                    ? otlpDecoder.decode(data, otlp, budget)
+                    : CloudWatchLogsDecoder.isGzip(data)
+                            ? logsDecoder.decode(data, budget)
+                            : nativeDecoder.decode(data, budget);
         } catch (DecodeException e) {
             throw e;
         } catch (LimitExceeded e) {
@@ -197,7 +217,8 @@ public final class RecordDecoder {
             }
         }
         // Only a unit with more datapoints than the series limit can have more series: ordinary records skip the count.
-        if (dps.size() > DecodeLimits.MAX_SERIES_PER_RECORD && countSeries(dps, new HashSet<>()) > DecodeLimits.MAX_SERIES_PER_RECORD) {
+        if (dps.size() > DecodeLimits.MAX_SERIES_PER_RECORD
+                && countSeries(dps, new HashSet<>()) > DecodeLimits.MAX_SERIES_PER_RECORD) {
             throw new DecodeException("more than " + DecodeLimits.MAX_SERIES_PER_RECORD
                     + " distinct series in one record (MAX_SERIES_PER_RECORD)");
         }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -18,6 +33,7 @@ final class ReportLineParser {
     static final String PREFIX = "REPORT RequestId:";
     /** Marker of a REPORT in Lambda's JSON log format ({@code "type":"platform.report"}). */
     static final String JSON_TYPE = "\"platform.report\"";
+
     private static final String LAMBDA_LOG_GROUP = "/aws/lambda/";
 
     private static final Pattern REPORT = Pattern.compile(
@@ -26,8 +42,7 @@ final class ReportLineParser {
                     + "(?:\\s+Init Duration:\\s*([0-9.]+)\\s*ms)?.*",
             Pattern.DOTALL);
 
-    private ReportLineParser() {
-    }
+    private ReportLineParser() {}
 
     /** {@code /aws/lambda/checkout-api} -> {@code checkout-api}; any other log group is used whole. */
     static String functionName(String logGroup) {
@@ -60,7 +75,8 @@ final class ReportLineParser {
      * {"requestId":..,"metrics":{"durationMs":..,"billedDurationMs":..,"memorySizeMB":..,"maxMemoryUsedMB":..,
      * "initDurationMs":..}}}}.
      */
-    static void parseJson(JsonNode doc, long ts, String function, String where, List<Datapoint> out) throws DecodeException {
+    static void parseJson(JsonNode doc, long ts, String function, String where, List<Datapoint> out)
+            throws DecodeException {
         JsonNode m = doc.path("record").path("metrics");
         if (!m.isObject()) {
             throw new DecodeException(where + ": platform.report without record.metrics");
@@ -70,10 +86,13 @@ final class ReportLineParser {
         }
         Map<String, String> dims = Map.of("function", function);
         out.add(new Datapoint("lambda.duration", dims, ts, jsonNumber(m, "durationMs", where), "Milliseconds"));
-        out.add(new Datapoint("lambda.billed_duration", dims, ts, jsonNumber(m, "billedDurationMs", where), "Milliseconds"));
-        out.add(new Datapoint("lambda.max_memory_used", dims, ts, jsonNumber(m, "maxMemoryUsedMB", where), "Megabytes"));
+        out.add(new Datapoint(
+                "lambda.billed_duration", dims, ts, jsonNumber(m, "billedDurationMs", where), "Milliseconds"));
+        out.add(new Datapoint(
+                "lambda.max_memory_used", dims, ts, jsonNumber(m, "maxMemoryUsedMB", where), "Megabytes"));
         if (m.has("initDurationMs")) {
-            out.add(new Datapoint("lambda.init_duration", dims, ts, jsonNumber(m, "initDurationMs", where), "Milliseconds"));
+            out.add(new Datapoint(
+                    "lambda.init_duration", dims, ts, jsonNumber(m, "initDurationMs", where), "Milliseconds"));
         }
     }
 

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.concurrent;
 
 import java.util.Collection;
@@ -16,11 +31,10 @@ import java.util.function.Function;
  */
 public final class Bounded {
 
-    private Bounded() {
-    }
+    private Bounded() {}
 
-    public static <T> CompletableFuture<Void> forEach(Collection<T> items, int concurrency,
-            Function<T, CompletableFuture<?>> task) {
+    public static <T> CompletableFuture<Void> forEach(
+            Collection<T> items, int concurrency, Function<T, CompletableFuture<?>> task) {
         return forEach(items, concurrency, task, () -> false);
     }
 
@@ -30,8 +44,11 @@ public final class Bounded {
      */
     // The callback handles every outcome, failures included, and completes the future returned: its stage adds nothing.
     @SuppressWarnings("FutureReturnValueIgnored")
-    public static <T> CompletableFuture<Void> forEach(Collection<T> items, int concurrency,
-            Function<T, CompletableFuture<?>> task, java.util.function.BooleanSupplier stop) {
+    public static <T> CompletableFuture<Void> forEach(
+            Collection<T> items,
+            int concurrency,
+            Function<T, CompletableFuture<?>> task,
+            java.util.function.BooleanSupplier stop) {
         if (concurrency < 1) {
             throw new IllegalArgumentException("concurrency must be >= 1");
         }
@@ -61,8 +78,11 @@ public final class Bounded {
         return done;
     }
 
-    private static <T> CompletableFuture<Void> lane(Queue<T> queue, Function<T, CompletableFuture<?>> task,
-            AtomicReference<Throwable> failure, java.util.function.BooleanSupplier stop) {
+    private static <T> CompletableFuture<Void> lane(
+            Queue<T> queue,
+            Function<T, CompletableFuture<?>> task,
+            AtomicReference<Throwable> failure,
+            java.util.function.BooleanSupplier stop) {
         if (failure.get() == null && !queue.isEmpty() && stop.getAsBoolean()) {
             failure.compareAndSet(null, new StoppedException("stopped with " + queue.size() + " tasks left"));
         }
@@ -78,11 +98,12 @@ public final class Bounded {
         }
         // The next task starts on the pool, not in the completing thread: no stack growth per item.
         return started.handle((v, e) -> {
-            if (e != null) {
-                failure.compareAndSet(null, unwrap(e));
-            }
-            return null;
-        }).thenComposeAsync(v -> lane(queue, task, failure, stop));
+                    if (e != null) {
+                        failure.compareAndSet(null, unwrap(e));
+                    }
+                    return null;
+                })
+                .thenComposeAsync(v -> lane(queue, task, failure, stop));
     }
 
     /** The result of a run whose stop condition became true before every task started. */

@@ -1,15 +1,30 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.config;
 
-import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
+import dev.pulse.retry.SdkBackoff;
+import java.time.Duration;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.retries.api.RetryStrategy;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
-import dev.pulse.retry.SdkBackoff;
-import java.time.Duration;
-import software.amazon.awssdk.retries.api.RetryStrategy;
 
 /**
  * Builds the SDK v2 clients once per container, with an explicit region and the lightweight HTTP clients
@@ -19,8 +34,7 @@ import software.amazon.awssdk.retries.api.RetryStrategy;
  */
 public final class AwsClients {
 
-    private AwsClients() {
-    }
+    private AwsClients() {}
 
     static Region region() {
         String r = System.getenv("AWS_REGION");

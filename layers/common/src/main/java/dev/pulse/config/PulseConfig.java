@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.config;
 
 import java.time.Duration;
@@ -41,9 +56,21 @@ import java.util.Map;
  * builder lag, {@code HOURLY_TTL_DAYS} >= {@code PARTIAL_TTL_DAYS} + 1, {@code DAILY_TTL_DAYS} >= {@code HOURLY_TTL_DAYS}.
  * What the first rule leaves over the stream retention is the {@link #redriveWindow()}.
  */
-public record PulseConfig(String tableName, String deadLetterUrl, Duration partialTtl, int writeConcurrency,
-        long retryBaseMillis, long retryCapMillis, long safetyMarginMillis, Duration acceptPast, Duration acceptFuture,
-        Duration hourlyTtl, Duration dailyTtl, Duration maxRecordAge, Duration ingestTimeout, Duration compactGrace) {
+public record PulseConfig(
+        String tableName,
+        String deadLetterUrl,
+        Duration partialTtl,
+        int writeConcurrency,
+        long retryBaseMillis,
+        long retryCapMillis,
+        long safetyMarginMillis,
+        Duration acceptPast,
+        Duration acceptFuture,
+        Duration hourlyTtl,
+        Duration dailyTtl,
+        Duration maxRecordAge,
+        Duration ingestTimeout,
+        Duration compactGrace) {
 
     /** Builder lag the retention rules allow for: a day without builds loses nothing. */
     public static final Duration BUILD_LAG_ALLOWANCE = Duration.ofDays(1);
@@ -58,8 +85,16 @@ public record PulseConfig(String tableName, String deadLetterUrl, Duration parti
         long base = r.number("RETRY_BASE_MS", 50, 1, 10_000);
         long cap = r.number("RETRY_CAP_MS", 5_000, 1, 60_000);
         long margin = r.number("SAFETY_MARGIN_MS", 3_000, 0, 600_000);
-        long past = r.number("ACCEPT_PAST_SECONDS", Duration.ofDays(14).toSeconds(), 60, Duration.ofDays(3650).toSeconds());
-        long future = r.number("ACCEPT_FUTURE_SECONDS", Duration.ofHours(2).toSeconds(), 0, Duration.ofDays(7).toSeconds());
+        long past = r.number(
+                "ACCEPT_PAST_SECONDS",
+                Duration.ofDays(14).toSeconds(),
+                60,
+                Duration.ofDays(3650).toSeconds());
+        long future = r.number(
+                "ACCEPT_FUTURE_SECONDS",
+                Duration.ofHours(2).toSeconds(),
+                0,
+                Duration.ofDays(7).toSeconds());
         long hourlyDays = r.number("HOURLY_TTL_DAYS", 35, 1, 3650);
         long dailyDays = r.number("DAILY_TTL_DAYS", 3650, 1, 36500);
         long ageSetting = r.number("MAX_RECORD_AGE_SECONDS", -1, -1, 604_800);
@@ -82,10 +117,13 @@ public record PulseConfig(String tableName, String deadLetterUrl, Duration parti
         long needed = past + latest + 3600 + grace + settle + BUILD_LAG_ALLOWANCE.toSeconds();
         if (eachValid && ttlDays * 86_400 <= needed) {
             r.problems.add("PARTIAL_TTL_DAYS (" + ttlDays + ") must exceed ACCEPT_PAST_SECONDS (" + past
-                    + ") + STREAM_RETENTION_HOURS (" + retentionHours + " = " + latest + " s: a discarded batch is redriven"
-                    + " from the stream until then, whatever MAX_RECORD_AGE_SECONDS is) + COMPACT_GRACE_SECONDS (" + grace
+                    + ") + STREAM_RETENTION_HOURS (" + retentionHours + " = " + latest
+                    + " s: a discarded batch is redriven"
+                    + " from the stream until then, whatever MAX_RECORD_AGE_SECONDS is) + COMPACT_GRACE_SECONDS ("
+                    + grace
                     + ") + the mark settle time (2 x (INGEST_TIMEOUT_SECONDS + 5) = " + settle
-                    + ") + 1 hour + 1 day of builder lag = " + String.format(java.util.Locale.ROOT, "%.2f", needed / 86_400.0)
+                    + ") + 1 hour + 1 day of builder lag = "
+                    + String.format(java.util.Locale.ROOT, "%.2f", needed / 86_400.0)
                     + " days, or a late or redriven datapoint would rebuild an hour whose other partials have expired");
         }
         if (eachValid && hourlyDays < ttlDays + 1) {
@@ -100,9 +138,21 @@ public record PulseConfig(String tableName, String deadLetterUrl, Duration parti
         if (!r.problems.isEmpty()) {
             throw new ConfigException("invalid configuration: " + String.join("; ", r.problems));
         }
-        return new PulseConfig(table, dlq, Duration.ofDays(ttlDays), (int) concurrency, base, cap, margin,
-                Duration.ofSeconds(past), Duration.ofSeconds(future), Duration.ofDays(hourlyDays), Duration.ofDays(dailyDays),
-                Duration.ofSeconds(recordAge), Duration.ofSeconds(ingestTimeout), Duration.ofSeconds(grace));
+        return new PulseConfig(
+                table,
+                dlq,
+                Duration.ofDays(ttlDays),
+                (int) concurrency,
+                base,
+                cap,
+                margin,
+                Duration.ofSeconds(past),
+                Duration.ofSeconds(future),
+                Duration.ofDays(hourlyDays),
+                Duration.ofDays(dailyDays),
+                Duration.ofSeconds(recordAge),
+                Duration.ofSeconds(ingestTimeout),
+                Duration.ofSeconds(grace));
     }
 
     /**
@@ -122,7 +172,12 @@ public record PulseConfig(String tableName, String deadLetterUrl, Duration parti
      * {@code STREAM_RETENTION_HOURS}: a record the stream still holds is always inside it.
      */
     public Duration redriveWindow() {
-        return partialTtl.minus(acceptPast).minusHours(1).minus(compactGrace).minus(markSettle()).minus(BUILD_LAG_ALLOWANCE);
+        return partialTtl
+                .minus(acceptPast)
+                .minusHours(1)
+                .minus(compactGrace)
+                .minus(markSettle())
+                .minus(BUILD_LAG_ALLOWANCE);
     }
 
     private static final class Reader {

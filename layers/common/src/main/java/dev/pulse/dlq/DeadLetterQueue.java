@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.dlq;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -27,6 +42,7 @@ public final class DeadLetterQueue {
     public static final int PAYLOAD_HEAD_BYTES = 1024;
     /** Reasons echo parts of the input; capped so a message always fits SQS's limits. */
     public static final int MAX_REASON_CHARS = 512;
+
     private static final int SQS_BATCH = 10;
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
@@ -51,8 +67,10 @@ public final class DeadLetterQueue {
         n.put("approximateArrivalTimestamp", r.arrivalMillis());
         n.put("reason", sqsSafe(r.reason(), MAX_REASON_CHARS));
         n.put("payloadBytes", r.payload().length);
-        n.put("payloadHeadBase64", Base64.getEncoder().encodeToString(
-                Arrays.copyOf(r.payload(), Math.min(PAYLOAD_HEAD_BYTES, r.payload().length))));
+        n.put(
+                "payloadHeadBase64",
+                Base64.getEncoder()
+                        .encodeToString(Arrays.copyOf(r.payload(), Math.min(PAYLOAD_HEAD_BYTES, r.payload().length))));
         return n.toString();
     }
 
@@ -79,8 +97,10 @@ public final class DeadLetterQueue {
         RuntimeException lastError = null;
         for (int attempt = 0; !pending.isEmpty(); attempt++) {
             try {
-                SendMessageBatchResponse resp = sqs.sendMessageBatch(b -> b.queueUrl(queueUrl).entries(pending));
-                List<String> failed = resp.failed().stream().map(BatchResultErrorEntry::id).toList();
+                SendMessageBatchResponse resp =
+                        sqs.sendMessageBatch(b -> b.queueUrl(queueUrl).entries(pending));
+                List<String> failed =
+                        resp.failed().stream().map(BatchResultErrorEntry::id).toList();
                 pending.removeIf(e -> !failed.contains(e.id()));
                 if (!pending.isEmpty()) {
                     lastError = new IllegalStateException("SQS rejected entries: " + resp.failed());
@@ -93,7 +113,8 @@ public final class DeadLetterQueue {
             }
             long delay = backoff.delayMillis(attempt);
             if (deadline.remainingMillis() <= delay) {
-                throw new DeadLetterException("could not send " + pending.size() + " poison records to " + queueUrl, lastError);
+                throw new DeadLetterException(
+                        "could not send " + pending.size() + " poison records to " + queueUrl, lastError);
             }
             sleep(delay);
         }
@@ -101,7 +122,10 @@ public final class DeadLetterQueue {
 
     private static MessageAttributeValue text(String v) {
         String safe = sqsSafe(v, 256);
-        return MessageAttributeValue.builder().dataType("String").stringValue(safe.isEmpty() ? "-" : safe).build();
+        return MessageAttributeValue.builder()
+                .dataType("String")
+                .stringValue(safe.isEmpty() ? "-" : safe)
+                .build();
     }
 
     /**

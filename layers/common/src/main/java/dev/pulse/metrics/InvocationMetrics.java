@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.metrics;
 
 import java.util.EnumMap;
@@ -66,8 +81,8 @@ public final class InvocationMetrics<M extends Enum<M> & MetricName> {
      * ends, normally or not: the shape of every handler's invocation. The sink is flushed even when publishing
      * fails, so nothing this invocation added is left in it for the next one.
      */
-    public static <M extends Enum<M> & MetricName, R> R measure(Class<M> names, Metrics sink,
-            java.util.function.Function<InvocationMetrics<M>, R> body) {
+    public static <M extends Enum<M> & MetricName, R> R measure(
+            Class<M> names, Metrics sink, java.util.function.Function<InvocationMetrics<M>, R> body) {
         InvocationMetrics<M> counters = new InvocationMetrics<>(names);
         try {
             return body.apply(counters);
@@ -103,5 +118,4 @@ public final class InvocationMetrics<M extends Enum<M> & MetricName> {
             LOG.warn("Metrics not published, their value is not finite: {}", skipped);
         }
     }
-
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.model;
 
 import dev.pulse.aggregate.Summary;
@@ -19,20 +34,34 @@ import java.util.Objects;
  * @param startNanos a cumulative sum's OTLP start time ({@code start_time_unix_nano}: when its running total started),
  *                  epoch nanoseconds, 0 when not sent or not a cumulative counter; a newer one marks a reset
  */
-public record Datapoint(String name, Map<String, String> dims, long timestamp, double value, String unit, Summary summary,
-        MetricKind kind, long startNanos) {
+public record Datapoint(
+        String name,
+        Map<String, String> dims,
+        long timestamp,
+        double value,
+        String unit,
+        Summary summary,
+        MetricKind kind,
+        long startNanos) {
 
     public Datapoint {
         Objects.requireNonNull(name, "name");
         dims = dims == null ? Map.of() : dims;
     }
 
-    public Datapoint(String name, Map<String, String> dims, long timestamp, double value, String unit, Summary summary,
+    public Datapoint(
+            String name,
+            Map<String, String> dims,
+            long timestamp,
+            double value,
+            String unit,
+            Summary summary,
             MetricKind kind) {
         this(name, dims, timestamp, value, unit, summary, kind, 0L);
     }
 
-    public Datapoint(String name, Map<String, String> dims, long timestamp, double value, String unit, Summary summary) {
+    public Datapoint(
+            String name, Map<String, String> dims, long timestamp, double value, String unit, Summary summary) {
         this(name, dims, timestamp, value, unit, summary, null);
     }
 
@@ -42,7 +71,8 @@ public record Datapoint(String name, Map<String, String> dims, long timestamp, d
     }
 
     /** A producer's summary of many values; {@link #value()} is their sum. */
-    public static Datapoint preAggregated(String name, Map<String, String> dims, long timestamp, String unit, Summary summary) {
+    public static Datapoint preAggregated(
+            String name, Map<String, String> dims, long timestamp, String unit, Summary summary) {
         return new Datapoint(name, dims, timestamp, summary.sum(), unit, Objects.requireNonNull(summary, "summary"));
     }
 

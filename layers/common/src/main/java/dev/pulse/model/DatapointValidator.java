@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.model;
 
 import java.time.Clock;
@@ -16,6 +31,7 @@ public final class DatapointValidator {
     public static final int MAX_DIMENSION_LENGTH = 255;
     /** DynamoDB numbers hold magnitudes from 1e-130 to 1e126; sums of many values must still fit. */
     public static final double MAX_MAGNITUDE = 1e100;
+
     public static final double MIN_MAGNITUDE = 1e-100;
     /** The series key is the catalog's sort key, and DynamoDB caps a sort key at 1024 bytes. */
     public static final int MAX_SERIES_KEY_BYTES = 1024;
@@ -69,13 +85,14 @@ public final class DatapointValidator {
         if (dp.summary() != null) {
             // A pre-aggregated datapoint (OTLP histogram): its sum, min and max are stored like values are.
             if (dp.summary().count() < 1) {
-                throw new ValidationException("count: " + dp.summary().count() + ", a summary needs at least one value (series "
-                        + abbreviate(dp.name()) + ")");
+                throw new ValidationException("count: " + dp.summary().count()
+                        + ", a summary needs at least one value (series " + abbreviate(dp.name()) + ")");
             }
             checkNumber("min", dp.summary().min(), dp.name());
             checkNumber("max", dp.summary().max(), dp.name());
             if (dp.summary().min() > dp.summary().max()) {
-                throw new ValidationException("min: " + dp.summary().min() + " is above max " + dp.summary().max());
+                throw new ValidationException("min: " + dp.summary().min() + " is above max "
+                        + dp.summary().max());
             }
         }
         long ts = dp.timestamp();
@@ -87,7 +104,8 @@ public final class DatapointValidator {
 
     private static void checkNumber(String field, double v, String name) throws ValidationException {
         if (!Double.isFinite(v)) {
-            throw new ValidationException(field + ": " + v + " is not a finite number (series " + abbreviate(name) + ")");
+            throw new ValidationException(
+                    field + ": " + v + " is not a finite number (series " + abbreviate(name) + ")");
         }
         double mag = Math.abs(v);
         if (mag != 0 && (mag > MAX_MAGNITUDE || mag < MIN_MAGNITUDE)) {
@@ -104,8 +122,8 @@ public final class DatapointValidator {
             throw new ValidationException(field + ": must not be empty");
         }
         if (s.length() > max) {
-            throw new ValidationException(field + ": " + s.length() + " characters, at most " + max + " allowed ("
-                    + abbreviate(s) + ")");
+            throw new ValidationException(
+                    field + ": " + s.length() + " characters, at most " + max + " allowed (" + abbreviate(s) + ")");
         }
         for (int i = 0, n = s.length(); i < n; i++) {
             char c = s.charAt(i);

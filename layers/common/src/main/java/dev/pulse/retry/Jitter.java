@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.retry;
 
 import java.security.NoSuchAlgorithmException;
@@ -20,10 +35,10 @@ public final class Jitter {
     private static final AtomicLong SEEDER = new AtomicLong(freshSeed());
     /** Bumped by every reseed: a thread whose generator is older makes a new one from the new seeder. */
     private static final AtomicInteger EPOCH = new AtomicInteger();
+
     private static final ThreadLocal<Local> LOCAL = ThreadLocal.withInitial(Local::new);
 
-    private Jitter() {
-    }
+    private Jitter() {}
 
     private static final class Local {
         int epoch = -1;
@@ -72,7 +87,9 @@ public final class Jitter {
      * unavailable. Never the blocking one: the field lesson of threads stuck in {@code SecureRandom}.
      */
     static long freshSeed() {
-        long clock = System.nanoTime() ^ Long.rotateLeft(System.currentTimeMillis(), 32) ^ ProcessHandle.current().pid();
+        long clock = System.nanoTime()
+                ^ Long.rotateLeft(System.currentTimeMillis(), 32)
+                ^ ProcessHandle.current().pid();
         try {
             return SecureRandom.getInstance("NativePRNGNonBlocking").nextLong() ^ clock;
         } catch (NoSuchAlgorithmException e) {

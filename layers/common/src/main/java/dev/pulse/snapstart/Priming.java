@@ -1,4 +1,21 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.snapstart;
+
+import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
 import dev.pulse.aggregate.Summary;
 import dev.pulse.retry.Jitter;
@@ -13,8 +30,6 @@ import org.crac.Core;
 import org.crac.Resource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import static software.amazon.lambda.powertools.logging.argument.StructuredArguments.entry;
 
 /**
  * A function's SnapStart runtime hooks (org.crac). {@link #beforeCheckpoint}, run by Lambda once the init is done
@@ -79,8 +94,7 @@ public abstract class Priming implements Resource {
     }
 
     /** What else the function must make fresh after a restore; nothing by default. */
-    protected void refresh() {
-    }
+    protected void refresh() {}
 
     @Override
     public final void beforeCheckpoint(Context<? extends Resource> context) {
@@ -95,8 +109,12 @@ public abstract class Priming implements Resource {
         } finally {
             primingMillis = (System.nanoTime() - started) / 1e6;
         }
-        LOG.info("snapstart priming done", entry("function", function), entry("paths", primedPaths.get()),
-                entry("failures", failures.get()), entry("ms", Math.round(primingMillis)));
+        LOG.info(
+                "snapstart priming done",
+                entry("function", function),
+                entry("paths", primedPaths.get()),
+                entry("failures", failures.get()),
+                entry("ms", Math.round(primingMillis)));
     }
 
     @Override
@@ -123,7 +141,9 @@ public abstract class Priming implements Resource {
             throw new IllegalStateException("summary round trip: count " + back.count());
         }
         SortedMap<Integer, Summary> buckets = new TreeMap<>(Map.of(0, a, 1, back));
-        if (SummaryCodec.decodeBuckets(SummaryCodec.encodeBuckets(buckets), true).size() != 2) {
+        if (SummaryCodec.decodeBuckets(SummaryCodec.encodeBuckets(buckets), true)
+                        .size()
+                != 2) {
             throw new IllegalStateException("bucket round trip");
         }
         return 2;

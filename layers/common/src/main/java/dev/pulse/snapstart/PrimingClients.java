@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.snapstart;
 
 import java.io.ByteArrayInputStream;
@@ -53,10 +68,18 @@ public final class PrimingClients implements AutoCloseable {
 
     public PrimingClients() {
         Region region = region();
-        this.dynamoDb = DynamoDbAsyncClient.builder().region(region).credentialsProvider(CREDENTIALS)
-                .endpointOverride(NOWHERE).httpClient(new InMemoryAsync()).build();
-        this.sqs = SqsClient.builder().region(region).credentialsProvider(CREDENTIALS)
-                .endpointOverride(NOWHERE).httpClient(new InMemorySync()).build();
+        this.dynamoDb = DynamoDbAsyncClient.builder()
+                .region(region)
+                .credentialsProvider(CREDENTIALS)
+                .endpointOverride(NOWHERE)
+                .httpClient(new InMemoryAsync())
+                .build();
+        this.sqs = SqsClient.builder()
+                .region(region)
+                .credentialsProvider(CREDENTIALS)
+                .endpointOverride(NOWHERE)
+                .httpClient(new InMemorySync())
+                .build();
     }
 
     private static Region region() {
@@ -87,7 +110,8 @@ public final class PrimingClients implements AutoCloseable {
     }
 
     private static SdkHttpResponse ok(int length) {
-        return SdkHttpResponse.builder().statusCode(200)
+        return SdkHttpResponse.builder()
+                .statusCode(200)
                 .putHeader("Content-Type", "application/x-amz-json-1.0")
                 .putHeader("Content-Length", Integer.toString(length))
                 .putHeader("x-amzn-RequestId", PrimingContext.REQUEST_ID)
@@ -106,14 +130,20 @@ public final class PrimingClients implements AutoCloseable {
         try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
-        try (DynamoDbAsyncClient crt = DynamoDbAsyncClient.builder().region(region()).credentialsProvider(CREDENTIALS)
+        try (DynamoDbAsyncClient crt = DynamoDbAsyncClient.builder()
+                .region(region())
+                .credentialsProvider(CREDENTIALS)
                 .endpointOverride(URI.create("http://127.0.0.1:" + port))
                 .httpClientBuilder(software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient.builder()
                         .connectionTimeout(java.time.Duration.ofSeconds(1)))
-                .overrideConfiguration(o -> o.retryStrategy(software.amazon.awssdk.awscore.retry.AwsRetryStrategy.doNotRetry()))
+                .overrideConfiguration(
+                        o -> o.retryStrategy(software.amazon.awssdk.awscore.retry.AwsRetryStrategy.doNotRetry()))
                 .build()) {
-            crt.getItem(b -> b.tableName("priming").key(Map.of("pk",
-                    software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("priming")))).join();
+            crt.getItem(b -> b.tableName("priming")
+                            .key(Map.of(
+                                    "pk",
+                                    software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("priming"))))
+                    .join();
             return false;
         } catch (java.util.concurrent.CompletionException e) {
             return true;
@@ -165,8 +195,7 @@ public final class PrimingClients implements AutoCloseable {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 
     private final class InMemorySync implements SdkHttpClient {
@@ -176,13 +205,14 @@ public final class PrimingClients implements AutoCloseable {
                 @Override
                 public HttpExecuteResponse call() {
                     byte[] body = answer(request.httpRequest()).getBytes(StandardCharsets.UTF_8);
-                    return HttpExecuteResponse.builder().response(ok(body.length))
-                            .responseBody(AbortableInputStream.create(new ByteArrayInputStream(body))).build();
+                    return HttpExecuteResponse.builder()
+                            .response(ok(body.length))
+                            .responseBody(AbortableInputStream.create(new ByteArrayInputStream(body)))
+                            .build();
                 }
 
                 @Override
-                public void abort() {
-                }
+                public void abort() {}
             };
         }
 
@@ -192,7 +222,6 @@ public final class PrimingClients implements AutoCloseable {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 }

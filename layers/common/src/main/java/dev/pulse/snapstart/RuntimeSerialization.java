@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.snapstart;
 
 import java.io.ByteArrayInputStream;
@@ -15,13 +30,14 @@ import java.lang.reflect.Type;
  */
 public final class RuntimeSerialization {
 
-    private static final String EVENTS = "com.amazonaws.services.lambda.runtime.serialization.events.LambdaEventSerializers";
-    private static final String JACKSON = "com.amazonaws.services.lambda.runtime.serialization.factories.JacksonFactory";
+    private static final String EVENTS =
+            "com.amazonaws.services.lambda.runtime.serialization.events.LambdaEventSerializers";
+    private static final String JACKSON =
+            "com.amazonaws.services.lambda.runtime.serialization.factories.JacksonFactory";
 
     private static final String POJO = "com.amazonaws.services.lambda.runtime.serialization.PojoSerializer";
 
-    private RuntimeSerialization() {
-    }
+    private RuntimeSerialization() {}
 
     /**
      * An event: serialised as the runtime would and read back as {@code type}, as the runtime reads the event.
@@ -46,8 +62,10 @@ public final class RuntimeSerialization {
         Object serializer;
         try {
             Class<?> events = Class.forName(EVENTS, true, loader);
-            if ((Boolean) events.getMethod("isLambdaSupportedEvent", String.class).invoke(null, type.getName())) {
-                serializer = events.getMethod("serializerFor", Class.class, ClassLoader.class).invoke(null, type, loader);
+            if ((Boolean)
+                    events.getMethod("isLambdaSupportedEvent", String.class).invoke(null, type.getName())) {
+                serializer = events.getMethod("serializerFor", Class.class, ClassLoader.class)
+                        .invoke(null, type, loader);
             } else {
                 Class<?> jackson = Class.forName(JACKSON, true, loader);
                 Object factory = jackson.getMethod("getInstance").invoke(null);

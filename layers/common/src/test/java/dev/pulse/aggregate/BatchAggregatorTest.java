@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.aggregate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,6 +34,7 @@ class BatchAggregatorTest {
 
     /** 2025-11-21T16:00:00Z, a minute boundary. */
     private static final long T0 = 1763740800000L;
+
     private static final String SHARD = "shardId-000000000003";
 
     private static Datapoint dp(String name, long ts, double value) {
@@ -42,7 +58,8 @@ class BatchAggregatorTest {
     void addRecord_whenSameSeriesInTwoMinutes_keepsOnePartialPerSeriesAndMinute() {
         BatchAggregator agg = new BatchAggregator(SHARD);
 
-        agg.addRecord("1", List.of(dp("a", T0, 1), dp("a", T0 + 59_999, 2), dp("a", T0 + 60_000, 3), dp("b", T0 + 1, 4)));
+        agg.addRecord(
+                "1", List.of(dp("a", T0, 1), dp("a", T0 + 59_999, 2), dp("a", T0 + 60_000, 3), dp("b", T0 + 1, 4)));
 
         assertThat(agg.partials())
                 .extracting(Partial::seriesKey, Partial::minuteStart, Partial::count)
@@ -85,8 +102,7 @@ class BatchAggregatorTest {
         agg.addRecord(s5, List.of(dp("a", T0 + 60_000, 1)));
 
         assertThat(agg.partials())
-                .extracting(Partial::seriesKey, Partial::minuteStart,
-                        Partial::firstSequence, Partial::lastSequence)
+                .extracting(Partial::seriesKey, Partial::minuteStart, Partial::firstSequence, Partial::lastSequence)
                 .containsExactly(
                         tuple("a{}", T0, s1, s2),
                         tuple("b{}", T0, s1, s4),
@@ -102,7 +118,10 @@ class BatchAggregatorTest {
         agg.addRecord("1", List.of());
         agg.addRecord("2", List.of(dp("a", T0, 1)));
 
-        assertThat(agg.partials()).singleElement().extracting(Partial::firstSequence).isEqualTo("2");
+        assertThat(agg.partials())
+                .singleElement()
+                .extracting(Partial::firstSequence)
+                .isEqualTo("2");
         assertThat(agg.datapoints()).isEqualTo(1);
     }
 
@@ -121,10 +140,21 @@ class BatchAggregatorTest {
         }
 
         assertThat(retry.partials())
-                .extracting(Partial::seriesKey, Partial::minuteStart, Partial::firstSequence,
-                        Partial::lastSequence, Partial::count, Partial::sum)
+                .extracting(
+                        Partial::seriesKey,
+                        Partial::minuteStart,
+                        Partial::firstSequence,
+                        Partial::lastSequence,
+                        Partial::count,
+                        Partial::sum)
                 .containsExactlyElementsOf(first.partials().stream()
-                        .map(p -> tuple(p.seriesKey(), p.minuteStart(), p.firstSequence(), p.lastSequence(), p.count(), p.sum()))
+                        .map(p -> tuple(
+                                p.seriesKey(),
+                                p.minuteStart(),
+                                p.firstSequence(),
+                                p.lastSequence(),
+                                p.count(),
+                                p.sum()))
                         .toList());
     }
 
@@ -155,21 +185,24 @@ class BatchAggregatorTest {
 
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource({
-            "1763740800000, 1763740800000",
-            "1763740800001, 1763740800000",
-            "1763740859999, 1763740800000",
-            "1763740860000, 1763740860000",
-            "1763740800123, 1763740800000",
-            "0, 0",
-            "59999, 0",
-            "60000, 60000",
+        "1763740800000, 1763740800000",
+        "1763740800001, 1763740800000",
+        "1763740859999, 1763740800000",
+        "1763740860000, 1763740860000",
+        "1763740800123, 1763740800000",
+        "0, 0",
+        "59999, 0",
+        "60000, 60000",
     })
     void addRecord_whenTimestampInsideMinute_floorsToMinuteStart(long ts, long minute) {
         BatchAggregator agg = new BatchAggregator(SHARD);
 
         agg.addRecord("1", List.of(dp("a", ts, 1)));
 
-        assertThat(agg.partials()).singleElement().extracting(Partial::minuteStart).isEqualTo(minute);
+        assertThat(agg.partials())
+                .singleElement()
+                .extracting(Partial::minuteStart)
+                .isEqualTo(minute);
     }
 
     @Test
@@ -188,8 +221,12 @@ class BatchAggregatorTest {
     void addRecord_whenLaterDatapointsHaveNoUnit_keepsKnownUnit() {
         BatchAggregator agg = new BatchAggregator(SHARD);
 
-        agg.addRecord("1", List.of(dp("a", Map.of(), T0, 1, null), dp("a", Map.of(), T0, 1, "Count"),
-                dp("a", Map.of(), T0, 1, null)));
+        agg.addRecord(
+                "1",
+                List.of(
+                        dp("a", Map.of(), T0, 1, null),
+                        dp("a", Map.of(), T0, 1, "Count"),
+                        dp("a", Map.of(), T0, 1, null)));
 
         assertThat(agg.partials()).singleElement().extracting(Partial::unit).isEqualTo("Count");
     }
@@ -217,7 +254,8 @@ class BatchAggregatorTest {
         assertThat(sketch.getCount()).isEqualTo(10_000.0);
         for (double q : new double[] {0, 0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999, 1}) {
             double exact = values[(int) Math.floor(q * (values.length - 1))];
-            assertThat(sketch.getValueAtQuantile(q)).as("p%s", q * 100)
+            assertThat(sketch.getValueAtQuantile(q))
+                    .as("p%s", q * 100)
                     .isCloseTo(exact, offset(exact * Sketches.RELATIVE_ACCURACY));
         }
     }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.aggregate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -50,8 +65,11 @@ class CounterTest {
                 placement("reset right after the first sample", List.of(s(0, 10), s(60, 0), s(120, 4)), 0 + 4, 1),
                 placement("two resets in a row", List.of(s(0, 10), s(60, 5), s(120, 1), s(180, 2)), 5 + 1 + 1, 2),
                 placement("constant", List.of(s(0, 7), s(60, 7), s(120, 7)), 0, 0),
-                placement("start time newer, value higher", List.of(s(0, START, 10), s(60, START, 12),
-                        s(120, START + 5, 20)), 2 + 20, 1),
+                placement(
+                        "start time newer, value higher",
+                        List.of(s(0, START, 10), s(60, START, 12), s(120, START + 5, 20)),
+                        2 + 20,
+                        1),
                 placement("start time newer, value lower", List.of(s(0, START, 10), s(60, START + 5, 4)), 4, 1),
                 placement("start time unchanged", List.of(s(0, START, 10), s(60, START, 12)), 2, 0),
                 placement("start time older does not reset", List.of(s(0, START, 10), s(60, START - 5, 12)), 2, 0),
@@ -62,7 +80,8 @@ class CounterTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("placements")
-    void fold_whenSamplesInTimeOrder_givesTheResetCorrectedIncrease(String name, List<S> samples, double increase, long resets) {
+    void fold_whenSamplesInTimeOrder_givesTheResetCorrectedIncrease(
+            String name, List<S> samples, double increase, long resets) {
         Counter c = fold(samples);
 
         assertThat(c.increase()).isEqualTo(increase);
@@ -71,8 +90,8 @@ class CounterTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("placements")
-    void fold_whenRunsSplitAnywhereAndShuffled_givesTheSameCounter(String name, List<S> samples, double increase,
-            long resets) {
+    void fold_whenRunsSplitAnywhereAndShuffled_givesTheSameCounter(
+            String name, List<S> samples, double increase, long resets) {
         List<S> sorted = new ArrayList<>(samples);
         sorted.sort((a, b) -> Counter.ORDER.compare(a.counter(), b.counter()));
         Counter whole = fold(samples);

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.aggregate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,11 +46,20 @@ class SketchesTest {
         Random random = new Random(3);
         return Stream.of(
                 Arguments.of("single value", new double[] {42}),
-                Arguments.of("latencies 1e-3..1e6", DoubleStream.generate(() -> Math.pow(10, -3 + 9 * random.nextDouble()))
-                        .limit(5_000).toArray()),
-                Arguments.of("negative, zero and positive", DoubleStream.generate(() -> random.nextGaussian() * 1000)
-                        .limit(2_000).map(v -> Math.abs(v) < 1 ? 0 : v).toArray()),
-                Arguments.of("repeated value", DoubleStream.generate(() -> 7.5).limit(1_000).toArray()),
+                Arguments.of(
+                        "latencies 1e-3..1e6",
+                        DoubleStream.generate(() -> Math.pow(10, -3 + 9 * random.nextDouble()))
+                                .limit(5_000)
+                                .toArray()),
+                Arguments.of(
+                        "negative, zero and positive",
+                        DoubleStream.generate(() -> random.nextGaussian() * 1000)
+                                .limit(2_000)
+                                .map(v -> Math.abs(v) < 1 ? 0 : v)
+                                .toArray()),
+                Arguments.of(
+                        "repeated value",
+                        DoubleStream.generate(() -> 7.5).limit(1_000).toArray()),
                 Arguments.of("validator extremes", new double[] {1e-100, -1e-100, 1e100, -1e100, 0}));
     }
 
@@ -64,7 +88,9 @@ class SketchesTest {
     void deserialize_whenSketchesOfPartsMerged_matchesSketchOfWhole() {
         // Rollups merge stored partial sketches; the result must equal one sketch over all the values.
         Random random = new Random(11);
-        double[] all = DoubleStream.generate(() -> Math.exp(random.nextGaussian() * 3)).limit(6_000).toArray();
+        double[] all = DoubleStream.generate(() -> Math.exp(random.nextGaussian() * 3))
+                .limit(6_000)
+                .toArray();
         DDSketch whole = sketchOf(all);
         DDSketch merged = Sketches.create();
         for (int part = 0; part < 3; part++) {
@@ -80,7 +106,9 @@ class SketchesTest {
 
     private static double[] wholeAcceptedRange() {
         Random random = new Random(5);
-        return DoubleStream.generate(() -> Math.pow(10, -100 + 200 * random.nextDouble())).limit(20_000).toArray();
+        return DoubleStream.generate(() -> Math.pow(10, -100 + 200 * random.nextDouble()))
+                .limit(20_000)
+                .toArray();
     }
 
     @Test
@@ -93,7 +121,9 @@ class SketchesTest {
 
         for (double q : new double[] {0.95, 0.99, 0.999, 1}) {
             double exact = values[(int) Math.floor(q * (values.length - 1))];
-            assertThat(sketch.getValueAtQuantile(q)).as("q=%s", q).isCloseTo(exact, offset(exact * Sketches.RELATIVE_ACCURACY));
+            assertThat(sketch.getValueAtQuantile(q))
+                    .as("q=%s", q)
+                    .isCloseTo(exact, offset(exact * Sketches.RELATIVE_ACCURACY));
         }
     }
 

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.aggregate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,7 +36,9 @@ class SummaryNearestRankTest {
 
     /** The quantile for p(thousandths / 1000), as {@code Stat.parse} computes it. */
     private static double q(int thousandths) {
-        return new BigDecimal(BigInteger.valueOf(thousandths), 3).movePointLeft(2).doubleValue();
+        return new BigDecimal(BigInteger.valueOf(thousandths), 3)
+                .movePointLeft(2)
+                .doubleValue();
     }
 
     /** ceil(thousandths x n / 100,000), at least 1, in integers. */
@@ -46,8 +63,8 @@ class SummaryNearestRankTest {
         Summary total = new Summary();
         for (double v : values) {
             Summary part = direct(new double[] {v});
-            total.merge(Summary.withEncodedSketch(part.count(), part.exactSum(), part.min(), part.max(),
-                    Sketches.serialize(part.sketch())));
+            total.merge(Summary.withEncodedSketch(
+                    part.count(), part.exactSum(), part.min(), part.max(), Sketches.serialize(part.sketch())));
         }
         return total;
     }
@@ -83,15 +100,17 @@ class SummaryNearestRankTest {
             {2, 2, 5, 5, 5, 2, 9, 9, 2, 5},
             {-2, -2, 0, 0, 3, 3, -2, 0, 3, 3},
         };
-        List<Function<double[], Summary>> builds =
-                List.of(SummaryNearestRankTest::direct, SummaryNearestRankTest::encodedWhole,
-                        SummaryNearestRankTest::mergedFromEncodedParts);
+        List<Function<double[], Summary>> builds = List.of(
+                SummaryNearestRankTest::direct,
+                SummaryNearestRankTest::encodedWhole,
+                SummaryNearestRankTest::mergedFromEncodedParts);
         List<String> failures = new ArrayList<>();
         for (double[] base : bases) {
             for (int n = 1; n <= base.length; n++) {
                 double[] values = Arrays.copyOf(base, n);
                 for (Function<double[], Summary> build : builds) {
-                    mismatches(values, build.apply(values)).stream().limit(3)
+                    mismatches(values, build.apply(values)).stream()
+                            .limit(3)
                             .forEach(m -> failures.add(Arrays.toString(values) + " " + m));
                 }
             }
@@ -124,7 +143,9 @@ class SummaryNearestRankTest {
         for (long n : new long[] {1, 2, 3, 7, 10, 999, 1000, 1001, 99_999, 100_000, 100_001, 999_999, 1_000_000}) {
             for (int t = 1; t <= STEPS; t++) {
                 if (Summary.nearestRank(q(t), n) != exactRank(t, n)) {
-                    assertThat(Summary.nearestRank(q(t), n)).as("n=%d t=%d", n, t).isEqualTo(exactRank(t, n));
+                    assertThat(Summary.nearestRank(q(t), n))
+                            .as("n=%d t=%d", n, t)
+                            .isEqualTo(exactRank(t, n));
                 }
             }
         }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.aggregate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,8 +34,19 @@ class SummaryRankTest {
     }
 
     @ParameterizedTest(name = "le {0} -> {1}")
-    @CsvSource({"-1, 0", "0.05, 1", "0.1, 2", "0.3, 3", "0.5, 4", "1, 5", "2.5, 6", "1e9, 6", "-Infinity, 0",
-        "Infinity, 6", "0, 0"})
+    @CsvSource({
+        "-1, 0",
+        "0.05, 1",
+        "0.1, 2",
+        "0.3, 3",
+        "0.5, 4",
+        "1, 5",
+        "2.5, 6",
+        "1e9, 6",
+        "-Infinity, 0",
+        "Infinity, 6",
+        "0, 0"
+    })
     void rank_whenBoundBetweenValues_countsTheValuesAtMostTheBound(double bound, double want) {
         // Values clear of the bounds by more than the sketch's 1% relative accuracy.
         Summary s = of(0.02, 0.07, 0.2, 0.4, 0.8, 2.0);

@@ -1,7 +1,21 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.aggregate;
 
 import static org.assertj.core.api.Assertions.assertThat;
-
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -114,7 +128,8 @@ class SummaryTest {
         Collections.sort(sorted);
 
         for (double p : PERCENTILES) {
-            assertThat(s.quantile(p / 100)).as("n=%d p%s", n, p)
+            assertThat(s.quantile(p / 100))
+                    .as("n=%d p%s", n, p)
                     .isCloseTo(nearestRank(sorted, p), Percentage.withPercentage(1.0001));
         }
     }
@@ -136,7 +151,9 @@ class SummaryTest {
         Collections.sort(values);
 
         for (double p : PERCENTILES) {
-            assertThat(total.quantile(p / 100)).as("p%s", p).isCloseTo(nearestRank(values, p), Percentage.withPercentage(1.0001));
+            assertThat(total.quantile(p / 100))
+                    .as("p%s", p)
+                    .isCloseTo(nearestRank(values, p), Percentage.withPercentage(1.0001));
         }
         assertThat(total.quantile(1.0)).isEqualTo(values.get(values.size() - 1));
     }
@@ -150,9 +167,11 @@ class SummaryTest {
         assertThat(Summary.nearestRank(0.5, 1)).isEqualTo(1);
         assertThat(Summary.nearestRank(0.999, 1_000_000_000_000L)).isEqualTo(999_000_000_000L);
         // 0.99999 x 9,999,999 = 9,999,899.00001: not whole, so the next rank (a relative nudge once lost it).
-        assertThat(Summary.nearestRank(new java.math.BigDecimal("99.999").movePointLeft(2).doubleValue(), 9_999_999L))
+        assertThat(Summary.nearestRank(
+                        new java.math.BigDecimal("99.999").movePointLeft(2).doubleValue(), 9_999_999L))
                 .isEqualTo(9_999_900L);
-        assertThat(Summary.nearestRank(new java.math.BigDecimal("50.545").movePointLeft(2).doubleValue(), 123_456_789L))
+        assertThat(Summary.nearestRank(
+                        new java.math.BigDecimal("50.545").movePointLeft(2).doubleValue(), 123_456_789L))
                 .isEqualTo(Math.ceilDiv(50_545L * 123_456_789L, 100_000L));
     }
 }

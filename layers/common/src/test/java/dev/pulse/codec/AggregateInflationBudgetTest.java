@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,7 +57,8 @@ class AggregateInflationBudgetTest {
     }
 
     @Test
-    void decodeUnits_whenUserRecordsInflateAmbiguouslyDuringDetection_wholeAggregatePoisonWithinItsBudget() throws Exception {
+    void decodeUnits_whenUserRecordsInflateAmbiguouslyDuringDetection_wholeAggregatePoisonWithinItsBudget()
+            throws Exception {
         byte[] unit = ambiguousZlib(DecodeLimits.MAX_OTLP_PROTOBUF_BYTES - 16);
         List<Map.Entry<String, byte[]>> records = new ArrayList<>();
         for (int i = 0; i < DecodeLimits.MAX_POISON_USER_RECORDS; i++) {
@@ -62,13 +78,16 @@ class AggregateInflationBudgetTest {
         }
         long millis = (System.nanoTime() - t0) / 1_000_000;
         long allocated = mx.getThreadAllocatedBytes(tid) - before;
-        System.out.printf("aggregate %d bytes (%d user records of %d bytes): %d ms, %d MB allocated%n",
+        System.out.printf(
+                "aggregate %d bytes (%d user records of %d bytes): %d ms, %d MB allocated%n",
                 aggregate.length, records.size(), unit.length, millis, allocated >> 20);
 
         // Four user records of 4 MB use up the 16 MB: the fifth's detection passes it, and the whole record is poison.
         assertThat(refused).isNotNull();
-        assertThat(refused.getMessage()).contains("user record #4: KPL aggregate: its user records decompress to more than "
-                + DecodeLimits.MAX_DECOMPRESSED_BYTES_PER_AGGREGATE + " bytes together (MAX_DECOMPRESSED_BYTES_PER_AGGREGATE)");
+        assertThat(refused.getMessage())
+                .contains("user record #4: KPL aggregate: its user records decompress to more than "
+                        + DecodeLimits.MAX_DECOMPRESSED_BYTES_PER_AGGREGATE
+                        + " bytes together (MAX_DECOMPRESSED_BYTES_PER_AGGREGATE)");
         // Four times the aggregate's inflation budget leaves room for the buffers' growth and copies.
         assertThat(allocated).isLessThan(4L * DecodeLimits.MAX_DECOMPRESSED_BYTES_PER_AGGREGATE);
     }
@@ -86,8 +105,8 @@ class AggregateInflationBudgetTest {
     void decodeUnits_whenDetectionInflatedAmbiguousJsonWhole_chargesItOnce() throws Exception {
         // 3.9 MB each, 15.6 MB together: under the aggregate's 16 MB only if each is counted once.
         byte[] user = ambiguousOtlpJson(3_900_000);
-        byte[] aggregate = KplAggregate.write(List.of(Map.entry("a", user), Map.entry("b", user), Map.entry("c", user),
-                Map.entry("d", user)));
+        byte[] aggregate = KplAggregate.write(
+                List.of(Map.entry("a", user), Map.entry("b", user), Map.entry("c", user), Map.entry("d", user)));
 
         List<RecordDecoder.Unit> units = DECODER.decodeUnits(aggregate, "pk", NOW_MS);
 
@@ -100,10 +119,15 @@ class AggregateInflationBudgetTest {
     @Test
     void decodeUnits_whenAmbiguousUserRecordPassesTheAggregatesBudgetInDetection_wholeAggregatePoison() {
         byte[] user = ambiguousOtlpJson(3_900_000);
-        byte[] aggregate = KplAggregate.write(List.of(Map.entry("a", user), Map.entry("b", user), Map.entry("c", user),
-                Map.entry("d", user), Map.entry("e", user)));
+        byte[] aggregate = KplAggregate.write(List.of(
+                Map.entry("a", user),
+                Map.entry("b", user),
+                Map.entry("c", user),
+                Map.entry("d", user),
+                Map.entry("e", user)));
 
-        assertThatThrownBy(() -> DECODER.decodeUnits(aggregate, "pk", NOW_MS)).isInstanceOf(DecodeException.class)
+        assertThatThrownBy(() -> DECODER.decodeUnits(aggregate, "pk", NOW_MS))
+                .isInstanceOf(DecodeException.class)
                 .hasMessageContaining("user record #4: KPL aggregate")
                 .hasMessageContaining("MAX_DECOMPRESSED_BYTES_PER_AGGREGATE");
     }
@@ -115,6 +139,8 @@ class AggregateInflationBudgetTest {
 
         List<RecordDecoder.Unit> units = DECODER.decodeUnits(record, "pk", NOW_MS);
 
-        assertThat(units).singleElement().satisfies(u -> assertThat(u.poisonReason()).isNull());
+        assertThat(units)
+                .singleElement()
+                .satisfies(u -> assertThat(u.poisonReason()).isNull());
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import static dev.pulse.codec.Payloads.NOW_MS;
@@ -71,8 +86,13 @@ class CloudWatchLogsDecodeTest {
         Decoded d = decoderAt(specTime).decode(logs(LAMBDA_GROUP, new LogEvent(1574109732999L, SPEC_EXAMPLE)));
 
         assertThat(d.skippedEvents()).isZero();
-        assertThat(d.datapoints()).containsExactly(new Datapoint("lambda-function-metrics/time",
-                Map.of("functionVersion", "$LATEST"), 1574109732004L, 100, "Milliseconds"));
+        assertThat(d.datapoints())
+                .containsExactly(new Datapoint(
+                        "lambda-function-metrics/time",
+                        Map.of("functionVersion", "$LATEST"),
+                        1574109732004L,
+                        100,
+                        "Milliseconds"));
     }
 
     @Test
@@ -103,7 +123,10 @@ class CloudWatchLogsDecodeTest {
 
         Decoded d = decoder().decode(logs(LAMBDA_GROUP, new LogEvent(NOW_MS - 5_000, emf)));
 
-        assertThat(d.datapoints()).singleElement().extracting(Datapoint::timestamp).isEqualTo(NOW_MS - 5_000);
+        assertThat(d.datapoints())
+                .singleElement()
+                .extracting(Datapoint::timestamp)
+                .isEqualTo(NOW_MS - 5_000);
     }
 
     @ParameterizedTest(name = "Dimensions {0}")
@@ -114,7 +137,8 @@ class CloudWatchLogsDecodeTest {
 
         Decoded d = decoder().decode(logs(LAMBDA_GROUP, new LogEvent(NOW_MS, emf)));
 
-        assertThat(d.datapoints()).extracting(Datapoint::seriesKey, Datapoint::value)
+        assertThat(d.datapoints())
+                .extracting(Datapoint::seriesKey, Datapoint::value)
                 .containsExactly(tuple("ns/m{}", 4.0), tuple("ns/m{}", 5.0));
     }
 
@@ -136,10 +160,11 @@ class CloudWatchLogsDecodeTest {
         Decoded d = decoder().decode(logs(LAMBDA_GROUP, new LogEvent(NOW_MS, REPORT_WARM)));
 
         Map<String, String> fn = Map.of("function", "checkout-api");
-        assertThat(d.datapoints()).containsExactly(
-                new Datapoint("lambda.duration", fn, NOW_MS, 12.34, "Milliseconds"),
-                new Datapoint("lambda.billed_duration", fn, NOW_MS, 13, "Milliseconds"),
-                new Datapoint("lambda.max_memory_used", fn, NOW_MS, 98, "Megabytes"));
+        assertThat(d.datapoints())
+                .containsExactly(
+                        new Datapoint("lambda.duration", fn, NOW_MS, 12.34, "Milliseconds"),
+                        new Datapoint("lambda.billed_duration", fn, NOW_MS, 13, "Milliseconds"),
+                        new Datapoint("lambda.max_memory_used", fn, NOW_MS, 98, "Megabytes"));
         assertThat(d.skippedEvents()).isZero();
     }
 
@@ -147,9 +172,11 @@ class CloudWatchLogsDecodeTest {
     void decode_whenReportLineWithInitDuration_alsoEmitsInitDuration() throws Exception {
         Decoded d = decoder().decode(logs(LAMBDA_GROUP, new LogEvent(NOW_MS, REPORT_COLD)));
 
-        assertThat(d.datapoints()).extracting(Datapoint::name, Datapoint::value).containsExactly(
-                tuple("lambda.duration", 12.34), tuple("lambda.billed_duration", 470.0),
-                tuple("lambda.max_memory_used", 98.0), tuple("lambda.init_duration", 456.78));
+        assertThat(d.datapoints())
+                .extracting(Datapoint::name, Datapoint::value)
+                .containsExactly(
+                        tuple("lambda.duration", 12.34), tuple("lambda.billed_duration", 470.0),
+                        tuple("lambda.max_memory_used", 98.0), tuple("lambda.init_duration", 456.78));
         assertThat(d.datapoints()).extracting(Datapoint::dims).containsOnly(Map.of("function", "checkout-api"));
     }
 
@@ -161,18 +188,24 @@ class CloudWatchLogsDecodeTest {
 
         Decoded d = decoder().decode(logs("/aws/lambda/fn", new LogEvent(NOW_MS, line)));
 
-        assertThat(d.datapoints()).extracting(Datapoint::name, Datapoint::value).containsExactly(
-                tuple("lambda.duration", 1.5), tuple("lambda.billed_duration", 2.0), tuple("lambda.max_memory_used", 60.0));
+        assertThat(d.datapoints())
+                .extracting(Datapoint::name, Datapoint::value)
+                .containsExactly(
+                        tuple("lambda.duration", 1.5),
+                        tuple("lambda.billed_duration", 2.0),
+                        tuple("lambda.max_memory_used", 60.0));
     }
 
     @Test
     void decode_whenPlainLogLines_countsThemAsSkipped() throws Exception {
-        Decoded d = decoder().decode(logs(LAMBDA_GROUP,
-                new LogEvent(NOW_MS, "START RequestId: 3604209a Version: $LATEST\n"),
-                new LogEvent(NOW_MS, "2025-11-21T16:00:00.000Z\t3604209a\tINFO\thello\n"),
-                new LogEvent(NOW_MS, "{\"level\":\"INFO\",\"message\":\"structured but not EMF\"}"),
-                new LogEvent(NOW_MS, REPORT_WARM),
-                new LogEvent(NOW_MS, "END RequestId: 3604209a\n")));
+        Decoded d = decoder()
+                .decode(logs(
+                        LAMBDA_GROUP,
+                        new LogEvent(NOW_MS, "START RequestId: 3604209a Version: $LATEST\n"),
+                        new LogEvent(NOW_MS, "2025-11-21T16:00:00.000Z\t3604209a\tINFO\thello\n"),
+                        new LogEvent(NOW_MS, "{\"level\":\"INFO\",\"message\":\"structured but not EMF\"}"),
+                        new LogEvent(NOW_MS, REPORT_WARM),
+                        new LogEvent(NOW_MS, "END RequestId: 3604209a\n")));
 
         assertThat(d.skippedEvents()).isEqualTo(4);
         assertThat(d.datapoints()).hasSize(3);
@@ -180,9 +213,11 @@ class CloudWatchLogsDecodeTest {
 
     @Test
     void decode_whenJsonLogMentionsAwsOnlyNested_skipsItInsteadOfPoisoning() throws Exception {
-        Decoded d = decoder().decode(logs(LAMBDA_GROUP,
-                new LogEvent(NOW_MS, "{\"level\":\"INFO\",\"request\":{\"_aws\":{\"trace\":\"x\"}}}"),
-                new LogEvent(NOW_MS, REPORT_WARM)));
+        Decoded d = decoder()
+                .decode(logs(
+                        LAMBDA_GROUP,
+                        new LogEvent(NOW_MS, "{\"level\":\"INFO\",\"request\":{\"_aws\":{\"trace\":\"x\"}}}"),
+                        new LogEvent(NOW_MS, REPORT_WARM)));
 
         assertThat(d.skippedEvents()).isEqualTo(1);
         assertThat(d.datapoints()).hasSize(3);
@@ -201,12 +236,15 @@ class CloudWatchLogsDecodeTest {
         String emf = "{\"_aws\":{\"CloudWatchMetrics\":[{\"Namespace\":\"ns\",\"Dimensions\":[],"
                 + "\"Metrics\":[{\"Name\":\"m\"}]}]},\"m\":1}";
 
-        Decoded d = decoder().decode(logs(LAMBDA_GROUP,
-                new LogEvent(NOW_MS - 2, emf),
-                new LogEvent(NOW_MS - 1, "noise"),
-                new LogEvent(NOW_MS, REPORT_WARM)));
+        Decoded d = decoder()
+                .decode(logs(
+                        LAMBDA_GROUP,
+                        new LogEvent(NOW_MS - 2, emf),
+                        new LogEvent(NOW_MS - 1, "noise"),
+                        new LogEvent(NOW_MS, REPORT_WARM)));
 
-        assertThat(d.datapoints()).extracting(Datapoint::name)
+        assertThat(d.datapoints())
+                .extracting(Datapoint::name)
                 .containsExactly("ns/m", "lambda.duration", "lambda.billed_duration", "lambda.max_memory_used");
         assertThat(d.skippedEvents()).isEqualTo(1);
     }
@@ -243,11 +281,16 @@ class CloudWatchLogsDecodeTest {
 
         Decoded d = decoder().decode(logs(LAMBDA_GROUP, new LogEvent(NOW_MS, cold), new LogEvent(NOW_MS, warm)));
 
-        assertThat(d.datapoints()).extracting(Datapoint::name, Datapoint::value).containsExactly(
-                tuple("lambda.duration", 123.45), tuple("lambda.billed_duration", 124.0),
-                tuple("lambda.max_memory_used", 98.0), tuple("lambda.init_duration", 456.78),
-                tuple("lambda.duration", 123.45), tuple("lambda.billed_duration", 124.0),
-                tuple("lambda.max_memory_used", 98.0));
+        assertThat(d.datapoints())
+                .extracting(Datapoint::name, Datapoint::value)
+                .containsExactly(
+                        tuple("lambda.duration", 123.45),
+                        tuple("lambda.billed_duration", 124.0),
+                        tuple("lambda.max_memory_used", 98.0),
+                        tuple("lambda.init_duration", 456.78),
+                        tuple("lambda.duration", 123.45),
+                        tuple("lambda.billed_duration", 124.0),
+                        tuple("lambda.max_memory_used", 98.0));
         assertThat(d.datapoints()).allSatisfy(dp -> assertThat(dp.dims()).containsOnlyKeys("function"));
         assertThat(d.skippedEvents()).isZero();
     }
@@ -257,7 +300,8 @@ class CloudWatchLogsDecodeTest {
         String bad = "{\"type\":\"platform.report\",\"record\":{\"requestId\":\"x\"}}";
 
         assertThatThrownBy(() -> decoder().decode(logs(LAMBDA_GROUP, new LogEvent(NOW_MS, bad))))
-                .isInstanceOf(DecodeException.class).hasMessageContaining("record.metrics");
+                .isInstanceOf(DecodeException.class)
+                .hasMessageContaining("record.metrics");
     }
 
     @Test
@@ -266,7 +310,8 @@ class CloudWatchLogsDecodeTest {
         byte[] old = utf8("{\"name\":\"m\",\"ts\":" + (arrival - 1000) + ",\"value\":1}");
 
         assertThat(decoder().decode(old, arrival).datapoints()).hasSize(1);
-        assertThatThrownBy(() -> decoder().decode(old)).isInstanceOf(DecodeException.class)
+        assertThatThrownBy(() -> decoder().decode(old))
+                .isInstanceOf(DecodeException.class)
                 .hasMessageContaining("outside the accepted window");
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import static dev.pulse.codec.Payloads.NOW_MS;
@@ -31,8 +46,9 @@ class ConcatenatedGzipMembersTest {
         List<RecordDecoder.Unit> units = DECODER.decodeUnits(record, "pk", NOW_MS);
 
         assertThat(units).hasSize(1);
-        assertThat(units.get(0).poisonReason()).isEqualTo("gzip payload of more than " + DecodeLimits.MAX_GZIP_MEMBERS
-                + " members (MAX_GZIP_MEMBERS)");
+        assertThat(units.get(0).poisonReason())
+                .isEqualTo(
+                        "gzip payload of more than " + DecodeLimits.MAX_GZIP_MEMBERS + " members (MAX_GZIP_MEMBERS)");
     }
 
     @Test
@@ -43,7 +59,7 @@ class ConcatenatedGzipMembersTest {
 
         assertThat(units).singleElement().satisfies(u -> {
             assertThat(u.poisonReason()).isNull();
-            assertThat(u.decoded().skippedEvents()).isEqualTo(1);  // the control message
+            assertThat(u.decoded().skippedEvents()).isEqualTo(1); // the control message
         });
     }
 
@@ -53,7 +69,10 @@ class ConcatenatedGzipMembersTest {
 
         List<RecordDecoder.Unit> units = DECODER.decodeUnits(record, "pk", NOW_MS);
 
-        assertThat(units).singleElement().extracting(RecordDecoder.Unit::poisonReason).asString()
+        assertThat(units)
+                .singleElement()
+                .extracting(RecordDecoder.Unit::poisonReason)
+                .asString()
                 .contains("MAX_GZIP_MEMBERS");
     }
 
@@ -67,6 +86,8 @@ class ConcatenatedGzipMembersTest {
 
         List<RecordDecoder.Unit> units = DECODER.decodeUnits(concat(members), "pk", NOW_MS);
 
-        assertThat(units).singleElement().satisfies(u -> assertThat(u.poisonReason()).isNull());
+        assertThat(units)
+                .singleElement()
+                .satisfies(u -> assertThat(u.poisonReason()).isNull());
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -65,18 +80,28 @@ class EmfEmptyValueArraysTest {
         long t0 = System.nanoTime();
         List<RecordDecoder.Unit> units = DECODER.decodeUnits(record, "pk", NOW_MS);
         long millis = (System.nanoTime() - t0) / 1_000_000;
-        System.out.printf("record %d bytes: %d ms, units %s%n", record.length, millis,
-                units.get(0).poisonReason() != null ? units.get(0).poisonReason() : units.get(0).decoded().datapoints().size() + " datapoints");
+        System.out.printf(
+                "record %d bytes: %d ms, units %s%n",
+                record.length,
+                millis,
+                units.get(0).poisonReason() != null
+                        ? units.get(0).poisonReason()
+                        : units.get(0).decoded().datapoints().size() + " datapoints");
 
-        // The same JSON with one dimension set per directive: the time of reading it, with 30 times fewer metric visits.
+        // The same JSON with one dimension set per directive: the time of reading it, with 30 times fewer metric
+        // visits.
         byte[] baseline = emptyValueDirectives(12, 600, 1);
         long t1 = System.nanoTime();
         DECODER.decodeUnits(baseline, "pk", NOW_MS);
         long baselineMillis = (System.nanoTime() - t1) / 1_000_000;
-        System.out.printf("same JSON, one dimension set per directive (%d bytes): %d ms%n", baseline.length, baselineMillis);
+        System.out.printf(
+                "same JSON, one dimension set per directive (%d bytes): %d ms%n", baseline.length, baselineMillis);
 
         assertThat(millis).isLessThan(4 * Math.max(baselineMillis, 250));
-        assertThat(units).singleElement().extracting(RecordDecoder.Unit::poisonReason).asString()
+        assertThat(units)
+                .singleElement()
+                .extracting(RecordDecoder.Unit::poisonReason)
+                .asString()
                 .contains("logEvents[0]", "MAX_EMF_EMPTY_METRICS_PER_RECORD");
     }
 
@@ -99,9 +124,14 @@ class EmfEmptyValueArraysTest {
 
         List<RecordDecoder.Unit> units = DECODER.decodeUnits(record, "pk", NOW_MS);
 
-        assertThat(units).singleElement().extracting(RecordDecoder.Unit::poisonReason).asString()
-                .contains("more than " + DecodeLimits.MAX_EMF_EMPTY_METRICS_PER_RECORD
-                        + " EMF metrics with an empty value array", "MAX_EMF_EMPTY_METRICS_PER_RECORD");
+        assertThat(units)
+                .singleElement()
+                .extracting(RecordDecoder.Unit::poisonReason)
+                .asString()
+                .contains(
+                        "more than " + DecodeLimits.MAX_EMF_EMPTY_METRICS_PER_RECORD
+                                + " EMF metrics with an empty value array",
+                        "MAX_EMF_EMPTY_METRICS_PER_RECORD");
     }
 
     @Test

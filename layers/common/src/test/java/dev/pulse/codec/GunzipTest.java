@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import static dev.pulse.codec.Payloads.concat;
@@ -30,7 +45,7 @@ class GunzipTest {
         ByteArrayOutputStream h = new ByteArrayOutputStream();
         h.writeBytes(new byte[] {0x1f, (byte) 0x8b, 8, (byte) flags, 1, 2, 3, 4, 0, 3});
         if ((flags & 4) != 0) {
-            h.writeBytes(new byte[] {5, 0, 'A', 'p', 2, 0, 9});  // XLEN 5: one subfield "Ap" of 2 bytes, then one more
+            h.writeBytes(new byte[] {5, 0, 'A', 'p', 2, 0, 9}); // XLEN 5: one subfield "Ap" of 2 bytes, then one more
         }
         if ((flags & 8) != 0) {
             h.writeBytes("recording.ndjson\0".getBytes(StandardCharsets.ISO_8859_1));
@@ -101,7 +116,8 @@ class GunzipTest {
     void bytes_whenMoreMembersThanAllowed_throwsTooManyMembersNamingTheLimit() {
         byte[] gz = concat(gzip(new byte[] {'a'}), gzip(new byte[] {'b'}), gzip(new byte[] {'c'}));
 
-        assertThatThrownBy(() -> readAll(gz, 2)).isInstanceOf(Gunzip.TooManyMembers.class)
+        assertThatThrownBy(() -> readAll(gz, 2))
+                .isInstanceOf(Gunzip.TooManyMembers.class)
                 .hasMessage("more than 2 gzip members");
     }
 
@@ -149,7 +165,8 @@ class GunzipTest {
     void stream_whenReadOneByteAtATime_sameContent() throws Exception {
         byte[] content = "one byte at a time".getBytes(StandardCharsets.UTF_8);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (InputStream in = Gunzip.stream(new ByteArrayInputStream(concat(member(content, 8), member(content, 0))), 2)) {
+        try (InputStream in =
+                Gunzip.stream(new ByteArrayInputStream(concat(member(content, 8), member(content, 0))), 2)) {
             int b;
             while ((b = in.read()) >= 0) {
                 out.write(b);

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import static dev.pulse.codec.Payloads.NOW_MS;
@@ -35,8 +50,7 @@ final class HostileRecords {
     static final long NOW_NS = NOW_MS * 1_000_000L;
     static final String LAMBDA_GROUP = "/aws/lambda/checkout-api";
 
-    private HostileRecords() {
-    }
+    private HostileRecords() {}
 
     /** gzip of what {@code body} writes, streamed. */
     static byte[] gzipOf(Consumer<Appender> body) {
@@ -96,8 +110,10 @@ final class HostileRecords {
     static byte[] emfAmplification(int metrics, int sets, int values) {
         return gzipOf(a -> {
             a.text("{\"messageType\":\"DATA_MESSAGE\",\"logGroup\":\"" + LAMBDA_GROUP
-                    + "\",\"logStream\":\"s\",\"logEvents\":[{\"id\":\"1\",\"timestamp\":" + NOW_MS + ",\"message\":\"");
-            a.text("{\\\"_aws\\\":{\\\"Timestamp\\\":" + NOW_MS + ",\\\"CloudWatchMetrics\\\":[{\\\"Namespace\\\":\\\"ns\\\",\\\"Dimensions\\\":[");
+                    + "\",\"logStream\":\"s\",\"logEvents\":[{\"id\":\"1\",\"timestamp\":" + NOW_MS
+                    + ",\"message\":\"");
+            a.text("{\\\"_aws\\\":{\\\"Timestamp\\\":" + NOW_MS
+                    + ",\\\"CloudWatchMetrics\\\":[{\\\"Namespace\\\":\\\"ns\\\",\\\"Dimensions\\\":[");
             for (int s = 0; s < sets; s++) {
                 a.text((s == 0 ? "" : ",") + "[\\\"d\\\"]");
             }
@@ -116,13 +132,17 @@ final class HostileRecords {
 
     /** A CloudWatch Logs record of one EMF log event whose one metric has {@code unit} as its Unit. */
     static byte[] emfWithUnit(String unit) {
-        String doc = "{\"_aws\":{\"Timestamp\":" + NOW_MS + ",\"CloudWatchMetrics\":[{\"Namespace\":\"ns\",\"Dimensions\":[[]],"
+        String doc = "{\"_aws\":{\"Timestamp\":" + NOW_MS
+                + ",\"CloudWatchMetrics\":[{\"Namespace\":\"ns\",\"Dimensions\":[[]],"
                 + "\"Metrics\":[{\"Name\":\"latency\",\"Unit\":\"" + unit + "\"}]}]},\"latency\":12}";
         return Payloads.logs(LAMBDA_GROUP, new Payloads.LogEvent(NOW_MS, doc));
     }
 
     static KeyValue kv(String k, String v) {
-        return KeyValue.newBuilder().setKey(k).setValue(AnyValue.newBuilder().setStringValue(v)).build();
+        return KeyValue.newBuilder()
+                .setKey(k)
+                .setValue(AnyValue.newBuilder().setStringValue(v))
+                .build();
     }
 
     static NumberDataPoint.Builder point(double v) {
@@ -135,7 +155,9 @@ final class HostileRecords {
             sm.addMetrics(m);
         }
         return ExportMetricsServiceRequest.newBuilder()
-                .addResourceMetrics(ResourceMetrics.newBuilder().setResource(resource).addScopeMetrics(sm)).build();
+                .addResourceMetrics(
+                        ResourceMetrics.newBuilder().setResource(resource).addScopeMetrics(sm))
+                .build();
     }
 
     /** OTLP protobuf: {@code attributes} resource attributes and one gauge of {@code points} points. */
@@ -148,7 +170,8 @@ final class HostileRecords {
         for (int i = 0; i < points; i++) {
             g.addDataPoints(point(i));
         }
-        return request(r.build(), Metric.newBuilder().setName("cpu").setGauge(g).build()).toByteArray();
+        return request(r.build(), Metric.newBuilder().setName("cpu").setGauge(g).build())
+                .toByteArray();
     }
 
     /** OTLP protobuf: one gauge of {@code points} points, each its own series (attribute {@code i}). */
@@ -161,7 +184,10 @@ final class HostileRecords {
             }
             g.addDataPoints(p);
         }
-        return request(Resource.getDefaultInstance(), Metric.newBuilder().setName(name).setGauge(g).build()).toByteArray();
+        return request(
+                        Resource.getDefaultInstance(),
+                        Metric.newBuilder().setName(name).setGauge(g).build())
+                .toByteArray();
     }
 
     /** OTLP/JSON, zlib: a request of {@code objects} empty ResourceMetrics objects (about 3 bytes each). */
@@ -182,23 +208,38 @@ final class HostileRecords {
 
     /** A delta histogram point with {@code bounds} and one value in each bucket. */
     static byte[] otlpHistogram(double... bounds) {
-        HistogramDataPoint.Builder p = HistogramDataPoint.newBuilder().setTimeUnixNano(NOW_NS)
-                .setCount(bounds.length + 1).setSum(100.0 * (bounds.length + 1)).setMin(1).setMax(1000);
+        HistogramDataPoint.Builder p = HistogramDataPoint.newBuilder()
+                .setTimeUnixNano(NOW_NS)
+                .setCount(bounds.length + 1)
+                .setSum(100.0 * (bounds.length + 1))
+                .setMin(1)
+                .setMax(1000);
         for (double b : bounds) {
             p.addExplicitBounds(b);
         }
         for (int i = 0; i <= bounds.length; i++) {
             p.addBucketCounts(1);
         }
-        Metric m = Metric.newBuilder().setName("latency").setUnit("ms").setHistogram(Histogram.newBuilder()
-                .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_DELTA).addDataPoints(p)).build();
+        Metric m = Metric.newBuilder()
+                .setName("latency")
+                .setUnit("ms")
+                .setHistogram(Histogram.newBuilder()
+                        .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_DELTA)
+                        .addDataPoints(p))
+                .build();
         return request(Resource.getDefaultInstance(), m).toByteArray();
     }
 
     /** An OTLP summary point whose count is {@code count} as the uint64 wire value. */
     static byte[] otlpSummaryCount(long count) {
-        Metric m = Metric.newBuilder().setName("rpc").setSummary(Summary.newBuilder().addDataPoints(
-                SummaryDataPoint.newBuilder().setTimeUnixNano(NOW_NS).setCount(count).setSum(5))).build();
+        Metric m = Metric.newBuilder()
+                .setName("rpc")
+                .setSummary(Summary.newBuilder()
+                        .addDataPoints(SummaryDataPoint.newBuilder()
+                                .setTimeUnixNano(NOW_NS)
+                                .setCount(count)
+                                .setSum(5)))
+                .build();
         return request(Resource.getDefaultInstance(), m).toByteArray();
     }
 
@@ -210,7 +251,8 @@ final class HostileRecords {
         int points = bytes / 2;
         int gaugeLen = points * 2;
         return gzipOf(a -> {
-            // ExportMetricsServiceRequest.resource_metrics(1) > ResourceMetrics.scope_metrics(2) > ScopeMetrics.metrics(2)
+            // ExportMetricsServiceRequest.resource_metrics(1) > ResourceMetrics.scope_metrics(2) >
+            // ScopeMetrics.metrics(2)
             // > Metric.gauge(5) > Gauge.data_points(1) x points, each an empty message.
             byte[] gaugeHeader = tagLen(5, gaugeLen);
             int metricLen = gaugeHeader.length + gaugeLen;
@@ -247,8 +289,12 @@ final class HostileRecords {
         sb.append('[');
         for (int r = 0; r < repeats; r++) {
             for (int i = 0; i < series; i++) {
-                sb.append(sb.length() == 1 ? "" : ",").append("{\"name\":\"s\",\"dims\":{\"i\":\"").append(i)
-                        .append("\"},\"ts\":").append(NOW_MS).append(",\"value\":1}");
+                sb.append(sb.length() == 1 ? "" : ",")
+                        .append("{\"name\":\"s\",\"dims\":{\"i\":\"")
+                        .append(i)
+                        .append("\"},\"ts\":")
+                        .append(NOW_MS)
+                        .append(",\"value\":1}");
             }
         }
         return sb.append(']').toString().getBytes(StandardCharsets.UTF_8);

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import static dev.pulse.codec.Payloads.utf8;
@@ -42,6 +57,7 @@ class KplAggregateTest {
     private static final Path EVENT = REPO.resolve("events/ingest-kinesis-kpl.json");
     /** The instant gen_events.py's fixtures are made for (DEFAULT_NOW). */
     private static final Instant FIXTURE_NOW = Instant.parse("2026-11-21T12:00:00Z");
+
     private static final long NOW_MS = FIXTURE_NOW.toEpochMilli();
     private static final RecordDecoder DECODER = Payloads.decoderAt(FIXTURE_NOW);
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -61,7 +77,8 @@ class KplAggregateTest {
         List<KplAggregate.UserRecord> users = KplAggregate.read(data(records().get(0)));
 
         assertThat(users).extracting(KplAggregate.UserRecord::subSequence).containsExactly(0, 1, 2);
-        assertThat(users).extracting(KplAggregate.UserRecord::partitionKey)
+        assertThat(users)
+                .extracting(KplAggregate.UserRecord::partitionKey)
                 .containsExactly("checkout.latency", "cart", "checkout");
         assertThat(new String(users.get(0).data())).startsWith("{\"name\":\"checkout.latency\"");
     }
@@ -71,8 +88,8 @@ class KplAggregateTest {
         byte[] python = data(records().get(0));
         List<KplAggregate.UserRecord> users = KplAggregate.read(python);
 
-        byte[] ours = KplAggregate.write(users.stream()
-                .map(u -> Map.entry(u.partitionKey(), u.data())).toList());
+        byte[] ours = KplAggregate.write(
+                users.stream().map(u -> Map.entry(u.partitionKey(), u.data())).toList());
 
         assertThat(ours).isEqualTo(python);
     }
@@ -81,8 +98,8 @@ class KplAggregateTest {
     void write_whenReadBack_roundTripsKeysAndData() throws Exception {
         byte[] big = new byte[300];
         Arrays.fill(big, (byte) 'x');
-        byte[] agg = KplAggregate.write(List.of(Map.entry("a", utf8("1")), Map.entry("b", big),
-                Map.entry("a", new byte[0])));
+        byte[] agg = KplAggregate.write(
+                List.of(Map.entry("a", utf8("1")), Map.entry("b", big), Map.entry("a", new byte[0])));
 
         List<KplAggregate.UserRecord> users = KplAggregate.read(agg);
 
@@ -98,7 +115,8 @@ class KplAggregateTest {
         for (int i = 0; i < 50; i++) {
             String key = "key-" + (i % 7);
             byte[] d = new byte[i * 13];
-            bound += KplAggregate.recordCost(key, d.length, recs.stream().noneMatch(e -> e.getKey().equals(key)));
+            bound += KplAggregate.recordCost(
+                    key, d.length, recs.stream().noneMatch(e -> e.getKey().equals(key)));
             recs.add(Map.entry(key, d));
         }
 
@@ -109,7 +127,8 @@ class KplAggregateTest {
     void read_whenMd5TrailerDoesNotMatch_throwsWithTheReason() throws Exception {
         byte[] corrupt = data(records().get(3)); // the fixture's corrupt aggregate
 
-        assertThatThrownBy(() -> KplAggregate.read(corrupt)).isInstanceOf(DecodeException.class)
+        assertThatThrownBy(() -> KplAggregate.read(corrupt))
+                .isInstanceOf(DecodeException.class)
                 .hasMessageContaining("MD5");
     }
 
@@ -118,7 +137,8 @@ class KplAggregateTest {
         // A length prefix running past the body, with a correct MD5: the protobuf check must catch it on its own.
         byte[] body = {0x1A, 0x7F, 0x08, 0x00};
 
-        assertThatThrownBy(() -> KplAggregate.read(withDigest(body))).isInstanceOf(DecodeException.class)
+        assertThatThrownBy(() -> KplAggregate.read(withDigest(body)))
+                .isInstanceOf(DecodeException.class)
                 .hasMessageContaining("runs past the body");
     }
 
@@ -126,36 +146,44 @@ class KplAggregateTest {
     void read_whenPartitionKeyIndexOutOfTable_throwsWithTheReason() throws Exception {
         byte[] body = {0x0A, 0x01, 'k', 0x1A, 0x04, 0x08, 0x05, 0x1A, 0x00};
 
-        assertThatThrownBy(() -> KplAggregate.read(withDigest(body))).isInstanceOf(DecodeException.class)
+        assertThatThrownBy(() -> KplAggregate.read(withDigest(body)))
+                .isInstanceOf(DecodeException.class)
                 .hasMessageContaining("partition key #5 of 1");
     }
 
     @Test
     void read_whenShorterThanMagicAndDigest_throwsWithTheReason() {
         assertThatThrownBy(() -> KplAggregate.read(new byte[] {(byte) 0xF3, (byte) 0x89, (byte) 0x9A, (byte) 0xC2, 1}))
-                .isInstanceOf(DecodeException.class).hasMessageContaining("shorter than its magic and MD5");
+                .isInstanceOf(DecodeException.class)
+                .hasMessageContaining("shorter than its magic and MD5");
     }
 
     @Test
     void decodeUnits_whenOneUserRecordIsBad_returnsItAlonePoisonAndTheOthersDecoded() throws Exception {
         RecordDecoder decoder = Payloads.decoderAt(FIXTURE_NOW);
         JsonNode r = records().get(2);
-        long arrival = (long) (r.get("kinesis").get("approximateArrivalTimestamp").asDouble() * 1000);
+        long arrival =
+                (long) (r.get("kinesis").get("approximateArrivalTimestamp").asDouble() * 1000);
 
         List<RecordDecoder.Unit> units = decoder.decodeUnits(data(r), "checkout.latency", arrival);
 
         assertThat(units).extracting(RecordDecoder.Unit::subSequence).containsExactly(0, 1, 2);
         assertThat(units.get(1).decoded()).isNull();
         assertThat(units.get(1).poisonReason()).startsWith("user record #1 of a KPL aggregate: ");
-        assertThat(units.get(0).decoded().datapoints()).extracting(Datapoint::value).containsExactly(21.5);
-        assertThat(units.get(2).decoded().datapoints()).extracting(Datapoint::value).containsExactly(7.0);
+        assertThat(units.get(0).decoded().datapoints())
+                .extracting(Datapoint::value)
+                .containsExactly(21.5);
+        assertThat(units.get(2).decoded().datapoints())
+                .extracting(Datapoint::value)
+                .containsExactly(7.0);
     }
 
     @Test
     void decodeUnits_whenPlainRecord_returnsOneUnitWithoutSubSequence() throws Exception {
         RecordDecoder decoder = Payloads.decoderAt(FIXTURE_NOW);
         JsonNode r = records().get(1);
-        long arrival = (long) (r.get("kinesis").get("approximateArrivalTimestamp").asDouble() * 1000);
+        long arrival =
+                (long) (r.get("kinesis").get("approximateArrivalTimestamp").asDouble() * 1000);
 
         List<RecordDecoder.Unit> units = decoder.decodeUnits(data(r), "pulse.heartbeat", arrival);
 
@@ -170,7 +198,8 @@ class KplAggregateTest {
         RecordDecoder decoder = Payloads.decoderAt(FIXTURE_NOW);
 
         assertThatThrownBy(() -> decoder.decodeUnits(data(records().get(3)), "k", FIXTURE_NOW.toEpochMilli()))
-                .isInstanceOf(DecodeException.class).hasMessageContaining("KPL aggregate: MD5");
+                .isInstanceOf(DecodeException.class)
+                .hasMessageContaining("KPL aggregate: MD5");
     }
 
     /**
@@ -181,8 +210,13 @@ class KplAggregateTest {
     void genKplEvents_whenRunWithThePinnedLibrary_regeneratesTheCommittedFixtureByteForByte(@TempDir Path out)
             throws Exception {
         Path python = ProjectPython.require("aws_kinesis_agg");
-        Process p = new ProcessBuilder(python.toString(), REPO.resolve("scripts/gen_kpl_events.py").toString(),
-                "--out", out.toString()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(
+                        python.toString(),
+                        REPO.resolve("scripts/gen_kpl_events.py").toString(),
+                        "--out",
+                        out.toString())
+                .redirectErrorStream(true)
+                .start();
         String log = new String(p.getInputStream().readAllBytes());
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(log).isZero();
@@ -220,7 +254,7 @@ class KplAggregateTest {
             }
             field(body, 3, r.toByteArray());
         }
-        varint(body, (9 << 3));  // unknown varint field 9
+        varint(body, (9 << 3)); // unknown varint field 9
         varint(body, 7);
 
         List<RecordDecoder.Unit> units = DECODER.decodeUnits(withDigest(body.toByteArray()), "outer", NOW_MS);
@@ -228,7 +262,9 @@ class KplAggregateTest {
         assertThat(units).extracting(RecordDecoder.Unit::subSequence).containsExactly(0, 1);
         assertThat(units).allSatisfy(u -> assertThat(u.poisonReason()).isNull());
         assertThat(units).extracting(RecordDecoder.Unit::partitionKey).containsOnly("pk0");
-        assertThat(units).extracting(u -> u.decoded().datapoints().get(0).name()).containsExactly("m0", "m1");
+        assertThat(units)
+                .extracting(u -> u.decoded().datapoints().get(0).name())
+                .containsExactly("m0", "m1");
     }
 
     /** An unknown length-delimited top-level field is skipped whole, even when its last byte reads as a valid tag. */
@@ -236,7 +272,7 @@ class KplAggregateTest {
     void decodeUnits_whenUnknownLengthDelimitedTopLevelField_skipsIt() throws Exception {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         field(body, 1, "pk0".getBytes(StandardCharsets.UTF_8));
-        field(body, 9, "zz".getBytes(StandardCharsets.UTF_8));  // last byte 'z' = 0x7a: field 15, wire 2
+        field(body, 9, "zz".getBytes(StandardCharsets.UTF_8)); // last byte 'z' = 0x7a: field 15, wire 2
         ByteArrayOutputStream r = new ByteArrayOutputStream();
         varint(r, 1 << 3);
         varint(r, 0);
@@ -248,7 +284,9 @@ class KplAggregateTest {
         assertThat(units).singleElement().satisfies(u -> {
             assertThat(u.poisonReason()).isNull();
             assertThat(u.partitionKey()).isEqualTo("pk0");
-            assertThat(u.decoded().datapoints()).singleElement().satisfies(d -> assertThat(d.name()).isEqualTo("m"));
+            assertThat(u.decoded().datapoints())
+                    .singleElement()
+                    .satisfies(d -> assertThat(d.name()).isEqualTo("m"));
         });
     }
 
@@ -264,7 +302,8 @@ class KplAggregateTest {
         field(r, 3, json("m", 1));
         field(body, 3, r.toByteArray());
         byte[] huge = withDigest(body.toByteArray());
-        assertThatThrownBy(() -> DECODER.decodeUnits(huge, "p", NOW_MS)).hasMessageContaining("partition key #1099511627776 of 1");
+        assertThatThrownBy(() -> DECODER.decodeUnits(huge, "p", NOW_MS))
+                .hasMessageContaining("partition key #1099511627776 of 1");
     }
 
     /**
@@ -282,7 +321,8 @@ class KplAggregateTest {
         field(body, 3, r.toByteArray());
         byte[] agg = withDigest(body.toByteArray());
 
-        assertThatThrownBy(() -> DECODER.decodeUnits(agg, "p", NOW_MS)).hasMessageContaining("partition key #18446744073709551615 of 1")
+        assertThatThrownBy(() -> DECODER.decodeUnits(agg, "p", NOW_MS))
+                .hasMessageContaining("partition key #18446744073709551615 of 1")
                 .hasMessageNotContaining("lacks");
     }
 
@@ -291,17 +331,32 @@ class KplAggregateTest {
     @Test
     void decodeUnits_whenNestedAggregateAndOtlpUserRecords_nestedIsPoisonAloneOthersDecoded() throws Exception {
         byte[] inner = KplAggregate.write(List.of(Map.entry("a", json("inner", 1))));
-        byte[] otlp = ExportMetricsServiceRequest.newBuilder().addResourceMetrics(ResourceMetrics.newBuilder().addScopeMetrics(
-                ScopeMetrics.newBuilder().addMetrics(Metric.newBuilder().setName("o").setGauge(Gauge.newBuilder().addDataPoints(
-                        NumberDataPoint.newBuilder().setTimeUnixNano(NOW_MS * 1_000_000L).setAsDouble(2)))))).build().toByteArray();
-        byte[] outer = KplAggregate.write(List.of(Map.entry("x", inner), Map.entry("y", otlp), Map.entry("z", json("plain", 3))));
+        byte[] otlp = ExportMetricsServiceRequest.newBuilder()
+                .addResourceMetrics(ResourceMetrics.newBuilder()
+                        .addScopeMetrics(ScopeMetrics.newBuilder()
+                                .addMetrics(Metric.newBuilder()
+                                        .setName("o")
+                                        .setGauge(Gauge.newBuilder()
+                                                .addDataPoints(NumberDataPoint.newBuilder()
+                                                        .setTimeUnixNano(NOW_MS * 1_000_000L)
+                                                        .setAsDouble(2))))))
+                .build()
+                .toByteArray();
+        byte[] outer = KplAggregate.write(
+                List.of(Map.entry("x", inner), Map.entry("y", otlp), Map.entry("z", json("plain", 3))));
 
         List<RecordDecoder.Unit> units = DECODER.decodeUnits(outer, "x", NOW_MS);
 
         // A nested aggregate is poison alone (not split a second time), and the reason says so.
-        assertThat(units.get(0).poisonReason()).startsWith("user record #0 of a KPL aggregate:").contains("nested KPL aggregate");
-        assertThat(units.get(1).decoded().datapoints()).singleElement().satisfies(d -> assertThat(d.name()).isEqualTo("o"));
-        assertThat(units.get(2).decoded().datapoints()).singleElement().satisfies(d -> assertThat(d.name()).isEqualTo("plain"));
+        assertThat(units.get(0).poisonReason())
+                .startsWith("user record #0 of a KPL aggregate:")
+                .contains("nested KPL aggregate");
+        assertThat(units.get(1).decoded().datapoints())
+                .singleElement()
+                .satisfies(d -> assertThat(d.name()).isEqualTo("o"));
+        assertThat(units.get(2).decoded().datapoints())
+                .singleElement()
+                .satisfies(d -> assertThat(d.name()).isEqualTo("plain"));
     }
 
     /**
@@ -310,10 +365,11 @@ class KplAggregateTest {
      * {@link RecordDecoder#MAX_POISON_USER_RECORDS} poison user records the whole Kinesis record is one poison record.
      */
     @Test
-    void decodeUnits_whenAggregateHasHundredsOfThousandsOfBadUserRecords_throwsOnePoisonForTheWholeRecord() throws Exception {
+    void decodeUnits_whenAggregateHasHundredsOfThousandsOfBadUserRecords_throwsOnePoisonForTheWholeRecord()
+            throws Exception {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         field(body, 1, "k".getBytes(StandardCharsets.UTF_8));
-        byte[] rec = {0x08, 0x00, 0x1a, 0x00};  // partition_key_index 0, data empty
+        byte[] rec = {0x08, 0x00, 0x1a, 0x00}; // partition_key_index 0, data empty
         int n = 0;
         while (body.size() < 1_000_000 - 40) {
             field(body, 3, rec);
@@ -323,8 +379,10 @@ class KplAggregateTest {
         assertThat(agg.length).isLessThanOrEqualTo(1 << 20);
         String expected = "KPL aggregate: " + n + " of its " + n + " user records are poison";
 
-        assertThatThrownBy(() -> DECODER.decodeUnits(agg, "k", NOW_MS)).isInstanceOf(DecodeException.class)
-                .hasMessageStartingWith(expected).hasMessageContaining("empty record");
+        assertThatThrownBy(() -> DECODER.decodeUnits(agg, "k", NOW_MS))
+                .isInstanceOf(DecodeException.class)
+                .hasMessageStartingWith(expected)
+                .hasMessageContaining("empty record");
     }
 
     @Test
@@ -338,20 +396,24 @@ class KplAggregateTest {
         List<RecordDecoder.Unit> units = DECODER.decodeUnits(KplAggregate.write(atBound), "g", NOW_MS);
         assertThat(units).hasSize(max + 1);
         assertThat(units.get(0).decoded()).isNotNull();
-        assertThat(units.subList(1, max + 1)).allSatisfy(u -> assertThat(u.poisonReason()).isNotNull());
+        assertThat(units.subList(1, max + 1))
+                .allSatisfy(u -> assertThat(u.poisonReason()).isNotNull());
 
         atBound.add(Map.entry("b", "not json".getBytes(StandardCharsets.UTF_8)));
         byte[] over = KplAggregate.write(atBound);
         // The good user record is not returned either: the whole record is poison, stored not at all.
-        assertThatThrownBy(() -> DECODER.decodeUnits(over, "g", NOW_MS)).isInstanceOf(DecodeException.class)
-                .hasMessageStartingWith("KPL aggregate: " + (max + 1) + " of its " + (max + 2) + " user records are poison")
+        assertThatThrownBy(() -> DECODER.decodeUnits(over, "g", NOW_MS))
+                .isInstanceOf(DecodeException.class)
+                .hasMessageStartingWith(
+                        "KPL aggregate: " + (max + 1) + " of its " + (max + 2) + " user records are poison")
                 .hasMessageContaining("first: user record #1 of a KPL aggregate:");
     }
 
     // --- helpers ------------------------------------------------------------------------------------------------
 
     private static byte[] json(String name, double v) {
-        return ("{\"name\":\"" + name + "\",\"value\":" + v + ",\"ts\":" + NOW_MS + "}").getBytes(StandardCharsets.UTF_8);
+        return ("{\"name\":\"" + name + "\",\"value\":" + v + ",\"ts\":" + NOW_MS + "}")
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     private static void varint(ByteArrayOutputStream o, long v) {

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,23 +62,33 @@ class MetricStreamDecoderTest {
     }
 
     static List<Datapoint> decode(byte[] data, long reference) {
-        RecordDecoder.Unit u = DECODER.decodeMetricStreamUnits(data, "pk", reference).get(0);
+        RecordDecoder.Unit u =
+                DECODER.decodeMetricStreamUnits(data, "pk", reference).get(0);
         assertThat(u.poisonReason()).as("poison reason").isNull();
         return u.decoded().datapoints();
     }
 
     static String poison(byte[] data) {
-        RecordDecoder.Unit u = DECODER.decodeMetricStreamUnits(data, "pk", PERIOD).get(0);
+        RecordDecoder.Unit u =
+                DECODER.decodeMetricStreamUnits(data, "pk", PERIOD).get(0);
         assertThat(u.decoded()).as("decoded").isNull();
         return u.poisonReason();
     }
 
     /** Everything a datapoint stores, by series key. */
     static Map<String, String> stored(List<Datapoint> dps) {
-        return dps.stream().collect(Collectors.toMap(Datapoint::seriesKey, d -> d.timestamp() + " " + d.unit() + " "
-                + (d.summary() == null ? "value " + d.value()
-                        : "count " + d.summary().count() + " sum " + d.summary().sum() + " min " + d.summary().min()
-                                + " max " + d.summary().max()), (a, b) -> a + " | " + b, TreeMap::new));
+        return dps.stream()
+                .collect(Collectors.toMap(
+                        Datapoint::seriesKey,
+                        d -> d.timestamp() + " " + d.unit() + " "
+                                + (d.summary() == null
+                                        ? "value " + d.value()
+                                        : "count " + d.summary().count() + " sum "
+                                                + d.summary().sum() + " min "
+                                                + d.summary().min() + " max "
+                                                + d.summary().max()),
+                        (a, b) -> a + " | " + b,
+                        TreeMap::new));
     }
 
     @Test
@@ -71,11 +96,12 @@ class MetricStreamDecoderTest {
         Map<String, String> s = stored(decode(fixture("documented.json"), DOCUMENTED));
 
         String dims = "{InstanceId=i-123456789012,account_id=1234567890,region=us-east-1}";
-        assertThat(s).containsExactlyInAnyOrderEntriesOf(Map.of(
-                "AWS/EC2/DiskWriteOps" + dims, DOCUMENTED + " Seconds count 3 sum 20.0 min 0.0 max 18.0",
-                "AWS/EC2/DiskWriteOps.p99" + dims, DOCUMENTED + " Seconds value 17.56",
-                "AWS/EC2/DiskWriteOps.p99.9" + dims, DOCUMENTED + " Seconds value 17.8764",
-                "AWS/EC2/DiskWriteOps.TM(25%:75%)" + dims, DOCUMENTED + " Seconds value 16.43"));
+        assertThat(s)
+                .containsExactlyInAnyOrderEntriesOf(Map.of(
+                        "AWS/EC2/DiskWriteOps" + dims, DOCUMENTED + " Seconds count 3 sum 20.0 min 0.0 max 18.0",
+                        "AWS/EC2/DiskWriteOps.p99" + dims, DOCUMENTED + " Seconds value 17.56",
+                        "AWS/EC2/DiskWriteOps.p99.9" + dims, DOCUMENTED + " Seconds value 17.8764",
+                        "AWS/EC2/DiskWriteOps.TM(25%:75%)" + dims, DOCUMENTED + " Seconds value 16.43"));
     }
 
     @Test
@@ -93,14 +119,19 @@ class MetricStreamDecoderTest {
 
         assertThat(otel).isEqualTo(json);
         String lambda = "{FunctionName=checkout,account_id=123456789012,region=us-east-1}";
-        assertThat(json).containsEntry("AWS/Lambda/Duration" + lambda, PERIOD + " Milliseconds count 120 sum 5400.0 min 12.0 max 480.0")
+        assertThat(json)
+                .containsEntry(
+                        "AWS/Lambda/Duration" + lambda,
+                        PERIOD + " Milliseconds count 120 sum 5400.0 min 12.0 max 480.0")
                 .containsEntry("AWS/Lambda/Duration.p50" + lambda, PERIOD + " Milliseconds value 38.0")
                 .containsEntry("AWS/Lambda/Duration.p90" + lambda, PERIOD + " Milliseconds value 95.0")
                 .containsEntry("AWS/Lambda/Duration.p99" + lambda, PERIOD + " Milliseconds value 410.0")
                 .containsEntry("AWS/Lambda/Errors" + lambda, PERIOD + " Count count 120 sum 3.0 min 0.0 max 1.0")
-                .containsEntry("AWS/DynamoDB/ThrottledRequests{Operation=BatchWriteItem,TableName=pulse,account_id=123456789012,region=us-east-1}",
+                .containsEntry(
+                        "AWS/DynamoDB/ThrottledRequests{Operation=BatchWriteItem,TableName=pulse,account_id=123456789012,region=us-east-1}",
                         PERIOD + " Count count 4 sum 7.0 min 1.0 max 3.0")
-                .containsEntry("AWS/DynamoDB/ConsumedWriteCapacityUnits{TableName=pulse,account_id=123456789012,region=us-east-1}",
+                .containsEntry(
+                        "AWS/DynamoDB/ConsumedWriteCapacityUnits{TableName=pulse,account_id=123456789012,region=us-east-1}",
                         PERIOD + " Count count 60 sum 9000.0 min 100.0 max 200.0")
                 .hasSize(7);
     }
@@ -108,7 +139,9 @@ class MetricStreamDecoderTest {
     @Test
     void decode_whenPreAggregated_sketchAnswersMinAndMaxAtTheEndsAndStaysBetween() throws IOException {
         Datapoint duration = decode(fixture("metrics.json"), PERIOD).stream()
-                .filter(d -> d.name().equals("AWS/Lambda/Duration")).findFirst().orElseThrow();
+                .filter(d -> d.name().equals("AWS/Lambda/Duration"))
+                .findFirst()
+                .orElseThrow();
 
         assertThat(duration.summary().quantile(0)).isEqualTo(12.0);
         assertThat(duration.summary().quantile(1)).isEqualTo(480.0);
@@ -118,22 +151,24 @@ class MetricStreamDecoderTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":1.5,\"sum\":1,\"min\":1,\"max\":1}}|SampleCount 1.5 is not a whole number",
-        "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":-1,\"sum\":1,\"min\":1,\"max\":1}}|SampleCount -1.0 is not a whole number",
-        "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":1e300,\"sum\":1,\"min\":1,\"max\":1}}|is not a whole number of samples",
-        "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":2,\"sum\":1,\"min\":3,\"max\":1}}|Minimum 3.0 is above Maximum 1.0",
-        "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":2,\"sum\":1e400,\"min\":1,\"max\":1}}|must be finite",
-        "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":2,\"sum\":NaN,\"min\":1,\"max\":1}}|line 1",
-        "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":2,\"sum\":2}}|count, sum, min and max are required",
-        "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":\"now\",\"value\":{\"count\":1,\"sum\":1,\"min\":1,\"max\":1}}|timestamp: must be epoch milliseconds",
-        "{\"namespace\":\"N\",\"metric_name\":\"M\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":1,\"sum\":1,\"min\":1,\"max\":1}}|account_id: must be a non-empty string",
-        "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"dimensions\":{\"a\":{\"b\":1}},\"timestamp\":1795262400000,\"value\":{\"count\":1,\"sum\":1,\"min\":1,\"max\":1}}|dimensions.a: must be a string",
-        "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":1,\"sum\":1,\"min\":1,\"max\":1,\"p99\":\"x\"}}|value.p99: must be a number",
-        "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"account_id\":\"2\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":1,\"sum\":1,\"min\":1,\"max\":1}}|Duplicate field 'account_id'",
-        "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1000,\"value\":{\"count\":1,\"sum\":1,\"min\":1,\"max\":1}}|outside the accepted window",
-        "{\"namespace\":\"N\"|line 1",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":1.5,\"sum\":1,\"min\":1,\"max\":1}}|SampleCount 1.5 is not a whole number",
+                "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":-1,\"sum\":1,\"min\":1,\"max\":1}}|SampleCount -1.0 is not a whole number",
+                "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":1e300,\"sum\":1,\"min\":1,\"max\":1}}|is not a whole number of samples",
+                "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":2,\"sum\":1,\"min\":3,\"max\":1}}|Minimum 3.0 is above Maximum 1.0",
+                "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":2,\"sum\":1e400,\"min\":1,\"max\":1}}|must be finite",
+                "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":2,\"sum\":NaN,\"min\":1,\"max\":1}}|line 1",
+                "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":2,\"sum\":2}}|count, sum, min and max are required",
+                "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":\"now\",\"value\":{\"count\":1,\"sum\":1,\"min\":1,\"max\":1}}|timestamp: must be epoch milliseconds",
+                "{\"namespace\":\"N\",\"metric_name\":\"M\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":1,\"sum\":1,\"min\":1,\"max\":1}}|account_id: must be a non-empty string",
+                "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"dimensions\":{\"a\":{\"b\":1}},\"timestamp\":1795262400000,\"value\":{\"count\":1,\"sum\":1,\"min\":1,\"max\":1}}|dimensions.a: must be a string",
+                "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":1,\"sum\":1,\"min\":1,\"max\":1,\"p99\":\"x\"}}|value.p99: must be a number",
+                "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"account_id\":\"2\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":1,\"sum\":1,\"min\":1,\"max\":1}}|Duplicate field 'account_id'",
+                "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1000,\"value\":{\"count\":1,\"sum\":1,\"min\":1,\"max\":1}}|outside the accepted window",
+                "{\"namespace\":\"N\"|line 1",
+            })
     void decode_whenJsonRecordIsBad_isPoisonNamingTheField(String line, String reason) {
         assertThat(poison(line.getBytes(StandardCharsets.UTF_8))).contains(reason);
     }
@@ -141,24 +176,30 @@ class MetricStreamDecoderTest {
     @Test
     void decode_whenSampleCountIsZero_storesNothingAndIsNotPoison() {
         byte[] line = ("{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":"
-                + PERIOD + ",\"value\":{\"count\":0,\"sum\":0,\"min\":0,\"max\":0,\"p99\":0}}\n").getBytes(StandardCharsets.UTF_8);
+                        + PERIOD + ",\"value\":{\"count\":0,\"sum\":0,\"min\":0,\"max\":0,\"p99\":0}}\n")
+                .getBytes(StandardCharsets.UTF_8);
 
         assertThat(decode(line, PERIOD)).isEmpty();
     }
 
     @Test
     void decode_whenDimensionIsNamedRegion_keepsTheMetricsOwn() {
-        byte[] line = ("{\"namespace\":\"AWS/Usage\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"us-east-1\","
-                + "\"dimensions\":{\"region\":\"eu-west-1\"},\"timestamp\":" + PERIOD
-                + ",\"value\":{\"count\":1,\"sum\":1,\"min\":1,\"max\":1}}").getBytes(StandardCharsets.UTF_8);
+        byte[] line =
+                ("{\"namespace\":\"AWS/Usage\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"us-east-1\","
+                                + "\"dimensions\":{\"region\":\"eu-west-1\"},\"timestamp\":" + PERIOD
+                                + ",\"value\":{\"count\":1,\"sum\":1,\"min\":1,\"max\":1}}")
+                        .getBytes(StandardCharsets.UTF_8);
 
-        assertThat(decode(line, PERIOD)).singleElement().extracting(Datapoint::dims)
+        assertThat(decode(line, PERIOD))
+                .singleElement()
+                .extracting(Datapoint::dims)
                 .isEqualTo(Map.of("region", "eu-west-1", "account_id", "1"));
     }
 
     @Test
     void decode_whenJsonIsNestedDeeperThanTheLimit_isPoisonNamingTheLimit() {
-        String deep = "{\"namespace\":" + "[".repeat(DecodeLimits.MAX_JSON_DEPTH + 5) + "]".repeat(DecodeLimits.MAX_JSON_DEPTH + 5) + "}";
+        String deep = "{\"namespace\":" + "[".repeat(DecodeLimits.MAX_JSON_DEPTH + 5)
+                + "]".repeat(DecodeLimits.MAX_JSON_DEPTH + 5) + "}";
 
         assertThat(poison(deep.getBytes(StandardCharsets.UTF_8))).contains("MAX_JSON_DEPTH");
     }
@@ -168,7 +209,8 @@ class MetricStreamDecoderTest {
         String line = "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":"
                 + PERIOD + ",\"value\":{\"count\":1,\"sum\":1,\"min\":1,\"max\":1}}\n";
 
-        assertThat(poison(line.repeat(DecodeLimits.MAX_DATAPOINTS_PER_RECORD + 1).getBytes(StandardCharsets.UTF_8)))
+        assertThat(poison(
+                        line.repeat(DecodeLimits.MAX_DATAPOINTS_PER_RECORD + 1).getBytes(StandardCharsets.UTF_8)))
                 .contains("MAX_DATAPOINTS_PER_RECORD");
     }
 
@@ -190,22 +232,38 @@ class MetricStreamDecoderTest {
     void decode_whenOpenTelemetry07Format_isPoisonNamingTheFormatsRead() throws IOException {
         // A 0.7.0 double_summary is field 9 of Metric; a 1.0.0 reader sees a metric without data.
         ExportMetricsServiceRequest.Builder b = ExportMetricsServiceRequest.newBuilder();
-        b.addResourceMetricsBuilder().getResourceBuilder()
-                .addAttributes(io.opentelemetry.proto.common.v1.KeyValue.newBuilder().setKey("cloud.account.id")
-                        .setValue(io.opentelemetry.proto.common.v1.AnyValue.newBuilder().setStringValue("1")))
-                .addAttributes(io.opentelemetry.proto.common.v1.KeyValue.newBuilder().setKey("cloud.region")
-                        .setValue(io.opentelemetry.proto.common.v1.AnyValue.newBuilder().setStringValue("r")));
-        b.getResourceMetricsBuilder(0).addScopeMetricsBuilder().addMetricsBuilder().setName("amazonaws.com/AWS/SQS/X");
+        b.addResourceMetricsBuilder()
+                .getResourceBuilder()
+                .addAttributes(io.opentelemetry.proto.common.v1.KeyValue.newBuilder()
+                        .setKey("cloud.account.id")
+                        .setValue(io.opentelemetry.proto.common.v1.AnyValue.newBuilder()
+                                .setStringValue("1")))
+                .addAttributes(io.opentelemetry.proto.common.v1.KeyValue.newBuilder()
+                        .setKey("cloud.region")
+                        .setValue(io.opentelemetry.proto.common.v1.AnyValue.newBuilder()
+                                .setStringValue("r")));
+        b.getResourceMetricsBuilder(0)
+                .addScopeMetricsBuilder()
+                .addMetricsBuilder()
+                .setName("amazonaws.com/AWS/SQS/X");
 
-        assertThat(poison(lengthDelimited(b.build().toByteArray()))).contains("not a summary").contains("not 0.7.0");
+        assertThat(poison(lengthDelimited(b.build().toByteArray())))
+                .contains("not a summary")
+                .contains("not 0.7.0");
     }
 
     @Test
     void decode_whenQuantileIsOutsideZeroToOne_isPoison() throws IOException {
         ExportMetricsServiceRequest r = ExportMetricsServiceRequest.parseFrom(firstRequest(fixture("metrics.otel1")));
         ExportMetricsServiceRequest.Builder b = r.toBuilder();
-        b.getResourceMetricsBuilder(0).getScopeMetricsBuilder(0).getMetricsBuilder(0).getSummaryBuilder()
-                .getDataPointsBuilder(0).addQuantileValuesBuilder().setQuantile(1.5).setValue(1);
+        b.getResourceMetricsBuilder(0)
+                .getScopeMetricsBuilder(0)
+                .getMetricsBuilder(0)
+                .getSummaryBuilder()
+                .getDataPointsBuilder(0)
+                .addQuantileValuesBuilder()
+                .setQuantile(1.5)
+                .setValue(1);
 
         assertThat(poison(lengthDelimited(b.build().toByteArray()))).contains("quantile 1.5 is outside 0..1");
     }
@@ -214,10 +272,15 @@ class MetricStreamDecoderTest {
     void decode_whenMinimumQuantileIsMissing_isPoison() throws IOException {
         ExportMetricsServiceRequest r = ExportMetricsServiceRequest.parseFrom(firstRequest(fixture("metrics.otel1")));
         ExportMetricsServiceRequest.Builder b = r.toBuilder();
-        b.getResourceMetricsBuilder(0).getScopeMetricsBuilder(0).getMetricsBuilder(0).getSummaryBuilder()
-                .getDataPointsBuilder(0).removeQuantileValues(0);
+        b.getResourceMetricsBuilder(0)
+                .getScopeMetricsBuilder(0)
+                .getMetricsBuilder(0)
+                .getSummaryBuilder()
+                .getDataPointsBuilder(0)
+                .removeQuantileValues(0);
 
-        assertThat(poison(lengthDelimited(b.build().toByteArray()))).contains("quantiles 0 (Minimum) and 1 (Maximum) are required");
+        assertThat(poison(lengthDelimited(b.build().toByteArray())))
+                .contains("quantiles 0 (Minimum) and 1 (Maximum) are required");
     }
 
     @ParameterizedTest

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import static dev.pulse.codec.OtlpDecodeEdgeCasesTest.DECODER;
@@ -57,22 +72,41 @@ class OtlpAttributeDimsTest {
     @Test
     void decode_whenArrayAttributeFitsTheLimitOnlyAsCommaJoinedText_isPoisonNamingIt() {
         ArrayValue.Builder args = ArrayValue.newBuilder();
-        for (String a : List.of("/usr/lib/jvm/java-21/bin/java", "-XX:+UseG1GC", "-Xmx2g", "-Dotel.service.name=checkout",
-                "-javaagent:/opt/otel/opentelemetry-javaagent.jar", "-jar", "/srv/checkout/checkout-service-1.42.0.jar",
-                "--spring.profiles.active=prod,eu-west-1", "--server.port=8080", "-Duser.timezone=UTC")) {
+        for (String a : List.of(
+                "/usr/lib/jvm/java-21/bin/java",
+                "-XX:+UseG1GC",
+                "-Xmx2g",
+                "-Dotel.service.name=checkout",
+                "-javaagent:/opt/otel/opentelemetry-javaagent.jar",
+                "-jar",
+                "/srv/checkout/checkout-service-1.42.0.jar",
+                "--spring.profiles.active=prod,eu-west-1",
+                "--server.port=8080",
+                "-Duser.timezone=UTC")) {
             args.addValues(AnyValue.newBuilder().setStringValue(a));
         }
-        KeyValue commandArgs = KeyValue.newBuilder().setKey("process.command_args").setValue(AnyValue.newBuilder().setArrayValue(args)).build();
+        KeyValue commandArgs = KeyValue.newBuilder()
+                .setKey("process.command_args")
+                .setValue(AnyValue.newBuilder().setArrayValue(args))
+                .build();
         String commaJoined = commaJoinedText(commandArgs.getValue());
         String json = OtlpDecoder.text(commandArgs.getValue());
         assertThat(commaJoined.length()).as("the comma-joined rendering").isLessThanOrEqualTo(255);
         assertThat(json.length()).as("the JSON rendering").isGreaterThan(255);
 
-        byte[] pb = request(Resource.newBuilder().addAttributes(kv("service.name", "checkout")).addAttributes(commandArgs).build(),
-                gauge("requests", 1.0), gauge("errors", 0.0)).toByteArray();
+        byte[] pb = request(
+                        Resource.newBuilder()
+                                .addAttributes(kv("service.name", "checkout"))
+                                .addAttributes(commandArgs)
+                                .build(),
+                        gauge("requests", 1.0),
+                        gauge("errors", 0.0))
+                .toByteArray();
 
-        assertThatThrownBy(() -> DECODER.decode(pb)).isInstanceOf(DecodeException.class)
-                .hasMessageContaining("process.command_args").hasMessageContaining("at most 255");
+        assertThatThrownBy(() -> DECODER.decode(pb))
+                .isInstanceOf(DecodeException.class)
+                .hasMessageContaining("process.command_args")
+                .hasMessageContaining("at most 255");
     }
 
     /** Random trees (strings with quotes, backslashes, control and non-BMP characters; numbers; nesting) read back exactly. */
@@ -87,7 +121,9 @@ class OtlpAttributeDimsTest {
 
             assertThat(JSON.readTree(text)).as(text).isEqualTo(expected);
             String other = seen.putIfAbsent(text, expected.toString());
-            assertThat(other == null || other.equals(expected.toString())).as("two trees render as " + text).isTrue();
+            assertThat(other == null || other.equals(expected.toString()))
+                    .as("two trees render as " + text)
+                    .isTrue();
         }
     }
 
@@ -99,11 +135,17 @@ class OtlpAttributeDimsTest {
      */
     @Test
     void text_whenTypesDifferButStringFormsAgree_collideAsTheSpecAllows() {
-        assertThat(OtlpDecoder.text(arrayOf(AnyValue.newBuilder().setDoubleValue(Double.NaN).build())))
-                .isEqualTo(OtlpDecoder.text(arrayOf(str("NaN")))).isEqualTo("[\"NaN\"]");
-        assertThat(OtlpDecoder.text(arrayOf(AnyValue.newBuilder().setBytesValue(ByteString.copyFrom(new byte[] {1, 2})).build())))
-                .isEqualTo(OtlpDecoder.text(arrayOf(str("AQI=")))).isEqualTo("[\"AQI=\"]");
-        assertThat(OtlpDecoder.text(arrayOf(AnyValue.newBuilder().setIntValue(1).build()))).isEqualTo(OtlpDecoder.text(str("[1]")));
+        assertThat(OtlpDecoder.text(
+                        arrayOf(AnyValue.newBuilder().setDoubleValue(Double.NaN).build())))
+                .isEqualTo(OtlpDecoder.text(arrayOf(str("NaN"))))
+                .isEqualTo("[\"NaN\"]");
+        assertThat(OtlpDecoder.text(arrayOf(AnyValue.newBuilder()
+                        .setBytesValue(ByteString.copyFrom(new byte[] {1, 2}))
+                        .build())))
+                .isEqualTo(OtlpDecoder.text(arrayOf(str("AQI="))))
+                .isEqualTo("[\"AQI=\"]");
+        assertThat(OtlpDecoder.text(arrayOf(AnyValue.newBuilder().setIntValue(1).build())))
+                .isEqualTo(OtlpDecoder.text(str("[1]")));
     }
 
     /**
@@ -113,16 +155,25 @@ class OtlpAttributeDimsTest {
      */
     @Test
     void text_whenComparedWithTheCommaJoinedRendering_changesTheKindsTheUpgradeNoteLists() {
-        AnyValue ints = arrayOf(AnyValue.newBuilder().setIntValue(1).build(), AnyValue.newBuilder().setIntValue(2).build());
-        AnyValue doubles = arrayOf(AnyValue.newBuilder().setDoubleValue(0.5).build(), AnyValue.newBuilder().setDoubleValue(1e20).build());
+        AnyValue ints = arrayOf(
+                AnyValue.newBuilder().setIntValue(1).build(),
+                AnyValue.newBuilder().setIntValue(2).build());
+        AnyValue doubles = arrayOf(
+                AnyValue.newBuilder().setDoubleValue(0.5).build(),
+                AnyValue.newBuilder().setDoubleValue(1e20).build());
         AnyValue bools = arrayOf(AnyValue.newBuilder().setBoolValue(true).build());
         assertThat(OtlpDecoder.text(ints)).isEqualTo(commaJoinedText(ints));
-        assertThat(OtlpDecoder.text(doubles)).isEqualTo(commaJoinedText(doubles)).isEqualTo("[0.5,1.0E20]");
+        assertThat(OtlpDecoder.text(doubles))
+                .isEqualTo(commaJoinedText(doubles))
+                .isEqualTo("[0.5,1.0E20]");
         assertThat(OtlpDecoder.text(bools)).isEqualTo(commaJoinedText(bools));
 
-        AnyValue nan = arrayOf(AnyValue.newBuilder().setDoubleValue(Double.POSITIVE_INFINITY).build());
+        AnyValue nan = arrayOf(
+                AnyValue.newBuilder().setDoubleValue(Double.POSITIVE_INFINITY).build());
         AnyValue empty = arrayOf(AnyValue.getDefaultInstance(), str("a"));
-        AnyValue bytes = arrayOf(AnyValue.newBuilder().setBytesValue(ByteString.copyFrom(new byte[] {1})).build());
+        AnyValue bytes = arrayOf(AnyValue.newBuilder()
+                .setBytesValue(ByteString.copyFrom(new byte[] {1}))
+                .build());
         assertThat(OtlpDecoder.text(nan)).isNotEqualTo(commaJoinedText(nan)).isEqualTo("[\"Infinity\"]");
         assertThat(OtlpDecoder.text(empty)).isNotEqualTo(commaJoinedText(empty)).isEqualTo("[null,\"a\"]");
         assertThat(OtlpDecoder.text(bytes)).isNotEqualTo(commaJoinedText(bytes));
@@ -134,18 +185,30 @@ class OtlpAttributeDimsTest {
      */
     @Test
     void decode_whenEmptyPointAttribute_removesResourceAttributeOfSameKey() throws Exception {
-        byte[] pb = request(Resource.newBuilder().addAttributes(kv("service.name", "checkout")).addAttributes(kv("env", "prod")).build(),
-                gauge("g", 1.0, kv("env", ""))).toByteArray();
-        assertThat(DECODER.decode(pb).datapoints().get(0).dims()).doesNotContainKey("env").containsEntry("service.name", "checkout");
+        byte[] pb = request(
+                        Resource.newBuilder()
+                                .addAttributes(kv("service.name", "checkout"))
+                                .addAttributes(kv("env", "prod"))
+                                .build(),
+                        gauge("g", 1.0, kv("env", "")))
+                .toByteArray();
+        assertThat(DECODER.decode(pb).datapoints().get(0).dims())
+                .doesNotContainKey("env")
+                .containsEntry("service.name", "checkout");
     }
 
     /** ["a,b"] and ["a","b"] are different values, so they must stay different series: arrays render as JSON. */
     @Test
     void text_whenArrayElementHasComma_staysApartFromTwoElements() {
-        AnyValue oneElem = AnyValue.newBuilder().setArrayValue(ArrayValue.newBuilder()
-                .addValues(AnyValue.newBuilder().setStringValue("a,b"))).build();
-        AnyValue twoElems = AnyValue.newBuilder().setArrayValue(ArrayValue.newBuilder()
-                .addValues(AnyValue.newBuilder().setStringValue("a")).addValues(AnyValue.newBuilder().setStringValue("b"))).build();
+        AnyValue oneElem = AnyValue.newBuilder()
+                .setArrayValue(
+                        ArrayValue.newBuilder().addValues(AnyValue.newBuilder().setStringValue("a,b")))
+                .build();
+        AnyValue twoElems = AnyValue.newBuilder()
+                .setArrayValue(ArrayValue.newBuilder()
+                        .addValues(AnyValue.newBuilder().setStringValue("a"))
+                        .addValues(AnyValue.newBuilder().setStringValue("b")))
+                .build();
         assertThat(OtlpDecoder.text(oneElem)).isEqualTo("[\"a,b\"]");
         assertThat(OtlpDecoder.text(twoElems)).isEqualTo("[\"a\",\"b\"]");
     }
@@ -161,15 +224,21 @@ class OtlpAttributeDimsTest {
 
     static Stream<Arguments> jsonValues() {
         Function<AnyValue[], AnyValue> array = vs -> AnyValue.newBuilder()
-                .setArrayValue(ArrayValue.newBuilder().addAllValues(List.of(vs))).build();
+                .setArrayValue(ArrayValue.newBuilder().addAllValues(List.of(vs)))
+                .build();
         AnyValue quote = AnyValue.newBuilder().setStringValue("say \"hi\"\\ \n").build();
         AnyValue nan = AnyValue.newBuilder().setDoubleValue(Double.NaN).build();
         AnyValue one = AnyValue.newBuilder().setIntValue(1).build();
         AnyValue half = AnyValue.newBuilder().setDoubleValue(0.5).build();
         AnyValue yes = AnyValue.newBuilder().setBoolValue(true).build();
-        AnyValue bytes = AnyValue.newBuilder().setBytesValue(ByteString.copyFrom(new byte[] {1, 2})).build();
-        AnyValue list = AnyValue.newBuilder().setKvlistValue(KeyValueList.newBuilder()
-                .addValues(kv("k", "v")).addValues(KeyValue.newBuilder().setKey("n").setValue(array.apply(new AnyValue[] {one})))).build();
+        AnyValue bytes = AnyValue.newBuilder()
+                .setBytesValue(ByteString.copyFrom(new byte[] {1, 2}))
+                .build();
+        AnyValue list = AnyValue.newBuilder()
+                .setKvlistValue(KeyValueList.newBuilder()
+                        .addValues(kv("k", "v"))
+                        .addValues(KeyValue.newBuilder().setKey("n").setValue(array.apply(new AnyValue[] {one}))))
+                .build();
         return Stream.of(
                 Arguments.of(array.apply(new AnyValue[] {one, half}), "[1,0.5]"),
                 Arguments.of(array.apply(new AnyValue[] {yes, bytes}), "[true,\"AQI=\"]"),
@@ -190,11 +259,13 @@ class OtlpAttributeDimsTest {
             case BOOL_VALUE -> Boolean.toString(v.getBoolValue());
             case INT_VALUE -> Long.toString(v.getIntValue());
             case DOUBLE_VALUE -> Double.toString(v.getDoubleValue());
-            case BYTES_VALUE -> Base64.getEncoder().encodeToString(v.getBytesValue().toByteArray());
+            case BYTES_VALUE ->
+                Base64.getEncoder().encodeToString(v.getBytesValue().toByteArray());
             case ARRAY_VALUE -> {
                 StringBuilder sb = new StringBuilder("[");
                 for (int i = 0; i < v.getArrayValue().getValuesCount(); i++) {
-                    sb.append(i == 0 ? "" : ",").append(commaJoinedText(v.getArrayValue().getValues(i)));
+                    sb.append(i == 0 ? "" : ",")
+                            .append(commaJoinedText(v.getArrayValue().getValues(i)));
                 }
                 yield sb.append(']').toString();
             }
@@ -215,11 +286,15 @@ class OtlpAttributeDimsTest {
     }
 
     private static AnyValue arrayOf(AnyValue... vs) {
-        return AnyValue.newBuilder().setArrayValue(ArrayValue.newBuilder().addAllValues(List.of(vs))).build();
+        return AnyValue.newBuilder()
+                .setArrayValue(ArrayValue.newBuilder().addAllValues(List.of(vs)))
+                .build();
     }
 
     private static String randomString(Random r) {
-        String[] pieces = {"a", ",", "\"", "\\", "\n", "\u0000", "\u001f", "\u007f", "é", "\u2028", "😀", "]", "}", "=", ":", " "};
+        String[] pieces = {
+            "a", ",", "\"", "\\", "\n", "\u0000", "\u001f", "\u007f", "é", "\u2028", "😀", "]", "}", "=", ":", " "
+        };
         StringBuilder sb = new StringBuilder();
         for (int i = r.nextInt(5); i > 0; i--) {
             sb.append(pieces[r.nextInt(pieces.length)]);
@@ -231,7 +306,10 @@ class OtlpAttributeDimsTest {
         return switch (r.nextInt(6)) {
             case 0 -> str(randomString(r));
             case 1 -> AnyValue.newBuilder().setIntValue(r.nextInt(5) - 2L).build();
-            case 2 -> AnyValue.newBuilder().setDoubleValue(List.of(0.5, -0.0, 1e20, 1e-7, 3.0).get(r.nextInt(5))).build();
+            case 2 ->
+                AnyValue.newBuilder()
+                        .setDoubleValue(List.of(0.5, -0.0, 1e20, 1e-7, 3.0).get(r.nextInt(5)))
+                        .build();
             case 3 -> AnyValue.newBuilder().setBoolValue(r.nextBoolean()).build();
             case 4 -> AnyValue.getDefaultInstance();
             default -> AnyValue.newBuilder().setIntValue(Long.MIN_VALUE).build();
@@ -241,7 +319,10 @@ class OtlpAttributeDimsTest {
     private static AnyValue array(Random r, int depth) {
         ArrayValue.Builder b = ArrayValue.newBuilder();
         for (int i = r.nextInt(4); i > 0; i--) {
-            b.addValues(depth < 3 && r.nextInt(4) == 0 ? (r.nextBoolean() ? array(r, depth + 1) : kvlist(r, depth + 1)) : leaf(r));
+            b.addValues(
+                    depth < 3 && r.nextInt(4) == 0
+                            ? (r.nextBoolean() ? array(r, depth + 1) : kvlist(r, depth + 1))
+                            : leaf(r));
         }
         return AnyValue.newBuilder().setArrayValue(b).build();
     }
@@ -252,7 +333,8 @@ class OtlpAttributeDimsTest {
         for (int i = r.nextInt(4); i > 0; i--) {
             String k = randomString(r) + i; // unique keys, so the JSON object is the list
             keys.add(k);
-            b.addValues(KeyValue.newBuilder().setKey(k)
+            b.addValues(KeyValue.newBuilder()
+                    .setKey(k)
                     .setValue(depth < 3 && r.nextInt(4) == 0 ? array(r, depth + 1) : leaf(r)));
         }
         return AnyValue.newBuilder().setKvlistValue(b).build();
@@ -263,9 +345,14 @@ class OtlpAttributeDimsTest {
         return switch (v.getValueCase()) {
             case STRING_VALUE -> NODES.textNode(v.getStringValue());
             case BOOL_VALUE -> NODES.booleanNode(v.getBoolValue());
-            case INT_VALUE -> v.getIntValue() == (int) v.getIntValue() ? NODES.numberNode((int) v.getIntValue()) : NODES.numberNode(v.getIntValue());
+            case INT_VALUE ->
+                v.getIntValue() == (int) v.getIntValue()
+                        ? NODES.numberNode((int) v.getIntValue())
+                        : NODES.numberNode(v.getIntValue());
             case DOUBLE_VALUE -> NODES.numberNode(v.getDoubleValue());
-            case BYTES_VALUE -> NODES.textNode(Base64.getEncoder().encodeToString(v.getBytesValue().toByteArray()));
+            case BYTES_VALUE ->
+                NODES.textNode(
+                        Base64.getEncoder().encodeToString(v.getBytesValue().toByteArray()));
             case ARRAY_VALUE -> {
                 ArrayNode a = NODES.arrayNode();
                 v.getArrayValue().getValuesList().forEach(e -> a.add(tree(e)));

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import static dev.pulse.codec.OtlpDecodeEdgeCasesTest.DECODER;
@@ -36,13 +51,19 @@ class OtlpCumulativeCounterTest {
         for (int i = 0; i < values.length; i++) {
             s.addDataPoints(NumberDataPoint.newBuilder()
                     .setStartTimeUnixNano(i < 2 ? START_NS : NOW_NS - 11_000_000_000L)
-                    .setTimeUnixNano(NOW_NS - (30 - 10L * i) * 1_000_000_000L).setAsDouble(values[i]));
+                    .setTimeUnixNano(NOW_NS - (30 - 10L * i) * 1_000_000_000L)
+                    .setAsDouble(values[i]));
         }
-        return Metric.newBuilder().setName("http.server.requests").setUnit("{request}").setSum(s).build();
+        return Metric.newBuilder()
+                .setName("http.server.requests")
+                .setUnit("{request}")
+                .setSum(s)
+                .build();
     }
 
     private static List<Datapoint> decode(Metric m) throws Exception {
-        return DECODER.decode(request(Resource.getDefaultInstance(), m).toByteArray()).datapoints();
+        return DECODER.decode(request(Resource.getDefaultInstance(), m).toByteArray())
+                .datapoints();
     }
 
     private static Partial aggregate(List<Datapoint> dps) {
@@ -64,9 +85,10 @@ class OtlpCumulativeCounterTest {
     void aggregate_whenCumulativeMonotonicSum_storesTheResetCorrectedIncrease() throws Exception {
         Partial p = aggregate(decode(sum(true, AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE)));
 
-        Counter c = SummaryAttributes.read(PartialItems.partial(p, 86_400, 1), false).counter();
+        Counter c = SummaryAttributes.read(PartialItems.partial(p, 86_400, 1), false)
+                .counter();
 
-        assertThat(c.increase()).isEqualTo(30 + 7);  // 100 -> 130, then a restart counting from 0 to 7
+        assertThat(c.increase()).isEqualTo(30 + 7); // 100 -> 130, then a restart counting from 0 to 7
         assertThat(c.resets()).isEqualTo(1);
         assertThat(c.firstValue()).isEqualTo(100);
         assertThat(c.lastValue()).isEqualTo(7);
@@ -76,17 +98,23 @@ class OtlpCumulativeCounterTest {
     }
 
     @ParameterizedTest(name = "monotonic {0}, {1}")
-    @CsvSource({"true, AGGREGATION_TEMPORALITY_DELTA", "false, AGGREGATION_TEMPORALITY_CUMULATIVE",
-            "false, AGGREGATION_TEMPORALITY_DELTA"})
+    @CsvSource({
+        "true, AGGREGATION_TEMPORALITY_DELTA",
+        "false, AGGREGATION_TEMPORALITY_CUMULATIVE",
+        "false, AGGREGATION_TEMPORALITY_DELTA"
+    })
     void aggregate_whenNotACumulativeCounter_storesNoCounterAndNoByteMore(boolean monotonic, AggregationTemporality t)
             throws Exception {
         List<Datapoint> dps = decode(sum(monotonic, t));
         Partial p = aggregate(dps);
-        Partial plain = aggregate(dps.stream().map(d -> new Datapoint(d.name(), d.dims(), d.timestamp(), d.value(),
-                d.unit())).toList());
+        Partial plain = aggregate(dps.stream()
+                .map(d -> new Datapoint(d.name(), d.dims(), d.timestamp(), d.value(), d.unit()))
+                .toList());
 
         assertThat(dps).extracting(Datapoint::startNanos).containsOnly(0L);
-        assertThat(SummaryAttributes.read(PartialItems.partial(p, 86_400, 1), false).counter()).isNull();
+        assertThat(SummaryAttributes.read(PartialItems.partial(p, 86_400, 1), false)
+                        .counter())
+                .isNull();
         assertThat(PartialItems.itemBytes(PartialItems.partial(p, 86_400, 1)))
                 .isEqualTo(PartialItems.itemBytes(PartialItems.partial(plain, 86_400, 1)));
     }

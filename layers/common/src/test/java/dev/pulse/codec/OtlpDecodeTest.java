@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,7 +51,10 @@ class OtlpDecodeTest {
 
     /** The fixtures' time_unix_nano, 2026-11-21T12:00:00Z. */
     static final long FIXTURE_MS = 1_795_262_400_000L;
-    static final String[] FIXTURES = {"metrics.pb", "metrics.json", "metrics.pb.gz", "metrics.pb.zlib", "metrics.pb.flate", "metrics.json.gz"};
+
+    static final String[] FIXTURES = {
+        "metrics.pb", "metrics.json", "metrics.pb.gz", "metrics.pb.zlib", "metrics.pb.flate", "metrics.json.gz"
+    };
 
     static final RecordDecoder DECODER = new RecordDecoder(new DatapointValidator(
             Clock.fixed(Instant.ofEpochMilli(FIXTURE_MS), ZoneOffset.UTC), Duration.ofDays(14), Duration.ofHours(2)));
@@ -54,7 +72,8 @@ class OtlpDecodeTest {
 
     /** The series key with the fixture's resource dims and {@code kv} (key, value, ...) as the point's. */
     static String key(String name, String... kv) {
-        Map<String, String> dims = new java.util.HashMap<>(Map.of("service.name", "checkout", "deployment.environment", "test"));
+        Map<String, String> dims =
+                new java.util.HashMap<>(Map.of("service.name", "checkout", "deployment.environment", "test"));
         for (int i = 0; i < kv.length; i += 2) {
             dims.put(kv[i], kv[i + 1]);
         }
@@ -62,15 +81,30 @@ class OtlpDecodeTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"metrics.pb", "metrics.json", "metrics.pb.gz", "metrics.pb.zlib", "metrics.pb.flate", "metrics.json.gz"})
+    @ValueSource(
+            strings = {
+                "metrics.pb",
+                "metrics.json",
+                "metrics.pb.gz",
+                "metrics.pb.zlib",
+                "metrics.pb.flate",
+                "metrics.json.gz"
+            })
     void decode_whenSdkFixtureInAnyExporterEncoding_givesExactCountsSumsMinMax(String name) throws Exception {
-        Map<String, Datapoint> dps = bySeries(DECODER.decode(fixture(name), FIXTURE_MS).datapoints());
+        Map<String, Datapoint> dps =
+                bySeries(DECODER.decode(fixture(name), FIXTURE_MS).datapoints());
 
-        assertThat(dps).containsOnlyKeys(
-                key("requests", "route", "/pay"), key("requests", "route", "/refund"), key("queue.depth"),
-                key("temperature", "room", "lab"), key("latency", "route", "/pay"), key("latency", "route", "/search"),
-                key("payload.size"),
-                key("rpc.duration.count", "method", "Get"), key("rpc.duration.sum", "method", "Get"));
+        assertThat(dps)
+                .containsOnlyKeys(
+                        key("requests", "route", "/pay"),
+                        key("requests", "route", "/refund"),
+                        key("queue.depth"),
+                        key("temperature", "room", "lab"),
+                        key("latency", "route", "/pay"),
+                        key("latency", "route", "/search"),
+                        key("payload.size"),
+                        key("rpc.duration.count", "method", "Get"),
+                        key("rpc.duration.sum", "method", "Get"));
         assertThat(dps.get(key("requests", "route", "/pay")).value()).isEqualTo(6.0);
         assertThat(dps.get(key("requests", "route", "/pay")).unit()).isEqualTo("Count");
         assertThat(dps.get(key("requests", "route", "/refund")).value()).isEqualTo(4.0);
@@ -105,8 +139,13 @@ class OtlpDecodeTest {
     void decode_whenResourceHasSdkAttributes_leavesThemOutOfDims() throws Exception {
         List<Datapoint> dps = DECODER.decode(fixture("metrics.pb"), FIXTURE_MS).datapoints();
 
-        assertThat(dps).allSatisfy(d -> assertThat(d.dims()).doesNotContainKeys(
-                "telemetry.sdk.language", "telemetry.sdk.name", "telemetry.sdk.version", "service.instance.id"));
+        assertThat(dps)
+                .allSatisfy(d -> assertThat(d.dims())
+                        .doesNotContainKeys(
+                                "telemetry.sdk.language",
+                                "telemetry.sdk.name",
+                                "telemetry.sdk.version",
+                                "service.instance.id"));
     }
 
     @Test
@@ -115,7 +154,10 @@ class OtlpDecodeTest {
         agg.addRecord("1", DECODER.decode(fixture("metrics.pb.gz"), FIXTURE_MS).datapoints());
         agg.addRecord("2", DECODER.decode(fixture("metrics.json"), FIXTURE_MS).datapoints());
 
-        Partial latency = agg.partials().stream().filter(p -> p.name().equals("latency")).findFirst().orElseThrow();
+        Partial latency = agg.partials().stream()
+                .filter(p -> p.name().equals("latency"))
+                .findFirst()
+                .orElseThrow();
         assertThat(latency.count()).isEqualTo(12);
         assertThat(latency.sum()).isEqualTo(654.0);
         assertThat(latency.min()).isEqualTo(3.0);
@@ -126,36 +168,52 @@ class OtlpDecodeTest {
 
     @Test
     void decode_whenCumulativeHistogram_isPoisonNamingTheProcessor() throws Exception {
-        ExportMetricsServiceRequest.Builder b = ExportMetricsServiceRequest.parseFrom(fixture("metrics.pb")).toBuilder();
-        Metric.Builder latency = b.getResourceMetricsBuilder(0).getScopeMetricsBuilder(0).getMetricsBuilderList().stream()
-                .filter(m -> m.getName().equals("latency")).findFirst().orElseThrow();
-        latency.getHistogramBuilder().setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE);
+        ExportMetricsServiceRequest.Builder b =
+                ExportMetricsServiceRequest.parseFrom(fixture("metrics.pb")).toBuilder();
+        Metric.Builder latency =
+                b.getResourceMetricsBuilder(0).getScopeMetricsBuilder(0).getMetricsBuilderList().stream()
+                        .filter(m -> m.getName().equals("latency"))
+                        .findFirst()
+                        .orElseThrow();
+        latency.getHistogramBuilder()
+                .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE);
 
         assertThatThrownBy(() -> DECODER.decode(b.build().toByteArray(), FIXTURE_MS))
-                .isInstanceOf(DecodeException.class).hasMessageContaining("cumulativetodelta");
+                .isInstanceOf(DecodeException.class)
+                .hasMessageContaining("cumulativetodelta");
     }
 
     @Test
     void decode_whenAttributesBreakTheDimLimit_isPoisonWithTheReason() throws Exception {
-        ExportMetricsServiceRequest.Builder b = ExportMetricsServiceRequest.parseFrom(fixture("metrics.pb")).toBuilder();
+        ExportMetricsServiceRequest.Builder b =
+                ExportMetricsServiceRequest.parseFrom(fixture("metrics.pb")).toBuilder();
         var resource = b.getResourceMetricsBuilder(0).getResourceBuilder();
         for (int i = 0; i < 30; i++) {
-            resource.addAttributes(KeyValue.newBuilder().setKey("k" + i).setValue(AnyValue.newBuilder().setStringValue("v")));
+            resource.addAttributes(KeyValue.newBuilder()
+                    .setKey("k" + i)
+                    .setValue(AnyValue.newBuilder().setStringValue("v")));
         }
 
         assertThatThrownBy(() -> DECODER.decode(b.build().toByteArray(), FIXTURE_MS))
-                .isInstanceOf(DecodeException.class).hasMessageContaining("at most 30");
+                .isInstanceOf(DecodeException.class)
+                .hasMessageContaining("at most 30");
     }
 
     @Test
     void decode_whenBucketCountsDisagreeWithCount_isPoison() throws Exception {
-        ExportMetricsServiceRequest.Builder b = ExportMetricsServiceRequest.parseFrom(fixture("metrics.pb")).toBuilder();
+        ExportMetricsServiceRequest.Builder b =
+                ExportMetricsServiceRequest.parseFrom(fixture("metrics.pb")).toBuilder();
         b.getResourceMetricsBuilder(0).getScopeMetricsBuilder(0).getMetricsBuilderList().stream()
-                .filter(m -> m.getName().equals("latency")).findFirst().orElseThrow()
-                .getHistogramBuilder().getDataPointsBuilder(0).setCount(7);
+                .filter(m -> m.getName().equals("latency"))
+                .findFirst()
+                .orElseThrow()
+                .getHistogramBuilder()
+                .getDataPointsBuilder(0)
+                .setCount(7);
 
         assertThatThrownBy(() -> DECODER.decode(b.build().toByteArray(), FIXTURE_MS))
-                .isInstanceOf(DecodeException.class).hasMessageContaining("add up to 6, count is 7");
+                .isInstanceOf(DecodeException.class)
+                .hasMessageContaining("add up to 6, count is 7");
     }
 
     @Test
@@ -163,7 +221,8 @@ class OtlpDecodeTest {
         byte[] pb = fixture("metrics.pb");
 
         assertThatThrownBy(() -> DECODER.decode(Arrays.copyOf(pb, pb.length / 2), FIXTURE_MS))
-                .isInstanceOf(DecodeException.class).hasMessageContaining("OTLP protobuf");
+                .isInstanceOf(DecodeException.class)
+                .hasMessageContaining("OTLP protobuf");
     }
 
     @Test
@@ -171,7 +230,8 @@ class OtlpDecodeTest {
         byte[] json = "{\"resourceMetrics\":[{\"scopeMetrics\":\"x\"}]}".getBytes(StandardCharsets.UTF_8);
 
         assertThatThrownBy(() -> DECODER.decode(json, FIXTURE_MS))
-                .isInstanceOf(DecodeException.class).hasMessageContaining("$.resourceMetrics[0].scopeMetrics");
+                .isInstanceOf(DecodeException.class)
+                .hasMessageContaining("$.resourceMetrics[0].scopeMetrics");
     }
 
     @Test
@@ -185,12 +245,18 @@ class OtlpDecodeTest {
 
     @Test
     void detect_whenEachExporterCompression_namesItAndTheEncoding() throws Exception {
-        assertThat(OtlpDecoder.detect(fixture("metrics.pb"))).isEqualTo(new OtlpDecoder.Format(OtlpDecoder.Compression.NONE, OtlpDecoder.Encoding.PROTO));
-        assertThat(OtlpDecoder.detect(fixture("metrics.json"))).isEqualTo(new OtlpDecoder.Format(OtlpDecoder.Compression.NONE, OtlpDecoder.Encoding.JSON));
-        assertThat(OtlpDecoder.detect(fixture("metrics.pb.gz"))).isEqualTo(new OtlpDecoder.Format(OtlpDecoder.Compression.GZIP, OtlpDecoder.Encoding.PROTO));
-        assertThat(OtlpDecoder.detect(fixture("metrics.pb.zlib"))).isEqualTo(new OtlpDecoder.Format(OtlpDecoder.Compression.ZLIB, OtlpDecoder.Encoding.PROTO));
-        assertThat(OtlpDecoder.detect(fixture("metrics.pb.flate"))).isEqualTo(new OtlpDecoder.Format(OtlpDecoder.Compression.FLATE, OtlpDecoder.Encoding.PROTO));
-        assertThat(OtlpDecoder.detect(fixture("metrics.json.gz"))).isEqualTo(new OtlpDecoder.Format(OtlpDecoder.Compression.GZIP, OtlpDecoder.Encoding.JSON));
+        assertThat(OtlpDecoder.detect(fixture("metrics.pb")))
+                .isEqualTo(new OtlpDecoder.Format(OtlpDecoder.Compression.NONE, OtlpDecoder.Encoding.PROTO));
+        assertThat(OtlpDecoder.detect(fixture("metrics.json")))
+                .isEqualTo(new OtlpDecoder.Format(OtlpDecoder.Compression.NONE, OtlpDecoder.Encoding.JSON));
+        assertThat(OtlpDecoder.detect(fixture("metrics.pb.gz")))
+                .isEqualTo(new OtlpDecoder.Format(OtlpDecoder.Compression.GZIP, OtlpDecoder.Encoding.PROTO));
+        assertThat(OtlpDecoder.detect(fixture("metrics.pb.zlib")))
+                .isEqualTo(new OtlpDecoder.Format(OtlpDecoder.Compression.ZLIB, OtlpDecoder.Encoding.PROTO));
+        assertThat(OtlpDecoder.detect(fixture("metrics.pb.flate")))
+                .isEqualTo(new OtlpDecoder.Format(OtlpDecoder.Compression.FLATE, OtlpDecoder.Encoding.PROTO));
+        assertThat(OtlpDecoder.detect(fixture("metrics.json.gz")))
+                .isEqualTo(new OtlpDecoder.Format(OtlpDecoder.Compression.GZIP, OtlpDecoder.Encoding.JSON));
     }
 
     @Test

@@ -1,8 +1,25 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.aggregate.Sketches;
 import dev.pulse.aggregate.Summary;
 import dev.pulse.model.Datapoint;
@@ -16,10 +33,8 @@ import io.opentelemetry.proto.metrics.v1.HistogramDataPoint;
 import io.opentelemetry.proto.metrics.v1.Metric;
 import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
 import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
-import io.opentelemetry.proto.metrics.v1.SummaryDataPoint.ValueAtQuantile;
 import io.opentelemetry.proto.metrics.v1.SummaryDataPoint;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.opentelemetry.proto.metrics.v1.SummaryDataPoint.ValueAtQuantile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -58,7 +73,9 @@ class OtlpHistogramAccuracyTest {
         for (double v : values) {
             counts[bucketOf(bounds, v)]++;
         }
-        HistogramDataPoint.Builder p = HistogramDataPoint.newBuilder().setTimeUnixNano(NOW_NS).setCount(values.length)
+        HistogramDataPoint.Builder p = HistogramDataPoint.newBuilder()
+                .setTimeUnixNano(NOW_NS)
+                .setCount(values.length)
                 .setSum(Arrays.stream(values).sum());
         Arrays.stream(bounds).forEach(p::addExplicitBounds);
         Arrays.stream(counts).forEach(p::addBucketCounts);
@@ -80,18 +97,31 @@ class OtlpHistogramAccuracyTest {
     }
 
     static Metric histogram(HistogramDataPoint.Builder p) {
-        return Metric.newBuilder().setName("latency").setUnit("ms").setHistogram(Histogram.newBuilder()
-                .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_DELTA).addDataPoints(p)).build();
+        return Metric.newBuilder()
+                .setName("latency")
+                .setUnit("ms")
+                .setHistogram(Histogram.newBuilder()
+                        .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_DELTA)
+                        .addDataPoints(p))
+                .build();
     }
 
     static Metric exponential(ExponentialHistogramDataPoint.Builder p) {
-        return Metric.newBuilder().setName("size").setUnit("By").setExponentialHistogram(ExponentialHistogram.newBuilder()
-                .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_DELTA).addDataPoints(p)).build();
+        return Metric.newBuilder()
+                .setName("size")
+                .setUnit("By")
+                .setExponentialHistogram(ExponentialHistogram.newBuilder()
+                        .setAggregationTemporality(AggregationTemporality.AGGREGATION_TEMPORALITY_DELTA)
+                        .addDataPoints(p))
+                .build();
     }
 
     static byte[] request(Metric m) {
-        return ExportMetricsServiceRequest.newBuilder().addResourceMetrics(ResourceMetrics.newBuilder()
-                .addScopeMetrics(ScopeMetrics.newBuilder().addMetrics(m))).build().toByteArray();
+        return ExportMetricsServiceRequest.newBuilder()
+                .addResourceMetrics(ResourceMetrics.newBuilder()
+                        .addScopeMetrics(ScopeMetrics.newBuilder().addMetrics(m)))
+                .build()
+                .toByteArray();
     }
 
     static List<Datapoint> decode(Metric m) throws DecodeException {
@@ -103,7 +133,8 @@ class OtlpHistogramAccuracyTest {
         Summary merged = new Summary();
         for (Metric m : records) {
             Summary s = decode(m).get(0).summary();
-            merged.merge(Summary.withEncodedSketch(s.count(), s.exactSum(), s.min(), s.max(), Sketches.serialize(s.sketch())));
+            merged.merge(Summary.withEncodedSketch(
+                    s.count(), s.exactSum(), s.min(), s.max(), Sketches.serialize(s.sketch())));
         }
         return merged;
     }
@@ -119,7 +150,8 @@ class OtlpHistogramAccuracyTest {
     }
 
     /** An exponential delta point of {@code values} at {@code scale}, |v| <= zeroThreshold in the zero bucket. */
-    static ExponentialHistogramDataPoint.Builder expo(int scale, double zeroThreshold, double[] values, boolean withMinMax) {
+    static ExponentialHistogramDataPoint.Builder expo(
+            int scale, double zeroThreshold, double[] values, boolean withMinMax) {
         TreeMap<Integer, Long> pos = new TreeMap<>();
         TreeMap<Integer, Long> neg = new TreeMap<>();
         long zero = 0;
@@ -130,11 +162,18 @@ class OtlpHistogramAccuracyTest {
                 (v > 0 ? pos : neg).merge(expIndex(Math.abs(v), scale), 1L, Long::sum);
             }
         }
-        ExponentialHistogramDataPoint.Builder p = ExponentialHistogramDataPoint.newBuilder().setTimeUnixNano(NOW_NS)
-                .setScale(scale).setZeroCount(zero).setZeroThreshold(zeroThreshold).setCount(values.length)
-                .setSum(Arrays.stream(values).sum()).setPositive(buckets(pos)).setNegative(buckets(neg));
+        ExponentialHistogramDataPoint.Builder p = ExponentialHistogramDataPoint.newBuilder()
+                .setTimeUnixNano(NOW_NS)
+                .setScale(scale)
+                .setZeroCount(zero)
+                .setZeroThreshold(zeroThreshold)
+                .setCount(values.length)
+                .setSum(Arrays.stream(values).sum())
+                .setPositive(buckets(pos))
+                .setNegative(buckets(neg));
         if (withMinMax) {
-            p.setMin(Arrays.stream(values).min().orElseThrow()).setMax(Arrays.stream(values).max().orElseThrow());
+            p.setMin(Arrays.stream(values).min().orElseThrow())
+                    .setMax(Arrays.stream(values).max().orElseThrow());
         }
         return p;
     }
@@ -239,8 +278,12 @@ class OtlpHistogramAccuracyTest {
     /** Count, sum, min and max without buckets: the values enter at the middle of [min, max], not at the mean. */
     @Test
     void quantile_whenHistogramHasNoBucketCounts_isWithinHalfOfMinToMax() throws Exception {
-        HistogramDataPoint.Builder p = HistogramDataPoint.newBuilder().setTimeUnixNano(NOW_NS).setCount(100)
-                .setSum(89 + 1100).setMin(1).setMax(100);
+        HistogramDataPoint.Builder p = HistogramDataPoint.newBuilder()
+                .setTimeUnixNano(NOW_NS)
+                .setCount(100)
+                .setSum(89 + 1100)
+                .setMin(1)
+                .setMax(100);
         Summary s = stored(histogram(p));
         assertThat(Math.abs(100 - s.quantile(0.9))).isLessThanOrEqualTo(49.5 + 1);
         assertThat(Math.abs(1 - s.quantile(0.5))).isLessThanOrEqualTo(49.5 + 1);
@@ -266,10 +309,11 @@ class OtlpHistogramAccuracyTest {
         double want = nearestRank(sorted, 0.5);
         assertThat(want).isEqualTo(1.0);
         double got = s.quantile(0.5);
-        assertThat(got).isGreaterThan(100 * want);  // documented: within 42% of 1.0
+        assertThat(got).isGreaterThan(100 * want); // documented: within 42% of 1.0
         assertThat(Math.abs(got - want)).isGreaterThan(exponentialBound(0, sorted, 0.5) * 100);
         // The p90 (true 1e16, in the kept range) still holds.
-        assertThat(Math.abs(s.quantile(0.9) - nearestRank(sorted, 0.9))).isLessThanOrEqualTo(exponentialBound(0, sorted, 0.9));
+        assertThat(Math.abs(s.quantile(0.9) - nearestRank(sorted, 0.9)))
+                .isLessThanOrEqualTo(exponentialBound(0, sorted, 0.9));
     }
 
     /**
@@ -279,18 +323,38 @@ class OtlpHistogramAccuracyTest {
     @Test
     void decode_whenPointCountAbove2To53_isPoisonAndBelowItIsAnswered() throws Exception {
         long half = 1L << 61;
-        HistogramDataPoint.Builder p = HistogramDataPoint.newBuilder().setTimeUnixNano(NOW_NS).setCount(2 * half)
-                .setSum(half * 1001.0).setMin(1).setMax(1000).addExplicitBounds(0).addExplicitBounds(10)
-                .addBucketCounts(0).addBucketCounts(half).addBucketCounts(half);
-        assertThatThrownBy(() -> decode(histogram(p))).isInstanceOf(DecodeException.class).hasMessageContaining("2^53");
-        ExponentialHistogramDataPoint.Builder e = expo(0, 0, new double[] {1, 2}, true).setCount((1L << 53) + 1)
-                .setZeroCount((1L << 53) - 1);
-        assertThatThrownBy(() -> decode(exponential(e))).isInstanceOf(DecodeException.class).hasMessageContaining("2^53");
+        HistogramDataPoint.Builder p = HistogramDataPoint.newBuilder()
+                .setTimeUnixNano(NOW_NS)
+                .setCount(2 * half)
+                .setSum(half * 1001.0)
+                .setMin(1)
+                .setMax(1000)
+                .addExplicitBounds(0)
+                .addExplicitBounds(10)
+                .addBucketCounts(0)
+                .addBucketCounts(half)
+                .addBucketCounts(half);
+        assertThatThrownBy(() -> decode(histogram(p)))
+                .isInstanceOf(DecodeException.class)
+                .hasMessageContaining("2^53");
+        ExponentialHistogramDataPoint.Builder e =
+                expo(0, 0, new double[] {1, 2}, true).setCount((1L << 53) + 1).setZeroCount((1L << 53) - 1);
+        assertThatThrownBy(() -> decode(exponential(e)))
+                .isInstanceOf(DecodeException.class)
+                .hasMessageContaining("2^53");
 
         long small = 1L << 40;
-        HistogramDataPoint.Builder ok = HistogramDataPoint.newBuilder().setTimeUnixNano(NOW_NS).setCount(2 * small)
-                .setSum(small * 1001.0).setMin(1).setMax(1000).addExplicitBounds(0).addExplicitBounds(10)
-                .addBucketCounts(0).addBucketCounts(small).addBucketCounts(small);
+        HistogramDataPoint.Builder ok = HistogramDataPoint.newBuilder()
+                .setTimeUnixNano(NOW_NS)
+                .setCount(2 * small)
+                .setSum(small * 1001.0)
+                .setMin(1)
+                .setMax(1000)
+                .addExplicitBounds(0)
+                .addExplicitBounds(10)
+                .addBucketCounts(0)
+                .addBucketCounts(small)
+                .addBucketCounts(small);
         assertThat(stored(histogram(ok)).quantile(0.5)).isCloseTo(5.5, org.assertj.core.data.Offset.offset(0.06));
     }
 
@@ -355,7 +419,7 @@ class OtlpHistogramAccuracyTest {
         Summary s = stored(histogram(explicit(bounds, values, false, false)));
         assertThat(s.min()).isCloseTo(0.0, org.assertj.core.data.Offset.offset(1e-9));
         assertThat(s.max()).isCloseTo(30.0, org.assertj.core.data.Offset.offset(0.3));
-        assertThat(s.quantile(0.5)).isCloseTo(15.0, org.assertj.core.data.Offset.offset(0.15 + 1e-9));  // true 14
+        assertThat(s.quantile(0.5)).isCloseTo(15.0, org.assertj.core.data.Offset.offset(0.15 + 1e-9)); // true 14
     }
 
     @Test
@@ -367,12 +431,17 @@ class OtlpHistogramAccuracyTest {
         for (int t = 0; t < 2000; t++) {
             double[] bounds = randomBounds(rnd);
             double[] values = randomValues(rnd, bounds);
-            if (Arrays.stream(values).mapToInt(v -> bucketOf(bounds, v)).distinct().count() < 2) {
+            if (Arrays.stream(values)
+                            .mapToInt(v -> bucketOf(bounds, v))
+                            .distinct()
+                            .count()
+                    < 2) {
                 continue;
             }
             Summary s = stored(histogram(explicit(bounds, values, true, true)));
-            assertThat(explicitViolations(bounds, values, s)).as("bounds %s values %s", Arrays.toString(bounds),
-                    Arrays.toString(values)).isEmpty();
+            assertThat(explicitViolations(bounds, values, s))
+                    .as("bounds %s values %s", Arrays.toString(bounds), Arrays.toString(values))
+                    .isEmpty();
             checked++;
         }
         assertThat(checked).isGreaterThan(1500);
@@ -391,7 +460,11 @@ class OtlpHistogramAccuracyTest {
             double[] all = new double[0];
             for (int r = 0; r < records; r++) {
                 double[] values = randomValues(rnd, bounds);
-                if (Arrays.stream(values).mapToInt(v -> bucketOf(bounds, v)).distinct().count() < 2) {
+                if (Arrays.stream(values)
+                                .mapToInt(v -> bucketOf(bounds, v))
+                                .distinct()
+                                .count()
+                        < 2) {
                     continue;
                 }
                 ms.add(histogram(explicit(bounds, values, true, true)));
@@ -404,7 +477,9 @@ class OtlpHistogramAccuracyTest {
             assertThat(s.count()).isEqualTo(all.length);
             assertThat(s.min()).isEqualTo(Arrays.stream(all).min().orElseThrow());
             assertThat(s.max()).isEqualTo(Arrays.stream(all).max().orElseThrow());
-            assertThat(explicitViolations(bounds, all, s)).as("bounds %s", Arrays.toString(bounds)).isEmpty();
+            assertThat(explicitViolations(bounds, all, s))
+                    .as("bounds %s", Arrays.toString(bounds))
+                    .isEmpty();
             checked++;
         }
         assertThat(checked).isGreaterThan(300);
@@ -428,8 +503,8 @@ class OtlpHistogramAccuracyTest {
         double hi = bounds[bounds.length - 1] + 50;
         for (int i = 0; i < n; i++) {
             v[i] = switch (rnd.nextInt(4)) {
-                case 0 -> bounds[rnd.nextInt(bounds.length)];  // exactly on a bound
-                case 1 -> lo + (hi - lo) * Math.pow(rnd.nextDouble(), 3);  // skewed low
+                case 0 -> bounds[rnd.nextInt(bounds.length)]; // exactly on a bound
+                case 1 -> lo + (hi - lo) * Math.pow(rnd.nextDouble(), 3); // skewed low
                 default -> lo + (hi - lo) * rnd.nextDouble();
             };
         }
@@ -453,7 +528,9 @@ class OtlpHistogramAccuracyTest {
             double center = Math.pow(10, rnd.nextDouble() * 8 - 3);
             double spread = Math.pow(2, rnd.nextDouble() * (rnd.nextBoolean() ? 0.05 : 30));
             for (int i = 0; i < n; i++) {
-                double mag = rnd.nextInt(5) == 0 ? Math.scalb(1.0, rnd.nextInt(20) - 5) : center * Math.pow(spread, rnd.nextDouble());
+                double mag = rnd.nextInt(5) == 0
+                        ? Math.scalb(1.0, rnd.nextInt(20) - 5)
+                        : center * Math.pow(spread, rnd.nextDouble());
                 values[i] = rnd.nextInt(4) == 0 ? -mag : rnd.nextInt(20) == 0 ? 0 : mag;
             }
             while (span(scale, zt, values) > 160) {
@@ -469,7 +546,8 @@ class OtlpHistogramAccuracyTest {
                 if (Math.abs(want) <= zt && rank(q, n) != 1 && rank(q, n) != n) {
                     continue;
                 }
-                assertThat(Math.abs(s.quantile(q) - want)).as("scale %d zt %s q %s", scale, zt, q)
+                assertThat(Math.abs(s.quantile(q) - want))
+                        .as("scale %d zt %s q %s", scale, zt, q)
                         .isLessThanOrEqualTo(exponentialBound(scale, sorted, q) * (1 + 1e-9));
             }
             checked++;
@@ -499,7 +577,8 @@ class OtlpHistogramAccuracyTest {
         Summary s = stored(exponential(expo(-2, 0, values, true)));
         double[] sorted = sorted(values);
         for (double q : QS) {
-            assertThat(Math.abs(s.quantile(q) - nearestRank(sorted, q))).isLessThanOrEqualTo(exponentialBound(-2, sorted, q));
+            assertThat(Math.abs(s.quantile(q) - nearestRank(sorted, q)))
+                    .isLessThanOrEqualTo(exponentialBound(-2, sorted, q));
         }
     }
 
@@ -511,18 +590,26 @@ class OtlpHistogramAccuracyTest {
         ExponentialHistogramDataPoint.Builder p = expo(0, 0.5, values, true);
         assertThat(p.getZeroCount()).isEqualTo(3);
         Summary s = stored(exponential(p));
-        assertThat(s.quantile(0.5)).isEqualTo(0.0);  // true 0
-        assertThat(s.quantile(0.2)).isCloseTo(-Math.pow(2, 2.5), org.assertj.core.data.Offset.offset(Math.pow(2, 2.5) * SKETCH));
+        assertThat(s.quantile(0.5)).isEqualTo(0.0); // true 0
+        assertThat(s.quantile(0.2))
+                .isCloseTo(-Math.pow(2, 2.5), org.assertj.core.data.Offset.offset(Math.pow(2, 2.5) * SKETCH));
         assertThat(s.min()).isEqualTo(-8);
     }
 
     @Test
     void decode_whenExponentialOffsetIsAMillionWithoutMinMax_estimatesMinAndMaxWithinOnePercent() throws Exception {
         // offset -1,000,000 at scale 20 (values ~ 2^-0.95) and +1,000,000 (~ 2^0.95), without min and max.
-        ExponentialHistogramDataPoint.Builder p = ExponentialHistogramDataPoint.newBuilder().setTimeUnixNano(NOW_NS)
-                .setScale(20).setCount(3).setSum(0.52 + 1.93 + 1.93)
-                .setPositive(ExponentialHistogramDataPoint.Buckets.newBuilder().setOffset(-1_000_000).addBucketCounts(1))
-                .setNegative(ExponentialHistogramDataPoint.Buckets.newBuilder().setOffset(1_000_000).addBucketCounts(2));
+        ExponentialHistogramDataPoint.Builder p = ExponentialHistogramDataPoint.newBuilder()
+                .setTimeUnixNano(NOW_NS)
+                .setScale(20)
+                .setCount(3)
+                .setSum(0.52 + 1.93 + 1.93)
+                .setPositive(ExponentialHistogramDataPoint.Buckets.newBuilder()
+                        .setOffset(-1_000_000)
+                        .addBucketCounts(1))
+                .setNegative(ExponentialHistogramDataPoint.Buckets.newBuilder()
+                        .setOffset(1_000_000)
+                        .addBucketCounts(2));
         Summary s = stored(exponential(p));
         double v = Math.pow(2, -1_000_000 / 1048576.0);
         assertThat(s.max()).isCloseTo(v, org.assertj.core.data.Offset.offset(v * SKETCH));
@@ -531,9 +618,18 @@ class OtlpHistogramAccuracyTest {
 
     @Test
     void decode_whenOtlpSummary_keepsCountAndSumOnly() throws Exception {
-        Metric m = Metric.newBuilder().setName("rpc").setUnit("s").setSummary(io.opentelemetry.proto.metrics.v1.Summary
-                .newBuilder().addDataPoints(SummaryDataPoint.newBuilder().setTimeUnixNano(NOW_NS).setCount(4).setSum(10.5)
-                        .addQuantileValues(ValueAtQuantile.newBuilder().setQuantile(0.99).setValue(6)))).build();
+        Metric m = Metric.newBuilder()
+                .setName("rpc")
+                .setUnit("s")
+                .setSummary(io.opentelemetry.proto.metrics.v1.Summary.newBuilder()
+                        .addDataPoints(SummaryDataPoint.newBuilder()
+                                .setTimeUnixNano(NOW_NS)
+                                .setCount(4)
+                                .setSum(10.5)
+                                .addQuantileValues(ValueAtQuantile.newBuilder()
+                                        .setQuantile(0.99)
+                                        .setValue(6))))
+                .build();
         List<Datapoint> dps = decode(m);
         assertThat(dps).extracting(Datapoint::name).containsExactlyInAnyOrder("rpc.count", "rpc.sum");
         assertThat(dps).extracting(Datapoint::value).containsExactlyInAnyOrder(4.0, 10.5);
@@ -560,16 +656,22 @@ class OtlpHistogramAccuracyTest {
     @Test
     void expectations_whenRankIsTheLowestOrHighest_areExactMinOrMax() throws Exception {
         for (String f : List.of("native", "cwlogs", "kpl", "otlp")) {
-            JsonNode series = new ObjectMapper().readTree(REPO.resolve("events/expected/ingest-kinesis-" + f + ".json")
-                    .toFile()).get("series");
-            series.forEach(minutes -> minutes.forEach(m -> m.get("percentiles").properties().forEach(e -> {
-                long n = m.get("count").asLong();
-                long r = rank(Double.parseDouble(e.getKey().substring(1)) / 100, n);
-                if (r == 1 || r == n) {
-                    assertThat(e.getValue().get("tolerance").asDouble()).as(f + " " + e.getKey()).isZero();
-                    assertThat(e.getValue().get("value").asDouble()).isEqualTo(m.get(r == n ? "max" : "min").asDouble());
-                }
-            })));
+            JsonNode series = new ObjectMapper()
+                    .readTree(REPO.resolve("events/expected/ingest-kinesis-" + f + ".json")
+                            .toFile())
+                    .get("series");
+            series.forEach(minutes ->
+                    minutes.forEach(m -> m.get("percentiles").properties().forEach(e -> {
+                        long n = m.get("count").asLong();
+                        long r = rank(Double.parseDouble(e.getKey().substring(1)) / 100, n);
+                        if (r == 1 || r == n) {
+                            assertThat(e.getValue().get("tolerance").asDouble())
+                                    .as(f + " " + e.getKey())
+                                    .isZero();
+                            assertThat(e.getValue().get("value").asDouble())
+                                    .isEqualTo(m.get(r == n ? "max" : "min").asDouble());
+                        }
+                    })));
         }
     }
 
@@ -580,18 +682,25 @@ class OtlpHistogramAccuracyTest {
      */
     @Test
     void genOtlpTolerance_whenExplicitAndExponentialBuckets_isTheDocumentedBound() throws Exception {
-        String python = ProjectPython.require("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.common").toString();
-        Process p = new ProcessBuilder(python, "-c", "import sys; sys.path.insert(0, 'scripts'); import gen_otlp as g; "
-                + "print(g.tolerance('explicit', [251.0] * 89 + [500.0] * 11, 500.0, 0)); "
-                + "print(g.tolerance('exponential', [300.0], 300.0, 4))")
-                .directory(REPO.toFile()).redirectErrorStream(true).start();
+        String python = ProjectPython.require("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.common")
+                .toString();
+        Process p = new ProcessBuilder(
+                        python,
+                        "-c",
+                        "import sys; sys.path.insert(0, 'scripts'); import gen_otlp as g; "
+                                + "print(g.tolerance('explicit', [251.0] * 89 + [500.0] * 11, 500.0, 0)); "
+                                + "print(g.tolerance('exponential', [300.0], 300.0, 4))")
+                .directory(REPO.toFile())
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor()).as(out).isZero();
         String[] lines = out.strip().split("\\R");
-        assertThat(Double.parseDouble(lines[0])).isCloseTo((500 - 251) / 2.0 + 5, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(Double.parseDouble(lines[0]))
+                .isCloseTo((500 - 251) / 2.0 + 5, org.assertj.core.data.Offset.offset(1e-9));
         double sqrtBase = Math.sqrt(Math.pow(2, 1.0 / 16));
-        assertThat(Double.parseDouble(lines[1])).isCloseTo(300 * (sqrtBase * (1 + SKETCH) - 1),
-                org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(Double.parseDouble(lines[1]))
+                .isCloseTo(300 * (sqrtBase * (1 + SKETCH) - 1), org.assertj.core.data.Offset.offset(1e-9));
     }
 
     /**
@@ -602,15 +711,20 @@ class OtlpHistogramAccuracyTest {
     void expectations_whenEveryInputFormat_includePercentilesTheSketchAnswers() throws Exception {
         for (String f : List.of("native", "cwlogs", "kpl", "otlp")) {
             int[] inner = {0};
-            JsonNode series = new ObjectMapper().readTree(REPO.resolve("events/expected/ingest-kinesis-" + f + ".json")
-                    .toFile()).get("series");
-            series.forEach(minutes -> minutes.forEach(m -> m.get("percentiles").properties().forEach(e -> {
-                long n = m.get("count").asLong();
-                long r = rank(Double.parseDouble(e.getKey().substring(1)) / 100, n);
-                if (r > 1 && r < n && m.get("min").asDouble() != m.get("max").asDouble()) {
-                    inner[0]++;
-                }
-            })));
+            JsonNode series = new ObjectMapper()
+                    .readTree(REPO.resolve("events/expected/ingest-kinesis-" + f + ".json")
+                            .toFile())
+                    .get("series");
+            series.forEach(minutes ->
+                    minutes.forEach(m -> m.get("percentiles").properties().forEach(e -> {
+                        long n = m.get("count").asLong();
+                        long r = rank(Double.parseDouble(e.getKey().substring(1)) / 100, n);
+                        if (r > 1
+                                && r < n
+                                && m.get("min").asDouble() != m.get("max").asDouble()) {
+                            inner[0]++;
+                        }
+                    })));
             assertThat(inner[0]).as(f).isPositive();
         }
     }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import static dev.pulse.codec.OtlpDecodeTest.DECODER;
@@ -25,7 +40,8 @@ class OtlpMetricKindTest {
     @ParameterizedTest
     @ValueSource(strings = {"metrics.pb", "metrics.json"})
     void decode_whenSdkFixture_givesEachDatapointItsMetricKind(String name) throws Exception {
-        Map<String, Datapoint> dps = bySeries(DECODER.decode(fixture(name), FIXTURE_MS).datapoints());
+        Map<String, Datapoint> dps =
+                bySeries(DECODER.decode(fixture(name), FIXTURE_MS).datapoints());
 
         assertThat(dps.get(key("requests", "route", "/pay")).kind())
                 .isEqualTo(MetricKind.of(Type.COUNTER, Temporality.DELTA, "{request}"));
@@ -37,7 +53,8 @@ class OtlpMetricKindTest {
         assertThat(latency.temporality()).isEqualTo(Temporality.DELTA);
         assertThat(latency.unit()).isEqualTo("ms");
         // The fixture's view's explicit bounds (scripts/gen_otlp.py).
-        assertThat(latency.boundValues()).containsExactly(0.0, 5.0, 10.0, 25.0, 50.0, 75.0, 100.0, 250.0, 500.0, 1000.0);
+        assertThat(latency.boundValues())
+                .containsExactly(0.0, 5.0, 10.0, 25.0, 50.0, 75.0, 100.0, 250.0, 500.0, 1000.0);
         assertThat(dps.get(key("payload.size")).kind())
                 .isEqualTo(MetricKind.of(Type.EXPONENTIAL, Temporality.DELTA, "By"));
         assertThat(dps.get(key("rpc.duration.count", "method", "Get")).kind())

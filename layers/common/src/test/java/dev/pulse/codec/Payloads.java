@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -21,12 +36,12 @@ final class Payloads {
 
     /** 2025-11-21T16:00:00Z: the design's example timestamp, truncated to the hour. */
     static final Instant NOW = Instant.parse("2025-11-21T16:00:00Z");
+
     static final long NOW_MS = NOW.toEpochMilli();
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    private Payloads() {
-    }
+    private Payloads() {}
 
     record LogEvent(String id, long timestamp, String message) {
         LogEvent(long timestamp, String message) {

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import static dev.pulse.codec.Payloads.NOW_MS;
@@ -33,14 +48,16 @@ class PoisonRecordDecodeTest {
     }
 
     private static String dims(int n, String prefix) {
-        return IntStream.range(0, n).mapToObj(i -> "\"" + prefix + i + "\":\"v\"")
+        return IntStream.range(0, n)
+                .mapToObj(i -> "\"" + prefix + i + "\":\"v\"")
                 .collect(Collectors.joining(",", "{", "}"));
     }
 
     private static void assertPoison(byte[] record, String... messageFragments) {
         assertThatThrownBy(() -> decoder().decode(record))
                 .isInstanceOf(DecodeException.class)
-                .message().contains(messageFragments);
+                .message()
+                .contains(messageFragments);
     }
 
     // ---- empty and unreadable records
@@ -62,25 +79,28 @@ class PoisonRecordDecodeTest {
     }
 
     @ParameterizedTest(name = "[{index}] {0}")
-    @ValueSource(strings = {
-            "{\"name\":\"a\",\"ts\":1763740800000,\"value\":1",
-            "{\"name\":\"a\" \"ts\":1763740800000}",
-            "{name:\"a\",\"ts\":1763740800000,\"value\":1}",
-            "{\"name\":\"a\",\"ts\":1763740800000,\"value\":01}",
-            "not json at all",
-            "[{\"name\":\"a\",\"ts\":1763740800000,\"value\":1},",
-    })
+    @ValueSource(
+            strings = {
+                "{\"name\":\"a\",\"ts\":1763740800000,\"value\":1",
+                "{\"name\":\"a\" \"ts\":1763740800000}",
+                "{name:\"a\",\"ts\":1763740800000,\"value\":1}",
+                "{\"name\":\"a\",\"ts\":1763740800000,\"value\":01}",
+                "not json at all",
+                "[{\"name\":\"a\",\"ts\":1763740800000,\"value\":1},",
+            })
     void decode_whenInvalidJson_throwsInvalidJson(String json) {
         assertPoison(utf8(json), "invalid JSON");
     }
 
     @ParameterizedTest(name = "[{index}] {0}")
-    @CsvSource(delimiter = '|', value = {
-            "42                | expected a JSON object or array, found VALUE_NUMBER_INT",
-            "'\"text\"'          | expected a JSON object or array, found VALUE_STRING",
-            "[1]               | datapoint #0: expected a JSON object, found VALUE_NUMBER_INT",
-            "[[]]              | datapoint #0: expected a JSON object, found START_ARRAY",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "42                | expected a JSON object or array, found VALUE_NUMBER_INT",
+                "'\"text\"'          | expected a JSON object or array, found VALUE_STRING",
+                "[1]               | datapoint #0: expected a JSON object, found VALUE_NUMBER_INT",
+                "[[]]              | datapoint #0: expected a JSON object, found START_ARRAY",
+            })
     void decode_whenTopLevelIsNotDatapoints_throwsWithFoundToken(String json, String message) {
         assertPoison(utf8(json), message);
     }
@@ -89,9 +109,9 @@ class PoisonRecordDecodeTest {
 
     private static final String FOUR_HUNDRED_DIGITS =
             "1000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
-            + "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
-            + "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
-            + "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000";
+                    + "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+                    + "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+                    + "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000";
 
     @ParameterizedTest(name = "[{index}] {0}")
     @ValueSource(strings = {"1e400", "-1e400"})
@@ -101,7 +121,11 @@ class PoisonRecordDecodeTest {
 
     @Test
     void decode_whenNumberLongerThanLimit_throwsNamingTheLimit() {
-        assertPoison(utf8(dp("a", "{}", NOW_MS, FOUR_HUNDRED_DIGITS)), "invalid JSON", "Number value length (400)", "MAX_JSON_NUMBER_CHARS");
+        assertPoison(
+                utf8(dp("a", "{}", NOW_MS, FOUR_HUNDRED_DIGITS)),
+                "invalid JSON",
+                "Number value length (400)",
+                "MAX_JSON_NUMBER_CHARS");
     }
 
     @ParameterizedTest(name = "[{index}] {0}")
@@ -117,12 +141,14 @@ class PoisonRecordDecodeTest {
     }
 
     @ParameterizedTest(name = "[{index}] {0}")
-    @CsvSource(delimiter = '|', value = {
-            "'\"12\"' | value must be a number, found VALUE_STRING",
-            "true   | value must be a number, found VALUE_TRUE",
-            "null   | value must be a number, found VALUE_NULL",
-            "[1]    | value must be a number, found START_ARRAY",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "'\"12\"' | value must be a number, found VALUE_STRING",
+                "true   | value must be a number, found VALUE_TRUE",
+                "null   | value must be a number, found VALUE_NULL",
+                "[1]    | value must be a number, found START_ARRAY",
+            })
     void decode_whenValueNotANumber_throws(String value, String message) {
         assertPoison(utf8(dp("a", "{}", NOW_MS, value)), message);
     }
@@ -136,7 +162,12 @@ class PoisonRecordDecodeTest {
 
     @Test
     void decode_whenThirtyDimensions_accepts() throws Exception {
-        assertThat(decoder().decode(utf8(dp("a", dims(30, "k"), NOW_MS, "1"))).datapoints().get(0).dims()).hasSize(30);
+        assertThat(decoder()
+                        .decode(utf8(dp("a", dims(30, "k"), NOW_MS, "1")))
+                        .datapoints()
+                        .get(0)
+                        .dims())
+                .hasSize(30);
     }
 
     @Test
@@ -146,7 +177,10 @@ class PoisonRecordDecodeTest {
 
     @Test
     void decode_whenNameHas255Characters_accepts() throws Exception {
-        assertThat(decoder().decode(utf8(dp("n".repeat(255), "{}", NOW_MS, "1"))).datapoints()).hasSize(1);
+        assertThat(decoder()
+                        .decode(utf8(dp("n".repeat(255), "{}", NOW_MS, "1")))
+                        .datapoints())
+                .hasSize(1);
     }
 
     static Stream<Arguments> overLongDimensions() {
@@ -171,23 +205,27 @@ class PoisonRecordDecodeTest {
     }
 
     @ParameterizedTest(name = "{1}")
-    @CsvSource(delimiter = '|', value = {
-            "'{\"name\":\"\",\"ts\":1763740800000,\"value\":1}'                 | name: must not be empty",
-            "'{\"name\":\"a\",\"dims\":{\"\":\"v\"},\"ts\":1763740800000,\"value\":1}' | dimension key: must not be empty",
-            "'{\"name\":\"a\",\"dims\":{\"k\":\"\"},\"ts\":1763740800000,\"value\":1}' | dimension value of k: must not be empty",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "'{\"name\":\"\",\"ts\":1763740800000,\"value\":1}'                 | name: must not be empty",
+                "'{\"name\":\"a\",\"dims\":{\"\":\"v\"},\"ts\":1763740800000,\"value\":1}' | dimension key: must not be empty",
+                "'{\"name\":\"a\",\"dims\":{\"k\":\"\"},\"ts\":1763740800000,\"value\":1}' | dimension value of k: must not be empty",
+            })
     void decode_whenNameOrDimensionEmpty_throws(String json, String message) {
         assertPoison(utf8(json), message);
     }
 
     @ParameterizedTest(name = "[{index}] {0}")
-    @CsvSource(delimiter = '|', value = {
-            "1        | dims.k must be a string, found VALUE_NUMBER_INT",
-            "null     | dims.k must be a string, found VALUE_NULL",
-            "true     | dims.k must be a string, found VALUE_TRUE",
-            "{}       | dims.k must be a string, found START_OBJECT",
-            "[\"v\"]  | dims.k must be a string, found START_ARRAY",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "1        | dims.k must be a string, found VALUE_NUMBER_INT",
+                "null     | dims.k must be a string, found VALUE_NULL",
+                "true     | dims.k must be a string, found VALUE_TRUE",
+                "{}       | dims.k must be a string, found START_OBJECT",
+                "[\"v\"]  | dims.k must be a string, found START_ARRAY",
+            })
     void decode_whenDimensionValueNotAString_throws(String value, String message) {
         assertPoison(utf8(dp("a", "{\"k\":" + value + "}", NOW_MS, "1")), message);
     }
@@ -211,12 +249,14 @@ class PoisonRecordDecodeTest {
     // ---- missing fields
 
     @ParameterizedTest(name = "missing {1}")
-    @CsvSource(delimiter = '|', value = {
-            "'{\"ts\":1763740800000,\"value\":1}'  | name",
-            "'{\"name\":\"a\",\"value\":1}'          | ts",
-            "'{\"name\":\"a\",\"ts\":1763740800000}' | value",
-            "'{}'                                  | name",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "'{\"ts\":1763740800000,\"value\":1}'  | name",
+                "'{\"name\":\"a\",\"value\":1}'          | ts",
+                "'{\"name\":\"a\",\"ts\":1763740800000}' | value",
+                "'{}'                                  | name",
+            })
     void decode_whenRequiredFieldMissing_throwsNamingField(String json, String field) {
         assertPoison(utf8(json), "datapoint #0: missing field " + field);
     }
@@ -231,21 +271,28 @@ class PoisonRecordDecodeTest {
     // ---- timestamps
 
     @ParameterizedTest(name = "[{index}] {0}")
-    @ValueSource(longs = {
-            -(14L * 24 * 3600 * 1000) - 1,  // one millisecond older than 14 days
-            -(30L * 24 * 3600 * 1000),
-            2L * 3600 * 1000 + 1,          // one millisecond beyond 2 hours ahead
-            365L * 24 * 3600 * 1000,
-    })
+    @ValueSource(
+            longs = {
+                -(14L * 24 * 3600 * 1000) - 1, // one millisecond older than 14 days
+                -(30L * 24 * 3600 * 1000),
+                2L * 3600 * 1000 + 1, // one millisecond beyond 2 hours ahead
+                365L * 24 * 3600 * 1000,
+            })
     void decode_whenTimestampOutsideWindow_throws(long offsetFromNow) {
-        assertPoison(utf8(dp("a", "{}", NOW_MS + offsetFromNow, "1")),
-                "invalid datapoint #0", "ts: " + (NOW_MS + offsetFromNow), "outside the accepted window");
+        assertPoison(
+                utf8(dp("a", "{}", NOW_MS + offsetFromNow, "1")),
+                "invalid datapoint #0",
+                "ts: " + (NOW_MS + offsetFromNow),
+                "outside the accepted window");
     }
 
     @ParameterizedTest(name = "[{index}] {0}")
     @ValueSource(longs = {-(14L * 24 * 3600 * 1000), 0, 2L * 3600 * 1000})
     void decode_whenTimestampOnWindowEdge_accepts(long offsetFromNow) throws Exception {
-        assertThat(decoder().decode(utf8(dp("a", "{}", NOW_MS + offsetFromNow, "1"))).datapoints()).hasSize(1);
+        assertThat(decoder()
+                        .decode(utf8(dp("a", "{}", NOW_MS + offsetFromNow, "1")))
+                        .datapoints())
+                .hasSize(1);
     }
 
     @Test
@@ -269,7 +316,8 @@ class PoisonRecordDecodeTest {
     @ParameterizedTest(name = "[{index}] {0}")
     @ValueSource(strings = {"true", "null", "{}", "[1]"})
     void decode_whenTimestampWrongType_throws(String ts) {
-        assertPoison(utf8("{\"name\":\"a\",\"ts\":" + ts + ",\"value\":1}"),
+        assertPoison(
+                utf8("{\"name\":\"a\",\"ts\":" + ts + ",\"value\":1}"),
                 "ts must be epoch milliseconds or an ISO-8601 string");
     }
 
@@ -281,7 +329,8 @@ class PoisonRecordDecodeTest {
     @ParameterizedTest(name = "[{index}] {0}")
     @ValueSource(strings = {"-9223372036854775808", "-1e300"})
     void decode_whenTimestampPresentButHugelyNegative_saysOutsideWindowNotMissing(String ts) {
-        // Long.MIN_VALUE doubles as the "no ts seen" marker in NativeDecoder; a present ts must not be reported missing.
+        // Long.MIN_VALUE doubles as the "no ts seen" marker in NativeDecoder; a present ts must not be reported
+        // missing.
         assertPoison(utf8("{\"name\":\"a\",\"ts\":" + ts + ",\"value\":1}"), "outside the accepted window");
     }
 
@@ -289,7 +338,8 @@ class PoisonRecordDecodeTest {
 
     @Test
     void decode_whenNativeJsonNestedTooDeep_throwsInvalidJson() {
-        String deep = "{\"name\":\"a\",\"ts\":1763740800000,\"value\":1,\"x\":" + "[".repeat(100) + "]".repeat(100) + "}";
+        String deep =
+                "{\"name\":\"a\",\"ts\":1763740800000,\"value\":1,\"x\":" + "[".repeat(100) + "]".repeat(100) + "}";
 
         assertPoison(utf8(deep), "invalid JSON", "nesting depth");
     }
@@ -338,8 +388,12 @@ class PoisonRecordDecodeTest {
     // ---- CloudWatch Logs envelope
 
     static Stream<Arguments> truncations() {
-        byte[] full = logs(LAMBDA_GROUP, new LogEvent(NOW_MS, "REPORT RequestId: x Duration: 1 ms Billed Duration: 1 ms "
-                + "Memory Size: 128 MB Max Memory Used: 60 MB"));
+        byte[] full = logs(
+                LAMBDA_GROUP,
+                new LogEvent(
+                        NOW_MS,
+                        "REPORT RequestId: x Duration: 1 ms Billed Duration: 1 ms "
+                                + "Memory Size: 128 MB Max Memory Used: 60 MB"));
         return Stream.of(2, 9, 10, full.length / 2, full.length - 8, full.length - 1)
                 .map(n -> Arguments.of(n, Arrays.copyOf(full, n)));
     }
@@ -387,13 +441,14 @@ class PoisonRecordDecodeTest {
     }
 
     @ParameterizedTest(name = "[{index}] {0}")
-    @ValueSource(strings = {
-            "{\"id\":\"1\",\"timestamp\":1763740800000}",
-            "{\"id\":\"1\",\"message\":\"x\"}",
-            "{\"id\":\"1\",\"timestamp\":\"soon\",\"message\":\"x\"}",
-            "{\"id\":\"1\",\"timestamp\":1763740800000,\"message\":42}",
-            "\"just a string\"",
-    })
+    @ValueSource(
+            strings = {
+                "{\"id\":\"1\",\"timestamp\":1763740800000}",
+                "{\"id\":\"1\",\"message\":\"x\"}",
+                "{\"id\":\"1\",\"timestamp\":\"soon\",\"message\":\"x\"}",
+                "{\"id\":\"1\",\"timestamp\":1763740800000,\"message\":42}",
+                "\"just a string\"",
+            })
     void decode_whenLogEventMalformed_throwsNamingEvent(String event) {
         String json = "{\"messageType\":\"DATA_MESSAGE\",\"logGroup\":\"g\",\"logEvents\":[" + event + "]}";
 
@@ -401,30 +456,35 @@ class PoisonRecordDecodeTest {
     }
 
     @ParameterizedTest(name = "[{index}] {0}")
-    @ValueSource(strings = {
-            "REPORT RequestId: abc",
-            "REPORT RequestId: abc Duration: 12.34 ms",
-            "REPORT RequestId: abc Duration: fast ms Billed Duration: 13 ms Memory Size: 512 MB Max Memory Used: 98 MB",
-            "REPORT RequestId: abc Duration: 12.34 ms Billed Duration: 13 ms Memory Size: 512 MB",
-            "REPORT RequestId: abc Duration: 1.2.3 ms Billed Duration: 13 ms Memory Size: 512 MB Max Memory Used: 98 MB",
-            "REPORT RequestId: abc Duration: . ms Billed Duration: 13 ms Memory Size: 512 MB Max Memory Used: 98 MB",
-    })
+    @ValueSource(
+            strings = {
+                "REPORT RequestId: abc",
+                "REPORT RequestId: abc Duration: 12.34 ms",
+                "REPORT RequestId: abc Duration: fast ms Billed Duration: 13 ms Memory Size: 512 MB Max Memory Used: 98 MB",
+                "REPORT RequestId: abc Duration: 12.34 ms Billed Duration: 13 ms Memory Size: 512 MB",
+                "REPORT RequestId: abc Duration: 1.2.3 ms Billed Duration: 13 ms Memory Size: 512 MB Max Memory Used: 98 MB",
+                "REPORT RequestId: abc Duration: . ms Billed Duration: 13 ms Memory Size: 512 MB Max Memory Used: 98 MB",
+            })
     void decode_whenReportLineMalformed_throwsNamingEvent(String line) {
-        assertPoison(logs(LAMBDA_GROUP, new LogEvent(NOW_MS, "START"), new LogEvent(NOW_MS, line)),
-                "logEvents[1]", "REPORT line");
+        assertPoison(
+                logs(LAMBDA_GROUP, new LogEvent(NOW_MS, "START"), new LogEvent(NOW_MS, line)),
+                "logEvents[1]",
+                "REPORT line");
     }
 
     @ParameterizedTest(name = "log group ''{0}''")
     @ValueSource(strings = {"", "/aws/lambda/"})
     void decode_whenReportLineWithoutFunctionName_throws(String logGroup) {
-        String line = "REPORT RequestId: abc Duration: 1 ms Billed Duration: 1 ms Memory Size: 128 MB Max Memory Used: 60 MB";
+        String line =
+                "REPORT RequestId: abc Duration: 1 ms Billed Duration: 1 ms Memory Size: 128 MB Max Memory Used: 60 MB";
 
         assertPoison(logs(logGroup, new LogEvent(NOW_MS, line)), "without a log group to name the function");
     }
 
     @Test
     void decode_whenReportLineTimestampOutsideWindow_throws() {
-        String line = "REPORT RequestId: abc Duration: 1 ms Billed Duration: 1 ms Memory Size: 128 MB Max Memory Used: 60 MB";
+        String line =
+                "REPORT RequestId: abc Duration: 1 ms Billed Duration: 1 ms Memory Size: 128 MB Max Memory Used: 60 MB";
         long old = NOW_MS - Duration.ofDays(15).toMillis();
 
         assertPoison(logs(LAMBDA_GROUP, new LogEvent(old, line)), "outside the accepted window");
@@ -447,23 +507,33 @@ class PoisonRecordDecodeTest {
                 Arguments.of(emf(ok, ",\"svc\":\"a\""), "metric m has no value member"),
                 Arguments.of(emf(ok, ",\"m\":1"), "dimension svc needs a string member"),
                 Arguments.of(emf(ok, ",\"svc\":7,\"m\":1"), "dimension svc needs a string member"),
-                Arguments.of(emf("{\"Dimensions\":[],\"Metrics\":[{\"Name\":\"m\"}]}", ",\"m\":1"),
+                Arguments.of(
+                        emf("{\"Dimensions\":[],\"Metrics\":[{\"Name\":\"m\"}]}", ",\"m\":1"),
                         "Namespace must be a non-empty string"),
-                Arguments.of(emf("{\"Namespace\":\"\",\"Dimensions\":[],\"Metrics\":[{\"Name\":\"m\"}]}", ",\"m\":1"),
+                Arguments.of(
+                        emf("{\"Namespace\":\"\",\"Dimensions\":[],\"Metrics\":[{\"Name\":\"m\"}]}", ",\"m\":1"),
                         "Namespace must be a non-empty string"),
-                Arguments.of(emf("{\"Namespace\":\"ns\",\"Metrics\":[{\"Name\":\"m\"}]}", ",\"m\":1"),
+                Arguments.of(
+                        emf("{\"Namespace\":\"ns\",\"Metrics\":[{\"Name\":\"m\"}]}", ",\"m\":1"),
                         "Dimensions must be an array"),
-                Arguments.of(emf("{\"Namespace\":\"ns\",\"Dimensions\":[\"svc\"],\"Metrics\":[{\"Name\":\"m\"}]}",
-                        ",\"svc\":\"a\",\"m\":1"), "a dimension set must be an array"),
-                Arguments.of(emf("{\"Namespace\":\"ns\",\"Dimensions\":[[1]],\"Metrics\":[{\"Name\":\"m\"}]}", ",\"m\":1"),
+                Arguments.of(
+                        emf(
+                                "{\"Namespace\":\"ns\",\"Dimensions\":[\"svc\"],\"Metrics\":[{\"Name\":\"m\"}]}",
+                                ",\"svc\":\"a\",\"m\":1"),
+                        "a dimension set must be an array"),
+                Arguments.of(
+                        emf("{\"Namespace\":\"ns\",\"Dimensions\":[[1]],\"Metrics\":[{\"Name\":\"m\"}]}", ",\"m\":1"),
                         "dimension names must be strings"),
-                Arguments.of(emf("{\"Namespace\":\"ns\",\"Dimensions\":[],\"Metrics\":{}}", ",\"m\":1"),
+                Arguments.of(
+                        emf("{\"Namespace\":\"ns\",\"Dimensions\":[],\"Metrics\":{}}", ",\"m\":1"),
                         "Metrics must be an array"),
-                Arguments.of(emf("{\"Namespace\":\"ns\",\"Dimensions\":[],\"Metrics\":[{\"Unit\":\"Count\"}]}", ",\"m\":1"),
+                Arguments.of(
+                        emf("{\"Namespace\":\"ns\",\"Dimensions\":[],\"Metrics\":[{\"Unit\":\"Count\"}]}", ",\"m\":1"),
                         "Name must be a non-empty string"),
                 Arguments.of("{\"_aws\":{\"CloudWatchMetrics\":{}}}", "CloudWatchMetrics must be an array"),
                 Arguments.of("{\"_aws\":\"metrics\"}", "EMF _aws must be an object"),
-                Arguments.of("{\"_aws\":{\"Timestamp\":\"2025-11-21T16:00:00Z\",\"CloudWatchMetrics\":[]}}",
+                Arguments.of(
+                        "{\"_aws\":{\"Timestamp\":\"2025-11-21T16:00:00Z\",\"CloudWatchMetrics\":[]}}",
                         "Timestamp must be epoch milliseconds"),
                 Arguments.of("{\"_aws\":{\"CloudWatchMetrics\":[", "invalid EMF JSON"));
     }
@@ -475,10 +545,12 @@ class PoisonRecordDecodeTest {
     }
 
     @ParameterizedTest(name = "[{index}] {0}")
-    @CsvSource(delimiter = '|', value = {
-            "1e400         | invalid datapoint #0: value: Infinity is not a finite number (series ns/m)",
-            "[1,2,-1e400]  | invalid datapoint #2: value: -Infinity is not a finite number (series ns/m)",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "1e400         | invalid datapoint #0: value: Infinity is not a finite number (series ns/m)",
+                "[1,2,-1e400]  | invalid datapoint #2: value: -Infinity is not a finite number (series ns/m)",
+            })
     void decode_whenEmfValueOverflowsDouble_throwsNotFinite(String value, String message) {
         String ok = "{\"Namespace\":\"ns\",\"Dimensions\":[[\"svc\"]],\"Metrics\":[{\"Name\":\"m\"}]}";
 
@@ -488,16 +560,23 @@ class PoisonRecordDecodeTest {
     @Test
     void decode_whenEmfDimensionSetHas31Dimensions_throws() {
         String keys = IntStream.range(0, 31).mapToObj(i -> "\"d" + i + "\"").collect(Collectors.joining(","));
-        String members = IntStream.range(0, 31).mapToObj(i -> ",\"d" + i + "\":\"v\"").collect(Collectors.joining());
-        String doc = emf("{\"Namespace\":\"ns\",\"Dimensions\":[[" + keys + "]],\"Metrics\":[{\"Name\":\"m\"}]}", members + ",\"m\":1");
+        String members =
+                IntStream.range(0, 31).mapToObj(i -> ",\"d" + i + "\":\"v\"").collect(Collectors.joining());
+        String doc = emf(
+                "{\"Namespace\":\"ns\",\"Dimensions\":[[" + keys + "]],\"Metrics\":[{\"Name\":\"m\"}]}",
+                members + ",\"m\":1");
 
-        assertPoison(logs(LAMBDA_GROUP, new LogEvent(NOW_MS, doc)), "31 dimension keys, at most 30", "MAX_EMF_DIMENSION_KEYS");
+        assertPoison(
+                logs(LAMBDA_GROUP, new LogEvent(NOW_MS, doc)),
+                "31 dimension keys, at most 30",
+                "MAX_EMF_DIMENSION_KEYS");
     }
 
     @Test
     void decode_whenEmfTimestampOutsideWindow_throws() {
-        String doc = "{\"_aws\":{\"Timestamp\":" + (NOW_MS + Duration.ofHours(3).toMillis()) + ",\"CloudWatchMetrics\":["
-                + "{\"Namespace\":\"ns\",\"Dimensions\":[],\"Metrics\":[{\"Name\":\"m\"}]}]},\"m\":1}";
+        String doc =
+                "{\"_aws\":{\"Timestamp\":" + (NOW_MS + Duration.ofHours(3).toMillis()) + ",\"CloudWatchMetrics\":["
+                        + "{\"Namespace\":\"ns\",\"Dimensions\":[],\"Metrics\":[{\"Name\":\"m\"}]}]},\"m\":1}";
 
         assertPoison(logs(LAMBDA_GROUP, new LogEvent(NOW_MS, doc)), "outside the accepted window");
     }
@@ -505,17 +584,26 @@ class PoisonRecordDecodeTest {
     @Test
     void decode_whenEmfNamespacedNameOver255Characters_throws() {
         // Namespace and metric name are each short enough on their own; the joined series name is not.
-        String doc = emf("{\"Namespace\":\"" + "n".repeat(200) + "\",\"Dimensions\":[],\"Metrics\":[{\"Name\":\""
-                + "m".repeat(100) + "\"}]}", ",\"" + "m".repeat(100) + "\":1");
+        String doc = emf(
+                "{\"Namespace\":\"" + "n".repeat(200) + "\",\"Dimensions\":[],\"Metrics\":[{\"Name\":\""
+                        + "m".repeat(100) + "\"}]}",
+                ",\"" + "m".repeat(100) + "\":1");
 
         assertPoison(logs(LAMBDA_GROUP, new LogEvent(NOW_MS, doc)), "name: 301 characters, at most 255");
     }
 
     @Test
     void decode_whenOneBadEventAmongGoodOnes_rejectsWholeRecord() {
-        String good = "REPORT RequestId: a Duration: 1 ms Billed Duration: 1 ms Memory Size: 128 MB Max Memory Used: 60 MB";
+        String good =
+                "REPORT RequestId: a Duration: 1 ms Billed Duration: 1 ms Memory Size: 128 MB Max Memory Used: 60 MB";
 
-        assertPoison(logs(LAMBDA_GROUP, new LogEvent(NOW_MS, good), new LogEvent(NOW_MS, "plain"),
-                new LogEvent(NOW_MS, "{\"_aws\":{}}")), "logEvents[2]", "CloudWatchMetrics must be an array");
+        assertPoison(
+                logs(
+                        LAMBDA_GROUP,
+                        new LogEvent(NOW_MS, good),
+                        new LogEvent(NOW_MS, "plain"),
+                        new LogEvent(NOW_MS, "{\"_aws\":{}}")),
+                "logEvents[2]",
+                "CloudWatchMetrics must be an array");
     }
 }

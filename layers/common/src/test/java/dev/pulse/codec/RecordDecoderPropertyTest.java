@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,14 +62,18 @@ class RecordDecoderPropertyTest {
     }
 
     @Property(tries = 500)
-    void decode_whenLogsEnvelopeWithArbitraryMessages_returnsOrThrowsDecodeException(@ForAll("messages") String message) {
+    void decode_whenLogsEnvelopeWithArbitraryMessages_returnsOrThrowsDecodeException(
+            @ForAll("messages") String message) {
         decodeOrPoison(Payloads.logs("/aws/lambda/fn", new Payloads.LogEvent(Payloads.NOW_MS, message)));
     }
 
     @Property(tries = 300)
     void decode_whenValidLogsPayloadTruncated_returnsOrThrowsDecodeException(@ForAll("cuts") int cut) {
-        byte[] full = Payloads.logs("/aws/lambda/fn", new Payloads.LogEvent(Payloads.NOW_MS,
-                "REPORT RequestId: a Duration: 1 ms Billed Duration: 1 ms Memory Size: 128 MB Max Memory Used: 60 MB"));
+        byte[] full = Payloads.logs(
+                "/aws/lambda/fn",
+                new Payloads.LogEvent(
+                        Payloads.NOW_MS,
+                        "REPORT RequestId: a Duration: 1 ms Billed Duration: 1 ms Memory Size: 128 MB Max Memory Used: 60 MB"));
         decodeOrPoison(java.util.Arrays.copyOf(full, Math.min(cut, full.length)));
     }
 
@@ -66,18 +85,50 @@ class RecordDecoderPropertyTest {
     /** Text built from JSON tokens and datapoint field names, so inputs reach deep into the decoders. */
     @Provide
     Arbitrary<String> jsonish() {
-        Arbitrary<String> token = Arbitraries.of("{", "}", "[", "]", ",", ":", "\"name\"", "\"dims\"", "\"ts\"",
-                "\"value\"", "\"unit\"", "\"a\"", "\"\"", "1", "-0", "1e400", "1763740800000", "\"2025-11-21T16:00:00Z\"",
-                "null", "true", "NaN", "\n", " ", "\"messageType\"", "\"DATA_MESSAGE\"", "\"logEvents\"", "\"message\"",
-                "\"timestamp\"", "\"_aws\"", "\"CloudWatchMetrics\"", "\\", "\"\\u0000\"", "9".repeat(30));
+        Arbitrary<String> token = Arbitraries.of(
+                "{",
+                "}",
+                "[",
+                "]",
+                ",",
+                ":",
+                "\"name\"",
+                "\"dims\"",
+                "\"ts\"",
+                "\"value\"",
+                "\"unit\"",
+                "\"a\"",
+                "\"\"",
+                "1",
+                "-0",
+                "1e400",
+                "1763740800000",
+                "\"2025-11-21T16:00:00Z\"",
+                "null",
+                "true",
+                "NaN",
+                "\n",
+                " ",
+                "\"messageType\"",
+                "\"DATA_MESSAGE\"",
+                "\"logEvents\"",
+                "\"message\"",
+                "\"timestamp\"",
+                "\"_aws\"",
+                "\"CloudWatchMetrics\"",
+                "\\",
+                "\"\\u0000\"",
+                "9".repeat(30));
         return token.list().ofMaxSize(60).map(parts -> String.join("", parts));
     }
 
     @Provide
     Arbitrary<String> messages() {
         Arbitrary<String> emfish = jsonish().map(s -> "{\"_aws\":" + s);
-        Arbitrary<String> reportish = Arbitraries.strings().withChars("REPORT RequestId:Duration msBilled.0123456789\t")
-                .ofMaxLength(120).map(s -> "REPORT RequestId:" + s);
+        Arbitrary<String> reportish = Arbitraries.strings()
+                .withChars("REPORT RequestId:Duration msBilled.0123456789\t")
+                .ofMaxLength(120)
+                .map(s -> "REPORT RequestId:" + s);
         return Arbitraries.oneOf(emfish, reportish, Arbitraries.strings().ofMaxLength(200), jsonish());
     }
 }

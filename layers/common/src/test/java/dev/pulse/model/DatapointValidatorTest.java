@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.model;
 
 import static org.assertj.core.api.Assertions.assertThatCode;
@@ -94,8 +109,10 @@ class DatapointValidatorTest {
         }
         Datapoint dp = new Datapoint("m", dims, NOW_MS, 1.0, null);
 
-        assertThatThrownBy(() -> validator.validate(dp)).isInstanceOf(ValidationException.class)
-                .hasMessageContaining("series key").hasMessageContaining("1024");
+        assertThatThrownBy(() -> validator.validate(dp))
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("series key")
+                .hasMessageContaining("1024");
     }
 
     @Test
@@ -110,7 +127,8 @@ class DatapointValidatorTest {
     @ValueSource(strings = {"\ud800", "a\udc00b", "x\ud800"})
     void validate_whenUnpairedSurrogate_rejects(String name) {
         assertThatThrownBy(() -> validator.validate(new Datapoint(name, Map.of(), NOW_MS, 1.0, null)))
-                .isInstanceOf(ValidationException.class).hasMessageContaining("unpaired surrogate");
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("unpaired surrogate");
     }
 
     @Test

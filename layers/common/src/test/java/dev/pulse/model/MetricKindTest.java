@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,7 +27,8 @@ class MetricKindTest {
 
     @Test
     void decode_whenEncoded_givesTheSameKind() {
-        MetricKind k = MetricKind.histogram(MetricKind.Temporality.DELTA, "ms|odd/unit", List.of(0.005, 0.1, 1.0, 2.5e6));
+        MetricKind k =
+                MetricKind.histogram(MetricKind.Temporality.DELTA, "ms|odd/unit", List.of(0.005, 0.1, 1.0, 2.5e6));
         assertThat(MetricKind.decode(k.encode())).isEqualTo(k);
         assertThat(MetricKind.decode(k.encode()).boundValues()).containsExactly(0.005, 0.1, 1.0, 2.5e6);
     }

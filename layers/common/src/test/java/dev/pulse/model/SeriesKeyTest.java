@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,10 +66,36 @@ class SeriesKeyTest {
             keys.forEach(k -> dims.put(k, "v-" + k));
             seriesKeys.add(SeriesKey.of("m", dims));
         }
-        seriesKeys.add(SeriesKey.of("m", new TreeMap<>(Map.of("service", "v-service", "op", "v-op", "az", "v-az",
-                "Region", "v-Region", "b", "v-b", "a", "v-a"))));
-        seriesKeys.add(SeriesKey.of("m", new HashMap<>(Map.of("service", "v-service", "op", "v-op", "az", "v-az",
-                "Region", "v-Region", "b", "v-b", "a", "v-a"))));
+        seriesKeys.add(SeriesKey.of(
+                "m",
+                new TreeMap<>(Map.of(
+                        "service",
+                        "v-service",
+                        "op",
+                        "v-op",
+                        "az",
+                        "v-az",
+                        "Region",
+                        "v-Region",
+                        "b",
+                        "v-b",
+                        "a",
+                        "v-a"))));
+        seriesKeys.add(SeriesKey.of(
+                "m",
+                new HashMap<>(Map.of(
+                        "service",
+                        "v-service",
+                        "op",
+                        "v-op",
+                        "az",
+                        "v-az",
+                        "Region",
+                        "v-Region",
+                        "b",
+                        "v-b",
+                        "a",
+                        "v-a"))));
 
         assertThat(seriesKeys).containsExactly("m{Region=v-Region,a=v-a,az=v-az,b=v-b,op=v-op,service=v-service}");
     }
@@ -68,13 +109,16 @@ class SeriesKeyTest {
     }
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
-            "a{b}   | a\\{b\\}{}",
-            "a,b=c  | a\\,b\\=c{}",
-            "a\\b   | a\\\\b{}",
-            "\\     | \\\\{}",
-            "plain  | plain{}",
-    })
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '"',
+            value = {
+                "a{b}   | a\\{b\\}{}",
+                "a,b=c  | a\\,b\\=c{}",
+                "a\\b   | a\\\\b{}",
+                "\\     | \\\\{}",
+                "plain  | plain{}",
+            })
     void of_whenNameHasSpecialCharacters_escapesThem(String name, String expected) {
         assertThat(SeriesKey.of(name, Map.of())).isEqualTo(expected);
     }
@@ -101,8 +145,8 @@ class SeriesKeyTest {
 
     @ParameterizedTest(name = "[{index}] {0}{1} vs {2}{3}")
     @MethodSource("collidingWithoutEscaping")
-    void of_whenInputsDiffer_returnsDistinctKeys(String name1, Map<String, String> dims1, String name2,
-            Map<String, String> dims2) {
+    void of_whenInputsDiffer_returnsDistinctKeys(
+            String name1, Map<String, String> dims1, String name2, Map<String, String> dims2) {
         assertThat(SeriesKey.of(name1, dims1)).isNotEqualTo(SeriesKey.of(name2, dims2));
     }
 
@@ -117,12 +161,16 @@ class SeriesKeyTest {
             Map<String, String> dims = new TreeMap<>();
             int n = random.nextInt(3);
             for (int d = 0; d < n; d++) {
-                dims.put(randomText(random, alphabet, 1 + random.nextInt(2)), randomText(random, alphabet, random.nextInt(3)));
+                dims.put(
+                        randomText(random, alphabet, 1 + random.nextInt(2)),
+                        randomText(random, alphabet, random.nextInt(3)));
             }
             List<Object> identity = List.of(name, dims);
             List<Object> previous = seen.putIfAbsent(SeriesKey.of(name, dims), identity);
             if (previous != null) {
-                assertThat(previous).as("two inputs share key %s", SeriesKey.of(name, dims)).isEqualTo(identity);
+                assertThat(previous)
+                        .as("two inputs share key %s", SeriesKey.of(name, dims))
+                        .isEqualTo(identity);
             }
         }
         assertThat(seen).hasSizeGreaterThan(1_000);

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,17 +31,17 @@ class BackoffTest {
 
     @ParameterizedTest(name = "attempt {0} -> {1}")
     @CsvSource({
-            "0, 50",
-            "1, 100",
-            "2, 200",
-            "3, 400",
-            "6, 3200",
-            "7, 5000",
-            "8, 5000",
-            "30, 5000",
-            "31, 5000",
-            "1000, 5000",
-            "2147483647, 5000",
+        "0, 50",
+        "1, 100",
+        "2, 200",
+        "3, 400",
+        "6, 3200",
+        "7, 5000",
+        "8, 5000",
+        "30, 5000",
+        "31, 5000",
+        "1000, 5000",
+        "2147483647, 5000",
     })
     void ceilingMillis_whenAttemptGrows_doublesThenCaps(int attempt, long ceiling) {
         assertThat(new Backoff(50, 5_000).ceilingMillis(attempt)).isEqualTo(ceiling);

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.snapstart;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -60,7 +75,8 @@ class PrimingTest {
         String arch = System.getProperty("os.arch").equals("aarch64") ? "aarch_64" : "x86_64";
         java.nio.file.Path lib = java.nio.file.Files.createTempFile("pulse-test-lambda-jni", ".so");
         lib.toFile().deleteOnExit();
-        try (var in = com.amazonaws.services.lambda.crac.Core.class.getResourceAsStream("/jni/libaws-lambda-jni.linux-" + arch + ".so")) {
+        try (var in = com.amazonaws.services.lambda.crac.Core.class.getResourceAsStream(
+                "/jni/libaws-lambda-jni.linux-" + arch + ".so")) {
             java.nio.file.Files.copy(in, lib, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
         System.load(lib.toString());
@@ -89,8 +105,12 @@ class PrimingTest {
     @Test
     void dynamoDb_whenCalled_answersInMemoryWithoutCredentialsOrNetwork() throws Exception {
         try (PrimingClients clients = new PrimingClients()) {
-            clients.dynamoDb().putItem(b -> b.tableName("t").item(java.util.Map.of("pk", AttributeValue.fromS("p")))).get();
-            clients.dynamoDb().batchWriteItem(b -> b.requestItems(java.util.Map.of())).get();
+            clients.dynamoDb()
+                    .putItem(b -> b.tableName("t").item(java.util.Map.of("pk", AttributeValue.fromS("p"))))
+                    .get();
+            clients.dynamoDb()
+                    .batchWriteItem(b -> b.requestItems(java.util.Map.of()))
+                    .get();
 
             assertThat(clients.requests()).containsEntry("PutItem", 1L).containsEntry("BatchWriteItem", 1L);
         }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -21,8 +36,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
 import org.HdrHistogram.Recorder;
 
 /**
@@ -49,7 +64,8 @@ public final class LocalHttpApi implements AutoCloseable {
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final DateTimeFormatter REQUEST_TIME = DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss Z", Locale.ENGLISH)
+    private static final DateTimeFormatter REQUEST_TIME = DateTimeFormatter.ofPattern(
+                    "dd/MMM/yyyy:HH:mm:ss Z", Locale.ENGLISH)
             .withZone(ZoneOffset.UTC);
 
     private final HttpServer server;
@@ -93,7 +109,8 @@ public final class LocalHttpApi implements AutoCloseable {
             byte[] body = LoopbackHttp.body(ex);
             InvokeResult r;
             try {
-                r = lambda.invoke(route.functionName(), event(ex, route, body).toString().getBytes(StandardCharsets.UTF_8));
+                r = lambda.invoke(
+                        route.functionName(), event(ex, route, body).toString().getBytes(StandardCharsets.UTF_8));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 message(ex, 503, "Service Unavailable");
@@ -122,13 +139,19 @@ public final class LocalHttpApi implements AutoCloseable {
         for (boolean templated : new boolean[] {false, true}) {
             for (String m : new String[] {method, "ANY"}) {
                 for (Route r : routes) {
-                    if (r.method().equalsIgnoreCase(m) && (templated ? pathParameters(r, path) != null : r.path().equals(path))) {
+                    if (r.method().equalsIgnoreCase(m)
+                            && (templated
+                                    ? pathParameters(r, path) != null
+                                    : r.path().equals(path))) {
                         return r;
                     }
                 }
             }
         }
-        return routes.stream().filter(r -> r.path().equals("$default")).findFirst().orElse(null);
+        return routes.stream()
+                .filter(r -> r.path().equals("$default"))
+                .findFirst()
+                .orElse(null);
     }
 
     /** The values of a route's {@code {name}} segments in a raw path (decoded), or null when the path does not match. */
@@ -189,7 +212,8 @@ public final class LocalHttpApi implements AutoCloseable {
             ObjectNode qs = e.putObject("queryStringParameters");
             params.forEach(qs::put);
         }
-        Map<String, String> pathParams = pathParameters(route, ex.getRequestURI().getRawPath());
+        Map<String, String> pathParams =
+                pathParameters(route, ex.getRequestURI().getRawPath());
         if (pathParams != null && !pathParams.isEmpty()) {
             ObjectNode pp = e.putObject("pathParameters");
             pathParams.forEach(pp::put);
@@ -198,7 +222,11 @@ public final class LocalHttpApi implements AutoCloseable {
         ObjectNode ctx = e.putObject("requestContext");
         ctx.put("accountId", "000000000000");
         ctx.put("apiId", "local");
-        ctx.put("domainName", ex.getRequestHeaders().getFirst("Host") == null ? "127.0.0.1" : ex.getRequestHeaders().getFirst("Host"));
+        ctx.put(
+                "domainName",
+                ex.getRequestHeaders().getFirst("Host") == null
+                        ? "127.0.0.1"
+                        : ex.getRequestHeaders().getFirst("Host"));
         ctx.put("domainPrefix", "local");
         ObjectNode http = ctx.putObject("http");
         http.put("method", ex.getRequestMethod().toUpperCase(Locale.ROOT));
@@ -206,20 +234,36 @@ public final class LocalHttpApi implements AutoCloseable {
         http.put("protocol", ex.getProtocol());
         http.put("sourceIp", ex.getRemoteAddress().getAddress().getHostAddress());
         http.put("userAgent", String.valueOf(ex.getRequestHeaders().getFirst("User-Agent")));
-        ctx.put("requestId", new UUID(ThreadLocalRandom.current().nextLong(), ThreadLocalRandom.current().nextLong()).toString());
+        ctx.put(
+                "requestId",
+                new UUID(
+                                ThreadLocalRandom.current().nextLong(),
+                                ThreadLocalRandom.current().nextLong())
+                        .toString());
         ctx.put("routeKey", route.key());
         ctx.put("stage", "$default");
         ctx.put("time", REQUEST_TIME.format(now));
         ctx.put("timeEpoch", now.toEpochMilli());
         if (iamAuth && !route.unsigned()) {
-            ctx.putObject("authorizer").putObject("iam").put("accountId", "000000000000")
-                    .put("callerId", "LOCAL").put("userArn", "arn:aws:iam::000000000000:user/local");
+            ctx.putObject("authorizer")
+                    .putObject("iam")
+                    .put("accountId", "000000000000")
+                    .put("callerId", "LOCAL")
+                    .put("userArn", "arn:aws:iam::000000000000:user/local");
         }
         if (body.length > 0) {
-            String type = String.valueOf(ex.getRequestHeaders().getFirst("Content-Type")).toLowerCase(Locale.ROOT);
-            boolean text = type.startsWith("text/") || type.contains("json") || type.contains("xml")
-                    || type.contains("x-www-form-urlencoded") || type.equals("null");
-            e.put("body", text ? new String(body, StandardCharsets.UTF_8) : Base64.getEncoder().encodeToString(body));
+            String type = String.valueOf(ex.getRequestHeaders().getFirst("Content-Type"))
+                    .toLowerCase(Locale.ROOT);
+            boolean text = type.startsWith("text/")
+                    || type.contains("json")
+                    || type.contains("xml")
+                    || type.contains("x-www-form-urlencoded")
+                    || type.equals("null");
+            e.put(
+                    "body",
+                    text
+                            ? new String(body, StandardCharsets.UTF_8)
+                            : Base64.getEncoder().encodeToString(body));
             e.put("isBase64Encoded", !text);
         } else {
             e.put("isBase64Encoded", false);
@@ -245,11 +289,20 @@ public final class LocalHttpApi implements AutoCloseable {
             LoopbackHttp.write(ex, 200, payload);
             return;
         }
-        out.path("headers").properties().forEach(h -> ex.getResponseHeaders().add(h.getKey(), h.getValue().asText()));
-        out.path("multiValueHeaders").properties().forEach(h -> h.getValue().forEach(v -> ex.getResponseHeaders().add(h.getKey(), v.asText())));
+        out.path("headers")
+                .properties()
+                .forEach(h ->
+                        ex.getResponseHeaders().add(h.getKey(), h.getValue().asText()));
+        out.path("multiValueHeaders")
+                .properties()
+                .forEach(h -> h.getValue().forEach(v -> ex.getResponseHeaders().add(h.getKey(), v.asText())));
         out.path("cookies").forEach(c -> ex.getResponseHeaders().add("Set-Cookie", c.asText()));
-        String body = out.path("body").isNull() || out.path("body").isMissingNode() ? "" : out.path("body").asText();
-        byte[] bytes = out.path("isBase64Encoded").asBoolean() ? Base64.getDecoder().decode(body) : body.getBytes(StandardCharsets.UTF_8);
+        String body = out.path("body").isNull() || out.path("body").isMissingNode()
+                ? ""
+                : out.path("body").asText();
+        byte[] bytes = out.path("isBase64Encoded").asBoolean()
+                ? Base64.getDecoder().decode(body)
+                : body.getBytes(StandardCharsets.UTF_8);
         LoopbackHttp.write(ex, out.path("statusCode").asInt(200), bytes);
     }
 
@@ -257,7 +310,6 @@ public final class LocalHttpApi implements AutoCloseable {
         ex.getResponseHeaders().add("Content-Type", "application/json");
         LoopbackHttp.write(ex, status, ("{\"message\":\"" + message + "\"}").getBytes(StandardCharsets.UTF_8));
     }
-
 
     @Override
     public void close() {

@@ -1,8 +1,22 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.emulator;
 
 import dev.pulse.testing.StdoutCapture;
 import dev.pulse.testing.emulator.LocalDynamoDb;
-
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,10 +51,13 @@ public final class EmulatorsBackend implements Backend {
      *
      * @param kinesisStore where kinesalite keeps its data across {@link #restartKinesis()}; null: in memory
      */
-    public static EmulatorsBackend start(Path kinesisDir, Path motoServer, int dynamoPort, int kinesisPort, int sqsPort,
-            Path kinesisStore) throws Exception {
-        CompletableFuture<KinesisEmulator> k = CompletableFuture.supplyAsync(() -> call(() -> KinesisEmulator.start(kinesisDir, kinesisPort, kinesisStore)));
-        CompletableFuture<MotoSqs> m = CompletableFuture.supplyAsync(() -> call(() -> MotoSqs.start(motoServer.toString(), sqsPort)));
+    public static EmulatorsBackend start(
+            Path kinesisDir, Path motoServer, int dynamoPort, int kinesisPort, int sqsPort, Path kinesisStore)
+            throws Exception {
+        CompletableFuture<KinesisEmulator> k = CompletableFuture.supplyAsync(
+                () -> call(() -> KinesisEmulator.start(kinesisDir, kinesisPort, kinesisStore)));
+        CompletableFuture<MotoSqs> m =
+                CompletableFuture.supplyAsync(() -> call(() -> MotoSqs.start(motoServer.toString(), sqsPort)));
         List<Exception> failures = new ArrayList<>();
         // DynamoDB Local prints its configuration to stdout and warns through java.util.logging; the local
         // stack's console is for the run's progress, so both are kept out of it (and shown if the start fails).
@@ -57,7 +74,8 @@ public final class EmulatorsBackend implements Backend {
         KinesisEmulator kinesis = join(k, failures);
         MotoSqs sqs = join(m, failures);
         if (!failures.isEmpty()) {
-            IllegalStateException e = new IllegalStateException("could not start the emulators: " + failures.get(0).getMessage());
+            IllegalStateException e = new IllegalStateException(
+                    "could not start the emulators: " + failures.get(0).getMessage());
             failures.forEach(e::addSuppressed);
             for (AutoCloseable started : new AutoCloseable[] {dynamo, kinesis, sqs}) {
                 if (started != null) {
@@ -113,7 +131,8 @@ public final class EmulatorsBackend implements Backend {
 
     @Override
     public List<String[]> describe() {
-        return List.of(new String[] {"DynamoDB Local", dynamo.endpoint().toString()},
+        return List.of(
+                new String[] {"DynamoDB Local", dynamo.endpoint().toString()},
                 new String[] {"Kinesis", kinesis.endpoint().toString()},
                 new String[] {"SQS (moto)", sqs.endpoint().toString()});
     }

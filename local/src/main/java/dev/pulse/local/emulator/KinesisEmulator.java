@@ -1,8 +1,22 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.emulator;
 
-import dev.pulse.testing.emulator.Ports;
 import dev.pulse.testing.emulator.LocalDynamoDb;
-
+import dev.pulse.testing.emulator.Ports;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,10 +71,20 @@ public final class KinesisEmulator implements AutoCloseable {
     private static LocalServer launch(Path dir, int port, Path store) throws Exception {
         Path cli = dir.resolve("node_modules/kinesalite/cli.js");
         if (!Files.exists(cli)) {
-            throw new IllegalStateException("kinesalite not found at " + cli + ": run the tests with `make test`, which installs it");
+            throw new IllegalStateException(
+                    "kinesalite not found at " + cli + ": run the tests with `make test`, which installs it");
         }
-        List<String> cmd = new java.util.ArrayList<>(List.of("node", "-r", dir.resolve("loopback.js").toString(),
-                cli.toString(), "--port", Integer.toString(port), "--createStreamMs", "50", "--shardLimit", "50"));
+        List<String> cmd = new java.util.ArrayList<>(List.of(
+                "node",
+                "-r",
+                dir.resolve("loopback.js").toString(),
+                cli.toString(),
+                "--port",
+                Integer.toString(port),
+                "--createStreamMs",
+                "50",
+                "--shardLimit",
+                "50"));
         if (store != null) {
             Files.createDirectories(store);
             cmd.addAll(List.of("--path", store.toString()));
@@ -73,7 +97,9 @@ public final class KinesisEmulator implements AutoCloseable {
     }
 
     public KinesisAsyncClient client() {
-        return KinesisAsyncClient.builder().endpointOverride(endpoint).region(Region.US_EAST_1)
+        return KinesisAsyncClient.builder()
+                .endpointOverride(endpoint)
+                .region(Region.US_EAST_1)
                 .credentialsProvider(LocalDynamoDb.credentials())
                 // A built client, so the Kinesis default of HTTP/2 (only needed for SubscribeToShard) does not apply.
                 .httpClient(AwsCrtAsyncHttpClient.builder().maxConcurrency(64).build())
@@ -85,7 +111,10 @@ public final class KinesisEmulator implements AutoCloseable {
         try (KinesisAsyncClient c = client()) {
             c.createStream(b -> b.streamName(name).shardCount(shards)).join();
             for (int i = 0; i < 200; i++) {
-                if (c.describeStreamSummary(b -> b.streamName(name)).join().streamDescriptionSummary().streamStatus()
+                if (c.describeStreamSummary(b -> b.streamName(name))
+                                .join()
+                                .streamDescriptionSummary()
+                                .streamStatus()
                         == StreamStatus.ACTIVE) {
                     return;
                 }

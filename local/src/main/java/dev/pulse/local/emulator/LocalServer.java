@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.emulator;
 
 import java.io.IOException;
@@ -37,7 +52,8 @@ public final class LocalServer implements AutoCloseable {
      * As above, from a prepared {@code builder} (working directory, environment); its output goes to {@code log},
      * which is kept, or (null) to a temporary file deleted on {@link #close()}.
      */
-    public static LocalServer start(String name, ProcessBuilder builder, int port, Duration timeout, Path log) throws Exception {
+    public static LocalServer start(String name, ProcessBuilder builder, int port, Duration timeout, Path log)
+            throws Exception {
         // Something already listening would pass the readiness check below while our process fails to bind:
         // the caller would then talk to a stranger (another stack, an orphan of a killed run).
         if (listening(port)) {
@@ -45,7 +61,8 @@ public final class LocalServer implements AutoCloseable {
         }
         boolean ownLog = log == null;
         Path out = ownLog ? Files.createTempFile(name + "-", ".log") : log;
-        Process p = builder.redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        Process p =
+                builder.redirectErrorStream(true).redirectOutput(out.toFile()).start();
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!listening(port)) {
             if (!p.isAlive()) {

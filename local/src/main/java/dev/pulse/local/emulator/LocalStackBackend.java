@@ -1,9 +1,23 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.emulator;
-
-import dev.pulse.testing.emulator.Ports;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.testing.emulator.Ports;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;
@@ -57,7 +71,8 @@ public final class LocalStackBackend implements Backend {
     private volatile boolean closed;
     private String version = "";
 
-    private LocalStackBackend(Path home, Path localTarget, Path stateDir, Path kinesisPreload, URI endpoint, boolean external) {
+    private LocalStackBackend(
+            Path home, Path localTarget, Path stateDir, Path kinesisPreload, URI endpoint, boolean external) {
         this.home = home;
         this.localTarget = localTarget;
         this.stateDir = stateDir;
@@ -75,16 +90,20 @@ public final class LocalStackBackend implements Backend {
             health = b.health();
         } catch (IOException e) {
             int port = url.getPort() > 0 ? url.getPort() : 4566;
-            throw new BackendStartException("no LocalStack answers at " + base + " (" + oneLine(e) + "): start it (docker run -d -p "
-                    + "127.0.0.1:" + port + ":4566 localstack/localstack) or leave LOCALSTACK_URL empty to let the local stack start one", e);
+            throw new BackendStartException(
+                    "no LocalStack answers at " + base + " (" + oneLine(e) + "): start it (docker run -d -p "
+                            + "127.0.0.1:" + port
+                            + ":4566 localstack/localstack) or leave LOCALSTACK_URL empty to let the local stack start one",
+                    e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BackendStartException("interrupted while asking " + base + " for its health", e);
         }
         List<String> missing = missing(health);
         if (!missing.isEmpty()) {
-            throw new BackendStartException("the LocalStack at " + base + " does not serve " + String.join(", ", missing)
-                    + ": start it with SERVICES=" + String.join(",", SERVICES) + " (or without SERVICES, for all)");
+            throw new BackendStartException("the LocalStack at " + base + " does not serve "
+                    + String.join(", ", missing) + ": start it with SERVICES=" + String.join(",", SERVICES)
+                    + " (or without SERVICES, for all)");
         }
         b.version = health.path("version").asText("");
         return b;
@@ -101,8 +120,13 @@ public final class LocalStackBackend implements Backend {
      * @param port           the gateway's port on 127.0.0.1; 0 for a free one
      */
     public static LocalStackBackend create(Path home, Path localTarget, Path stateDir, Path kinesisPreload, int port) {
-        return new LocalStackBackend(home, localTarget, stateDir, kinesisPreload,
-                URI.create("http://127.0.0.1:" + (port == 0 ? Ports.free() : port)), false);
+        return new LocalStackBackend(
+                home,
+                localTarget,
+                stateDir,
+                kinesisPreload,
+                URI.create("http://127.0.0.1:" + (port == 0 ? Ports.free() : port)),
+                false);
     }
 
     /** Starts LocalStack and returns once it is ready; on failure stops what it had started. */
@@ -113,18 +137,23 @@ public final class LocalStackBackend implements Backend {
         Path python = home.resolve(".venv/bin/python");
         Path kinesisMain = home.resolve("node_modules/kinesis-local/main.js");
         if (!Files.isExecutable(python) || !Files.isRegularFile(kinesisMain)) {
-            throw new BackendStartException("LocalStack is not installed in " + home.resolve(".venv")
-                    + ": `make run BACKEND=localstack` installs it (it needs Python 3.13: apt-get install python3.13, or pyenv install 3.13)");
+            throw new BackendStartException(
+                    "LocalStack is not installed in " + home.resolve(".venv")
+                            + ": `make run BACKEND=localstack` installs it (it needs Python 3.13: apt-get install python3.13, or pyenv install 3.13)");
         }
         List<Path> classPath = dynamoDbClassPath();
         int port = endpoint.getPort();
         if (LocalServer.listening(port)) {
-            throw new BackendStartException("127.0.0.1:" + port + ", the port of LocalStack's gateway, is in use by another process: stop it"
-                    + " (ss -ltnp 'sport = :" + port + "' shows it), or if it is a LocalStack use it with LOCALSTACK_URL=http://127.0.0.1:" + port);
+            throw new BackendStartException("127.0.0.1:" + port
+                    + ", the port of LocalStack's gateway, is in use by another process: stop it"
+                    + " (ss -ltnp 'sport = :" + port
+                    + "' shows it), or if it is a LocalStack use it with LOCALSTACK_URL=http://127.0.0.1:" + port);
         }
         prepare(kinesisMain.getParent().getParent(), classPath);
         Path log = stateDir.resolve("localstack.log");
-        ProcessBuilder pb = new ProcessBuilder(python.toString(), home.resolve("launch.py").toString()).directory(stateDir.toFile());
+        ProcessBuilder pb = new ProcessBuilder(
+                        python.toString(), home.resolve("launch.py").toString())
+                .directory(stateDir.toFile());
         // Only what it needs from ours: LocalStack reads hundreds of settings from the environment, and one a user
         // exported for a LocalStack in Docker (DYNAMODB_HEAP_SIZE=...) could make this one loop until the timeout.
         pb.environment().keySet().retainAll(INHERITED);
@@ -144,8 +173,8 @@ public final class LocalStackBackend implements Backend {
     }
 
     /** The variables of ours a started LocalStack sees (besides its own settings below). */
-    private static final java.util.Set<String> INHERITED = java.util.Set.of("PATH", "HOME", "USER", "LANG", "LC_ALL",
-            "LC_CTYPE", "TZ", "TERM");
+    private static final java.util.Set<String> INHERITED =
+            java.util.Set.of("PATH", "HOME", "USER", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM");
 
     /** An exception's message on one line, never "null": its class when it has none, with its cause's. */
     // Identity is the point: a cause that is the exception itself ends the chain.
@@ -155,7 +184,9 @@ public final class LocalStackBackend implements Backend {
         String last = null;
         for (Throwable t = e; t != null && b.length() < 400; t = t.getCause() == t ? null : t.getCause()) {
             String m = t.getMessage();
-            String part = m == null || m.isBlank() ? t.getClass().getSimpleName() : m.replaceAll("\\s*\\R\\s*", " ").strip();
+            String part = m == null || m.isBlank()
+                    ? t.getClass().getSimpleName()
+                    : m.replaceAll("\\s*\\R\\s*", " ").strip();
             if (!part.equals(last)) {
                 b.append(b.length() > 0 ? ": " : "").append(part);
                 last = part;
@@ -189,7 +220,9 @@ public final class LocalStackBackend implements Backend {
         env.put("DYNAMODB_IN_MEMORY", "1");
         env.put("NODE_OPTIONS", "--require \"" + kinesisPreload + "\"");
         // DynamoDB Local runs on this JVM's java; no perf data in /tmp, temporary files in the state folder.
-        env.put("PATH", Path.of(System.getProperty("java.home"), "bin") + java.io.File.pathSeparator + System.getenv("PATH"));
+        env.put(
+                "PATH",
+                Path.of(System.getProperty("java.home"), "bin") + java.io.File.pathSeparator + System.getenv("PATH"));
         env.put("JAVA_TOOL_OPTIONS", "-XX:-UsePerfData -Djava.io.tmpdir=" + stateDir.resolve("tmp"));
         env.put("TEMP", stateDir.resolve("tmp").toString());
         return env;
@@ -200,7 +233,8 @@ public final class LocalStackBackend implements Backend {
         Path file = localTarget.resolve("classpath.txt");
         Path classes = localTarget.resolve("classes");
         if (!Files.isRegularFile(file) || !Files.isDirectory(classes)) {
-            throw new BackendStartException("no " + file + ": build the local module first (mvn package -pl local -am, which `make run` does)");
+            throw new BackendStartException(
+                    "no " + file + ": build the local module first (mvn package -pl local -am, which `make run` does)");
         }
         List<Path> cp = new ArrayList<>();
         cp.add(classes.toAbsolutePath());
@@ -227,9 +261,12 @@ public final class LocalStackBackend implements Backend {
         a.put(Attributes.Name.MANIFEST_VERSION, "1.0");
         a.put(Attributes.Name.MAIN_CLASS, LoopbackDynamoDbLocal.class.getName());
         a.putValue("Premain-Class", LoopbackDynamoDbLocal.class.getName());
-        a.put(Attributes.Name.CLASS_PATH, classPath.stream().map(p -> p.toUri().toString()).collect(Collectors.joining(" ")));
+        a.put(
+                Attributes.Name.CLASS_PATH,
+                classPath.stream().map(p -> p.toUri().toString()).collect(Collectors.joining(" ")));
         for (String jar : List.of("DynamoDBLocal.jar", "ddb-local-loader-0.1.jar")) {
-            try (OutputStream out = Files.newOutputStream(dynamo.resolve(jar)); JarOutputStream j = new JarOutputStream(out, manifest)) {
+            try (OutputStream out = Files.newOutputStream(dynamo.resolve(jar));
+                    JarOutputStream j = new JarOutputStream(out, manifest)) {
                 j.flush();
             }
         }
@@ -253,21 +290,29 @@ public final class LocalStackBackend implements Backend {
                 }
             }
             if (System.nanoTime() > deadline) {
-                throw new BackendStartException("LocalStack was not ready within " + START_TIMEOUT.toSeconds() + " s (log: " + log + ")");
+                throw new BackendStartException(
+                        "LocalStack was not ready within " + START_TIMEOUT.toSeconds() + " s (log: " + log + ")");
             }
             Thread.sleep(100);
         }
     }
 
     private static String lastLine(Path log) throws IOException {
-        List<String> lines = Files.readAllLines(log).stream().map(String::strip).filter(l -> !l.isEmpty()).toList();
+        List<String> lines = Files.readAllLines(log).stream()
+                .map(String::strip)
+                .filter(l -> !l.isEmpty())
+                .toList();
         return lines.isEmpty() ? "no output" : lines.get(lines.size() - 1);
     }
 
     private JsonNode health() throws IOException, InterruptedException {
-        try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build()) {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(endpoint + "/_localstack/health"))
-                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        try (HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build()) {
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create(endpoint + "/_localstack/health"))
+                            .timeout(Duration.ofSeconds(10))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() != 200) {
                 throw new IOException("GET /_localstack/health answered " + r.statusCode());
             }
@@ -277,10 +322,12 @@ public final class LocalStackBackend implements Backend {
 
     /** The pipeline's services that LocalStack's health does not report as available or running. */
     private static List<String> missing(JsonNode health) {
-        return SERVICES.stream().filter(s -> {
-            String state = health.path("services").path(s).asText("");
-            return !state.equals("available") && !state.equals("running");
-        }).toList();
+        return SERVICES.stream()
+                .filter(s -> {
+                    String state = health.path("services").path(s).asText("");
+                    return !state.equals("available") && !state.equals("running");
+                })
+                .toList();
     }
 
     private static void deleteTree(Path dir) throws IOException {
@@ -328,9 +375,12 @@ public final class LocalStackBackend implements Backend {
 
     @Override
     public List<String[]> describe() {
-        String what = external ? "already running" : "host mode, pid " + process.pid() + ", log " + stateDir.resolve("localstack.log");
-        return List.<String[]>of(new String[] {"LocalStack", endpoint + "   (" + version + ", " + what + "; serves "
-                + String.join(", ", SERVICES) + ")"});
+        String what = external
+                ? "already running"
+                : "host mode, pid " + process.pid() + ", log " + stateDir.resolve("localstack.log");
+        return List.<String[]>of(new String[] {
+            "LocalStack", endpoint + "   (" + version + ", " + what + "; serves " + String.join(", ", SERVICES) + ")"
+        });
     }
 
     @Override

@@ -1,9 +1,23 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.emulator;
-
-import dev.pulse.testing.emulator.LocalDynamoDb;
 
 import com.amazonaws.services.dynamodbv2.local.main.ServerRunner;
 import com.amazonaws.services.dynamodbv2.local.server.DynamoDBProxyServer;
+import dev.pulse.testing.emulator.LocalDynamoDb;
 import java.lang.instrument.Instrumentation;
 
 /**
@@ -14,8 +28,7 @@ import java.lang.instrument.Instrumentation;
  */
 public final class LoopbackDynamoDbLocal {
 
-    private LoopbackDynamoDbLocal() {
-    }
+    private LoopbackDynamoDbLocal() {}
 
     public static void main(String[] args) throws Exception {
         DynamoDBProxyServer server = ServerRunner.createServerFromCommandLineArgs(args);

@@ -1,8 +1,22 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.emulator;
 
-import dev.pulse.testing.emulator.Ports;
 import dev.pulse.testing.emulator.LocalDynamoDb;
-
+import dev.pulse.testing.emulator.Ports;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,8 +60,8 @@ public final class MotoSqs implements AutoCloseable {
             throw new IllegalStateException("moto_server not found at '" + bin
                     + "': run the tests with `make test`, which installs it into .venv");
         }
-        LocalServer server = LocalServer.start("moto", List.of(bin, "-H", "127.0.0.1", "-p", Integer.toString(port)), port,
-                Duration.ofSeconds(60));
+        LocalServer server = LocalServer.start(
+                "moto", List.of(bin, "-H", "127.0.0.1", "-p", Integer.toString(port)), port, Duration.ofSeconds(60));
         return new MotoSqs(server, port);
     }
 
@@ -67,9 +81,13 @@ public final class MotoSqs implements AutoCloseable {
     public List<Message> drain(String queueUrl) {
         List<Message> all = new java.util.ArrayList<>();
         while (true) {
-            List<Message> batch = client.receiveMessage(b -> b.queueUrl(queueUrl).maxNumberOfMessages(10)
-                    .visibilityTimeout(600).waitTimeSeconds(0).messageAttributeNames("All")
-                    .messageSystemAttributeNames(software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName.ALL))
+            List<Message> batch = client.receiveMessage(b -> b.queueUrl(queueUrl)
+                            .maxNumberOfMessages(10)
+                            .visibilityTimeout(600)
+                            .waitTimeSeconds(0)
+                            .messageAttributeNames("All")
+                            .messageSystemAttributeNames(
+                                    software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName.ALL))
                     .messages();
             if (batch.isEmpty()) {
                 return all;
@@ -79,9 +97,10 @@ public final class MotoSqs implements AutoCloseable {
     }
 
     public int approximateDepth(String queueUrl) {
-        return Integer.parseInt(client.getQueueAttributes(b -> b.queueUrl(queueUrl)
-                .attributeNames(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES))
-                .attributes().get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES));
+        return Integer.parseInt(client.getQueueAttributes(
+                        b -> b.queueUrl(queueUrl).attributeNames(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES))
+                .attributes()
+                .get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES));
     }
 
     /** The emulator process's PID. */

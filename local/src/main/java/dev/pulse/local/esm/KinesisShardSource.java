@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.esm;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -48,13 +63,15 @@ public final class KinesisShardSource implements ShardSource {
     /** From the last record read, or from the starting position when none was read yet. */
     private String newIterator() {
         return kinesis.getShardIterator(b -> {
-            b.streamName(streamName).shardId(shardId);
-            if (lastSequence == null) {
-                b.shardIteratorType(ShardIteratorType.fromValue(position));
-            } else {
-                b.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).startingSequenceNumber(lastSequence);
-            }
-        }).shardIterator();
+                    b.streamName(streamName).shardId(shardId);
+                    if (lastSequence == null) {
+                        b.shardIteratorType(ShardIteratorType.fromValue(position));
+                    } else {
+                        b.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER)
+                                .startingSequenceNumber(lastSequence);
+                    }
+                })
+                .shardIterator();
     }
 
     @Override
@@ -107,7 +124,9 @@ public final class KinesisShardSource implements ShardSource {
         k.put("partitionKey", rec.partitionKey());
         k.put("sequenceNumber", rec.sequenceNumber());
         k.put("data", Base64.getEncoder().encodeToString(data));
-        k.put("approximateArrivalTimestamp", BigDecimal.valueOf(rec.approximateArrivalTimestamp().toEpochMilli(), 3));
+        k.put(
+                "approximateArrivalTimestamp",
+                BigDecimal.valueOf(rec.approximateArrivalTimestamp().toEpochMilli(), 3));
         record.put("eventSource", "aws:kinesis");
         record.put("eventVersion", "1.0");
         record.put("eventID", shardId + ":" + rec.sequenceNumber());
@@ -116,8 +135,12 @@ public final class KinesisShardSource implements ShardSource {
         record.put("awsRegion", region);
         record.put("eventSourceARN", streamArn);
         // The invocation payload carries the record as JSON (data in base64), which is what the 6 MB limit counts.
-        return new StreamRecord(rec.sequenceNumber(), rec.partitionKey(), rec.approximateArrivalTimestamp(),
-                record.toString().length() + 1, record);
+        return new StreamRecord(
+                rec.sequenceNumber(),
+                rec.partitionKey(),
+                rec.approximateArrivalTimestamp(),
+                record.toString().length() + 1,
+                record);
     }
 
     @Override

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.esm;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -96,7 +111,8 @@ public final class ShardProcessor {
     public record Timing(Duration pollInterval, Duration initialBackoff, Duration maxBackoff) {
 
         /** 200 ms polls; retries after 100 ms, doubling up to 1 s. */
-        public static final Timing DEFAULT = new Timing(Duration.ofMillis(200), Duration.ofMillis(100), Duration.ofSeconds(1));
+        public static final Timing DEFAULT =
+                new Timing(Duration.ofMillis(200), Duration.ofMillis(100), Duration.ofSeconds(1));
 
         /** No waiting at all, for tests that drive {@link #step()}. */
         public static final Timing NONE = new Timing(Duration.ZERO, Duration.ZERO, Duration.ZERO);
@@ -122,11 +138,11 @@ public final class ShardProcessor {
     /** Records that go to the function together, with what the attempts so far have cost them. */
     private static final class Work {
         List<StreamRecord> records;
-        int retries;          // retries used, against MaximumRetryAttempts
-        int invocations;      // invocations that contained every one of these records
-        int failuresInARow;   // for the retry delay
-        boolean retryDue;     // the next invocation is a retry
-        InvokeResult last;    // the latest invocation's result, for the failure record
+        int retries; // retries used, against MaximumRetryAttempts
+        int invocations; // invocations that contained every one of these records
+        int failuresInARow; // for the retry delay
+        boolean retryDue; // the next invocation is a retry
+        InvokeResult last; // the latest invocation's result, for the failure record
 
         Work(List<StreamRecord> records, int retries, int invocations, InvokeResult last) {
             this.records = records;
@@ -136,7 +152,12 @@ public final class ShardProcessor {
         }
     }
 
-    private enum Kind { SUCCESS, PARTIAL, FUNCTION_ERROR, INVALID }
+    private enum Kind {
+        SUCCESS,
+        PARTIAL,
+        FUNCTION_ERROR,
+        INVALID
+    }
 
     /** How an invocation went; {@code failedFrom} is the checkpoint index of a partial failure. */
     private record Outcome(Kind kind, int failedFrom, String reason) {
@@ -166,6 +187,7 @@ public final class ShardProcessor {
     private final List<StreamRecord> gathering = new ArrayList<>();
     /** Records read but cut off the gathered batch by the payload limit: they start the next one. */
     private final Deque<StreamRecord> carry = new ArrayDeque<>();
+
     private long gatheringBytes;
     private String lastReadFailure;
     private long lastReadFailureLogged;
@@ -173,8 +195,14 @@ public final class ShardProcessor {
 
     /** Like {@link #ShardProcessor(MappingSpec, ShardSource, FunctionInvoker, FailureDestination, Clock, String,
      * ShardStats, Timing)} with {@link Timing#DEFAULT}. */
-    public ShardProcessor(MappingSpec spec, ShardSource source, FunctionInvoker invoker, FailureDestination destination,
-            Clock clock, String functionArn, ShardStats stats) {
+    public ShardProcessor(
+            MappingSpec spec,
+            ShardSource source,
+            FunctionInvoker invoker,
+            FailureDestination destination,
+            Clock clock,
+            String functionArn,
+            ShardStats stats) {
         this(spec, source, invoker, destination, clock, functionArn, stats, Timing.DEFAULT);
     }
 
@@ -185,8 +213,15 @@ public final class ShardProcessor {
      * @param functionArn the ARN reported in failure records
      * @param stats       counters this processor updates
      */
-    public ShardProcessor(MappingSpec spec, ShardSource source, FunctionInvoker invoker, FailureDestination destination,
-            Clock clock, String functionArn, ShardStats stats, Timing timing) {
+    public ShardProcessor(
+            MappingSpec spec,
+            ShardSource source,
+            FunctionInvoker invoker,
+            FailureDestination destination,
+            Clock clock,
+            String functionArn,
+            ShardStats stats,
+            Timing timing) {
         this.spec = Objects.requireNonNull(spec, "spec");
         this.source = Objects.requireNonNull(source, "source");
         this.invoker = Objects.requireNonNull(invoker, "invoker");
@@ -198,10 +233,13 @@ public final class ShardProcessor {
         if (spec.batchSize() < 1) {
             throw new IllegalArgumentException("batchSize must be at least 1, got " + spec.batchSize());
         }
-        this.window = spec.maxBatchingWindow() == null || spec.maxBatchingWindow().isNegative()
-                ? Duration.ZERO : spec.maxBatchingWindow();
+        this.window =
+                spec.maxBatchingWindow() == null || spec.maxBatchingWindow().isNegative()
+                        ? Duration.ZERO
+                        : spec.maxBatchingWindow();
         // -1 (infinite) may arrive as null or as a negative duration.
-        this.maxRecordAge = spec.maxRecordAge() == null || spec.maxRecordAge().isNegative() ? null : spec.maxRecordAge();
+        this.maxRecordAge =
+                spec.maxRecordAge() == null || spec.maxRecordAge().isNegative() ? null : spec.maxRecordAge();
         this.name = spec.functionId() + "/" + spec.eventId() + " " + source.shardId();
     }
 
@@ -304,7 +342,10 @@ public final class ShardProcessor {
         if (gathering.isEmpty()) {
             return false;
         }
-        return gathering.size() >= spec.batchSize() || !carry.isEmpty() || window.isZero() || source.exhausted()
+        return gathering.size() >= spec.batchSize()
+                || !carry.isEmpty()
+                || window.isZero()
+                || source.exhausted()
                 || !clock.instant().isBefore(windowEnd);
     }
 
@@ -352,10 +393,13 @@ public final class ShardProcessor {
                     stats.bisected();
                     pending.removeFirst();
                     int half = work.records.size() / 2;
-                    pending.addFirst(new Work(List.copyOf(work.records.subList(half, work.records.size())),
-                            work.retries, work.invocations, result));
-                    pending.addFirst(new Work(List.copyOf(work.records.subList(0, half)),
-                            work.retries, work.invocations, result));
+                    pending.addFirst(new Work(
+                            List.copyOf(work.records.subList(half, work.records.size())),
+                            work.retries,
+                            work.invocations,
+                            result));
+                    pending.addFirst(new Work(
+                            List.copyOf(work.records.subList(0, half)), work.retries, work.invocations, result));
                 } else {
                     failed(work);
                 }
@@ -451,7 +495,8 @@ public final class ShardProcessor {
             JsonNode id = failure.isObject() ? failure.get("itemIdentifier") : null;
             String seq = id == null ? null : id.isTextual() ? id.textValue() : id.isNumber() ? id.asText() : null;
             if (seq == null || seq.isEmpty()) {
-                return Outcome.invalid("a batchItemFailures entry has a null, empty or missing itemIdentifier: " + failure);
+                return Outcome.invalid(
+                        "a batchItemFailures entry has a null, empty or missing itemIdentifier: " + failure);
             }
             Integer at = index.get(seq);
             if (at == null) {
@@ -483,8 +528,10 @@ public final class ShardProcessor {
                 throw e;
             } catch (Exception e) {
                 // The shard must not block on the destination: the failure record goes to the log instead.
-                LOG.log(Level.WARNING, () -> name + ": on-failure destination refused " + what + ": " + e
-                        + "; failure record: " + context);
+                LOG.log(
+                        Level.WARNING,
+                        () -> name + ": on-failure destination refused " + what + ": " + e + "; failure record: "
+                                + context);
             }
         }
         complete(records);
@@ -494,8 +541,16 @@ public final class ShardProcessor {
     ObjectNode failureContext(List<StreamRecord> records, String condition, InvokeResult last, int invocations) {
         ObjectNode root = JSON.createObjectNode();
         ObjectNode request = root.putObject("requestContext");
-        request.put("requestId", last != null && last.requestId() != null ? last.requestId()
-                : new UUID(java.util.concurrent.ThreadLocalRandom.current().nextLong(), java.util.concurrent.ThreadLocalRandom.current().nextLong()).toString());
+        request.put(
+                "requestId",
+                last != null && last.requestId() != null
+                        ? last.requestId()
+                        : new UUID(
+                                        java.util.concurrent.ThreadLocalRandom.current()
+                                                .nextLong(),
+                                        java.util.concurrent.ThreadLocalRandom.current()
+                                                .nextLong())
+                                .toString());
         request.put("functionArn", functionArn);
         request.put("condition", condition);
         request.put("approximateInvokeCount", invocations);
@@ -524,7 +579,10 @@ public final class ShardProcessor {
 
     private void complete(List<StreamRecord> records) {
         stats.done(records.size());
-        records.stream().map(StreamRecord::arrival).filter(Objects::nonNull).max(Instant::compareTo)
+        records.stream()
+                .map(StreamRecord::arrival)
+                .filter(Objects::nonNull)
+                .max(Instant::compareTo)
                 .ifPresent(stats::arrivalDone);
     }
 

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.internal;
 
 import com.sun.net.httpserver.HttpExchange;
@@ -20,11 +35,11 @@ public final class LoopbackHttp {
         System.setProperty("sun.net.httpserver.nodelay", "true");
     }
 
-    private LoopbackHttp() {
-    }
+    private LoopbackHttp() {}
 
     /** Starts a server on 127.0.0.1:{@code port} (0: a free port) serving every path with {@code handler}. */
-    public static HttpServer start(int port, int backlog, HttpHandler handler, ExecutorService executor) throws IOException {
+    public static HttpServer start(int port, int backlog, HttpHandler handler, ExecutorService executor)
+            throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), backlog);
         server.createContext("/", handler);
         server.setExecutor(executor);

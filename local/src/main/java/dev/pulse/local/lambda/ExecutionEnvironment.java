@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.lambda;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -21,9 +36,9 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
-import java.util.stream.Collectors;
 
 /**
  * One Lambda execution environment: a fresh JVM running the AWS Lambda runtime interface client with the
@@ -76,7 +91,9 @@ final class ExecutionEnvironment implements AutoCloseable {
             cmd.add(config.classPath().stream().map(Path::toString).collect(Collectors.joining(":")));
             cmd.add(MAIN);
             cmd.add(config.handler());
-            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).directory(config.taskRoot().toFile());
+            ProcessBuilder pb = new ProcessBuilder(cmd)
+                    .redirectErrorStream(true)
+                    .directory(config.taskRoot().toFile());
             Map<String, String> env = pb.environment();
             String path = env.getOrDefault("PATH", "/usr/bin:/bin");
             env.clear();
@@ -90,10 +107,19 @@ final class ExecutionEnvironment implements AutoCloseable {
             env.put("AWS_LAMBDA_FUNCTION_NAME", config.name());
             env.put("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", Integer.toString(config.memoryMb()));
             env.put("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST");
-            env.put("AWS_LAMBDA_INITIALIZATION_TYPE", config.init() == FunctionConfig.Init.ON_DEMAND ? "on-demand" : "snap-start");
+            env.put(
+                    "AWS_LAMBDA_INITIALIZATION_TYPE",
+                    config.init() == FunctionConfig.Init.ON_DEMAND ? "on-demand" : "snap-start");
             env.putIfAbsent("AWS_EXECUTION_ENV", "AWS_Lambda_java21");
             env.putIfAbsent("AWS_LAMBDA_LOG_GROUP_NAME", "/aws/lambda/" + config.name());
-            env.put("AWS_LAMBDA_LOG_STREAM_NAME", "local/[$LATEST]" + new UUID(ThreadLocalRandom.current().nextLong(), ThreadLocalRandom.current().nextLong()).toString().replace("-", ""));
+            env.put(
+                    "AWS_LAMBDA_LOG_STREAM_NAME",
+                    "local/[$LATEST]"
+                            + new UUID(
+                                            ThreadLocalRandom.current().nextLong(),
+                                            ThreadLocalRandom.current().nextLong())
+                                    .toString()
+                                    .replace("-", ""));
             Process p = pb.start();
             // A platform thread: a blocking read of a pipe pins a virtual thread's carrier, and with several
             // environments the pumps took every carrier, starving the stack's own HTTP handlers.
@@ -110,14 +136,18 @@ final class ExecutionEnvironment implements AutoCloseable {
      * named after the jar (kept between runs, so nothing accumulates in /tmp).
      */
     static synchronized Path nativeClient(List<Path> classPath) throws IOException {
-        Path jar = classPath.stream().filter(p -> p.getFileName().toString().startsWith("aws-lambda-java-runtime-interface-client"))
-                .findFirst().orElse(null);
+        Path jar = classPath.stream()
+                .filter(p -> p.getFileName().toString().startsWith("aws-lambda-java-runtime-interface-client"))
+                .findFirst()
+                .orElse(null);
         if (jar == null) {
             return null;
         }
         String arch = System.getProperty("os.arch").equals("aarch64") ? "aarch_64" : "x86_64";
-        Path dir = Path.of(System.getProperty("java.io.tmpdir"), "pulse-lambda-jni-" + jar.getFileName().toString().replace(".jar", "")
-                + "-" + Files.size(jar) + "-" + arch);
+        Path dir = Path.of(
+                System.getProperty("java.io.tmpdir"),
+                "pulse-lambda-jni-" + jar.getFileName().toString().replace(".jar", "") + "-" + Files.size(jar) + "-"
+                        + arch);
         Path lib = dir.resolve("libaws-lambda-jni.so");
         if (Files.isRegularFile(lib)) {
             return lib;
@@ -167,7 +197,10 @@ final class ExecutionEnvironment implements AutoCloseable {
 
     /** {@link #invoke(byte[])} with an injected fault: the JVM killed, or a timeout, {@code fault.after()} in. */
     InvokeResult invoke(byte[] payload, FaultPlan.Fault fault) throws InterruptedException {
-        String requestId = new UUID(ThreadLocalRandom.current().nextLong(), ThreadLocalRandom.current().nextLong()).toString();
+        String requestId = new UUID(
+                        ThreadLocalRandom.current().nextLong(),
+                        ThreadLocalRandom.current().nextLong())
+                .toString();
         long timeoutMillis = config.timeout().toMillis();
         long started = System.currentTimeMillis();
         if (!initialised) {
@@ -178,15 +211,22 @@ final class ExecutionEnvironment implements AutoCloseable {
             started = System.currentTimeMillis();
         }
         CompletableFuture<RuntimeApiServer.Outcome> outcome = new CompletableFuture<>();
-        String trace = "Root=1-%08x-%024x;Parent=%016x;Sampled=0".formatted(started / 1000,
-                ThreadLocalRandom.current().nextLong() & 0xffffffffffffL, ThreadLocalRandom.current().nextLong());
-        api.submit(new RuntimeApiServer.Invocation(requestId, payload, started + timeoutMillis, config.arn(), trace, outcome));
+        String trace = "Root=1-%08x-%024x;Parent=%016x;Sampled=0"
+                .formatted(
+                        started / 1000,
+                        ThreadLocalRandom.current().nextLong() & 0xffffffffffffL,
+                        ThreadLocalRandom.current().nextLong());
+        api.submit(new RuntimeApiServer.Invocation(
+                requestId, payload, started + timeoutMillis, config.arn(), trace, outcome));
         CompletableFuture<Object> done = CompletableFuture.anyOf(outcome, exited);
         if (fault.kind() == FaultPlan.Kind.CRASH) {
             // Killed from outside, like an out-of-memory kill: whatever the function wrote so far stays written.
-            CompletableFuture.delayedExecutor(fault.after().toMillis(), TimeUnit.MILLISECONDS).execute(process::destroyForcibly);
+            CompletableFuture.delayedExecutor(fault.after().toMillis(), TimeUnit.MILLISECONDS)
+                    .execute(process::destroyForcibly);
         }
-        long waitMillis = fault.kind() == FaultPlan.Kind.TIMEOUT ? Math.min(timeoutMillis, fault.after().toMillis()) : timeoutMillis;
+        long waitMillis = fault.kind() == FaultPlan.Kind.TIMEOUT
+                ? Math.min(timeoutMillis, fault.after().toMillis())
+                : timeoutMillis;
         try {
             done.get(waitMillis, TimeUnit.MILLISECONDS);
             if (fault.kind() == FaultPlan.Kind.TIMEOUT && !outcome.isDone()) {
@@ -194,15 +234,20 @@ final class ExecutionEnvironment implements AutoCloseable {
             }
         } catch (TimeoutException e) {
             close();
-            return fail(requestId, "Sandbox.Timedout", "RequestId: " + requestId + " Error: Task timed out after "
-                    + String.format("%.2f", timeoutMillis / 1000.0) + " seconds");
+            return fail(
+                    requestId,
+                    "Sandbox.Timedout",
+                    "RequestId: " + requestId + " Error: Task timed out after "
+                            + String.format("%.2f", timeoutMillis / 1000.0) + " seconds");
         } catch (ExecutionException e) {
             return fail(requestId, "Runtime.Unknown", String.valueOf(e.getCause()));
         }
         if (!outcome.isDone()) {
             dead = true;
-            return fail(requestId, "Runtime.ExitError", "RequestId: " + requestId
-                    + " Error: Runtime exited with error: exit status " + exited.join());
+            return fail(
+                    requestId,
+                    "Runtime.ExitError",
+                    "RequestId: " + requestId + " Error: Runtime exited with error: exit status " + exited.join());
         }
         RuntimeApiServer.Outcome o = outcome.join();
         return new InvokeResult(o.payload(), o.error() ? "Unhandled" : null, requestId);
@@ -230,8 +275,10 @@ final class ExecutionEnvironment implements AutoCloseable {
             return new InvokeResult(api.initError().join(), "Unhandled", requestId);
         }
         if (!api.ready().isDone()) {
-            return fail(requestId, "Runtime.ExitError", "RequestId: " + requestId + " Error: Runtime exited with error: exit status "
-                    + exited.join());
+            return fail(
+                    requestId,
+                    "Runtime.ExitError",
+                    "RequestId: " + requestId + " Error: Runtime exited with error: exit status " + exited.join());
         }
         initialised = true;
         return null;

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.lambda;
 
 import java.net.URI;
@@ -11,7 +26,11 @@ import java.time.Duration;
 public interface FaultPlan {
 
     /** What happens to one invocation. */
-    enum Kind { NONE, CRASH, TIMEOUT }
+    enum Kind {
+        NONE,
+        CRASH,
+        TIMEOUT
+    }
 
     /**
      * One invocation's fault.
@@ -24,8 +43,7 @@ public interface FaultPlan {
     }
 
     /** No faults. */
-    FaultPlan NONE = new FaultPlan() {
-    };
+    FaultPlan NONE = new FaultPlan() {};
 
     /** Decides the fate of the next invocation of the function {@code logicalId}. */
     default Fault beforeInvoke(String logicalId) {

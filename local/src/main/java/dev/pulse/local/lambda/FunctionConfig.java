@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.lambda;
 
 import java.nio.file.Path;
@@ -24,8 +39,18 @@ import java.util.Map;
  * @param javaHome    the JDK that runs the function
  * @param init        how its environments initialise: on demand (the default), or as a SnapStart snapshot
  */
-public record FunctionConfig(String logicalId, String name, String arn, String handler, int memoryMb, Duration timeout,
-        Map<String, String> environment, Path taskRoot, List<Path> classPath, Path javaHome, Init init) {
+public record FunctionConfig(
+        String logicalId,
+        String name,
+        String arn,
+        String handler,
+        int memoryMb,
+        Duration timeout,
+        Map<String, String> environment,
+        Path taskRoot,
+        List<Path> classPath,
+        Path javaHome,
+        Init init) {
 
     /**
      * How an environment initialises. The JVM cannot be snapshotted here, so a SnapStart init runs the same JVM on
@@ -43,13 +68,34 @@ public record FunctionConfig(String logicalId, String name, String arn, String h
     }
 
     /** On-demand init. */
-    public FunctionConfig(String logicalId, String name, String arn, String handler, int memoryMb, Duration timeout,
-            Map<String, String> environment, Path taskRoot, List<Path> classPath, Path javaHome) {
-        this(logicalId, name, arn, handler, memoryMb, timeout, environment, taskRoot, classPath, javaHome, Init.ON_DEMAND);
+    public FunctionConfig(
+            String logicalId,
+            String name,
+            String arn,
+            String handler,
+            int memoryMb,
+            Duration timeout,
+            Map<String, String> environment,
+            Path taskRoot,
+            List<Path> classPath,
+            Path javaHome) {
+        this(
+                logicalId,
+                name,
+                arn,
+                handler,
+                memoryMb,
+                timeout,
+                environment,
+                taskRoot,
+                classPath,
+                javaHome,
+                Init.ON_DEMAND);
     }
 
     /** The same function initialising as {@code init}. */
     public FunctionConfig withInit(Init init) {
-        return new FunctionConfig(logicalId, name, arn, handler, memoryMb, timeout, environment, taskRoot, classPath, javaHome, init);
+        return new FunctionConfig(
+                logicalId, name, arn, handler, memoryMb, timeout, environment, taskRoot, classPath, javaHome, init);
     }
 }

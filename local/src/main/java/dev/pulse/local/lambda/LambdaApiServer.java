@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.lambda;
 
 import com.sun.net.httpserver.HttpExchange;
@@ -38,12 +53,14 @@ public final class LambdaApiServer implements AutoCloseable {
     private void handle(HttpExchange ex) throws IOException {
         try (ex) {
             String path = ex.getRequestURI().getRawPath();
-            if (!path.startsWith(PREFIX) || !path.endsWith("/invocations") || !ex.getRequestMethod().equals("POST")) {
+            if (!path.startsWith(PREFIX)
+                    || !path.endsWith("/invocations")
+                    || !ex.getRequestMethod().equals("POST")) {
                 error(ex, 404, "UnknownOperationException", "only Invoke is served locally");
                 return;
             }
-            String name = URLDecoder.decode(path.substring(PREFIX.length(), path.length() - "/invocations".length()),
-                    StandardCharsets.UTF_8);
+            String name = URLDecoder.decode(
+                    path.substring(PREFIX.length(), path.length() - "/invocations".length()), StandardCharsets.UTF_8);
             if (!lambda.has(name)) {
                 error(ex, 404, "ResourceNotFoundException", "Function not found: " + name);
                 return;
@@ -97,7 +114,6 @@ public final class LambdaApiServer implements AutoCloseable {
                 + com.fasterxml.jackson.databind.node.TextNode.valueOf(message) + "}";
         LoopbackHttp.write(ex, status, body.getBytes(StandardCharsets.UTF_8));
     }
-
 
     @Override
     public void close() {

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.lambda;
 
 import dev.pulse.local.esm.InvokeResult;
@@ -54,14 +69,19 @@ public final class LocalLambda implements AutoCloseable {
      * @param maxConcurrency environments per function at most (invocations beyond it wait, as if throttled and
      *                       retried)
      */
-    public LocalLambda(Collection<FunctionConfig> functions, Function<FunctionConfig, java.util.function.Consumer<String>> logs,
+    public LocalLambda(
+            Collection<FunctionConfig> functions,
+            Function<FunctionConfig, java.util.function.Consumer<String>> logs,
             int maxConcurrency) {
         this(functions, logs, maxConcurrency, FaultPlan.NONE);
     }
 
     /** As above, with faults injected into invocations ({@link FaultPlan#NONE} for none). */
-    public LocalLambda(Collection<FunctionConfig> functions, Function<FunctionConfig, java.util.function.Consumer<String>> logs,
-            int maxConcurrency, FaultPlan faults) {
+    public LocalLambda(
+            Collection<FunctionConfig> functions,
+            Function<FunctionConfig, java.util.function.Consumer<String>> logs,
+            int maxConcurrency,
+            FaultPlan faults) {
         this.logs = logs;
         this.maxConcurrency = maxConcurrency;
         this.faults = faults;
@@ -205,7 +225,10 @@ public final class LocalLambda implements AutoCloseable {
         }
 
         synchronized List<Long> pids() {
-            return all.stream().filter(e -> !e.dead()).map(ExecutionEnvironment::pid).toList();
+            return all.stream()
+                    .filter(e -> !e.dead())
+                    .map(ExecutionEnvironment::pid)
+                    .toList();
         }
 
         private ExecutionEnvironment take() throws IOException {

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.lambda;
 
 import com.sun.net.httpserver.HttpExchange;
@@ -24,13 +39,16 @@ final class RuntimeApiServer implements AutoCloseable {
     private static final String PREFIX = "/2018-06-01/runtime";
 
     /** An invocation handed to the runtime, completed by its response or error. */
-    record Invocation(String requestId, byte[] payload, long deadlineEpochMillis, String functionArn, String traceId,
-            CompletableFuture<Outcome> outcome) {
-    }
+    record Invocation(
+            String requestId,
+            byte[] payload,
+            long deadlineEpochMillis,
+            String functionArn,
+            String traceId,
+            CompletableFuture<Outcome> outcome) {}
 
     /** What the runtime posted back: a response, or an error with Lambda's error JSON. */
-    record Outcome(byte[] payload, boolean error) {
-    }
+    record Outcome(byte[] payload, boolean error) {}
 
     private final HttpServer server;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
@@ -83,17 +101,22 @@ final class RuntimeApiServer implements AutoCloseable {
                 // A SnapStart init (FunctionConfig.Init): the beforeCheckpoint hooks are done and Lambda would take
                 // the snapshot now; answered at once, so the runtime goes on to the afterRestore hooks.
                 send(ex, 200, new byte[0]);
-            } else if ((path.equals("/init/error") || path.equals("/restore/error")) && ex.getRequestMethod().equals("POST")) {
+            } else if ((path.equals("/init/error") || path.equals("/restore/error"))
+                    && ex.getRequestMethod().equals("POST")) {
                 initError.complete(LoopbackHttp.body(ex));
                 send(ex, 202, "{\"status\":\"OK\"}".getBytes(StandardCharsets.UTF_8));
-            } else if (path.startsWith("/invocation/") && ex.getRequestMethod().equals("POST")
+            } else if (path.startsWith("/invocation/")
+                    && ex.getRequestMethod().equals("POST")
                     && (path.endsWith("/response") || path.endsWith("/error"))) {
                 String id = path.substring("/invocation/".length(), path.lastIndexOf('/'));
                 Invocation inv = inFlight.remove(id);
                 byte[] body = LoopbackHttp.body(ex);
                 if (inv == null) {
-                    send(ex, 400, "{\"errorMessage\":\"unknown request id\",\"errorType\":\"InvalidRequestID\"}"
-                            .getBytes(StandardCharsets.UTF_8));
+                    send(
+                            ex,
+                            400,
+                            "{\"errorMessage\":\"unknown request id\",\"errorType\":\"InvalidRequestID\"}"
+                                    .getBytes(StandardCharsets.UTF_8));
                     return;
                 }
                 inv.outcome().complete(new Outcome(body, path.endsWith("/error")));
@@ -119,7 +142,6 @@ final class RuntimeApiServer implements AutoCloseable {
             return null;
         }
     }
-
 
     private static void send(HttpExchange ex, int status, byte[] body) throws IOException {
         ex.getResponseHeaders().add("Content-Type", "application/json");

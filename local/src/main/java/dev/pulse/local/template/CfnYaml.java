@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.template;
 
 import com.fasterxml.jackson.core.JsonParseException;
@@ -68,8 +83,10 @@ final class CfnYaml {
         if (parser.isCurrentAlias()) {
             JsonNode target = anchors.get(parser.getText());
             if (target == null) {
-                throw new JsonParseException(parser, "alias *" + parser.getText()
-                        + " does not name a mapping or sequence (aliases of scalars are not supported)");
+                throw new JsonParseException(
+                        parser,
+                        "alias *" + parser.getText()
+                                + " does not name a mapping or sequence (aliases of scalars are not supported)");
             }
             return target.deepCopy();
         }
@@ -77,11 +94,12 @@ final class CfnYaml {
             case START_OBJECT -> object();
             case START_ARRAY -> array();
             case VALUE_STRING -> NODES.textNode(parser.getText());
-            case VALUE_NUMBER_INT -> switch (parser.getNumberType()) {
-                case INT -> NODES.numberNode(parser.getIntValue());
-                case LONG -> NODES.numberNode(parser.getLongValue());
-                default -> NODES.numberNode(parser.getBigIntegerValue());
-            };
+            case VALUE_NUMBER_INT ->
+                switch (parser.getNumberType()) {
+                    case INT -> NODES.numberNode(parser.getIntValue());
+                    case LONG -> NODES.numberNode(parser.getLongValue());
+                    default -> NODES.numberNode(parser.getBigIntegerValue());
+                };
             case VALUE_NUMBER_FLOAT -> NODES.numberNode(parser.getDecimalValue());
             case VALUE_TRUE, VALUE_FALSE -> NODES.booleanNode(parser.getBooleanValue());
             case VALUE_NULL -> NODES.nullNode();
@@ -122,7 +140,8 @@ final class CfnYaml {
         }
         return switch (tag) {
             case "Ref" -> NODES.objectNode().set(tag, node);
-            case "GetAtt" -> NODES.objectNode().set("Fn::GetAtt", node.isTextual() ? Intrinsics.splitGetAtt(node.asText()) : node);
+            case "GetAtt" ->
+                NODES.objectNode().set("Fn::GetAtt", node.isTextual() ? Intrinsics.splitGetAtt(node.asText()) : node);
             default -> NODES.objectNode().set("Fn::" + tag, node);
         };
     }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.template;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -26,9 +41,17 @@ final class Intrinsics {
     static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
 
     /** The functions evaluated: those template.yaml uses. */
-    static final List<String> SUPPORTED =
-            List.of("Ref", "Fn::GetAtt", "Fn::Sub", "Fn::If", "Fn::Equals", "Fn::Not", "Fn::FindInMap", "Fn::Join",
-                    "Fn::Split", "Fn::Select");
+    static final List<String> SUPPORTED = List.of(
+            "Ref",
+            "Fn::GetAtt",
+            "Fn::Sub",
+            "Fn::If",
+            "Fn::Equals",
+            "Fn::Not",
+            "Fn::FindInMap",
+            "Fn::Join",
+            "Fn::Split",
+            "Fn::Select");
 
     private final SamTemplate template;
     private final Map<String, JsonNode> parameters;
@@ -43,8 +66,13 @@ final class Intrinsics {
         template.conditionNames().forEach(this::condition);
     }
 
-    private Intrinsics(SamTemplate template, Map<String, JsonNode> parameters, PseudoParameters pseudo, Bindings resources,
-            Map<String, Boolean> conditions, Set<String> evaluating) {
+    private Intrinsics(
+            SamTemplate template,
+            Map<String, JsonNode> parameters,
+            PseudoParameters pseudo,
+            Bindings resources,
+            Map<String, Boolean> conditions,
+            Set<String> evaluating) {
         this.template = template;
         this.parameters = parameters;
         this.pseudo = pseudo;
@@ -62,11 +90,28 @@ final class Intrinsics {
      * settings that name a resource of the template ({@code Layers}, {@code ApiId}) rather than need its value.
      */
     Intrinsics logicalIds() {
-        return new Intrinsics(template, parameters, pseudo, new Bindings() {
-            @Override public String ref(String logicalId) { return logicalId; }
-            @Override public String getAtt(String logicalId, String attribute) { return logicalId + "." + attribute; }
-            @Override public PseudoParameters pseudo() { return pseudo; }
-        }, conditions, evaluating);
+        return new Intrinsics(
+                template,
+                parameters,
+                pseudo,
+                new Bindings() {
+                    @Override
+                    public String ref(String logicalId) {
+                        return logicalId;
+                    }
+
+                    @Override
+                    public String getAtt(String logicalId, String attribute) {
+                        return logicalId + "." + attribute;
+                    }
+
+                    @Override
+                    public PseudoParameters pseudo() {
+                        return pseudo;
+                    }
+                },
+                conditions,
+                evaluating);
     }
 
     /** A resolved copy of {@code node}, or null when it resolves to {@code AWS::NoValue}. */
@@ -95,7 +140,7 @@ final class Intrinsics {
             }
             return out;
         }
-        return node;  // scalars are immutable
+        return node; // scalars are immutable
     }
 
     /** The value of condition {@code name} of the Conditions section. */
@@ -106,18 +151,35 @@ final class Intrinsics {
         }
         JsonNode definition = template.conditionDefinition(name);
         if (definition == null) {
-            throw new IllegalArgumentException("unknown condition '" + name + "'; the template's conditions: "
-                    + template.conditionNames());
+            throw new IllegalArgumentException(
+                    "unknown condition '" + name + "'; the template's conditions: " + template.conditionNames());
         }
         if (!evaluating.add(name)) {
             throw new IllegalArgumentException("condition '" + name + "' depends on itself: " + evaluating);
         }
         // CloudFormation evaluates conditions before it creates anything: they may use parameters only.
-        Intrinsics parametersOnly = new Intrinsics(template, parameters, pseudo, new Bindings() {
-            @Override public String ref(String logicalId) { throw notInCondition(name, logicalId); }
-            @Override public String getAtt(String logicalId, String attribute) { throw notInCondition(name, logicalId); }
-            @Override public PseudoParameters pseudo() { return pseudo; }
-        }, conditions, evaluating);
+        Intrinsics parametersOnly = new Intrinsics(
+                template,
+                parameters,
+                pseudo,
+                new Bindings() {
+                    @Override
+                    public String ref(String logicalId) {
+                        throw notInCondition(name, logicalId);
+                    }
+
+                    @Override
+                    public String getAtt(String logicalId, String attribute) {
+                        throw notInCondition(name, logicalId);
+                    }
+
+                    @Override
+                    public PseudoParameters pseudo() {
+                        return pseudo;
+                    }
+                },
+                conditions,
+                evaluating);
         boolean value = parametersOnly.bool(definition, "condition " + name);
         evaluating.remove(name);
         conditions.put(name, value);
@@ -170,7 +232,9 @@ final class Intrinsics {
             case "Fn::Sub" -> NODES.textNode(sub(arg));
             case "Fn::If" -> {
                 List<JsonNode> args = args(name, arg, 3, 3);
-                yield condition(literal(args.get(0), "Fn::If's condition")) ? resolve(args.get(1)) : resolve(args.get(2));
+                yield condition(literal(args.get(0), "Fn::If's condition"))
+                        ? resolve(args.get(1))
+                        : resolve(args.get(2));
             }
             case "Fn::Equals" -> {
                 List<JsonNode> args = args(name, arg, 2, 2);
@@ -184,7 +248,8 @@ final class Intrinsics {
                 String second = text(resolve(args.get(2)), name);
                 JsonNode value = template.mapping(map).path(top).path(second);
                 if (value.isMissingNode()) {
-                    throw new IllegalArgumentException("Fn::FindInMap: Mappings has no " + map + "." + top + "." + second);
+                    throw new IllegalArgumentException(
+                            "Fn::FindInMap: Mappings has no " + map + "." + top + "." + second);
                 }
                 yield resolve(value);
             }
@@ -221,8 +286,9 @@ final class Intrinsics {
                 }
                 yield list.get(index);
             }
-            default -> throw new IllegalArgumentException("unsupported intrinsic function " + name + " (argument " + arg
-                    + "): the local stack evaluates only the functions template.yaml uses, " + SUPPORTED);
+            default ->
+                throw new IllegalArgumentException("unsupported intrinsic function " + name + " (argument " + arg
+                        + "): the local stack evaluates only the functions template.yaml uses, " + SUPPORTED);
         };
     }
 
@@ -237,8 +303,8 @@ final class Intrinsics {
         if (template.hasResource(name)) {
             return NODES.textNode(bound(resources.ref(name), name));
         }
-        throw new IllegalArgumentException("Ref to unknown name '" + name
-                + "': not a parameter, pseudo parameter or resource of the template");
+        throw new IllegalArgumentException(
+                "Ref to unknown name '" + name + "': not a parameter, pseudo parameter or resource of the template");
     }
 
     private JsonNode pseudoParameter(String name) {
@@ -249,16 +315,17 @@ final class Intrinsics {
             case "AWS::Partition" -> NODES.textNode(pseudo.partition());
             case "AWS::URLSuffix" -> NODES.textNode(pseudo.urlSuffix());
             case "AWS::NoValue" -> null;
-            default -> throw new IllegalArgumentException("Ref to unsupported pseudo parameter '" + name + "': the local"
-                    + " stack knows only those template.yaml uses, AWS::Region, AWS::AccountId, AWS::StackName,"
-                    + " AWS::Partition, AWS::URLSuffix and AWS::NoValue");
+            default ->
+                throw new IllegalArgumentException("Ref to unsupported pseudo parameter '" + name + "': the local"
+                        + " stack knows only those template.yaml uses, AWS::Region, AWS::AccountId, AWS::StackName,"
+                        + " AWS::Partition, AWS::URLSuffix and AWS::NoValue");
         };
     }
 
     private JsonNode getAtt(JsonNode arg) {
         List<JsonNode> args = args("Fn::GetAtt", arg.isTextual() ? splitGetAtt(arg.textValue()) : arg, 2, 2);
         String logicalId = literal(args.get(0), "Fn::GetAtt's logical id");
-        String attribute = text(resolve(args.get(1)), "Fn::GetAtt's attribute");  // may be a Ref
+        String attribute = text(resolve(args.get(1)), "Fn::GetAtt's attribute"); // may be a Ref
         return NODES.textNode(getAtt(logicalId, attribute));
     }
 
@@ -296,7 +363,7 @@ final class Intrinsics {
     private String subVariable(String name, JsonNode variables) {
         String what = "${" + name + "} of Fn::Sub";
         if (variables.has(name)) {
-            return text(resolve(variables.get(name)), what);  // only the variables the string uses are resolved
+            return text(resolve(variables.get(name)), what); // only the variables the string uses are resolved
         }
         if (!name.startsWith("AWS::") && name.contains(".")) {
             ArrayNode att = splitGetAtt(name);

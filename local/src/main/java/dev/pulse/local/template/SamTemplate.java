@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.template;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -72,8 +87,8 @@ public final class SamTemplate {
     public JsonNode resource(String logicalId) {
         JsonNode resource = root.get("Resources").get(logicalId);
         if (resource == null) {
-            throw new IllegalArgumentException("no resource '" + logicalId + "' in " + file + "; resources: "
-                    + names(root.get("Resources")));
+            throw new IllegalArgumentException(
+                    "no resource '" + logicalId + "' in " + file + "; resources: " + names(root.get("Resources")));
         }
         return resource.deepCopy();
     }
@@ -96,9 +111,15 @@ public final class SamTemplate {
             JsonNode value = parameter.getValue().get("Default");
             if (value != null) {
                 String what = "Default of parameter " + parameter.getKey();
-                defaults.put(parameter.getKey(), value.isArray()
-                        ? String.join(",", value.valueStream().map(v -> Intrinsics.text(v, what)).toList())
-                        : Intrinsics.text(value, what));
+                defaults.put(
+                        parameter.getKey(),
+                        value.isArray()
+                                ? String.join(
+                                        ",",
+                                        value.valueStream()
+                                                .map(v -> Intrinsics.text(v, what))
+                                                .toList())
+                                : Intrinsics.text(value, what));
             }
         }
         return defaults;
@@ -119,8 +140,8 @@ public final class SamTemplate {
         Map<String, String> values = new LinkedHashMap<>(parameterDefaults());
         parameterOverrides.forEach((name, value) -> {
             if (!declared.has(name)) {
-                throw new IllegalArgumentException("override of unknown parameter '" + name + "'; the template's parameters: "
-                        + names(declared));
+                throw new IllegalArgumentException(
+                        "override of unknown parameter '" + name + "'; the template's parameters: " + names(declared));
             }
             if (value == null) {
                 throw new IllegalArgumentException("override of parameter '" + name + "' is null");
@@ -136,7 +157,9 @@ public final class SamTemplate {
             }
             JsonNode definition = parameter.getValue();
             boolean list = isList(definition);
-            List<String> items = list ? Arrays.stream(value.split(",", -1)).map(String::strip).toList() : List.of(value);
+            List<String> items = list
+                    ? Arrays.stream(value.split(",", -1)).map(String::strip).toList()
+                    : List.of(value);
             items.forEach(item -> check(name, definition, item));
             // CloudFormation hands every parameter to Ref as a string (Number too), lists as lists of strings.
             if (list) {
@@ -171,7 +194,8 @@ public final class SamTemplate {
         JsonNode own = resource.path("Properties");
         ObjectNode properties = own.isObject() ? (ObjectNode) own : Intrinsics.NODES.objectNode();
         String type = resource.get("Type").textValue();
-        JsonNode globals = type.startsWith(SERVERLESS) ? root.path("Globals").path(type.substring(SERVERLESS.length())) : null;
+        JsonNode globals =
+                type.startsWith(SERVERLESS) ? root.path("Globals").path(type.substring(SERVERLESS.length())) : null;
         return globals != null && globals.isObject() ? (ObjectNode) merge(globals, properties) : properties;
     }
 
@@ -188,7 +212,8 @@ public final class SamTemplate {
     JsonNode mapping(String name) {
         JsonNode mapping = root.path("Mappings").get(name);
         if (mapping == null) {
-            throw new IllegalArgumentException("Fn::FindInMap: no mapping '" + name + "'; Mappings: " + names(root.path("Mappings")));
+            throw new IllegalArgumentException(
+                    "Fn::FindInMap: no mapping '" + name + "'; Mappings: " + names(root.path("Mappings")));
         }
         return mapping;
     }
@@ -199,7 +224,10 @@ public final class SamTemplate {
      * the resource.
      */
     private static JsonNode merge(JsonNode global, JsonNode local) {
-        if (global.isObject() && local.isObject() && !Intrinsics.isIntrinsic(global) && !Intrinsics.isIntrinsic(local)) {
+        if (global.isObject()
+                && local.isObject()
+                && !Intrinsics.isIntrinsic(global)
+                && !Intrinsics.isIntrinsic(local)) {
             ObjectNode merged = global.deepCopy();
             for (var field : local.properties()) {
                 JsonNode inherited = merged.get(field.getKey());
@@ -221,10 +249,14 @@ public final class SamTemplate {
     /** One value (one item of a list parameter) against the parameter's constraints. */
     private static void check(String name, JsonNode definition, String value) {
         String type = definition.path("Type").asText("String");
-        String why = definition.has("ConstraintDescription") ? " (" + definition.get("ConstraintDescription").asText() + ")" : "";
+        String why = definition.has("ConstraintDescription")
+                ? " (" + definition.get("ConstraintDescription").asText() + ")"
+                : "";
         JsonNode allowed = definition.get("AllowedValues");
-        if (allowed != null && allowed.valueStream().map(v -> Intrinsics.text(v, name)).noneMatch(value::equals)) {
-            throw new IllegalArgumentException("parameter " + name + ": '" + value + "' is not one of " + allowed + why);
+        if (allowed != null
+                && allowed.valueStream().map(v -> Intrinsics.text(v, name)).noneMatch(value::equals)) {
+            throw new IllegalArgumentException(
+                    "parameter " + name + ": '" + value + "' is not one of " + allowed + why);
         }
         if (type.equals("Number") || type.equals("List<Number>")) {
             BigDecimal number;
@@ -242,15 +274,20 @@ public final class SamTemplate {
                         + definition.get("MaxValue").asText() + why);
             }
         }
-        if (definition.has("AllowedPattern") && !Pattern.compile(definition.get("AllowedPattern").asText()).matcher(value).matches()) {
+        if (definition.has("AllowedPattern")
+                && !Pattern.compile(definition.get("AllowedPattern").asText())
+                        .matcher(value)
+                        .matches()) {
             throw new IllegalArgumentException("parameter " + name + ": '" + value + "' does not match AllowedPattern "
                     + definition.get("AllowedPattern").asText() + why);
         }
-        if (definition.has("MinLength") && value.length() < definition.get("MinLength").asInt()) {
+        if (definition.has("MinLength")
+                && value.length() < definition.get("MinLength").asInt()) {
             throw new IllegalArgumentException("parameter " + name + ": '" + value + "' is shorter than MinLength "
                     + definition.get("MinLength").asText() + why);
         }
-        if (definition.has("MaxLength") && value.length() > definition.get("MaxLength").asInt()) {
+        if (definition.has("MaxLength")
+                && value.length() > definition.get("MaxLength").asInt()) {
             throw new IllegalArgumentException("parameter " + name + ": '" + value + "' is longer than MaxLength "
                     + definition.get("MaxLength").asText() + why);
         }

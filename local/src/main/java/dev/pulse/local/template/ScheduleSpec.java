@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.template;
 
 import java.time.Duration;
@@ -21,8 +36,14 @@ import java.util.regex.Pattern;
  *                         {@code EventInvokeConfig.MaximumRetryAttempts} (Lambda's default: 2); the event's own
  *                         {@code RetryPolicy} only covers failures to deliver the event, which do not happen locally
  */
-public record ScheduleSpec(String functionId, String eventId, String expression, Duration period, String ruleName,
-        String input, int asyncRetryAttempts) {
+public record ScheduleSpec(
+        String functionId,
+        String eventId,
+        String expression,
+        Duration period,
+        String ruleName,
+        String input,
+        int asyncRetryAttempts) {
 
     /** Lambda's retries of a failed asynchronous invocation when the function has no EventInvokeConfig. */
     public static final int DEFAULT_ASYNC_RETRY_ATTEMPTS = 2;
@@ -41,8 +62,9 @@ public record ScheduleSpec(String functionId, String eventId, String expression,
     public static Duration ratePeriod(String expression, String what) {
         String text = expression == null ? "" : expression.strip();
         if (text.startsWith("cron(")) {
-            throw new IllegalArgumentException(what + " is " + text + ": the local stack runs rate(...) schedules only, not"
-                    + " cron(...); give it a rate expression for local runs, for example --param <parameter>=\"rate(5 minutes)\"");
+            throw new IllegalArgumentException(
+                    what + " is " + text + ": the local stack runs rate(...) schedules only, not"
+                            + " cron(...); give it a rate expression for local runs, for example --param <parameter>=\"rate(5 minutes)\"");
         }
         Matcher m = RATE.matcher(text);
         if (!m.matches()) {
@@ -64,13 +86,16 @@ public record ScheduleSpec(String functionId, String eventId, String expression,
             case "minute" -> Duration.ofMinutes(1);
             case "hour" -> Duration.ofHours(1);
             case "day" -> Duration.ofDays(1);
-            default -> throw new IllegalArgumentException(what + " is " + text + ": unknown unit '" + unit
-                    + "'; expected minute, minutes, hour, hours, day or days");
+            default ->
+                throw new IllegalArgumentException(what + " is " + text + ": unknown unit '" + unit
+                        + "'; expected minute, minutes, hour, hours, day or days");
         };
         boolean plural = !singular.equals(unit);
         if (plural != (value > 1)) {
-            throw new IllegalArgumentException(what + " is " + text + ": EventBridge wants the unit " + (value == 1
-                    ? "singular for 1 (rate(1 " + singular + "))" : "plural above 1 (rate(" + value + " " + singular + "s))"));
+            throw new IllegalArgumentException(what + " is " + text + ": EventBridge wants the unit "
+                    + (value == 1
+                            ? "singular for 1 (rate(1 " + singular + "))"
+                            : "plural above 1 (rate(" + value + " " + singular + "s))"));
         }
         try {
             return one.multipliedBy(value);

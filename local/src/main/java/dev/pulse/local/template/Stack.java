@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.template;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -99,10 +114,12 @@ public final class Stack {
             String what = e.functionId() + ".Events." + e.eventId();
             JsonNode properties = resolvedObject(e.properties());
             if (properties.has("Enabled") && !bool(properties.get("Enabled"), what + ".Enabled")) {
-                continue;  // the rule exists, disabled
+                continue; // the rule exists, disabled
             }
-            if (properties.has("State") && !Intrinsics.text(properties.get("State"), what + ".State").equals("ENABLED")) {
-                continue;  // DISABLED (or ENABLED_WITH_ALL_CLOUDTRAIL_MANAGEMENT_EVENTS, which no schedule uses)
+            if (properties.has("State")
+                    && !Intrinsics.text(properties.get("State"), what + ".State")
+                            .equals("ENABLED")) {
+                continue; // DISABLED (or ENABLED_WITH_ALL_CLOUDTRAIL_MANAGEMENT_EVENTS, which no schedule uses)
             }
             JsonNode schedule = properties.get("Schedule");
             if (schedule == null) {
@@ -111,13 +128,20 @@ public final class Stack {
             String expression = Intrinsics.text(schedule, what + ".Schedule").strip();
             JsonNode name = properties.get("Name");
             JsonNode input = properties.get("Input");
-            JsonNode retries = resolvedObject(template.properties(e.functionId()).path("EventInvokeConfig")).get("MaximumRetryAttempts");
-            schedules.add(new ScheduleSpec(e.functionId(), e.eventId(), expression,
+            JsonNode retries = resolvedObject(
+                            template.properties(e.functionId()).path("EventInvokeConfig"))
+                    .get("MaximumRetryAttempts");
+            schedules.add(new ScheduleSpec(
+                    e.functionId(),
+                    e.eventId(),
+                    expression,
                     ScheduleSpec.ratePeriod(expression, what + ".Schedule"),
-                    name == null ? intrinsics.pseudo().stackName() + "-" + e.functionId() + e.eventId() + "-LOCAL"
+                    name == null
+                            ? intrinsics.pseudo().stackName() + "-" + e.functionId() + e.eventId() + "-LOCAL"
                             : Intrinsics.text(name, what + ".Name"),
                     input == null ? null : json(Intrinsics.text(input, what + ".Input"), what + ".Input"),
-                    retries == null ? ScheduleSpec.DEFAULT_ASYNC_RETRY_ATTEMPTS
+                    retries == null
+                            ? ScheduleSpec.DEFAULT_ASYNC_RETRY_ATTEMPTS
                             : Intrinsics.integer(retries, e.functionId() + ".EventInvokeConfig.MaximumRetryAttempts")));
         }
         return List.copyOf(schedules);
@@ -125,30 +149,38 @@ public final class Stack {
 
     /** The routes of every HttpApi event of every function, in template order. */
     public List<RouteSpec> routes() {
-        return events("HttpApi").stream().map(e -> {
-            JsonNode properties = e.properties();
-            String what = e.functionId() + ".Events." + e.eventId();
-            JsonNode method = optional(properties, "Method");
-            JsonNode path = optional(properties, "Path");
-            // ApiId names a resource of the template: its logical id is wanted, not the bindings' physical id.
-            JsonNode api = properties.has("ApiId") ? intrinsics.logicalIds().resolve(properties.get("ApiId")) : null;
-            return new RouteSpec(e.functionId(),
-                    method == null ? "ANY" : Intrinsics.text(method, what + ".Method").toUpperCase(Locale.ROOT),
-                    path == null ? "$default" : Intrinsics.text(path, what + ".Path"),
-                    api == null ? IMPLICIT_HTTP_API : Intrinsics.text(api, what + ".ApiId"));
-        }).toList();
+        return events("HttpApi").stream()
+                .map(e -> {
+                    JsonNode properties = e.properties();
+                    String what = e.functionId() + ".Events." + e.eventId();
+                    JsonNode method = optional(properties, "Method");
+                    JsonNode path = optional(properties, "Path");
+                    // ApiId names a resource of the template: its logical id is wanted, not the bindings' physical id.
+                    JsonNode api =
+                            properties.has("ApiId") ? intrinsics.logicalIds().resolve(properties.get("ApiId")) : null;
+                    return new RouteSpec(
+                            e.functionId(),
+                            method == null
+                                    ? "ANY"
+                                    : Intrinsics.text(method, what + ".Method").toUpperCase(Locale.ROOT),
+                            path == null ? "$default" : Intrinsics.text(path, what + ".Path"),
+                            api == null ? IMPLICIT_HTTP_API : Intrinsics.text(api, what + ".ApiId"));
+                })
+                .toList();
     }
 
     /** Every {@code AWS::Serverless::LayerVersion}, in template order. */
     public List<LayerSpec> layers() {
-        return created(LAYER).stream().map(id -> {
-            JsonNode properties = template.properties(id);
-            Path content = localPath(optional(properties, "ContentUri"), id + ".ContentUri");
-            if (content == null) {
-                throw new IllegalArgumentException("layer " + id + " has no ContentUri");
-            }
-            return new LayerSpec(id, content, buildMethod(id));
-        }).toList();
+        return created(LAYER).stream()
+                .map(id -> {
+                    JsonNode properties = template.properties(id);
+                    Path content = localPath(optional(properties, "ContentUri"), id + ".ContentUri");
+                    if (content == null) {
+                        throw new IllegalArgumentException("layer " + id + " has no ContentUri");
+                    }
+                    return new LayerSpec(id, content, buildMethod(id));
+                })
+                .toList();
     }
 
     /** A parameter's value: the override given to {@link SamTemplate#resolve}, or its Default. */
@@ -168,8 +200,11 @@ public final class Stack {
         JsonNode runtime = optional(properties, "Runtime");
         JsonNode memory = optional(properties, "MemorySize");
         JsonNode timeout = optional(properties, "Timeout");
-        return new FunctionSpec(id,
-                name == null ? intrinsics.pseudo().stackName() + "-" + id + "-LOCAL" : Intrinsics.text(name, id + ".FunctionName"),
+        return new FunctionSpec(
+                id,
+                name == null
+                        ? intrinsics.pseudo().stackName() + "-" + id + "-LOCAL"
+                        : Intrinsics.text(name, id + ".FunctionName"),
                 localPath(optional(properties, "CodeUri"), id + ".CodeUri"),
                 handler == null ? null : Intrinsics.text(handler, id + ".Handler"),
                 runtime == null ? null : Intrinsics.text(runtime, id + ".Runtime"),
@@ -186,7 +221,8 @@ public final class Stack {
         JsonNode variables = resolvedObject(properties.path("Environment")).get("Variables");
         if (variables != null) {
             for (var variable : variables.properties()) {
-                environment.put(variable.getKey(), Intrinsics.text(variable.getValue(), id + " variable " + variable.getKey()));
+                environment.put(
+                        variable.getKey(), Intrinsics.text(variable.getValue(), id + " variable " + variable.getKey()));
             }
         }
         return environment;
@@ -198,17 +234,20 @@ public final class Stack {
         if (layers == null) {
             return List.of();
         }
-        return layers.valueStream().filter(JsonNode::isTextual).map(JsonNode::textValue)
+        return layers.valueStream()
+                .filter(JsonNode::isTextual)
+                .map(JsonNode::textValue)
                 .filter(ref -> template.hasResource(ref) && template.type(ref).endsWith("::LayerVersion"))
                 .toList();
     }
 
     private static String architecture(String id, JsonNode architectures) {
         if (architectures == null || architectures.isEmpty()) {
-            return "x86_64";  // Lambda's default
+            return "x86_64"; // Lambda's default
         }
         if (!architectures.isArray() || architectures.size() != 1) {
-            throw new IllegalArgumentException(id + ".Architectures must list exactly one architecture, got " + architectures);
+            throw new IllegalArgumentException(
+                    id + ".Architectures must list exactly one architecture, got " + architectures);
         }
         return Intrinsics.text(architectures.get(0), id + ".Architectures");
     }
@@ -217,20 +256,25 @@ public final class Stack {
         String what = functionId + ".Events." + eventId;
         JsonNode properties = resolvedObject(raw);
         if (properties.has("FilterCriteria")) {
-            throw new IllegalArgumentException(what + " has FilterCriteria, which the local stack does not apply: it would"
-                    + " deliver records the deployed mapping drops. Remove FilterCriteria from the event (or filter in the"
-                    + " function); to evaluate Lambda's filter patterns in Java, use AWS's event-ruler library"
-                    + " (software.amazon.event.ruler).");
+            throw new IllegalArgumentException(
+                    what + " has FilterCriteria, which the local stack does not apply: it would"
+                            + " deliver records the deployed mapping drops. Remove FilterCriteria from the event (or filter in the"
+                            + " function); to evaluate Lambda's filter patterns in Java, use AWS's event-ruler library"
+                            + " (software.amazon.event.ruler).");
         }
         if (properties.has("Enabled") && !bool(properties.get("Enabled"), what + ".Enabled")) {
-            return null;  // a disabled mapping exists but never polls
+            return null; // a disabled mapping exists but never polls
         }
         if (!properties.has("Stream") || !properties.has("StartingPosition")) {
             throw new IllegalArgumentException(what + " needs Stream and StartingPosition");
         }
         int ageSeconds = intOr(properties, "MaximumRecordAgeInSeconds", -1, what);
-        JsonNode destination = properties.path("DestinationConfig").path("OnFailure").get("Destination");
-        return new MappingSpec(functionId, eventId, Intrinsics.text(properties.get("Stream"), what + ".Stream"),
+        JsonNode destination =
+                properties.path("DestinationConfig").path("OnFailure").get("Destination");
+        return new MappingSpec(
+                functionId,
+                eventId,
+                Intrinsics.text(properties.get("Stream"), what + ".Stream"),
                 Intrinsics.text(properties.get("StartingPosition"), what + ".StartingPosition"),
                 intOr(properties, "BatchSize", 100, what),
                 Duration.ofSeconds(intOr(properties, "MaximumBatchingWindowInSeconds", 0, what)),
@@ -239,8 +283,13 @@ public final class Stack {
                         && bool(properties.get("BisectBatchOnFunctionError"), what + ".BisectBatchOnFunctionError"),
                 intOr(properties, "MaximumRetryAttempts", -1, what),
                 ageSeconds == -1 ? null : Duration.ofSeconds(ageSeconds),
-                properties.path("FunctionResponseTypes").valueStream().anyMatch(t -> t.asText().equals("ReportBatchItemFailures")),
-                destination == null ? null : Intrinsics.text(destination, what + ".DestinationConfig.OnFailure.Destination"));
+                properties
+                        .path("FunctionResponseTypes")
+                        .valueStream()
+                        .anyMatch(t -> t.asText().equals("ReportBatchItemFailures")),
+                destination == null
+                        ? null
+                        : Intrinsics.text(destination, what + ".DestinationConfig.OnFailure.Destination"));
     }
 
     /** {@code text} when it is one JSON value (EventBridge refuses a target Input that is not). */
@@ -256,8 +305,7 @@ public final class Stack {
     }
 
     /** An event of a function, its Properties unresolved. */
-    private record Event(String functionId, String eventId, String type, JsonNode properties) {
-    }
+    private record Event(String functionId, String eventId, String type, JsonNode properties) {}
 
     /** The events of the given types of every created function, in template order. */
     private List<Event> events(String... types) {
@@ -266,7 +314,8 @@ public final class Stack {
             for (var event : template.properties(functionId).path("Events").properties()) {
                 String type = event.getValue().path("Type").asText();
                 if (List.of(types).contains(type)) {
-                    events.add(new Event(functionId, event.getKey(), type, event.getValue().path("Properties")));
+                    events.add(new Event(
+                            functionId, event.getKey(), type, event.getValue().path("Properties")));
                 }
             }
         }
@@ -327,7 +376,7 @@ public final class Stack {
     }
 
     private void requireCreated(String logicalId) {
-        if (!isCreated(logicalId)) {  // resource() throws for an unknown id, naming the valid ones
+        if (!isCreated(logicalId)) { // resource() throws for an unknown id, naming the valid ones
             throw new IllegalArgumentException("resource " + logicalId + " does not exist in this stack: its condition "
                     + template.resource(logicalId).get("Condition").asText() + " is false");
         }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -30,18 +45,45 @@ class LocalHttpApiTest {
 
     @BeforeAll
     static void start() throws Exception {
-        List<Path> cp = Arrays.stream(System.getProperty("java.class.path").split(":")).map(Path::of).toList();
+        List<Path> cp = Arrays.stream(System.getProperty("java.class.path").split(":"))
+                .map(Path::of)
+                .toList();
         Path javaHome = Path.of(System.getProperty("java.home"));
-        lambda = new LocalLambda(List.of(
-                new FunctionConfig("Echo", "echo", "arn:aws:lambda:us-east-1:000000000000:function:echo",
-                        TestHandlers.HttpEcho.class.getName(), 256, Duration.ofSeconds(5), Map.of("AWS_REGION", "us-east-1"),
-                        Path.of("target"), cp, javaHome),
-                new FunctionConfig("Fail", "fail", "arn:aws:lambda:us-east-1:000000000000:function:fail",
-                        TestHandlers.Fail.class.getName() + "::handleRequest", 256, Duration.ofSeconds(5),
-                        Map.of("AWS_REGION", "us-east-1"), Path.of("target"), cp, javaHome)), f -> line -> { }, 2);
-        api = new LocalHttpApi(List.of(new LocalHttpApi.Route("POST", "/query", "echo"),
-                new LocalHttpApi.Route("GET", "/series", "echo"), new LocalHttpApi.Route("GET", "/broken", "fail"),
-                new LocalHttpApi.Route("GET", "/label/{name}/values", "echo")), lambda, true, 0);
+        lambda = new LocalLambda(
+                List.of(
+                        new FunctionConfig(
+                                "Echo",
+                                "echo",
+                                "arn:aws:lambda:us-east-1:000000000000:function:echo",
+                                TestHandlers.HttpEcho.class.getName(),
+                                256,
+                                Duration.ofSeconds(5),
+                                Map.of("AWS_REGION", "us-east-1"),
+                                Path.of("target"),
+                                cp,
+                                javaHome),
+                        new FunctionConfig(
+                                "Fail",
+                                "fail",
+                                "arn:aws:lambda:us-east-1:000000000000:function:fail",
+                                TestHandlers.Fail.class.getName() + "::handleRequest",
+                                256,
+                                Duration.ofSeconds(5),
+                                Map.of("AWS_REGION", "us-east-1"),
+                                Path.of("target"),
+                                cp,
+                                javaHome)),
+                f -> line -> {},
+                2);
+        api = new LocalHttpApi(
+                List.of(
+                        new LocalHttpApi.Route("POST", "/query", "echo"),
+                        new LocalHttpApi.Route("GET", "/series", "echo"),
+                        new LocalHttpApi.Route("GET", "/broken", "fail"),
+                        new LocalHttpApi.Route("GET", "/label/{name}/values", "echo")),
+                lambda,
+                true,
+                0);
     }
 
     @AfterAll
@@ -52,8 +94,10 @@ class LocalHttpApiTest {
 
     private static HttpResponse<String> send(HttpRequest.Builder b, boolean signed) throws Exception {
         if (signed) {
-            b.header("Authorization", "AWS4-HMAC-SHA256 Credential=local/20261121/us-east-1/execute-api/aws4_request, "
-                    + "SignedHeaders=host, Signature=00");
+            b.header(
+                    "Authorization",
+                    "AWS4-HMAC-SHA256 Credential=local/20261121/us-east-1/execute-api/aws4_request, "
+                            + "SignedHeaders=host, Signature=00");
         }
         return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
@@ -64,21 +108,32 @@ class LocalHttpApiTest {
 
     @Test
     void request_whenRouteHasPathParameter_matchesOneSegmentAndPassesItDecoded() throws Exception {
-        HttpResponse<String> r = send(HttpRequest.newBuilder(uri("/label/a%2Fb%20c/values?match[]=x")).GET(), true);
+        HttpResponse<String> r = send(
+                HttpRequest.newBuilder(uri("/label/a%2Fb%20c/values?match[]=x")).GET(), true);
         assertThat(r.statusCode()).isEqualTo(201);
         JsonNode e = JSON.readTree(r.body());
         assertThat(e.path("routeKey").asText()).isEqualTo("GET /label/{name}/values");
         assertThat(e.path("rawPath").asText()).isEqualTo("/label/a%2Fb%20c/values");
         assertThat(e.path("pathParameters").path("name").asText()).isEqualTo("a/b c");
-        assertThat(send(HttpRequest.newBuilder(uri("/label//values")).GET(), true).statusCode()).isEqualTo(404);
-        assertThat(send(HttpRequest.newBuilder(uri("/label/a/b/values")).GET(), true).statusCode()).isEqualTo(404);
-        assertThat(send(HttpRequest.newBuilder(uri("/label/a/values")).GET(), false).statusCode()).isEqualTo(403);
+        assertThat(send(HttpRequest.newBuilder(uri("/label//values")).GET(), true)
+                        .statusCode())
+                .isEqualTo(404);
+        assertThat(send(HttpRequest.newBuilder(uri("/label/a/b/values")).GET(), true)
+                        .statusCode())
+                .isEqualTo(404);
+        assertThat(send(HttpRequest.newBuilder(uri("/label/a/values")).GET(), false)
+                        .statusCode())
+                .isEqualTo(403);
     }
 
     @Test
     void request_whenRouted_becomesPayloadV2EventAndAnswerMapsBack() throws Exception {
-        HttpResponse<String> r = send(HttpRequest.newBuilder(uri("/query?b=2&a=1&a=3")).header("Content-Type", "application/json")
-                .header("X-Custom", "v").POST(HttpRequest.BodyPublishers.ofString("{\"q\":1}")), true);
+        HttpResponse<String> r = send(
+                HttpRequest.newBuilder(uri("/query?b=2&a=1&a=3"))
+                        .header("Content-Type", "application/json")
+                        .header("X-Custom", "v")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"q\":1}")),
+                true);
 
         assertThat(r.statusCode()).isEqualTo(201);
         assertThat(r.headers().firstValue("x-echo")).contains("1");
@@ -92,14 +147,17 @@ class LocalHttpApiTest {
         assertThat(e.path("headers").path("x-custom").asText()).isEqualTo("v");
         assertThat(e.path("body").asText()).isEqualTo("{\"q\":1}");
         assertThat(e.path("isBase64Encoded").asBoolean()).isFalse();
-        assertThat(e.path("requestContext").path("http").path("method").asText()).isEqualTo("POST");
+        assertThat(e.path("requestContext").path("http").path("method").asText())
+                .isEqualTo("POST");
         assertThat(e.path("requestContext").path("stage").asText()).isEqualTo("$default");
-        assertThat(e.path("requestContext").path("authorizer").path("iam").isObject()).isTrue();
+        assertThat(e.path("requestContext").path("authorizer").path("iam").isObject())
+                .isTrue();
     }
 
     @Test
     void request_whenUnsigned_getsApiGatewaysForbidden() throws Exception {
-        HttpResponse<String> r = send(HttpRequest.newBuilder(uri("/series?prefix=")).GET(), false);
+        HttpResponse<String> r =
+                send(HttpRequest.newBuilder(uri("/series?prefix=")).GET(), false);
 
         assertThat(r.statusCode()).isEqualTo(403);
         assertThat(r.body()).isEqualTo("{\"message\":\"Forbidden\"}");

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.esm;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -24,8 +39,7 @@ final class EsmFakes {
     static final String SHARD_ID = "shardId-000000000000";
     static final String KINESIS_ARN = "arn:aws:kinesis:us-east-1:000000000000:stream/pulse-ingest";
 
-    private EsmFakes() {
-    }
+    private EsmFakes() {}
 
     // ---- records ----
 
@@ -43,7 +57,8 @@ final class EsmFakes {
                 .put("approximateArrivalTimestamp", arrival.toEpochMilli() / 1000.0);
         ObjectNode record = JSON.createObjectNode();
         record.set("kinesis", inner);
-        record.put("eventSource", "aws:kinesis").put("eventName", "aws:kinesis:record")
+        record.put("eventSource", "aws:kinesis")
+                .put("eventName", "aws:kinesis:record")
                 .put("eventSourceARN", KINESIS_ARN);
         return new StreamRecord(seq, "pk", arrival, sizeBytes, record);
     }
@@ -76,24 +91,61 @@ final class EsmFakes {
     // ---- mapping ----
 
     /** A mapping spec with Lambda's defaults, changed through the {@code with...} methods. */
-    record Spec(int batchSize, Duration window, int parallelization, boolean bisect, int retries, Duration maxAge,
+    record Spec(
+            int batchSize,
+            Duration window,
+            int parallelization,
+            boolean bisect,
+            int retries,
+            Duration maxAge,
             boolean reportFailures) {
 
         static Spec kinesisDefaults() {
             return new Spec(100, Duration.ZERO, 1, false, -1, null, false);
         }
 
-        Spec withBatchSize(int n) { return new Spec(n, window, parallelization, bisect, retries, maxAge, reportFailures); }
-        Spec withWindow(Duration w) { return new Spec(batchSize, w, parallelization, bisect, retries, maxAge, reportFailures); }
-        Spec withParallelization(int p) { return new Spec(batchSize, window, p, bisect, retries, maxAge, reportFailures); }
-        Spec withBisect() { return new Spec(batchSize, window, parallelization, true, retries, maxAge, reportFailures); }
-        Spec withRetries(int r) { return new Spec(batchSize, window, parallelization, bisect, r, maxAge, reportFailures); }
-        Spec withMaxAge(Duration a) { return new Spec(batchSize, window, parallelization, bisect, retries, a, reportFailures); }
-        Spec withReportBatchItemFailures() { return new Spec(batchSize, window, parallelization, bisect, retries, maxAge, true); }
+        Spec withBatchSize(int n) {
+            return new Spec(n, window, parallelization, bisect, retries, maxAge, reportFailures);
+        }
+
+        Spec withWindow(Duration w) {
+            return new Spec(batchSize, w, parallelization, bisect, retries, maxAge, reportFailures);
+        }
+
+        Spec withParallelization(int p) {
+            return new Spec(batchSize, window, p, bisect, retries, maxAge, reportFailures);
+        }
+
+        Spec withBisect() {
+            return new Spec(batchSize, window, parallelization, true, retries, maxAge, reportFailures);
+        }
+
+        Spec withRetries(int r) {
+            return new Spec(batchSize, window, parallelization, bisect, r, maxAge, reportFailures);
+        }
+
+        Spec withMaxAge(Duration a) {
+            return new Spec(batchSize, window, parallelization, bisect, retries, a, reportFailures);
+        }
+
+        Spec withReportBatchItemFailures() {
+            return new Spec(batchSize, window, parallelization, bisect, retries, maxAge, true);
+        }
 
         MappingSpec build() {
-            return new MappingSpec("IngestFunction", "Stream", KINESIS_ARN, "TRIM_HORIZON", batchSize, window,
-                    parallelization, bisect, retries, maxAge, reportFailures, "arn:aws:sqs:us-east-1:000000000000:pulse-dlq");
+            return new MappingSpec(
+                    "IngestFunction",
+                    "Stream",
+                    KINESIS_ARN,
+                    "TRIM_HORIZON",
+                    batchSize,
+                    window,
+                    parallelization,
+                    bisect,
+                    retries,
+                    maxAge,
+                    reportFailures,
+                    "arn:aws:sqs:us-east-1:000000000000:pulse-dlq");
         }
     }
 
@@ -158,8 +210,7 @@ final class EsmFakes {
     }
 
     /** One invocation as the fake function saw it. */
-    record Call(int index, List<String> seqs, int shardPosition) {
-    }
+    record Call(int index, List<String> seqs, int shardPosition) {}
 
     /** A function whose answers come from a script; it keeps every payload's sequence numbers. */
     static final class ScriptedInvoker implements FunctionInvoker {
@@ -175,7 +226,8 @@ final class EsmFakes {
         @Override
         public InvokeResult invoke(byte[] payload) {
             List<String> seqs = new ArrayList<>();
-            for (JsonNode record : parse(new String(payload, StandardCharsets.UTF_8)).get("Records")) {
+            for (JsonNode record :
+                    parse(new String(payload, StandardCharsets.UTF_8)).get("Records")) {
                 seqs.add(record.get("kinesis").get("sequenceNumber").textValue());
             }
             Call call = new Call(calls.size(), List.copyOf(seqs), shard.position());
@@ -198,18 +250,24 @@ final class EsmFakes {
     }
 
     static InvokeResult error(Call call) {
-        return new InvokeResult("{\"errorMessage\":\"boom\",\"errorType\":\"RuntimeException\"}"
-                .getBytes(StandardCharsets.UTF_8), "Unhandled", "req-" + call.index());
+        return new InvokeResult(
+                "{\"errorMessage\":\"boom\",\"errorType\":\"RuntimeException\"}".getBytes(StandardCharsets.UTF_8),
+                "Unhandled",
+                "req-" + call.index());
     }
 
     static InvokeResult response(Call call, String body) {
-        return new InvokeResult(body == null ? null : body.getBytes(StandardCharsets.UTF_8), null, "req-" + call.index());
+        return new InvokeResult(
+                body == null ? null : body.getBytes(StandardCharsets.UTF_8), null, "req-" + call.index());
     }
 
     static String failures(String... ids) {
         StringBuilder sb = new StringBuilder("{\"batchItemFailures\":[");
         for (int i = 0; i < ids.length; i++) {
-            sb.append(i > 0 ? "," : "").append("{\"itemIdentifier\":\"").append(ids[i]).append("\"}");
+            sb.append(i > 0 ? "," : "")
+                    .append("{\"itemIdentifier\":\"")
+                    .append(ids[i])
+                    .append("\"}");
         }
         return sb.append("]}").toString();
     }

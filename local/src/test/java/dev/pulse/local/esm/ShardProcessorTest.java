@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.esm;
 
 import static dev.pulse.local.esm.EsmFakes.FUNCTION_ARN;
@@ -17,10 +32,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pulse.local.esm.EsmFakes.Call;
 import dev.pulse.local.esm.EsmFakes.InMemoryShard;
-import dev.pulse.testing.MutableClock;
 import dev.pulse.local.esm.EsmFakes.RecordingDestination;
 import dev.pulse.local.esm.EsmFakes.ScriptedInvoker;
 import dev.pulse.local.esm.EsmFakes.Spec;
+import dev.pulse.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -40,8 +55,8 @@ class ShardProcessorTest {
     private final ShardStats stats = new ShardStats();
 
     private ShardProcessor processor(Spec spec, InMemoryShard shard, FunctionInvoker invoker) {
-        return new ShardProcessor(spec.build(), shard, invoker, destination, clock, FUNCTION_ARN, stats,
-                ShardProcessor.Timing.NONE);
+        return new ShardProcessor(
+                spec.build(), shard, invoker, destination, clock, FUNCTION_ARN, stats, ShardProcessor.Timing.NONE);
     }
 
     private static ScriptedInvoker invoker(InMemoryShard shard, Function<Call, InvokeResult> script) {
@@ -86,9 +101,12 @@ class ShardProcessorTest {
         assertThat(function.batches()).containsExactly(seqs(1001, 5), seqs(1003, 3));
         assertThat(destination.sent).singleElement().satisfies(sent -> {
             assertThat(sent.at("/requestContext/condition").asText()).isEqualTo("RetryAttemptsExhausted");
-            assertThat(sent.at("/requestContext/approximateInvokeCount").asInt()).isEqualTo(2);
-            assertThat(sent.at("/responseContext/functionError").isMissingNode()).isTrue();
-            assertThat(sent.at("/KinesisBatchInfo/startSequenceNumber").asText()).isEqualTo("1003");
+            assertThat(sent.at("/requestContext/approximateInvokeCount").asInt())
+                    .isEqualTo(2);
+            assertThat(sent.at("/responseContext/functionError").isMissingNode())
+                    .isTrue();
+            assertThat(sent.at("/KinesisBatchInfo/startSequenceNumber").asText())
+                    .isEqualTo("1003");
             assertThat(sent.at("/KinesisBatchInfo/endSequenceNumber").asText()).isEqualTo("1005");
             assertThat(sent.at("/KinesisBatchInfo/batchSize").asInt()).isEqualTo(3);
         });
@@ -165,14 +183,21 @@ class ShardProcessorTest {
 
         drain(processor(Spec.kinesisDefaults().withBatchSize(8).withBisect().withRetries(2), shard, function));
 
-        assertThat(function.batches()).containsExactly(
-                seqs(101, 8),
-                seqs(101, 4), seqs(105, 4),
-                seqs(105, 2),
-                List.of("105"), List.of("106"),
-                List.of("106"), List.of("106"), // the two retries: splits did not use any
-                seqs(107, 2));
-        assertThat(function.calls().stream().map(Call::seqs).filter(s -> !s.contains("106")).flatMap(List::stream))
+        assertThat(function.batches())
+                .containsExactly(
+                        seqs(101, 8),
+                        seqs(101, 4),
+                        seqs(105, 4),
+                        seqs(105, 2),
+                        List.of("105"),
+                        List.of("106"),
+                        List.of("106"),
+                        List.of("106"), // the two retries: splits did not use any
+                        seqs(107, 2));
+        assertThat(function.calls().stream()
+                        .map(Call::seqs)
+                        .filter(s -> !s.contains("106"))
+                        .flatMap(List::stream))
                 .containsExactly("101", "102", "103", "104", "105", "107", "108");
         assertThat(destination.sent).containsExactly(parse("""
                 {
@@ -184,8 +209,13 @@ class ShardProcessorTest {
                   "KinesisBatchInfo": {"shardId": "%s", "startSequenceNumber": "106", "endSequenceNumber": "106",
                                        "approximateArrivalOfFirstRecord": "%s", "approximateArrivalOfLastRecord": "%s",
                                        "batchSize": 1, "streamArn": "%s"}
-                }""".formatted(FUNCTION_ARN, iso(clock.instant()), SHARD_ID, iso(T0.plusSeconds(5)),
-                iso(T0.plusSeconds(5)), KINESIS_ARN)));
+                }""".formatted(
+                        FUNCTION_ARN,
+                        iso(clock.instant()),
+                        SHARD_ID,
+                        iso(T0.plusSeconds(5)),
+                        iso(T0.plusSeconds(5)),
+                        KINESIS_ARN)));
         assertThat(stats.bisections()).isEqualTo(3);
         assertThat(stats.retries()).isEqualTo(2);
         assertThat(stats.functionErrors()).isEqualTo(6);
@@ -214,9 +244,11 @@ class ShardProcessorTest {
         assertThat(destination.sent).singleElement().satisfies(sent -> {
             assertThat(sent.at("/requestContext/requestId").asText()).isEqualTo("req-" + retries);
             assertThat(sent.at("/requestContext/condition").asText()).isEqualTo("RetryAttemptsExhausted");
-            assertThat(sent.at("/requestContext/approximateInvokeCount").asInt()).isEqualTo(1 + retries);
+            assertThat(sent.at("/requestContext/approximateInvokeCount").asInt())
+                    .isEqualTo(1 + retries);
             assertThat(sent.at("/responseContext/functionError").asText()).isEqualTo("Unhandled");
-            assertThat(sent.get("KinesisBatchInfo")).isEqualTo(parse("""
+            assertThat(sent.get("KinesisBatchInfo"))
+                    .isEqualTo(parse("""
                     {"shardId": "%s", "startSequenceNumber": "1001", "endSequenceNumber": "1001",
                      "approximateArrivalOfFirstRecord": "%s", "approximateArrivalOfLastRecord": "%s",
                      "batchSize": 1, "streamArn": "%s"}""".formatted(SHARD_ID, iso(T0), iso(T0), KINESIS_ARN)));
@@ -239,9 +271,11 @@ class ShardProcessorTest {
         assertThat(function.batches()).containsExactly(List.of("1001"), List.of("1001"));
         assertThat(destination.sent).singleElement().satisfies(sent -> {
             assertThat(sent.at("/requestContext/condition").asText()).isEqualTo("RecordAgeExceeded");
-            assertThat(sent.at("/requestContext/approximateInvokeCount").asInt()).isEqualTo(2);
+            assertThat(sent.at("/requestContext/approximateInvokeCount").asInt())
+                    .isEqualTo(2);
             assertThat(sent.at("/responseContext/functionError").asText()).isEqualTo("Unhandled");
-            assertThat(sent.at("/KinesisBatchInfo/startSequenceNumber").asText()).isEqualTo("1001");
+            assertThat(sent.at("/KinesisBatchInfo/startSequenceNumber").asText())
+                    .isEqualTo("1001");
             assertThat(sent.at("/timestamp").asText()).isEqualTo(iso(T0.plusSeconds(70)));
         });
         assertThat(stats.retries()).isEqualTo(1);
@@ -249,10 +283,13 @@ class ShardProcessorTest {
 
     @Test
     void step_whenRecordsAlreadyPastMaxAgeWhenRead_sendsThemToDestinationWithoutInvoking() throws Exception {
-        InMemoryShard shard = new InMemoryShard(KINESIS_ARN, List.of(
-                kinesis("1001", T0.minusSeconds(200), "{}"),
-                kinesis("1002", T0.minusSeconds(100), "{}"),
-                kinesis("1003", T0, "{}"))).close();
+        InMemoryShard shard = new InMemoryShard(
+                        KINESIS_ARN,
+                        List.of(
+                                kinesis("1001", T0.minusSeconds(200), "{}"),
+                                kinesis("1002", T0.minusSeconds(100), "{}"),
+                                kinesis("1003", T0, "{}")))
+                .close();
         ScriptedInvoker function = invoker(shard, EsmFakes::ok);
 
         drain(processor(Spec.kinesisDefaults().withMaxAge(Duration.ofSeconds(60)), shard, function));
@@ -260,9 +297,11 @@ class ShardProcessorTest {
         assertThat(function.batches()).containsExactly(List.of("1003"));
         assertThat(destination.sent).singleElement().satisfies(sent -> {
             assertThat(sent.at("/requestContext/condition").asText()).isEqualTo("RecordAgeExceeded");
-            assertThat(sent.at("/requestContext/approximateInvokeCount").asInt()).isZero();
+            assertThat(sent.at("/requestContext/approximateInvokeCount").asInt())
+                    .isZero();
             assertThat(sent.has("responseContext")).isFalse();
-            assertThat(sent.at("/KinesisBatchInfo/startSequenceNumber").asText()).isEqualTo("1001");
+            assertThat(sent.at("/KinesisBatchInfo/startSequenceNumber").asText())
+                    .isEqualTo("1001");
             assertThat(sent.at("/KinesisBatchInfo/endSequenceNumber").asText()).isEqualTo("1002");
             assertThat(sent.at("/KinesisBatchInfo/batchSize").asInt()).isEqualTo(2);
         });
@@ -273,8 +312,15 @@ class ShardProcessorTest {
     void step_whenNoDestination_discardsAndMovesOn() throws Exception {
         InMemoryShard shard = new InMemoryShard(KINESIS_ARN, kinesisRecords(1001, 2)).close();
         ScriptedInvoker function = invoker(shard, c -> c.seqs().contains("1001") ? error(c) : ok(c));
-        ShardProcessor processor = new ShardProcessor(Spec.kinesisDefaults().withBatchSize(1).withRetries(0).build(),
-                shard, function, null, clock, FUNCTION_ARN, stats, ShardProcessor.Timing.NONE);
+        ShardProcessor processor = new ShardProcessor(
+                Spec.kinesisDefaults().withBatchSize(1).withRetries(0).build(),
+                shard,
+                function,
+                null,
+                clock,
+                FUNCTION_ARN,
+                stats,
+                ShardProcessor.Timing.NONE);
 
         drain(processor);
 
@@ -291,8 +337,15 @@ class ShardProcessorTest {
         FailureDestination refusing = json -> {
             throw new IllegalStateException("queue does not exist");
         };
-        ShardProcessor processor = new ShardProcessor(Spec.kinesisDefaults().withBatchSize(1).withRetries(0).build(),
-                shard, function, refusing, clock, FUNCTION_ARN, stats, ShardProcessor.Timing.NONE);
+        ShardProcessor processor = new ShardProcessor(
+                Spec.kinesisDefaults().withBatchSize(1).withRetries(0).build(),
+                shard,
+                function,
+                refusing,
+                clock,
+                FUNCTION_ARN,
+                stats,
+                ShardProcessor.Timing.NONE);
 
         drain(processor);
 
@@ -327,8 +380,8 @@ class ShardProcessorTest {
 
         drain(processor(Spec.kinesisDefaults().withBatchSize(3), shard, function));
 
-        assertThat(function.batches()).containsExactly(
-                seqs(1001, 3), seqs(1001, 3), seqs(1004, 3), seqs(1007, 3), List.of("1010"));
+        assertThat(function.batches())
+                .containsExactly(seqs(1001, 3), seqs(1001, 3), seqs(1004, 3), seqs(1007, 3), List.of("1010"));
         // While the first batch was in flight, no record after it had even been read.
         assertThat(function.calls()).extracting(Call::shardPosition).containsExactly(3, 3, 6, 9, 10);
     }
@@ -363,8 +416,8 @@ class ShardProcessorTest {
     void step_whenBatchingWindowOpen_waitsForWindowBeforeInvoking() throws Exception {
         InMemoryShard shard = new InMemoryShard(KINESIS_ARN, List.of());
         ScriptedInvoker function = invoker(shard, EsmFakes::ok);
-        ShardProcessor processor = processor(
-                Spec.kinesisDefaults().withBatchSize(10).withWindow(Duration.ofSeconds(10)), shard, function);
+        ShardProcessor processor =
+                processor(Spec.kinesisDefaults().withBatchSize(10).withWindow(Duration.ofSeconds(10)), shard, function);
 
         assertThat(processor.step()).isFalse(); // nothing to read: the window has not started
         shard.append(kinesisRecords(1001, 1));
@@ -386,8 +439,8 @@ class ShardProcessorTest {
     void step_whenBatchFillsInsideWindow_invokesAtOnce() throws Exception {
         InMemoryShard shard = new InMemoryShard(KINESIS_ARN, kinesisRecords(1001, 3));
         ScriptedInvoker function = invoker(shard, EsmFakes::ok);
-        ShardProcessor processor = processor(
-                Spec.kinesisDefaults().withBatchSize(3).withWindow(Duration.ofSeconds(60)), shard, function);
+        ShardProcessor processor =
+                processor(Spec.kinesisDefaults().withBatchSize(3).withWindow(Duration.ofSeconds(60)), shard, function);
 
         processor.step();
 
@@ -398,8 +451,8 @@ class ShardProcessorTest {
     void step_whenShardClosesInsideWindow_flushesAtOnce() throws Exception {
         InMemoryShard shard = new InMemoryShard(KINESIS_ARN, kinesisRecords(1001, 2)).close();
         ScriptedInvoker function = invoker(shard, EsmFakes::ok);
-        ShardProcessor processor = processor(
-                Spec.kinesisDefaults().withBatchSize(10).withWindow(Duration.ofSeconds(60)), shard, function);
+        ShardProcessor processor =
+                processor(Spec.kinesisDefaults().withBatchSize(10).withWindow(Duration.ofSeconds(60)), shard, function);
 
         processor.step();
 
@@ -430,8 +483,10 @@ class ShardProcessorTest {
         ScriptedInvoker function = invoker(shard, EsmFakes::ok);
 
         assertThat(processor(Spec.kinesisDefaults().withParallelization(4), shard, function)
-                .parallelizationReduced()).isTrue();
-        assertThat(processor(Spec.kinesisDefaults(), shard, function).parallelizationReduced()).isFalse();
+                        .parallelizationReduced())
+                .isTrue();
+        assertThat(processor(Spec.kinesisDefaults(), shard, function).parallelizationReduced())
+                .isFalse();
     }
 
     @Test
@@ -465,7 +520,8 @@ class ShardProcessorTest {
         drain(processor(Spec.kinesisDefaults().withRetries(0), shard, function));
 
         JsonNode sent = destination.sent.getFirst();
-        assertThat(sent.fieldNames()).toIterable()
+        assertThat(sent.fieldNames())
+                .toIterable()
                 .containsExactly("requestContext", "responseContext", "version", "timestamp", "KinesisBatchInfo");
         assertThat(sent.get("version").asText()).isEqualTo("1.0");
         assertThat(sent.get("timestamp").asText()).isEqualTo("2025-06-05T18:22:19.250Z");

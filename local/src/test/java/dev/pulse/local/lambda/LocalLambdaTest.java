@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.lambda;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,20 +44,32 @@ class LocalLambdaTest {
 
     @BeforeAll
     static void start() {
-        List<Path> cp = Arrays.stream(System.getProperty("java.class.path").split(":")).map(Path::of).toList();
+        List<Path> cp = Arrays.stream(System.getProperty("java.class.path").split(":"))
+                .map(Path::of)
+                .toList();
         Path javaHome = Path.of(System.getProperty("java.home"));
-        lambda = new LocalLambda(List.of(
-                fn("Echo", TestHandlers.Echo.class, 3, cp, javaHome),
-                fn("Fail", TestHandlers.Fail.class, 3, cp, javaHome),
-                fn("Sleep", TestHandlers.Sleep.class, 1, cp, javaHome),
-                fn("Crash", TestHandlers.Crash.class, 3, cp, javaHome)), f -> line -> LOG.add(f.logicalId() + " " + line), 2);
+        lambda = new LocalLambda(
+                List.of(
+                        fn("Echo", TestHandlers.Echo.class, 3, cp, javaHome),
+                        fn("Fail", TestHandlers.Fail.class, 3, cp, javaHome),
+                        fn("Sleep", TestHandlers.Sleep.class, 1, cp, javaHome),
+                        fn("Crash", TestHandlers.Crash.class, 3, cp, javaHome)),
+                f -> line -> LOG.add(f.logicalId() + " " + line),
+                2);
     }
 
     private static FunctionConfig fn(String id, Class<?> handler, int timeoutSeconds, List<Path> cp, Path javaHome) {
-        return new FunctionConfig(id, "test-" + id, "arn:aws:lambda:us-east-1:000000000000:function:test-" + id,
-                handler.getName() + "::handleRequest", 256, Duration.ofSeconds(timeoutSeconds),
+        return new FunctionConfig(
+                id,
+                "test-" + id,
+                "arn:aws:lambda:us-east-1:000000000000:function:test-" + id,
+                handler.getName() + "::handleRequest",
+                256,
+                Duration.ofSeconds(timeoutSeconds),
                 Map.of("GREETING", "hello", "AWS_REGION", "us-east-1", "JAVA_TOOL_OPTIONS", "-XX:MaxRAMPercentage=50"),
-                Path.of("target"), cp, javaHome);
+                Path.of("target"),
+                cp,
+                javaHome);
     }
 
     @AfterAll
@@ -72,9 +99,14 @@ class LocalLambdaTest {
 
     @Test
     void invoke_whenWarm_reusesTheEnvironment() throws Exception {
-        long first = json(lambda.invoke("Echo", "{}".getBytes(StandardCharsets.UTF_8))).path("pid").asLong();
-        long second = json(lambda.invoke("arn:aws:lambda:us-east-1:000000000000:function:test-Echo",
-                "{}".getBytes(StandardCharsets.UTF_8))).path("pid").asLong();
+        long first = json(lambda.invoke("Echo", "{}".getBytes(StandardCharsets.UTF_8)))
+                .path("pid")
+                .asLong();
+        long second = json(lambda.invoke(
+                        "arn:aws:lambda:us-east-1:000000000000:function:test-Echo",
+                        "{}".getBytes(StandardCharsets.UTF_8)))
+                .path("pid")
+                .asLong();
 
         assertThat(second).isEqualTo(first);
     }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.template;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -60,7 +75,8 @@ class IntrinsicsTest {
 
     @Test
     void sub_whenVariableMapGiven_usesItBeforeParametersAndResources() throws IOException {
-        assertThat(resolve("!Sub ['${Name}/${Env}/${AWS::Region}/${Bucket}', {Name: !Ref Bucket, Env: staging}]").asText())
+        assertThat(resolve("!Sub ['${Name}/${Env}/${AWS::Region}/${Bucket}', {Name: !Ref Bucket, Env: staging}]")
+                        .asText())
                 .isEqualTo("bucket-1/staging/us-east-1/bucket-1");
     }
 
@@ -80,48 +96,66 @@ class IntrinsicsTest {
                   Thing: {Type: AWS::Test::Thing, Properties: {Value: %s}}
                 """.formatted(value);
 
-        assertThat(template(template).resolve(Map.of(), BINDINGS).resolvedProperties("Thing").get("Value").asText())
+        assertThat(template(template)
+                        .resolve(Map.of(), BINDINGS)
+                        .resolvedProperties("Thing")
+                        .get("Value")
+                        .asText())
                 .isEqualTo("inner");
-        assertThatThrownBy(() -> template(template).resolve(Map.of("Env", "dev"), BINDINGS).resolvedProperties("Thing"))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("Missing.Arn");
+        assertThatThrownBy(() -> template(template)
+                        .resolve(Map.of("Env", "dev"), BINDINGS)
+                        .resolvedProperties("Thing"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("Missing.Arn");
     }
 
     @Test
     void condition_whenNotOfEquals_evaluatesWithTheParameter() throws IOException {
         assertThat(resolve("!If [IsDev, first, second]").asText()).isEqualTo("second");
-        assertThat(resolve("!If [IsDev, first, second]", Map.of("Env", "dev")).asText()).isEqualTo("first");
+        assertThat(resolve("!If [IsDev, first, second]", Map.of("Env", "dev")).asText())
+                .isEqualTo("first");
         // Fn::Equals compares as strings after substitution, as CloudFormation does.
         assertThat(resolve("!If [IsOne, same, different]").asText()).isEqualTo("same");
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
-            "Fn::Base64      | !Base64 abc",
-            "Fn::GetAZs      | !GetAZs ''",
-            "Fn::And         | !If [IsProd, !And [!Equals [a, a], !Equals [b, b]], x]",
-            "Fn::Condition   | !If [IsProd, !Condition IsProd, x]",
-            "Fn::ImportValue | !ImportValue shared-vpc"})
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '"',
+            value = {
+                "Fn::Base64      | !Base64 abc",
+                "Fn::GetAZs      | !GetAZs ''",
+                "Fn::And         | !If [IsProd, !And [!Equals [a, a], !Equals [b, b]], x]",
+                "Fn::Condition   | !If [IsProd, !Condition IsProd, x]",
+                "Fn::ImportValue | !ImportValue shared-vpc"
+            })
     void resolve_whenFunctionTemplateDoesNotUse_throwsNamingIt(String function, String value) {
-        assertThatThrownBy(() -> resolve(value)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> resolve(value))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("unsupported intrinsic function " + function + " ")
                 .hasMessageContaining(Intrinsics.SUPPORTED.toString());
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
-            "!Join ['-', [a, b]]                                  | a-b",
-            "!Join ['', [a]]                                      | a",
-            "!Select [1, [a, b]]                                  | b",
-            "!Select [2, !Split [',', 'a,b,,']]                   | ''",
-            "!Join ['+', !Split [',', 'a,b']]                     | a+b",
-            "!Select [0, !Split [',', !Join ['', [x, ',,,']]]]    | x"})
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '"',
+            value = {
+                "!Join ['-', [a, b]]                                  | a-b",
+                "!Join ['', [a]]                                      | a",
+                "!Select [1, [a, b]]                                  | b",
+                "!Select [2, !Split [',', 'a,b,,']]                   | ''",
+                "!Join ['+', !Split [',', 'a,b']]                     | a+b",
+                "!Select [0, !Split [',', !Join ['', [x, ',,,']]]]    | x"
+            })
     void resolve_whenJoinSplitOrSelect_evaluatesAsCloudFormation(String value, String expected) throws IOException {
         assertThat(resolve(value).asText()).isEqualTo(expected.equals("''") ? "" : expected);
     }
 
     @Test
     void resolve_whenSelectIndexIsOutsideTheList_throwsNamingIt() {
-        assertThatThrownBy(() -> resolve("!Select [2, [a, b]]")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> resolve("!Select [2, [a, b]]"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("index 2 is outside");
     }
 
@@ -133,21 +167,25 @@ class IntrinsicsTest {
                 Resources:
                   Bucket: {Type: AWS::S3::Bucket}
                 """).resolve(Map.of(), BINDINGS))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unsupported intrinsic function Fn::Or");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unsupported intrinsic function Fn::Or");
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"AWS::StackId", "AWS::NotificationARNs", "AWS::Regoin"})
     void ref_whenPseudoParameterTemplateDoesNotUse_throwsNamingIt(String name) {
-        assertThatThrownBy(() -> resolve("!Ref " + name)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> resolve("!Ref " + name))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'" + name + "'");
     }
 
     @Test
     void findInMap_whenKeysResolve_returnsValue() throws IOException {
-        assertThat(resolve("!FindInMap [Regions, !Ref AWS::Region, Ami]").asText()).isEqualTo("ami-1");
+        assertThat(resolve("!FindInMap [Regions, !Ref AWS::Region, Ami]").asText())
+                .isEqualTo("ami-1");
         assertThatThrownBy(() -> resolve("!FindInMap [Regions, eu-west-1, Ami]"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Regions.eu-west-1.Ami");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Regions.eu-west-1.Ami");
     }
 
     @Test
@@ -160,16 +198,20 @@ class IntrinsicsTest {
 
     @Test
     void noValue_whenInListOrProperty_removesIt() throws IOException {
-        assertThat(resolve("[a, !Ref AWS::NoValue, b]")).extracting(JsonNode::asText).containsExactly("a", "b");
+        assertThat(resolve("[a, !Ref AWS::NoValue, b]"))
+                .extracting(JsonNode::asText)
+                .containsExactly("a", "b");
         assertThat(resolve("!If [IsDev, x, !Ref AWS::NoValue]")).isNull();
     }
 
     @Test
     void ref_whenNameUnknown_throwsNamingIt() {
         assertThatThrownBy(() -> resolve("!Ref Bukket"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Bukket");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Bukket");
         assertThatThrownBy(() -> resolve("!If [IsStaging, a, b]"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("IsStaging");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("IsStaging");
     }
 
     @Test
@@ -182,22 +224,32 @@ class IntrinsicsTest {
                 """);
 
         assertThatThrownBy(() -> template.resolve(Map.of(), BINDINGS))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Bad").hasMessageContaining("Bucket");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Bad")
+                .hasMessageContaining("Bucket");
     }
 
     @Test
     void load_whenKeyDuplicatedOrScalarAliased_throwsWithLine() {
         assertThatThrownBy(() -> template("Resources:\n  A: {Type: X}\n  A: {Type: Y}\n"))
-                .isInstanceOf(IOException.class).hasMessageContaining(":3:").hasMessageContaining("duplicate key 'A'");
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining(":3:")
+                .hasMessageContaining("duplicate key 'A'");
         assertThatThrownBy(() -> template("Resources:\n  A: {Type: &t X}\n  B: {Type: *t}\n"))
-                .isInstanceOf(IOException.class).hasMessageContaining(":3:").hasMessageContaining("alias");
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining(":3:")
+                .hasMessageContaining("alias");
     }
 
     @Test
     void load_whenMappingAliased_copiesIt() throws IOException {
         SamTemplate template = template("Resources:\n  A: &a {Type: X, Properties: {V: !Ref AWS::Region}}\n  B: *a\n");
 
-        assertThat(template.resolve(Map.of(), BINDINGS).resolvedProperties("B").get("V").asText()).isEqualTo("us-east-1");
+        assertThat(template.resolve(Map.of(), BINDINGS)
+                        .resolvedProperties("B")
+                        .get("V")
+                        .asText())
+                .isEqualTo("us-east-1");
     }
 
     @Test
@@ -225,10 +277,23 @@ class IntrinsicsTest {
 
         FunctionSpec fn = stack.function("Fn");
 
-        assertThat(fn).isEqualTo(new FunctionSpec("Fn", "pulse-Fn-LOCAL", dir.resolve("fn"), "h", "java21", 256, 3,
-                Map.of("A", "global", "B", "own", "RATIO", "0.5", "BIG", "1000"), List.of("Shared", "Own"), null, "x86_64"));
+        assertThat(fn)
+                .isEqualTo(new FunctionSpec(
+                        "Fn",
+                        "pulse-Fn-LOCAL",
+                        dir.resolve("fn"),
+                        "h",
+                        "java21",
+                        256,
+                        3,
+                        Map.of("A", "global", "B", "own", "RATIO", "0.5", "BIG", "1000"),
+                        List.of("Shared", "Own"),
+                        null,
+                        "x86_64"));
         assertThat(fn.environment().keySet()).containsExactly("A", "B", "RATIO", "BIG");
-        assertThat(stack.layers()).extracting(LayerSpec::contentUri).containsExactly(dir.resolve("layers/shared"), dir.resolve("layers/own"));
+        assertThat(stack.layers())
+                .extracting(LayerSpec::contentUri)
+                .containsExactly(dir.resolve("layers/shared"), dir.resolve("layers/own"));
     }
 
     @Test
@@ -248,10 +313,13 @@ class IntrinsicsTest {
                         Any: {Type: HttpApi}
                 """).resolve(Map.of(), new MapBindings(Map.of(), Map.of("Stream.Arn", "arn:s")));
 
-        assertThat(stack.mappings()).containsExactly(new MappingSpec("Fn", "In", "arn:s", "LATEST", 100,
-                Duration.ZERO, 1, false, -1, null, false, null));
-        assertThat(stack.routes()).containsExactly(new RouteSpec("Fn", "GET", "/x", "ServerlessHttpApi"),
-                new RouteSpec("Fn", "ANY", "$default", "ServerlessHttpApi"));
+        assertThat(stack.mappings())
+                .containsExactly(new MappingSpec(
+                        "Fn", "In", "arn:s", "LATEST", 100, Duration.ZERO, 1, false, -1, null, false, null));
+        assertThat(stack.routes())
+                .containsExactly(
+                        new RouteSpec("Fn", "GET", "/x", "ServerlessHttpApi"),
+                        new RouteSpec("Fn", "ANY", "$default", "ServerlessHttpApi"));
     }
 
     @Test
@@ -262,8 +330,11 @@ class IntrinsicsTest {
                   DevOnly: {Type: AWS::Serverless::Function, Condition: IsDev, Properties: {CodeUri: d, Handler: h}}
                 """);
 
-        assertThat(template.resolve(Map.of(), BINDINGS).functions()).extracting(FunctionSpec::logicalId).containsExactly("Always");
-        assertThat(template.resolve(Map.of("Env", "dev"), BINDINGS).functions()).extracting(FunctionSpec::logicalId)
+        assertThat(template.resolve(Map.of(), BINDINGS).functions())
+                .extracting(FunctionSpec::logicalId)
+                .containsExactly("Always");
+        assertThat(template.resolve(Map.of("Env", "dev"), BINDINGS).functions())
+                .extracting(FunctionSpec::logicalId)
                 .containsExactly("Always", "DevOnly");
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.template;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -6,7 +21,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -56,14 +70,18 @@ class LogSubscriptionTemplateTest {
         Stack unbound = template.resolve(ON, MapBindings.none());
         Map<String, String> logGroupNames = new LinkedHashMap<>();
         for (String id : unbound.resourceIds(LOG_GROUP)) {
-            logGroupNames.put(id, unbound.resolvedProperties(id).get("LogGroupName").textValue());
+            logGroupNames.put(
+                    id, unbound.resolvedProperties(id).get("LogGroupName").textValue());
         }
         Stack stack = template.resolve(ON, bindings(logGroupNames));
         // Every function's log group: the one its LoggingConfig names, else Lambda's default /aws/lambda/<name>.
         List<String> functionLogGroups = new ArrayList<>();
         for (FunctionSpec function : stack.functions()) {
-            JsonNode configured = stack.resolvedProperties(function.logicalId()).path("LoggingConfig").get("LogGroup");
-            functionLogGroups.add(configured != null ? configured.textValue() : "/aws/lambda/" + function.functionName());
+            JsonNode configured = stack.resolvedProperties(function.logicalId())
+                    .path("LoggingConfig")
+                    .get("LogGroup");
+            functionLogGroups.add(
+                    configured != null ? configured.textValue() : "/aws/lambda/" + function.functionName());
         }
 
         assertThat(stack.resourceIds(ACCOUNT_POLICY)).containsExactly("LogSubscriptionPolicy");
@@ -72,16 +90,24 @@ class LogSubscriptionTemplateTest {
         assertThat(policy.get("Scope").textValue()).isEqualTo("ALL");
         String criteria = policy.get("SelectionCriteria").textValue();
         Matcher selection = SELECTION.matcher(criteria);
-        assertThat(selection.matches()).as("the only selection criteria CloudWatch Logs takes: %s", criteria).isTrue();
-        assertThat(criteria.getBytes(StandardCharsets.UTF_8).length).as("selectionCriteria limit, UTF-8 bytes")
+        assertThat(selection.matches())
+                .as("the only selection criteria CloudWatch Logs takes: %s", criteria)
+                .isTrue();
+        assertThat(criteria.getBytes(StandardCharsets.UTF_8).length)
+                .as("selectionCriteria limit, UTF-8 bytes")
                 .isLessThanOrEqualTo(25 * 1024);
         List<String> excluded = new ArrayList<>();
         JSON.readTree(selection.group(1)).forEach(name -> excluded.add(name.textValue()));
 
-        assertThat(logGroupNames.values()).containsExactly("/aws/lambda/pulse-ingest", "/aws/lambda/pulse-compact",
-                "/aws/lambda/pulse-rules", "/aws/lambda/pulse-rules-api", "/aws/http-api/pulse/access",
-                "/aws/lambda/pulse-query",
-                "/aws/lambda/pulse-loadgen");
+        assertThat(logGroupNames.values())
+                .containsExactly(
+                        "/aws/lambda/pulse-ingest",
+                        "/aws/lambda/pulse-compact",
+                        "/aws/lambda/pulse-rules",
+                        "/aws/lambda/pulse-rules-api",
+                        "/aws/http-api/pulse/access",
+                        "/aws/lambda/pulse-query",
+                        "/aws/lambda/pulse-loadgen");
         assertThat(functionLogGroups).hasSize(stack.functions().size()).isNotEmpty();
         assertThat(excluded).containsAll(functionLogGroups).containsExactlyInAnyOrderElementsOf(logGroupNames.values());
     }
@@ -97,8 +123,15 @@ class LogSubscriptionTemplateTest {
 
     @Test
     void role_whenOn_onlyCloudWatchLogsOfThisAccountAndRegionMayAssumeIt() {
-        Stack stack = template.resolve(ON, new MapBindings(Map.of(),
-                Map.of("Stream.Arn", STREAM_ARN, "StreamKey.Arn", "arn:aws:kms:us-east-1:000000000000:key/key-1")));
+        Stack stack = template.resolve(
+                ON,
+                new MapBindings(
+                        Map.of(),
+                        Map.of(
+                                "Stream.Arn",
+                                STREAM_ARN,
+                                "StreamKey.Arn",
+                                "arn:aws:kms:us-east-1:000000000000:key/key-1")));
         JsonNode role = stack.resolvedProperties("LogSubscriptionRole");
         JsonNode trust = role.at("/AssumeRolePolicyDocument/Statement/0");
 
@@ -120,35 +153,38 @@ class LogSubscriptionTemplateTest {
      */
     @Test
     void filterPattern_whenOn_matchesReportLinesAndEmfAndNotOrdinaryLines() throws IOException {
-        List<String> phrases = anyOfPhrases(policyDocument().get("FilterPattern").textValue());
+        List<String> phrases =
+                anyOfPhrases(policyDocument().get("FilterPattern").textValue());
 
         assertThat(phrases).containsExactly("REPORT RequestId:", "_aws", "platform.report");
         assertThat(List.of(
-                "REPORT RequestId: 6f1c2b0e-1d7a-4c7e-9c1e-2a7f0c3d9b11\tDuration: 12.34 ms\tBilled Duration: 13 ms\t"
-                        + "Memory Size: 1024 MB\tMax Memory Used: 150 MB\tInit Duration: 450.12 ms\t",
-                "REPORT RequestId: 6f1c2b0e-1d7a-4c7e-9c1e-2a7f0c3d9b11\tDuration: 2.01 ms\tBilled Duration: 3 ms\t"
-                        + "Memory Size: 1024 MB\tMax Memory Used: 151 MB\t",
-                "{\"_aws\":{\"Timestamp\":1795262230000,\"CloudWatchMetrics\":[{\"Namespace\":\"Checkout\","
-                        + "\"Dimensions\":[[\"service\"]],\"Metrics\":[{\"Name\":\"Latency\",\"Unit\":\"Milliseconds\"}]}]},"
-                        + "\"service\":\"checkout\",\"Latency\":12.5}",
-                "{\"time\":\"2026-11-21T12:00:00.000Z\",\"type\":\"platform.report\",\"record\":{\"requestId\":\"6f1c\","
-                        + "\"metrics\":{\"durationMs\":12.3,\"billedDurationMs\":13,\"memorySizeMB\":1024,"
-                        + "\"maxMemoryUsedMB\":150}}}"))
+                        "REPORT RequestId: 6f1c2b0e-1d7a-4c7e-9c1e-2a7f0c3d9b11\tDuration: 12.34 ms\tBilled Duration: 13 ms\t"
+                                + "Memory Size: 1024 MB\tMax Memory Used: 150 MB\tInit Duration: 450.12 ms\t",
+                        "REPORT RequestId: 6f1c2b0e-1d7a-4c7e-9c1e-2a7f0c3d9b11\tDuration: 2.01 ms\tBilled Duration: 3 ms\t"
+                                + "Memory Size: 1024 MB\tMax Memory Used: 151 MB\t",
+                        "{\"_aws\":{\"Timestamp\":1795262230000,\"CloudWatchMetrics\":[{\"Namespace\":\"Checkout\","
+                                + "\"Dimensions\":[[\"service\"]],\"Metrics\":[{\"Name\":\"Latency\",\"Unit\":\"Milliseconds\"}]}]},"
+                                + "\"service\":\"checkout\",\"Latency\":12.5}",
+                        "{\"time\":\"2026-11-21T12:00:00.000Z\",\"type\":\"platform.report\",\"record\":{\"requestId\":\"6f1c\","
+                                + "\"metrics\":{\"durationMs\":12.3,\"billedDurationMs\":13,\"memorySizeMB\":1024,"
+                                + "\"maxMemoryUsedMB\":150}}}"))
                 .allSatisfy(line -> assertThat(matches(phrases, line)).as(line).isTrue());
         assertThat(List.of(
-                "START RequestId: 6f1c2b0e-1d7a-4c7e-9c1e-2a7f0c3d9b11 Version: 7",
-                "END RequestId: 6f1c2b0e-1d7a-4c7e-9c1e-2a7f0c3d9b11",
-                "2026-11-21T12:00:00.000Z 6f1c2b0e INFO stored 500 records",
-                "{\"level\":\"INFO\",\"message\":\"batch stored\",\"service\":\"ingest\",\"records\":500}",
-                "{\"time\":\"2026-11-21T12:00:00.000Z\",\"type\":\"platform.start\",\"record\":{\"requestId\":\"6f1c\"}}",
-                "Monthly REPORT generated for RequestId 42",
-                "report RequestId: lower case is another phrase"))
+                        "START RequestId: 6f1c2b0e-1d7a-4c7e-9c1e-2a7f0c3d9b11 Version: 7",
+                        "END RequestId: 6f1c2b0e-1d7a-4c7e-9c1e-2a7f0c3d9b11",
+                        "2026-11-21T12:00:00.000Z 6f1c2b0e INFO stored 500 records",
+                        "{\"level\":\"INFO\",\"message\":\"batch stored\",\"service\":\"ingest\",\"records\":500}",
+                        "{\"time\":\"2026-11-21T12:00:00.000Z\",\"type\":\"platform.start\",\"record\":{\"requestId\":\"6f1c\"}}",
+                        "Monthly REPORT generated for RequestId 42",
+                        "report RequestId: lower case is another phrase"))
                 .allSatisfy(line -> assertThat(matches(phrases, line)).as(line).isFalse());
     }
 
     private static JsonNode policyDocument() throws IOException {
         Stack stack = template.resolve(ON, bindings(Map.of()));
-        return JSON.readTree(stack.resolvedProperties("LogSubscriptionPolicy").get("PolicyDocument").textValue());
+        return JSON.readTree(stack.resolvedProperties("LogSubscriptionPolicy")
+                .get("PolicyDocument")
+                .textValue());
     }
 
     /**
@@ -177,7 +213,8 @@ class LogSubscriptionTemplateTest {
 
     /** The phrases of a pattern of the form {@code ?"a" ?"b" ...}; anything else fails the test. */
     private static List<String> anyOfPhrases(String pattern) {
-        assertThat(pattern).as("filter pattern form this test can evaluate")
+        assertThat(pattern)
+                .as("filter pattern form this test can evaluate")
                 .matches("\\?\"[^\"\\\\]+\"(\\s+\\?\"[^\"\\\\]+\")*");
         List<String> phrases = new ArrayList<>();
         Matcher m = Pattern.compile("\\?\"([^\"]+)\"").matcher(pattern);

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.template;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,9 +39,21 @@ class SamTemplateTest {
     private static final String DLQ_ARN = "arn:aws:sqs:us-east-1:000000000000:pulse-dlq";
     private static final String STREAM_ARN = "arn:aws:kinesis:us-east-1:000000000000:stream/pulse-stream";
     private static final MapBindings BINDINGS = new MapBindings(
-            Map.of("Table", "pulse", "DeadLetterQueue", DLQ_URL, "Stream", "pulse-stream", "Api", "local",
-                    "StreamKey", "key-1", "AlertTopic", "arn:aws:sns:us-east-1:123456789012:pulse-alerts",
-                    "MetricStreamAccessKey", "arn:aws:secretsmanager:us-east-1:123456789012:secret:pulse-key-AbCdEf"),
+            Map.of(
+                    "Table",
+                    "pulse",
+                    "DeadLetterQueue",
+                    DLQ_URL,
+                    "Stream",
+                    "pulse-stream",
+                    "Api",
+                    "local",
+                    "StreamKey",
+                    "key-1",
+                    "AlertTopic",
+                    "arn:aws:sns:us-east-1:123456789012:pulse-alerts",
+                    "MetricStreamAccessKey",
+                    "arn:aws:secretsmanager:us-east-1:123456789012:secret:pulse-key-AbCdEf"),
             Map.of("Stream.Arn", STREAM_ARN, "DeadLetterQueue.Arn", DLQ_ARN));
 
     private static SamTemplate template;
@@ -46,23 +73,62 @@ class SamTemplateTest {
     @Test
     void functions_whenDefaults_followTemplate() {
         assertThat(stack(Map.of()).functions())
-                .extracting(FunctionSpec::logicalId, FunctionSpec::functionName, FunctionSpec::handler,
-                        FunctionSpec::memoryMb, FunctionSpec::timeoutSeconds, FunctionSpec::codeUri)
+                .extracting(
+                        FunctionSpec::logicalId,
+                        FunctionSpec::functionName,
+                        FunctionSpec::handler,
+                        FunctionSpec::memoryMb,
+                        FunctionSpec::timeoutSeconds,
+                        FunctionSpec::codeUri)
                 .containsExactly(
-                        tuple("IngestFunction", "pulse-ingest", "dev.pulse.ingest.IngestHandler::handleRequest", 1024, 60,
+                        tuple(
+                                "IngestFunction",
+                                "pulse-ingest",
+                                "dev.pulse.ingest.IngestHandler::handleRequest",
+                                1024,
+                                60,
                                 root.resolve("functions/ingest")),
-                        tuple("CompactFunction", "pulse-compact", "dev.pulse.compact.CompactHandler::handleRequest", 1024, 60,
+                        tuple(
+                                "CompactFunction",
+                                "pulse-compact",
+                                "dev.pulse.compact.CompactHandler::handleRequest",
+                                1024,
+                                60,
                                 root.resolve("functions/compact")),
-                        tuple("RulesFunction", "pulse-rules", "dev.pulse.rules.RulesHandler::handleRequest", 1024, 60,
+                        tuple(
+                                "RulesFunction",
+                                "pulse-rules",
+                                "dev.pulse.rules.RulesHandler::handleRequest",
+                                1024,
+                                60,
                                 root.resolve("functions/rules")),
-                        tuple("RulesApiFunction", "pulse-rules-api", "dev.pulse.rules.RulesApiHandler::handleRequest", 512,
-                                29, root.resolve("functions/rules")),
-                        tuple("MetricStreamFunction", "pulse-metric-stream",
-                                "dev.pulse.ingest.metricstream.MetricStreamHandler::handleRequest", 1024, 29,
+                        tuple(
+                                "RulesApiFunction",
+                                "pulse-rules-api",
+                                "dev.pulse.rules.RulesApiHandler::handleRequest",
+                                512,
+                                29,
+                                root.resolve("functions/rules")),
+                        tuple(
+                                "MetricStreamFunction",
+                                "pulse-metric-stream",
+                                "dev.pulse.ingest.metricstream.MetricStreamHandler::handleRequest",
+                                1024,
+                                29,
                                 root.resolve("functions/ingest")),
-                        tuple("QueryFunction", "pulse-query", "dev.pulse.query.QueryHandler::handleRequest", 1024, 29,
+                        tuple(
+                                "QueryFunction",
+                                "pulse-query",
+                                "dev.pulse.query.QueryHandler::handleRequest",
+                                1024,
+                                29,
                                 root.resolve("functions/query")),
-                        tuple("LoadGenFunction", "pulse-loadgen", "dev.pulse.loadgen.LoadGenHandler::handleRequest", 2048, 900,
+                        tuple(
+                                "LoadGenFunction",
+                                "pulse-loadgen",
+                                "dev.pulse.loadgen.LoadGenHandler::handleRequest",
+                                2048,
+                                900,
                                 root.resolve("functions/loadgen")));
     }
 
@@ -78,28 +144,30 @@ class SamTemplateTest {
 
     @Test
     void function_whenIngest_environmentMergesGlobalsAndBindings() {
-        assertThat(stack(Map.of()).function("IngestFunction").environment()).containsExactlyEntriesOf(linked(
-                "TABLE_NAME", "pulse",
-                "DLQ_URL", DLQ_URL,
-                "POWERTOOLS_LOG_LEVEL", "INFO",
-                "POWERTOOLS_LOGGER_SAMPLE_RATE", "0.01",
-                "POWERTOOLS_METRICS_NAMESPACE", "Pulse",
-                "PARTIAL_TTL_DAYS", "17",
-                "HOURLY_TTL_DAYS", "35",
-                "DAILY_TTL_DAYS", "3650",
-                "ACCEPT_PAST_SECONDS", "1209600",
-                "ACCEPT_FUTURE_SECONDS", "7200",
-                "MAX_RECORD_AGE_SECONDS", "-1",
-                "STREAM_RETENTION_HOURS", "24",
-                "INGEST_TIMEOUT_SECONDS", "60",
-                "COMPACT_GRACE_SECONDS", "300",
-                "JAVA_TOOL_OPTIONS", "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 -XX:MaxRAMPercentage=75"
-                        + " -XX:+UseSerialGC -Djava.net.preferIPv4Stack=true",
-                "POWERTOOLS_SERVICE_NAME", "ingest",
-                "WRITE_CONCURRENCY", "8",
-                "SAFETY_MARGIN_MS", "3000",
-                "RETRY_BASE_MS", "50",
-                "RETRY_CAP_MS", "5000"));
+        assertThat(stack(Map.of()).function("IngestFunction").environment())
+                .containsExactlyEntriesOf(linked(
+                        "TABLE_NAME", "pulse",
+                        "DLQ_URL", DLQ_URL,
+                        "POWERTOOLS_LOG_LEVEL", "INFO",
+                        "POWERTOOLS_LOGGER_SAMPLE_RATE", "0.01",
+                        "POWERTOOLS_METRICS_NAMESPACE", "Pulse",
+                        "PARTIAL_TTL_DAYS", "17",
+                        "HOURLY_TTL_DAYS", "35",
+                        "DAILY_TTL_DAYS", "3650",
+                        "ACCEPT_PAST_SECONDS", "1209600",
+                        "ACCEPT_FUTURE_SECONDS", "7200",
+                        "MAX_RECORD_AGE_SECONDS", "-1",
+                        "STREAM_RETENTION_HOURS", "24",
+                        "INGEST_TIMEOUT_SECONDS", "60",
+                        "COMPACT_GRACE_SECONDS", "300",
+                        "JAVA_TOOL_OPTIONS",
+                                "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 -XX:MaxRAMPercentage=75"
+                                        + " -XX:+UseSerialGC -Djava.net.preferIPv4Stack=true",
+                        "POWERTOOLS_SERVICE_NAME", "ingest",
+                        "WRITE_CONCURRENCY", "8",
+                        "SAFETY_MARGIN_MS", "3000",
+                        "RETRY_BASE_MS", "50",
+                        "RETRY_CAP_MS", "5000"));
     }
 
     @Test
@@ -108,14 +176,14 @@ class SamTemplateTest {
         String shared = "-XX:MaxRAMPercentage=75 -XX:+UseSerialGC -Djava.net.preferIPv4Stack=true";
 
         // Globals' value for every function (a function may set its own: SAM merges Environment.Variables key by key)
-        assertThat(stack.function("QueryFunction").environment()).containsEntry("JAVA_TOOL_OPTIONS",
-                "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 " + shared);
-        assertThat(stack.function("IngestFunction").environment()).containsEntry("JAVA_TOOL_OPTIONS",
-                "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 " + shared);
-        assertThat(stack.function("CompactFunction").environment()).containsEntry("JAVA_TOOL_OPTIONS",
-                "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 " + shared);
-        assertThat(stack.function("LoadGenFunction").environment()).containsEntry("JAVA_TOOL_OPTIONS",
-                "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 " + shared);
+        assertThat(stack.function("QueryFunction").environment())
+                .containsEntry("JAVA_TOOL_OPTIONS", "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 " + shared);
+        assertThat(stack.function("IngestFunction").environment())
+                .containsEntry("JAVA_TOOL_OPTIONS", "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 " + shared);
+        assertThat(stack.function("CompactFunction").environment())
+                .containsEntry("JAVA_TOOL_OPTIONS", "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 " + shared);
+        assertThat(stack.function("LoadGenFunction").environment())
+                .containsEntry("JAVA_TOOL_OPTIONS", "-XX:+TieredCompilation -XX:TieredStopAtLevel=1 " + shared);
     }
 
     @Test
@@ -127,7 +195,8 @@ class SamTemplateTest {
                 .containsEntry("POWERTOOLS_SERVICE_NAME", "rules")
                 .containsEntry("TABLE_NAME", "pulse");
         assertThat(stack(Map.of("AlertTopicArn", "arn:aws:sns:eu-west-1:123456789012:team-alerts"))
-                .function("RulesFunction").environment())
+                        .function("RulesFunction")
+                        .environment())
                 .containsEntry("ALERT_TOPIC_ARN", "arn:aws:sns:eu-west-1:123456789012:team-alerts");
     }
 
@@ -143,16 +212,29 @@ class SamTemplateTest {
     void function_whenUnknown_throwsListingFunctions() {
         assertThatThrownBy(() -> stack(Map.of()).function("Nope"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("Nope").hasMessageContaining("IngestFunction, CompactFunction, RulesFunction, RulesApiFunction, MetricStreamFunction, QueryFunction, LoadGenFunction");
+                .hasMessageContaining("Nope")
+                .hasMessageContaining(
+                        "IngestFunction, CompactFunction, RulesFunction, RulesApiFunction, MetricStreamFunction, QueryFunction, LoadGenFunction");
     }
 
     @Test
     void mappings_whenDefaults_followTemplate() {
         // The compactor runs on a schedule: the ingest mapping is the only event source mapping. Retries and
         // record age are unlimited by default (-1): a failing batch waits on its shard instead of being discarded.
-        assertThat(stack(Map.of()).mappings()).containsExactly(
-                new MappingSpec("IngestFunction", "Stream", STREAM_ARN, "LATEST", 500,
-                        Duration.ofSeconds(1), 1, true, -1, null, true, DLQ_ARN));
+        assertThat(stack(Map.of()).mappings())
+                .containsExactly(new MappingSpec(
+                        "IngestFunction",
+                        "Stream",
+                        STREAM_ARN,
+                        "LATEST",
+                        500,
+                        Duration.ofSeconds(1),
+                        1,
+                        true,
+                        -1,
+                        null,
+                        true,
+                        DLQ_ARN));
     }
 
     /** A template with one function whose events are {@code events} (YAML, indented as under Events:). */
@@ -173,9 +255,18 @@ class SamTemplateTest {
                       Handler: h
                       Events:
                 """ + events.indent(8));
-        return SamTemplate.load(file).resolve(Map.of(), new MapBindings(Map.of(),
-                Map.of("Stream.Arn", STREAM_ARN, "Table.StreamArn", "arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/1",
-                        "Queue.Arn", DLQ_ARN)));
+        return SamTemplate.load(file)
+                .resolve(
+                        Map.of(),
+                        new MapBindings(
+                                Map.of(),
+                                Map.of(
+                                        "Stream.Arn",
+                                        STREAM_ARN,
+                                        "Table.StreamArn",
+                                        "arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/1",
+                                        "Queue.Arn",
+                                        DLQ_ARN)));
     }
 
     @Test
@@ -197,17 +288,30 @@ class SamTemplateTest {
                     FilterCriteria: !If [IsFiltered, {Filters: [{Pattern: '{"data": {"k": ["v"]}}'}]}, !Ref AWS::NoValue]
                 """);
 
-        assertThat(stack.mappings()).containsExactly(
-                new MappingSpec("Fn", "In", STREAM_ARN, "TRIM_HORIZON", 250, Duration.ofSeconds(2), 3, true, 10,
-                        Duration.ofSeconds(3600), true, DLQ_ARN));
+        assertThat(stack.mappings())
+                .containsExactly(new MappingSpec(
+                        "Fn",
+                        "In",
+                        STREAM_ARN,
+                        "TRIM_HORIZON",
+                        250,
+                        Duration.ofSeconds(2),
+                        3,
+                        true,
+                        10,
+                        Duration.ofSeconds(3600),
+                        true,
+                        DLQ_ARN));
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {
-            "FilterCriteria: {Filters: [{Pattern: '{\"data\": {\"k\": [\"v\"]}}'}]}",
-            "FilterCriteria: {Filters: [{Pattern: {data: {k: [v]}}}]}",
-            "FilterCriteria: {Filters: []}",
-            "Enabled: false, FilterCriteria: {Filters: [{Pattern: '{}'}]}"})
+    @ValueSource(
+            strings = {
+                "FilterCriteria: {Filters: [{Pattern: '{\"data\": {\"k\": [\"v\"]}}'}]}",
+                "FilterCriteria: {Filters: [{Pattern: {data: {k: [v]}}}]}",
+                "FilterCriteria: {Filters: []}",
+                "Enabled: false, FilterCriteria: {Filters: [{Pattern: '{}'}]}"
+            })
     void mappings_whenKinesisEventHasFilterCriteria_throwNamingTheEventAndEventRuler(String setting, @TempDir Path dir)
             throws IOException {
         Stack stack = inlineStack(dir, """
@@ -216,7 +320,8 @@ class SamTemplateTest {
                   Properties: {Stream: !GetAtt Stream.Arn, StartingPosition: LATEST, %s}
                 """.formatted(setting));
 
-        assertThatThrownBy(stack::mappings).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(stack::mappings)
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Fn.Events.In has FilterCriteria, which the local stack does not apply")
                 .hasMessageContaining("event-ruler");
     }
@@ -228,18 +333,33 @@ class SamTemplateTest {
                 TableStream: {Type: DynamoDB, Properties: {Stream: !GetAtt Table.StreamArn, StartingPosition: LATEST}}
                 """);
 
-        assertThatThrownBy(stack::mappings).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("Fn.Events.TableStream is a DynamoDB stream event, which the local stack does not run");
+        assertThatThrownBy(stack::mappings)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(
+                        "Fn.Events.TableStream is a DynamoDB stream event, which the local stack does not run");
     }
 
     @Test
     void schedules_whenDefaults_buildEveryFiveMinutesWithoutAsyncRetries() {
         // EventInvokeConfig.MaximumRetryAttempts 0: a failed run is not retried, the next run takes what it left.
-        assertThat(stack(Map.of()).schedules()).containsExactly(
-                new ScheduleSpec("CompactFunction", "Build", "rate(5 minutes)", Duration.ofMinutes(5),
-                        "pulse-CompactFunctionBuild-LOCAL", null, 0),
-                new ScheduleSpec("RulesFunction", "Evaluate", "rate(1 minute)", Duration.ofMinutes(1),
-                        "pulse-RulesFunctionEvaluate-LOCAL", null, 0));
+        assertThat(stack(Map.of()).schedules())
+                .containsExactly(
+                        new ScheduleSpec(
+                                "CompactFunction",
+                                "Build",
+                                "rate(5 minutes)",
+                                Duration.ofMinutes(5),
+                                "pulse-CompactFunctionBuild-LOCAL",
+                                null,
+                                0),
+                        new ScheduleSpec(
+                                "RulesFunction",
+                                "Evaluate",
+                                "rate(1 minute)",
+                                Duration.ofMinutes(1),
+                                "pulse-RulesFunctionEvaluate-LOCAL",
+                                null,
+                                0));
         assertThat(stack(Map.of()).schedules().get(0).ruleArn("us-east-1", "000000000000"))
                 .isEqualTo("arn:aws:events:us-east-1:000000000000:rule/pulse-CompactFunctionBuild-LOCAL");
     }
@@ -247,24 +367,34 @@ class SamTemplateTest {
     @Test
     void schedules_whenBuildScheduleOverridden_periodFollowsRate() {
         Map<String, Duration> periods = new LinkedHashMap<>();
-        for (String rate : List.of("rate(1 minute)", "rate(15 minutes)", "rate(1 hour)", "rate(2 hours)", "rate(1 day)",
-                "rate(7 days)", " rate( 10  minutes ) ")) {
-            periods.put(rate, stack(Map.of("CompactSchedule", rate)).schedules().get(0).period());
+        for (String rate : List.of(
+                "rate(1 minute)",
+                "rate(15 minutes)",
+                "rate(1 hour)",
+                "rate(2 hours)",
+                "rate(1 day)",
+                "rate(7 days)",
+                " rate( 10  minutes ) ")) {
+            periods.put(
+                    rate,
+                    stack(Map.of("CompactSchedule", rate)).schedules().get(0).period());
         }
 
-        assertThat(periods).containsExactly(
-                Map.entry("rate(1 minute)", Duration.ofMinutes(1)),
-                Map.entry("rate(15 minutes)", Duration.ofMinutes(15)),
-                Map.entry("rate(1 hour)", Duration.ofHours(1)),
-                Map.entry("rate(2 hours)", Duration.ofHours(2)),
-                Map.entry("rate(1 day)", Duration.ofDays(1)),
-                Map.entry("rate(7 days)", Duration.ofDays(7)),
-                Map.entry(" rate( 10  minutes ) ", Duration.ofMinutes(10)));
+        assertThat(periods)
+                .containsExactly(
+                        Map.entry("rate(1 minute)", Duration.ofMinutes(1)),
+                        Map.entry("rate(15 minutes)", Duration.ofMinutes(15)),
+                        Map.entry("rate(1 hour)", Duration.ofHours(1)),
+                        Map.entry("rate(2 hours)", Duration.ofHours(2)),
+                        Map.entry("rate(1 day)", Duration.ofDays(1)),
+                        Map.entry("rate(7 days)", Duration.ofDays(7)),
+                        Map.entry(" rate( 10  minutes ) ", Duration.ofMinutes(10)));
     }
 
     @Test
     void schedules_whenCron_throwSayingOnlyRateRunsLocally() {
-        assertThatThrownBy(() -> stack(Map.of("CompactSchedule", "cron(0/5 * * * ? *)")).schedules())
+        assertThatThrownBy(() ->
+                        stack(Map.of("CompactSchedule", "cron(0/5 * * * ? *)")).schedules())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("CompactFunction.Events.Build.Schedule")
                 .hasMessageContaining("cron(0/5 * * * ? *)")
@@ -282,9 +412,12 @@ class SamTemplateTest {
         problems.put("rate(2 weeks)", "unknown unit 'weeks'");
         problems.put("rate(99999999999999999999 days)", "too large");
         problems.put("every 5 minutes", "not a schedule expression");
-        problems.forEach((rate, why) -> assertThatThrownBy(() -> stack(Map.of("CompactSchedule", rate)).schedules())
-                .as(rate).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("CompactFunction.Events.Build.Schedule").hasMessageContaining(why));
+        problems.forEach((rate, why) -> assertThatThrownBy(
+                        () -> stack(Map.of("CompactSchedule", rate)).schedules())
+                .as(rate)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("CompactFunction.Events.Build.Schedule")
+                .hasMessageContaining(why));
     }
 
     @Test
@@ -318,10 +451,25 @@ class SamTemplateTest {
                         Tick: {Type: Schedule, Properties: {Schedule: rate(10 minutes)}}
                 """);
 
-        assertThat(SamTemplate.load(file).resolve(Map.of(), MapBindings.none()).schedules()).containsExactly(
-                new ScheduleSpec("Fn", "Named", "rate(1 hour)", Duration.ofHours(1), "pulse-hourly", "{\"mode\": \"full\"}", 0),
-                new ScheduleSpec("Fn", "On", "rate(1 day)", Duration.ofDays(1), "pulse-FnOn-LOCAL", null, 0),
-                new ScheduleSpec("Other", "Tick", "rate(10 minutes)", Duration.ofMinutes(10), "pulse-OtherTick-LOCAL", null, 1));
+        assertThat(SamTemplate.load(file).resolve(Map.of(), MapBindings.none()).schedules())
+                .containsExactly(
+                        new ScheduleSpec(
+                                "Fn",
+                                "Named",
+                                "rate(1 hour)",
+                                Duration.ofHours(1),
+                                "pulse-hourly",
+                                "{\"mode\": \"full\"}",
+                                0),
+                        new ScheduleSpec("Fn", "On", "rate(1 day)", Duration.ofDays(1), "pulse-FnOn-LOCAL", null, 0),
+                        new ScheduleSpec(
+                                "Other",
+                                "Tick",
+                                "rate(10 minutes)",
+                                Duration.ofMinutes(10),
+                                "pulse-OtherTick-LOCAL",
+                                null,
+                                1));
     }
 
     @Test
@@ -337,14 +485,26 @@ class SamTemplateTest {
                         Tick: {Type: Schedule, Properties: {Schedule: rate(1 hour), Input: '{"a": 1} trailing'}}
                 """);
 
-        assertThatThrownBy(() -> SamTemplate.load(file).resolve(Map.of(), MapBindings.none()).schedules())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Fn.Events.Tick.Input");
+        assertThatThrownBy(() -> SamTemplate.load(file)
+                        .resolve(Map.of(), MapBindings.none())
+                        .schedules())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Fn.Events.Tick.Input");
     }
 
     @Test
     void resolve_whenParameterOverridden_mappingUsesIt() {
-        MappingSpec ingest = stack(Map.of("BatchSize", "50", "StartingPosition", "TRIM_HORIZON",
-                "MaximumRecordAgeInSeconds", "60", "MaximumRetryAttempts", "3")).mappings().get(0);
+        MappingSpec ingest = stack(Map.of(
+                        "BatchSize",
+                        "50",
+                        "StartingPosition",
+                        "TRIM_HORIZON",
+                        "MaximumRecordAgeInSeconds",
+                        "60",
+                        "MaximumRetryAttempts",
+                        "3"))
+                .mappings()
+                .get(0);
 
         assertThat(ingest.batchSize()).isEqualTo(50);
         assertThat(ingest.startingPosition()).isEqualTo("TRIM_HORIZON");
@@ -366,10 +526,12 @@ class SamTemplateTest {
     @Test
     void resolve_whenRetryOrAgeLimitBelowMinusOne_throwsNamingParameter() {
         assertThatThrownBy(() -> stack(Map.of("MaximumRetryAttempts", "-2")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("MaximumRetryAttempts")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("MaximumRetryAttempts")
                 .hasMessageContaining("MinValue -1");
         assertThatThrownBy(() -> stack(Map.of("MaximumRecordAgeInSeconds", "-2")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("MaximumRecordAgeInSeconds")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("MaximumRecordAgeInSeconds")
                 .hasMessageContaining("MinValue -1");
     }
 
@@ -379,12 +541,14 @@ class SamTemplateTest {
         assertThatThrownBy(() -> stack(Map.of("ParallelizationFactor", "4")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("parameter ParallelizationFactor: '4' is not one of [1]");
-        assertThat(stack(Map.of("ParallelizationFactor", "1")).mappings().get(0).parallelizationFactor()).isEqualTo(1);
+        assertThat(stack(Map.of("ParallelizationFactor", "1")).mappings().get(0).parallelizationFactor())
+                .isEqualTo(1);
     }
 
     @Test
     void resolve_whenParameterOverridden_functionUsesIt() {
-        FunctionSpec ingest = stack(Map.of("IngestMemorySize", "2048", "LogLevel", "DEBUG")).function("IngestFunction");
+        FunctionSpec ingest =
+                stack(Map.of("IngestMemorySize", "2048", "LogLevel", "DEBUG")).function("IngestFunction");
 
         assertThat(ingest.memoryMb()).isEqualTo(2048);
         assertThat(ingest.environment()).containsEntry("POWERTOOLS_LOG_LEVEL", "DEBUG");
@@ -393,27 +557,28 @@ class SamTemplateTest {
     @Test
     void routes_whenQueryApi_listNativeAndPrometheusRoutes() {
         String p = "/prometheus/api/v1/";
-        assertThat(stack(Map.of()).routes()).containsExactly(
-                new RouteSpec("RulesApiFunction", "GET", p + "rules", "Api"),
-                new RouteSpec("RulesApiFunction", "GET", p + "alerts", "Api"),
-                new RouteSpec("MetricStreamFunction", "POST", "/firehose/metric-stream", "Api"),
-                new RouteSpec("QueryFunction", "POST", "/query", "Api"),
-                new RouteSpec("QueryFunction", "GET", "/series", "Api"),
-                new RouteSpec("QueryFunction", "GET", p + "query_range", "Api"),
-                new RouteSpec("QueryFunction", "POST", p + "query_range", "Api"),
-                new RouteSpec("QueryFunction", "GET", p + "query", "Api"),
-                new RouteSpec("QueryFunction", "POST", p + "query", "Api"),
-                new RouteSpec("QueryFunction", "GET", p + "series", "Api"),
-                new RouteSpec("QueryFunction", "POST", p + "series", "Api"),
-                new RouteSpec("QueryFunction", "GET", p + "labels", "Api"),
-                new RouteSpec("QueryFunction", "POST", p + "labels", "Api"),
-                new RouteSpec("QueryFunction", "GET", p + "label/{name}/values", "Api"),
-                new RouteSpec("QueryFunction", "GET", p + "status/buildinfo", "Api"),
-                new RouteSpec("QueryFunction", "GET", p + "metadata", "Api"),
-                new RouteSpec("QueryFunction", "GET", p + "query_exemplars", "Api"),
-                new RouteSpec("QueryFunction", "POST", p + "query_exemplars", "Api"),
-                new RouteSpec("QueryFunction", "GET", p + "format_query", "Api"),
-                new RouteSpec("QueryFunction", "POST", p + "format_query", "Api"));
+        assertThat(stack(Map.of()).routes())
+                .containsExactly(
+                        new RouteSpec("RulesApiFunction", "GET", p + "rules", "Api"),
+                        new RouteSpec("RulesApiFunction", "GET", p + "alerts", "Api"),
+                        new RouteSpec("MetricStreamFunction", "POST", "/firehose/metric-stream", "Api"),
+                        new RouteSpec("QueryFunction", "POST", "/query", "Api"),
+                        new RouteSpec("QueryFunction", "GET", "/series", "Api"),
+                        new RouteSpec("QueryFunction", "GET", p + "query_range", "Api"),
+                        new RouteSpec("QueryFunction", "POST", p + "query_range", "Api"),
+                        new RouteSpec("QueryFunction", "GET", p + "query", "Api"),
+                        new RouteSpec("QueryFunction", "POST", p + "query", "Api"),
+                        new RouteSpec("QueryFunction", "GET", p + "series", "Api"),
+                        new RouteSpec("QueryFunction", "POST", p + "series", "Api"),
+                        new RouteSpec("QueryFunction", "GET", p + "labels", "Api"),
+                        new RouteSpec("QueryFunction", "POST", p + "labels", "Api"),
+                        new RouteSpec("QueryFunction", "GET", p + "label/{name}/values", "Api"),
+                        new RouteSpec("QueryFunction", "GET", p + "status/buildinfo", "Api"),
+                        new RouteSpec("QueryFunction", "GET", p + "metadata", "Api"),
+                        new RouteSpec("QueryFunction", "GET", p + "query_exemplars", "Api"),
+                        new RouteSpec("QueryFunction", "POST", p + "query_exemplars", "Api"),
+                        new RouteSpec("QueryFunction", "GET", p + "format_query", "Api"),
+                        new RouteSpec("QueryFunction", "POST", p + "format_query", "Api"));
     }
 
     @Test
@@ -424,7 +589,9 @@ class SamTemplateTest {
 
     @Test
     void function_whenStreamRetentionOverridden_ingestKnowsIt() {
-        assertThat(stack(Map.of("StreamRetentionHours", "168", "PartialTtlDays", "23")).function("IngestFunction").environment())
+        assertThat(stack(Map.of("StreamRetentionHours", "168", "PartialTtlDays", "23"))
+                        .function("IngestFunction")
+                        .environment())
                 .containsEntry("STREAM_RETENTION_HOURS", "168")
                 .containsEntry("PARTIAL_TTL_DAYS", "23");
     }
@@ -441,7 +608,8 @@ class SamTemplateTest {
 
     @Test
     void resolvedProperties_whenProvisioned_hasShardCount() {
-        var stream = stack(Map.of("StreamMode", "PROVISIONED", "StreamShardCount", "4")).resolvedProperties("Stream");
+        var stream = stack(Map.of("StreamMode", "PROVISIONED", "StreamShardCount", "4"))
+                .resolvedProperties("Stream");
 
         assertThat(stream.get("ShardCount").asText()).isEqualTo("4");
         assertThat(stream.at("/StreamModeDetails/StreamMode").asText()).isEqualTo("PROVISIONED");
@@ -454,16 +622,20 @@ class SamTemplateTest {
         assertThat(table.has("StreamSpecification")).isFalse();
         assertThat(table.at("/KeySchema/0/AttributeName").asText()).isEqualTo("pk");
         assertThat(table.at("/GlobalSecondaryIndexes/0/IndexName").asText()).isEqualTo("due");
-        assertThat(table.at("/GlobalSecondaryIndexes/0/KeySchema/0/AttributeName").asText()).isEqualTo("dq");
+        assertThat(table.at("/GlobalSecondaryIndexes/0/KeySchema/0/AttributeName")
+                        .asText())
+                .isEqualTo("dq");
     }
 
     @Test
     void resolvedProperties_whenReplayBucketGiven_conditionPicksIt() {
-        var bindings = new MapBindings(Map.of("Api", "local"), Map.of("LoadGenFunctionLogGroup.Arn", "lg", "Stream.Arn",
-                STREAM_ARN, "StreamKey.Arn", "key"));
+        var bindings = new MapBindings(
+                Map.of("Api", "local"),
+                Map.of("LoadGenFunctionLogGroup.Arn", "lg", "Stream.Arn", STREAM_ARN, "StreamKey.Arn", "key"));
 
         var statements = template.resolve(Map.of("ReplayBucket", "recordings"), bindings)
-                .resolvedProperties("LoadGenFunctionRole").at("/Policies/0/PolicyDocument/Statement");
+                .resolvedProperties("LoadGenFunctionRole")
+                .at("/Policies/0/PolicyDocument/Statement");
 
         assertThat(statements.findValuesAsText("Resource"))
                 .contains("arn:aws:s3:::recordings/*", "arn:aws:execute-api:us-east-1:000000000000:local/*/POST/query");
@@ -472,34 +644,43 @@ class SamTemplateTest {
     @Test
     void resolve_whenOverrideNamesUnknownParameter_throwsNamingIt() {
         assertThatThrownBy(() -> stack(Map.of("BatchSise", "10")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("BatchSise");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("BatchSise");
     }
 
     @Test
     void resolve_whenValueNotInAllowedValues_throwsNamingParameter() {
         assertThatThrownBy(() -> stack(Map.of("StreamMode", "FAST")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("StreamMode").hasMessageContaining("FAST");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("StreamMode")
+                .hasMessageContaining("FAST");
     }
 
     @Test
     void resolve_whenValueBelowMinValue_throwsNamingParameter() {
         assertThatThrownBy(() -> stack(Map.of("StreamRetentionHours", "12")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("StreamRetentionHours")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("StreamRetentionHours")
                 .hasMessageContaining("MinValue");
     }
 
     @Test
     void resolve_whenValueAboveMaxValueOrNotANumber_throwsNamingParameter() {
         assertThatThrownBy(() -> stack(Map.of("BatchSize", "10001")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("BatchSize").hasMessageContaining("MaxValue");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("BatchSize")
+                .hasMessageContaining("MaxValue");
         assertThatThrownBy(() -> stack(Map.of("BatchSize", "many")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("BatchSize").hasMessageContaining("number");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("BatchSize")
+                .hasMessageContaining("number");
     }
 
     @Test
     void resolve_whenValueBreaksAllowedPattern_throwsWithConstraintDescription() {
         assertThatThrownBy(() -> stack(Map.of("LogSampleRate", "2")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("LogSampleRate")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("LogSampleRate")
                 .hasMessageContaining("a number between 0 and 1");
     }
 
@@ -509,29 +690,41 @@ class SamTemplateTest {
 
         assertThat(stack.parameter("BatchSize")).isEqualTo("42");
         assertThat(stack.parameter("LogSampleRate")).isEqualTo("0.01");
-        assertThat(template.parameterDefaults()).containsEntry("StreamMode", "ON_DEMAND").containsEntry("BatchSize", "500");
+        assertThat(template.parameterDefaults())
+                .containsEntry("StreamMode", "ON_DEMAND")
+                .containsEntry("BatchSize", "500");
     }
 
     @Test
     void resourceIds_whenFunctionType_listsInTemplateOrder() {
         assertThat(template.resourceIds("AWS::Serverless::Function"))
-                .containsExactly("IngestFunction", "CompactFunction", "RulesFunction", "RulesApiFunction",
-                        "MetricStreamFunction", "QueryFunction", "LoadGenFunction");
+                .containsExactly(
+                        "IngestFunction",
+                        "CompactFunction",
+                        "RulesFunction",
+                        "RulesApiFunction",
+                        "MetricStreamFunction",
+                        "QueryFunction",
+                        "LoadGenFunction");
         assertThat(template.resource("Table").get("Type").asText()).isEqualTo("AWS::DynamoDB::Table");
     }
 
     @Test
     void resource_whenUnknown_throwsNamingValidIds() {
         assertThatThrownBy(() -> template.resource("Tabel"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Tabel").hasMessageContaining("Table");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("Tabel")
+                .hasMessageContaining("Table");
     }
 
     @Test
     void load_whenYamlIsBroken_namesFileAndLine(@TempDir Path dir) throws IOException {
-        Path broken = Files.writeString(dir.resolve("template.yaml"), "Resources:\n  A:\n    Type: X\n    Properties: a: b\n");
+        Path broken = Files.writeString(
+                dir.resolve("template.yaml"), "Resources:\n  A:\n    Type: X\n    Properties: a: b\n");
 
         assertThatThrownBy(() -> SamTemplate.load(broken))
-                .isInstanceOf(IOException.class).hasMessageContaining(broken + ":4:");
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining(broken + ":4:");
     }
 
     private static Map<String, String> linked(String... keysAndValues) {

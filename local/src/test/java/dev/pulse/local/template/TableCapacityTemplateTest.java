@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.local.template;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,22 +56,45 @@ class TableCapacityTemplateTest {
 
         assertThat(table.path("BillingMode").asText()).isEqualTo("PAY_PER_REQUEST");
         assertThat(table.has("ProvisionedThroughput")).isFalse();
-        assertThat(table.path("GlobalSecondaryIndexes").get(0).has("ProvisionedThroughput")).isFalse();
-        assertThat(table.path("PointInTimeRecoverySpecification").path("PointInTimeRecoveryEnabled").asBoolean()).isTrue();
+        assertThat(table.path("GlobalSecondaryIndexes").get(0).has("ProvisionedThroughput"))
+                .isFalse();
+        assertThat(table.path("PointInTimeRecoverySpecification")
+                        .path("PointInTimeRecoveryEnabled")
+                        .asBoolean())
+                .isTrue();
         assertThat(stack.resourceIds(TARGET)).isEmpty();
         assertThat(stack.resourceIds(POLICY)).isEmpty();
     }
 
     @Test
     void table_whenProvisioned_scalesTableAndIndexReadsAndWritesBetweenTheirBounds() {
-        Map<String, String> refs = Map.of("Table", "pulse-Table", "TableWriteScaling", "tw", "TableReadScaling", "tr",
-                "DueIndexWriteScaling", "iw", "DueIndexReadScaling", "ir");
-        Stack stack = template.resolve(Map.of("TableCapacityMode", "PROVISIONED", "TableMinCapacity", "7",
-                "TableMaxWriteCapacity", "900", "TableMaxReadCapacity", "300"), new MapBindings(refs, Map.of()));
+        Map<String, String> refs = Map.of(
+                "Table",
+                "pulse-Table",
+                "TableWriteScaling",
+                "tw",
+                "TableReadScaling",
+                "tr",
+                "DueIndexWriteScaling",
+                "iw",
+                "DueIndexReadScaling",
+                "ir");
+        Stack stack = template.resolve(
+                Map.of(
+                        "TableCapacityMode",
+                        "PROVISIONED",
+                        "TableMinCapacity",
+                        "7",
+                        "TableMaxWriteCapacity",
+                        "900",
+                        "TableMaxReadCapacity",
+                        "300"),
+                new MapBindings(refs, Map.of()));
         JsonNode table = stack.resolvedProperties("Table");
 
         assertThat(table.path("BillingMode").asText()).isEqualTo("PROVISIONED");
-        for (JsonNode throughput : List.of(table.path("ProvisionedThroughput"),
+        for (JsonNode throughput : List.of(
+                table.path("ProvisionedThroughput"),
                 table.path("GlobalSecondaryIndexes").get(0).path("ProvisionedThroughput"))) {
             assertThat(throughput.path("ReadCapacityUnits").asInt()).isEqualTo(7);
             assertThat(throughput.path("WriteCapacityUnits").asInt()).isEqualTo(7);
@@ -68,12 +106,19 @@ class TableCapacityTemplateTest {
             assertThat(t.path("ServiceNamespace").asText()).isEqualTo("dynamodb");
             assertThat(t.path("MinCapacity").asInt()).isEqualTo(7);
             assertThat(t.path("MaxCapacity").asInt()).isEqualTo(dimension.endsWith("WriteCapacityUnits") ? 900 : 300);
-            assertThat(t.path("ResourceId").asText()).isEqualTo(dimension.startsWith("dynamodb:index:")
-                    ? "table/pulse-Table/index/due" : "table/pulse-Table");
+            assertThat(t.path("ResourceId").asText())
+                    .isEqualTo(
+                            dimension.startsWith("dynamodb:index:")
+                                    ? "table/pulse-Table/index/due"
+                                    : "table/pulse-Table");
             scaled.add(dimension);
         }
-        assertThat(scaled).containsExactlyInAnyOrder("dynamodb:table:WriteCapacityUnits", "dynamodb:table:ReadCapacityUnits",
-                "dynamodb:index:WriteCapacityUnits", "dynamodb:index:ReadCapacityUnits");
+        assertThat(scaled)
+                .containsExactlyInAnyOrder(
+                        "dynamodb:table:WriteCapacityUnits",
+                        "dynamodb:table:ReadCapacityUnits",
+                        "dynamodb:index:WriteCapacityUnits",
+                        "dynamodb:index:ReadCapacityUnits");
         List<String> policiesOf = new ArrayList<>();
         for (String id : stack.resourceIds(POLICY)) {
             JsonNode p = stack.resolvedProperties(id);
@@ -82,10 +127,18 @@ class TableCapacityTemplateTest {
             assertThat(tracking.path("TargetValue").asDouble()).isEqualTo(70.0);
             String target = p.path("ScalingTargetId").asText();
             String dimension = stack.resolvedProperties(stack.resourceIds(TARGET).stream()
-                    .filter(t -> refs.get(t).equals(target)).findFirst().orElseThrow()).path("ScalableDimension").asText();
-            assertThat(tracking.path("PredefinedMetricSpecification").path("PredefinedMetricType").asText())
-                    .isEqualTo(dimension.endsWith("WriteCapacityUnits") ? "DynamoDBWriteCapacityUtilization"
-                            : "DynamoDBReadCapacityUtilization");
+                            .filter(t -> refs.get(t).equals(target))
+                            .findFirst()
+                            .orElseThrow())
+                    .path("ScalableDimension")
+                    .asText();
+            assertThat(tracking.path("PredefinedMetricSpecification")
+                            .path("PredefinedMetricType")
+                            .asText())
+                    .isEqualTo(
+                            dimension.endsWith("WriteCapacityUnits")
+                                    ? "DynamoDBWriteCapacityUtilization"
+                                    : "DynamoDBReadCapacityUtilization");
             policiesOf.add(dimension);
         }
         assertThat(policiesOf).containsExactlyInAnyOrderElementsOf(scaled);
@@ -100,31 +153,39 @@ class TableCapacityTemplateTest {
      */
     @Test
     void throttleAlarm_whenProvisioned_watchesTheTableAndTheDueIndex() {
-        Stack stack = template.resolve(Map.of("TableCapacityMode", "PROVISIONED"),
-                new MapBindings(Map.of("Table", "pulse-Table"), Map.of()));
+        Stack stack = template.resolve(
+                Map.of("TableCapacityMode", "PROVISIONED"), new MapBindings(Map.of("Table", "pulse-Table"), Map.of()));
         JsonNode alarm = stack.resolvedProperties("TableThrottleAlarm");
 
         List<String> watched = new ArrayList<>();
         for (JsonNode m : alarm.path("Metrics")) {
             JsonNode metric = m.path("MetricStat").path("Metric");
             List<String> dims = new ArrayList<>();
-            metric.path("Dimensions").forEach(d -> dims.add(d.path("Name").asText() + "=" + d.path("Value").asText()));
+            metric.path("Dimensions")
+                    .forEach(d -> dims.add(
+                            d.path("Name").asText() + "=" + d.path("Value").asText()));
             if (!metric.isMissingNode()) {
                 watched.add(metric.path("MetricName").asText() + " " + dims);
             }
         }
 
-        assertThat(watched).contains("WriteThrottleEvents [TableName=pulse-Table]",
-                "WriteThrottleEvents [TableName=pulse-Table, GlobalSecondaryIndexName=due]",
-                "ReadThrottleEvents [TableName=pulse-Table, GlobalSecondaryIndexName=due]");
+        assertThat(watched)
+                .contains(
+                        "WriteThrottleEvents [TableName=pulse-Table]",
+                        "WriteThrottleEvents [TableName=pulse-Table, GlobalSecondaryIndexName=due]",
+                        "ReadThrottleEvents [TableName=pulse-Table, GlobalSecondaryIndexName=due]");
         assertThat(alarm.path("Metrics").get(0).path("Expression").asText()).contains("indexreads", "indexwrites");
     }
 
     @Test
     void table_whenPointInTimeRecoveryOff_hasNoContinuousBackups() {
-        JsonNode table = template.resolve(Map.of("PointInTimeRecovery", "false"), MapBindings.none()).resolvedProperties("Table");
+        JsonNode table = template.resolve(Map.of("PointInTimeRecovery", "false"), MapBindings.none())
+                .resolvedProperties("Table");
 
-        assertThat(table.path("PointInTimeRecoverySpecification").path("PointInTimeRecoveryEnabled").asBoolean()).isFalse();
+        assertThat(table.path("PointInTimeRecoverySpecification")
+                        .path("PointInTimeRecoveryEnabled")
+                        .asBoolean())
+                .isFalse();
     }
 
     @Test
@@ -137,6 +198,8 @@ class TableCapacityTemplateTest {
             }
         });
 
-        assertThat(missing).as("parameters without a row `| `Name` | `default` |` (`''` when empty) in docs/configuration.md").isEmpty();
+        assertThat(missing)
+                .as("parameters without a row `| `Name` | `default` |` (`''` when empty) in docs/configuration.md")
+                .isEmpty();
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.testing.emulator;
 
 import com.amazonaws.services.dynamodbv2.local.main.ServerRunner;
@@ -87,17 +102,40 @@ public final class LocalDynamoDb implements AutoCloseable {
             b.tableName(name)
                     .billingMode(BillingMode.PAY_PER_REQUEST)
                     .attributeDefinitions(
-                            AttributeDefinition.builder().attributeName("pk").attributeType(ScalarAttributeType.S).build(),
-                            AttributeDefinition.builder().attributeName("sk").attributeType(ScalarAttributeType.S).build(),
-                            AttributeDefinition.builder().attributeName("dq").attributeType(ScalarAttributeType.S).build())
+                            AttributeDefinition.builder()
+                                    .attributeName("pk")
+                                    .attributeType(ScalarAttributeType.S)
+                                    .build(),
+                            AttributeDefinition.builder()
+                                    .attributeName("sk")
+                                    .attributeType(ScalarAttributeType.S)
+                                    .build(),
+                            AttributeDefinition.builder()
+                                    .attributeName("dq")
+                                    .attributeType(ScalarAttributeType.S)
+                                    .build())
                     .keySchema(
-                            KeySchemaElement.builder().attributeName("pk").keyType(KeyType.HASH).build(),
-                            KeySchemaElement.builder().attributeName("sk").keyType(KeyType.RANGE).build())
+                            KeySchemaElement.builder()
+                                    .attributeName("pk")
+                                    .keyType(KeyType.HASH)
+                                    .build(),
+                            KeySchemaElement.builder()
+                                    .attributeName("sk")
+                                    .keyType(KeyType.RANGE)
+                                    .build())
                     // The compaction queue (template.yaml, index "due"): rollup items waiting for a build.
                     .globalSecondaryIndexes(g -> g.indexName("due")
-                            .keySchema(KeySchemaElement.builder().attributeName("dq").keyType(KeyType.HASH).build(),
-                                    KeySchemaElement.builder().attributeName("pk").keyType(KeyType.RANGE).build())
-                            .projection(pr -> pr.projectionType(software.amazon.awssdk.services.dynamodb.model.ProjectionType.INCLUDE)
+                            .keySchema(
+                                    KeySchemaElement.builder()
+                                            .attributeName("dq")
+                                            .keyType(KeyType.HASH)
+                                            .build(),
+                                    KeySchemaElement.builder()
+                                            .attributeName("pk")
+                                            .keyType(KeyType.RANGE)
+                                            .build())
+                            .projection(pr -> pr.projectionType(
+                                            software.amazon.awssdk.services.dynamodb.model.ProjectionType.INCLUDE)
                                     .nonKeyAttributes("sk", "d")));
         });
     }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest.metricstream;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -46,11 +61,13 @@ public final class AccessKey {
         try {
             JsonNode k = JSON.readTree(s).get("api_key");
             if (k == null || !k.isTextual() || k.asText().isEmpty()) {
-                throw new IllegalStateException("the access key secret has no \"api_key\" string (Firehose's format: {\"api_key\": \"...\"})");
+                throw new IllegalStateException(
+                        "the access key secret has no \"api_key\" string (Firehose's format: {\"api_key\": \"...\"})");
             }
             return k.asText().getBytes(StandardCharsets.UTF_8);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException("the access key secret is not JSON (Firehose's format: {\"api_key\": \"...\"})", e);
+            throw new IllegalStateException(
+                    "the access key secret is not JSON (Firehose's format: {\"api_key\": \"...\"})", e);
         }
     }
 }

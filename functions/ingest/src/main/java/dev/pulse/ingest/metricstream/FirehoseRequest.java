@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest.metricstream;
 
 import com.fasterxml.jackson.core.JsonFactory;
@@ -62,7 +77,9 @@ public record FirehoseRequest(String requestId, long timestamp, List<byte[]> rec
                 JsonToken t = p.nextToken();
                 switch (field) {
                     case "requestId" -> {
-                        expect(t == JsonToken.VALUE_STRING && REQUEST_ID.matcher(p.getText()).matches(),
+                        expect(
+                                t == JsonToken.VALUE_STRING
+                                        && REQUEST_ID.matcher(p.getText()).matches(),
                                 "requestId: must be Firehose's request id (letters, digits and '-', at most 64)");
                         requestId = p.getText();
                     }
@@ -74,7 +91,9 @@ public record FirehoseRequest(String requestId, long timestamp, List<byte[]> rec
                     default -> p.skipChildren();
                 }
             }
-            expect(p.currentToken() == JsonToken.END_OBJECT && p.nextToken() == null, "the body must hold one JSON object");
+            expect(
+                    p.currentToken() == JsonToken.END_OBJECT && p.nextToken() == null,
+                    "the body must hold one JSON object");
         } catch (IOException e) {
             throw new BadRequest("the body is not Firehose's JSON: " + e.getMessage());
         }
@@ -100,8 +119,10 @@ public record FirehoseRequest(String requestId, long timestamp, List<byte[]> rec
                     } catch (IllegalArgumentException e) {
                         throw new BadRequest("records[" + out.size() + "].data: not base64 (" + e.getMessage() + ")");
                     }
-                    expect(data.length <= MAX_RECORD_BYTES, "records[" + out.size() + "].data: " + data.length
-                            + " bytes, more than Firehose's " + MAX_RECORD_BYTES + " (MAX_RECORD_BYTES)");
+                    expect(
+                            data.length <= MAX_RECORD_BYTES,
+                            "records[" + out.size() + "].data: " + data.length + " bytes, more than Firehose's "
+                                    + MAX_RECORD_BYTES + " (MAX_RECORD_BYTES)");
                 } else {
                     p.skipChildren();
                 }
@@ -121,7 +142,8 @@ public record FirehoseRequest(String requestId, long timestamp, List<byte[]> rec
             int n;
             while ((n = in.read(buf)) > 0) {
                 if (out.size() + n > MAX_INFLATED_BYTES) {
-                    throw new BadRequest("the gzip body inflates to more than " + MAX_INFLATED_BYTES + " bytes (MAX_INFLATED_BYTES)");
+                    throw new BadRequest("the gzip body inflates to more than " + MAX_INFLATED_BYTES
+                            + " bytes (MAX_INFLATED_BYTES)");
                 }
                 out.write(buf, 0, n);
             }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest.metricstream;
 
 import dev.pulse.config.ConfigException;
@@ -19,7 +34,8 @@ import java.util.regex.Pattern;
  */
 public record MetricStreamConfig(PulseConfig shared, String region, String accessKeySecret) {
 
-    private static final Pattern SECRET = Pattern.compile("arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]{1,512}");
+    private static final Pattern SECRET =
+            Pattern.compile("arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]{1,512}");
 
     public static MetricStreamConfig fromEnvironment(Map<String, String> env) {
         List<String> problems = new ArrayList<>();
@@ -35,9 +51,11 @@ public record MetricStreamConfig(PulseConfig shared, String region, String acces
         }
         String secret = env.getOrDefault("FIREHOSE_ACCESS_KEY_SECRET_ARN", "");
         if (secret.isBlank()) {
-            problems.add("FIREHOSE_ACCESS_KEY_SECRET_ARN is required (the secret holding the access key Firehose sends)");
+            problems.add(
+                    "FIREHOSE_ACCESS_KEY_SECRET_ARN is required (the secret holding the access key Firehose sends)");
         } else if (!SECRET.matcher(secret).matches()) {
-            problems.add("FIREHOSE_ACCESS_KEY_SECRET_ARN must be the ARN of a Secrets Manager secret, got \"" + secret + "\"");
+            problems.add("FIREHOSE_ACCESS_KEY_SECRET_ARN must be the ARN of a Secrets Manager secret, got \"" + secret
+                    + "\"");
         }
         if (!problems.isEmpty()) {
             throw new ConfigException("invalid configuration: " + String.join("; ", problems));

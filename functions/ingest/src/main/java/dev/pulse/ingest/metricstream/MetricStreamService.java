@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.ingest.metricstream;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
@@ -40,7 +55,8 @@ public final class MetricStreamService {
 
     public IngestResult deliver(FirehoseRequest request, Deadline deadline, InvocationMetrics<IngestMetric> counters) {
         VirtualShard shard = new VirtualShard(region, STREAM, shard(request.requestId()));
-        List<KinesisEvent.KinesisEventRecord> records = new ArrayList<>(request.records().size());
+        List<KinesisEvent.KinesisEventRecord> records =
+                new ArrayList<>(request.records().size());
         for (int i = 0; i < request.records().size(); i++) {
             records.add(shard.record(Integer.toString(i + 1), request.records().get(i), request.timestamp()));
         }
@@ -48,7 +64,9 @@ public final class MetricStreamService {
         // records in smaller pieces); the next piece starts right away instead of waiting for Firehose's retry. Each
         // round skips what the ones before committed, so at most one round per record can make progress.
         IngestResult r = ingest.ingest(records, deadline, counters);
-        for (int round = 1; r.endedEarly() != null && !r.failed() && round <= records.size() && !deadline.expired(); round++) {
+        for (int round = 1;
+                r.endedEarly() != null && !r.failed() && round <= records.size() && !deadline.expired();
+                round++) {
             r = ingest.ingest(records, deadline, counters);
         }
         return r;

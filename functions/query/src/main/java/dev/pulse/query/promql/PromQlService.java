@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query.promql;
 
 import com.fasterxml.jackson.core.JsonFactory;
@@ -26,8 +41,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Objects;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -45,6 +60,7 @@ public final class PromQlService {
     public static final int MAX_STEPS = 11_000;
     /** A bare selector in an instant query averages this far back (Prometheus' default lookback delta). */
     public static final long INSTANT_LOOKBACK_MILLIS = 5 * 60_000L;
+
     private static final JsonFactory JSON = new JsonFactory();
     private static final Comparator<SortedMap<String, String>> BY_LABELS = Comparator.comparing(Object::toString);
 
@@ -63,8 +79,13 @@ public final class PromQlService {
      * {@code label/<name>/values} ({@code labelName} set), {@code status/buildinfo}, {@code metadata} or
      * {@code query_exemplars}; the result is the JSON body of a 200.
      */
-    public String answer(String endpoint, String labelName, ApiParams params, Deadline deadline,
-            InvocationMetrics<QueryMetric> metrics) throws PromQlException {
+    public String answer(
+            String endpoint,
+            String labelName,
+            ApiParams params,
+            Deadline deadline,
+            InvocationMetrics<QueryMetric> metrics)
+            throws PromQlException {
         return switch (endpoint) {
             case "query_range" -> queryRange(params, deadline, metrics);
             case "query" -> queryInstant(params, deadline, metrics);
@@ -91,12 +112,15 @@ public final class PromQlService {
             throw PromQlException.invalidParameter("step", "cannot parse \"\" to a valid duration");
         }
         if (step <= 0) {
-            throw PromQlException.invalidParameter("step", "zero or negative query resolution step widths are not"
-                    + " accepted. Try a positive integer");
+            throw PromQlException.invalidParameter(
+                    "step",
+                    "zero or negative query resolution step widths are not" + " accepted. Try a positive integer");
         }
         if ((end - start) / step > MAX_STEPS) {
-            throw new PromQlException(PromQlException.Type.BAD_DATA, "exceeded maximum resolution of 11,000 points per"
-                    + " timeseries. Try decreasing the query resolution (?step=XX)");
+            throw new PromQlException(
+                    PromQlException.Type.BAD_DATA,
+                    "exceeded maximum resolution of 11,000 points per"
+                            + " timeseries. Try decreasing the query resolution (?step=XX)");
         }
         Expr expr = parse(params);
         int n = (int) ((end - start) / step) + 1;
@@ -150,13 +174,20 @@ public final class PromQlService {
         });
     }
 
-    private Value evaluate(Expr expr, long[] times, long bareRange, ApiParams params, Deadline deadline,
-            InvocationMetrics<QueryMetric> metrics) throws PromQlException {
+    private Value evaluate(
+            Expr expr,
+            long[] times,
+            long bareRange,
+            ApiParams params,
+            Deadline deadline,
+            InvocationMetrics<QueryMetric> metrics)
+            throws PromQlException {
         Long timeout = params.duration("timeout");
         if (timeout != null && timeout <= 0) {
             throw PromQlException.invalidParameter("timeout", "timeout must be positive");
         }
-        Deadline budget = timeout == null || timeout >= deadline.remainingMillis() ? deadline : Deadline.inMillis(timeout);
+        Deadline budget =
+                timeout == null || timeout >= deadline.remainingMillis() ? deadline : Deadline.inMillis(timeout);
         RangeReader reader = new RangeReader(queries, new CatalogMatcher(catalog), times, budget, metrics);
         return new Evaluator(reader, times, bareRange).evaluate(expr);
     }
@@ -212,13 +243,15 @@ public final class PromQlService {
         sorted.sort(BY_LABELS);
         int limit = params.count("limit", 0);
         List<SortedMap<String, String>> shown = limit > 0 && sorted.size() > limit ? sorted.subList(0, limit) : sorted;
-        return envelope(g -> {
-            g.writeArrayFieldStart("data");
-            for (SortedMap<String, String> labels : shown) {
-                labels(g, null, labels);
-            }
-            g.writeEndArray();
-        }, warnings(found.warning, shown.size() < sorted.size()));
+        return envelope(
+                g -> {
+                    g.writeArrayFieldStart("data");
+                    for (SortedMap<String, String> labels : shown) {
+                        labels(g, null, labels);
+                    }
+                    g.writeEndArray();
+                },
+                warnings(found.warning, shown.size() < sorted.size()));
     }
 
     private String labels(ApiParams params) throws PromQlException {
@@ -279,18 +312,21 @@ public final class PromQlService {
     static final String PROMETHEUS_API_VERSION = "2.42.0";
 
     private static String buildInfo() {
-        String pulse = Objects.requireNonNullElse(PromQlService.class.getPackage().getImplementationVersion(), "dev");
-        return envelope(g -> {
-            g.writeObjectFieldStart("data");
-            g.writeStringField("application", "Pulse");
-            g.writeStringField("version", PROMETHEUS_API_VERSION);
-            g.writeStringField("revision", "pulse-" + pulse);
-            g.writeStringField("branch", "");
-            g.writeStringField("buildUser", "");
-            g.writeStringField("buildDate", "");
-            g.writeStringField("goVersion", "");
-            g.writeEndObject();
-        }, List.of());
+        String pulse =
+                Objects.requireNonNullElse(PromQlService.class.getPackage().getImplementationVersion(), "dev");
+        return envelope(
+                g -> {
+                    g.writeObjectFieldStart("data");
+                    g.writeStringField("application", "Pulse");
+                    g.writeStringField("version", PROMETHEUS_API_VERSION);
+                    g.writeStringField("revision", "pulse-" + pulse);
+                    g.writeStringField("branch", "");
+                    g.writeStringField("buildUser", "");
+                    g.writeStringField("buildDate", "");
+                    g.writeStringField("goVersion", "");
+                    g.writeEndObject();
+                },
+                List.of());
     }
 
     /**
@@ -303,8 +339,8 @@ public final class PromQlService {
     private String metadata(ApiParams params) throws PromQlException {
         String metric = params.first("metric");
         if (metric != null && metric.length() > ApiParams.MAX_URL_EXPRESSION) {
-            throw PromQlException.invalidParameter("metric", "longer than " + ApiParams.MAX_URL_EXPRESSION
-                    + " characters");
+            throw PromQlException.invalidParameter(
+                    "metric", "longer than " + ApiParams.MAX_URL_EXPRESSION + " characters");
         }
         int limit = signedLimit(params, "limit");
         int perMetric = signedLimit(params, "limit_per_metric");
@@ -327,25 +363,30 @@ public final class PromQlService {
             shown = shown.subList(0, limit);
         }
         List<String> out = shown;
-        return envelope(g -> {
-            g.writeObjectFieldStart("data");
-            for (String name : out) {
-                g.writeArrayFieldStart(name);
-                if (perMetric != 0) {
-                    g.writeStartObject();
-                    g.writeStringField("type", families.get(name)[0]);
-                    g.writeStringField("help", families.get(name)[1]);
-                    g.writeStringField("unit", "");
+        return envelope(
+                g -> {
+                    g.writeObjectFieldStart("data");
+                    for (String name : out) {
+                        g.writeArrayFieldStart(name);
+                        if (perMetric != 0) {
+                            g.writeStartObject();
+                            g.writeStringField("type", families.get(name)[0]);
+                            g.writeStringField("help", families.get(name)[1]);
+                            g.writeStringField("unit", "");
+                            g.writeEndObject();
+                        }
+                        g.writeEndArray();
+                    }
                     g.writeEndObject();
-                }
-                g.writeEndArray();
-            }
-            g.writeEndObject();
-        }, warning == null ? List.of() : List.of(warning));
+                },
+                warning == null ? List.of() : List.of(warning));
     }
 
     /** The metric family a name belongs to: a histogram's and a summary's series less their suffix. */
-    private static String familyName(String shown, String stored, dev.pulse.model.MetricKind kind,
+    private static String familyName(
+            String shown,
+            String stored,
+            dev.pulse.model.MetricKind kind,
             dev.pulse.query.promql.internal.OtelNames.View view) {
         if (kind == null || shown.equals(stored)) {
             return shown;
@@ -413,10 +454,12 @@ public final class PromQlService {
     private static String exemplars(ApiParams params) throws PromQlException {
         parse(params);
         checkTimes(params);
-        return envelope(g -> {
-            g.writeArrayFieldStart("data");
-            g.writeEndArray();
-        }, List.of());
+        return envelope(
+                g -> {
+                    g.writeArrayFieldStart("data");
+                    g.writeEndArray();
+                },
+                List.of());
     }
 
     /** The catalog has no time: start and end are checked, and documented as not narrowing the answer. */
@@ -428,8 +471,7 @@ public final class PromQlService {
         }
     }
 
-    private record Listing(List<CatalogMatcher.Match> series, String warning) {
-    }
+    private record Listing(List<CatalogMatcher.Match> series, String warning) {}
 
     private Listing matchAll(List<String> selectors) throws PromQlException {
         CatalogMatcher matcher = new CatalogMatcher(catalog);
@@ -443,8 +485,8 @@ public final class PromQlService {
                 throw PromQlException.invalidParameter("match[]", ex.getMessage());
             }
             if (!(e instanceof Expr.Selector s)) {
-                throw PromQlException.invalidParameter("match[]", "invalid expression type, must be a series selector: "
-                        + m);
+                throw PromQlException.invalidParameter(
+                        "match[]", "invalid expression type, must be a series selector: " + m);
             }
             CatalogMatcher.Found found = matcher.match(s.matchers());
             out.addAll(found.series());
@@ -454,13 +496,18 @@ public final class PromQlService {
     }
 
     private Listing everything() {
-        CatalogMatcher.Found found = new CatalogMatcher(catalog).match(List.of(new LabelMatcher(LabelMatcher.NAME, "=~",
-                ".+", com.google.re2j.Pattern.compile("^(?:.+)$", com.google.re2j.Pattern.DOTALL))));
+        CatalogMatcher.Found found = new CatalogMatcher(catalog)
+                .match(List.of(new LabelMatcher(
+                        LabelMatcher.NAME,
+                        "=~",
+                        ".+",
+                        com.google.re2j.Pattern.compile("^(?:.+)$", com.google.re2j.Pattern.DOTALL))));
         return new Listing(found.series(), found.truncated() ? truncatedWarning() : null);
     }
 
     private static String truncatedWarning() {
-        return "the listing stopped after " + CatalogMatcher.MAX_SCANNED + " catalog entries: give match[] to narrow it";
+        return "the listing stopped after " + CatalogMatcher.MAX_SCANNED
+                + " catalog entries: give match[] to narrow it";
     }
 
     // --- JSON --------------------------------------------------------------------------------------------------
@@ -470,13 +517,15 @@ public final class PromQlService {
     }
 
     private static String strings(Iterable<String> values, List<String> warnings) {
-        return envelope(g -> {
-            g.writeArrayFieldStart("data");
-            for (String v : values) {
-                g.writeString(v);
-            }
-            g.writeEndArray();
-        }, warnings);
+        return envelope(
+                g -> {
+                    g.writeArrayFieldStart("data");
+                    for (String v : values) {
+                        g.writeString(v);
+                    }
+                    g.writeEndArray();
+                },
+                warnings);
     }
 
     /** {@code {"status":"success","data":...[,"warnings":[...]]}}; {@code body} writes the {@code data} field. */
@@ -502,11 +551,13 @@ public final class PromQlService {
 
     /** The {@code data} object of a query answer. */
     private static String queryEnvelope(Body fields) {
-        return envelope(g -> {
-            g.writeObjectFieldStart("data");
-            fields.write(g);
-            g.writeEndObject();
-        }, List.of());
+        return envelope(
+                g -> {
+                    g.writeObjectFieldStart("data");
+                    fields.write(g);
+                    g.writeEndObject();
+                },
+                List.of());
     }
 
     private static void labels(JsonGenerator g, String field, SortedMap<String, String> labels) throws IOException {

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query.promql;
 
 import dev.pulse.metrics.InvocationMetrics;
@@ -28,12 +43,10 @@ import java.util.TreeMap;
 public final class RuleEvaluation {
 
     /** One element of an instant vector (labels include {@code __name__} when the expression keeps it). */
-    public record Sample(SortedMap<String, String> labels, double value) {
-    }
+    public record Sample(SortedMap<String, String> labels, double value) {}
 
     /** An expression's value at one instant: a scalar (one sample, no labels) or an instant vector. */
-    public record Result(boolean scalar, List<Sample> samples) {
-    }
+    public record Result(boolean scalar, List<Sample> samples) {}
 
     private final QueryService queries;
     private final CatalogService catalog;
@@ -60,8 +73,13 @@ public final class RuleEvaluation {
      * {@code [floor(t) - bareRange, floor(t))} ({@code bareRange} rounded up to whole minutes). Samples are sorted
      * by labels; an element with no value at the instant is left out.
      */
-    public Result evaluate(String expr, long timeMillis, long bareRangeMillis, Deadline deadline,
-            InvocationMetrics<QueryMetric> metrics) throws PromQlException {
+    public Result evaluate(
+            String expr,
+            long timeMillis,
+            long bareRangeMillis,
+            Deadline deadline,
+            InvocationMetrics<QueryMetric> metrics)
+            throws PromQlException {
         if (bareRangeMillis <= 0) {
             throw new IllegalArgumentException("bareRangeMillis must be positive: " + bareRangeMillis);
         }
@@ -75,7 +93,8 @@ public final class RuleEvaluation {
         RangeReader reader = new RangeReader(queries, new CatalogMatcher(catalog), times, deadline, metrics);
         Value v = new Evaluator(reader, times, bareRangeMillis).evaluate(parsed);
         if (v instanceof Value.Scalar s) {
-            return new Result(true, List.of(new Sample(Collections.unmodifiableSortedMap(new TreeMap<>()), s.values()[0])));
+            return new Result(
+                    true, List.of(new Sample(Collections.unmodifiableSortedMap(new TreeMap<>()), s.values()[0])));
         }
         List<Sample> out = new ArrayList<>();
         for (Series s : ((Value.Vector) v).series()) {

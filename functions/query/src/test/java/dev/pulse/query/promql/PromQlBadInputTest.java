@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query.promql;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,8 +50,13 @@ class PromQlBadInputTest {
 
     /** The answer body, or the PromQlException; storage collaborators are absent (scalar queries never read). */
     private static String answer(String endpoint, String form) throws PromQlException {
-        return new PromQlService(null, null, CLOCK).answer(endpoint, null, ApiParams.parse(form, null),
-                Deadline.inMillis(10_000), new InvocationMetrics<>(QueryMetric.class));
+        return new PromQlService(null, null, CLOCK)
+                .answer(
+                        endpoint,
+                        null,
+                        ApiParams.parse(form, null),
+                        Deadline.inMillis(10_000),
+                        new InvocationMetrics<>(QueryMetric.class));
     }
 
     private static String enc(String s) {
@@ -46,13 +66,17 @@ class PromQlBadInputTest {
     /** Runs {@code r} on a thread with a small stack (a cold Lambda overflows around 4,000 levels at 1 MB). */
     private static Throwable onSmallStack(ThrowingRunnable r) throws InterruptedException {
         AtomicReference<Throwable> thrown = new AtomicReference<>();
-        Thread t = new Thread(null, () -> {
-            try {
-                r.run();
-            } catch (Throwable e) {
-                thrown.set(e);
-            }
-        }, "small-stack", 256 * 1024);
+        Thread t = new Thread(
+                null,
+                () -> {
+                    try {
+                        r.run();
+                    } catch (Throwable e) {
+                        thrown.set(e);
+                    }
+                },
+                "small-stack",
+                256 * 1024);
         t.start();
         t.join();
         return thrown.get();
@@ -87,12 +111,15 @@ class PromQlBadInputTest {
     @Test
     void answer_whenLeftAssociativeChainExceeds64Operators_isRefusedAtParseTime() throws Exception {
         String q = "1" + "+1".repeat(8_000);
-        assertThatThrownBy(() -> PromQlParser.parse(q)).isInstanceOf(PromQlParseException.class)
+        assertThatThrownBy(() -> PromQlParser.parse(q))
+                .isInstanceOf(PromQlParseException.class)
                 .hasMessageContaining("more than 64 binary operators");
         Throwable t = onSmallStack(() -> answer("query", "query=" + enc(q)));
         assertThat(t).isInstanceOf(PromQlException.class);
         // 64 operators still answer, on the small stack too.
-        assertThat(onSmallStack(() -> assertThat(answer("query", "query=" + enc("1" + "+1".repeat(64)))).contains("\"65\""))).isNull();
+        assertThat(onSmallStack(() -> assertThat(answer("query", "query=" + enc("1" + "+1".repeat(64))))
+                        .contains("\"65\"")))
+                .isNull();
     }
 
     /**
@@ -103,10 +130,18 @@ class PromQlBadInputTest {
      * {@code (a{2}){501}}: Pulse refuses the same with Go's "invalid repeat count".
      */
     @ParameterizedTest
-    @ValueSource(strings = {"(a{2}){501}", "(a{1000}){1000}", "((a{100}){100}){10}", "((a{1000}){1000}){1000}",
-        "x|(b(a{10,}){200})", "[)]{2}(a{1000}){2}"})
+    @ValueSource(
+            strings = {
+                "(a{2}){501}",
+                "(a{1000}){1000}",
+                "((a{100}){100}){10}",
+                "((a{1000}){1000}){1000}",
+                "x|(b(a{10,}){200})",
+                "[)]{2}(a{1000}){2}"
+            })
     void parse_whenNestedRepeatCountsMultiplyPastGosLimit_isInvalidRepeatCount(String regex) {
-        assertThatThrownBy(() -> PromQlParser.parse("x{a=~\"" + regex + "\"}")).isInstanceOf(PromQlParseException.class)
+        assertThatThrownBy(() -> PromQlParser.parse("x{a=~\"" + regex + "\"}"))
+                .isInstanceOf(PromQlParseException.class)
                 .hasMessageContaining("invalid repeat count");
     }
 
@@ -122,8 +157,8 @@ class PromQlBadInputTest {
         String query = "x{a=~\"(" + "a".repeat(4_000) + "){1000}\"}";
 
         assertThatThrownBy(() -> answer("query", "query=" + enc(query) + "&time=1795262400"))
-                .isInstanceOfSatisfying(PromQlException.class, e -> assertThat(e.type())
-                        .isEqualTo(PromQlException.Type.BAD_DATA))
+                .isInstanceOfSatisfying(
+                        PromQlException.class, e -> assertThat(e.type()).isEqualTo(PromQlException.Type.BAD_DATA))
                 .hasMessageStartingWith("invalid parameter \"query\"")
                 .hasMessageContaining("expression too large")
                 .hasMessageContaining("MAX_REGEX_PROGRAM_SIZE");
@@ -138,7 +173,8 @@ class PromQlBadInputTest {
     void queryRange_whenExactly11000Steps_answers11001PointsAndRefusesOneStepMore() throws Exception {
         assertThat(answer("query_range", "query=1&start=0&end=11000&step=1")).contains("[11000,\"1\"]");
         assertThatThrownBy(() -> answer("query_range", "query=1&start=0&end=11001&step=1"))
-                .isInstanceOf(PromQlException.class).hasMessageContaining("exceeded maximum resolution");
+                .isInstanceOf(PromQlException.class)
+                .hasMessageContaining("exceeded maximum resolution");
     }
 
     /**
@@ -147,8 +183,10 @@ class PromQlBadInputTest {
      */
     @Test
     void parse_whenRangeFollowsAParenthesizedSelector_isRefused() {
-        assertThatThrownBy(() -> PromQlParser.parse("count_over_time((x)[5m])")).isInstanceOf(PromQlParseException.class)
-                .hasMessageContaining("1:20:").hasMessageContaining("ranges only allowed for vector selectors");
+        assertThatThrownBy(() -> PromQlParser.parse("count_over_time((x)[5m])"))
+                .isInstanceOf(PromQlParseException.class)
+                .hasMessageContaining("1:20:")
+                .hasMessageContaining("ranges only allowed for vector selectors");
     }
 
     /**
@@ -157,7 +195,8 @@ class PromQlBadInputTest {
      */
     @Test
     void parse_whenNameRegexMatcherRepeatsTheMetricName_isRefused() {
-        assertThatThrownBy(() -> PromQlParser.parse("x{__name__=~\"y\"}")).isInstanceOf(PromQlParseException.class)
+        assertThatThrownBy(() -> PromQlParser.parse("x{__name__=~\"y\"}"))
+                .isInstanceOf(PromQlParseException.class)
                 .hasMessageContaining("metric name must not be set twice");
     }
 
@@ -178,8 +217,10 @@ class PromQlBadInputTest {
      */
     @Test
     void answer_whenNumberIsOutOfDoubleRange_isBadDataAtItsPosition() {
-        assertThatThrownBy(() -> answer("query", "query=1e400")).isInstanceOf(PromQlException.class)
-                .hasMessageContaining("1:1:").hasMessageContaining("out of range");
+        assertThatThrownBy(() -> answer("query", "query=1e400"))
+                .isInstanceOf(PromQlException.class)
+                .hasMessageContaining("1:1:")
+                .hasMessageContaining("out of range");
     }
 
     /**
@@ -189,7 +230,8 @@ class PromQlBadInputTest {
     @ParameterizedTest
     @ValueSource(strings = {"sum", "count + 1", "quantile"})
     void parse_whenAggregationKeywordStandsAlone_isRefused(String q) {
-        assertThatThrownBy(() -> PromQlParser.parse(q)).isInstanceOf(PromQlParseException.class)
+        assertThatThrownBy(() -> PromQlParser.parse(q))
+                .isInstanceOf(PromQlParseException.class)
                 .hasMessageContaining("1:1:");
     }
 
@@ -208,42 +250,58 @@ class PromQlBadInputTest {
     // --- parsing: refused constructs and accepted edge cases ----------------------------------------------------
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "x[5m]                            | 1:1:  | found range vector",
-        "sum(x) by (a) without (b)        | 1:15: | unexpected character \"w\"",
-        "'1 + '                           | 1:5:  | unexpected end of input",
-        "métrique                         | 1:2:  | unexpected character \"é\"",
-        "{}                               | 1:1:  | at least one non-empty matcher",
-        "{a=\"\"}                         | 1:1:  | at least one non-empty matcher",
-        "{a=~\".*\"}                      | 1:1:  | at least one non-empty matcher",
-        "x{__name__=\"y\"}                | 1:3:  | metric name must not be set twice",
-        "count_over_time(x[0s])           | 1:19: | greater than 0",
-        "count_over_time(x[1m5h])         | 1:19: | largest unit first",
-        "count_over_time(x[-5m])          | 1:19: | expected a duration",
-        "count_over_time(x[100000d])      | 1:19: | out of range",
-        "count_over_time(x[1.5m])         | 1:19: | bad duration",
-        "quantile_over_time(2, x[1m])     | 1:20: | between 0 and 1",
-        "quantile_over_time(NaN, x[1m])   | 1:20: | between 0 and 1",
-        "x{a=~\"(a\"}                     | 1:6:  | invalid regular expression",
-        "x{a=~\"a{1001}\"}                | 1:6:  | invalid regular expression",
-        "x{a=~\"\\\\C\"}                  | 1:6:  | invalid regular expression",
-        "0x                               | 1:1:  | bad number",
-        "1e                               | 1:1:  | bad number",
-        "rate(x[5m:])                     | 1:1:  | over a subquery is not supported",
-        "sum(x)@1                         | 1:7:  | @ modifier",
-        "sum(x) offset -5m                | 1:8:  | offset modifier",
-    })
-    void answer_whenConstructIsUnsupportedOrInvalid_isBadDataWithItsPosition(String query, String position, String message) {
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "x[5m]                            | 1:1:  | found range vector",
+                "sum(x) by (a) without (b)        | 1:15: | unexpected character \"w\"",
+                "'1 + '                           | 1:5:  | unexpected end of input",
+                "métrique                         | 1:2:  | unexpected character \"é\"",
+                "{}                               | 1:1:  | at least one non-empty matcher",
+                "{a=\"\"}                         | 1:1:  | at least one non-empty matcher",
+                "{a=~\".*\"}                      | 1:1:  | at least one non-empty matcher",
+                "x{__name__=\"y\"}                | 1:3:  | metric name must not be set twice",
+                "count_over_time(x[0s])           | 1:19: | greater than 0",
+                "count_over_time(x[1m5h])         | 1:19: | largest unit first",
+                "count_over_time(x[-5m])          | 1:19: | expected a duration",
+                "count_over_time(x[100000d])      | 1:19: | out of range",
+                "count_over_time(x[1.5m])         | 1:19: | bad duration",
+                "quantile_over_time(2, x[1m])     | 1:20: | between 0 and 1",
+                "quantile_over_time(NaN, x[1m])   | 1:20: | between 0 and 1",
+                "x{a=~\"(a\"}                     | 1:6:  | invalid regular expression",
+                "x{a=~\"a{1001}\"}                | 1:6:  | invalid regular expression",
+                "x{a=~\"\\\\C\"}                  | 1:6:  | invalid regular expression",
+                "0x                               | 1:1:  | bad number",
+                "1e                               | 1:1:  | bad number",
+                "rate(x[5m:])                     | 1:1:  | over a subquery is not supported",
+                "sum(x)@1                         | 1:7:  | @ modifier",
+                "sum(x) offset -5m                | 1:8:  | offset modifier",
+            })
+    void answer_whenConstructIsUnsupportedOrInvalid_isBadDataWithItsPosition(
+            String query, String position, String message) {
         assertThatThrownBy(() -> answer("query", "query=" + enc(query)))
-                .isInstanceOfSatisfying(PromQlException.class, e -> assertThat(e.type())
-                        .isEqualTo(PromQlException.Type.BAD_DATA))
+                .isInstanceOfSatisfying(
+                        PromQlException.class, e -> assertThat(e.type()).isEqualTo(PromQlException.Type.BAD_DATA))
                 .hasMessageStartingWith("invalid parameter \"query\": " + position + " parse error: ")
                 .hasMessageContaining(message);
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {"0x1f | 31", "Inf | +Inf", "-Inf | -Inf", "NaN | NaN", "1/0 | +Inf",
-        "0/0 | NaN", "-0 | -0", "2 ^ 3 ^ 2 | 512", "-2 ^ 2 | -4", "1e-7 | 0.0000001", "0.1+0.2 | 0.30000000000000004"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "0x1f | 31",
+                "Inf | +Inf",
+                "-Inf | -Inf",
+                "NaN | NaN",
+                "1/0 | +Inf",
+                "0/0 | NaN",
+                "-0 | -0",
+                "2 ^ 3 ^ 2 | 512",
+                "-2 ^ 2 | -4",
+                "1e-7 | 0.0000001",
+                "0.1+0.2 | 0.30000000000000004"
+            })
     void answer_whenScalarNumbersAndArithmetic_answersAsPrometheus(String query, String value) throws Exception {
         assertThat(answer("query", "query=" + enc(query)))
                 .isEqualTo("{\"status\":\"success\",\"data\":{\"resultType\":\"scalar\",\"result\":[1795262400,\""
@@ -252,30 +310,40 @@ class PromQlBadInputTest {
 
     @Test
     void parse_whenDurationInYearsOrMixedUnits_readsItAsPrometheus() throws Exception {
-        assertThat(((Expr.OverTime) PromQlParser.parse("count_over_time(x[1y])")).selector().rangeMillis())
+        assertThat(((Expr.OverTime) PromQlParser.parse("count_over_time(x[1y])"))
+                        .selector()
+                        .rangeMillis())
                 .isEqualTo(365L * 86_400_000);
-        assertThat(((Expr.OverTime) PromQlParser.parse("count_over_time(x[5m1s])")).selector().rangeMillis())
+        assertThat(((Expr.OverTime) PromQlParser.parse("count_over_time(x[5m1s])"))
+                        .selector()
+                        .rangeMillis())
                 .isEqualTo(301_000);
     }
 
     @Test
     void labelMatcher_whenRegex_isFullyAnchoredAndReadsAnAbsentLabelAsEmpty() throws Exception {
-        LabelMatcher a = ((Expr.Selector) PromQlParser.parse("x{a=~\"a\"}")).matchers().get(1);
+        LabelMatcher a =
+                ((Expr.Selector) PromQlParser.parse("x{a=~\"a\"}")).matchers().get(1);
         assertThat(a.matches("a")).isTrue();
         assertThat(a.matches("ab")).isFalse();
         assertThat(a.matches("ba")).isFalse();
         // An alternation cannot escape the anchors: ^(?:a)|(b)$ is still matched against the whole value.
-        LabelMatcher alt = ((Expr.Selector) PromQlParser.parse("x{a=~\"a)|(b\"}")).matchers().get(1);
+        LabelMatcher alt = ((Expr.Selector) PromQlParser.parse("x{a=~\"a)|(b\"}"))
+                .matchers()
+                .get(1);
         assertThat(alt.matches("ab")).isFalse();
         assertThat(alt.matches("a")).isTrue();
-        LabelMatcher notEmpty = ((Expr.Selector) PromQlParser.parse("x{a!~\"\"}")).matchers().get(1);
+        LabelMatcher notEmpty =
+                ((Expr.Selector) PromQlParser.parse("x{a!~\"\"}")).matchers().get(1);
         assertThat(notEmpty.matches(null)).isFalse();
         assertThat(notEmpty.matches("v")).isTrue();
     }
 
     @Test
     void labelMatcher_whenPatternIsCatastrophicForBacktracking_matchesInLinearTime() throws Exception {
-        LabelMatcher m = ((Expr.Selector) PromQlParser.parse("x{a=~\"(a+)+$\"}")).matchers().get(1);
+        LabelMatcher m = ((Expr.Selector) PromQlParser.parse("x{a=~\"(a+)+$\"}"))
+                .matchers()
+                .get(1);
         String evil = "a".repeat(100_000) + "!";
         long started = System.nanoTime();
         assertThat(m.matches(evil)).isFalse();
@@ -285,35 +353,40 @@ class PromQlBadInputTest {
     @Test
     void answer_whenNestingOrLengthPassesTheLimit_isBadData() {
         assertThatThrownBy(() -> answer("query", "query=" + enc("(".repeat(5_000) + "1" + ")".repeat(5_000))))
-                .isInstanceOf(PromQlException.class).hasMessageContaining("nests more than 64");
+                .isInstanceOf(PromQlException.class)
+                .hasMessageContaining("nests more than 64");
         assertThatThrownBy(() -> answer("query", "query=" + enc("sum(".repeat(100) + "x" + ")".repeat(100))))
-                .isInstanceOf(PromQlException.class).hasMessageContaining("nests more than 64");
+                .isInstanceOf(PromQlException.class)
+                .hasMessageContaining("nests more than 64");
         assertThatThrownBy(() -> PromQlParser.parse("x" + " ".repeat(PromQlParser.MAX_LENGTH)))
-                .isInstanceOf(PromQlParseException.class).hasMessageContaining("longer than");
+                .isInstanceOf(PromQlParseException.class)
+                .hasMessageContaining("longer than");
     }
 
     // --- envelope and parameters ------------------------------------------------------------------------------
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-        "query       | ''                                   | invalid parameter \"query\"",
-        "query       | query=1&query=2                      | invalid parameter \"query\"",
-        "query       | query=1&time=abc                     | invalid parameter \"time\"",
-        "query       | query=1&time=NaN                     | invalid parameter \"time\"",
-        "query       | query=1&time=1e400                   | invalid parameter \"time\"",
-        "query       | query=1&timeout=0                    | invalid parameter \"timeout\"",
-        "query_range | query=1&start=0&end=10               | invalid parameter \"step\"",
-        "query_range | query=1&start=0&end=10&step=0        | zero or negative query resolution step",
-        "query_range | query=1&start=0&end=10&step=-1       | zero or negative query resolution step",
-        "query_range | query=1&start=10&end=0&step=1        | invalid parameter \"end\"",
-        "query_range | query=1&start=0&end=1&step=1e400     | invalid parameter \"step\"",
-        "query_range | query=1&start=0&end=11001&step=1     | exceeded maximum resolution of 11,000 points",
-        "query       | query=%ZZ                            | invalid URL escape",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "query       | ''                                   | invalid parameter \"query\"",
+                "query       | query=1&query=2                      | invalid parameter \"query\"",
+                "query       | query=1&time=abc                     | invalid parameter \"time\"",
+                "query       | query=1&time=NaN                     | invalid parameter \"time\"",
+                "query       | query=1&time=1e400                   | invalid parameter \"time\"",
+                "query       | query=1&timeout=0                    | invalid parameter \"timeout\"",
+                "query_range | query=1&start=0&end=10               | invalid parameter \"step\"",
+                "query_range | query=1&start=0&end=10&step=0        | zero or negative query resolution step",
+                "query_range | query=1&start=0&end=10&step=-1       | zero or negative query resolution step",
+                "query_range | query=1&start=10&end=0&step=1        | invalid parameter \"end\"",
+                "query_range | query=1&start=0&end=1&step=1e400     | invalid parameter \"step\"",
+                "query_range | query=1&start=0&end=11001&step=1     | exceeded maximum resolution of 11,000 points",
+                "query       | query=%ZZ                            | invalid URL escape",
+            })
     void answer_whenParameterIsMissingOrInvalid_isBadDataNamingIt(String endpoint, String form, String message) {
         assertThatThrownBy(() -> answer(endpoint, form))
-                .isInstanceOfSatisfying(PromQlException.class, e -> assertThat(e.type())
-                        .isEqualTo(PromQlException.Type.BAD_DATA))
+                .isInstanceOfSatisfying(
+                        PromQlException.class, e -> assertThat(e.type()).isEqualTo(PromQlException.Type.BAD_DATA))
                 .hasMessageContaining(message);
     }
 
@@ -322,7 +395,9 @@ class PromQlBadInputTest {
         String rfc = answer("query_range", "query=1&start=2026-11-21T12:00:00Z&end=2026-11-21T12:02:00Z&step=1m");
         String unix = answer("query_range", "query=1&start=1795262400&end=1795262520.000&step=60");
         assertThat(rfc).isEqualTo(unix).contains("[[1795262400,\"1\"],[1795262460,\"1\"],[1795262520,\"1\"]]");
-        assertThat(answer("query", "query=1&time=2026-11-21T12:00:00.5%2B01:00")).contains("[1795258800.5,\"1\"]");
-        assertThat(ApiParams.parse("query=sum+by+%28a%29+%28x%29", null).first("query")).isEqualTo("sum by (a) (x)");
+        assertThat(answer("query", "query=1&time=2026-11-21T12:00:00.5%2B01:00"))
+                .contains("[1795258800.5,\"1\"]");
+        assertThat(ApiParams.parse("query=sum+by+%28a%29+%28x%29", null).first("query"))
+                .isEqualTo("sum by (a) (x)");
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query.promql;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -65,16 +80,30 @@ class PromQlCorpusTest {
     static final int MIN_EXPRESSIONS = 150;
 
     /** The sources issue 26 names (and AWS's own dashboards); each must stay represented. */
-    static final Set<String> SOURCES = Set.of("node-mixin", "kube-prometheus", "otel-demo", "otel-collector",
-            "aws-lambda", "otel-semconv-http", "otel-semconv-runtime", "grafana-prometheus", "aws-observability");
+    static final Set<String> SOURCES = Set.of(
+            "node-mixin",
+            "kube-prometheus",
+            "otel-demo",
+            "otel-collector",
+            "aws-lambda",
+            "otel-semconv-http",
+            "otel-semconv-runtime",
+            "grafana-prometheus",
+            "aws-observability");
 
     static final Set<String> KINDS = Set.of("dashboard", "alert", "record");
 
     private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-21T12:00:00Z"), ZoneOffset.UTC);
 
-    record Entry(String id, String source, String repo, String path, String commit, String kind, String original,
-            String substituted) {
-    }
+    record Entry(
+            String id,
+            String source,
+            String repo,
+            String path,
+            String commit,
+            String kind,
+            String original,
+            String substituted) {}
 
     /** What the API did with one expression: accepted (a 200), or refused with Prometheus' error type and message. */
     record Outcome(Entry entry, PromQlException refusal) {
@@ -86,10 +115,19 @@ class PromQlCorpusTest {
     static List<Entry> corpus() {
         try (InputStream in = PromQlCorpusTest.class.getResourceAsStream("/promql-corpus.yaml")) {
             assertThat(in).as("promql-corpus.yaml on the test classpath").isNotNull();
-            List<Map<String, String>> rows = new ObjectMapper(new YAMLFactory()).readValue(in, new TypeReference<>() {
-            });
-            return rows.stream().map(r -> new Entry(r.get("id"), r.get("source"), r.get("repo"), r.get("path"),
-                    r.get("commit"), r.get("kind"), r.get("original"), r.get("substituted"))).toList();
+            List<Map<String, String>> rows =
+                    new ObjectMapper(new YAMLFactory()).readValue(in, new TypeReference<>() {});
+            return rows.stream()
+                    .map(r -> new Entry(
+                            r.get("id"),
+                            r.get("source"),
+                            r.get("repo"),
+                            r.get("path"),
+                            r.get("commit"),
+                            r.get("kind"),
+                            r.get("original"),
+                            r.get("substituted")))
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -101,7 +139,11 @@ class PromQlCorpusTest {
         String form = "query=" + URLEncoder.encode(e.substituted(), StandardCharsets.UTF_8) + "&start=" + (end - 3600)
                 + "&end=" + end + "&step=60";
         try {
-            api.answer("query_range", null, ApiParams.parse(form, null), Deadline.inMillis(10_000),
+            api.answer(
+                    "query_range",
+                    null,
+                    ApiParams.parse(form, null),
+                    Deadline.inMillis(10_000),
                     new InvocationMetrics<>(QueryMetric.class));
             return new Outcome(e, null);
         } catch (PromQlException refused) {
@@ -112,8 +154,10 @@ class PromQlCorpusTest {
     /** The API over an empty table: catalog listings find nothing, so no expression reads data. */
     static PromQlService emptyStoreApi() {
         DynamoDbAsyncClient empty = new EmptyTable();
-        return new PromQlService(new QueryService(empty, "t", 8, 300_000L, new RollupCache(1 << 20, 60_000), CLOCK),
-                new CatalogService(empty, "t"), CLOCK);
+        return new PromQlService(
+                new QueryService(empty, "t", 8, 300_000L, new RollupCache(1 << 20, 60_000), CLOCK),
+                new CatalogService(empty, "t"),
+                CLOCK);
     }
 
     private static final Pattern QUOTED_CONSTRUCT = Pattern.compile(
@@ -142,7 +186,9 @@ class PromQlCorpusTest {
         }
         Matcher v = VECTOR_MATCHING.matcher(text);
         if (v.find()) {
-            return v.group(1).equals("bool") ? "comparison operators (bool)" : "vector matching (on, ignoring, group_x)";
+            return v.group(1).equals("bool")
+                    ? "comparison operators (bool)"
+                    : "vector matching (on, ignoring, group_x)";
         }
         if (VECTOR_ARITHMETIC.matcher(text).find()) {
             return "arithmetic between two vectors";
@@ -151,14 +197,14 @@ class PromQlCorpusTest {
         return text.replaceAll("\"[^\"]*\"", "\"…\"").replaceAll("'[^']*'", "'…'");
     }
 
-
     /** The constructs issue 26 lists, found lexically (strings, comments and label matchers removed first). */
     private static final Map<String, Pattern> OPERATOR_CONSTRUCTS = new LinkedHashMap<>();
 
     static {
         OPERATOR_CONSTRUCTS.put("comparison operators (== != > < >= <=)", Pattern.compile("==|!=|>=|<=|>|<"));
         OPERATOR_CONSTRUCTS.put("and / or / unless", Pattern.compile("\\b(and|or|unless)\\b"));
-        OPERATOR_CONSTRUCTS.put("vector matching (on, ignoring, group_x)",
+        OPERATOR_CONSTRUCTS.put(
+                "vector matching (on, ignoring, group_x)",
                 Pattern.compile("\\b(on|ignoring)\\s*\\(|\\bgroup_(left|right)\\b"));
         OPERATOR_CONSTRUCTS.put("comparison operators (bool)", Pattern.compile("\\bbool\\b"));
         OPERATOR_CONSTRUCTS.put("offset", Pattern.compile("\\boffset\\b"));
@@ -177,8 +223,8 @@ class PromQlCorpusTest {
             "subquery", "max_over_time(x[10m:1m])");
 
     private static final Pattern CALL = Pattern.compile("\\b([a-z_][a-z0-9_]*)\\s*(?=\\(|\\s+(by|without)\\b)");
-    private static final Set<String> NOT_CALLS = Set.of("by", "without", "on", "ignoring", "group_left", "group_right",
-            "bool", "and", "or", "unless", "offset");
+    private static final Set<String> NOT_CALLS = Set.of(
+            "by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and", "or", "unless", "offset");
 
     /** The expression with its comments, string literals and label matchers blanked out. */
     static String skeleton(String q) {
@@ -199,8 +245,10 @@ class PromQlCorpusTest {
             }
             // Asked with a plain selector: a refusal that names the function or aggregation says it is unsupported.
             String construct = probe(api, name + "(x)", supported);
-            if (construct != null && (construct.equals("function " + name) || construct.equals("aggregation " + name)
-                    || construct.startsWith("unknown function"))) {
+            if (construct != null
+                    && (construct.equals("function " + name)
+                            || construct.equals("aggregation " + name)
+                            || construct.startsWith("unknown function"))) {
                 out.add(construct.startsWith("unknown function") ? "function " + name + " (unknown)" : construct);
             }
         }
@@ -236,7 +284,8 @@ class PromQlCorpusTest {
             assertThat(e.original()).as("original of %s", e.id()).isNotBlank();
             assertThat(e.substituted()).as("substituted of %s", e.id()).isNotBlank();
         });
-        assertThat(rows.stream().map(Entry::source).collect(Collectors.toSet())).as("sources represented")
+        assertThat(rows.stream().map(Entry::source).collect(Collectors.toSet()))
+                .as("sources represented")
                 .containsExactlyInAnyOrderElementsOf(SOURCES);
     }
 
@@ -247,7 +296,9 @@ class PromQlCorpusTest {
         Set<String> sent = new HashSet<>();
         for (Entry e : rows) {
             assertThat(ids.add(e.id())).as("id %s appears once", e.id()).isTrue();
-            assertThat(sent.add(e.substituted())).as("expression of %s appears once", e.id()).isTrue();
+            assertThat(sent.add(e.substituted()))
+                    .as("expression of %s appears once", e.id())
+                    .isTrue();
         }
     }
 
@@ -255,8 +306,10 @@ class PromQlCorpusTest {
     @Test
     void corpus_whenSubstituted_leavesNoTemplatePlaceholder() {
         Pattern placeholder = Pattern.compile("\\$\\{|\\$[A-Za-z_]|\\[\\[\\w|%\\(\\w+\\)[sd]|\\{%s\\}");
-        assertThat(corpus()).allSatisfy(e -> assertThat(placeholder.matcher(e.substituted()).find())
-                .as("placeholder left in %s: %s", e.id(), e.substituted()).isFalse());
+        assertThat(corpus())
+                .allSatisfy(e -> assertThat(placeholder.matcher(e.substituted()).find())
+                        .as("placeholder left in %s: %s", e.id(), e.substituted())
+                        .isFalse());
     }
 
     /** The grouping reads the parser's wording (PromQlParser); each case is a message the API answers today. */
@@ -286,8 +339,10 @@ class PromQlCorpusTest {
     /** Strings, comments and label matchers cannot fake a construct: only the expression's own operators count. */
     @Test
     void skeleton_whenStringsMatchersAndCommentsHoldOperators_blanksThem() {
-        String q = "# a > b\nsum by (x) (rate(m{a!=\"1\", b=~\"x|y\"}[5m])) / on(x) label_replace(n, \"d\", \"$1 > 2\", \"s\", \"(.*)\") > 0";
-        assertThat(skeleton(q)).isEqualTo("\nsum by (x) (rate(m{}[5m])) / on(x) label_replace(n, \"\", \"\", \"\", \"\") > 0");
+        String q =
+                "# a > b\nsum by (x) (rate(m{a!=\"1\", b=~\"x|y\"}[5m])) / on(x) label_replace(n, \"d\", \"$1 > 2\", \"s\", \"(.*)\") > 0";
+        assertThat(skeleton(q))
+                .isEqualTo("\nsum by (x) (rate(m{}[5m])) / on(x) label_replace(n, \"\", \"\", \"\", \"\") > 0");
     }
 
     @Test
@@ -299,38 +354,56 @@ class PromQlCorpusTest {
         double share = (double) accepted / rows.size();
 
         StringBuilder report = new StringBuilder();
-        report.append(String.format(Locale.ROOT, "PromQL corpus: %d of %d expressions accepted (%.1f%%; issue 26's target"
-                + " is 90%%, the ratchet %.1f%%)%n", accepted, rows.size(), 100 * share, 100 * MIN_ACCEPTED_SHARE));
-        Map<String, List<Outcome>> bySource = new TreeMap<>(outcomes.stream()
-                .collect(Collectors.groupingBy(o -> o.entry().source())));
+        report.append(String.format(
+                Locale.ROOT,
+                "PromQL corpus: %d of %d expressions accepted (%.1f%%; issue 26's target"
+                        + " is 90%%, the ratchet %.1f%%)%n",
+                accepted,
+                rows.size(),
+                100 * share,
+                100 * MIN_ACCEPTED_SHARE));
+        Map<String, List<Outcome>> bySource = new TreeMap<>(
+                outcomes.stream().collect(Collectors.groupingBy(o -> o.entry().source())));
         bySource.forEach((source, os) -> {
             long ok = os.stream().filter(Outcome::accepted).count();
-            report.append(String.format(Locale.ROOT, "  %-22s %3d / %3d  %5.1f%%%n", source, ok, os.size(),
-                    100.0 * ok / os.size()));
+            report.append(String.format(
+                    Locale.ROOT, "  %-22s %3d / %3d  %5.1f%%%n", source, ok, os.size(), 100.0 * ok / os.size()));
         });
-        Map<String, List<Outcome>> byConstruct = outcomes.stream().filter(o -> !o.accepted())
+        Map<String, List<Outcome>> byConstruct = outcomes.stream()
+                .filter(o -> !o.accepted())
                 .collect(Collectors.groupingBy(o -> construct(o.refusal()), LinkedHashMap::new, Collectors.toList()));
         List<Map.Entry<String, List<Outcome>>> blocking = new ArrayList<>(byConstruct.entrySet());
-        blocking.sort(Comparator.<Map.Entry<String, List<Outcome>>>comparingInt(b -> b.getValue().size()).reversed()
+        blocking.sort(Comparator.<Map.Entry<String, List<Outcome>>>comparingInt(
+                        b -> b.getValue().size())
+                .reversed()
                 .thenComparing(Map.Entry::getKey));
         report.append("  blocked by (the first construct each refused expression meets):\n");
         for (Map.Entry<String, List<Outcome>> b : blocking) {
-            report.append(String.format(Locale.ROOT, "  %5d  %s  (e.g. %s)%n", b.getValue().size(), b.getKey(),
+            report.append(String.format(
+                    Locale.ROOT,
+                    "  %5d  %s  (e.g. %s)%n",
+                    b.getValue().size(),
+                    b.getKey(),
                     b.getValue().get(0).entry().id()));
         }
         Map<String, String> probes = new java.util.HashMap<>();
         Map<String, Integer> uses = new TreeMap<>();
-        outcomes.stream().filter(o -> !o.accepted()).forEach(o -> unsupportedConstructs(api, o.entry().substituted(),
-                probes).forEach(c -> uses.merge(c, 1, Integer::sum)));
+        outcomes.stream()
+                .filter(o -> !o.accepted())
+                .forEach(o -> unsupportedConstructs(api, o.entry().substituted(), probes)
+                        .forEach(c -> uses.merge(c, 1, Integer::sum)));
         List<Map.Entry<String, Integer>> used = new ArrayList<>(uses.entrySet());
         used.sort(Map.Entry.<String, Integer>comparingByValue().reversed().thenComparing(Map.Entry::getKey));
-        report.append("  unsupported constructs the refused expressions use (an expression counts once per construct):\n");
+        report.append(
+                "  unsupported constructs the refused expressions use (an expression counts once per construct):\n");
         used.forEach(u -> report.append(String.format(Locale.ROOT, "  %5d  %s%n", u.getValue(), u.getKey())));
         System.out.print(report);
 
         // A refusal is Prometheus' bad_data (400): the corpus holds no query the API should answer with a 5xx.
-        assertThat(outcomes).filteredOn(o -> !o.accepted())
-                .allSatisfy(o -> assertThat(o.refusal().type()).as("%s: %s", o.entry().id(), o.refusal().getMessage())
+        assertThat(outcomes)
+                .filteredOn(o -> !o.accepted())
+                .allSatisfy(o -> assertThat(o.refusal().type())
+                        .as("%s: %s", o.entry().id(), o.refusal().getMessage())
                         .isEqualTo(PromQlException.Type.BAD_DATA));
         assertThat(share).as(report.toString()).isGreaterThanOrEqualTo(MIN_ACCEPTED_SHARE);
     }
@@ -339,12 +412,14 @@ class PromQlCorpusTest {
     private static final class EmptyTable implements DynamoDbAsyncClient {
         @Override
         public CompletableFuture<QueryResponse> query(QueryRequest request) {
-            return CompletableFuture.completedFuture(QueryResponse.builder().items(List.of()).count(0).build());
+            return CompletableFuture.completedFuture(
+                    QueryResponse.builder().items(List.of()).count(0).build());
         }
 
         @Override
         public CompletableFuture<BatchGetItemResponse> batchGetItem(BatchGetItemRequest request) {
-            return CompletableFuture.completedFuture(BatchGetItemResponse.builder().responses(Map.of()).build());
+            return CompletableFuture.completedFuture(
+                    BatchGetItemResponse.builder().responses(Map.of()).build());
         }
 
         @Override
@@ -358,7 +433,6 @@ class PromQlCorpusTest {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules.internal;
 
 import java.util.regex.Matcher;
@@ -6,14 +21,15 @@ import java.util.regex.Pattern;
 /** Prometheus' duration strings (common/model.ParseDuration): {@code 1y2w3d4h5m6s7ms}, units largest first, or 0. */
 public final class Durations {
 
-    private static final Pattern DURATION = Pattern.compile(
-            "^(?:(\\d+)y)?(?:(\\d+)w)?(?:(\\d+)d)?(?:(\\d+)h)?(?:(\\d+)m)?(?:(\\d+)s)?(?:(\\d+)ms)?$");
-    private static final long[] UNIT_MILLIS = {365L * 86_400_000, 7L * 86_400_000, 86_400_000, 3_600_000, 60_000, 1_000, 1};
+    private static final Pattern DURATION =
+            Pattern.compile("^(?:(\\d+)y)?(?:(\\d+)w)?(?:(\\d+)d)?(?:(\\d+)h)?(?:(\\d+)m)?(?:(\\d+)s)?(?:(\\d+)ms)?$");
+    private static final long[] UNIT_MILLIS = {
+        365L * 86_400_000, 7L * 86_400_000, 86_400_000, 3_600_000, 60_000, 1_000, 1
+    };
     /** Go's time.Duration holds at most about 292 years. */
     private static final long MAX_MILLIS = Long.MAX_VALUE / 1_000_000;
 
-    private Durations() {
-    }
+    private Durations() {}
 
     /** Milliseconds; throws with Prometheus' message for anything else. */
     public static long parse(String s) throws IllegalArgumentException {

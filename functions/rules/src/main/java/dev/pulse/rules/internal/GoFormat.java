@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules.internal;
 
 import java.math.BigDecimal;
@@ -17,8 +32,7 @@ public final class GoFormat {
     /** Width and precision above this are refused: a format must not turn into a megabyte of padding. */
     public static final int MAX_WIDTH = 200;
 
-    private GoFormat() {
-    }
+    private GoFormat() {}
 
     /**
      * {@code fmt.Sprint(float64)}: the shortest digits that read back, in exponent form below 1e-4 and from 1e6 on
@@ -53,7 +67,9 @@ public final class GoFormat {
             return special(v);
         }
         int p = Math.max(1, precision);
-        BigDecimal d = new BigDecimal(v).round(new MathContext(p, RoundingMode.HALF_EVEN)).stripTrailingZeros();
+        BigDecimal d = new BigDecimal(v)
+                .round(new MathContext(p, RoundingMode.HALF_EVEN))
+                .stripTrailingZeros();
         int exp = d.precision() - d.scale() - 1;
         return exp < -4 || exp >= p ? exponent(d, false) : d.toPlainString();
     }
@@ -291,20 +307,28 @@ public final class GoFormat {
             }
             Object a = args.get(arg++);
             String s = switch (verb) {
-                case 's', 'v' -> precision >= 0 && a instanceof String str
-                        ? str.substring(0, Math.min(str.length(), precision)) : precision >= 0 && a instanceof Double dv
-                        ? g(dv, precision) : Values.print(a);
+                case 's', 'v' ->
+                    precision >= 0 && a instanceof String str
+                            ? str.substring(0, Math.min(str.length(), precision))
+                            : precision >= 0 && a instanceof Double dv ? g(dv, precision) : Values.print(a);
                 case 'q' -> quote(Values.print(a));
                 // Template values are float64: Go refuses %d for them whatever the value.
                 case 'd' -> "%!d(" + typeName(a) + "=" + Values.print(a) + ")";
-                case 'f', 'F' -> a instanceof Double dv ? f(dv, precision < 0 ? 6 : precision)
-                        : "%!f(" + typeName(a) + "=" + Values.print(a) + ")";
-                case 'g' -> a instanceof Double dv ? (precision < 0 ? shortest(dv) : g(dv, precision))
-                        : "%!g(" + typeName(a) + "=" + Values.print(a) + ")";
-                case 'e' -> a instanceof Double dv ? e(dv, precision < 0 ? 6 : precision)
-                        : "%!e(" + typeName(a) + "=" + Values.print(a) + ")";
-                default -> throw new TemplateException("printf: the verb %" + verb + " is not supported (supported: "
-                        + "%s %v %q %d %f %g %e %%)");
+                case 'f', 'F' ->
+                    a instanceof Double dv
+                            ? f(dv, precision < 0 ? 6 : precision)
+                            : "%!f(" + typeName(a) + "=" + Values.print(a) + ")";
+                case 'g' ->
+                    a instanceof Double dv
+                            ? (precision < 0 ? shortest(dv) : g(dv, precision))
+                            : "%!g(" + typeName(a) + "=" + Values.print(a) + ")";
+                case 'e' ->
+                    a instanceof Double dv
+                            ? e(dv, precision < 0 ? 6 : precision)
+                            : "%!e(" + typeName(a) + "=" + Values.print(a) + ")";
+                default ->
+                    throw new TemplateException("printf: the verb %" + verb + " is not supported (supported: "
+                            + "%s %v %q %d %f %g %e %%)");
             };
             if (plus && a instanceof Double dv && dv >= 0 && !s.startsWith("+")) {
                 s = "+" + s;

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules.internal;
 
 import java.util.ArrayList;
@@ -28,51 +43,65 @@ public final class GoTemplate {
     public static final int MAX_SOURCE = 16_384;
     public static final int MAX_NODES = 1_000;
     public static final int MAX_OUTPUT = 65_536;
-    public static final Set<String> FUNCTIONS = Set.of("humanize", "humanize1024", "humanizeDuration",
-            "humanizePercentage", "printf", "print", "toUpper", "toLower", "title", "stripPort");
-    private static final Set<String> KEYWORDS = Set.of("if", "else", "end", "range", "with", "define", "template",
-            "block", "break", "continue");
-    private static final Set<String> PROMETHEUS_ONLY = Set.of("query", "first", "label", "value", "strvalue",
-            "sortByLabel", "args", "reReplaceAll", "match", "graphLink", "tableLink", "safeHtml", "pathPrefix",
-            "externalURL", "humanizeTimestamp", "toTime", "parseDuration", "urlQueryEscape");
+    public static final Set<String> FUNCTIONS = Set.of(
+            "humanize",
+            "humanize1024",
+            "humanizeDuration",
+            "humanizePercentage",
+            "printf",
+            "print",
+            "toUpper",
+            "toLower",
+            "title",
+            "stripPort");
+    private static final Set<String> KEYWORDS =
+            Set.of("if", "else", "end", "range", "with", "define", "template", "block", "break", "continue");
+    private static final Set<String> PROMETHEUS_ONLY = Set.of(
+            "query",
+            "first",
+            "label",
+            "value",
+            "strvalue",
+            "sortByLabel",
+            "args",
+            "reReplaceAll",
+            "match",
+            "graphLink",
+            "tableLink",
+            "safeHtml",
+            "pathPrefix",
+            "externalURL",
+            "humanizeTimestamp",
+            "toTime",
+            "parseDuration",
+            "urlQueryEscape");
 
     /** What an expansion sees. */
-    public record Data(Map<String, String> labels, Map<String, String> externalLabels, String externalUrl, double value) {
-    }
+    public record Data(
+            Map<String, String> labels, Map<String, String> externalLabels, String externalUrl, double value) {}
 
-    private sealed interface Node permits Text, Action {
-    }
+    private sealed interface Node permits Text, Action {}
 
-    private record Text(String text) implements Node {
-    }
+    private record Text(String text) implements Node {}
 
     /** {@code declare} is the variable it assigns ({@code $x := ...}), or null for an action that prints. */
-    private record Action(String declare, Pipeline pipeline) implements Node {
-    }
+    private record Action(String declare, Pipeline pipeline) implements Node {}
 
-    private record Pipeline(List<Command> commands) {
-    }
+    private record Pipeline(List<Command> commands) {}
 
-    private record Command(List<Operand> operands) {
-    }
+    private record Command(List<Operand> operands) {}
 
-    private sealed interface Operand permits Literal, Variable, Field, Function, Sub {
-    }
+    private sealed interface Operand permits Literal, Variable, Field, Function, Sub {}
 
-    private record Literal(Object value) implements Operand {
-    }
+    private record Literal(Object value) implements Operand {}
 
-    private record Variable(String name, List<String> fields) implements Operand {
-    }
+    private record Variable(String name, List<String> fields) implements Operand {}
 
-    private record Field(List<String> fields) implements Operand {
-    }
+    private record Field(List<String> fields) implements Operand {}
 
-    private record Function(String name) implements Operand {
-    }
+    private record Function(String name) implements Operand {}
 
-    private record Sub(Pipeline pipeline) implements Operand {
-    }
+    private record Sub(Pipeline pipeline) implements Operand {}
 
     private final String name;
     private final List<Node> nodes;
@@ -85,8 +114,8 @@ public final class GoTemplate {
     /** Parses {@code source}; {@code name} appears in messages (Prometheus names them {@code __alert_<alertname>}). */
     public static GoTemplate parse(String name, String source) throws TemplateException {
         if (source.length() > MAX_SOURCE) {
-            throw new TemplateException("template: " + name + ": " + source.length() + " characters, at most "
-                    + MAX_SOURCE + " allowed");
+            throw new TemplateException(
+                    "template: " + name + ": " + source.length() + " characters, at most " + MAX_SOURCE + " allowed");
         }
         return new Parser(name, source).parse();
     }
@@ -111,8 +140,8 @@ public final class GoTemplate {
                 }
             }
             if (out.length() > MAX_OUTPUT) {
-                throw new TemplateException("template: " + name + ": the expansion is longer than " + MAX_OUTPUT
-                        + " characters");
+                throw new TemplateException(
+                        "template: " + name + ": the expansion is longer than " + MAX_OUTPUT + " characters");
             }
         }
         return out.toString();
@@ -150,10 +179,14 @@ public final class GoTemplate {
                     case "ExternalLabels" -> data.externalLabels();
                     case "ExternalURL" -> data.externalUrl();
                     case "Value" -> data.value();
-                    default -> throw new TemplateException("template: " + name + ": can't evaluate field "
-                            + f.fields().get(0));
+                    default ->
+                        throw new TemplateException("template: " + name + ": can't evaluate field "
+                                + f.fields().get(0));
                 };
-                yield fields(root, f.fields().subList(1, f.fields().size()), "." + f.fields().get(0));
+                yield fields(
+                        root,
+                        f.fields().subList(1, f.fields().size()),
+                        "." + f.fields().get(0));
             }
             case Sub s -> eval(s.pipeline(), vars, data);
             case Function fn -> call(fn.name(), List.of());
@@ -198,8 +231,8 @@ public final class GoTemplate {
             }
         }
         if (args.size() != 1) {
-            throw new TemplateException("template: " + name + ": wrong number of args for " + fn + ": want 1 got "
-                    + args.size());
+            throw new TemplateException(
+                    "template: " + name + ": wrong number of args for " + fn + ": want 1 got " + args.size());
         }
         Object a = args.get(0);
         return switch (fn) {
@@ -296,7 +329,8 @@ public final class GoTemplate {
                 }
                 String text = src.substring(i, open);
                 int start = open + 2;
-                boolean trimLeft = start + 1 < src.length() && src.charAt(start) == '-' && isSpace(src.charAt(start + 1));
+                boolean trimLeft =
+                        start + 1 < src.length() && src.charAt(start) == '-' && isSpace(src.charAt(start + 1));
                 if (trimLeft) {
                     text = text.stripTrailing();
                     start += 2;
@@ -309,8 +343,10 @@ public final class GoTemplate {
                 if (close < 0) {
                     throw error("unclosed action");
                 }
-                boolean trimRight = close - 2 >= start && src.charAt(close - 1) == '-' && isSpace(src.charAt(close - 2));
-                String body = src.substring(start, trimRight ? close - 1 : close).strip();
+                boolean trimRight =
+                        close - 2 >= start && src.charAt(close - 1) == '-' && isSpace(src.charAt(close - 2));
+                String body =
+                        src.substring(start, trimRight ? close - 1 : close).strip();
                 i = close + 2;
                 if (trimRight) {
                     while (i < src.length() && isSpace(src.charAt(i))) {
@@ -455,8 +491,10 @@ public final class GoTemplate {
                 throw error("missing value for command");
             }
             if (!(ops.get(0) instanceof Function) && (ops.size() > 1 || piped)) {
-                throw error(ops.size() > 1 ? "can't give argument to non-function " + describe(ops.get(0))
-                        : "non executable command in pipeline stage 2");
+                throw error(
+                        ops.size() > 1
+                                ? "can't give argument to non-function " + describe(ops.get(0))
+                                : "non executable command in pipeline stage 2");
             }
             return new Command(List.copyOf(ops));
         }
@@ -508,9 +546,11 @@ public final class GoTemplate {
             if (c == '-' || c == '+' || Character.isDigit(c)) {
                 int start = pos;
                 pos++;
-                while ((pos < action.length() && "0123456789.eExX_abcdefABCDEF+-".indexOf(action.charAt(pos)) >= 0
+                while ((pos < action.length()
+                                && "0123456789.eExX_abcdefABCDEF+-".indexOf(action.charAt(pos)) >= 0
                                 && !(action.charAt(pos) == '-' || action.charAt(pos) == '+'))
-                        || (pos < action.length() && (action.charAt(pos) == '-' || action.charAt(pos) == '+')
+                        || (pos < action.length()
+                                && (action.charAt(pos) == '-' || action.charAt(pos) == '+')
                                 && (action.charAt(pos - 1) == 'e' || action.charAt(pos - 1) == 'E'))) {
                     pos++;
                 }
@@ -544,7 +584,8 @@ public final class GoTemplate {
 
         private String ident() throws TemplateException {
             int start = pos;
-            while (pos < action.length() && (Character.isLetterOrDigit(action.charAt(pos)) || action.charAt(pos) == '_')) {
+            while (pos < action.length()
+                    && (Character.isLetterOrDigit(action.charAt(pos)) || action.charAt(pos) == '_')) {
                 pos++;
             }
             if (pos == start) {
@@ -557,7 +598,9 @@ public final class GoTemplate {
             List<String> chain = new ArrayList<>();
             while (pos < action.length() && action.charAt(pos) == '.') {
                 pos++;
-                if (pos >= action.length() || isSpace(action.charAt(pos)) || action.charAt(pos) == '|'
+                if (pos >= action.length()
+                        || isSpace(action.charAt(pos))
+                        || action.charAt(pos) == '|'
                         || action.charAt(pos) == ')') {
                     break;
                 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules.store;
 
 import dev.pulse.concurrent.Bounded;
@@ -69,11 +84,13 @@ public final class DynamoDbAlertStore implements AlertStore {
     }
 
     public static Map<String, AttributeValue> ruleKey(String ruleKey) {
-        return Map.of(KeyScheme.PK, AttributeValue.fromS(PREFIX + ruleKey), KeyScheme.SK, AttributeValue.fromS(RULE_SK));
+        return Map.of(
+                KeyScheme.PK, AttributeValue.fromS(PREFIX + ruleKey), KeyScheme.SK, AttributeValue.fromS(RULE_SK));
     }
 
     public static Map<String, AttributeValue> groupKey(String groupKey) {
-        return Map.of(KeyScheme.PK, AttributeValue.fromS(PREFIX + groupKey), KeyScheme.SK, AttributeValue.fromS(GROUP_SK));
+        return Map.of(
+                KeyScheme.PK, AttributeValue.fromS(PREFIX + groupKey), KeyScheme.SK, AttributeValue.fromS(GROUP_SK));
     }
 
     @Override
@@ -92,9 +109,12 @@ public final class DynamoDbAlertStore implements AlertStore {
         AttributeValue encoded = encodeAlerts(alerts);
         int bytes = size(encoded);
         if (bytes > MAX_STATE_BYTES) {
-            throw new AlertStoreException("the state of rule " + ruleKey + " (" + alerts.size() + " alerts) takes "
-                    + bytes + " bytes, more than the " + MAX_STATE_BYTES + " a table item holds: set the group's limit"
-                    + " or make the expression return fewer series", null);
+            throw new AlertStoreException(
+                    "the state of rule " + ruleKey + " (" + alerts.size() + " alerts) takes "
+                            + bytes + " bytes, more than the " + MAX_STATE_BYTES
+                            + " a table item holds: set the group's limit"
+                            + " or make the expression return fewer series",
+                    null);
         }
         item.put("v", AttributeValue.fromN(Long.toString(expectedVersion + 1)));
         item.put("at", AttributeValue.fromN(Long.toString(evaluatedAt)));
@@ -106,18 +126,26 @@ public final class DynamoDbAlertStore implements AlertStore {
         } else {
             put.conditionExpression("#v = :v AND #at < :at")
                     .expressionAttributeNames(Map.of("#v", "v", "#at", "at"))
-                    .expressionAttributeValues(Map.of(":v", AttributeValue.fromN(Long.toString(expectedVersion)),
-                            ":at", AttributeValue.fromN(Long.toString(evaluatedAt))));
+                    .expressionAttributeValues(Map.of(
+                            ":v",
+                            AttributeValue.fromN(Long.toString(expectedVersion)),
+                            ":at",
+                            AttributeValue.fromN(Long.toString(evaluatedAt))));
         }
         Deadline d = deadline.get();
         try {
-            AsyncRetry.call(() -> client.putItem(put.overrideConfiguration(o -> o.apiCallTimeout(d.callTimeout()))
-                    .build()), backoff, d).join();
+            AsyncRetry.call(
+                            () -> client.putItem(put.overrideConfiguration(o -> o.apiCallTimeout(d.callTimeout()))
+                                    .build()),
+                            backoff,
+                            d)
+                    .join();
             return true;
         } catch (CompletionException e) {
             Throwable cause = Bounded.unwrap(e);
             if (!(cause instanceof ConditionalCheckFailedException)) {
-                throw new AlertStoreException("could not write the alert state of rule " + ruleKey + ": " + cause, cause);
+                throw new AlertStoreException(
+                        "could not write the alert state of rule " + ruleKey + ": " + cause, cause);
             }
         }
         // Lost, or won by this very call on an attempt whose answer did not arrive: only then is the token ours.
@@ -136,20 +164,25 @@ public final class DynamoDbAlertStore implements AlertStore {
     public void groupEvaluated(String groupKey, long evaluatedAt) {
         Deadline d = deadline.get();
         try {
-            AsyncRetry.call(() -> client.updateItem(UpdateItemRequest.builder()
-                    .tableName(table)
-                    .key(groupKey(groupKey))
-                    .updateExpression("SET #at = :at")
-                    .conditionExpression("attribute_not_exists(#at) OR #at < :at")
-                    .expressionAttributeNames(Map.of("#at", "at"))
-                    .expressionAttributeValues(Map.of(":at", AttributeValue.fromN(Long.toString(evaluatedAt))))
-                    .overrideConfiguration(o -> o.apiCallTimeout(d.callTimeout()))
-                    .build()), backoff, d).join();
+            AsyncRetry.call(
+                            () -> client.updateItem(UpdateItemRequest.builder()
+                                    .tableName(table)
+                                    .key(groupKey(groupKey))
+                                    .updateExpression("SET #at = :at")
+                                    .conditionExpression("attribute_not_exists(#at) OR #at < :at")
+                                    .expressionAttributeNames(Map.of("#at", "at"))
+                                    .expressionAttributeValues(
+                                            Map.of(":at", AttributeValue.fromN(Long.toString(evaluatedAt))))
+                                    .overrideConfiguration(o -> o.apiCallTimeout(d.callTimeout()))
+                                    .build()),
+                            backoff,
+                            d)
+                    .join();
         } catch (CompletionException e) {
             Throwable cause = Bounded.unwrap(e);
             if (!(cause instanceof ConditionalCheckFailedException)) {
-                throw new AlertStoreException("could not record the evaluation time of group " + groupKey + ": " + cause,
-                        cause);
+                throw new AlertStoreException(
+                        "could not record the evaluation time of group " + groupKey + ": " + cause, cause);
             }
             // Already at or past this time: another evaluation got there first, which is what the cursor says.
         }
@@ -158,12 +191,15 @@ public final class DynamoDbAlertStore implements AlertStore {
     private Map<String, AttributeValue> get(Map<String, AttributeValue> key, String what) {
         Deadline d = deadline.get();
         try {
-            CompletableFuture<GetItemResponse> r = AsyncRetry.call(() -> client.getItem(GetItemRequest.builder()
-                    .tableName(table)
-                    .key(key)
-                    .consistentRead(true)
-                    .overrideConfiguration(o -> o.apiCallTimeout(d.callTimeout()))
-                    .build()), backoff, d);
+            CompletableFuture<GetItemResponse> r = AsyncRetry.call(
+                    () -> client.getItem(GetItemRequest.builder()
+                            .tableName(table)
+                            .key(key)
+                            .consistentRead(true)
+                            .overrideConfiguration(o -> o.apiCallTimeout(d.callTimeout()))
+                            .build()),
+                    backoff,
+                    d);
             GetItemResponse response = r.join();
             return response.hasItem() ? response.item() : Map.of();
         } catch (CompletionException e) {
@@ -201,9 +237,17 @@ public final class DynamoDbAlertStore implements AlertStore {
         Map<String, Alert> out = new HashMap<>();
         al.m().forEach((fp, v) -> {
             Map<String, AttributeValue> m = v.m();
-            out.put(fp, new Alert(sorted(m.get("l")), sorted(m.get("n")),
-                    AlertState.valueOf(m.get("s").s().toUpperCase(java.util.Locale.ROOT)),
-                    Double.parseDouble(m.get("x").s()), number(m, "ac"), number(m, "fi"), number(m, "re"), number(m, "kf")));
+            out.put(
+                    fp,
+                    new Alert(
+                            sorted(m.get("l")),
+                            sorted(m.get("n")),
+                            AlertState.valueOf(m.get("s").s().toUpperCase(java.util.Locale.ROOT)),
+                            Double.parseDouble(m.get("x").s()),
+                            number(m, "ac"),
+                            number(m, "fi"),
+                            number(m, "re"),
+                            number(m, "kf")));
         });
         return Map.copyOf(out);
     }

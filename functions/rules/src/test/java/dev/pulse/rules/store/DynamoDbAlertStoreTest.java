@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.rules.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -53,6 +68,7 @@ class DynamoDbAlertStoreTest {
 
     @RegisterExtension
     static final DynamoDbLocalExtension DYNAMO = new DynamoDbLocalExtension();
+
     private static final String TABLE = "alerts";
     private static final Backoff BACKOFF = new Backoff(5, 50);
     private static final long MINUTE = 60_000;
@@ -81,8 +97,15 @@ class DynamoDbAlertStoreTest {
     private static Alert alert(AlertState state, double value, long activeAt, long firedAt, long resolvedAt, String i) {
         SortedMap<String, String> labels = new TreeMap<>(Map.of("alertname", "A", "instance", i));
         SortedMap<String, String> annotations = new TreeMap<>(Map.of("summary", "value " + value, "empty", ""));
-        return new Alert(Collections.unmodifiableSortedMap(labels), Collections.unmodifiableSortedMap(annotations), state,
-                value, activeAt, firedAt, resolvedAt, 0);
+        return new Alert(
+                Collections.unmodifiableSortedMap(labels),
+                Collections.unmodifiableSortedMap(annotations),
+                state,
+                value,
+                activeAt,
+                firedAt,
+                resolvedAt,
+                0);
     }
 
     private static Map<String, Alert> byFingerprint(Alert... alerts) {
@@ -106,10 +129,18 @@ class DynamoDbAlertStoreTest {
     void replace_thenLoad_returnsEveryFieldOfEveryAlertAndTheNextVersion() {
         DynamoDbAlertStore store = store(DYNAMO.async());
         String rule = newRule();
-        Map<String, Alert> alerts = byFingerprint(alert(AlertState.FIRING, 0.1 + 0.2, MINUTE, 3 * MINUTE, 0, "a"),
+        Map<String, Alert> alerts = byFingerprint(
+                alert(AlertState.FIRING, 0.1 + 0.2, MINUTE, 3 * MINUTE, 0, "a"),
                 alert(AlertState.PENDING, Double.NaN, 2 * MINUTE, 0, 0, "b"),
-                new Alert(new TreeMap<>(Map.of("alertname", "A", "instance", "c")), new TreeMap<>(), AlertState.INACTIVE,
-                        Double.NEGATIVE_INFINITY, MINUTE, 2 * MINUTE, 4 * MINUTE, 3 * MINUTE));
+                new Alert(
+                        new TreeMap<>(Map.of("alertname", "A", "instance", "c")),
+                        new TreeMap<>(),
+                        AlertState.INACTIVE,
+                        Double.NEGATIVE_INFINITY,
+                        MINUTE,
+                        2 * MINUTE,
+                        4 * MINUTE,
+                        3 * MINUTE));
 
         assertThat(store.replace(rule, 0, 4 * MINUTE, alerts)).isTrue();
         AlertStore.Snapshot s = store.load(rule);
@@ -117,8 +148,9 @@ class DynamoDbAlertStoreTest {
         assertThat(s.version()).isEqualTo(1);
         assertThat(s.evaluatedAt()).isEqualTo(4 * MINUTE);
         assertThat(s.alerts()).isEqualTo(alerts);
-        Map<String, AttributeValue> item = DYNAMO.reader().getItem(b -> b.tableName(TABLE)
-                .key(DynamoDbAlertStore.ruleKey(rule))).item();
+        Map<String, AttributeValue> item = DYNAMO.reader()
+                .getItem(b -> b.tableName(TABLE).key(DynamoDbAlertStore.ruleKey(rule)))
+                .item();
         assertThat(item.get("pk").s()).isEqualTo("A#" + rule);
         assertThat(item.get("sk").s()).isEqualTo("rule");
     }
@@ -217,7 +249,8 @@ class DynamoDbAlertStoreTest {
         DynamoDbAlertStore store = store(DYNAMO.async());
         Map<String, Alert> many = new HashMap<>();
         for (int i = 0; i < 2_000; i++) {
-            Alert a = alert(AlertState.FIRING, i, MINUTE, MINUTE, 0, "instance-with-a-long-name-" + "x".repeat(150) + i);
+            Alert a =
+                    alert(AlertState.FIRING, i, MINUTE, MINUTE, 0, "instance-with-a-long-name-" + "x".repeat(150) + i);
             many.put(a.fingerprint(), a);
         }
 
@@ -243,8 +276,10 @@ class DynamoDbAlertStoreTest {
     @Test
     void evaluate_whenTwoEvaluatorsEvaluateTheSameTimeConcurrently_onlyOneReportsTheTransitionToNotify()
             throws Exception {
-        RuleGroup g = RuleFiles.parse("race.yml", "groups:\n- name: g" + RULES.incrementAndGet()
-                + "\n  rules:\n  - {alert: Up, expr: x > 0}\n").get(0);
+        RuleGroup g = RuleFiles.parse(
+                        "race.yml",
+                        "groups:\n- name: g" + RULES.incrementAndGet() + "\n  rules:\n  - {alert: Up, expr: x > 0}\n")
+                .get(0);
         // Both evaluators have read the (empty) state before either writes: the querier waits for both.
         CountDownLatch bothRead = new CountDownLatch(2);
         Querier querier = (expr, t, interval) -> {
@@ -258,7 +293,7 @@ class DynamoDbAlertStoreTest {
         };
         List<Future<GroupEvaluation>> runs = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            GroupEvaluator e = new GroupEvaluator(querier, store(DYNAMO.async()), (k, at, s) -> { }, Map.of(), "");
+            GroupEvaluator e = new GroupEvaluator(querier, store(DYNAMO.async()), (k, at, s) -> {}, Map.of(), "");
             runs.add(pool.submit(() -> e.evaluate(g, 10 * MINUTE)));
         }
         List<GroupEvaluation.Outcome> outcomes = new ArrayList<>();
@@ -266,14 +301,25 @@ class DynamoDbAlertStoreTest {
             outcomes.add(f.get(10, TimeUnit.SECONDS).rules().get(0));
         }
 
-        assertThat(outcomes).filteredOn(o -> !o.superseded()).singleElement()
-                .satisfies(o -> assertThat(o.transitions()).extracting(Alert::state).containsExactly(AlertState.FIRING));
-        assertThat(outcomes).filteredOn(GroupEvaluation.Outcome::superseded).singleElement()
+        assertThat(outcomes)
+                .filteredOn(o -> !o.superseded())
+                .singleElement()
+                .satisfies(o ->
+                        assertThat(o.transitions()).extracting(Alert::state).containsExactly(AlertState.FIRING));
+        assertThat(outcomes)
+                .filteredOn(GroupEvaluation.Outcome::superseded)
+                .singleElement()
                 .satisfies(o -> assertThat(o.transitions()).isEmpty());
         // A retry of the same time after the winner wrote is refused before it queries anything.
-        GroupEvaluation retry = new GroupEvaluator((expr, t, interval) -> {
-            throw new AssertionError("a time already evaluated must not be evaluated again");
-        }, store(DYNAMO.async()), (k, at, s) -> { }, Map.of(), "").evaluate(g, 10 * MINUTE);
+        GroupEvaluation retry = new GroupEvaluator(
+                        (expr, t, interval) -> {
+                            throw new AssertionError("a time already evaluated must not be evaluated again");
+                        },
+                        store(DYNAMO.async()),
+                        (k, at, s) -> {},
+                        Map.of(),
+                        "")
+                .evaluate(g, 10 * MINUTE);
         assertThat(retry.rules().get(0).superseded()).isTrue();
         assertThat(retry.rules().get(0).transitions()).isEmpty();
     }
@@ -295,8 +341,9 @@ class DynamoDbAlertStoreTest {
             if (toLose.getAndDecrement() <= 0) {
                 return landed;
             }
-            return landed.thenCompose(r -> CompletableFuture.failedFuture(
-                    SdkClientException.builder().message("connection reset before the response").build()));
+            return landed.thenCompose(r -> CompletableFuture.failedFuture(SdkClientException.builder()
+                    .message("connection reset before the response")
+                    .build()));
         }
     }
 
@@ -316,10 +363,14 @@ class DynamoDbAlertStoreTest {
                 return delegate.putItem(request);
             }
             throttled.incrementAndGet();
-            return CompletableFuture.failedFuture(DynamoDbException.builder().statusCode(400)
-                    .awsErrorDetails(AwsErrorDetails.builder().errorCode("ProvisionedThroughputExceededException")
-                            .errorMessage("throttled").build())
-                    .message("throttled").build());
+            return CompletableFuture.failedFuture(DynamoDbException.builder()
+                    .statusCode(400)
+                    .awsErrorDetails(AwsErrorDetails.builder()
+                            .errorCode("ProvisionedThroughputExceededException")
+                            .errorMessage("throttled")
+                            .build())
+                    .message("throttled")
+                    .build());
         }
     }
 }

@@ -1,10 +1,24 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.codec;
-
-import dev.pulse.store.schema.KeyScheme;
-import dev.pulse.store.write.ShardCheckpoints;
 
 import dev.pulse.aggregate.Partial;
 import dev.pulse.model.MetricKind;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.write.ShardCheckpoints;
 import java.util.HashMap;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -34,8 +48,7 @@ public final class PartialItems {
      */
     public static final int MAX_PARTIAL_BYTES = 40 * 1024;
 
-    private PartialItems() {
-    }
+    private PartialItems() {}
 
     /**
      * An item's size as DynamoDB counts it: each attribute's name plus its value (strings and binaries by their bytes,
@@ -120,7 +133,8 @@ public final class PartialItems {
      * The catalog entry of a series, with the producer's metric type where it sent one: it rides on this entry, written
      * once per series per container, rather than on every partial.
      */
-    public static Map<String, AttributeValue> catalog(String seriesKey, String name, Map<String, String> dims, MetricKind kind) {
+    public static Map<String, AttributeValue> catalog(
+            String seriesKey, String name, Map<String, String> dims, MetricKind kind) {
         Map<String, AttributeValue> dimValues = new HashMap<>(dims.size() * 2);
         dims.forEach((k, v) -> dimValues.put(k, s(v)));
         Map<String, AttributeValue> item = new HashMap<>(8);
@@ -146,7 +160,8 @@ public final class PartialItems {
             return Map.of(KeyScheme.PK, s(KeyScheme.NAMES_PK), KeyScheme.SK, s(name), NAME, s(name));
         }
         MetricKind bare = new MetricKind(kind.type(), kind.temporality(), kind.unit(), "");
-        return Map.of(KeyScheme.PK, s(KeyScheme.NAMES_PK), KeyScheme.SK, s(name), NAME, s(name), KIND, s(bare.encode()));
+        return Map.of(
+                KeyScheme.PK, s(KeyScheme.NAMES_PK), KeyScheme.SK, s(name), NAME, s(name), KIND, s(bare.encode()));
     }
 
     private static AttributeValue s(String v) {

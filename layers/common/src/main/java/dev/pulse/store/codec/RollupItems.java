@@ -1,9 +1,23 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.codec;
 
-import dev.pulse.store.write.CompactMarks;
-import dev.pulse.store.schema.KeyScheme;
-
 import dev.pulse.aggregate.Summary;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.store.write.CompactMarks;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SortedMap;
@@ -28,6 +42,7 @@ public final class RollupItems {
     public static final String MINUTES = "m";
     /** Legacy: hour summaries as a map. */
     public static final String HOURS = "h";
+
     public static final String TTL = "ttl";
     /**
      * Build version: when the build that wrote the item started reading (epoch ms). Only grows; every rollup
@@ -38,21 +53,21 @@ public final class RollupItems {
     private static final long HOUR_MS = 3_600_000L;
     private static final long DAY_MS = 86_400_000L;
 
-    private RollupItems() {
-    }
+    private RollupItems() {}
 
     /** The hourly item of {@code seriesKey} for the hour starting at {@code hourStart}. */
-    public static Map<String, AttributeValue> hourly(String seriesKey, long hourStart, SortedMap<Integer, Summary> minutes,
-            long ttlSeconds) {
-        Map<String, AttributeValue> item = rollup(seriesKey, hourStart, minutes, (hourStart + HOUR_MS) / 1000 + ttlSeconds);
+    public static Map<String, AttributeValue> hourly(
+            String seriesKey, long hourStart, SortedMap<Integer, Summary> minutes, long ttlSeconds) {
+        Map<String, AttributeValue> item =
+                rollup(seriesKey, hourStart, minutes, (hourStart + HOUR_MS) / 1000 + ttlSeconds);
         item.put(KeyScheme.PK, AttributeValue.fromS(KeyScheme.hourlyPk(seriesKey, hourStart)));
         item.put(KeyScheme.SK, AttributeValue.fromS(KeyScheme.hour(hourStart)));
         return item;
     }
 
     /** The daily item of {@code seriesKey} for the day starting at {@code dayStart}. */
-    public static Map<String, AttributeValue> daily(String seriesKey, long dayStart, SortedMap<Integer, Summary> hours,
-            long ttlSeconds) {
+    public static Map<String, AttributeValue> daily(
+            String seriesKey, long dayStart, SortedMap<Integer, Summary> hours, long ttlSeconds) {
         Map<String, AttributeValue> item = rollup(seriesKey, dayStart, hours, (dayStart + DAY_MS) / 1000 + ttlSeconds);
         item.put(KeyScheme.PK, AttributeValue.fromS(KeyScheme.dailyPk(seriesKey, dayStart)));
         item.put(KeyScheme.SK, AttributeValue.fromS(KeyScheme.day(dayStart)));
@@ -86,7 +101,8 @@ public final class RollupItems {
     }
 
     /** As {@link #buckets(Map, String)}, decoding the sketches only when {@code withSketch}. */
-    public static SortedMap<Integer, Summary> buckets(Map<String, AttributeValue> item, String level, boolean withSketch) {
+    public static SortedMap<Integer, Summary> buckets(
+            Map<String, AttributeValue> item, String level, boolean withSketch) {
         AttributeValue encoded = item.get(BUCKETS);
         if (encoded != null) {
             return SummaryCodec.decodeBuckets(encoded.b().asByteArrayUnsafe(), withSketch);
@@ -106,8 +122,8 @@ public final class RollupItems {
         return total;
     }
 
-    private static Map<String, AttributeValue> rollup(String seriesKey, long start,
-            SortedMap<Integer, Summary> buckets, long ttl) {
+    private static Map<String, AttributeValue> rollup(
+            String seriesKey, long start, SortedMap<Integer, Summary> buckets, long ttl) {
         long count = 0;
         dev.pulse.aggregate.ExactSum sum = new dev.pulse.aggregate.ExactSum();
         for (Summary s : buckets.values()) {
@@ -122,8 +138,10 @@ public final class RollupItems {
         if (readable == 0 || (Math.abs(readable) >= 1e-129 && Math.abs(readable) < 1e125)) { // DynamoDB's number range
             item.put(SummaryAttributes.SUM, AttributeValue.fromN(Double.toString(readable)));
         }
-        item.put(BUCKETS, AttributeValue.fromB(software.amazon.awssdk.core.SdkBytes.fromByteArrayUnsafe(
-                SummaryCodec.encodeBuckets(buckets))));
+        item.put(
+                BUCKETS,
+                AttributeValue.fromB(
+                        software.amazon.awssdk.core.SdkBytes.fromByteArrayUnsafe(SummaryCodec.encodeBuckets(buckets))));
         item.put(TTL, AttributeValue.fromN(Long.toString(ttl)));
         return item;
     }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.codec;
 
 import dev.pulse.aggregate.Partial;
@@ -33,7 +48,8 @@ public final class SeriesCatalog {
         List<CatalogEntry> out = new ArrayList<>();
         for (Partial p : partials) {
             if (!seen.contains(p.seriesKey()) && inBatch.add(p.seriesKey())) {
-                out.add(new CatalogEntry(p.seriesKey(), PartialItems.catalog(p.seriesKey(), p.name(), p.dims(), p.kind())));
+                out.add(new CatalogEntry(
+                        p.seriesKey(), PartialItems.catalog(p.seriesKey(), p.name(), p.dims(), p.kind())));
                 String nameKey = "N#" + p.name();
                 if (!seen.contains(nameKey) && inBatch.add(nameKey)) {
                     out.add(new CatalogEntry(nameKey, PartialItems.name(p.name(), p.kind())));
@@ -54,6 +70,5 @@ public final class SeriesCatalog {
     }
 
     /** A series (or a name, as {@code N#<name>}) and its catalog item. */
-    public record CatalogEntry(String seriesKey, Map<String, AttributeValue> item) {
-    }
+    public record CatalogEntry(String seriesKey, Map<String, AttributeValue> item) {}
 }

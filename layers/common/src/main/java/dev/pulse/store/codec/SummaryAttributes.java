@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.codec;
 
 import dev.pulse.aggregate.ExactSum;
@@ -19,13 +34,13 @@ public final class SummaryAttributes {
     public static final String COUNT = "count";
     /** A readable sum, rounded (rollup totals; legacy items). */
     public static final String SUM = "sum";
+
     static final String SUM_EXACT = "sumx";
     static final String MIN = "min";
     static final String MAX = "max";
     static final String SKETCH = "sketch";
 
-    private SummaryAttributes() {
-    }
+    private SummaryAttributes() {}
 
     public static void put(Map<String, AttributeValue> item, Summary s) {
         item.put(SUMMARY, AttributeValue.fromB(SdkBytes.fromByteArrayUnsafe(SummaryCodec.encode(s))));
@@ -48,7 +63,9 @@ public final class SummaryAttributes {
         ExactSum sum = ExactSum.fromBytes(item.get(SUM_EXACT).b().asByteArrayUnsafe());
         double min = Double.parseDouble(item.get(MIN).n());
         double max = Double.parseDouble(item.get(MAX).n());
-        return withSketch ? Summary.withEncodedSketch(count, sum, min, max, item.get(SKETCH).b().asByteArrayUnsafe())
+        return withSketch
+                ? Summary.withEncodedSketch(
+                        count, sum, min, max, item.get(SKETCH).b().asByteArrayUnsafe())
                 : new Summary(count, sum, min, max, null);
     }
 }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.codec;
 
 import dev.pulse.aggregate.Counter;
@@ -64,8 +79,7 @@ public final class SummaryCodec {
      */
     public static final int ROLLUP_SKETCH_BYTES = 360 * 1024;
 
-    private SummaryCodec() {
-    }
+    private SummaryCodec() {}
 
     public static byte[] encode(Summary s) {
         Out out = new Out(64);
@@ -152,9 +166,12 @@ public final class SummaryCodec {
         boolean valueIsSummary = single && s.count() == 1 && Double.compare(s.min(), c.firstValue()) == 0;
         boolean startAsPrevious = starts && previous != null && c.firstStart() == previous.lastStart();
         boolean noResets = !single && c.resets() == 0;
-        int flags = COUNTER_PRESENT | (single ? COUNTER_SINGLE : 0) | (starts ? COUNTER_STARTS : 0)
+        int flags = COUNTER_PRESENT
+                | (single ? COUNTER_SINGLE : 0)
+                | (starts ? COUNTER_STARTS : 0)
                 | (noResets ? COUNTER_NO_RESETS : 0)
-                | (valueIsSummary ? COUNTER_VALUE_IS_SUMMARY : 0) | (previous != null ? COUNTER_TIME_FROM_PREVIOUS : 0)
+                | (valueIsSummary ? COUNTER_VALUE_IS_SUMMARY : 0)
+                | (previous != null ? COUNTER_TIME_FROM_PREVIOUS : 0)
                 | (startAsPrevious ? COUNTER_START_AS_PREVIOUS : 0);
         out.ensure(1);
         out.b.put((byte) flags);
@@ -278,7 +295,8 @@ public final class SummaryCodec {
             in.position(in.position() + length);
             return new Summary(count, sum, min, max, null);
         }
-        byte[] sketch = Arrays.copyOfRange(in.array(), in.arrayOffset() + in.position(), in.arrayOffset() + in.position() + length);
+        byte[] sketch = Arrays.copyOfRange(
+                in.array(), in.arrayOffset() + in.position(), in.arrayOffset() + in.position() + length);
         in.position(in.position() + length);
         return Summary.withEncodedSketch(count, sum, min, max, sketch);
     }
@@ -305,7 +323,8 @@ public final class SummaryCodec {
 
         void ensure(int n) {
             if (b.remaining() < n) {
-                ByteBuffer bigger = ByteBuffer.allocate(Math.max(b.capacity() * 2, b.position() + n)).order(ByteOrder.LITTLE_ENDIAN);
+                ByteBuffer bigger = ByteBuffer.allocate(Math.max(b.capacity() * 2, b.position() + n))
+                        .order(ByteOrder.LITTLE_ENDIAN);
                 b.flip();
                 bigger.put(b);
                 b = bigger;

@@ -1,7 +1,21 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.read;
 
 import dev.pulse.store.schema.KeyScheme;
-
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -83,8 +97,7 @@ public final class LatestPartials implements Consumer<Map<String, AttributeValue
         held = null;
     }
 
-    private record Newest(long generation, Map<String, AttributeValue> item) {
-    }
+    private record Newest(long generation, Map<String, AttributeValue> item) {}
 
     /**
      * The partials a reader sums, from partial items of any partitions in any order (a Scan's, say): each partition's
@@ -93,7 +106,9 @@ public final class LatestPartials implements Consumer<Map<String, AttributeValue
     public static List<Map<String, AttributeValue>> newestOf(Collection<Map<String, AttributeValue>> items) {
         Map<String, TreeMap<String, Map<String, AttributeValue>>> byPartition = new TreeMap<>();
         for (Map<String, AttributeValue> item : items) {
-            byPartition.computeIfAbsent(item.get(KeyScheme.PK).s(), k -> new TreeMap<>()).put(item.get(KeyScheme.SK).s(), item);
+            byPartition
+                    .computeIfAbsent(item.get(KeyScheme.PK).s(), k -> new TreeMap<>())
+                    .put(item.get(KeyScheme.SK).s(), item);
         }
         List<Map<String, AttributeValue>> out = new ArrayList<>(items.size());
         byPartition.values().forEach(partition -> {

@@ -1,7 +1,21 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.schema;
 
 import dev.pulse.store.read.LatestPartials;
-
 import java.math.BigInteger;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -29,8 +43,7 @@ public final class KeyScheme {
     /** Partition of the metric-name index (SK = name), for listing names by prefix. */
     public static final String NAMES_PK = "N#";
 
-    private KeyScheme() {
-    }
+    private KeyScheme() {}
 
     public static String partialPk(String seriesKey, long minuteStart) {
         return "P#" + seriesKey + "#" + hour(minuteStart);
@@ -47,7 +60,11 @@ public final class KeyScheme {
     public static String partialSk(long minuteStart, String shardId, String firstSequence, long generation) {
         int mm = (int) Math.floorMod(Math.floorDiv(minuteStart, 60_000L), 60L);
         StringBuilder sb = new StringBuilder(45);
-        pad2(sb.append(PARTIAL_MINUTE), mm).append('#').append(compactShard(shardId)).append('#').append(compactSequence(firstSequence));
+        pad2(sb.append(PARTIAL_MINUTE), mm)
+                .append('#')
+                .append(compactShard(shardId))
+                .append('#')
+                .append(compactSequence(firstSequence));
         return sb.append('#').append(generation).toString();
     }
 
@@ -59,8 +76,8 @@ public final class KeyScheme {
     public static String partialSlot(String sk) {
         if (legacyPartial(sk)) {
             int[] at = legacyHashes(sk);
-            return PARTIAL_MINUTE + sk.substring(14, 16) + "#" + compactShard(sk.substring(17, at[0]))
-                    + "#" + compactSequence(sk.substring(at[0] + 1, at[1]));
+            return PARTIAL_MINUTE + sk.substring(14, 16) + "#" + compactShard(sk.substring(17, at[0])) + "#"
+                    + compactSequence(sk.substring(at[0] + 1, at[1]));
         }
         return hashes(sk) >= 3 ? sk.substring(0, sk.lastIndexOf('#')) : sk;
     }
@@ -161,6 +178,7 @@ public final class KeyScheme {
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
     /** The first character of a current-layout partial sort key; sorts after the digits an earlier one starts with. */
     private static final char PARTIAL_MINUTE = 'm';
+
     private static final String KINESIS_SHARD = "shardId-";
     private static final Base64.Encoder BASE64 = Base64.getUrlEncoder().withoutPadding();
 

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.schema;
 
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
@@ -42,8 +57,11 @@ public final class RedriveWindow {
         KinesisEvent.Record oldest = null;
         for (KinesisEvent.KinesisEventRecord r : records) {
             KinesisEvent.Record k = r.getKinesis();
-            if (k != null && k.getApproximateArrivalTimestamp() != null && (oldest == null
-                    || k.getApproximateArrivalTimestamp().getTime() < oldest.getApproximateArrivalTimestamp().getTime())) {
+            if (k != null
+                    && k.getApproximateArrivalTimestamp() != null
+                    && (oldest == null
+                            || k.getApproximateArrivalTimestamp().getTime()
+                                    < oldest.getApproximateArrivalTimestamp().getTime())) {
                 oldest = k;
             }
         }
@@ -55,8 +73,10 @@ public final class RedriveWindow {
         if (age.compareTo(window) <= 0) {
             return null;
         }
-        return "redrive refused: record " + oldest.getSequenceNumber() + " arrived " + Instant.ofEpochMilli(arrival) + ", "
-                + age.toSeconds() + " s ago, past the redrive window of " + window.toSeconds() + " s (PARTIAL_TTL_DAYS less"
+        return "redrive refused: record " + oldest.getSequenceNumber() + " arrived " + Instant.ofEpochMilli(arrival)
+                + ", "
+                + age.toSeconds() + " s ago, past the redrive window of " + window.toSeconds()
+                + " s (PARTIAL_TTL_DAYS less"
                 + " ACCEPT_PAST_SECONDS, an hour, COMPACT_GRACE_SECONDS, the mark settle time and a day of builder lag): its"
                 + " datapoints may belong to hours whose minute partials expire before they can be rebuilt, so they would"
                 + " never reach the rollups. Nothing was written and the DLQ message stays. The stream keeps records longer"

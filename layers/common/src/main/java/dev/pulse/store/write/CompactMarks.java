@@ -1,12 +1,26 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.write;
-
-import dev.pulse.store.schema.KeyScheme;
-import dev.pulse.store.codec.RollupItems;
 
 import dev.pulse.aggregate.Partial;
 import dev.pulse.concurrent.Bounded;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
+import dev.pulse.store.codec.RollupItems;
+import dev.pulse.store.schema.KeyScheme;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,6 +61,7 @@ public final class CompactMarks {
      * long ago, instead of leaving the marks it missed pending for ever.
      */
     public static final String SCAN_PK = "B#build";
+
     public static final String SCAN_SK = "scan";
     public static final String SCAN_FROM = "from";
 
@@ -91,13 +106,21 @@ public final class CompactMarks {
     }
 
     public static Mark hourMark(String seriesKey, long hourStart, long hourlyTtlSeconds) {
-        return new Mark(KeyScheme.hourlyPk(seriesKey, hourStart), KeyScheme.hour(hourStart),
-                hourDue(hourStart, bucket(seriesKey)), hourStart + HOUR_MS, (hourStart + HOUR_MS) / 1000 + hourlyTtlSeconds);
+        return new Mark(
+                KeyScheme.hourlyPk(seriesKey, hourStart),
+                KeyScheme.hour(hourStart),
+                hourDue(hourStart, bucket(seriesKey)),
+                hourStart + HOUR_MS,
+                (hourStart + HOUR_MS) / 1000 + hourlyTtlSeconds);
     }
 
     public static Mark dayMark(String seriesKey, long dayStart, long dailyTtlSeconds) {
-        return new Mark(KeyScheme.dailyPk(seriesKey, dayStart), KeyScheme.day(dayStart),
-                dayDue(dayStart, bucket(seriesKey)), dayStart + DAY_MS, (dayStart + DAY_MS) / 1000 + dailyTtlSeconds);
+        return new Mark(
+                KeyScheme.dailyPk(seriesKey, dayStart),
+                KeyScheme.day(dayStart),
+                dayDue(dayStart, bucket(seriesKey)),
+                dayStart + DAY_MS,
+                (dayStart + DAY_MS) / 1000 + dailyTtlSeconds);
     }
 
     public static String hourDue(long hourStart, int bucket) {
@@ -124,7 +147,8 @@ public final class CompactMarks {
                     if (e != null) {
                         Throwable cause = Bounded.unwrap(e);
                         throw new java.util.concurrent.CompletionException(new StoreException(
-                                "could not set " + marks.size() + " compaction marks: " + cause, cause,
+                                "could not set " + marks.size() + " compaction marks: " + cause,
+                                cause,
                                 new WriteStats(0, 0, 0, 0, 0)));
                     }
                     return null;
@@ -132,24 +156,40 @@ public final class CompactMarks {
     }
 
     private CompletableFuture<?> write(Mark m, long at, Deadline deadline) {
-        return AsyncRetry.call(() -> client.updateItem(UpdateItemRequest.builder()
-                .tableName(table)
-                .key(Map.of(KeyScheme.PK, AttributeValue.fromS(m.pk()), KeyScheme.SK, AttributeValue.fromS(m.sk())))
-                // A built item keeps its TTL; a mark that creates the item gives it the period's rollup TTL.
-                .updateExpression("SET #d = :d, #q = :q, #t = if_not_exists(#t, :t)")
-                // Forward only: a mark write that lands late (after a newer attempt's mark) must not make the period
-                // look settled while the newer attempt's partials are still on their way.
-                .conditionExpression("attribute_not_exists(#d) OR #d < :d")
-                .expressionAttributeNames(Map.of("#d", MARKED, "#q", DUE, "#t", RollupItems.TTL))
-                .expressionAttributeValues(Map.of(":d", AttributeValue.fromN(Long.toString(at)),
-                        ":q", AttributeValue.fromS(m.due()), ":t", AttributeValue.fromN(Long.toString(m.ttlEpochSeconds()))))
-                .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
-                .build()), backoff, deadline)
+        return AsyncRetry.call(
+                        () -> client.updateItem(UpdateItemRequest.builder()
+                                .tableName(table)
+                                .key(Map.of(
+                                        KeyScheme.PK,
+                                        AttributeValue.fromS(m.pk()),
+                                        KeyScheme.SK,
+                                        AttributeValue.fromS(m.sk())))
+                                // A built item keeps its TTL; a mark that creates the item gives it the period's rollup
+                                // TTL.
+                                .updateExpression("SET #d = :d, #q = :q, #t = if_not_exists(#t, :t)")
+                                // Forward only: a mark write that lands late (after a newer attempt's mark) must not
+                                // make the period
+                                // look settled while the newer attempt's partials are still on their way.
+                                .conditionExpression("attribute_not_exists(#d) OR #d < :d")
+                                .expressionAttributeNames(Map.of("#d", MARKED, "#q", DUE, "#t", RollupItems.TTL))
+                                .expressionAttributeValues(Map.of(
+                                        ":d",
+                                        AttributeValue.fromN(Long.toString(at)),
+                                        ":q",
+                                        AttributeValue.fromS(m.due()),
+                                        ":t",
+                                        AttributeValue.fromN(Long.toString(m.ttlEpochSeconds()))))
+                                .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
+                                .build()),
+                        backoff,
+                        deadline)
                 .exceptionally(e -> {
                     if (Bounded.unwrap(e) instanceof ConditionalCheckFailedException) {
                         return null; // a mark at least as new is already set: it announces this attempt's data too
                     }
-                    throw e instanceof java.util.concurrent.CompletionException c ? c : new java.util.concurrent.CompletionException(e);
+                    throw e instanceof java.util.concurrent.CompletionException c
+                            ? c
+                            : new java.util.concurrent.CompletionException(e);
                 });
     }
 }

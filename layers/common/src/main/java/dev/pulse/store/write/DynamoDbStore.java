@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.write;
 
 import dev.pulse.concurrent.Bounded;
@@ -38,7 +53,9 @@ public final class DynamoDbStore {
     public static final int BATCH_SIZE = 25;
 
     private static final Set<String> THROTTLING_CODES = Set.of(
-            "ProvisionedThroughputExceededException", "RequestLimitExceeded", "ThrottlingException",
+            "ProvisionedThroughputExceededException",
+            "RequestLimitExceeded",
+            "ThrottlingException",
             "TransactionInProgressException");
 
     private final DynamoDbAsyncClient client;
@@ -72,7 +89,9 @@ public final class DynamoDbStore {
         for (int i = 0; i < items.size(); i += BATCH_SIZE) {
             List<WriteRequest> chunk = new ArrayList<>(BATCH_SIZE);
             for (Map<String, AttributeValue> item : items.subList(i, Math.min(items.size(), i + BATCH_SIZE))) {
-                chunk.add(WriteRequest.builder().putRequest(PutRequest.builder().item(item).build()).build());
+                chunk.add(WriteRequest.builder()
+                        .putRequest(PutRequest.builder().item(item).build())
+                        .build());
             }
             run.chunks.add(chunk);
         }
@@ -93,8 +112,10 @@ public final class DynamoDbStore {
                         done.complete(run.stats());
                     } else {
                         done.completeExceptionally(new StoreException(
-                                "could not write " + run.itemsNotWritten() + " of " + items.size() + " items: " + failure.getMessage(),
-                                failure, run.stats()));
+                                "could not write " + run.itemsNotWritten() + " of " + items.size() + " items: "
+                                        + failure.getMessage(),
+                                failure,
+                                run.stats()));
                     }
                 }
             });
@@ -122,7 +143,8 @@ public final class DynamoDbStore {
         return writeChunk(run, chunk, 0).thenComposeAsync(v -> nextChunk(run));
     }
 
-    // handle() returns the future of the next attempt, flattened right after by thenCompose(f -> f): nothing is dropped.
+    // handle() returns the future of the next attempt, flattened right after by thenCompose(f -> f): nothing is
+    // dropped.
     @SuppressWarnings("FutureReturnValueIgnored")
     private CompletableFuture<Void> writeChunk(Run run, List<WriteRequest> chunk, int attempt) {
         // No call may outlive the deadline: the handler must still be alive to report a failure.
@@ -139,25 +161,27 @@ public final class DynamoDbStore {
             call = CompletableFuture.failedFuture(e);
         }
         return call.handle((response, error) -> {
-            if (error == null) {
-                List<WriteRequest> unprocessed = response.hasUnprocessedItems()
-                        ? response.unprocessedItems().getOrDefault(tableName, List.of()) : List.of();
-                run.written.add(chunk.size() - unprocessed.size());
-                if (unprocessed.isEmpty()) {
-                    return CompletableFuture.<Void>completedFuture(null);
-                }
-                run.unprocessed.add(unprocessed.size());
-                return retry(run, unprocessed, attempt, null);
-            }
-            Throwable cause = Bounded.unwrap(error);
-            if (isThrottling(cause)) {
-                run.throttles.increment();
-            } else if (!isRetryable(cause)) {
-                run.fail(cause, chunk.size());
-                return CompletableFuture.<Void>completedFuture(null);
-            }
-            return retry(run, chunk, attempt, cause);
-        }).thenCompose(f -> f);
+                    if (error == null) {
+                        List<WriteRequest> unprocessed = response.hasUnprocessedItems()
+                                ? response.unprocessedItems().getOrDefault(tableName, List.of())
+                                : List.of();
+                        run.written.add(chunk.size() - unprocessed.size());
+                        if (unprocessed.isEmpty()) {
+                            return CompletableFuture.<Void>completedFuture(null);
+                        }
+                        run.unprocessed.add(unprocessed.size());
+                        return retry(run, unprocessed, attempt, null);
+                    }
+                    Throwable cause = Bounded.unwrap(error);
+                    if (isThrottling(cause)) {
+                        run.throttles.increment();
+                    } else if (!isRetryable(cause)) {
+                        run.fail(cause, chunk.size());
+                        return CompletableFuture.<Void>completedFuture(null);
+                    }
+                    return retry(run, chunk, attempt, cause);
+                })
+                .thenCompose(f -> f);
     }
 
     private CompletableFuture<Void> retry(Run run, List<WriteRequest> chunk, int attempt, Throwable cause) {
@@ -167,8 +191,10 @@ public final class DynamoDbStore {
         }
         long delay = backoff.delayMillis(attempt);
         if (run.deadline.remainingMillis() <= delay) {
-            Throwable why = cause != null ? cause
-                    : new IllegalStateException(chunk.size() + " items still unprocessed after " + (attempt + 1) + " attempts");
+            Throwable why = cause != null
+                    ? cause
+                    : new IllegalStateException(
+                            chunk.size() + " items still unprocessed after " + (attempt + 1) + " attempts");
             run.fail(why, chunk.size());
             return CompletableFuture.completedFuture(null);
         }
@@ -178,7 +204,8 @@ public final class DynamoDbStore {
     }
 
     static boolean isThrottling(Throwable t) {
-        return t instanceof DynamoDbException e && e.awsErrorDetails() != null
+        return t instanceof DynamoDbException e
+                && e.awsErrorDetails() != null
                 && THROTTLING_CODES.contains(e.awsErrorDetails().errorCode());
     }
 

@@ -1,11 +1,25 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.write;
-
-import dev.pulse.store.schema.KeyScheme;
-import dev.pulse.store.read.LatestPartials;
 
 import dev.pulse.concurrent.Bounded;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
+import dev.pulse.store.read.LatestPartials;
+import dev.pulse.store.schema.KeyScheme;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -70,8 +84,16 @@ public final class ShardCheckpoints {
      * @param decodedAlone  true once one of those decoded the record ({@link #markDecoded})
      * @param aloneRecord   the record those attempts processed alone, or null
      */
-    public record Position(String key, String committed, long generation, long attempts, String lastFailure,
-            long lastFailureGeneration, long aloneAttempts, boolean decodedAlone, String aloneRecord) {
+    public record Position(
+            String key,
+            String committed,
+            long generation,
+            long attempts,
+            String lastFailure,
+            long lastFailureGeneration,
+            long aloneAttempts,
+            boolean decodedAlone,
+            String aloneRecord) {
 
         public Position(String key, String committed, long generation) {
             this(key, committed, generation, 0, null, 0, 0, false, null);
@@ -123,15 +145,18 @@ public final class ShardCheckpoints {
      * UpdateItem (strongly consistent by nature), creating the item on a shard's first batch.
      */
     public CompletableFuture<Position> claim(String key, Deadline deadline) {
-        return AsyncRetry.call(() -> client.updateItem(UpdateItemRequest.builder()
-                        .tableName(table)
-                        .key(key(key))
-                        .updateExpression("ADD #g :one, #n :one")
-                        .expressionAttributeNames(Map.of("#g", GENERATION, "#n", ATTEMPTS))
-                        .expressionAttributeValues(Map.of(":one", AttributeValue.fromN("1")))
-                        .returnValues(ReturnValue.ALL_NEW)
-                        .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
-                        .build()), backoff, deadline)
+        return AsyncRetry.call(
+                        () -> client.updateItem(UpdateItemRequest.builder()
+                                .tableName(table)
+                                .key(key(key))
+                                .updateExpression("ADD #g :one, #n :one")
+                                .expressionAttributeNames(Map.of("#g", GENERATION, "#n", ATTEMPTS))
+                                .expressionAttributeValues(Map.of(":one", AttributeValue.fromN("1")))
+                                .returnValues(ReturnValue.ALL_NEW)
+                                .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
+                                .build()),
+                        backoff,
+                        deadline)
                 .thenApply(r -> position(key, r.attributes()))
                 .exceptionally(e -> {
                     throw storeFailure("could not claim shard " + key, e);
@@ -140,12 +165,15 @@ public final class ShardCheckpoints {
 
     /** The committed position and current generation, without taking one (the redrive writes below it). */
     public CompletableFuture<Position> read(String key, Deadline deadline) {
-        return AsyncRetry.call(() -> client.getItem(GetItemRequest.builder()
-                        .tableName(table)
-                        .key(key(key))
-                        .consistentRead(true)
-                        .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
-                        .build()), backoff, deadline)
+        return AsyncRetry.call(
+                        () -> client.getItem(GetItemRequest.builder()
+                                .tableName(table)
+                                .key(key(key))
+                                .consistentRead(true)
+                                .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
+                                .build()),
+                        backoff,
+                        deadline)
                 .thenApply(r -> position(key, r.hasItem() ? r.item() : Map.of()))
                 .exceptionally(e -> {
                     throw storeFailure("could not read the checkpoint of shard " + key, e);
@@ -159,20 +187,43 @@ public final class ShardCheckpoints {
      * whose response was lost succeeds again: the generation is still the attempt's own.
      */
     public CompletableFuture<Void> commit(Position position, String lastSequence, long now, Deadline deadline) {
-        return AsyncRetry.call(() -> client.updateItem(UpdateItemRequest.builder()
-                        .tableName(table)
-                        .key(key(position.key()))
-                        // The next record starts with a clean count: the attempts at this one are over.
-                        .updateExpression("SET #w = :w, #at = :at REMOVE #n, #f, #fg, #a, #d, #r")
-                        .conditionExpression("#g = :g")
-                        .expressionAttributeNames(Map.of("#w", COMMITTED, "#at", COMMITTED_AT, "#g", GENERATION,
-                                "#n", ATTEMPTS, "#f", FAILURE, "#fg", FAILURE_GENERATION, "#a", ALONE, "#d", DECODED,
-                                "#r", ALONE_RECORD))
-                        .expressionAttributeValues(Map.of(":w", AttributeValue.fromS(lastSequence),
-                                ":at", AttributeValue.fromN(Long.toString(now)),
-                                ":g", AttributeValue.fromN(Long.toString(position.generation()))))
-                        .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
-                        .build()), backoff, deadline)
+        return AsyncRetry.call(
+                        () -> client.updateItem(UpdateItemRequest.builder()
+                                .tableName(table)
+                                .key(key(position.key()))
+                                // The next record starts with a clean count: the attempts at this one are over.
+                                .updateExpression("SET #w = :w, #at = :at REMOVE #n, #f, #fg, #a, #d, #r")
+                                .conditionExpression("#g = :g")
+                                .expressionAttributeNames(Map.of(
+                                        "#w",
+                                        COMMITTED,
+                                        "#at",
+                                        COMMITTED_AT,
+                                        "#g",
+                                        GENERATION,
+                                        "#n",
+                                        ATTEMPTS,
+                                        "#f",
+                                        FAILURE,
+                                        "#fg",
+                                        FAILURE_GENERATION,
+                                        "#a",
+                                        ALONE,
+                                        "#d",
+                                        DECODED,
+                                        "#r",
+                                        ALONE_RECORD))
+                                .expressionAttributeValues(Map.of(
+                                        ":w",
+                                        AttributeValue.fromS(lastSequence),
+                                        ":at",
+                                        AttributeValue.fromN(Long.toString(now)),
+                                        ":g",
+                                        AttributeValue.fromN(Long.toString(position.generation()))))
+                                .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
+                                .build()),
+                        backoff,
+                        deadline)
                 .<Void>thenApply(r -> null)
                 .exceptionally(e -> {
                     Throwable cause = Bounded.unwrap(e);
@@ -193,18 +244,27 @@ public final class ShardCheckpoints {
      * setting aside one attempt closer (and the reason then names the failure it recorded, or a crash).
      */
     public CompletableFuture<Void> release(Position position, boolean alone, Deadline deadline) {
-        return bestEffort(AsyncRetry.call(() -> client.updateItem(UpdateItemRequest.builder()
-                .tableName(table)
-                .key(key(position.key()))
-                .updateExpression(alone ? "ADD #n :minus, #a :minus" : "ADD #n :minus")
-                .conditionExpression(alone ? "#g = :g AND #n > :zero AND #a > :zero" : "#g = :g AND #n > :zero")
-                .expressionAttributeNames(alone ? Map.of("#n", ATTEMPTS, "#g", GENERATION, "#a", ALONE)
-                        : Map.of("#n", ATTEMPTS, "#g", GENERATION))
-                .expressionAttributeValues(Map.of(":minus", AttributeValue.fromN("-1"),
-                        ":zero", AttributeValue.fromN("0"),
-                        ":g", AttributeValue.fromN(Long.toString(position.generation()))))
-                .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
-                .build()), backoff, deadline));
+        return bestEffort(AsyncRetry.call(
+                () -> client.updateItem(UpdateItemRequest.builder()
+                        .tableName(table)
+                        .key(key(position.key()))
+                        .updateExpression(alone ? "ADD #n :minus, #a :minus" : "ADD #n :minus")
+                        .conditionExpression(alone ? "#g = :g AND #n > :zero AND #a > :zero" : "#g = :g AND #n > :zero")
+                        .expressionAttributeNames(
+                                alone
+                                        ? Map.of("#n", ATTEMPTS, "#g", GENERATION, "#a", ALONE)
+                                        : Map.of("#n", ATTEMPTS, "#g", GENERATION))
+                        .expressionAttributeValues(Map.of(
+                                ":minus",
+                                AttributeValue.fromN("-1"),
+                                ":zero",
+                                AttributeValue.fromN("0"),
+                                ":g",
+                                AttributeValue.fromN(Long.toString(position.generation()))))
+                        .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
+                        .build()),
+                backoff,
+                deadline));
     }
 
     /**
@@ -214,15 +274,19 @@ public final class ShardCheckpoints {
      * says nothing about the record could set it aside early. Best effort, like {@link #release}.
      */
     public CompletableFuture<Void> releaseUnanswered(String key, Deadline deadline) {
-        return bestEffort(AsyncRetry.call(() -> client.updateItem(UpdateItemRequest.builder()
-                .tableName(table)
-                .key(key(key))
-                .updateExpression("ADD #n :minus")
-                .conditionExpression("#n > :zero")
-                .expressionAttributeNames(Map.of("#n", ATTEMPTS))
-                .expressionAttributeValues(Map.of(":minus", AttributeValue.fromN("-1"), ":zero", AttributeValue.fromN("0")))
-                .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
-                .build()), backoff, deadline));
+        return bestEffort(AsyncRetry.call(
+                () -> client.updateItem(UpdateItemRequest.builder()
+                        .tableName(table)
+                        .key(key(key))
+                        .updateExpression("ADD #n :minus")
+                        .conditionExpression("#n > :zero")
+                        .expressionAttributeNames(Map.of("#n", ATTEMPTS))
+                        .expressionAttributeValues(
+                                Map.of(":minus", AttributeValue.fromN("-1"), ":zero", AttributeValue.fromN("0")))
+                        .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
+                        .build()),
+                backoff,
+                deadline));
     }
 
     /**
@@ -230,16 +294,22 @@ public final class ShardCheckpoints {
      * aside ({@code failed N attempts: <reason>}). Only while no newer attempt has claimed the shard; best effort.
      */
     public CompletableFuture<Void> recordFailure(Position position, String reason, Deadline deadline) {
-        return bestEffort(AsyncRetry.call(() -> client.updateItem(UpdateItemRequest.builder()
-                .tableName(table)
-                .key(key(position.key()))
-                .updateExpression("SET #f = :f, #fg = :g")
-                .conditionExpression("#g = :g")
-                .expressionAttributeNames(Map.of("#f", FAILURE, "#fg", FAILURE_GENERATION, "#g", GENERATION))
-                .expressionAttributeValues(Map.of(":f", AttributeValue.fromS(reason),
-                        ":g", AttributeValue.fromN(Long.toString(position.generation()))))
-                .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
-                .build()), backoff, deadline));
+        return bestEffort(AsyncRetry.call(
+                () -> client.updateItem(UpdateItemRequest.builder()
+                        .tableName(table)
+                        .key(key(position.key()))
+                        .updateExpression("SET #f = :f, #fg = :g")
+                        .conditionExpression("#g = :g")
+                        .expressionAttributeNames(Map.of("#f", FAILURE, "#fg", FAILURE_GENERATION, "#g", GENERATION))
+                        .expressionAttributeValues(Map.of(
+                                ":f",
+                                AttributeValue.fromS(reason),
+                                ":g",
+                                AttributeValue.fromN(Long.toString(position.generation()))))
+                        .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
+                        .build()),
+                backoff,
+                deadline));
     }
 
     /**
@@ -248,13 +318,22 @@ public final class ShardCheckpoints {
      */
     public CompletableFuture<Void> countAlone(Position position, String record, Deadline deadline) {
         if (record.equals(position.aloneRecord())) {
-            return conditional(position, "ADD #a :one", Map.of("#a", ALONE, "#g", GENERATION),
-                    Map.of(":one", AttributeValue.fromN("1")), "count an attempt", deadline);
+            return conditional(
+                    position,
+                    "ADD #a :one",
+                    Map.of("#a", ALONE, "#g", GENERATION),
+                    Map.of(":one", AttributeValue.fromN("1")),
+                    "count an attempt",
+                    deadline);
         }
         // Counts of another record (one Lambda discarded) say nothing about this one: start again.
-        return conditional(position, "SET #a = :one, #r = :r REMOVE #d", Map.of("#a", ALONE, "#g", GENERATION,
-                        "#r", ALONE_RECORD, "#d", DECODED),
-                Map.of(":one", AttributeValue.fromN("1"), ":r", AttributeValue.fromS(record)), "count an attempt", deadline);
+        return conditional(
+                position,
+                "SET #a = :one, #r = :r REMOVE #d",
+                Map.of("#a", ALONE, "#g", GENERATION, "#r", ALONE_RECORD, "#d", DECODED),
+                Map.of(":one", AttributeValue.fromN("1"), ":r", AttributeValue.fromS(record)),
+                "count an attempt",
+                deadline);
     }
 
     /**
@@ -263,23 +342,36 @@ public final class ShardCheckpoints {
      * name them) did not kill an attempt. Fails with {@link SupersededException} once a newer attempt has claimed.
      */
     public CompletableFuture<Void> markDecoded(Position position, Deadline deadline) {
-        return conditional(position, "SET #d = :true", Map.of("#d", DECODED, "#g", GENERATION),
-                Map.of(":true", AttributeValue.fromBool(true)), "mark the record decoded", deadline);
+        return conditional(
+                position,
+                "SET #d = :true",
+                Map.of("#d", DECODED, "#g", GENERATION),
+                Map.of(":true", AttributeValue.fromBool(true)),
+                "mark the record decoded",
+                deadline);
     }
 
-    private CompletableFuture<Void> conditional(Position position, String update, Map<String, String> names,
-            Map<String, AttributeValue> values, String what, Deadline deadline) {
+    private CompletableFuture<Void> conditional(
+            Position position,
+            String update,
+            Map<String, String> names,
+            Map<String, AttributeValue> values,
+            String what,
+            Deadline deadline) {
         Map<String, AttributeValue> all = new java.util.HashMap<>(values);
         all.put(":g", AttributeValue.fromN(Long.toString(position.generation())));
-        return AsyncRetry.call(() -> client.updateItem(UpdateItemRequest.builder()
-                        .tableName(table)
-                        .key(key(position.key()))
-                        .updateExpression(update)
-                        .conditionExpression("#g = :g")
-                        .expressionAttributeNames(names)
-                        .expressionAttributeValues(all)
-                        .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
-                        .build()), backoff, deadline)
+        return AsyncRetry.call(
+                        () -> client.updateItem(UpdateItemRequest.builder()
+                                .tableName(table)
+                                .key(key(position.key()))
+                                .updateExpression(update)
+                                .conditionExpression("#g = :g")
+                                .expressionAttributeNames(names)
+                                .expressionAttributeValues(all)
+                                .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
+                                .build()),
+                        backoff,
+                        deadline)
                 .<Void>thenApply(r -> null)
                 .exceptionally(e -> {
                     if (Bounded.unwrap(e) instanceof ConditionalCheckFailedException) {
@@ -309,9 +401,15 @@ public final class ShardCheckpoints {
         AttributeValue fg = item.get(FAILURE_GENERATION);
         AttributeValue a = item.get(ALONE);
         AttributeValue d = item.get(DECODED);
-        return new Position(key, w == null ? null : w.s(), g == null ? 0 : Long.parseLong(g.n()),
-                n == null ? 0 : Long.parseLong(n.n()), f == null ? null : f.s(), fg == null ? 0 : Long.parseLong(fg.n()),
-                a == null ? 0 : Long.parseLong(a.n()), d != null && Boolean.TRUE.equals(d.bool()),
+        return new Position(
+                key,
+                w == null ? null : w.s(),
+                g == null ? 0 : Long.parseLong(g.n()),
+                n == null ? 0 : Long.parseLong(n.n()),
+                f == null ? null : f.s(),
+                fg == null ? 0 : Long.parseLong(fg.n()),
+                a == null ? 0 : Long.parseLong(a.n()),
+                d != null && Boolean.TRUE.equals(d.bool()),
                 item.get(ALONE_RECORD) == null ? null : item.get(ALONE_RECORD).s());
     }
 

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,14 +36,24 @@ class CatalogKindCostTest {
 
     private static final long T0 = 1_795_262_400_000L;
     /** The OpenTelemetry SDKs' default explicit bounds for a histogram. */
-    private static final List<Double> SDK_BOUNDS = List.of(0.0, 5.0, 10.0, 25.0, 50.0, 75.0, 100.0, 250.0, 500.0, 750.0,
-            1000.0, 2500.0, 5000.0, 7500.0, 10000.0);
+    private static final List<Double> SDK_BOUNDS = List.of(
+            0.0, 5.0, 10.0, 25.0, 50.0, 75.0, 100.0, 250.0, 500.0, 750.0, 1000.0, 2500.0, 5000.0, 7500.0, 10000.0);
 
     private static Partial partial(MetricKind kind) {
         BatchAggregator agg = new BatchAggregator("shardId-000000000000");
-        Map<String, String> dims = Map.of("service.name", "checkout", "http.route", "/api/cart/{id}",
-                "http.request.method", "GET", "http.response.status_code", "200", "deployment.environment", "prod");
-        agg.addRecord("1", List.of(new Datapoint("http.server.request.duration", dims, T0, 0.25, "Seconds", null, kind)));
+        Map<String, String> dims = Map.of(
+                "service.name",
+                "checkout",
+                "http.route",
+                "/api/cart/{id}",
+                "http.request.method",
+                "GET",
+                "http.response.status_code",
+                "200",
+                "deployment.environment",
+                "prod");
+        agg.addRecord(
+                "1", List.of(new Datapoint("http.server.request.duration", dims, T0, 0.25, "Seconds", null, kind)));
         return agg.partials().iterator().next();
     }
 
@@ -46,10 +71,13 @@ class CatalogKindCostTest {
         int without = PartialItems.itemBytes(PartialItems.catalog(p.seriesKey(), p.name(), p.dims()));
         int with = PartialItems.itemBytes(PartialItems.catalog(p.seriesKey(), p.name(), p.dims(), p.kind()));
         int name = PartialItems.itemBytes(PartialItems.name(p.name(), p.kind()));
-        System.out.printf("catalog entry %d -> %d bytes; name entry %d -> %d bytes%n", without, with,
-                PartialItems.itemBytes(PartialItems.name(p.name())), name);
-        assertThat(with - without).isBetween(1, 100);  // 'otel' and 'histogram|delta|0,5,...,10000|s'
-        assertThat(Math.ceilDiv(with, 1024)).isEqualTo(Math.ceilDiv(without, 1024)).isEqualTo(1);
+        System.out.printf(
+                "catalog entry %d -> %d bytes; name entry %d -> %d bytes%n",
+                without, with, PartialItems.itemBytes(PartialItems.name(p.name())), name);
+        assertThat(with - without).isBetween(1, 100); // 'otel' and 'histogram|delta|0,5,...,10000|s'
+        assertThat(Math.ceilDiv(with, 1024))
+                .isEqualTo(Math.ceilDiv(without, 1024))
+                .isEqualTo(1);
         assertThat(name).isLessThan(1024);
     }
 

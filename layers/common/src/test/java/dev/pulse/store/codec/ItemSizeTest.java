@@ -1,6 +1,19 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.codec;
-
-import dev.pulse.store.schema.KeyScheme;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -14,6 +27,7 @@ import dev.pulse.aggregate.Summary;
 import dev.pulse.model.Datapoint;
 import dev.pulse.model.DatapointValidator;
 import dev.pulse.model.SeriesKey;
+import dev.pulse.store.schema.KeyScheme;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,7 +57,7 @@ class ItemSizeTest {
 
     private static Map<String, String> longestDims() {
         Map<String, String> dims = new LinkedHashMap<>();
-        dims.put("k".repeat(100), "é".repeat(120));  // 2 bytes each in UTF-8
+        dims.put("k".repeat(100), "é".repeat(120)); // 2 bytes each in UTF-8
         dims.put("l".repeat(100), "v".repeat(180));
         dims.put("m".repeat(60), "x".repeat(78));
         return dims;
@@ -52,7 +66,7 @@ class ItemSizeTest {
     /** The widest sketch: every bin of both signs used, each count near 2^53 (the longest varints). */
     private static DDSketch widestSketch() {
         DDSketch s = Sketches.create();
-        double gamma = (1 + Sketches.RELATIVE_ACCURACY) / (1 - Sketches.RELATIVE_ACCURACY);  // one bin apart
+        double gamma = (1 + Sketches.RELATIVE_ACCURACY) / (1 - Sketches.RELATIVE_ACCURACY); // one bin apart
         for (int i = 0; i < Sketches.MAX_BINS + 100; i++) {
             double v = DatapointValidator.MAX_MAGNITUDE / Math.pow(gamma, i);
             s.accept(v, (1L << 52) + i);
@@ -80,27 +94,33 @@ class ItemSizeTest {
     void widestSketch_encodesToAbout36Kilobytes() {
         int bytes = Sketches.serialize(widestSketch()).length;
 
-        assertThat(bytes).isBetween(30_000, 40_000);  // measured: the bound every size below is built on
+        assertThat(bytes).isBetween(30_000, 40_000); // measured: the bound every size below is built on
     }
 
     @Test
     void partial_whenEverythingIsAtItsLimit_fitsWithinMaxPartialBytesAndKeyLimits() {
         String seriesKey = SeriesKey.of(longestName(), longestDims());
-        assertThat(seriesKey.getBytes(StandardCharsets.UTF_8).length).isBetween(1_000, DatapointValidator.MAX_SERIES_KEY_BYTES);
+        assertThat(seriesKey.getBytes(StandardCharsets.UTF_8).length)
+                .isBetween(1_000, DatapointValidator.MAX_SERIES_KEY_BYTES);
         BatchAggregator agg = new BatchAggregator("shardId-000000000123");
-        agg.addRecord("49" + "9".repeat(54), List.of(Datapoint.preAggregated(longestName(), longestDims(), T0, "€".repeat(64),
-                worstSummary())));
+        agg.addRecord(
+                "49" + "9".repeat(54),
+                List.of(Datapoint.preAggregated(longestName(), longestDims(), T0, "€".repeat(64), worstSummary())));
         Partial a = agg.partials().iterator().next();
 
         Map<String, AttributeValue> item = PartialItems.partial(a, 86_400L * 400, Long.MAX_VALUE);
 
         int bytes = PartialItems.itemBytes(item);
         assertThat(bytes).isLessThanOrEqualTo(PartialItems.MAX_PARTIAL_BYTES).isLessThan(SummaryCodec.MAX_ITEM_BYTES);
-        assertThat(item.get(KeyScheme.PK).s().getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(DYNAMODB_PK_BYTES);
-        assertThat(item.get(KeyScheme.SK).s().getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(DYNAMODB_SK_BYTES);
+        assertThat(item.get(KeyScheme.PK).s().getBytes(StandardCharsets.UTF_8).length)
+                .isLessThanOrEqualTo(DYNAMODB_PK_BYTES);
+        assertThat(item.get(KeyScheme.SK).s().getBytes(StandardCharsets.UTF_8).length)
+                .isLessThanOrEqualTo(DYNAMODB_SK_BYTES);
         Map<String, AttributeValue> catalog = PartialItems.catalog(a.seriesKey(), a.name(), a.dims());
-        assertThat(catalog.get(KeyScheme.SK).s().getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(DYNAMODB_SK_BYTES);
-        assertThat(catalog.get(KeyScheme.PK).s().getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(DYNAMODB_PK_BYTES);
+        assertThat(catalog.get(KeyScheme.SK).s().getBytes(StandardCharsets.UTF_8).length)
+                .isLessThanOrEqualTo(DYNAMODB_SK_BYTES);
+        assertThat(catalog.get(KeyScheme.PK).s().getBytes(StandardCharsets.UTF_8).length)
+                .isLessThanOrEqualTo(DYNAMODB_PK_BYTES);
         assertThat(PartialItems.itemBytes(catalog)).isLessThan(SummaryCodec.MAX_ITEM_BYTES);
     }
 
@@ -118,8 +138,10 @@ class ItemSizeTest {
 
         assertThat(PartialItems.itemBytes(hourly)).isLessThan(SummaryCodec.MAX_ITEM_BYTES);
         assertThat(PartialItems.itemBytes(daily)).isLessThan(SummaryCodec.MAX_ITEM_BYTES);
-        assertThat(hourly.get(KeyScheme.PK).s().getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(DYNAMODB_PK_BYTES);
-        assertThat(daily.get(KeyScheme.PK).s().getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(DYNAMODB_PK_BYTES);
+        assertThat(hourly.get(KeyScheme.PK).s().getBytes(StandardCharsets.UTF_8).length)
+                .isLessThanOrEqualTo(DYNAMODB_PK_BYTES);
+        assertThat(daily.get(KeyScheme.PK).s().getBytes(StandardCharsets.UTF_8).length)
+                .isLessThanOrEqualTo(DYNAMODB_PK_BYTES);
     }
 
     @Test
@@ -130,7 +152,8 @@ class ItemSizeTest {
             summaries.put(i, s);
         }
 
-        Summary back = SummaryCodec.decodeBuckets(SummaryCodec.encodeBuckets(summaries), true).get(59);
+        Summary back = SummaryCodec.decodeBuckets(SummaryCodec.encodeBuckets(summaries), true)
+                .get(59);
 
         assertThat(back.count()).isEqualTo(s.count());
         assertThat(back.min()).isEqualTo(s.min());
@@ -152,7 +175,8 @@ class ItemSizeTest {
             summaries.put(i, s);
         }
 
-        Summary back = SummaryCodec.decodeBuckets(SummaryCodec.encodeBuckets(summaries), true).get(0);
+        Summary back = SummaryCodec.decodeBuckets(SummaryCodec.encodeBuckets(summaries), true)
+                .get(0);
 
         assertThat(back.encodedSketch()).isEqualTo(Sketches.serialize(s.sketch()));
     }
@@ -167,12 +191,13 @@ class ItemSizeTest {
 
         assertThat(back.getCount()).isEqualTo(positive.getCount());
         assertThat(back.getValueAtQuantile(0)).isPositive();
-        assertThat(back.getValueAtQuantile(0.99)).isCloseTo(positive.getValueAtQuantile(0.99),
-                within(positive.getValueAtQuantile(0.99) * 0.02));
+        assertThat(back.getValueAtQuantile(0.99))
+                .isCloseTo(positive.getValueAtQuantile(0.99), within(positive.getValueAtQuantile(0.99) * 0.02));
     }
 
     @Test
     void serializeWithin_isDeterministic() {
-        assertThat(Sketches.serializeWithin(widestSketch(), 6_000)).isEqualTo(Sketches.serializeWithin(widestSketch(), 6_000));
+        assertThat(Sketches.serializeWithin(widestSketch(), 6_000))
+                .isEqualTo(Sketches.serializeWithin(widestSketch(), 6_000));
     }
 }

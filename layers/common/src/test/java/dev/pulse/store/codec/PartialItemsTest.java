@@ -1,13 +1,26 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.codec;
-
-import dev.pulse.store.schema.KeyScheme;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pulse.aggregate.BatchAggregator;
 import dev.pulse.aggregate.Partial;
-import dev.pulse.aggregate.Sketches;
 import dev.pulse.model.Datapoint;
+import dev.pulse.store.schema.KeyScheme;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -20,7 +33,8 @@ class PartialItemsTest {
     private static Partial partial(String unit, double... values) {
         BatchAggregator agg = new BatchAggregator("shardId-000000000001");
         for (int i = 0; i < values.length; i++) {
-            agg.addRecord(Integer.toString(500 + i),
+            agg.addRecord(
+                    Integer.toString(500 + i),
                     List.of(new Datapoint("lat", Map.of("op", "Pay"), T0 + 61_000 + i, values[i], unit)));
         }
         return agg.partials().iterator().next();
@@ -40,8 +54,9 @@ class PartialItemsTest {
         assertThat(s.max()).isEqualTo(5.0);
         assertThat(s.quantile(0.5)).isCloseTo(2.0, org.assertj.core.data.Percentage.withPercentage(1));
         // The key already holds series, minute, shard and first sequence number: the item does not repeat them.
-        assertThat(item).containsOnlyKeys(KeyScheme.PK, KeyScheme.SK, SummaryAttributes.SUMMARY,
-                PartialItems.UNIT, PartialItems.TTL);
+        assertThat(item)
+                .containsOnlyKeys(
+                        KeyScheme.PK, KeyScheme.SK, SummaryAttributes.SUMMARY, PartialItems.UNIT, PartialItems.TTL);
         assertThat(item.get(PartialItems.UNIT).s()).isEqualTo("Milliseconds");
     }
 
@@ -103,7 +118,9 @@ class PartialItemsTest {
         minutes.remove(0);
         Map<String, AttributeValue> small = RollupItems.hourly("a", T0, minutes, 60);
 
-        assertThat(big).doesNotContainKey(SummaryAttributes.SUM).containsEntry(SummaryAttributes.COUNT, AttributeValue.fromN("3"));
+        assertThat(big)
+                .doesNotContainKey(SummaryAttributes.SUM)
+                .containsEntry(SummaryAttributes.COUNT, AttributeValue.fromN("3"));
         assertThat(RollupItems.total(big, RollupItems.MINUTES).sum()).isEqualTo(2e200);
         assertThat(small.get(SummaryAttributes.SUM).n()).isEqualTo("1.5");
     }

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,14 +56,17 @@ class SummaryCodecCounterTest {
         return Stream.of(
                 Arguments.of("one sample", counter(new long[][] {{5_000, 0}}, new double[] {42})),
                 Arguments.of("one sample with a start time", counter(new long[][] {{5_000, START}}, new double[] {42})),
-                Arguments.of("several, no start time", counter(new long[][] {{1_000, 0}, {31_000, 0}, {59_999, 0}},
-                        new double[] {10, 17.5, 20})),
+                Arguments.of(
+                        "several, no start time",
+                        counter(new long[][] {{1_000, 0}, {31_000, 0}, {59_999, 0}}, new double[] {10, 17.5, 20})),
                 Arguments.of("a reset by value", counter(new long[][] {{1_000, 0}, {31_000, 0}}, new double[] {10, 2})),
-                Arguments.of("a reset by start time", counter(new long[][] {{1_000, START}, {31_000, START + 1}},
-                        new double[] {10, 20})),
+                Arguments.of(
+                        "a reset by start time",
+                        counter(new long[][] {{1_000, START}, {31_000, START + 1}}, new double[] {10, 20})),
                 Arguments.of("ties at one time", counter(new long[][] {{0, 0}, {0, 0}}, new double[] {3, 1})),
-                Arguments.of("an exact increase of three partials", counter(new long[][] {{0, 0}, {1, 0}, {2, 0}},
-                        new double[] {1e16, 1e16 + 2, 1})));
+                Arguments.of(
+                        "an exact increase of three partials",
+                        counter(new long[][] {{0, 0}, {1, 0}, {2, 0}}, new double[] {1e16, 1e16 + 2, 1})));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -106,7 +124,7 @@ class SummaryCodecCounterTest {
 
         int extra = SummaryCodec.encode(c).length - SummaryCodec.encode(gauge(1234.5)).length;
 
-        assertThat(extra).isBetween(1, 8);  // flags, the time as a varint
+        assertThat(extra).isBetween(1, 8); // flags, the time as a varint
     }
 
     @Test
@@ -114,8 +132,11 @@ class SummaryCodecCounterTest {
         byte[] legacy = SummaryCodec.encode(gauge(4, 5));
 
         assertThat(SummaryCodec.decode(legacy, true).counter()).isNull();
-        assertThat(SummaryCodec.decodeBuckets(SummaryCodec.encodeBuckets(new TreeMap<>(java.util.Map.of(3, gauge(4)))), true)
-                .get(3).counter()).isNull();
+        assertThat(SummaryCodec.decodeBuckets(
+                                SummaryCodec.encodeBuckets(new TreeMap<>(java.util.Map.of(3, gauge(4)))), true)
+                        .get(3)
+                        .counter())
+                .isNull();
     }
 
     @Test
@@ -148,13 +169,13 @@ class SummaryCodecCounterTest {
         double total = 5_000;
         for (int m = 0; m < 60; m++) {
             if (m == 17 || m == 40) {
-                continue;  // minutes without data
+                continue; // minutes without data
             }
             if (m == 23) {
-                start += 7_000_000_000L;  // the writer restarted
+                start += 7_000_000_000L; // the writer restarted
                 total = 2;
             }
-            long s = m == 50 ? START - 1 : start;  // a start time older than the one before: kept as sent
+            long s = m == 50 ? START - 1 : start; // a start time older than the one before: kept as sent
             int samples = 1 + m % 3;
             long[][] ts = new long[samples][];
             double[] values = new double[samples];
@@ -170,7 +191,8 @@ class SummaryCodecCounterTest {
         SortedMap<Integer, Summary> got = SummaryCodec.decodeBuckets(SummaryCodec.encodeBuckets(minutes), false);
 
         assertThat(got.keySet()).isEqualTo(minutes.keySet());
-        minutes.forEach((m, want) -> assertThat(got.get(m).counter()).as("minute %d", m).isEqualTo(want.counter()));
+        minutes.forEach(
+                (m, want) -> assertThat(got.get(m).counter()).as("minute %d", m).isEqualTo(want.counter()));
         Summary all = Summary.withoutSketch();
         got.values().forEach(all::merge);
         Summary wantAll = Summary.withoutSketch();

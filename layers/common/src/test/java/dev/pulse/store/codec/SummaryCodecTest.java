@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,9 +23,9 @@ import java.util.Map;
 import java.util.SortedMap;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 class SummaryCodecTest {
@@ -68,11 +83,16 @@ class SummaryCodecTest {
         Summary want = summary(new SplittableRandom(3), 5);
         Map<String, AttributeValue> legacy = new java.util.HashMap<>();
         legacy.put("count", AttributeValue.fromN("5"));
-        legacy.put("sumx", AttributeValue.fromB(software.amazon.awssdk.core.SdkBytes.fromByteArray(want.exactSum().toBytes())));
+        legacy.put(
+                "sumx",
+                AttributeValue.fromB(software.amazon.awssdk.core.SdkBytes.fromByteArray(
+                        want.exactSum().toBytes())));
         legacy.put("min", AttributeValue.fromN(Double.toString(want.min())));
         legacy.put("max", AttributeValue.fromN(Double.toString(want.max())));
-        legacy.put("sketch", AttributeValue.fromB(software.amazon.awssdk.core.SdkBytes.fromByteArray(
-                dev.pulse.aggregate.Sketches.serialize(want.sketch()))));
+        legacy.put(
+                "sketch",
+                AttributeValue.fromB(software.amazon.awssdk.core.SdkBytes.fromByteArray(
+                        dev.pulse.aggregate.Sketches.serialize(want.sketch()))));
 
         assertSame(SummaryAttributes.read(legacy), want);
     }
@@ -92,6 +112,7 @@ class SummaryCodecTest {
     @Test
     void decodeBuckets_whenUnknownVersion_refuses() {
         assertThatThrownBy(() -> SummaryCodec.decodeBuckets(new byte[] {9}, true))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("version 9");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("version 9");
     }
 }

@@ -1,9 +1,23 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.read;
-
-import dev.pulse.store.schema.KeyScheme;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pulse.store.schema.KeyScheme;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -73,13 +87,14 @@ class LatestPartialsTest {
 
         List<String> out = run(sks.stream().map(sk -> item(sk, sk)).toList());
 
-        assertThat(out).containsExactlyInAnyOrder(
-                KeyScheme.partialSk(MINUTE, shard, "100", 5),
-                KeyScheme.partialSk(MINUTE, shard, "300", 6),
-                KeyScheme.partialSk(MINUTE + 20 * 60_000L, shard, "300", 6),
-                KeyScheme.partialSk(MINUTE + 40 * 60_000L, shard, "300", 6),
-                "2025-11-21T16:01#" + shard + "#200#2",
-                "2025-11-21T16:02#" + shard + "#100#4");
+        assertThat(out)
+                .containsExactlyInAnyOrder(
+                        KeyScheme.partialSk(MINUTE, shard, "100", 5),
+                        KeyScheme.partialSk(MINUTE, shard, "300", 6),
+                        KeyScheme.partialSk(MINUTE + 20 * 60_000L, shard, "300", 6),
+                        KeyScheme.partialSk(MINUTE + 40 * 60_000L, shard, "300", 6),
+                        "2025-11-21T16:01#" + shard + "#200#2",
+                        "2025-11-21T16:02#" + shard + "#100#4");
     }
 
     @Test
@@ -102,12 +117,13 @@ class LatestPartialsTest {
     void accept_whenEarlierLayoutPartialAfterACurrentOne_refusesTheOrder() {
         // DynamoDB returns a partition in key order, where the earlier layout comes first; anything else would let a
         // record count twice, so it is refused rather than summed.
-        LatestPartials latest = new LatestPartials(i -> { });
+        LatestPartials latest = new LatestPartials(i -> {});
         latest.accept(item(KeyScheme.partialSk(MINUTE, "shardId-000000000000", "100", 2), "current"));
 
         org.assertj.core.api.Assertions.assertThatThrownBy(
-                () -> latest.accept(item("2025-11-21T16:01#shardId-000000000000#100#1", "earlier")))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("out of key order");
+                        () -> latest.accept(item("2025-11-21T16:01#shardId-000000000000#100#1", "earlier")))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("out of key order");
     }
 
     @Test
@@ -116,11 +132,31 @@ class LatestPartialsTest {
         String slot1 = KeyScheme.partialSk(MINUTE, "s", "100", 1);
         String slot2 = KeyScheme.partialSk(MINUTE, "s", "100", 2);
         List<Map<String, AttributeValue>> items = List.of(
-                Map.of(KeyScheme.PK, AttributeValue.fromS("P#b"), KeyScheme.SK, AttributeValue.fromS(slot1), "tag", AttributeValue.fromS("b1")),
-                Map.of(KeyScheme.PK, AttributeValue.fromS("P#a"), KeyScheme.SK, AttributeValue.fromS(slot2), "tag", AttributeValue.fromS("a2")),
-                Map.of(KeyScheme.PK, AttributeValue.fromS("P#a"), KeyScheme.SK, AttributeValue.fromS(slot1), "tag", AttributeValue.fromS("a1")));
+                Map.of(
+                        KeyScheme.PK,
+                        AttributeValue.fromS("P#b"),
+                        KeyScheme.SK,
+                        AttributeValue.fromS(slot1),
+                        "tag",
+                        AttributeValue.fromS("b1")),
+                Map.of(
+                        KeyScheme.PK,
+                        AttributeValue.fromS("P#a"),
+                        KeyScheme.SK,
+                        AttributeValue.fromS(slot2),
+                        "tag",
+                        AttributeValue.fromS("a2")),
+                Map.of(
+                        KeyScheme.PK,
+                        AttributeValue.fromS("P#a"),
+                        KeyScheme.SK,
+                        AttributeValue.fromS(slot1),
+                        "tag",
+                        AttributeValue.fromS("a1")));
 
-        assertThat(LatestPartials.newestOf(items)).extracting(i -> i.get("tag").s()).containsExactly("a2", "b1");
+        assertThat(LatestPartials.newestOf(items))
+                .extracting(i -> i.get("tag").s())
+                .containsExactly("a2", "b1");
     }
 
     @Test

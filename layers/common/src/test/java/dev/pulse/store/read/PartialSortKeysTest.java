@@ -1,10 +1,24 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.read;
-
-import dev.pulse.store.schema.KeyScheme;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
+import dev.pulse.store.schema.KeyScheme;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -64,7 +78,9 @@ class PartialSortKeysTest {
         for (String sk : sorted) {
             String slot = KeyScheme.partialSlot(sk);
             if (!slot.equals(current)) {
-                assertThat(closed.add(slot)).as("slot %s comes back after other slots in %s", slot, sorted).isTrue();
+                assertThat(closed.add(slot))
+                        .as("slot %s comes back after other slots in %s", slot, sorted)
+                        .isTrue();
                 current = slot;
             }
         }
@@ -90,7 +106,8 @@ class PartialSortKeysTest {
 
         List<String> out = run(sks.stream().map(sk -> item(sk, sk)).toList());
 
-        assertThat(out).containsExactlyInAnyOrder(legacySk(MINUTE, SHARD, "100", 12), legacySk(MINUTE, SHARD, "102", 13));
+        assertThat(out)
+                .containsExactlyInAnyOrder(legacySk(MINUTE, SHARD, "100", 12), legacySk(MINUTE, SHARD, "102", 13));
     }
 
     /**
@@ -101,12 +118,15 @@ class PartialSortKeysTest {
      */
     @Test
     void latestPartials_whenPartitionHoldsNoLegacyPartial_keepsConstantMemory() throws Exception {
-        LatestPartials latest = new LatestPartials(i -> { });
+        LatestPartials latest = new LatestPartials(i -> {});
         int n = 100_000;
         List<String> sks = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            sks.add(KeyScheme.partialSk(MINUTE + (i % 60) * 60_000L, "shardId-0000000000" + (i % 100),
-                    "4959033827149025660855969253836157109592157598913" + (1_000_000 + i), 7));
+            sks.add(KeyScheme.partialSk(
+                    MINUTE + (i % 60) * 60_000L,
+                    "shardId-0000000000" + (i % 100),
+                    "4959033827149025660855969253836157109592157598913" + (1_000_000 + i),
+                    7));
         }
         sks.sort(DYNAMO_ORDER);
         for (String sk : sks) {
@@ -119,7 +139,9 @@ class PartialSortKeysTest {
             remembered += v instanceof Collection<?> c ? c.size() : v instanceof Map<?, ?> m ? m.size() : 0;
         }
 
-        assertThat(remembered).as("entries held in the reader's collections before finish()").isLessThan(10);
+        assertThat(remembered)
+                .as("entries held in the reader's collections before finish()")
+                .isLessThan(10);
     }
 
     // --- the key: adjacency, injectivity, the minute -----------------------------------------------------------
@@ -207,7 +229,7 @@ class PartialSortKeysTest {
             case 2 -> n + ".0" + random.nextInt(0, 20); // sub with a leading zero
             case 3 -> "0" + n; // leading zero
             case 4 -> "";
-            case 5 -> n + "." ;
+            case 5 -> n + ".";
             case 6 -> "=" + n;
             case 7 -> n + "." + random.nextInt(0, 20) + "." + random.nextInt(0, 20);
             default -> nasty(random, 8);
@@ -233,8 +255,11 @@ class PartialSortKeysTest {
                     case 2 -> random.nextLong(0, Long.MAX_VALUE);
                     default -> 9 * (long) Math.pow(10, random.nextInt(0, 12));
                 };
-                sks.add(KeyScheme.partialSk(MINUTE + random.nextInt(0, 2) * 60_000L, shards.get(random.nextInt(6)),
-                        seqs.get(random.nextInt(6)), g));
+                sks.add(KeyScheme.partialSk(
+                        MINUTE + random.nextInt(0, 2) * 60_000L,
+                        shards.get(random.nextInt(6)),
+                        seqs.get(random.nextInt(6)),
+                        g));
             }
             assertAdjacent(sks);
         }
@@ -250,8 +275,11 @@ class PartialSortKeysTest {
             String seq = sequence(random);
             long minute = MINUTE - 60_000L + random.nextInt(0, 60) * 60_000L;
             List<Object> in = List.of(minute, shard, seq);
-            List<Object> before = seen.putIfAbsent(KeyScheme.partialSlot(KeyScheme.partialSk(minute, shard, seq, 1)), in);
-            assertThat(before == null || before.equals(in)).as("%s and %s share a slot", before, in).isTrue();
+            List<Object> before =
+                    seen.putIfAbsent(KeyScheme.partialSlot(KeyScheme.partialSk(minute, shard, seq, 1)), in);
+            assertThat(before == null || before.equals(in))
+                    .as("%s and %s share a slot", before, in)
+                    .isTrue();
         }
     }
 
@@ -274,17 +302,20 @@ class PartialSortKeysTest {
             assertThat(KeyScheme.partialGeneration(legacy)).isEqualTo(g);
             assertThat(KeyScheme.partialGeneration(current)).isEqualTo(g);
             assertThat(KeyScheme.partialGeneration(legacyNoGeneration)).isZero();
-            assertThat(KeyScheme.partialMinute(KeyScheme.partialPk("s", minute), current)).isEqualTo(minute);
-            assertThat(KeyScheme.partialMinute(KeyScheme.partialPk("s", minute), legacy)).isEqualTo(minute);
+            assertThat(KeyScheme.partialMinute(KeyScheme.partialPk("s", minute), current))
+                    .isEqualTo(minute);
+            assertThat(KeyScheme.partialMinute(KeyScheme.partialPk("s", minute), legacy))
+                    .isEqualTo(minute);
         }
     }
 
     /** The minute back from the key, before 1970, at minute 59, at odd years, for unaligned inputs. */
     @ParameterizedTest
     @CsvSource({
-            "1969-12-31T23:59:00Z", "1969-12-31T23:00:00Z", "1970-01-01T00:00:00Z", "1970-01-01T00:59:00Z",
-            "0001-01-01T00:59:00Z", "0999-06-30T12:59:00Z", "9999-12-31T23:59:00Z", "2024-02-29T23:59:00Z",
-            "2026-11-21T16:00:00Z", "2026-11-21T16:59:00Z", "1900-03-01T05:30:00Z"})
+        "1969-12-31T23:59:00Z", "1969-12-31T23:00:00Z", "1970-01-01T00:00:00Z", "1970-01-01T00:59:00Z",
+        "0001-01-01T00:59:00Z", "0999-06-30T12:59:00Z", "9999-12-31T23:59:00Z", "2024-02-29T23:59:00Z",
+        "2026-11-21T16:00:00Z", "2026-11-21T16:59:00Z", "1900-03-01T05:30:00Z"
+    })
     void partialMinute_whenEdgeMinutes_comesBackFromEitherLayout(String at) {
         long minute = Instant.parse(at).toEpochMilli();
         String pk = KeyScheme.partialPk("s{}", minute);
@@ -297,7 +328,8 @@ class PartialSortKeysTest {
         }
         String legacy = legacySk(minute, SHARD, "42", 3);
         assertThat(KeyScheme.partialMinute(hourStart, legacy)).as(legacy).isEqualTo(minute);
-        assertThat(KeyScheme.partialSlot(legacy)).isEqualTo(KeyScheme.partialSlot(KeyScheme.partialSk(minute, SHARD, "42", 9)));
+        assertThat(KeyScheme.partialSlot(legacy))
+                .isEqualTo(KeyScheme.partialSlot(KeyScheme.partialSk(minute, SHARD, "42", 9)));
     }
 
     /**
@@ -316,11 +348,13 @@ class PartialSortKeysTest {
             List<String> legacy = new ArrayList<>();
             for (int i = 0; i < 12; i++) {
                 long minute = MINUTE - 60_000L + new int[] {0, 20, 40, 59}[random.nextInt(0, 4)] * 60_000L; // one hour
-                String seq = Integer.toString(random.nextInt(95, 98)) + (random.nextBoolean() ? "" : "." + random.nextInt(0, 2));
+                String seq = Integer.toString(random.nextInt(95, 98))
+                        + (random.nextBoolean() ? "" : "." + random.nextInt(0, 2));
                 String shard = "shardId-00000000000" + random.nextInt(0, 2);
                 boolean isCurrent = random.nextBoolean();
                 long g = isCurrent ? random.nextInt(1, 15) : random.nextInt(0, 15);
-                String sk = isCurrent ? KeyScheme.partialSk(minute, shard, seq, g)
+                String sk = isCurrent
+                        ? KeyScheme.partialSk(minute, shard, seq, g)
                         : g == 0 ? KeyScheme.minute(minute) + "#" + shard + "#" + seq : legacySk(minute, shard, seq, g);
                 if ((isCurrent ? current : legacy).contains(sk)) {
                     continue;
@@ -337,14 +371,20 @@ class PartialSortKeysTest {
             List<String> feed = new ArrayList<>(current);
             feed.addAll(legacy);
             feed.sort(DYNAMO_ORDER);
-            assertThat(feed.subList(0, legacy.size())).as("the earlier layout sorts first").containsExactlyInAnyOrderElementsOf(legacy);
+            assertThat(feed.subList(0, legacy.size()))
+                    .as("the earlier layout sorts first")
+                    .containsExactlyInAnyOrderElementsOf(legacy);
             List<String> out = run(feed.stream().map(sk -> item(sk, sk)).toList());
             assertThat(out).as("fed %s", feed).containsExactlyInAnyOrderElementsOf(expected.values());
             Set<String> currentSlots = new HashSet<>();
             current.forEach(sk -> currentSlots.add(KeyScheme.partialSlot(sk)));
-            shared += legacy.stream().filter(sk -> currentSlots.contains(KeyScheme.partialSlot(sk))).count();
+            shared += legacy.stream()
+                    .filter(sk -> currentSlots.contains(KeyScheme.partialSlot(sk)))
+                    .count();
         }
-        assertThat(shared).as("earlier-layout partials sharing a slot with a current one").isGreaterThan(500);
+        assertThat(shared)
+                .as("earlier-layout partials sharing a slot with a current one")
+                .isGreaterThan(500);
     }
 
     /** One reader reused for several partitions: nothing of a partition (held, slots, earlier partials) leaks. */
@@ -370,8 +410,13 @@ class PartialSortKeysTest {
 
     /** The documented decode of a plain compact sequence (docs/storage.md) inverts compactSequence. */
     @ParameterizedTest
-    @CsvSource({"0", "500", "255", "49590338271490256608559692538361571095921575989136588898",
-            "10000000000000000000000000000000000000000000000000000000"})
+    @CsvSource({
+        "0",
+        "500",
+        "255",
+        "49590338271490256608559692538361571095921575989136588898",
+        "10000000000000000000000000000000000000000000000000000000"
+    })
     void compactSequence_whenPlainNumber_decodesAsTheDocsSay(String seq) {
         String c = KeyScheme.compactSequence(seq);
         byte[] bytes = java.util.Base64.getUrlDecoder().decode(c);

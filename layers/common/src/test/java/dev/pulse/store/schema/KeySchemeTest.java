@@ -1,6 +1,19 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.schema;
-
-import dev.pulse.store.read.LatestPartials;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,17 +31,17 @@ class KeySchemeTest {
 
     @ParameterizedTest(name = "{0} -> {1} / {2}")
     @CsvSource({
-            "1763740800123, 2025-11-21T16, 2025-11-21T16:00",
-            "1763740859999, 2025-11-21T16, 2025-11-21T16:00",
-            "1763744399999, 2025-11-21T16, 2025-11-21T16:59",
-            "1763744400000, 2025-11-21T17, 2025-11-21T17:00",
-            "0,             1970-01-01T00, 1970-01-01T00:00",
-            "1704067199999, 2023-12-31T23, 2023-12-31T23:59",
-            "1704067200000, 2024-01-01T00, 2024-01-01T00:00",
-            "1709164800000, 2024-02-29T00, 2024-02-29T00:00",
-            "-1,            1969-12-31T23, 1969-12-31T23:59",
-            "-62135596800000, 0001-01-01T00, 0001-01-01T00:00",
-            "253402300799999, 9999-12-31T23, 9999-12-31T23:59",
+        "1763740800123, 2025-11-21T16, 2025-11-21T16:00",
+        "1763740859999, 2025-11-21T16, 2025-11-21T16:00",
+        "1763744399999, 2025-11-21T16, 2025-11-21T16:59",
+        "1763744400000, 2025-11-21T17, 2025-11-21T17:00",
+        "0,             1970-01-01T00, 1970-01-01T00:00",
+        "1704067199999, 2023-12-31T23, 2023-12-31T23:59",
+        "1704067200000, 2024-01-01T00, 2024-01-01T00:00",
+        "1709164800000, 2024-02-29T00, 2024-02-29T00:00",
+        "-1,            1969-12-31T23, 1969-12-31T23:59",
+        "-62135596800000, 0001-01-01T00, 0001-01-01T00:00",
+        "253402300799999, 9999-12-31T23, 9999-12-31T23:59",
     })
     void hourAndMinute_whenEpochMillis_formatInUtc(long epochMillis, String hour, String minute) {
         assertThat(KeyScheme.hour(epochMillis)).isEqualTo(hour);
@@ -37,13 +50,17 @@ class KeySchemeTest {
 
     @Test
     void hourAndMinute_whenRandomInstants_matchJavaTimeFormatting() {
-        DateTimeFormatter hourFormat = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH").withZone(ZoneOffset.UTC);
-        DateTimeFormatter minuteFormat = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm").withZone(ZoneOffset.UTC);
+        DateTimeFormatter hourFormat =
+                DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH").withZone(ZoneOffset.UTC);
+        DateTimeFormatter minuteFormat =
+                DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm").withZone(ZoneOffset.UTC);
         Random random = new Random(1);
         for (int i = 0; i < 10_000; i++) {
             long t = random.nextLong(0, 253402300799999L);
             assertThat(KeyScheme.hour(t)).as("hour of %d", t).isEqualTo(hourFormat.format(Instant.ofEpochMilli(t)));
-            assertThat(KeyScheme.minute(t)).as("minute of %d", t).isEqualTo(minuteFormat.format(Instant.ofEpochMilli(t)));
+            assertThat(KeyScheme.minute(t))
+                    .as("minute of %d", t)
+                    .isEqualTo(minuteFormat.format(Instant.ofEpochMilli(t)));
         }
     }
 
@@ -67,39 +84,45 @@ class KeySchemeTest {
 
         String sk = KeyScheme.partialSk(1763740860000L, "shardId-000000000001", seq, 12);
 
-        assertThat(sk).isEqualTo("m01#1#" + java.util.Base64.getUrlEncoder().withoutPadding()
-                .encodeToString(new java.math.BigInteger(seq).toByteArray()) + "#12");
+        assertThat(sk)
+                .isEqualTo("m01#1#"
+                        + java.util.Base64.getUrlEncoder()
+                                .withoutPadding()
+                                .encodeToString(new java.math.BigInteger(seq).toByteArray())
+                        + "#12");
         assertThat(sk).hasSize(3 + 1 + 1 + 1 + 32 + 1 + 2); // against 16 + 1 + 20 + 1 + 56 + 1 + 2 before
     }
 
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.CsvSource({
-            "shardId-000000000000, 0",
-            "shardId-000000000042, 42",
-            "shardId-4, =shardId-4",
-            "shardId-0000000000042, =shardId-0000000000042",
-            "'shard#1', '=shard%231'",
-            "'a b', '=a%20b'",
-            "'50%', '=50%25'",
-            "shard-0, =shard-0",
-            "shardId-, =shardId-",
-            "shardId-0000000000000000000001, =shardId-0000000000000000000001",
-            "shardId-12a, =shardId-12a"})
+        "shardId-000000000000, 0",
+        "shardId-000000000042, 42",
+        "shardId-4, =shardId-4",
+        "shardId-0000000000042, =shardId-0000000000042",
+        "'shard#1', '=shard%231'",
+        "'a b', '=a%20b'",
+        "'50%', '=50%25'",
+        "shard-0, =shard-0",
+        "shardId-, =shardId-",
+        "shardId-0000000000000000000001, =shardId-0000000000000000000001",
+        "shardId-12a, =shardId-12a"
+    })
     void compactShard_whenKinesisFormOrOther_shortensOnlyTheKinesisForm(String shardId, String compact) {
         assertThat(KeyScheme.compactShard(shardId)).isEqualTo(compact);
     }
 
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.CsvSource({
-            "0, AA",
-            "500, AfQ",
-            "255, AP8",
-            "500.3, AfQ.3",
-            "0500, =0500",
-            "500., =500.",
-            "500.x, =500.x",
-            "abc, =abc",
-            "'', ="})
+        "0, AA",
+        "500, AfQ",
+        "255, AP8",
+        "500.3, AfQ.3",
+        "0500, =0500",
+        "500., =500.",
+        "500.x, =500.x",
+        "abc, =abc",
+        "'', ="
+    })
     void compactSequence_whenNumberSubSequenceOrOther_encodesNumbersAndKeepsTheRestWhole(String seq, String compact) {
         assertThat(KeyScheme.compactSequence(seq)).isEqualTo(compact);
     }
@@ -116,7 +139,9 @@ class KeySchemeTest {
         for (String in : new java.util.LinkedHashSet<>(inputs)) {
             String c = KeyScheme.compactSequence(in);
             assertThat(c).as(in).doesNotContain("#");
-            assertThat(seen.add(c)).as("%s encodes to %s, as an earlier sequence did", in, c).isTrue();
+            assertThat(seen.add(c))
+                    .as("%s encodes to %s, as an earlier sequence did", in, c)
+                    .isTrue();
         }
     }
 
@@ -139,12 +164,14 @@ class KeySchemeTest {
 
     @org.junit.jupiter.params.ParameterizedTest
     @org.junit.jupiter.params.provider.CsvSource({
-            "2025-11-21T16:01#shardId-000000000001#495#12, 12",
-            "2025-11-21T16:01#shardId-000000000001#495, 0"})
+        "2025-11-21T16:01#shardId-000000000001#495#12, 12",
+        "2025-11-21T16:01#shardId-000000000001#495, 0"
+    })
     void partialSlot_whenKeyInLayoutBeforeCompactKeys_isTheSlotOfTheSameRecordNow(String legacy, long generation) {
         assertThat(KeyScheme.legacyPartial(legacy)).isTrue();
-        assertThat(KeyScheme.partialSlot(legacy)).isEqualTo(
-                KeyScheme.partialSlot(KeyScheme.partialSk(1763740860000L, "shardId-000000000001", "495", 99)));
+        assertThat(KeyScheme.partialSlot(legacy))
+                .isEqualTo(
+                        KeyScheme.partialSlot(KeyScheme.partialSk(1763740860000L, "shardId-000000000001", "495", 99)));
         assertThat(KeyScheme.partialGeneration(legacy)).isEqualTo(generation);
         assertThat(KeyScheme.partialMinute(0L, legacy)).isEqualTo(1763740860000L);
     }
@@ -167,9 +194,11 @@ class KeySchemeTest {
         Random random = new Random(5);
         List<String> sks = new ArrayList<>();
         for (int i = 0; i < 3_000; i++) {
-            String seq = Integer.toString(random.nextInt(1, 300)) + (random.nextBoolean() ? "" : "." + random.nextInt(0, 12));
+            String seq = Integer.toString(random.nextInt(1, 300))
+                    + (random.nextBoolean() ? "" : "." + random.nextInt(0, 12));
             String shard = "shardId-" + "0".repeat(10) + random.nextInt(10, 13);
-            sks.add(KeyScheme.partialSk(1763740860000L + random.nextInt(0, 3) * 60_000L, shard, seq, random.nextInt(0, 120)));
+            sks.add(KeyScheme.partialSk(
+                    1763740860000L + random.nextInt(0, 3) * 60_000L, shard, seq, random.nextInt(0, 120)));
         }
         java.util.Collections.sort(sks);
         java.util.Set<String> closed = new java.util.HashSet<>();
@@ -177,7 +206,9 @@ class KeySchemeTest {
         for (String sk : sks) {
             String slot = KeyScheme.partialSlot(sk);
             if (!slot.equals(current)) {
-                assertThat(closed.add(slot)).as("slot %s appears again after other slots", slot).isTrue();
+                assertThat(closed.add(slot))
+                        .as("slot %s appears again after other slots", slot)
+                        .isTrue();
                 current = slot;
             }
         }
@@ -206,8 +237,10 @@ class KeySchemeTest {
     void seriesKey_whenPartialOrRollupPk_givesBackTheSeriesKey(String series) {
         long t = java.time.Instant.parse("2026-11-21T16:05:00Z").toEpochMilli();
 
-        org.assertj.core.api.Assertions.assertThat(java.util.List.of(KeyScheme.seriesKey(KeyScheme.partialPk(series, t)),
-                KeyScheme.seriesKey(KeyScheme.hourlyPk(series, t)), KeyScheme.seriesKey(KeyScheme.dailyPk(series, t))))
+        org.assertj.core.api.Assertions.assertThat(java.util.List.of(
+                        KeyScheme.seriesKey(KeyScheme.partialPk(series, t)),
+                        KeyScheme.seriesKey(KeyScheme.hourlyPk(series, t)),
+                        KeyScheme.seriesKey(KeyScheme.dailyPk(series, t))))
                 .containsOnly(series);
     }
 
@@ -216,8 +249,10 @@ class KeySchemeTest {
         long hour = java.time.Instant.parse("2026-11-21T16:00:00Z").toEpochMilli();
         long day = java.time.Instant.parse("2026-11-21T00:00:00Z").toEpochMilli();
 
-        org.assertj.core.api.Assertions.assertThat(KeyScheme.hourStart(KeyScheme.hour(hour + 59 * 60_000))).isEqualTo(hour);
-        org.assertj.core.api.Assertions.assertThat(KeyScheme.dayStart(KeyScheme.day(day + 86_399_000))).isEqualTo(day);
+        org.assertj.core.api.Assertions.assertThat(KeyScheme.hourStart(KeyScheme.hour(hour + 59 * 60_000)))
+                .isEqualTo(hour);
+        org.assertj.core.api.Assertions.assertThat(KeyScheme.dayStart(KeyScheme.day(day + 86_399_000)))
+                .isEqualTo(day);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> KeyScheme.seriesKey("C#lat"))
                 .isInstanceOf(IllegalArgumentException.class);
     }

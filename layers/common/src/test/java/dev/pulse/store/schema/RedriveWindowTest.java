@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.store.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,7 +47,8 @@ class RedriveWindowTest {
     @ParameterizedTest(name = "arrived {0} s ago")
     @CsvSource({"0", "86400", "168769", "168770"})
     void refusal_whenEveryRecordArrivedWithinTheWindow_isNone(long age) {
-        assertThat(WINDOW.refusal(List.of(record("1", NOW - age * 1000), record("2", NOW)), NOW)).isNull();
+        assertThat(WINDOW.refusal(List.of(record("1", NOW - age * 1000), record("2", NOW)), NOW))
+                .isNull();
     }
 
     @ParameterizedTest(name = "arrived {0} ms ago")
@@ -40,7 +56,8 @@ class RedriveWindowTest {
     void refusal_whenARecordArrivedBeforeTheWindow_namesItsAgeAndTheWindow(long ageMillis) {
         String reason = WINDOW.refusal(List.of(record("1", NOW), record("2", NOW - ageMillis)), NOW);
 
-        assertThat(reason).startsWith("redrive refused: record 2 arrived ")
+        assertThat(reason)
+                .startsWith("redrive refused: record 2 arrived ")
                 .contains(ageMillis / 1000 + " s ago, past the redrive window of 168770 s")
                 .contains("STREAM_RETENTION_HOURS");
     }
@@ -59,6 +76,7 @@ class RedriveWindowTest {
     void refusal_whenRecordsHaveNoArrivalTime_leavesThemToTheDecoder() {
         // Such a record is poison by its own reason; whether the batch is refused depends on the others.
         assertThat(WINDOW.refusal(List.of(record("1", null)), NOW)).isNull();
-        assertThat(WINDOW.refusal(List.of(record("1", null), record("2", NOW - 604_800_000L)), NOW)).startsWith("redrive refused: record 2");
+        assertThat(WINDOW.refusal(List.of(record("1", null), record("2", NOW - 604_800_000L)), NOW))
+                .startsWith("redrive refused: record 2");
     }
 }

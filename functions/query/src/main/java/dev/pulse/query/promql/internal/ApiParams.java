@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query.promql.internal;
 
 import dev.pulse.query.promql.PromQlException;
@@ -54,13 +69,17 @@ public final class ApiParams {
                     String k = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
                     String v = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
                     if (url && (k.equals("query") || k.equals("match[]")) && v.length() > MAX_URL_EXPRESSION) {
-                        throw PromQlException.invalidParameter(k, "longer than " + MAX_URL_EXPRESSION + " characters in"
-                                + " the URL: send it in a POST form body");
+                        throw PromQlException.invalidParameter(
+                                k,
+                                "longer than " + MAX_URL_EXPRESSION + " characters in"
+                                        + " the URL: send it in a POST form body");
                     }
                     values.computeIfAbsent(k, x -> new ArrayList<>()).add(v);
                 } catch (IllegalArgumentException e) {
-                    throw new PromQlException(PromQlException.Type.BAD_DATA, "error parsing form values: invalid URL"
-                            + " escape in " + pair.substring(0, Math.min(100, pair.length())));
+                    throw new PromQlException(
+                            PromQlException.Type.BAD_DATA,
+                            "error parsing form values: invalid URL" + " escape in "
+                                    + pair.substring(0, Math.min(100, pair.length())));
                 }
             }
         }
@@ -103,8 +122,10 @@ public final class ApiParams {
         } catch (NumberFormatException e) {
             // the message below
         }
-        throw PromQlException.invalidParameter(name, "must be a non-negative integer, got "
-                + quote(s.length() > MAX_VALUE_LENGTH ? s.substring(0, MAX_VALUE_LENGTH) + "..." : s));
+        throw PromQlException.invalidParameter(
+                name,
+                "must be a non-negative integer, got "
+                        + quote(s.length() > MAX_VALUE_LENGTH ? s.substring(0, MAX_VALUE_LENGTH) + "..." : s));
     }
 
     /** A required timestamp, epoch ms. */
@@ -132,7 +153,9 @@ public final class ApiParams {
             if (seconds.signum() < 0 || seconds.compareTo(MAX_SECONDS) > 0) {
                 throw PromQlException.invalidParameter(name, "timestamp " + quote(s) + " lies outside 1970-9999");
             }
-            millis = seconds.movePointRight(3).setScale(0, RoundingMode.HALF_EVEN).longValueExact();
+            millis = seconds.movePointRight(3)
+                    .setScale(0, RoundingMode.HALF_EVEN)
+                    .longValueExact();
         } else {
             try {
                 millis = OffsetDateTime.parse(s).toInstant().toEpochMilli();
@@ -202,7 +225,9 @@ public final class ApiParams {
         }
         long magnitude = (long) d.precision() - d.scale(); // digits before the point; the value is below 10^magnitude
         if (magnitude > LARGEST_MAGNITUDE) {
-            return d.signum() > 0 ? BigDecimal.TEN.pow(LARGEST_MAGNITUDE + 1) : BigDecimal.TEN.pow(LARGEST_MAGNITUDE + 1).negate();
+            return d.signum() > 0
+                    ? BigDecimal.TEN.pow(LARGEST_MAGNITUDE + 1)
+                    : BigDecimal.TEN.pow(LARGEST_MAGNITUDE + 1).negate();
         }
         if (magnitude < SMALLEST_MAGNITUDE) {
             return BigDecimal.ZERO;

@@ -1,11 +1,26 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query.promql.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pulse.model.MetricKind;
 import dev.pulse.query.BadRequestException;
 import dev.pulse.query.CatalogService;
 import dev.pulse.query.SeriesSpec;
-import dev.pulse.model.MetricKind;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -24,7 +39,8 @@ public final class CatalogMatcher {
     public static final int MAX_SCANNED = 10_000;
 
     /** A metric name Prometheus accepts: only such a name can be an OpenTelemetry alias. */
-    private static final java.util.regex.Pattern PROMETHEUS_NAME = java.util.regex.Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*");
+    private static final java.util.regex.Pattern PROMETHEUS_NAME =
+            java.util.regex.Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*");
 
     private final CatalogService catalog;
     private int scanned;
@@ -57,12 +73,18 @@ public final class CatalogMatcher {
 
     /** The name index read once per request: every stored name and its OTLP kind (null for other sources). */
     private Map<String, MetricKind> nameTable;
+
     private boolean nameTableTruncated;
 
     /** The series {@code matchers} accept; {@code truncated} when the scan limit stopped it. */
     public Found match(List<LabelMatcher> matchers) {
-        List<LabelMatcher> nameMatchers = matchers.stream().filter(m -> m.name().equals(LabelMatcher.NAME)).toList();
-        String exact = nameMatchers.stream().filter(LabelMatcher::isNameEquality).map(LabelMatcher::value).findFirst()
+        List<LabelMatcher> nameMatchers = matchers.stream()
+                .filter(m -> m.name().equals(LabelMatcher.NAME))
+                .toList();
+        String exact = nameMatchers.stream()
+                .filter(LabelMatcher::isNameEquality)
+                .map(LabelMatcher::value)
+                .findFirst()
                 .orElse(null);
         boolean truncated = false;
         // Per stored name: whether it is wanted under its own name, and the alias names wanted.
@@ -76,7 +98,8 @@ public final class CatalogMatcher {
                     for (OtelNames.Alias a : OtelNames.aliases(n.getKey(), n.getValue())) {
                         if (a.name().equals(exact)) {
                             direct.putIfAbsent(n.getKey(), false);
-                            aliases.computeIfAbsent(n.getKey(), k -> new java.util.HashSet<>()).add(a.name());
+                            aliases.computeIfAbsent(n.getKey(), k -> new java.util.HashSet<>())
+                                    .add(a.name());
                         }
                     }
                 }
@@ -88,7 +111,8 @@ public final class CatalogMatcher {
                 direct.put(n.getKey(), false);
                 for (OtelNames.Alias a : OtelNames.aliases(n.getKey(), n.getValue())) {
                     if (nameMatchers.stream().allMatch(m -> m.matches(a.name()))) {
-                        aliases.computeIfAbsent(n.getKey(), k -> new java.util.HashSet<>()).add(a.name());
+                        aliases.computeIfAbsent(n.getKey(), k -> new java.util.HashSet<>())
+                                .add(a.name());
                     }
                 }
             }
@@ -118,7 +142,9 @@ public final class CatalogMatcher {
                 for (JsonNode s : page.path("series")) {
                     scanned++;
                     Map<String, String> dims = new HashMap<>();
-                    s.path("dims").properties().forEach(d -> dims.put(d.getKey(), d.getValue().asText()));
+                    s.path("dims")
+                            .properties()
+                            .forEach(d -> dims.put(d.getKey(), d.getValue().asText()));
                     SeriesSpec spec = new SeriesSpec(s.path("name").asText(), Map.copyOf(dims));
                     if (own) {
                         Match m = Match.of(spec);
@@ -131,15 +157,21 @@ public final class CatalogMatcher {
                         addAliases(spec, kind != null ? kind : nameTable().get(name), wanted, matchers, out);
                     }
                 }
-                token = page.path("nextToken").isTextual() ? page.path("nextToken").asText() : null;
+                token = page.path("nextToken").isTextual()
+                        ? page.path("nextToken").asText()
+                        : null;
             } while (token != null);
         }
         return new Found(out, truncated, collision(out));
     }
 
     /** The matches of {@code spec}'s aliases among {@code wanted}: a {@code _bucket} alias once per bound and +Inf. */
-    private static void addAliases(SeriesSpec spec, MetricKind kind, java.util.Set<String> wanted,
-            List<LabelMatcher> matchers, List<Match> out) {
+    private static void addAliases(
+            SeriesSpec spec,
+            MetricKind kind,
+            java.util.Set<String> wanted,
+            List<LabelMatcher> matchers,
+            List<Match> out) {
         for (OtelNames.Alias a : OtelNames.aliases(spec.name(), kind)) {
             if (!wanted.contains(a.name())) {
                 continue;
@@ -177,8 +209,8 @@ public final class CatalogMatcher {
         for (Match m : matches) {
             SeriesSpec other = seen.putIfAbsent(m.labels(), m.stored());
             if (other != null && !other.equals(m.stored())) {
-                return "the stored series " + other.key() + " and " + m.stored().key() + " both answer as "
-                        + m.labels() + " under the OpenTelemetry names: select one by its stored name";
+                return "the stored series " + other.key() + " and " + m.stored().key() + " both answer as " + m.labels()
+                        + " under the OpenTelemetry names: select one by its stored name";
             }
         }
         return null;

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query.promql.internal;
 
 import com.google.re2j.Matcher;
@@ -90,6 +105,7 @@ public final class Evaluator {
 
     /** The query's start and end ({@code @ start()}, {@code @ end()}), also inside a subquery. */
     private final long start;
+
     private final long end;
 
     public Value evaluate(Expr e) throws PromQlException {
@@ -128,9 +144,17 @@ public final class Evaluator {
             case MIN -> Stat.parse("min");
             case MAX -> Stat.parse("max");
             // The 0-quantile is the minimum, exactly (a sketch percentile needs a positive rank).
-            case QUANTILE -> o.q() == 0 ? Stat.parse("min")
-                    : new Stat("p" + BigDecimal.valueOf(o.q()).movePointRight(2).stripTrailingZeros().toPlainString(),
-                            Stat.Kind.PERCENTILE, o.q());
+            case QUANTILE ->
+                o.q() == 0
+                        ? Stat.parse("min")
+                        : new Stat(
+                                "p"
+                                        + BigDecimal.valueOf(o.q())
+                                                .movePointRight(2)
+                                                .stripTrailingZeros()
+                                                .toPlainString(),
+                                Stat.Kind.PERCENTILE,
+                                o.q());
             default -> throw new IllegalStateException(o.function() + " is answered per minute");
         };
     }
@@ -141,7 +165,7 @@ public final class Evaluator {
         Expr.Selector sel = o.selector();
         String name = o.function().promQlName();
         if (o.function() == Expr.OverTimeFunction.LAST) {
-            return new Value.Vector(perMinute(o));  // the one range function that keeps the name, as in Prometheus
+            return new Value.Vector(perMinute(o)); // the one range function that keeps the name, as in Prometheus
         }
         if (o.function().perMinute()) {
             return new Value.Vector(unique(dropName(perMinute(o)), name));
@@ -158,8 +182,7 @@ public final class Evaluator {
             case ABSENT -> {
                 return absent(in, sel);
             }
-            default -> {
-            }
+            default -> {}
         }
         return new Value.Vector(unique(dropName(in), name));
     }
@@ -178,15 +201,17 @@ public final class Evaluator {
             for (long x = Math.ceilDiv(t - range, step) * step; x <= t; x += step) {
                 sub.add(x);
                 if (sub.size() > MAX_SUBQUERY_STEPS) {
-                    throw new PromQlException(PromQlException.Type.BAD_DATA, "the subquery at position " + (sq.pos() + 1)
-                            + " would be evaluated at more than " + MAX_SUBQUERY_STEPS + " times: use a longer"
-                            + " subquery step or a shorter range");
+                    throw new PromQlException(
+                            PromQlException.Type.BAD_DATA,
+                            "the subquery at position " + (sq.pos() + 1)
+                                    + " would be evaluated at more than " + MAX_SUBQUERY_STEPS + " times: use a longer"
+                                    + " subquery step or a shorter range");
                 }
             }
         }
         long[] subTimes = sub.stream().mapToLong(Long::longValue).toArray();
-        Value.Vector inner = (Value.Vector) new Evaluator(source.at(subTimes), subTimes, step, start, end)
-                .evaluate(sq.inner());
+        Value.Vector inner =
+                (Value.Vector) new Evaluator(source.at(subTimes), subTimes, step, start, end).evaluate(sq.inner());
         Expr.OverTimeFunction f = o.function();
         List<Series> out = new ArrayList<>();
         List<Series> in = inner.series();
@@ -197,7 +222,7 @@ public final class Evaluator {
                 long from = Math.ceilDiv(times[i] - range, step) * step;
                 long to = Math.floorDiv(times[i], step) * step;
                 if (from > to) {
-                    continue;  // a range shorter than the step may hold no evaluation time
+                    continue; // a range shorter than the step may hold no evaluation time
                 }
                 int lo = Arrays.binarySearch(subTimes, from);
                 int hi = Arrays.binarySearch(subTimes, to);
@@ -217,8 +242,13 @@ public final class Evaluator {
                         continue;
                     }
                     present[i] = true;
-                    values[i] = overTimedPoints(f, o.q(), pointTimes,
-                            points.stream().mapToDouble(Double::doubleValue).toArray(), points.size(), times[i]);
+                    values[i] = overTimedPoints(
+                            f,
+                            o.q(),
+                            pointTimes,
+                            points.stream().mapToDouble(Double::doubleValue).toArray(),
+                            points.size(),
+                            times[i]);
                     continue;
                 }
                 present[i] = true;
@@ -312,7 +342,8 @@ public final class Evaluator {
         long range = RangeReader.wholeMinutes(sel.rangeMillis());
         List<Series> out = new ArrayList<>();
         boolean counters = o.function() == Expr.OverTimeFunction.IRATE || o.function() == Expr.OverTimeFunction.RESETS;
-        for (Minutes m : counters ? source.counterMinutes(sel, sel.rangeMillis()) : source.minutes(sel, sel.rangeMillis())) {
+        for (Minutes m :
+                counters ? source.counterMinutes(sel, sel.rangeMillis()) : source.minutes(sel, sel.rangeMillis())) {
             double[] values = new double[steps];
             boolean[] present = new boolean[steps];
             for (int i = 0; i < steps; i++) {
@@ -377,7 +408,7 @@ public final class Evaluator {
                     }
                     case IRATE, IDELTA, DELTA -> {
                         if (previous < 0) {
-                            continue;  // as in Prometheus, two points are needed
+                            continue; // as in Prometheus, two points are needed
                         }
                         v = switch (o.function()) {
                             case IRATE -> m.sum()[last] / ((last - previous) * 60.0);
@@ -460,8 +491,8 @@ public final class Evaluator {
      */
     // Most arms loop over the points before they return; a switch expression with yield reads no better.
     @SuppressWarnings("RefactorSwitch")
-    private static double overTimedPoints(Expr.OverTimeFunction f, double q, long[] t, double[] y, int n,
-            long evalTime) {
+    private static double overTimedPoints(
+            Expr.OverTimeFunction f, double q, long[] t, double[] y, int n, long evalTime) {
         switch (f) {
             case CHANGES, RESETS -> {
                 int count = 0;
@@ -469,7 +500,8 @@ public final class Evaluator {
                     double cur = y[j];
                     double prev = y[j - 1];
                     // As Prometheus: NaN to NaN is no change; a comparison with NaN is false.
-                    if (f == Expr.OverTimeFunction.CHANGES ? cur != prev && !(Double.isNaN(cur) && Double.isNaN(prev))
+                    if (f == Expr.OverTimeFunction.CHANGES
+                            ? cur != prev && !(Double.isNaN(cur) && Double.isNaN(prev))
                             : cur < prev) {
                         count++;
                     }
@@ -528,7 +560,7 @@ public final class Evaluator {
         double sum = acc[0];
         double t = sum + inc;
         if (Double.isInfinite(t)) {
-            acc[1] = 0;  // as Prometheus: an infinite sum drops the compensation
+            acc[1] = 0; // as Prometheus: an infinite sum drops the compensation
         } else if (Math.abs(sum) >= Math.abs(inc)) {
             acc[1] += (sum - t) + inc;
         } else {
@@ -591,10 +623,10 @@ public final class Evaluator {
             case "vector" -> {
                 boolean[] all = new boolean[steps];
                 Arrays.fill(all, true);
-                return new Value.Vector(List.of(new Series(new TreeMap<>(), scalar(c.args().get(0)).clone(), all)));
+                return new Value.Vector(List.of(
+                        new Series(new TreeMap<>(), scalar(c.args().get(0)).clone(), all)));
             }
-            default -> {
-            }
+            default -> {}
         }
         if (f.equals("pi")) {
             double[] v = new double[steps];
@@ -602,10 +634,15 @@ public final class Evaluator {
             return new Value.Scalar(v);
         }
         if (DATE_FUNCTIONS.contains(f)) {
-            return date(f, c.args().isEmpty() ? null : ((Value.Vector) evaluate(c.args().get(0))).series());
+            return date(
+                    f,
+                    c.args().isEmpty()
+                            ? null
+                            : ((Value.Vector) evaluate(c.args().get(0))).series());
         }
         if (f.equals("histogram_quantile")) {
-            return histogramQuantile(scalar(c.args().get(0)), ((Value.Vector) evaluate(c.args().get(1))).series());
+            return histogramQuantile(
+                    scalar(c.args().get(0)), ((Value.Vector) evaluate(c.args().get(1))).series());
         }
         Value.Vector in = (Value.Vector) evaluate(c.args().get(0));
         List<Series> series = in.series();
@@ -633,8 +670,8 @@ public final class Evaluator {
                 return sorted(series, f.equals("sort_desc"));
             }
             case "label_replace" -> {
-                return new Value.Vector(unique(labelReplace(series, string(c, 1), string(c, 2), string(c, 3),
-                        string(c, 4)), "label_replace"));
+                return new Value.Vector(unique(
+                        labelReplace(series, string(c, 1), string(c, 2), string(c, 3), string(c, 4)), "label_replace"));
             }
             case "label_join" -> {
                 List<String> sources = new ArrayList<>();
@@ -656,8 +693,7 @@ public final class Evaluator {
                 }
                 return new Value.Vector(unique(dropName(out), f));
             }
-            default -> {
-            }
+            default -> {}
         }
         double[] a = c.args().size() > 1 ? scalar(c.args().get(1)) : null;
         double[] b = c.args().size() > 2 ? scalar(c.args().get(2)) : null;
@@ -700,7 +736,7 @@ public final class Evaluator {
                     }
                     case "clamp" -> {
                         if (b[i] < a[i]) {
-                            present[i] = false;  // as Prometheus: an empty result when max < min
+                            present[i] = false; // as Prometheus: an empty result when max < min
                         } else {
                             v[i] = Math.max(a[i], Math.min(b[i], x));
                         }
@@ -844,18 +880,17 @@ public final class Evaluator {
             case "nan", "+nan", "-nan" -> {
                 return Double.NaN;
             }
-            default -> {
-            }
+            default -> {}
         }
         if (!GO_FLOAT.matcher(le).matches()) {
             return null;
         }
         double d = Double.parseDouble(le);
-        return Double.isInfinite(d) ? null : d;  // out of range: an error to Go, so not a bucket
+        return Double.isInfinite(d) ? null : d; // out of range: an error to Go, so not a bucket
     }
 
-    private static final Set<String> DATE_FUNCTIONS = Set.of("minute", "hour", "day_of_month", "day_of_week",
-            "day_of_year", "days_in_month", "month", "year");
+    private static final Set<String> DATE_FUNCTIONS =
+            Set.of("minute", "hour", "day_of_month", "day_of_week", "day_of_year", "days_in_month", "month", "year");
     /** java.time's range of epoch seconds; Go's int64 seconds reach further, to no date a metric value means. */
     private static final double MAX_EPOCH_SECONDS = java.time.Instant.MAX.getEpochSecond();
 
@@ -891,12 +926,13 @@ public final class Evaluator {
         if (!(Math.abs(seconds) <= MAX_EPOCH_SECONDS)) {
             return Double.NaN;
         }
-        java.time.ZonedDateTime t = java.time.Instant.ofEpochSecond((long) seconds).atZone(java.time.ZoneOffset.UTC);
+        java.time.ZonedDateTime t =
+                java.time.Instant.ofEpochSecond((long) seconds).atZone(java.time.ZoneOffset.UTC);
         return switch (f) {
             case "minute" -> t.getMinute();
             case "hour" -> t.getHour();
             case "day_of_month" -> t.getDayOfMonth();
-            case "day_of_week" -> t.getDayOfWeek().getValue() % 7;  // Sunday is 0, as Go's time.Weekday
+            case "day_of_week" -> t.getDayOfWeek().getValue() % 7; // Sunday is 0, as Go's time.Weekday
             case "day_of_year" -> t.getDayOfYear();
             case "days_in_month" -> t.toLocalDate().lengthOfMonth();
             case "month" -> t.getMonthValue();
@@ -908,6 +944,7 @@ public final class Evaluator {
     // Go's math.Asinh, Acosh and Atanh (java.lang.Math has none), step for step so the answers agree with Prometheus'.
     @SuppressWarnings("FloatingPointLiteralPrecision") // Go's digits (math/asinh.go), to compare with its source
     private static final double LN2 = 6.93147180559945286227e-01;
+
     private static final double NEAR_ZERO = 1.0 / (1 << 28);
     private static final double LARGE = 1 << 28;
 
@@ -986,7 +1023,7 @@ public final class Evaluator {
             shift = 54;
         }
         int exp = Math.getExponent(x) + 1;
-        double frac = Math.scalb(x, -exp);  // in [0.5, 1), as Go's Frexp
+        double frac = Math.scalb(x, -exp); // in [0.5, 1), as Go's Frexp
         if (frac == 0.5) {
             return exp - 1 - shift;
         }
@@ -1007,7 +1044,8 @@ public final class Evaluator {
         return new Value.Vector(out, steps == 1);
     }
 
-    private static List<Series> labelReplace(List<Series> in, String dst, String replacement, String src, String regex) {
+    private static List<Series> labelReplace(
+            List<Series> in, String dst, String replacement, String src, String regex) {
         Pattern re = Pattern.compile("^(?:" + regex + ")$", Pattern.DOTALL);
         List<Series> out = new ArrayList<>(in.size());
         for (Series s : in) {
@@ -1051,13 +1089,14 @@ public final class Evaluator {
                 j++;
             }
             int nameStart = j;
-            while (j < template.length() && (Character.isLetterOrDigit(template.charAt(j)) || template.charAt(j) == '_')
+            while (j < template.length()
+                    && (Character.isLetterOrDigit(template.charAt(j)) || template.charAt(j) == '_')
                     && template.charAt(j) < 128) {
                 j++;
             }
             String name = template.substring(nameStart, j);
             if (name.isEmpty() || (brace && (j >= template.length() || template.charAt(j) != '}'))) {
-                out.append('$');  // malformed: the $ is literal text, as in Go
+                out.append('$'); // malformed: the $ is literal text, as in Go
                 i++;
                 continue;
             }
@@ -1113,7 +1152,8 @@ public final class Evaluator {
         for (Series s : in.series()) {
             SortedMap<String, String> key = new TreeMap<>();
             s.labels().forEach((k, v) -> {
-                boolean keep = a.without() ? !grouping.contains(k) && !k.equals(LabelMatcher.NAME) : grouping.contains(k);
+                boolean keep =
+                        a.without() ? !grouping.contains(k) && !k.equals(LabelMatcher.NAME) : grouping.contains(k);
                 if (keep) {
                     key.put(k, v);
                 }
@@ -1151,7 +1191,8 @@ public final class Evaluator {
                     case COUNT_VALUES -> {
                         Map<String, Integer> counts = new LinkedHashMap<>();
                         for (Series s : members) {
-                            counts.merge(dev.pulse.query.promql.PromQlService.formatValue(s.values()[i]), 1, Integer::sum);
+                            counts.merge(
+                                    dev.pulse.query.promql.PromQlService.formatValue(s.values()[i]), 1, Integer::sum);
                         }
                         for (Map.Entry<String, Integer> c : counts.entrySet()) {
                             SortedMap<String, String> labels = new TreeMap<>(g.getKey());
@@ -1203,13 +1244,15 @@ public final class Evaluator {
                 boolean first = true;
                 for (Series s : members) {
                     double v = s.values()[i];
-                    acc = first ? v : switch (op) {
-                        case SUM, AVG -> acc + v;
-                        // As Prometheus: a NaN is replaced by any number, a number never by NaN.
-                        case MIN -> Double.isNaN(acc) || v < acc ? v : acc;
-                        case MAX -> Double.isNaN(acc) || v > acc ? v : acc;
-                        default -> throw new IllegalStateException(op.name());
-                    };
+                    acc = first
+                            ? v
+                            : switch (op) {
+                                case SUM, AVG -> acc + v;
+                                // As Prometheus: a NaN is replaced by any number, a number never by NaN.
+                                case MIN -> Double.isNaN(acc) || v < acc ? v : acc;
+                                case MAX -> Double.isNaN(acc) || v > acc ? v : acc;
+                                default -> throw new IllegalStateException(op.name());
+                            };
                     first = false;
                 }
                 return op == Expr.AggregationOp.AVG ? acc / members.size() : acc;
@@ -1229,7 +1272,7 @@ public final class Evaluator {
             return Double.POSITIVE_INFINITY;
         }
         double[] v = values.clone();
-        Arrays.sort(v);  // NaN last in Java; Prometheus sorts it first
+        Arrays.sort(v); // NaN last in Java; Prometheus sorts it first
         int nans = 0;
         for (double x : v) {
             if (Double.isNaN(x)) {
@@ -1422,10 +1465,13 @@ public final class Evaluator {
                 SortedMap<String, String> sig = sigs.get(r);
                 Series duplicate = oneSide.put(sig, r);
                 if (duplicate != null) {
-                    throw new PromQlException(PromQlException.Type.EXECUTION, "found duplicate series for the match group "
-                            + sig + " on the " + (swap ? "left" : "right") + " hand-side of the operation: ["
-                            + duplicate.labels() + ", " + r.labels() + "];many-to-many matching not allowed: matching"
-                            + " labels must be unique on one side");
+                    throw new PromQlException(
+                            PromQlException.Type.EXECUTION,
+                            "found duplicate series for the match group "
+                                    + sig + " on the " + (swap ? "left" : "right") + " hand-side of the operation: ["
+                                    + duplicate.labels() + ", " + r.labels()
+                                    + "];many-to-many matching not allowed: matching"
+                                    + " labels must be unique on one side");
                 }
             }
             Set<SortedMap<String, String>> matched = new HashSet<>();
@@ -1456,16 +1502,21 @@ public final class Evaluator {
                 SortedMap<String, String> labels = resultLabels(l.labels(), r.labels(), m, dropName);
                 if (m.card() == Expr.Card.ONE_TO_ONE) {
                     if (!matched.add(sig)) {
-                        throw new PromQlException(PromQlException.Type.EXECUTION, "multiple matches for labels: many-to-one"
-                                + " matching must be explicit (group_left/group_right)");
+                        throw new PromQlException(
+                                PromQlException.Type.EXECUTION,
+                                "multiple matches for labels: many-to-one"
+                                        + " matching must be explicit (group_left/group_right)");
                     }
                 } else if (!matched.add(labels)) {
-                    throw new PromQlException(PromQlException.Type.EXECUTION, "multiple matches for labels: grouping"
-                            + " labels must ensure unique matches");
+                    throw new PromQlException(
+                            PromQlException.Type.EXECUTION,
+                            "multiple matches for labels: grouping" + " labels must ensure unique matches");
                 }
                 if (!out.put(labels, i, value)) {
-                    throw new PromQlException(PromQlException.Type.EXECUTION, "vector cannot contain metrics with the same"
-                            + " labelset: " + labels + " after binary operator \"" + b.op() + "\"");
+                    throw new PromQlException(
+                            PromQlException.Type.EXECUTION,
+                            "vector cannot contain metrics with the same" + " labelset: " + labels
+                                    + " after binary operator \"" + b.op() + "\"");
                 }
             }
         }
@@ -1475,8 +1526,8 @@ public final class Evaluator {
     /** Prometheus' resultMetric: the "many" side's labels, narrowed for one-to-one matching, plus the group_x labels. */
     // Label sets are SortedMaps throughout the query model; the call removes keys, nothing SortedMap lacks.
     @SuppressWarnings("JdkObsolete")
-    private static SortedMap<String, String> resultLabels(SortedMap<String, String> many, SortedMap<String, String> one,
-            Expr.Matching m, boolean dropName) {
+    private static SortedMap<String, String> resultLabels(
+            SortedMap<String, String> many, SortedMap<String, String> one, Expr.Matching m, boolean dropName) {
         SortedMap<String, String> labels = new TreeMap<>(many);
         if (dropName) {
             labels.remove(LabelMatcher.NAME);
@@ -1523,8 +1574,10 @@ public final class Evaluator {
             }
             for (int i = 0; i < before.length; i++) {
                 if (before[i] && s.present()[i]) {
-                    throw new PromQlException(PromQlException.Type.EXECUTION, "vector cannot contain metrics with the"
-                            + " same labelset: " + s.labels() + " after " + where);
+                    throw new PromQlException(
+                            PromQlException.Type.EXECUTION,
+                            "vector cannot contain metrics with the" + " same labelset: " + s.labels() + " after "
+                                    + where);
                 }
             }
             // Present at different steps: one series (as Prometheus' range result would join them).

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query.promql.internal;
 
 import java.util.List;
@@ -10,7 +25,12 @@ import java.util.List;
 public sealed interface Expr {
 
     /** PromQL's value types. */
-    enum Type { SCALAR, VECTOR, RANGE, STRING }
+    enum Type {
+        SCALAR,
+        VECTOR,
+        RANGE,
+        STRING
+    }
 
     /** Position (0-based offset in the query) where the node starts, for error messages. */
     int pos();
@@ -119,7 +139,9 @@ public sealed interface Expr {
     record Call(String function, List<Expr> args, int pos) implements Expr {
         @Override
         public Type type() {
-            return function.equals("time") || function.equals("scalar") || function.equals("pi") ? Type.SCALAR : Type.VECTOR;
+            return function.equals("time") || function.equals("scalar") || function.equals("pi")
+                    ? Type.SCALAR
+                    : Type.VECTOR;
         }
     }
 
@@ -168,7 +190,12 @@ public sealed interface Expr {
     }
 
     /** Vector matching cardinality, as Prometheus names it. */
-    enum Card { ONE_TO_ONE, MANY_TO_ONE, ONE_TO_MANY, MANY_TO_MANY }
+    enum Card {
+        ONE_TO_ONE,
+        MANY_TO_ONE,
+        ONE_TO_MANY,
+        MANY_TO_MANY
+    }
 
     /**
      * How two vectors' elements are paired: by the {@code on} labels, or by all labels but the {@code ignoring} ones
@@ -191,21 +218,52 @@ public sealed interface Expr {
 
     /** Instant-vector and scalar functions: name, argument types (a trailing {@code ...} repeats the last). */
     List<String[]> FUNCTIONS = List.of(
-            new String[] {"abs", "v"}, new String[] {"ceil", "v"}, new String[] {"floor", "v"},
-            new String[] {"exp", "v"}, new String[] {"ln", "v"}, new String[] {"log2", "v"},
-            new String[] {"log10", "v"}, new String[] {"sqrt", "v"}, new String[] {"sgn", "v"},
-            new String[] {"round", "v", "s?"}, new String[] {"clamp", "v", "s", "s"}, new String[] {"clamp_min", "v", "s"},
-            new String[] {"clamp_max", "v", "s"}, new String[] {"sort", "v"}, new String[] {"sort_desc", "v"},
-            new String[] {"timestamp", "v"}, new String[] {"absent", "v"}, new String[] {"vector", "s"},
-            new String[] {"scalar", "v"}, new String[] {"time"}, new String[] {"histogram_quantile", "s", "v"},
-            new String[] {"sin", "v"}, new String[] {"cos", "v"}, new String[] {"tan", "v"}, new String[] {"asin", "v"},
-            new String[] {"acos", "v"}, new String[] {"atan", "v"}, new String[] {"sinh", "v"}, new String[] {"cosh", "v"},
-            new String[] {"tanh", "v"}, new String[] {"asinh", "v"}, new String[] {"acosh", "v"},
-            new String[] {"atanh", "v"}, new String[] {"deg", "v"}, new String[] {"rad", "v"}, new String[] {"pi"},
-            new String[] {"minute", "v?"}, new String[] {"hour", "v?"}, new String[] {"day_of_month", "v?"},
-            new String[] {"day_of_week", "v?"}, new String[] {"day_of_year", "v?"}, new String[] {"days_in_month", "v?"},
-            new String[] {"month", "v?"}, new String[] {"year", "v?"},
-            new String[] {"label_replace", "v", "t", "t", "t", "t"}, new String[] {"label_join", "v", "t", "t", "t..."});
+            new String[] {"abs", "v"},
+            new String[] {"ceil", "v"},
+            new String[] {"floor", "v"},
+            new String[] {"exp", "v"},
+            new String[] {"ln", "v"},
+            new String[] {"log2", "v"},
+            new String[] {"log10", "v"},
+            new String[] {"sqrt", "v"},
+            new String[] {"sgn", "v"},
+            new String[] {"round", "v", "s?"},
+            new String[] {"clamp", "v", "s", "s"},
+            new String[] {"clamp_min", "v", "s"},
+            new String[] {"clamp_max", "v", "s"},
+            new String[] {"sort", "v"},
+            new String[] {"sort_desc", "v"},
+            new String[] {"timestamp", "v"},
+            new String[] {"absent", "v"},
+            new String[] {"vector", "s"},
+            new String[] {"scalar", "v"},
+            new String[] {"time"},
+            new String[] {"histogram_quantile", "s", "v"},
+            new String[] {"sin", "v"},
+            new String[] {"cos", "v"},
+            new String[] {"tan", "v"},
+            new String[] {"asin", "v"},
+            new String[] {"acos", "v"},
+            new String[] {"atan", "v"},
+            new String[] {"sinh", "v"},
+            new String[] {"cosh", "v"},
+            new String[] {"tanh", "v"},
+            new String[] {"asinh", "v"},
+            new String[] {"acosh", "v"},
+            new String[] {"atanh", "v"},
+            new String[] {"deg", "v"},
+            new String[] {"rad", "v"},
+            new String[] {"pi"},
+            new String[] {"minute", "v?"},
+            new String[] {"hour", "v?"},
+            new String[] {"day_of_month", "v?"},
+            new String[] {"day_of_week", "v?"},
+            new String[] {"day_of_year", "v?"},
+            new String[] {"days_in_month", "v?"},
+            new String[] {"month", "v?"},
+            new String[] {"year", "v?"},
+            new String[] {"label_replace", "v", "t", "t", "t", "t"},
+            new String[] {"label_join", "v", "t", "t", "t..."});
 
     static String[] function(String name) {
         for (String[] f : FUNCTIONS) {
@@ -218,11 +276,26 @@ public sealed interface Expr {
 
     /** The supported range functions. */
     enum OverTimeFunction {
-        COUNT("count_over_time"), SUM("sum_over_time"), AVG("avg_over_time"), MIN("min_over_time"),
-        MAX("max_over_time"), QUANTILE("quantile_over_time"), RATE("rate"), INCREASE("increase"), IRATE("irate"),
-        DELTA("delta"), IDELTA("idelta"), LAST("last_over_time"), PRESENT("present_over_time"),
-        ABSENT("absent_over_time"), STDDEV("stddev_over_time"), STDVAR("stdvar_over_time"), CHANGES("changes"),
-        RESETS("resets"), DERIV("deriv"), PREDICT_LINEAR("predict_linear");
+        COUNT("count_over_time"),
+        SUM("sum_over_time"),
+        AVG("avg_over_time"),
+        MIN("min_over_time"),
+        MAX("max_over_time"),
+        QUANTILE("quantile_over_time"),
+        RATE("rate"),
+        INCREASE("increase"),
+        IRATE("irate"),
+        DELTA("delta"),
+        IDELTA("idelta"),
+        LAST("last_over_time"),
+        PRESENT("present_over_time"),
+        ABSENT("absent_over_time"),
+        STDDEV("stddev_over_time"),
+        STDVAR("stdvar_over_time"),
+        CHANGES("changes"),
+        RESETS("resets"),
+        DERIV("deriv"),
+        PREDICT_LINEAR("predict_linear");
 
         private final String promQlName;
 
@@ -270,7 +343,18 @@ public sealed interface Expr {
 
     /** The supported aggregation operators. */
     enum AggregationOp {
-        SUM, MIN, MAX, AVG, COUNT, GROUP, STDDEV, STDVAR, TOPK, BOTTOMK, QUANTILE, COUNT_VALUES;
+        SUM,
+        MIN,
+        MAX,
+        AVG,
+        COUNT,
+        GROUP,
+        STDDEV,
+        STDVAR,
+        TOPK,
+        BOTTOMK,
+        QUANTILE,
+        COUNT_VALUES;
 
         String promQlName() {
             return name().toLowerCase(java.util.Locale.ROOT);

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query.promql.internal;
 
 import dev.pulse.model.MetricKind;
@@ -41,23 +56,40 @@ public final class OtelNames {
     }
 
     /** One name a stored metric also answers under. */
-    public record Alias(String name, View view) {
-    }
+    public record Alias(String name, View view) {}
 
     private static final Map<String, String> UNITS = Map.ofEntries(
-            Map.entry("d", "days"), Map.entry("h", "hours"), Map.entry("min", "minutes"), Map.entry("s", "seconds"),
-            Map.entry("ms", "milliseconds"), Map.entry("us", "microseconds"), Map.entry("ns", "nanoseconds"),
-            Map.entry("By", "bytes"), Map.entry("KiBy", "kibibytes"), Map.entry("MiBy", "mebibytes"),
-            Map.entry("GiBy", "gibibytes"), Map.entry("TiBy", "tibibytes"), Map.entry("KBy", "kilobytes"),
-            Map.entry("MBy", "megabytes"), Map.entry("GBy", "gigabytes"), Map.entry("TBy", "terabytes"),
-            Map.entry("m", "meters"), Map.entry("V", "volts"), Map.entry("A", "amperes"), Map.entry("J", "joules"),
-            Map.entry("W", "watts"), Map.entry("g", "grams"), Map.entry("Cel", "celsius"), Map.entry("Hz", "hertz"),
-            Map.entry("1", ""), Map.entry("%", "percent"), Map.entry("$", "dollars"));
-    private static final Map<String, String> PER_UNITS = Map.of("s", "second", "m", "minute", "h", "hour", "d", "day",
-            "w", "week", "mo", "month", "y", "year");
+            Map.entry("d", "days"),
+            Map.entry("h", "hours"),
+            Map.entry("min", "minutes"),
+            Map.entry("s", "seconds"),
+            Map.entry("ms", "milliseconds"),
+            Map.entry("us", "microseconds"),
+            Map.entry("ns", "nanoseconds"),
+            Map.entry("By", "bytes"),
+            Map.entry("KiBy", "kibibytes"),
+            Map.entry("MiBy", "mebibytes"),
+            Map.entry("GiBy", "gibibytes"),
+            Map.entry("TiBy", "tibibytes"),
+            Map.entry("KBy", "kilobytes"),
+            Map.entry("MBy", "megabytes"),
+            Map.entry("GBy", "gigabytes"),
+            Map.entry("TBy", "terabytes"),
+            Map.entry("m", "meters"),
+            Map.entry("V", "volts"),
+            Map.entry("A", "amperes"),
+            Map.entry("J", "joules"),
+            Map.entry("W", "watts"),
+            Map.entry("g", "grams"),
+            Map.entry("Cel", "celsius"),
+            Map.entry("Hz", "hertz"),
+            Map.entry("1", ""),
+            Map.entry("%", "percent"),
+            Map.entry("$", "dollars"));
+    private static final Map<String, String> PER_UNITS =
+            Map.of("s", "second", "m", "minute", "h", "hour", "d", "day", "w", "week", "mo", "month", "y", "year");
 
-    private OtelNames() {
-    }
+    private OtelNames() {}
 
     /** The names {@code stored} (of type {@code kind}) answers under besides its own; none without a kind. */
     public static List<Alias> aliases(String stored, MetricKind kind) {
@@ -90,7 +122,7 @@ public final class OtelNames {
                 }
             }
         }
-        out.removeIf(a -> a.name().equals(stored));  // already answered under its own name
+        out.removeIf(a -> a.name().equals(stored)); // already answered under its own name
         return out;
     }
 

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query.promql.internal;
 
 import java.math.BigDecimal;
@@ -48,11 +63,12 @@ public final class PromQlFormatter {
             case Expr.Selector s -> selector(s);
             case Expr.OverTime o -> o.function().promQlName() + "(" + String.join(", ", strs(args(o))) + ")";
             case Expr.OverSubquery o -> o.function().promQlName() + "(" + String.join(", ", strs(args(o))) + ")";
-            case Expr.Subquery q -> str(q.inner()) + "[" + duration(q.rangeMillis()) + ":"
-                    + (q.stepMillis() == 0 ? "" : duration(q.stepMillis())) + "]";
+            case Expr.Subquery q ->
+                str(q.inner()) + "[" + duration(q.rangeMillis()) + ":"
+                        + (q.stepMillis() == 0 ? "" : duration(q.stepMillis())) + "]";
             case Expr.Call c -> c.function() + "(" + String.join(", ", strs(c.args())) + ")";
-            case Expr.Aggregation a -> aggregationOp(a) + "(" + (a.param() == null ? "" : str(a.param()) + ", ")
-                    + str(a.inner()) + ")";
+            case Expr.Aggregation a ->
+                aggregationOp(a) + "(" + (a.param() == null ? "" : str(a.param()) + ", ") + str(a.inner()) + ")";
             case Expr.Negation n -> folded(n) != null ? goFloat(folded(n)) : "-" + str(n.inner());
             case Expr.Binary b -> str(b.lhs()) + " " + operator(b) + " " + str(b.rhs());
         };
@@ -129,8 +145,12 @@ public final class PromQlFormatter {
         }
         if (s.atMillis() != null) {
             long at = s.atMillis();
-            sb.append(at == Expr.Selector.AT_START ? " @ start()" : at == Expr.Selector.AT_END ? " @ end()"
-                    : " @ " + BigDecimal.valueOf(at, 3).toPlainString());
+            sb.append(
+                    at == Expr.Selector.AT_START
+                            ? " @ start()"
+                            : at == Expr.Selector.AT_END
+                                    ? " @ end()"
+                                    : " @ " + BigDecimal.valueOf(at, 3).toPlainString());
         }
         if (s.offsetMillis() > 0) {
             sb.append(" offset ").append(duration(s.offsetMillis()));
@@ -161,10 +181,13 @@ public final class PromQlFormatter {
         Expr.Matching m = b.matching();
         // As 2.42's getMatchingStr: nothing at all without on(...) or ignoring labels, even a group_left.
         if (m != null && (!m.labels().isEmpty() || m.on())) {
-            sb.append(m.on() ? " on (" : " ignoring (").append(String.join(", ", m.labels())).append(')');
+            sb.append(m.on() ? " on (" : " ignoring (")
+                    .append(String.join(", ", m.labels()))
+                    .append(')');
             if (m.card() == Expr.Card.MANY_TO_ONE || m.card() == Expr.Card.ONE_TO_MANY) {
                 sb.append(m.card() == Expr.Card.MANY_TO_ONE ? " group_left (" : " group_right (")
-                        .append(String.join(", ", m.include())).append(')');
+                        .append(String.join(", ", m.include()))
+                        .append(')');
             }
         }
         return sb.toString();
@@ -207,18 +230,21 @@ public final class PromQlFormatter {
             return indent(level) + text;
         }
         return switch (e) {
-            case Expr.Aggregation a -> indent(level) + aggregationOp(a) + "(\n"
-                    + (a.param() == null ? "" : pretty(a.param(), level + 1) + ",\n")
-                    + pretty(a.inner(), level + 1) + "\n" + indent(level) + ")";
-            case Expr.Binary b -> pretty(b.lhs(), level + 1) + "\n" + indent(level) + operator(b) + "\n"
-                    + pretty(b.rhs(), level + 1);
-            case Expr.Call c -> indent(level) + c.function() + "(\n" + prettyArgs(c.args(), level + 1) + "\n"
-                    + indent(level) + ")";
-            case Expr.OverTime o -> indent(level) + o.function().promQlName() + "(\n" + prettyArgs(args(o), level + 1)
-                    + "\n" + indent(level) + ")";
-            case Expr.OverSubquery o -> indent(level) + o.function().promQlName() + "(\n"
-                    + prettyArgs(args(o), level + 1) + "\n" + indent(level) + ")";
-            default -> indent(level) + text;  // selectors and literals are never split
+            case Expr.Aggregation a ->
+                indent(level) + aggregationOp(a) + "(\n"
+                        + (a.param() == null ? "" : pretty(a.param(), level + 1) + ",\n")
+                        + pretty(a.inner(), level + 1) + "\n" + indent(level) + ")";
+            case Expr.Binary b ->
+                pretty(b.lhs(), level + 1) + "\n" + indent(level) + operator(b) + "\n" + pretty(b.rhs(), level + 1);
+            case Expr.Call c ->
+                indent(level) + c.function() + "(\n" + prettyArgs(c.args(), level + 1) + "\n" + indent(level) + ")";
+            case Expr.OverTime o ->
+                indent(level) + o.function().promQlName() + "(\n" + prettyArgs(args(o), level + 1) + "\n"
+                        + indent(level) + ")";
+            case Expr.OverSubquery o ->
+                indent(level) + o.function().promQlName() + "(\n" + prettyArgs(args(o), level + 1) + "\n"
+                        + indent(level) + ")";
+            default -> indent(level) + text; // selectors and literals are never split
         };
     }
 
@@ -296,8 +322,10 @@ public final class PromQlFormatter {
                 default -> {
                     if (c < 0x20 || c == 0x7f) {
                         sb.append(String.format("\\x%02x", c));
-                    } else if (Character.isISOControl(c) || !Character.isDefined(c)
-                            || Character.getType(c) == Character.FORMAT || Character.getType(c) == Character.SURROGATE
+                    } else if (Character.isISOControl(c)
+                            || !Character.isDefined(c)
+                            || Character.getType(c) == Character.FORMAT
+                            || Character.getType(c) == Character.SURROGATE
                             || (Character.isSpaceChar(c) && c != ' ')) {
                         sb.append(c < 0x10000 ? String.format("\\u%04x", c) : String.format("\\U%08x", c));
                     } else {

@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query.promql.internal;
 
 import com.google.re2j.Pattern;
@@ -48,10 +63,22 @@ public final class PromQlParser {
 
     private static final Set<String> AGGREGATIONS_NOT_SUPPORTED = Set.of("limitk", "limit_ratio");
     /** Prometheus 2.42's other functions: named as not supported rather than unknown. */
-    private static final Set<String> FUNCTIONS_NOT_SUPPORTED = Set.of("histogram_count", "histogram_fraction",
-            "histogram_sum", "holt_winters");
-    private static final Set<String> KEYWORDS = Set.of("by", "without", "on", "ignoring", "group_left", "group_right",
-            "bool", "offset", "and", "or", "unless", "atan2");
+    private static final Set<String> FUNCTIONS_NOT_SUPPORTED =
+            Set.of("histogram_count", "histogram_fraction", "histogram_sum", "holt_winters");
+
+    private static final Set<String> KEYWORDS = Set.of(
+            "by",
+            "without",
+            "on",
+            "ignoring",
+            "group_left",
+            "group_right",
+            "bool",
+            "offset",
+            "and",
+            "or",
+            "unless",
+            "atan2");
 
     private final String q;
     private int pos;
@@ -66,6 +93,7 @@ public final class PromQlParser {
      * name matchers written as a bare metric name.
      */
     private final java.util.IdentityHashMap<Expr, Integer> parens = new java.util.IdentityHashMap<>();
+
     private final java.util.IdentityHashMap<Expr, Expr> scalarArgs = new java.util.IdentityHashMap<>();
     private final Set<LabelMatcher> bareNames = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
@@ -74,9 +102,11 @@ public final class PromQlParser {
     }
 
     /** A parsed query with the syntax {@link PromQlFormatter} prints back (see the fields above). */
-    record Syntax(Expr expr, java.util.Map<Expr, Integer> parens, java.util.Map<Expr, Expr> scalarArgs,
-            Set<LabelMatcher> bareNames) {
-    }
+    record Syntax(
+            Expr expr,
+            java.util.Map<Expr, Integer> parens,
+            java.util.Map<Expr, Expr> scalarArgs,
+            Set<LabelMatcher> bareNames) {}
 
     /** {@link #parse} keeping the syntax the evaluation drops. */
     static Syntax parseSyntax(String query) throws PromQlParseException {
@@ -280,7 +310,10 @@ public final class PromQlParser {
                     continue;
                 }
                 expect(']');
-                if (parenthesized || !(e instanceof Expr.Selector s) || s.rangeMillis() > 0 || s.offsetMillis() != 0
+                if (parenthesized
+                        || !(e instanceof Expr.Selector s)
+                        || s.rangeMillis() > 0
+                        || s.offsetMillis() != 0
                         || s.atMillis() != null) {
                     throw error(at, "ranges only allowed for vector selectors");
                 }
@@ -293,8 +326,10 @@ public final class PromQlParser {
                     throw error(at, "the @ modifier on a subquery is not supported (put it on the selectors inside)");
                 }
                 if (parenthesized || !(e instanceof Expr.Selector s)) {
-                    throw error(at, "@ modifier must be preceded by an instant vector selector or range vector"
-                            + " selector or a subquery");
+                    throw error(
+                            at,
+                            "@ modifier must be preceded by an instant vector selector or range vector"
+                                    + " selector or a subquery");
                 }
                 if (s.atMillis() != null) {
                     throw error(at, "@ <timestamp> may not be set multiple times");
@@ -328,11 +363,14 @@ public final class PromQlParser {
             if ("offset".equals(peekWord())) {
                 int at = pos;
                 if (e instanceof Expr.Subquery) {
-                    throw error(at, "the offset modifier on a subquery is not supported (put it on the selectors inside)");
+                    throw error(
+                            at, "the offset modifier on a subquery is not supported (put it on the selectors inside)");
                 }
                 if (parenthesized || !(e instanceof Expr.Selector s)) {
-                    throw error(at, "offset modifier must be preceded by an instant vector selector or range vector"
-                            + " selector or a subquery");
+                    throw error(
+                            at,
+                            "offset modifier must be preceded by an instant vector selector or range vector"
+                                    + " selector or a subquery");
                 }
                 if (s.offsetMillis() != 0) {
                     throw error(at, "offset may not be set multiple times");
@@ -439,24 +477,30 @@ public final class PromQlParser {
             int pAt = pos;
             param = binary(1);
             if (param.type() != op.paramType()) {
-                throw error(pAt, "expected type " + typeName(op.paramType()) + " in aggregation parameter, found "
-                        + typeName(param.type()));
+                throw error(
+                        pAt,
+                        "expected type " + typeName(op.paramType()) + " in aggregation parameter, found "
+                                + typeName(param.type()));
             }
             if (op == AggregationOp.COUNT_VALUES && !isLabelName(((Expr.StringLiteral) param).value())) {
                 throw error(pAt, "invalid label name " + quote(((Expr.StringLiteral) param).value()));
             }
             skipSpace();
             if (pos >= q.length() || q.charAt(pos) != ',') {
-                throw error(pos, "unexpected " + describeHere() + ", expected \",\": aggregation \"" + op.promQlName()
-                        + "\" takes a parameter and an expression");
+                throw error(
+                        pos,
+                        "unexpected " + describeHere() + ", expected \",\": aggregation \"" + op.promQlName()
+                                + "\" takes a parameter and an expression");
             }
             pos++;
         }
         Expr inner = binary(1);
         skipSpace();
         if (pos < q.length() && q.charAt(pos) == ',') {
-            throw error(pos, "aggregation \"" + op.promQlName() + "\" takes " + (param == null ? "one argument"
-                    : "two arguments"));
+            throw error(
+                    pos,
+                    "aggregation \"" + op.promQlName() + "\" takes "
+                            + (param == null ? "one argument" : "two arguments"));
         }
         expect(')');
         requireInstant(inner, "aggregation expression");
@@ -508,12 +552,16 @@ public final class PromQlParser {
         Expr arg = binary(1);
         if (arg instanceof Expr.Subquery) {
             if (!f.overPoints()) {
-                throw error(at, "function \"" + f.promQlName() + "\" over a subquery is not supported (supported: the"
-                        + " *_over_time functions)");
+                throw error(
+                        at,
+                        "function \"" + f.promQlName() + "\" over a subquery is not supported (supported: the"
+                                + " *_over_time functions)");
             }
         } else if (!(arg instanceof Expr.Selector s) || s.rangeMillis() == 0) {
-            throw error(argAt, "expected type range vector (a selector with [range]) in call to function \""
-                    + f.promQlName() + "\"");
+            throw error(
+                    argAt,
+                    "expected type range vector (a selector with [range]) in call to function \"" + f.promQlName()
+                            + "\"");
         }
         skipSpace();
         if (f == OverTimeFunction.PREDICT_LINEAR) {
@@ -540,7 +588,8 @@ public final class PromQlParser {
         }
         expect(')');
         depth--;
-        Expr node = arg instanceof Expr.Subquery sq ? new Expr.OverSubquery(f, quantile, sq, at)
+        Expr node = arg instanceof Expr.Subquery sq
+                ? new Expr.OverSubquery(f, quantile, sq, at)
                 : new Expr.OverTime(f, quantile, (Expr.Selector) arg, at);
         if (scalarArg != null) {
             scalarArgs.put(node, scalarArg);
@@ -564,8 +613,10 @@ public final class PromQlParser {
                 Expr arg = binary(1);
                 int i = args.size() + 1;
                 if (i >= signature.length && !signature[signature.length - 1].endsWith("...")) {
-                    throw error(argAt, "expected at most " + (signature.length - 1) + " argument(s) in call to \"" + name
-                            + "\", got " + i);
+                    throw error(
+                            argAt,
+                            "expected at most " + (signature.length - 1) + " argument(s) in call to \"" + name
+                                    + "\", got " + i);
                 }
                 String kind = signature[Math.min(i, signature.length - 1)];
                 Expr.Type want = switch (kind.charAt(0)) {
@@ -574,8 +625,10 @@ public final class PromQlParser {
                     default -> Expr.Type.STRING;
                 };
                 if (arg.type() != want) {
-                    throw error(argAt, "expected type " + typeName(want) + " in call to function \"" + name
-                            + "\", found " + typeName(arg.type()));
+                    throw error(
+                            argAt,
+                            "expected type " + typeName(want) + " in call to function \"" + name + "\", found "
+                                    + typeName(arg.type()));
                 }
                 args.add(arg);
                 skipSpace();
@@ -607,8 +660,9 @@ public final class PromQlParser {
                     checkRepeats(src, args.get(4).pos());
                     Pattern.compile("^(?:" + src + ")$", Pattern.DOTALL);
                 } catch (PatternSyntaxException e) {
-                    throw error(args.get(4).pos(), "invalid regular expression in label_replace(): " + quote(src)
-                            + ": " + e.getDescription());
+                    throw error(
+                            args.get(4).pos(),
+                            "invalid regular expression in label_replace(): " + quote(src) + ": " + e.getDescription());
                 }
             } else {
                 for (int i = 3; i < args.size(); i++) {
@@ -732,7 +786,8 @@ public final class PromQlParser {
         return new Expr.Selector(List.copyOf(matchers), 0, at);
     }
 
-    private void addName(List<LabelMatcher> matchers, String existing, String name, int at) throws PromQlParseException {
+    private void addName(List<LabelMatcher> matchers, String existing, String name, int at)
+            throws PromQlParseException {
         if (existing != null) {
             throw error(at, "metric name must not be set twice: " + quote(existing) + " or " + quote(name));
         }
@@ -772,8 +827,12 @@ public final class PromQlParser {
         int start = pos;
         while (pos < q.length()) {
             char c = q.charAt(pos);
-            if ((metricName ? isIdentStart(c) : isLabelStart(c)) || isDigit(c) || (metricName && c == '.' && pos + 1 < q.length()
-                    && (isIdentStart(q.charAt(pos + 1)) || isDigit(q.charAt(pos + 1))))) {
+            if ((metricName ? isIdentStart(c) : isLabelStart(c))
+                    || isDigit(c)
+                    || (metricName
+                            && c == '.'
+                            && pos + 1 < q.length()
+                            && (isIdentStart(q.charAt(pos + 1)) || isDigit(q.charAt(pos + 1))))) {
                 pos++;
             } else {
                 break;
@@ -817,8 +876,10 @@ public final class PromQlParser {
             }
         }
         if (pos < q.length() && isIdentStart(q.charAt(pos))) {
-            throw error(start, "bad number or duration syntax: " + quote(q.substring(start, Math.min(q.length(), pos + 1)))
-                    + " (durations are only allowed in [range])");
+            throw error(
+                    start,
+                    "bad number or duration syntax: " + quote(q.substring(start, Math.min(q.length(), pos + 1)))
+                            + " (durations are only allowed in [range])");
         }
         double v = Double.parseDouble(q.substring(start, pos));
         if (Double.isInfinite(v)) {
@@ -857,8 +918,10 @@ public final class PromQlParser {
                 }
             }
             if (unit < 0 || unit <= lastUnit) {
-                throw error(start, "bad duration " + quote(q.substring(start, Math.min(q.length(), pos + 1)))
-                        + ": expected a number and a unit (ms s m h d w y), largest unit first");
+                throw error(
+                        start,
+                        "bad duration " + quote(q.substring(start, Math.min(q.length(), pos + 1)))
+                                + ": expected a number and a unit (ms s m h d w y), largest unit first");
             }
             pos += units[unit].length();
             lastUnit = unit;
@@ -870,7 +933,8 @@ public final class PromQlParser {
         if (pos == start) {
             throw error(start, "unexpected " + describeHere() + ", expected a duration such as 5m");
         }
-        if (pos < q.length() && (Character.isLetterOrDigit(q.charAt(pos)) || q.charAt(pos) == '_' || q.charAt(pos) == '.')) {
+        if (pos < q.length()
+                && (Character.isLetterOrDigit(q.charAt(pos)) || q.charAt(pos) == '_' || q.charAt(pos) == '.')) {
             throw error(start, "bad duration " + quote(q.substring(start, pos + 1)));
         }
         if (total == 0) {
@@ -971,12 +1035,16 @@ public final class PromQlParser {
     /** Range vectors are only valid as a range function's argument, strings only as a function's argument. */
     private void requireInstant(Expr e, String where) throws PromQlParseException {
         if (e.type() == Expr.Type.RANGE) {
-            throw error(e.pos(), "expected type instant vector in " + where + ", found range vector (a [range] selector"
-                    + " is only allowed inside a range function such as rate or sum_over_time)");
+            throw error(
+                    e.pos(),
+                    "expected type instant vector in " + where + ", found range vector (a [range] selector"
+                            + " is only allowed inside a range function such as rate or sum_over_time)");
         }
         if (e.type() == Expr.Type.STRING) {
-            throw error(e.pos(), "expected type instant vector in " + where + ", found string (string literals are"
-                    + " only allowed as function arguments)");
+            throw error(
+                    e.pos(),
+                    "expected type instant vector in " + where + ", found string (string literals are"
+                            + " only allowed as function arguments)");
         }
     }
 
@@ -1156,7 +1224,7 @@ public final class PromQlParser {
                 i++;
             } else if (c == '*' || c == '+' || c == '?') {
                 if (c == '?' && top.lastQuantified) {
-                    top.lastQuantified = false;  // x*? x+? x?? x{n}?: the non-greedy form, not a second quantifier
+                    top.lastQuantified = false; // x*? x+? x?? x{n}?: the non-greedy form, not a second quantifier
                 } else {
                     top.quantify(c == '*' ? 2 + top.lastSize : 1 + top.lastSize, top.lastProduct);
                 }
@@ -1168,13 +1236,20 @@ public final class PromQlParser {
                     String[] nm = body.split(",", -1);
                     // More digits than a long holds is past every limit: weighed by length, not parsed.
                     long min = Math.min(nm[0].length() > 12 ? Long.MAX_VALUE : Long.parseLong(nm[0]), MAX_REPEAT + 1L);
-                    long max = nm.length == 1 ? min
-                            : nm[1].isEmpty() ? -1 : Math.min(nm[1].length() > 12 ? Long.MAX_VALUE : Long.parseLong(nm[1]), MAX_REPEAT + 1L);
+                    long max = nm.length == 1
+                            ? min
+                            : nm[1].isEmpty()
+                                    ? -1
+                                    : Math.min(
+                                            nm[1].length() > 12 ? Long.MAX_VALUE : Long.parseLong(nm[1]),
+                                            MAX_REPEAT + 1L);
                     long count = max < 0 ? min : max;
                     long product = count * top.lastProduct;
                     if (product > MAX_REPEAT) {
-                        throw error(at, "invalid regular expression " + quote(re) + ": invalid repeat count (nested"
-                                + " counted repeats multiply past " + MAX_REPEAT + ")");
+                        throw error(
+                                at,
+                                "invalid regular expression " + quote(re) + ": invalid repeat count (nested"
+                                        + " counted repeats multiply past " + MAX_REPEAT + ")");
                     }
                     top.maxProduct = Math.max(top.maxProduct, product);
                     long w = top.lastSize;
@@ -1190,7 +1265,7 @@ public final class PromQlParser {
                 i++;
             }
             if (top.size() > MAX_REGEX_PROGRAM_SIZE) {
-                break;  // the sizes only grow from here (at most 1,000 times, so no overflow either)
+                break; // the sizes only grow from here (at most 1,000 times, so no overflow either)
             }
         }
         while (!groups.isEmpty()) {
@@ -1200,14 +1275,18 @@ public final class PromQlParser {
         }
         long size = top.size();
         if (size > MAX_REGEX_PROGRAM_SIZE) {
-            throw error(at, "invalid regular expression " + quote(re) + ": expression too large (its program would have"
-                    + " more than " + MAX_REGEX_PROGRAM_SIZE + " instructions, MAX_REGEX_PROGRAM_SIZE)");
+            throw error(
+                    at,
+                    "invalid regular expression " + quote(re) + ": expression too large (its program would have"
+                            + " more than " + MAX_REGEX_PROGRAM_SIZE + " instructions, MAX_REGEX_PROGRAM_SIZE)");
         }
         regexProgramSize += size;
         if (regexProgramSize > MAX_REGEX_PROGRAM_SIZE) {
-            throw error(at, "invalid regular expression " + quote(re) + ": expression too large (the query's regular"
-                    + " expressions would have more than " + MAX_REGEX_PROGRAM_SIZE
-                    + " instructions together, MAX_REGEX_PROGRAM_SIZE)");
+            throw error(
+                    at,
+                    "invalid regular expression " + quote(re) + ": expression too large (the query's regular"
+                            + " expressions would have more than " + MAX_REGEX_PROGRAM_SIZE
+                            + " instructions together, MAX_REGEX_PROGRAM_SIZE)");
         }
     }
 

@@ -1,12 +1,27 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query.promql.internal;
 
 import dev.pulse.aggregate.Summary;
 import dev.pulse.metrics.InvocationMetrics;
 import dev.pulse.query.BadRequestException;
-import dev.pulse.query.QueryLimits;
-import dev.pulse.query.QueryMetric;
 import dev.pulse.query.NativeQuery;
 import dev.pulse.query.NativeResult;
+import dev.pulse.query.QueryLimits;
+import dev.pulse.query.QueryMetric;
 import dev.pulse.query.QueryService;
 import dev.pulse.query.SeriesSpec;
 import dev.pulse.query.Stat;
@@ -42,13 +57,23 @@ public final class RangeReader implements Evaluator.Source {
     private final InvocationMetrics<QueryMetric> metrics;
 
     /** @param times the evaluation times, epoch ms */
-    public RangeReader(QueryService queries, CatalogMatcher catalog, long[] times, Deadline deadline,
+    public RangeReader(
+            QueryService queries,
+            CatalogMatcher catalog,
+            long[] times,
+            Deadline deadline,
             InvocationMetrics<QueryMetric> metrics) {
         this(queries, catalog, times, deadline, metrics, times[0], times[times.length - 1]);
     }
 
-    private RangeReader(QueryService queries, CatalogMatcher catalog, long[] times, Deadline deadline,
-            InvocationMetrics<QueryMetric> metrics, long start, long end) {
+    private RangeReader(
+            QueryService queries,
+            CatalogMatcher catalog,
+            long[] times,
+            Deadline deadline,
+            InvocationMetrics<QueryMetric> metrics,
+            long start,
+            long end) {
         this.queries = queries;
         this.catalog = catalog;
         this.times = times.clone();
@@ -60,6 +85,7 @@ public final class RangeReader implements Evaluator.Source {
 
     /** The query's start and end, for {@code @ start()} and {@code @ end()} (also inside a subquery). */
     private final long start;
+
     private final long end;
 
     @Override
@@ -76,32 +102,42 @@ public final class RangeReader implements Evaluator.Source {
     private List<CatalogMatcher.Match> match(Expr.Selector selector) throws PromQlException {
         CatalogMatcher.Found found = catalog.match(selector.matchers());
         if (found.truncated()) {
-            throw new PromQlException(PromQlException.Type.EXECUTION, "the selector at position " + (selector.pos() + 1)
-                    + " would read more than " + CatalogMatcher.MAX_SCANNED + " catalog entries: give the metric name"
-                    + " with =");
+            throw new PromQlException(
+                    PromQlException.Type.EXECUTION,
+                    "the selector at position " + (selector.pos() + 1)
+                            + " would read more than " + CatalogMatcher.MAX_SCANNED
+                            + " catalog entries: give the metric name"
+                            + " with =");
         }
         if (found.collision() != null) {
-            throw new PromQlException(PromQlException.Type.EXECUTION, "the selector at position " + (selector.pos() + 1)
-                    + ": " + found.collision());
+            throw new PromQlException(
+                    PromQlException.Type.EXECUTION,
+                    "the selector at position " + (selector.pos() + 1) + ": " + found.collision());
         }
         List<CatalogMatcher.Match> series = found.series();
         int stored = stored(series).size();
         if (stored > QueryLimits.MAX_SERIES) {
-            throw new PromQlException(PromQlException.Type.EXECUTION, "the selector at position " + (selector.pos() + 1)
-                    + " matches " + stored + " series, at most " + QueryLimits.MAX_SERIES + " allowed (the"
-                    + " limit of POST /query): narrow it with label matchers");
+            throw new PromQlException(
+                    PromQlException.Type.EXECUTION,
+                    "the selector at position " + (selector.pos() + 1)
+                            + " matches " + stored + " series, at most " + QueryLimits.MAX_SERIES + " allowed (the"
+                            + " limit of POST /query): narrow it with label matchers");
         }
         if ((long) series.size() * times.length > QueryLimits.MAX_POINTS) {
-            throw new PromQlException(PromQlException.Type.EXECUTION, "the answer would hold " + series.size() + " series x "
-                    + times.length + " steps, more than " + QueryLimits.MAX_POINTS + " points: use a longer step or"
-                    + " narrow the selector");
+            throw new PromQlException(
+                    PromQlException.Type.EXECUTION,
+                    "the answer would hold " + series.size() + " series x "
+                            + times.length + " steps, more than " + QueryLimits.MAX_POINTS
+                            + " points: use a longer step or"
+                            + " narrow the selector");
         }
         return series;
     }
 
     /** The distinct stored series behind {@code matches}, in order. */
     private static List<SeriesSpec> stored(List<CatalogMatcher.Match> matches) {
-        return new ArrayList<>(new java.util.LinkedHashSet<>(matches.stream().map(CatalogMatcher.Match::stored).toList()));
+        return new ArrayList<>(new java.util.LinkedHashSet<>(
+                matches.stream().map(CatalogMatcher.Match::stored).toList()));
     }
 
     private static final Stat SUM = Stat.parse("sum");
@@ -137,8 +173,13 @@ public final class RangeReader implements Evaluator.Source {
     }
 
     /** The counter statistics a minute read asks for with {@code counters} (absent for series without a counter). */
-    private static final List<Stat> COUNTER_STATS = List.of(Stat.COUNTER_FIRST, Stat.COUNTER_FIRST_TIME,
-            Stat.COUNTER_LAST, Stat.COUNTER_LAST_TIME, Stat.INCREASE, Stat.RESETS);
+    private static final List<Stat> COUNTER_STATS = List.of(
+            Stat.COUNTER_FIRST,
+            Stat.COUNTER_FIRST_TIME,
+            Stat.COUNTER_LAST,
+            Stat.COUNTER_LAST_TIME,
+            Stat.INCREASE,
+            Stat.RESETS);
 
     private List<Minutes> minutes(Expr.Selector selector, long rangeMillis, boolean counters) throws PromQlException {
         long range = wholeMinutes(rangeMillis);
@@ -152,22 +193,30 @@ public final class RangeReader implements Evaluator.Source {
         for (long t : times) {
             long end = windowEnd(selector, t);
             if (end - range < 0) {
-                throw new PromQlException(PromQlException.Type.BAD_DATA, "the " + range / MINUTE + "m window before"
-                        + " the evaluation time " + end / 1000 + " reaches before 1970");
+                throw new PromQlException(
+                        PromQlException.Type.BAD_DATA,
+                        "the " + range / MINUTE + "m window before" + " the evaluation time " + end / 1000
+                                + " reaches before 1970");
             }
             first = Math.min(first, end - range);
             last = Math.max(last, end);
         }
         long buckets = (last - first) / MINUTE;
         if (buckets > QueryLimits.MAX_BUCKETS) {
-            throw new PromQlException(PromQlException.Type.BAD_DATA, "this function reads every minute of its windows:"
-                    + " the windows of this query cover " + buckets + " minutes, at most " + QueryLimits.MAX_BUCKETS
-                    + ": use a shorter time range");
+            throw new PromQlException(
+                    PromQlException.Type.BAD_DATA,
+                    "this function reads every minute of its windows:"
+                            + " the windows of this query cover " + buckets + " minutes, at most "
+                            + QueryLimits.MAX_BUCKETS
+                            + ": use a shorter time range");
         }
         if ((long) series.size() * buckets > QueryLimits.MAX_POINTS) {
-            throw new PromQlException(PromQlException.Type.EXECUTION, "this function reads every minute of its windows:"
-                    + " " + series.size() + " series x " + buckets + " minutes is more than " + QueryLimits.MAX_POINTS
-                    + " points: use a shorter time range or narrow the selector");
+            throw new PromQlException(
+                    PromQlException.Type.EXECUTION,
+                    "this function reads every minute of its windows:"
+                            + " " + series.size() + " series x " + buckets + " minutes is more than "
+                            + QueryLimits.MAX_POINTS
+                            + " points: use a shorter time range or narrow the selector");
         }
         Stat sum = SUM;
         Stat count = COUNT;
@@ -185,17 +234,22 @@ public final class RangeReader implements Evaluator.Source {
         while (offset < series.size()) {
             NativeResult r;
             try {
-                r = read(new NativeQuery(series, first, last, MINUTE / 1000, List.copyOf(stats), offset), MINUTE, first);
+                r = read(
+                        new NativeQuery(series, first, last, MINUTE / 1000, List.copyOf(stats), offset), MINUTE, first);
             } catch (PromQlException e) {
                 if (e.type() != PromQlException.Type.BAD_DATA) {
                     throw e;
                 }
                 // No range or step helps here: these functions need the minutes themselves.
-                throw PromQlException.invalidParameter(times.length == 1 ? "time" : "start", "irate, delta, idelta,"
-                        + " last_over_time, stddev_over_time, stdvar_over_time, changes, resets, deriv and"
-                        + " predict_linear read each minute of their windows,"
-                        + " and the minutes from " + java.time.Instant.ofEpochMilli(first) + " are past the retention of"
-                        + " minute detail: " + e.getMessage().substring(e.getMessage().indexOf("retention: ") + 11));
+                throw PromQlException.invalidParameter(
+                        times.length == 1 ? "time" : "start",
+                        "irate, delta, idelta,"
+                                + " last_over_time, stddev_over_time, stdvar_over_time, changes, resets, deriv and"
+                                + " predict_linear read each minute of their windows,"
+                                + " and the minutes from " + java.time.Instant.ofEpochMilli(first)
+                                + " are past the retention of"
+                                + " minute detail: "
+                                + e.getMessage().substring(e.getMessage().indexOf("retention: ") + 11));
             }
             for (NativeResult.SeriesValues sv : r.series()) {
                 out.put(sv.series(), sv.values());
@@ -227,8 +281,12 @@ public final class RangeReader implements Evaluator.Source {
                     counts[k] = counts[k] > 0 ? 1 : 0;
                 }
             }
-            result.add(new Minutes(m.labels(), first, sums, counts, counters && m.view() == OtelNames.View.RAW
-                    ? counterMinutes(values) : null));
+            result.add(new Minutes(
+                    m.labels(),
+                    first,
+                    sums,
+                    counts,
+                    counters && m.view() == OtelNames.View.RAW ? counterMinutes(values) : null));
         }
         return result;
     }
@@ -240,9 +298,15 @@ public final class RangeReader implements Evaluator.Source {
         for (double t : firstTime) {
             any |= !Double.isNaN(t);
         }
-        return !any ? null : new Minutes.Counters(values.get(Stat.COUNTER_FIRST.label()), firstTime,
-                values.get(Stat.COUNTER_LAST.label()), values.get(Stat.COUNTER_LAST_TIME.label()),
-                values.get(Stat.INCREASE.label()), values.get(Stat.RESETS.label()));
+        return !any
+                ? null
+                : new Minutes.Counters(
+                        values.get(Stat.COUNTER_FIRST.label()),
+                        firstTime,
+                        values.get(Stat.COUNTER_LAST.label()),
+                        values.get(Stat.COUNTER_LAST_TIME.label()),
+                        values.get(Stat.INCREASE.label()),
+                        values.get(Stat.RESETS.label()));
     }
 
     /** One read through {@link QueryService}, its refusals said in the Prometheus API's terms. */
@@ -255,9 +319,10 @@ public final class RangeReader implements Evaluator.Source {
         }
         if (!r.unprocessed().isEmpty()) {
             String reason = r.unprocessed().get(0).reason();
-            throw new PromQlException(reason.equals("ReadFailed") ? PromQlException.Type.UNAVAILABLE
-                    : PromQlException.Type.TIMEOUT, r.unprocessed().size() + " series could not be read within"
-                    + " the time budget (" + reason + "); it is safe to retry");
+            throw new PromQlException(
+                    reason.equals("ReadFailed") ? PromQlException.Type.UNAVAILABLE : PromQlException.Type.TIMEOUT,
+                    r.unprocessed().size() + " series could not be read within" + " the time budget (" + reason
+                            + "); it is safe to retry");
         }
         return r;
     }
@@ -284,10 +349,13 @@ public final class RangeReader implements Evaluator.Source {
         for (int i = 0; i < times.length; i++) {
             long end = windowEnd(selector, times[i]);
             if (end - range < 0) {
-                throw new PromQlException(PromQlException.Type.BAD_DATA, "the " + range / MINUTE + "m window before"
-                        + " the evaluation time " + end / 1000 + " reaches before 1970");
+                throw new PromQlException(
+                        PromQlException.Type.BAD_DATA,
+                        "the " + range / MINUTE + "m window before" + " the evaluation time " + end / 1000
+                                + " reaches before 1970");
             }
-            phases.computeIfAbsent(Math.floorMod(end, range), k -> new ArrayList<>()).add(i);
+            phases.computeIfAbsent(Math.floorMod(end, range), k -> new ArrayList<>())
+                    .add(i);
         }
         if (phases.size() > 1 && slidable(stats)) {
             List<Series> slid = slide(selector, range, matches, series, bySeries, stats, stat, out);
@@ -296,9 +364,13 @@ public final class RangeReader implements Evaluator.Source {
             }
         }
         if (phases.size() > MAX_PHASES) {
-            throw new PromQlException(PromQlException.Type.BAD_DATA, "the range " + range / MINUTE + "m at this step puts"
-                    + " windows on " + phases.size() + " different minute grids, at most " + MAX_PHASES + " supported: use a"
-                    + " range that is at most " + MAX_PHASES + " steps, or a step that is a multiple of the range");
+            throw new PromQlException(
+                    PromQlException.Type.BAD_DATA,
+                    "the range " + range / MINUTE + "m at this step puts"
+                            + " windows on " + phases.size() + " different minute grids, at most " + MAX_PHASES
+                            + " supported: use a"
+                            + " range that is at most " + MAX_PHASES
+                            + " steps, or a step that is a multiple of the range");
         }
         for (List<Integer> steps : phases.values()) {
             long first = Long.MAX_VALUE;
@@ -310,9 +382,12 @@ public final class RangeReader implements Evaluator.Source {
             }
             long buckets = (last - first) / range;
             if (buckets > QueryLimits.MAX_BUCKETS) {
-                throw new PromQlException(PromQlException.Type.BAD_DATA, "windows of " + range / MINUTE + "m over this"
-                        + " time range are " + buckets + " buckets of storage, at most " + QueryLimits.MAX_BUCKETS
-                        + ": use a longer range or a shorter time range");
+                throw new PromQlException(
+                        PromQlException.Type.BAD_DATA,
+                        "windows of " + range / MINUTE + "m over this"
+                                + " time range are " + buckets + " buckets of storage, at most "
+                                + QueryLimits.MAX_BUCKETS
+                                + ": use a longer range or a shorter time range");
             }
             // Each step's bucket in this phase's read, once (not per series and match).
             int[] step = steps.stream().mapToInt(Integer::intValue).toArray();
@@ -322,8 +397,8 @@ public final class RangeReader implements Evaluator.Source {
             }
             int offset = 0;
             while (offset < series.size()) {
-                NativeResult r = read(new NativeQuery(series, first, last, range / 1000, List.copyOf(stats), offset),
-                        range, first);
+                NativeResult r = read(
+                        new NativeQuery(series, first, last, range / 1000, List.copyOf(stats), offset), range, first);
                 for (NativeResult.SeriesValues sv : r.series()) {
                     for (CatalogMatcher.Match m : bySeries.getOrDefault(sv.series(), List.of())) {
                         double[] values = sv.values().get(statFor(m, stat).label());
@@ -365,9 +440,16 @@ public final class RangeReader implements Evaluator.Source {
      * the window rounds it. Null when that grid is finer than a query may ask ({@link QueryLimits#MAX_BUCKETS}) or its
      * read is refused (a level past its retention): the caller reads per phase, which answers or says why not.
      */
-    private List<Series> slide(Expr.Selector selector, long range, List<CatalogMatcher.Match> matches,
-            List<SeriesSpec> series, Map<SeriesSpec, List<CatalogMatcher.Match>> bySeries, java.util.Set<Stat> stats,
-            Stat stat, Map<CatalogMatcher.Match, Series> out) throws PromQlException {
+    private List<Series> slide(
+            Expr.Selector selector,
+            long range,
+            List<CatalogMatcher.Match> matches,
+            List<SeriesSpec> series,
+            Map<SeriesSpec, List<CatalogMatcher.Match>> bySeries,
+            java.util.Set<Stat> stats,
+            Stat stat,
+            Map<CatalogMatcher.Match, Series> out)
+            throws PromQlException {
         long[] ends = new long[times.length];
         long grid = range;
         for (int i = 0; i < times.length; i++) {
@@ -389,16 +471,17 @@ public final class RangeReader implements Evaluator.Source {
         while (offset < series.size()) {
             QueryService.SummaryPage page;
             try {
-                page = queries.summaries(new NativeQuery(series, first, last, grid / 1000, read, offset), deadline,
-                        metrics);
+                page = queries.summaries(
+                        new NativeQuery(series, first, last, grid / 1000, read, offset), deadline, metrics);
             } catch (BadRequestException e) {
                 return null;
             }
             if (!page.unprocessed().isEmpty()) {
                 String reason = page.unprocessed().get(0).reason();
-                throw new PromQlException(reason.equals("ReadFailed") ? PromQlException.Type.UNAVAILABLE
-                        : PromQlException.Type.TIMEOUT, page.unprocessed().size() + " series could not be read within"
-                        + " the time budget (" + reason + "); it is safe to retry");
+                throw new PromQlException(
+                        reason.equals("ReadFailed") ? PromQlException.Type.UNAVAILABLE : PromQlException.Type.TIMEOUT,
+                        page.unprocessed().size() + " series could not be read within" + " the time budget (" + reason
+                                + "); it is safe to retry");
             }
             for (QueryService.SeriesSummaries ss : page.series()) {
                 List<CatalogMatcher.Match> ms = bySeries.getOrDefault(ss.series(), List.of());
@@ -467,7 +550,9 @@ public final class RangeReader implements Evaluator.Source {
                 ? message.replace("start must not be before", "no window may start before")
                 : message.substring(0, message.lastIndexOf(':')) + ": use a range of whole hours (such as [1h]) and"
                         + " evaluation times on the hour (start and step in whole hours)";
-        return PromQlException.invalidParameter(times.length == 1 ? "time" : "start", "the " + range / MINUTE
-                + "m windows from " + java.time.Instant.ofEpochMilli(first) + " reach past the retention: " + advice);
+        return PromQlException.invalidParameter(
+                times.length == 1 ? "time" : "start",
+                "the " + range / MINUTE + "m windows from " + java.time.Instant.ofEpochMilli(first)
+                        + " reach past the retention: " + advice);
     }
 }

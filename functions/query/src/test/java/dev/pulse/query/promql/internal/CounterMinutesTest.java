@@ -1,3 +1,18 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
 package dev.pulse.query.promql.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,13 +42,15 @@ class CounterMinutesTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-        // one sample a minute: (last - previous) / their distance, as Prometheus
-        "steady                  | 10,30;16,90;28,150     | 0.2",
-        "a reset at the last     | 10,30;16,90;4,150      | 0.06666666666666667",
-        "a minute without data   | 10,30;16,90;-;40,210   | 0.2",
-        "one sample only         | 10,30                  | NaN",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                // one sample a minute: (last - previous) / their distance, as Prometheus
+                "steady                  | 10,30;16,90;28,150     | 0.2",
+                "a reset at the last     | 10,30;16,90;4,150      | 0.06666666666666667",
+                "a minute without data   | 10,30;16,90;-;40,210   | 0.2",
+                "one sample only         | 10,30                  | NaN",
+            })
     void irate_whenOneSampleAMinute_isPrometheusIrate(String name, String samples, double want) {
         String[] parts = samples.split(";");
         double[][] m = new double[parts.length][];
@@ -56,11 +73,16 @@ class CounterMinutesTest {
     @ParameterizedTest(name = "window [{0}, {1})")
     @CsvSource({"0, 4, 3", "1, 4, 1", "2, 4, 1", "3, 4, 1", "0, 1, 1", "0, 2, 2"})
     void resets_whenWithinAndBetweenMinutes_countsBoth(int lo, int hi, double want) {
-        // minute 0: a reset within it; minute 1 starts below minute 0's last; minute 2 does not; minute 3 has one within
-        Minutes.Counters c = minutes(new double[] {50, 1, 8, 40, 20, 1}, new double[] {3, 61, 9, 100, 6, 0},
-                new double[] {12, 121, 15, 170, 3, 0}, new double[] {20, 181, 2, 230, 2, 1});
+        // minute 0: a reset within it; minute 1 starts below minute 0's last; minute 2 does not; minute 3 has one
+        // within
+        Minutes.Counters c = minutes(
+                new double[] {50, 1, 8, 40, 20, 1},
+                new double[] {3, 61, 9, 100, 6, 0},
+                new double[] {12, 121, 15, 170, 3, 0},
+                new double[] {20, 181, 2, 230, 2, 1});
 
-        assertThat(Evaluator.overCounter(Expr.OverTimeFunction.RESETS, c, lo, hi)).isEqualTo(want);
+        assertThat(Evaluator.overCounter(Expr.OverTimeFunction.RESETS, c, lo, hi))
+                .isEqualTo(want);
     }
 
     @org.junit.jupiter.api.Test
