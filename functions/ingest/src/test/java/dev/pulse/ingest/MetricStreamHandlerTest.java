@@ -264,6 +264,33 @@ class MetricStreamHandlerTest {
     }
 
     @Test
+    void handleRequest_whenOneMetricOfARecordBreaksPulsesLimits_storesTheOthersOnceAndSetsItAside() throws IOException {
+        String stats = ",\"timestamp\":" + PERIOD + ",\"value\":{\"count\":2,\"sum\":7,\"min\":3,\"max\":4}}\n";
+        String record = "{\"namespace\":\"App\",\"metric_name\":\"Ok\",\"account_id\":\"1\",\"region\":\"r\"" + stats
+                + "{\"namespace\":\"App\",\"metric_name\":\"" + "x".repeat(300)
+                + "\",\"account_id\":\"1\",\"region\":\"r\"" + stats;
+        APIGatewayV2HTTPEvent e = edited(
+                "metricstream-firehose-json",
+                b -> ((ArrayNode) b.get("records"))
+                        .addObject()
+                        .put("data", Base64.getEncoder().encodeToString(record.getBytes(StandardCharsets.UTF_8))));
+        MetricStreamHandler h = handler();
+
+        APIGatewayV2HTTPResponse r = h.handleRequest(e, new TestContext("partial", 30_000, 512));
+        APIGatewayV2HTTPResponse again = h.handleRequest(e, new TestContext("again", 30_000, 512));
+
+        assertThat(r.getStatusCode()).isEqualTo(200);
+        assertThat(again.getStatusCode()).isEqualTo(200);
+        assertThat(f.stored())
+                .hasSize(8)
+                .containsEntry("App/Ok{account_id=1,region=r}", Map.of(PERIOD, List.of(2.0, 7.0, 3.0, 4.0)));
+        assertThat(f.sqs.messages())
+                .singleElement()
+                .satisfies(m -> assertThat(m.toString())
+                        .contains("1 of the record's 2 datapoints set aside, the other 1 stored"));
+    }
+
+    @Test
     void handleRequest_whenBodyIsNotFirehoses_answers400WithTheReason() throws IOException {
         APIGatewayV2HTTPEvent e = event("metricstream-firehose-json");
         e.setBody("{\"records\":[]}");

@@ -33,6 +33,7 @@ import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
 import io.opentelemetry.proto.metrics.v1.SummaryDataPoint;
 import java.io.IOException;
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.TreeMap;
@@ -59,7 +60,9 @@ import java.util.TreeMap;
  * <p>The sketch of a pre-aggregated datapoint is built from what the period says: one value at its minimum, one at
  * its maximum and the others at the mean of the rest, so a percentile query over such a series stays between the
  * period's min and max; the streamed percentiles are the series to read percentiles from. A period with a
- * SampleCount of 0 measured nothing and gives no datapoint. A record is all or nothing, as every record is.
+ * SampleCount of 0 measured nothing and gives no datapoint. A record that cannot be read is poison whole; a
+ * datapoint of a readable record that breaks Pulse's limits is set aside alone ({@link
+ * RecordDecoder#decodeMetricStreamUnits}).
  */
 public final class MetricStreamDecoder {
 
@@ -162,8 +165,13 @@ public final class MetricStreamDecoder {
             throw new DecodeException(at + ": value: must be an object of statistics");
         }
         Map<String, Double> statistics = new TreeMap<>();
+        Long count = null;
         for (Iterator<Map.Entry<String, JsonNode>> it = value.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> s = it.next();
+            if (s.getKey().equals("count")) {
+                count = sampleCount(s.getValue(), at);
+                continue;
+            }
             if (!s.getValue().isNumber()) {
                 throw new DecodeException(at + ": value." + s.getKey() + ": must be a number");
             }
@@ -171,7 +179,6 @@ public final class MetricStreamDecoder {
         }
         String name = namespace + "/" + metric;
         long time = ts.asLong();
-        Double count = statistics.remove("count");
         Double sum = statistics.remove("sum");
         Double min = statistics.remove("min");
         Double max = statistics.remove("max");
@@ -180,6 +187,26 @@ public final class MetricStreamDecoder {
                     at + ": value: count, sum, min and max are required (a metric stream always has them)");
         }
         add(name, dims, time, unit, count, sum, min, max, statistics, at, out);
+    }
+
+    /**
+     * The count as the whole number it was written as: read as a double, a count above 2^53 would be rounded to a
+     * neighbour that passes the limit. A count written with a fraction part must be below 2^53 to be exact.
+     */
+    private static long sampleCount(JsonNode n, String at) throws DecodeException {
+        if (n.isIntegralNumber()) {
+            BigInteger v = n.bigIntegerValue();
+            if (v.signum() >= 0 && v.compareTo(BigInteger.valueOf(DecodeLimits.MAX_POINT_COUNT)) <= 0) {
+                return v.longValue();
+            }
+        } else if (n.isNumber()) {
+            double d = n.doubleValue();
+            if (d >= 0 && d < DecodeLimits.MAX_POINT_COUNT && d == Math.rint(d)) {
+                return (long) d;
+            }
+        }
+        throw new DecodeException(at + ": value.count: SampleCount " + n.asText()
+                + " is not a whole number of samples in 0.." + DecodeLimits.MAX_POINT_COUNT);
     }
 
     private static String text(JsonNode o, String field, String at) throws DecodeException {
@@ -210,6 +237,10 @@ public final class MetricStreamDecoder {
                 throw new DecodeException(at + ": length " + Integer.toUnsignedString(length)
                         + " runs past the record's " + (data.length - after) + " remaining bytes");
             }
+            if (length == 0) {
+                // A stream never sends an empty request: a run of zero bytes is not a record of nothing.
+                throw new DecodeException(at + ": length 0 (an empty request; a metric stream never sends one)");
+            }
             ExportMetricsServiceRequest r;
             try {
                 r = ExportMetricsServiceRequest.parser().parseFrom(data, after, length);
@@ -224,6 +255,9 @@ public final class MetricStreamDecoder {
 
     private static void request(ExportMetricsServiceRequest r, String at, DecodeBudget.Datapoints out)
             throws DecodeException {
+        if (r.getResourceMetricsCount() == 0) {
+            throw new DecodeException(at + ": no resourceMetrics (a metric stream never sends an empty request)");
+        }
         for (int i = 0; i < r.getResourceMetricsCount(); i++) {
             ResourceMetrics rm = r.getResourceMetrics(i);
             String rat = at + ".resourceMetrics[" + i + "]";
@@ -287,6 +321,15 @@ public final class MetricStreamDecoder {
             }
             dims.putIfAbsent(ACCOUNT, account);
             dims.putIfAbsent(REGION, region);
+            long count = p.getCount();
+            if (count == 0) {
+                // A period that measured nothing: CloudWatch may send it without its Minimum and Maximum quantiles.
+                continue;
+            }
+            if (Long.compareUnsigned(count, DecodeLimits.MAX_POINT_COUNT) > 0) {
+                throw new DecodeException(pat + ": SampleCount " + Long.toUnsignedString(count)
+                        + " is not a whole number of samples in 0.." + DecodeLimits.MAX_POINT_COUNT);
+            }
             Double min = null;
             Double max = null;
             Map<String, Double> statistics = new TreeMap<>();
@@ -320,7 +363,7 @@ public final class MetricStreamDecoder {
                     dims,
                     nanos / 1_000_000,
                     unit,
-                    (double) p.getCount(),
+                    count,
                     p.getSum(),
                     min,
                     max,
@@ -375,7 +418,7 @@ public final class MetricStreamDecoder {
             Map<String, String> dims,
             long time,
             String unit,
-            double count,
+            long n,
             double sum,
             double min,
             double max,
@@ -383,11 +426,6 @@ public final class MetricStreamDecoder {
             String at,
             DecodeBudget.Datapoints out)
             throws DecodeException {
-        if (!(count >= 0) || count != Math.rint(count) || count > DecodeLimits.MAX_POINT_COUNT) {
-            throw new DecodeException(at + ": SampleCount " + count + " is not a whole number of samples in 0.."
-                    + DecodeLimits.MAX_POINT_COUNT);
-        }
-        long n = (long) count;
         if (n == 0) {
             return;
         }

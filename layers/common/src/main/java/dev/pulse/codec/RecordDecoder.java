@@ -142,16 +142,21 @@ public final class RecordDecoder {
     }
 
     /**
-     * Decodes one Firehose record of a CloudWatch metric stream ({@link MetricStreamDecoder}, either output format) into
-     * its one unit, validated as {@link #decodeUnits} validates: all or nothing, a poison unit carrying its reason.
+     * Decodes one Firehose record of a CloudWatch metric stream ({@link MetricStreamDecoder}, either output format). A
+     * record that cannot be read is one poison unit carrying its reason. A readable record holds many metrics of many
+     * owners: a datapoint that breaks Pulse's limits (a name over {@link DatapointValidator#MAX_NAME_LENGTH}, more
+     * than {@link DatapointValidator#MAX_DIMENSIONS} dimensions with the account and region, a time outside the
+     * accepted window) is set aside alone, so one custom metric cannot keep the others of its record out of the
+     * store. Then the record gives two units: its valid datapoints (sub-sequence -1, as a record stored whole) and a
+     * poison unit (sub-sequence 0) whose reason counts and names what was set aside and says that the rest was stored.
      */
     public List<Unit> decodeMetricStreamUnits(byte[] data, String partitionKey, long referenceMillis) {
+        Decoded decoded;
         try {
             if (data == null || data.length == 0) {
                 throw new DecodeException("empty record");
             }
             DecodeBudget budget = DecodeBudget.forRecord();
-            Decoded decoded;
             try {
                 decoded = metricStreamDecoder.decode(data, budget);
             } catch (LimitExceeded e) {
@@ -159,10 +164,45 @@ public final class RecordDecoder {
             } catch (RuntimeException e) {
                 throw new DecodeException("undecodable metric stream record: " + e, e);
             }
-            return List.of(new Unit(-1, partitionKey, data, validated(decoded, referenceMillis), null));
         } catch (DecodeException e) {
             return List.of(new Unit(-1, partitionKey, data, null, e.getMessage()));
         }
+        List<Datapoint> dps = decoded.datapoints();
+        List<Datapoint> valid = new ArrayList<>(dps.size());
+        int setAside = 0;
+        String first = null;
+        for (int i = 0, n = dps.size(); i < n; i++) {
+            try {
+                validator.validate(dps.get(i), referenceMillis);
+                valid.add(dps.get(i));
+            } catch (ValidationException e) {
+                if (setAside++ == 0) {
+                    first = "invalid datapoint #" + i + " (" + dps.get(i).name() + "): " + e.getMessage();
+                }
+            }
+        }
+        if (valid.size() > DecodeLimits.MAX_SERIES_PER_RECORD
+                && countSeries(valid, new HashSet<>()) > DecodeLimits.MAX_SERIES_PER_RECORD) {
+            return List.of(new Unit(
+                    -1,
+                    partitionKey,
+                    data,
+                    null,
+                    "more than " + DecodeLimits.MAX_SERIES_PER_RECORD
+                            + " distinct series in one record (MAX_SERIES_PER_RECORD)"));
+        }
+        if (setAside == 0) {
+            return List.of(new Unit(-1, partitionKey, data, decoded, null));
+        }
+        if (valid.isEmpty()) {
+            String reason = setAside == 1 ? first : first + " (and " + (setAside - 1) + " more)";
+            return List.of(new Unit(-1, partitionKey, data, null, reason));
+        }
+        String reason = setAside + " of the record's " + dps.size() + " datapoints set aside, the other " + valid.size()
+                + " stored; first: " + first;
+        return List.of(
+                new Unit(-1, partitionKey, data, new Decoded(valid, decoded.skippedEvents()), null),
+                new Unit(0, partitionKey, data, null, reason));
     }
 
     /** Decodes and validates against the current time; see {@link #decode(byte[], long)}. */

@@ -155,7 +155,7 @@ class MetricStreamDecoderTest {
             delimiter = '|',
             value = {
                 "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":1.5,\"sum\":1,\"min\":1,\"max\":1}}|SampleCount 1.5 is not a whole number",
-                "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":-1,\"sum\":1,\"min\":1,\"max\":1}}|SampleCount -1.0 is not a whole number",
+                "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":-1,\"sum\":1,\"min\":1,\"max\":1}}|SampleCount -1 is not a whole number",
                 "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":1e300,\"sum\":1,\"min\":1,\"max\":1}}|is not a whole number of samples",
                 "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":2,\"sum\":1,\"min\":3,\"max\":1}}|Minimum 3.0 is above Maximum 1.0",
                 "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"timestamp\":1795262400000,\"value\":{\"count\":2,\"sum\":1e400,\"min\":1,\"max\":1}}|must be finite",
@@ -296,6 +296,114 @@ class MetricStreamDecoderTest {
         data[1] = 0x0a;
 
         assertThat(MetricStreamDecoder.detect(data)).isEqualTo(MetricStreamDecoder.Format.OPENTELEMETRY_1_0);
+    }
+
+    private static String jsonLine(String dims, String value) {
+        return "{\"namespace\":\"N\",\"metric_name\":\"M\",\"account_id\":\"1\",\"region\":\"r\",\"dimensions\":{"
+                + dims + "},\"timestamp\":" + PERIOD + ",\"value\":" + value + "}\n";
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"9007199254740993", "18446744073709551617", "-1", "1.5", "9007199254740992.0"})
+    void decode_whenJsonCountIsNotAnExactWholeNumberInRange_isPoison(String count) {
+        byte[] line = jsonLine("", "{\"count\":" + count + ",\"sum\":1,\"min\":1,\"max\":1}")
+                .getBytes(StandardCharsets.UTF_8);
+
+        assertThat(poison(line)).contains("SampleCount").contains("is not a whole number of samples");
+    }
+
+    @Test
+    void decode_whenJsonCountIsTheLimit_keepsItExactly() {
+        byte[] line = jsonLine("", "{\"count\":9007199254740992,\"sum\":1,\"min\":0,\"max\":1}")
+                .getBytes(StandardCharsets.UTF_8);
+
+        assertThat(decode(line, PERIOD))
+                .singleElement()
+                .satisfies(d -> assertThat(d.summary().count()).isEqualTo(DecodeLimits.MAX_POINT_COUNT));
+    }
+
+    @Test
+    void decode_whenOpenTelemetryCountIsAboveTheLimit_isPoison() throws IOException {
+        ExportMetricsServiceRequest r = ExportMetricsServiceRequest.parseFrom(firstRequest(fixture("metrics.otel1")));
+        ExportMetricsServiceRequest.Builder b = r.toBuilder();
+        b.getResourceMetricsBuilder(0)
+                .getScopeMetricsBuilder(0)
+                .getMetricsBuilder(0)
+                .getSummaryBuilder()
+                .getDataPointsBuilder(0)
+                .setCount(DecodeLimits.MAX_POINT_COUNT + 1);
+
+        assertThat(poison(lengthDelimited(b.build().toByteArray()))).contains("SampleCount 9007199254740993");
+    }
+
+    @Test
+    void decode_whenOpenTelemetryCountIsZeroWithoutQuantiles_storesNothingAndIsNotPoison() throws IOException {
+        ExportMetricsServiceRequest r = ExportMetricsServiceRequest.parseFrom(firstRequest(fixture("metrics.otel1")));
+        ExportMetricsServiceRequest.Builder b = r.toBuilder();
+        io.opentelemetry.proto.metrics.v1.Summary.Builder summary = b.getResourceMetricsBuilder(0)
+                .getScopeMetricsBuilder(0)
+                .getMetricsBuilder(0)
+                .getSummaryBuilder();
+        int before = decode(lengthDelimited(b.build().toByteArray()), PERIOD).size();
+        summary.getDataPointsBuilder(0).setCount(0).setSum(0).clearQuantileValues();
+
+        assertThat(decode(lengthDelimited(b.build().toByteArray()), PERIOD)).hasSizeLessThan(before);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2, 100})
+    void decode_whenRecordIsZeroBytes_isPoisonNotAnEmptyRecord(int length) {
+        assertThat(poison(new byte[length])).contains("length 0");
+    }
+
+    @Test
+    void decode_whenRequestHasNoResourceMetrics_isPoison() throws IOException {
+        assertThat(poison(lengthDelimited(ExportMetricsServiceRequest.newBuilder()
+                        .addResourceMetrics(io.opentelemetry.proto.metrics.v1.ResourceMetrics.getDefaultInstance())
+                        .build()
+                        .toByteArray())))
+                .contains("cloud.account.id");
+        byte[] emptyButOneByte = {2, 0x0a, 0x00};
+        assertThat(poison(emptyButOneByte)).isNotNull();
+    }
+
+    @Test
+    void decode_whenOneMetricBreaksPulsesLimits_setsItAsideAndStoresTheOthers() {
+        StringBuilder many = new StringBuilder();
+        for (int i = 0; i < DatapointValidator.MAX_DIMENSIONS; i++) {
+            many.append(i == 0 ? "" : ",").append("\"d").append(i).append("\":\"v\"");
+        }
+        String stats = "{\"count\":1,\"sum\":5,\"min\":5,\"max\":5}";
+        byte[] record = (jsonLine("\"FunctionName\":\"a\"", stats)
+                        + jsonLine(many.toString(), stats)
+                        + jsonLine("\"FunctionName\":\"" + "x".repeat(2000) + "\"", stats)
+                        + jsonLine("\"FunctionName\":\"b\"", stats))
+                .getBytes(StandardCharsets.UTF_8);
+
+        List<RecordDecoder.Unit> units = DECODER.decodeMetricStreamUnits(record, "pk", PERIOD);
+
+        assertThat(units).hasSize(2);
+        assertThat(units.get(0).poisonReason()).isNull();
+        assertThat(units.get(0).decoded().datapoints())
+                .extracting(d -> d.dims().get("FunctionName"))
+                .containsExactly("a", "b");
+        assertThat(units.get(1).decoded()).isNull();
+        assertThat(units.get(1).subSequence()).isZero();
+        assertThat(units.get(1).poisonReason())
+                .startsWith(
+                        "2 of the record's 4 datapoints set aside, the other 2 stored; first: invalid datapoint #1 (N/M)");
+    }
+
+    @Test
+    void decode_whenEveryMetricBreaksPulsesLimits_isOnePoisonUnit() {
+        String stats = "{\"count\":1,\"sum\":5,\"min\":5,\"max\":5}";
+        byte[] record = (jsonLine("\"FunctionName\":\"" + "x".repeat(2000) + "\"", stats)
+                        + jsonLine("\"FunctionName\":\"" + "y".repeat(2000) + "\"", stats))
+                .getBytes(StandardCharsets.UTF_8);
+
+        assertThat(DECODER.decodeMetricStreamUnits(record, "pk", PERIOD))
+                .singleElement()
+                .satisfies(u -> assertThat(u.poisonReason()).contains("(and 1 more)"));
     }
 
     private static byte[] firstRequest(byte[] record) throws IOException {

@@ -21,6 +21,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Clock;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The key Firehose must present ({@code X-Amz-Firehose-Access-Key}), read from its Secrets Manager secret once per
@@ -28,6 +30,8 @@ import java.util.function.Supplier;
  * picks up the new value, the warm container would not). Compared in constant time.
  */
 public final class AccessKey {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AccessKey.class);
 
     static final long REFRESH_MILLIS = 60_000;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -49,9 +53,20 @@ public final class AccessKey {
             return false;
         }
         byte[] p = presented.getBytes(StandardCharsets.UTF_8);
-        if (key == null || (!MessageDigest.isEqual(p, key) && clock.millis() - readAt >= REFRESH_MILLIS)) {
+        if (key == null) {
+            // The first read: without a key nothing can be accepted, so its failure is the invocation's (a 500
+            // Firehose retries).
             key = read();
             readAt = clock.millis();
+        } else if (!MessageDigest.isEqual(p, key) && clock.millis() - readAt >= REFRESH_MILLIS) {
+            // The time is taken before the read: a wrong key sent in a loop costs one Secrets Manager call a minute
+            // whether the read succeeds or fails, and a failed refresh keeps the key that was read before.
+            readAt = clock.millis();
+            try {
+                key = read();
+            } catch (RuntimeException e) {
+                LOG.warn("refreshing the Firehose access key failed; the key read before stays: {}", e.toString());
+            }
         }
         return MessageDigest.isEqual(p, key);
     }
