@@ -256,14 +256,7 @@ class MetricStreamDecoderTest {
     void decode_whenQuantileIsOutsideZeroToOne_isPoison() throws IOException {
         ExportMetricsServiceRequest r = ExportMetricsServiceRequest.parseFrom(firstRequest(fixture("metrics.otel1")));
         ExportMetricsServiceRequest.Builder b = r.toBuilder();
-        b.getResourceMetricsBuilder(0)
-                .getScopeMetricsBuilder(0)
-                .getMetricsBuilder(0)
-                .getSummaryBuilder()
-                .getDataPointsBuilder(0)
-                .addQuantileValuesBuilder()
-                .setQuantile(1.5)
-                .setValue(1);
+        firstPoint(b).addQuantileValuesBuilder().setQuantile(1.5).setValue(1);
 
         assertThat(poison(lengthDelimited(b.build().toByteArray()))).contains("quantile 1.5 is outside 0..1");
     }
@@ -272,12 +265,7 @@ class MetricStreamDecoderTest {
     void decode_whenMinimumQuantileIsMissing_isPoison() throws IOException {
         ExportMetricsServiceRequest r = ExportMetricsServiceRequest.parseFrom(firstRequest(fixture("metrics.otel1")));
         ExportMetricsServiceRequest.Builder b = r.toBuilder();
-        b.getResourceMetricsBuilder(0)
-                .getScopeMetricsBuilder(0)
-                .getMetricsBuilder(0)
-                .getSummaryBuilder()
-                .getDataPointsBuilder(0)
-                .removeQuantileValues(0);
+        firstPoint(b).removeQuantileValues(0);
 
         assertThat(poison(lengthDelimited(b.build().toByteArray())))
                 .contains("quantiles 0 (Minimum) and 1 (Maximum) are required");
@@ -326,12 +314,7 @@ class MetricStreamDecoderTest {
     void decode_whenOpenTelemetryCountIsAboveTheLimit_isPoison() throws IOException {
         ExportMetricsServiceRequest r = ExportMetricsServiceRequest.parseFrom(firstRequest(fixture("metrics.otel1")));
         ExportMetricsServiceRequest.Builder b = r.toBuilder();
-        b.getResourceMetricsBuilder(0)
-                .getScopeMetricsBuilder(0)
-                .getMetricsBuilder(0)
-                .getSummaryBuilder()
-                .getDataPointsBuilder(0)
-                .setCount(DecodeLimits.MAX_POINT_COUNT + 1);
+        firstPoint(b).setCount(DecodeLimits.MAX_POINT_COUNT + 1);
 
         assertThat(poison(lengthDelimited(b.build().toByteArray()))).contains("SampleCount 9007199254740993");
     }
@@ -340,12 +323,8 @@ class MetricStreamDecoderTest {
     void decode_whenOpenTelemetryCountIsZeroWithoutQuantiles_storesNothingAndIsNotPoison() throws IOException {
         ExportMetricsServiceRequest r = ExportMetricsServiceRequest.parseFrom(firstRequest(fixture("metrics.otel1")));
         ExportMetricsServiceRequest.Builder b = r.toBuilder();
-        io.opentelemetry.proto.metrics.v1.Summary.Builder summary = b.getResourceMetricsBuilder(0)
-                .getScopeMetricsBuilder(0)
-                .getMetricsBuilder(0)
-                .getSummaryBuilder();
         int before = decode(lengthDelimited(b.build().toByteArray()), PERIOD).size();
-        summary.getDataPointsBuilder(0).setCount(0).setSum(0).clearQuantileValues();
+        firstPoint(b).setCount(0).setSum(0).clearQuantileValues();
 
         assertThat(decode(lengthDelimited(b.build().toByteArray()), PERIOD)).hasSizeLessThan(before);
     }
@@ -404,6 +383,15 @@ class MetricStreamDecoderTest {
         assertThat(DECODER.decodeMetricStreamUnits(record, "pk", PERIOD))
                 .singleElement()
                 .satisfies(u -> assertThat(u.poisonReason()).contains("(and 1 more)"));
+    }
+
+    private static io.opentelemetry.proto.metrics.v1.SummaryDataPoint.Builder firstPoint(
+            ExportMetricsServiceRequest.Builder b) {
+        return b.getResourceMetricsBuilder(0)
+                .getScopeMetricsBuilder(0)
+                .getMetricsBuilder(0)
+                .getSummaryBuilder()
+                .getDataPointsBuilder(0);
     }
 
     private static byte[] firstRequest(byte[] record) throws IOException {

@@ -18,34 +18,18 @@ package dev.pulse.ingest.metricstream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Clock;
+import dev.pulse.testing.MutableClock;
+import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class AccessKeyTest {
 
-    private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-11-20T12:00:00Z"));
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-11-20T12:00:00Z"));
     private final AtomicInteger reads = new AtomicInteger();
     private final AtomicReference<String> secret = new AtomicReference<>("{\"api_key\":\"old\"}");
-    private final Clock clock = new Clock() {
-        @Override
-        public java.time.ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now.get();
-        }
-    };
     private final AccessKey key = new AccessKey(
             () -> {
                 reads.incrementAndGet();
@@ -58,7 +42,7 @@ class AccessKeyTest {
             clock);
 
     private void advanceSeconds(long s) {
-        now.set(now.get().plusSeconds(s));
+        clock.advance(Duration.ofSeconds(s));
     }
 
     @Test
