@@ -171,8 +171,9 @@ final class PipelineRun {
         InvokeResult result = load.join();
         JsonNode report = JSON.readTree(result.payload());
         // Let the last batches through before reading the totals (the canary check already waited for its own). It
-        // returns as soon as every mapping's backlog is empty; the bound only matters on a machine too busy to keep up.
-        drain(Duration.ofSeconds(120), started);
+        // returns as soon as every mapping's backlog is empty, and keeps waiting while a busy machine still makes
+        // progress.
+        drain(Duration.ofSeconds(60), Duration.ofMinutes(10), started);
         out.println(progress((System.nanoTime() - started) / 1_000_000_000L));
         ObjectNode full = report(runId, result.failed(), report);
         full.set("timeline", timeline.toJson());
@@ -333,12 +334,19 @@ final class PipelineRun {
      * Waits until every mapping has settled what it read and has read nothing new for two seconds (kinesalite
      * reports no MillisBehindLatest, so "nothing new" is the only sign the stream is drained).
      */
-    private void drain(Duration max, long started) throws InterruptedException {
+    /**
+     * Waits until every mapping's backlog is empty and nothing was read for 2 s. A busy machine drains slowly but
+     * steadily, so the wait lasts while records are still being read or done, and ends after {@code stall} without
+     * either (records that will never come: the totals then show what is missing) or at {@code max} in all.
+     */
+    private void drain(Duration stall, Duration max, long started) throws InterruptedException {
         long deadline = System.nanoTime() + max.toNanos();
         long lastRead = -1;
+        long lastDone = -1;
         long quietSince = System.nanoTime();
+        long progressAt = System.nanoTime();
         long lastSample = System.nanoTime();
-        while (System.nanoTime() < deadline) {
+        while (System.nanoTime() < deadline && System.nanoTime() - progressAt < stall.toNanos()) {
             if (System.nanoTime() - lastSample >= 1_000_000_000L) {
                 sample(started, Double.NaN, Double.NaN);
                 lastSample = System.nanoTime();
@@ -346,9 +354,17 @@ final class PipelineRun {
             long read = stack.mappings().stream()
                     .mapToLong(MappingRunner::recordsRead)
                     .sum();
+            long done = stack.mappings().stream()
+                    .mapToLong(MappingRunner::recordsDone)
+                    .sum();
             if (read != lastRead) {
                 lastRead = read;
                 quietSince = System.nanoTime();
+                progressAt = quietSince;
+            }
+            if (done != lastDone) {
+                lastDone = done;
+                progressAt = System.nanoTime();
             }
             boolean settled = stack.mappings().stream().allMatch(m -> m.backlog() == 0);
             if (settled && System.nanoTime() - quietSince > 2_000_000_000L) {
