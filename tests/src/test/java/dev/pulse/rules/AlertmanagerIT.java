@@ -311,8 +311,8 @@ class AlertmanagerIT {
     }
 
     /**
-     * Every field equal, alerts matched by fingerprint (Alertmanager orders a group's alerts by job, instance and
-     * labels; Pulse firing first, then by fingerprint). A firing alert's {@code endsAt} is Go's zero time in both:
+     * Every field equal, alerts matched by fingerprint (Alertmanager orders a group's alerts its own way, Pulse
+     * firing first, then by fingerprint). A firing alert's {@code endsAt} is Go's zero time in both:
      * Alertmanager does not show an end that has not come yet.
      */
     private static void assertSameMessage(JsonNode pulse, JsonNode alertmanager) {
