@@ -90,12 +90,24 @@ $(PROMTOOL):
 	$(PROMTOOL) --version
 	$(PROMETHEUS) --version
 
+# A real Alertmanager for AlertmanagerIT (the evaluator's /api/v2/alerts sender, grouping, resolving, and its webhook
+# message compared with Pulse's): the Debian package `prometheus-alertmanager` (0.25 in bookworm) downloaded and
+# unpacked into tools/alertmanager/ (ignored), no root and no system install.
+ALERTMANAGER := tools/alertmanager/usr/bin/prometheus-alertmanager
+$(ALERTMANAGER):
+	rm -rf tools/alertmanager && mkdir -p tools/alertmanager/deb
+	(cd tools/alertmanager/deb && apt-get download prometheus-alertmanager)
+	dpkg-deb -x tools/alertmanager/deb/prometheus-alertmanager_*.deb tools/alertmanager
+	rm -rf tools/alertmanager/deb
+	$(ALERTMANAGER) --version
+
 # Where the tests find the emulators and reference tools the targets above install.
 TEST_TOOLS = -Dpulse.moto.bin=$(CURDIR)/$(VENV)/bin/moto_server -Dpulse.kinesis.dir=$(CURDIR)/$(KINESIS) \
   -Dpulse.localstack.home=$(CURDIR)/$(LOCALSTACK) -Dpulse.chromium.bin=$(CURDIR)/$(CHROMIUM)/chromium \
-  -Dpulse.promtool=$(CURDIR)/$(PROMTOOL) -Dpulse.prometheus=$(CURDIR)/$(PROMETHEUS)
+  -Dpulse.promtool=$(CURDIR)/$(PROMTOOL) -Dpulse.prometheus=$(CURDIR)/$(PROMETHEUS) \
+  -Dpulse.alertmanager=$(CURDIR)/$(ALERTMANAGER)
 
-test: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/.installed $(CHROMIUM)/.installed $(PROMTOOL) ## Unit and integration tests, template checks and scans, sam build (what CI runs)
+test: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/.installed $(CHROMIUM)/.installed $(PROMTOOL) $(ALERTMANAGER) ## Unit and integration tests, template checks and scans, sam build (what CI runs)
 	echo "JDK: $$JAVA_HOME"
 	# Formatting first, in a second: the Python files here, the Java files and their license headers in Maven's
 	# validate phase (Spotless); either fails the run before any test, and `make fmt` fixes both.
@@ -127,7 +139,7 @@ fmt: $(VENV)/.installed ## Format the Java (palantir-java-format, license header
 # same emulators and tools as make test; the reactor builds what they need, and every other test is left out.
 TEST ?=
 IT   ?=
-test-one: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/.installed $(CHROMIUM)/.installed $(PROMTOOL) ## One test: make test-one TEST=Class[#method] and/or IT=ClassIT[#method]
+test-one: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/.installed $(CHROMIUM)/.installed $(PROMTOOL) $(ALERTMANAGER) ## One test: make test-one TEST=Class[#method] and/or IT=ClassIT[#method]
 	if [ -z "$(TEST)$(IT)" ]; then echo "usage: make test-one TEST=Class[#method] and/or IT=ClassIT[#method]" >&2; exit 2; fi
 	mvn $(MVN_FLAGS) verify $(TEST_TOOLS) -Dtest='$(if $(TEST),$(TEST),NONE)' -Dit.test='$(if $(IT),$(IT),NONE)' \
 	  -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false

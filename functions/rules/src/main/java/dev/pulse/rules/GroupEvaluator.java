@@ -281,6 +281,16 @@ public final class GroupEvaluator {
             return new GroupEvaluation.Outcome(rule, key, samples.size(), 0, error, Map.copyOf(active), true);
         }
         alertSeries.addAll(series);
+        if (!series.isEmpty()) {
+            // After the state write won, as Prometheus appends them after the rule's evaluation: only the kept
+            // evaluation stores them, under a key of their own (their own exactly-once position, apart from a
+            // recording rule's). A failure loses this time's samples only: the state and its transitions stand.
+            try {
+                sink.write(alertSeriesKey(key), ts, series);
+            } catch (Exception e) {
+                error = (error == null ? "" : error + "; ") + "writing the ALERTS series failed: " + e.getMessage();
+            }
+        }
         List<Alert> transitions = new ArrayList<>();
         for (Alert a : active.values()) {
             if ((a.state() == AlertState.FIRING && a.firedAt() == ts)
@@ -291,6 +301,11 @@ public final class GroupEvaluator {
         transitions.sort(java.util.Comparator.comparing(Alert::fingerprint));
         return new GroupEvaluation.Outcome(
                 rule, key, samples.size(), 0, error, Map.copyOf(active), false, List.copyOf(transitions), false);
+    }
+
+    /** The key an alerting rule's {@code ALERTS} and {@code ALERTS_FOR_STATE} samples are stored under. */
+    public static String alertSeriesKey(String ruleKey) {
+        return ruleKey + ";ALERTS";
     }
 
     private static RecordSink.Recorded alertSample(String name, Alert a, double value, String alertState) {

@@ -35,12 +35,28 @@ import java.util.regex.Pattern;
  * @param externalUrl     {@code RULES_EXTERNAL_URL} (default empty): {@code $externalURL} in templates, the messages'
  *                        {@code externalURL} and the start of each alert's {@code generatorURL}
  * @param receiver        {@code RULES_RECEIVER} (default {@code pulse}): the messages' {@code receiver}
+ * @param alertmanagerUrl {@code ALERTMANAGER_URL} (default empty: off): an Alertmanager's URL; the evaluator posts
+ *                        its firing and resolved alerts to {@code <url>/api/v2/alerts}
+ * @param alertmanagerAuth {@code ALERTMANAGER_AUTH} (default {@code none}; {@code basic} or {@code bearer}, only over
+ *                        https): how the evaluator authenticates to it
+ * @param alertmanagerSecretArn {@code ALERTMANAGER_SECRET_ARN}: the Secrets Manager secret holding the credentials,
+ *                        required with {@code basic} or {@code bearer}, refused with {@code none}
  */
 public record RulesConfig(
-        PulseConfig shared, String region, String topicArn, int catchUpLimit, String externalUrl, String receiver) {
+        PulseConfig shared,
+        String region,
+        String topicArn,
+        int catchUpLimit,
+        String externalUrl,
+        String receiver,
+        String alertmanagerUrl,
+        AlertmanagerAuth.Scheme alertmanagerAuth,
+        String alertmanagerSecretArn) {
 
     private static final Pattern TOPIC =
             Pattern.compile("arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,256}");
+    private static final Pattern SECRET =
+            Pattern.compile("arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]{1,512}");
 
     public static RulesConfig fromEnvironment(Map<String, String> env) {
         List<String> problems = new ArrayList<>();
@@ -80,9 +96,63 @@ public record RulesConfig(
         if (receiver.isBlank()) {
             problems.add("RULES_RECEIVER must not be blank");
         }
+        String am = env.getOrDefault("ALERTMANAGER_URL", "").strip();
+        java.net.URI amUri = null;
+        if (!am.isEmpty()) {
+            try {
+                amUri = new java.net.URI(am);
+            } catch (java.net.URISyntaxException e) {
+                // reported below
+            }
+            if (amUri == null
+                    || !("http".equals(amUri.getScheme()) || "https".equals(amUri.getScheme()))
+                    || amUri.getHost() == null
+                    || amUri.getRawQuery() != null
+                    || amUri.getRawFragment() != null
+                    || amUri.getRawUserInfo() != null) {
+                problems.add("ALERTMANAGER_URL must be empty or an http(s) URL without credentials, query or fragment,"
+                        + " got \"" + am + "\"");
+                amUri = null;
+            }
+        }
+        AlertmanagerAuth.Scheme auth = AlertmanagerAuth.Scheme.NONE;
+        String a = env.getOrDefault("ALERTMANAGER_AUTH", "none");
+        try {
+            auth = AlertmanagerAuth.Scheme.parse(a.isBlank() ? "none" : a);
+        } catch (IllegalArgumentException e) {
+            problems.add("ALERTMANAGER_AUTH must be none, basic or bearer, got \"" + a + "\"");
+        }
+        String secret = env.getOrDefault("ALERTMANAGER_SECRET_ARN", "").strip();
+        if (auth != AlertmanagerAuth.Scheme.NONE) {
+            if (am.isEmpty()) {
+                problems.add("ALERTMANAGER_AUTH is " + auth.name().toLowerCase(java.util.Locale.ROOT)
+                        + " but ALERTMANAGER_URL is empty");
+            } else if (amUri != null && !"https".equals(amUri.getScheme())) {
+                problems.add(
+                        "ALERTMANAGER_URL must be https when ALERTMANAGER_AUTH sends credentials, got \"" + am + "\"");
+            }
+            if (secret.isEmpty()) {
+                problems.add("ALERTMANAGER_SECRET_ARN is required when ALERTMANAGER_AUTH is "
+                        + auth.name().toLowerCase(java.util.Locale.ROOT));
+            } else if (!SECRET.matcher(secret).matches()) {
+                problems.add(
+                        "ALERTMANAGER_SECRET_ARN must be the ARN of a Secrets Manager secret, got \"" + secret + "\"");
+            }
+        } else if (!secret.isEmpty()) {
+            problems.add("ALERTMANAGER_SECRET_ARN is set but ALERTMANAGER_AUTH is none");
+        }
         if (!problems.isEmpty()) {
             throw new ConfigException("invalid configuration: " + String.join("; ", problems));
         }
-        return new RulesConfig(shared, region, topic, catchUp, url.replaceAll("/+$", ""), receiver);
+        return new RulesConfig(
+                shared,
+                region,
+                topic,
+                catchUp,
+                url.replaceAll("/+$", ""),
+                receiver,
+                am.replaceAll("/+$", ""),
+                auth,
+                secret);
     }
 }

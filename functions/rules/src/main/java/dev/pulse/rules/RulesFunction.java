@@ -41,6 +41,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
 import software.amazon.awssdk.services.sns.SnsClient;
 import software.amazon.lambda.powertools.metrics.Metrics;
 
@@ -124,7 +125,8 @@ public final class RulesFunction {
             int catchUpLimit,
             long safetyMarginMillis,
             AtomicReference<Deadline> deadline,
-            Clock clock) {}
+            Clock clock,
+            AlertmanagerSender alertmanager) {}
 
     static Wiring wire(RulesConfig config, RuleSet rules, Metrics metrics, Clock clock) {
         PulseConfig shared = config.shared();
@@ -154,6 +156,32 @@ public final class RulesFunction {
                 config.catchUpLimit(),
                 shared.safetyMarginMillis(),
                 deadline,
-                clock);
+                clock,
+                alertmanager(config));
+    }
+
+    /**
+     * The Alertmanager sender {@code ALERTMANAGER_URL} asks for, or null. Its credentials are read from Secrets Manager
+     * at the first send, not here: the init is snapshotted (SnapStart), and a snapshot holds no credential.
+     */
+    static AlertmanagerSender alertmanager(RulesConfig config) {
+        if (config.alertmanagerUrl().isEmpty()) {
+            return null;
+        }
+        AlertmanagerAuth auth = AlertmanagerAuth.none();
+        if (config.alertmanagerAuth() != AlertmanagerAuth.Scheme.NONE) {
+            SecretsManagerClient secrets = SecretsManagerClient.builder()
+                    .region(Region.of(config.region()))
+                    .httpClientBuilder(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(3)))
+                    .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofSeconds(5)))
+                    .build();
+            auth = new AlertmanagerAuth(
+                    config.alertmanagerAuth(),
+                    () -> secrets.getSecretValue(r -> r.secretId(config.alertmanagerSecretArn()))
+                            .secretString(),
+                    Clock.systemUTC());
+        }
+        return new AlertmanagerSender(
+                AlertmanagerSender.httpClient(), config.alertmanagerUrl(), auth, Map.of(), config.externalUrl());
     }
 }

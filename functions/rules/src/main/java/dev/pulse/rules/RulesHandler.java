@@ -61,6 +61,9 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
     private final long safetyMarginMillis;
     private final AtomicReference<Deadline> deadline;
     private final Clock clock;
+    /** Null when no Alertmanager is configured. */
+    private final AlertmanagerSender alertmanager;
+
     private final ColdStart coldStart = new ColdStart();
 
     /** Used by the Lambda runtime: configuration and rule files read and checked once per container. */
@@ -82,7 +85,8 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
                 w.catchUpLimit(),
                 w.safetyMarginMillis(),
                 w.deadline(),
-                w.clock());
+                w.clock(),
+                w.alertmanager());
     }
 
     RulesHandler(
@@ -95,6 +99,22 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
             long safetyMarginMillis,
             AtomicReference<Deadline> deadline,
             Clock clock) {
+        this(rules, evaluator, store, notifier, metrics, catchUpLimit, safetyMarginMillis, deadline, clock, null);
+    }
+
+    /** @param alertmanager where firing and resolved alerts are also posted; null for none */
+    RulesHandler(
+            RuleSet rules,
+            GroupEvaluator evaluator,
+            AlertStore store,
+            Notifier notifier,
+            Metrics metrics,
+            int catchUpLimit,
+            long safetyMarginMillis,
+            AtomicReference<Deadline> deadline,
+            Clock clock,
+            AlertmanagerSender alertmanager) {
+        this.alertmanager = alertmanager;
         this.rules = rules;
         this.evaluator = evaluator;
         this.store = store;
@@ -179,6 +199,10 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
         long due = first > target ? 0 : (target - first) / interval + 1;
         long done = 0;
         GroupEvaluation latest = null;
+        // Per alerting rule, its alerts after the latest evaluation of this run whose state write won: what
+        // Alertmanager
+        // is sent once the group's times are done (an earlier time's alerts would carry an endsAt already past).
+        Map<String, Kept> kept = new LinkedHashMap<>();
         for (long t = first;
                 t <= target && done < catchUpLimit && d.remainingMillis() >= MIN_EVALUATION_MILLIS;
                 t += interval) {
@@ -186,6 +210,16 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
             latest = e;
             account(e, m, errors);
             notifyTransitions(e, m);
+            if (alertmanager != null) {
+                for (GroupEvaluation.Outcome o : e.rules()) {
+                    if (o.rule() instanceof AlertingRule rule
+                            && !o.superseded()
+                            && !o.storeFailed()
+                            && o.error() == null) {
+                        kept.put(o.ruleKey(), new Kept(rule, e.evaluatedAt(), o.alerts()));
+                    }
+                }
+            }
             if (e.storeFailed()) {
                 break; // repeated by the next invocation; this time's rules that stored it refuse it then
             }
@@ -199,6 +233,9 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
             done++;
         }
         totals.behind += due - done;
+        if (!kept.isEmpty()) {
+            sendToAlertmanager(g, kept, d, m);
+        }
         if (latest != null) {
             for (GroupEvaluation.Outcome o : latest.rules()) {
                 for (Alert a : o.alerts().values()) {
@@ -214,6 +251,42 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
         summary.put("behind", due - done);
         summary.put("errors", errors);
         return summary;
+    }
+
+    private record Kept(AlertingRule rule, long evaluatedAt, Map<String, Alert> alerts) {}
+
+    /**
+     * Posts the group's firing and resolved alerts to Alertmanager, after their state writes (which the SNS messages
+     * follow too): a failure here changes no state and no SNS message; it is counted, logged, and the next evaluation
+     * sends the alerts again.
+     */
+    private void sendToAlertmanager(RuleGroup g, Map<String, Kept> kept, Deadline d, InvocationMetrics<RulesMetric> m) {
+        List<com.fasterxml.jackson.databind.node.ObjectNode> alerts = new ArrayList<>();
+        for (Kept k : kept.values()) {
+            alerts.addAll(alertmanager.alerts(
+                    k.rule(), k.evaluatedAt(), g.intervalMillis(), k.alerts().values()));
+        }
+        if (alerts.isEmpty()) {
+            return;
+        }
+        AlertmanagerSender.Result r;
+        try {
+            r = alertmanager.send(alerts, d);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            r = new AlertmanagerSender.Result(0, 1, alerts.size(), "interrupted");
+        }
+        m.add(RulesMetric.ALERTMANAGER_ALERTS_SENT, r.sent());
+        if (r.failedRequests() > 0) {
+            m.add(RulesMetric.ALERTMANAGER_FAILURES, r.failedRequests());
+            LOG.error(
+                    "alerts not delivered to Alertmanager; the next evaluation sends them again",
+                    entry("group", g.key()),
+                    entry("endpoint", alertmanager.endpoint().toString()),
+                    entry("failedRequests", r.failedRequests()),
+                    entry("alerts", r.failedAlerts()),
+                    entry("reason", r.firstError()));
+        }
     }
 
     private static void account(GroupEvaluation e, InvocationMetrics<RulesMetric> m, List<String> errors) {

@@ -38,6 +38,10 @@ public enum RulesMetric implements MetricName {
     ALERTS_NOTIFIED,
     /** Messages the topic refused or did not answer in time; their transitions are logged with the rule (ERROR). */
     NOTIFICATION_FAILURES,
+    /** Alerts Alertmanager's {@code /api/v2/alerts} accepted (firing ones at every evaluation, resolved ones kept). */
+    ALERTMANAGER_ALERTS_SENT,
+    /** Requests to Alertmanager that failed (refused, timed out, a non-2xx answer); logged at ERROR with the reason. */
+    ALERTMANAGER_FAILURES,
     /** The invocation's evaluation time, all groups. */
     EVALUATION_DURATION_MS {
         @Override

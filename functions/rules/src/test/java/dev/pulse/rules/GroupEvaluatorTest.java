@@ -35,6 +35,7 @@ class GroupEvaluatorTest {
     private static final long MINUTE = 60_000;
     private final Map<Long, List<RuleEvaluation.Sample>> script = new TreeMap<>();
     private final List<RecordSink.Recorded> recorded = new ArrayList<>();
+    private final List<String> keys = new ArrayList<>();
     private boolean failQuery;
 
     private final Querier querier = (expr, t, interval) -> {
@@ -62,7 +63,15 @@ class GroupEvaluatorTest {
     }
 
     private GroupEvaluator evaluator(AlertStore store) {
-        return new GroupEvaluator(querier, store, (key, at, samples) -> recorded.addAll(samples), Map.of(), "");
+        return new GroupEvaluator(
+                querier,
+                store,
+                (key, at, samples) -> {
+                    keys.add(key + "@" + at);
+                    recorded.addAll(samples);
+                },
+                Map.of(),
+                "");
     }
 
     @Test
@@ -216,5 +225,49 @@ class GroupEvaluatorTest {
 
         assertThat(a.annotations().get("s"))
                 .startsWith("<error expanding template: template: __alert_A: error calling humanize");
+    }
+
+    @Test
+    void evaluate_whenTheStateWriteWon_storesTheAlertsSeriesUnderTheRulesOwnKeyOnce() throws Exception {
+        RuleGroup g = group(0, "  - {alert: A, expr: x > 0, for: 1m}\n");
+        GroupEvaluator e = evaluator(new InMemoryAlertStore());
+        script.put(0L, List.of(sample(5, "i", "a")));
+        script.put(MINUTE, List.of(sample(6, "i", "a")));
+
+        e.evaluate(g, 0);
+        e.evaluate(g, MINUTE);
+        GroupEvaluation again = e.evaluate(g, MINUTE); // a retried run: superseded, stores nothing
+
+        assertThat(again.rules().get(0).superseded()).isTrue();
+        assertThat(keys).containsExactly("t.yml;g;0;A;ALERTS@0", "t.yml;g;0;A;ALERTS@60000");
+        assertThat(recorded)
+                .extracting(r -> r.labels().toString() + "=" + r.value())
+                .containsExactly(
+                        "{__name__=ALERTS, alertname=A, alertstate=pending, i=a}=1.0",
+                        "{__name__=ALERTS_FOR_STATE, alertname=A, i=a}=0.0",
+                        "{__name__=ALERTS, alertname=A, alertstate=firing, i=a}=1.0",
+                        "{__name__=ALERTS_FOR_STATE, alertname=A, i=a}=0.0");
+    }
+
+    @Test
+    void evaluate_whenTheAlertsSeriesCannotBeStored_keepsTheStateAndItsTransitionsAndSaysWhy() throws Exception {
+        RuleGroup g = group(0, "  - {alert: A, expr: x > 0}\n");
+        InMemoryAlertStore store = new InMemoryAlertStore();
+        GroupEvaluator e = new GroupEvaluator(
+                querier,
+                store,
+                (key, at, samples) -> {
+                    throw new RecordSink.NotStoredException("throttled");
+                },
+                Map.of(),
+                "");
+        script.put(0L, List.of(sample(5, "i", "a")));
+
+        GroupEvaluation.Outcome o = e.evaluate(g, 0).rules().get(0);
+
+        assertThat(o.error()).isEqualTo("writing the ALERTS series failed: throttled");
+        assertThat(o.transitions()).singleElement().extracting(Alert::state).isEqualTo(AlertState.FIRING);
+        assertThat(o.storeFailed()).isFalse();
+        assertThat(store.load("t.yml;g;0;A").alerts()).hasSize(1);
     }
 }

@@ -123,4 +123,33 @@ class IngestRecordSinkTest {
                 .isEqualTo(IngestRecordSink.shard("a:b#c.yml;g;0;job:x"))
                 .isNotEqualTo(IngestRecordSink.shard("a:b#c.yml;g;1;job:x"));
     }
+
+    @Test
+    void evaluate_whenAlertsArePendingAndFiring_storesAlertsAndForStateSeriesQueryableAtTheEvaluationTime()
+            throws Exception {
+        RecordingSqs dlq = new RecordingSqs();
+        RuleGroup g = RuleFiles.parse(
+                        "a.yml",
+                        "groups:\n- name: g\n  rules:\n"
+                                + "  - {alert: Now, expr: up == 0, labels: {severity: page}}\n"
+                                + "  - {alert: Later, expr: up == 0, for: 5m}\n")
+                .get(0);
+        Querier down = (expr, t, interval) ->
+                List.of(new RuleEvaluation.Sample(new TreeMap<>(Map.of("__name__", "up", "job", "api")), 0));
+        GroupEvaluator evaluator =
+                new GroupEvaluator(down, new InMemoryAlertStore(), sink(DYNAMO.async(), dlq), Map.of(), "");
+
+        evaluator.evaluate(g, T.toEpochMilli());
+        evaluator.evaluate(g, T.toEpochMilli()); // a retried run: superseded, stores nothing more
+
+        assertThat(dlq.messages()).isEmpty();
+        assertThat(query("sum_over_time({__name__=\"ALERTS\"}[1m])"))
+                .extracting(s -> new TreeMap<>(s.labels()) + "=" + s.value())
+                .containsExactlyInAnyOrder(
+                        "{alertname=Now, alertstate=firing, job=api, severity=page}=1.0",
+                        "{alertname=Later, alertstate=pending, job=api}=1.0");
+        assertThat(query("{__name__=\"ALERTS_FOR_STATE\"}"))
+                .extracting(s -> s.labels().get("alertname") + "=" + (long) s.value())
+                .containsExactlyInAnyOrder("Now=" + T.getEpochSecond(), "Later=" + T.getEpochSecond());
+    }
 }

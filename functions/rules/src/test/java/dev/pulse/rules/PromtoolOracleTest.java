@@ -76,7 +76,8 @@ class PromtoolOracleTest {
                         "templates.test.yml",
                         "recording.test.yml",
                         "resolve.test.yml",
-                        "bundled-pulse.test.yml");
+                        "bundled-pulse.test.yml",
+                        "alerts-series.test.yml");
     }
 
     /** The comparison can fail: a wrong expectation (an alert said to fire before its `for`) fails under both. */

@@ -45,6 +45,53 @@ class RulesConfigTest {
         assertThat(c.externalUrl()).isEmpty();
         assertThat(c.receiver()).isEqualTo("pulse");
         assertThat(c.shared().tableName()).isEqualTo("pulse");
+        assertThat(c.alertmanagerUrl()).isEmpty();
+        assertThat(c.alertmanagerAuth()).isEqualTo(AlertmanagerAuth.Scheme.NONE);
+        assertThat(RulesFunction.alertmanager(c)).isNull();
+    }
+
+    @Test
+    void fromEnvironment_whenAnAlertmanagerWithBearerAuthIsSet_keepsItsUrlWithoutTrailingSlashAndTheSecret() {
+        Map<String, String> env = env();
+        env.put("ALERTMANAGER_URL", "https://am.example.com/alertmanager/");
+        env.put("ALERTMANAGER_AUTH", "bearer");
+        env.put("ALERTMANAGER_SECRET_ARN", "arn:aws:secretsmanager:us-east-1:123456789012:secret:pulse/am-AbCdEf");
+
+        RulesConfig c = RulesConfig.fromEnvironment(env);
+
+        assertThat(c.alertmanagerUrl()).isEqualTo("https://am.example.com/alertmanager");
+        assertThat(c.alertmanagerAuth()).isEqualTo(AlertmanagerAuth.Scheme.BEARER);
+        assertThat(c.alertmanagerSecretArn()).endsWith(":secret:pulse/am-AbCdEf");
+        assertThat(RulesFunction.alertmanager(c).endpoint())
+                .hasToString("https://am.example.com/alertmanager/api/v2/alerts");
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "am.example.com          | none  | ''       | ALERTMANAGER_URL must be empty or an http(s) URL",
+                "https://u:p@am.example  | none  | ''       | without credentials",
+                "https://am.example?x=1  | none  | ''       | without credentials, query or fragment",
+                "https://am.example      | oauth | ''       | ALERTMANAGER_AUTH must be none, basic or bearer",
+                "http://am.example       | basic | SECRET   | ALERTMANAGER_URL must be https when ALERTMANAGER_AUTH",
+                "https://am.example      | basic | ''       | ALERTMANAGER_SECRET_ARN is required when ALERTMANAGER_AUTH",
+                "https://am.example      | basic | pulse/am | ALERTMANAGER_SECRET_ARN must be the ARN of a Secrets",
+                "''                      | bearer| SECRET   | ALERTMANAGER_AUTH is bearer but ALERTMANAGER_URL is empty",
+                "https://am.example      | none  | SECRET   | ALERTMANAGER_SECRET_ARN is set but ALERTMANAGER_AUTH is none"
+            })
+    void fromEnvironment_whenTheAlertmanagerSettingsDisagree_namesTheSetting(
+            String url, String auth, String secret, String reason) {
+        Map<String, String> env = env();
+        env.put("ALERTMANAGER_URL", url);
+        env.put("ALERTMANAGER_AUTH", auth);
+        env.put(
+                "ALERTMANAGER_SECRET_ARN",
+                secret.equals("SECRET") ? "arn:aws:secretsmanager:us-east-1:123456789012:secret:am-AbCdEf" : secret);
+
+        assertThatThrownBy(() -> RulesConfig.fromEnvironment(env))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(reason);
     }
 
     @Test

@@ -240,4 +240,103 @@ class RulesHandlerTest {
         assertThat(metrics.last("AlertsFiring")).isEqualTo(1);
         assertThat(store.load("r.yml;g;0;A").alerts()).hasSize(1);
     }
+
+    private RulesHandler handlerSendingTo(RecordingAlertmanager am, AlertStore store, int catchUpLimit)
+            throws RuleFileException {
+        GroupEvaluator evaluator = new GroupEvaluator(querier, store, (key, at, samples) -> {}, Map.of(), "");
+        return new RulesHandler(
+                RuleFiles.load(Map.of("r.yml", "groups:\n- name: g\n  rules: [{alert: A, expr: 'x > 0', for: 1m}]\n")),
+                evaluator,
+                store,
+                notifier,
+                metrics,
+                catchUpLimit,
+                0,
+                new AtomicReference<>(Deadline.inMillis(60_000)),
+                new MutableClock(Instant.EPOCH),
+                new AlertmanagerSender(
+                        AlertmanagerSender.httpClient(), am.url(), AlertmanagerAuth.none(), Map.of(), ""));
+    }
+
+    private static List<String> posted(RecordingAlertmanager am) {
+        List<String> out = new ArrayList<>();
+        for (RecordingAlertmanager.Request r : am.requests) {
+            try {
+                for (com.fasterxml.jackson.databind.JsonNode a :
+                        new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body())) {
+                    out.add(a.get("labels").get("i").asText() + " "
+                            + a.get("startsAt").asText() + ".."
+                            + a.get("endsAt").asText());
+                }
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void handleRequest_whenAlertmanagerIsSet_postsTheFiringAlertAtEveryEvaluationAndTheResolvedOneWhileKept()
+            throws Exception {
+        try (RecordingAlertmanager am = new RecordingAlertmanager()) {
+            RulesHandler h = handlerSendingTo(am, new InMemoryAlertStore(), 10);
+            values.put(NOON.plusSeconds(180).toEpochMilli(), null);
+            values.put(NOON.plusSeconds(240).toEpochMilli(), null);
+
+            for (int minute = 0; minute <= 4; minute++) {
+                invoke(h, NOON.plusSeconds(minute * 60L));
+            }
+            invoke(h, NOON.plusSeconds(4 * 60L)); // a duplicate delivery: its evaluation is refused, nothing sent
+
+            assertThat(posted(am))
+                    .containsExactly(
+                            // 12:00 pending: not sent
+                            "a 2026-11-20T12:01:00.000Z..2026-11-20T12:05:00.000Z",
+                            "a 2026-11-20T12:01:00.000Z..2026-11-20T12:06:00.000Z",
+                            "a 2026-11-20T12:01:00.000Z..2026-11-20T12:03:00.000Z",
+                            "a 2026-11-20T12:01:00.000Z..2026-11-20T12:03:00.000Z");
+            assertThat(notified).containsExactly("A firing @2026-11-20T12:01:00Z", "A inactive @2026-11-20T12:03:00Z");
+            assertThat(metrics.last("AlertmanagerAlertsSent")).isZero();
+            assertThat(metrics.last("AlertmanagerFailures")).isZero();
+        }
+    }
+
+    @Test
+    void handleRequest_whenCatchingUpSeveralTimes_postsOnlyTheLatestTimesAlerts() throws Exception {
+        try (RecordingAlertmanager am = new RecordingAlertmanager()) {
+            InMemoryAlertStore store = new InMemoryAlertStore();
+            RulesHandler h = handlerSendingTo(am, store, 10);
+            invoke(h, NOON);
+
+            invoke(h, NOON.plusSeconds(4 * 60L));
+
+            assertThat(am.requests).hasSize(1);
+            assertThat(posted(am)).containsExactly("a 2026-11-20T12:01:00.000Z..2026-11-20T12:08:00.000Z");
+            assertThat(metrics.last("AlertmanagerAlertsSent")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void handleRequest_whenAlertmanagerFails_countsItAndStillStoresTheStateAndNotifiesTheTopicOnce() throws Exception {
+        try (RecordingAlertmanager am = new RecordingAlertmanager()) {
+            am.status = 503;
+            InMemoryAlertStore store = new InMemoryAlertStore();
+            RulesHandler h = handlerSendingTo(am, store, 10);
+
+            invoke(h, NOON);
+            invoke(h, NOON.plusSeconds(60));
+            invoke(h, NOON.plusSeconds(120));
+
+            assertThat(am.requests).hasSize(2);
+            assertThat(metrics.last("AlertmanagerFailures")).isEqualTo(1);
+            assertThat(metrics.last("AlertmanagerAlertsSent")).isZero();
+            assertThat(notified).containsExactly("A firing @2026-11-20T12:01:00Z");
+            assertThat(store.groupEvaluatedAt("r.yml;g"))
+                    .isEqualTo(NOON.plusSeconds(120).toEpochMilli());
+            assertThat(store.load("r.yml;g;0;A").alerts().values())
+                    .singleElement()
+                    .extracting(Alert::state)
+                    .isEqualTo(AlertState.FIRING);
+        }
+    }
 }

@@ -192,12 +192,49 @@ class SamTemplateTest {
                 .containsEntry("ALERT_TOPIC_ARN", "arn:aws:sns:us-east-1:123456789012:pulse-alerts")
                 .containsEntry("RULES_CATCH_UP_LIMIT", "10")
                 .containsEntry("RULES_EXTERNAL_URL", "")
+                .containsEntry("ALERTMANAGER_URL", "")
+                .containsEntry("ALERTMANAGER_AUTH", "none")
+                .containsEntry("ALERTMANAGER_SECRET_ARN", "")
                 .containsEntry("POWERTOOLS_SERVICE_NAME", "rules")
                 .containsEntry("TABLE_NAME", "pulse");
         assertThat(stack(Map.of("AlertTopicArn", "arn:aws:sns:eu-west-1:123456789012:team-alerts"))
                         .function("RulesFunction")
                         .environment())
                 .containsEntry("ALERT_TOPIC_ARN", "arn:aws:sns:eu-west-1:123456789012:team-alerts");
+    }
+
+    @Test
+    void rulesRole_whenAnAlertmanagerSecretIsGiven_mayReadThatSecretOnly() {
+        String secret = "arn:aws:secretsmanager:us-east-1:123456789012:secret:pulse/am-AbCdEf";
+        var bindings = new MapBindings(
+                Map.of("AlertTopic", "arn:aws:sns:us-east-1:123456789012:pulse-alerts"),
+                Map.of(
+                        "RulesFunctionLogGroup.Arn", "lg",
+                        "Table.Arn", "table",
+                        "DeadLetterQueue.Arn", "dlq",
+                        "StreamKey.Arn", "key"));
+        Map<String, String> overrides = Map.of(
+                "AlertmanagerUrl", "https://am.example.com",
+                "AlertmanagerAuth", "bearer",
+                "AlertmanagerSecretArn", secret);
+
+        var with = template.resolve(overrides, bindings)
+                .resolvedProperties("RulesFunctionRole")
+                .at("/Policies/0/PolicyDocument/Statement");
+        var without = template.resolve(Map.of(), bindings)
+                .resolvedProperties("RulesFunctionRole")
+                .at("/Policies/0/PolicyDocument/Statement");
+
+        assertThat(with.findValuesAsText("Sid")).contains("ReadAlertmanagerCredentials");
+        assertThat(with.toString()).contains("\"Action\":\"secretsmanager:GetSecretValue\",\"Resource\":\"" + secret);
+        assertThat(without.findValuesAsText("Sid")).doesNotContain("ReadAlertmanagerCredentials");
+        assertThat(without.toString()).doesNotContain("secretsmanager");
+        assertThat(stack(overrides).function("RulesFunction").environment())
+                .containsEntry("ALERTMANAGER_URL", "https://am.example.com")
+                .containsEntry("ALERTMANAGER_AUTH", "bearer")
+                .containsEntry("ALERTMANAGER_SECRET_ARN", secret);
+        assertThatThrownBy(() -> stack(Map.of("AlertmanagerUrl", "https://user:pw@am.example.com")))
+                .hasMessageContaining("AlertmanagerUrl");
     }
 
     @Test
