@@ -72,7 +72,10 @@ public final class SdkClientMetrics implements MetricPublisher {
 
     record Operation(String serviceId, String operationName) {}
 
-    /** Called by the SDK at the end of every API call, on the thread that completed it: a few field updates. */
+    /**
+     * Called by the SDK at the end of every API call, on the thread that completed it, before the future the client
+     * returned completes (so a call the handler waited for is in its invocation's flush): a few field updates.
+     */
     @Override
     public void publish(MetricCollection call) {
         String serviceId = first(call, CoreMetric.SERVICE_ID, "unknown");

@@ -80,7 +80,12 @@ class SdkClientMetricsTest {
         server.start();
         metrics = new SdkClientMetrics();
         metrics.service("checkout");
-        client = DynamoDbAsyncClient.builder()
+        client = client(metrics);
+    }
+
+    /** The functions' kind of client (CRT HTTP, 16 connections) on the test's server, publishing to {@code publisher}. */
+    private DynamoDbAsyncClient client(software.amazon.awssdk.metrics.MetricPublisher publisher) {
+        return DynamoDbAsyncClient.builder()
                 .region(Region.US_EAST_1)
                 .endpointOverride(
                         URI.create("http://127.0.0.1:" + server.getAddress().getPort()))
@@ -91,7 +96,7 @@ class SdkClientMetricsTest {
                                 .backoffStrategy(BackoffStrategy.fixedDelay(Duration.ofMillis(1)))
                                 .throttlingBackoffStrategy(BackoffStrategy.fixedDelay(Duration.ofMillis(1)))
                                 .build())
-                        .addMetricPublisher(metrics))
+                        .addMetricPublisher(publisher))
                 .build();
     }
 
@@ -106,7 +111,10 @@ class SdkClientMetricsTest {
                 .join();
     }
 
-    /** The SDK publishes when the call completes, possibly just after the caller's future completes. */
+    /**
+     * The SDK's clients publish in a {@code whenComplete} stage of the call, and the future they return is that stage's:
+     * the call is in the aggregate once its future completes. The poll only guards against a change of that order.
+     */
     private Map<SdkClientMetrics.Operation, SdkClientMetrics.Snapshot> drainAfter(long calls) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         Map<SdkClientMetrics.Operation, SdkClientMetrics.Snapshot> out = Map.of();
@@ -233,6 +241,39 @@ class SdkClientMetricsTest {
                 .extracting(p -> p.dims().get("OperationName"))
                 .containsExactlyInAnyOrder("PutItem", "GetItem");
         assertThat(printed(metrics::flush)).as("nothing called since").isEmpty();
+    }
+
+    enum TestMetric implements MetricName {
+        RECORDS_IN
+    }
+
+    /**
+     * The functions' shape: the handler's own document, then the client metrics of the calls its body made, both
+     * printed by {@link InvocationMetrics#measure} on the handler's thread when the invocation ends.
+     */
+    @Test
+    void measure_whenBodyCalledTheSharedClients_printsTheFunctionsDocumentThenOnePerOperation() {
+        SdkClientMetrics.shared().flush();
+        SdkClientMetrics.shared().service("checkout");
+        DynamoDbAsyncClient shared = client(SdkClientMetrics.shared());
+        software.amazon.lambda.powertools.metrics.Metrics sink = PulseMetrics.create("PulseTest", "checkout");
+        try {
+            List<String> lines = printed(() -> InvocationMetrics.measure(TestMetric.class, sink, counters -> {
+                shared.putItem(b -> b.tableName("orders").item(Map.of("pk", AttributeValue.fromS("a"))))
+                        .join();
+                counters.increment(TestMetric.RECORDS_IN);
+                return null;
+            }));
+
+            assertThat(lines).hasSize(2);
+            assertThat(lines.get(0)).contains("\"Namespace\":\"PulseTest\"").contains("\"RecordsIn\":1");
+            assertThat(lines.get(1))
+                    .contains("\"Namespace\":\"AwsSdk/JavaSdk2\"")
+                    .contains("\"OperationName\":\"PutItem\"")
+                    .contains("\"Service\":\"checkout\"");
+        } finally {
+            shared.close();
+        }
     }
 
     private static List<String> printed(Runnable body) {
