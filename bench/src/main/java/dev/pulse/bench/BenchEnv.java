@@ -26,6 +26,7 @@ import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.crt.AwsCrtAsyncHttpClient;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.metrics.MetricPublisher;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -119,6 +120,21 @@ public final class BenchEnv implements AutoCloseable {
      */
     static DynamoDbAsyncClient dynamoAsync(
             URI endpoint, int maxConcurrency, boolean sdkRetries, List<ExecutionInterceptor> interceptors) {
+        return dynamoAsync(endpoint, maxConcurrency, sdkRetries, interceptors, null);
+    }
+
+    /** As {@link #dynamoAsync(int, boolean)}, publishing its metrics to {@code publisher} (the client-metrics benchmark). */
+    public DynamoDbAsyncClient dynamoAsync(int maxConcurrency, boolean sdkRetries, MetricPublisher publisher)
+            throws Exception {
+        return track(dynamoAsync(dynamo().endpoint(), maxConcurrency, sdkRetries, List.of(), publisher));
+    }
+
+    private static DynamoDbAsyncClient dynamoAsync(
+            URI endpoint,
+            int maxConcurrency,
+            boolean sdkRetries,
+            List<ExecutionInterceptor> interceptors,
+            MetricPublisher publisher) {
         return DynamoDbAsyncClient.builder()
                 .endpointOverride(endpoint)
                 .region(Region.US_EAST_1)
@@ -129,7 +145,8 @@ public final class BenchEnv implements AutoCloseable {
                 .overrideConfiguration(o -> o.retryStrategy(
                                 sdkRetries ? AwsRetryStrategy.standardRetryStrategy() : AwsRetryStrategy.doNotRetry())
                         .apiCallAttemptTimeout(Duration.ofSeconds(10))
-                        .executionInterceptors(List.copyOf(interceptors)))
+                        .executionInterceptors(List.copyOf(interceptors))
+                        .metricPublishers(publisher == null ? List.of() : List.of(publisher)))
                 .build();
     }
 

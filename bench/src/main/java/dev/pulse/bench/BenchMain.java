@@ -62,6 +62,7 @@ public final class BenchMain {
                 new IngestEndToEndBench(),
                 new QueryBench(),
                 new MetricsBench(),
+                new ClientMetricsBench(),
                 new LoadGenBench(),
                 new FreshnessBench(),
                 new ColdStartBench(),

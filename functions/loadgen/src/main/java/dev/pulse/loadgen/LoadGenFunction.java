@@ -18,6 +18,7 @@ package dev.pulse.loadgen;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pulse.config.ConfigException;
+import dev.pulse.metrics.SdkClientMetrics;
 import dev.pulse.retry.Backoff;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -59,7 +60,8 @@ public final class LoadGenFunction {
         KinesisAsyncClient kinesis = KinesisAsyncClient.builder()
                 .region(region)
                 .httpClient(AwsCrtAsyncHttpClient.builder().maxConcurrency(256).build())
-                .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
+                .overrideConfiguration(o ->
+                        o.retryStrategy(AwsRetryStrategy.doNotRetry()).addMetricPublisher(SdkClientMetrics.shared()))
                 .build();
         // A worker invoke answers only when the worker's run ends, up to 15 minutes without a byte on the connection:
         // the CRT client's default health check (1 byte/s over 30 s) would cut it and fail the run.

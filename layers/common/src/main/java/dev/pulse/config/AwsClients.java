@@ -15,6 +15,7 @@
  */
 package dev.pulse.config;
 
+import dev.pulse.metrics.SdkClientMetrics;
 import dev.pulse.retry.SdkBackoff;
 import java.time.Duration;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
@@ -30,7 +31,9 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  * Builds the SDK v2 clients once per container, with an explicit region and the lightweight HTTP clients
  * (AWS CRT for async, URL connection for sync; no Apache or Netty). Endpoints are not set here: the SDK
  * reads {@code AWS_ENDPOINT_URL} and {@code AWS_ENDPOINT_URL_<SERVICE>} itself, which is how the same code
- * runs against LocalStack or the local emulators.
+ * runs against LocalStack or the local emulators. Every client publishes its own metrics (API call durations,
+ * retries, throttling, connection-pool waits) to {@link SdkClientMetrics#shared()}, which each invocation writes
+ * with its own EMF document.
  */
 public final class AwsClients {
 
@@ -68,6 +71,7 @@ public final class AwsClients {
                 .overrideConfiguration(ClientOverrideConfiguration.builder()
                         .retryStrategy(sdkRetries ? standardRetries() : AwsRetryStrategy.doNotRetry())
                         .apiCallAttemptTimeout(Duration.ofSeconds(10))
+                        .addMetricPublisher(SdkClientMetrics.shared())
                         .build())
                 .build();
     }
@@ -87,7 +91,8 @@ public final class AwsClients {
         return SqsClient.builder()
                 .region(region())
                 .httpClientBuilder(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(3)))
-                .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofSeconds(5)))
+                .overrideConfiguration(
+                        o -> o.apiCallTimeout(Duration.ofSeconds(5)).addMetricPublisher(SdkClientMetrics.shared()))
                 .build();
     }
 }

@@ -79,7 +79,8 @@ public final class InvocationMetrics<M extends Enum<M> & MetricName> {
     /**
      * Runs {@code body} with fresh counters and publishes them to {@code sink} as one EMF document when it
      * ends, normally or not: the shape of every handler's invocation. The sink is flushed even when publishing
-     * fails, so nothing this invocation added is left in it for the next one.
+     * fails, so nothing this invocation added is left in it for the next one; then the SDK clients' metrics of the
+     * invocation ({@link SdkClientMetrics}), on this thread too.
      */
     public static <M extends Enum<M> & MetricName, R> R measure(
             Class<M> names, Metrics sink, java.util.function.Function<InvocationMetrics<M>, R> body) {
@@ -90,7 +91,11 @@ public final class InvocationMetrics<M extends Enum<M> & MetricName> {
             try {
                 counters.publishTo(sink);
             } finally {
-                sink.flush();
+                try {
+                    sink.flush();
+                } finally {
+                    SdkClientMetrics.shared().flush();
+                }
             }
         }
     }

@@ -46,9 +46,11 @@ public final class PulseMetrics {
 
     /** {@link #create(String)} reading the given environment (tests). */
     static Metrics create(Map<String, String> env, String defaultService) {
+        String service = env.getOrDefault(SERVICE_ENV, defaultService);
+        SdkClientMetrics.shared().service(service);
         return MetricsBuilder.builder()
                 .withNamespace(env.getOrDefault(NAMESPACE_ENV, DEFAULT_NAMESPACE))
-                .withService(env.getOrDefault(SERVICE_ENV, defaultService))
+                .withService(service)
                 .build();
     }
 
