@@ -63,6 +63,7 @@ public final class BenchMain {
                 new QueryBench(),
                 new MetricsBench(),
                 new LoadGenBench(),
+                new PushBench(),
                 new FreshnessBench(),
                 new ColdStartBench(),
                 new JvmOptionsBench(),

@@ -47,8 +47,8 @@ class ApiFuzzIT {
     /** Fixed, so a failure replays: the same seed gives the same requests. */
     static final long SEED = 20261121;
     /**
-     * Test cases per operation and phase: 19 operations (the native two and the Prometheus API's seventeen, rules and
-     * alerts included). make test keeps it at 50 (about 800 requests); {@code -Dpulse.apiFuzz.maxExamples=200} (about 3,000) for a deeper run.
+     * Test cases per operation and phase: 21 operations (the native two, the Prometheus API's seventeen, rules and
+     * alerts included, and the two push endpoints). make test keeps it at 50 (about 900 requests); {@code -Dpulse.apiFuzz.maxExamples=200} (about 3,000) for a deeper run.
      */
     static final int MAX_EXAMPLES = Integer.getInteger("pulse.apiFuzz.maxExamples", 50);
     /** Per request: API Gateway's own integration timeout (the function answers within its 10 s budget). */

@@ -45,8 +45,12 @@ public final class PushFunction {
     static Wiring wire(PushConfig config) {
         KinesisAsyncClient kinesis = KinesisAsyncClient.builder()
                 .region(Region.of(config.region()))
-                .httpClientBuilder(
-                        AwsCrtAsyncHttpClient.builder().maxConcurrency(16).connectionTimeout(Duration.ofSeconds(3)))
+                // A built HTTP client: given a builder, the SDK sets Kinesis' default HTTP/2, which PutRecords does not
+                // need (and kinesalite, the local stack's emulator, does not speak).
+                .httpClient(AwsCrtAsyncHttpClient.builder()
+                        .maxConcurrency(16)
+                        .connectionTimeout(Duration.ofSeconds(3))
+                        .build())
                 // KinesisWriter retries failed entries itself, within the request's deadline.
                 .overrideConfiguration(ClientOverrideConfiguration.builder()
                         .retryStrategy(noRetries())
