@@ -64,6 +64,7 @@ public final class BenchMain {
                 new MetricsBench(),
                 new ClientMetricsBench(),
                 new LoadGenBench(),
+                new PushBench(),
                 new FreshnessBench(),
                 new ColdStartBench(),
                 new JvmOptionsBench(),

@@ -19,6 +19,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import software.amazon.awssdk.http.ContentStreamProvider;
 import software.amazon.awssdk.http.HttpExecuteRequest;
 import software.amazon.awssdk.http.HttpExecuteResponse;
@@ -52,16 +53,19 @@ final class SignedApi implements AutoCloseable {
 
     /** {@code GET path} ({@code path} with its query string, encoded). */
     Response get(String path) throws IOException {
-        return text(send(SdkHttpMethod.GET, path, null, null));
+        return text(send(SdkHttpMethod.GET, path, Map.of(), null));
     }
 
     /** Any request, signed: {@code pathAndQuery} encoded, {@code contentType} and {@code body} may be null. */
     Reply send(SdkHttpMethod method, String pathAndQuery, String contentType, byte[] body) throws IOException {
+        return send(method, pathAndQuery, contentType == null ? Map.of() : Map.of("Content-Type", contentType), body);
+    }
+
+    /** Any request with these headers (Content-Type, Content-Encoding, ...), signed with them. */
+    Reply send(SdkHttpMethod method, String pathAndQuery, Map<String, String> headers, byte[] body) throws IOException {
         SdkHttpFullRequest.Builder request =
                 SdkHttpFullRequest.builder().uri(base.resolve(pathAndQuery)).method(method);
-        if (contentType != null) {
-            request.putHeader("Content-Type", contentType);
-        }
+        headers.forEach(request::putHeader);
         SignedRequest signed = signer.sign(
                 r -> r.identity(LocalDeployment.CREDENTIALS.resolveIdentity().join())
                         .request(request.build())

@@ -47,8 +47,8 @@ class ApiFuzzIT {
     /** Fixed, so a failure replays: the same seed gives the same requests. */
     static final long SEED = 20261121;
     /**
-     * Test cases per operation and phase: 19 operations (the native two and the Prometheus API's seventeen, rules and
-     * alerts included). make test keeps it at 50 (about 800 requests); {@code -Dpulse.apiFuzz.maxExamples=200} (about 3,000) for a deeper run.
+     * Test cases per operation and phase: 21 operations (the native two, the Prometheus API's seventeen, rules and
+     * alerts included, and the two push endpoints). make test keeps it at 50 (about 900 requests); {@code -Dpulse.apiFuzz.maxExamples=200} (about 3,000) for a deeper run.
      */
     static final int MAX_EXAMPLES = Integer.getInteger("pulse.apiFuzz.maxExamples", 50);
     /** Per request: API Gateway's own integration timeout (the function answers within its 10 s budget). */
@@ -163,6 +163,12 @@ class ApiFuzzIT {
                     .redirectErrorStream(true)
                     .redirectOutput(console.toFile());
             pb.environment().put("NO_COLOR", "1");
+            // The push endpoints' protobuf bodies are sent as raw bytes (schemathesis has no protobuf serializer).
+            pb.environment()
+                    .put(
+                            "SCHEMATHESIS_HOOKS",
+                            root.resolve("tests/src/test/python/schemathesis_hooks.py")
+                                    .toString());
             Process p = pb.start();
             try {
                 // schemathesis is a client: it must not listen anywhere, not even on 127.0.0.1.
@@ -216,8 +222,9 @@ class ApiFuzzIT {
         assertThat(report.path("complete").asBoolean()).as(context).isTrue();
         assertThat(report.path("seed").asLong()).isEqualTo(SEED);
         // POST /query, GET /series, and the Prometheus API: query, query_range, series, labels, query_exemplars and
-        // format_query by GET and POST; label values, buildinfo and metadata by GET.
-        assertThat(report.path("operations").path("tested").asInt()).as(context).isEqualTo(19);
+        // format_query by GET and POST; label values, buildinfo and metadata by GET; rules and alerts; the two push
+        // endpoints (POST /otlp/v1/metrics, POST /prometheus/api/v1/write).
+        assertThat(report.path("operations").path("tested").asInt()).as(context).isEqualTo(21);
         for (String phase : List.of("examples", "coverage", "fuzzing")) {
             assertThat(report.path("phases").path(phase).path("status").asText())
                     .as("phase %s\n%s", phase, context)

@@ -99,7 +99,9 @@ class MakeInvokeIT {
                                     ? "CompactFunction"
                                     : file.startsWith("loadgen-")
                                             ? "LoadGenFunction"
-                                            : file.startsWith("metricstream-") ? "MetricStreamFunction" : null;
+                                            : file.startsWith("metricstream-")
+                                                    ? "MetricStreamFunction"
+                                                    : file.startsWith("push-") ? "PushFunction" : null;
             assertThat(fn)
                     .as("no function for %s: name event files after their function", e)
                     .isNotNull();
@@ -111,7 +113,8 @@ class MakeInvokeIT {
                         "CompactFunction",
                         "QueryFunction",
                         "LoadGenFunction",
-                        "MetricStreamFunction");
+                        "MetricStreamFunction",
+                        "PushFunction");
         // The ingest events share a shard: in sequence order, so that none is a redelivery below what the one
         // before it committed (which the function would skip as already stored).
         byFunction.get("IngestFunction").sort(Comparator.comparing(MakeInvokeIT::firstSequenceNumber));
@@ -163,6 +166,16 @@ class MakeInvokeIT {
                             .isEqualTo(200);
                     assertThat(response.path("body").asText()).contains("\"requestId\"");
                 }
+                // OTLP/HTTP's answer, in the request's encoding (JSON): an ExportMetricsServiceResponse. The event's
+                // points are dated 2026-11-21: after ACCEPT_PAST_SECONDS they are answered as rejected, still 200.
+                case "PushFunction" -> {
+                    assertThat(response.path("statusCode").asInt())
+                            .as("%s: %s", event, response)
+                            .isEqualTo(200);
+                    assertThat(JSON.readTree(response.path("body").asText()).isObject())
+                            .as(response.toString())
+                            .isTrue();
+                }
                 default -> {
                     assertThat(response.path("sent").asLong()).as(event).isPositive();
                     assertThat(response.path("acked").asLong())
@@ -190,7 +203,7 @@ class MakeInvokeIT {
         assertThat(r.err())
                 .contains("no function NoSuchFunction in the template")
                 .contains(
-                        "IngestFunction, CompactFunction, RulesFunction, RulesApiFunction, MetricStreamFunction, QueryFunction,"
+                        "IngestFunction, CompactFunction, RulesFunction, RulesApiFunction, PushFunction, MetricStreamFunction, QueryFunction,"
                                 + " LoadGenFunction")
                 .contains("usage:");
     }

@@ -34,6 +34,9 @@ import software.amazon.awssdk.http.SdkHttpMethod;
  */
 final class SigningProxy implements AutoCloseable {
 
+    private static final java.util.List<String> FORWARDED =
+            java.util.List.of("Content-Type", "Content-Encoding", "X-Prometheus-Remote-Write-Version");
+
     private final SignedApi api;
     private final HttpServer server;
     private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
@@ -57,11 +60,16 @@ final class SigningProxy implements AutoCloseable {
                     + (ex.getRequestURI().getRawQuery() == null
                             ? ""
                             : "?" + ex.getRequestURI().getRawQuery());
-            SignedApi.Reply reply = api.send(
-                    SdkHttpMethod.fromValue(ex.getRequestMethod()),
-                    pathAndQuery,
-                    ex.getRequestHeaders().getFirst("Content-Type"),
-                    body);
+            // The headers that say how the body is encoded travel with it (remote write's snappy, OTLP's gzip).
+            java.util.Map<String, String> headers = new java.util.HashMap<>();
+            for (String name : FORWARDED) {
+                String value = ex.getRequestHeaders().getFirst(name);
+                if (value != null) {
+                    headers.put(name, value);
+                }
+            }
+            SignedApi.Reply reply =
+                    api.send(SdkHttpMethod.fromValue(ex.getRequestMethod()), pathAndQuery, headers, body);
             if (reply.contentType() != null) {
                 ex.getResponseHeaders().add("Content-Type", reply.contentType());
             }

@@ -254,11 +254,16 @@ public final class LocalHttpApi implements AutoCloseable {
         if (body.length > 0) {
             String type = String.valueOf(ex.getRequestHeaders().getFirst("Content-Type"))
                     .toLowerCase(Locale.ROOT);
-            boolean text = type.startsWith("text/")
-                    || type.contains("json")
-                    || type.contains("xml")
-                    || type.contains("x-www-form-urlencoded")
-                    || type.equals("null");
+            String encoding = String.valueOf(ex.getRequestHeaders().getFirst("Content-Encoding"))
+                    .toLowerCase(Locale.ROOT);
+            // API Gateway passes a body as text only for a text media type without a content encoding: gzip JSON is
+            // binary, base64-encoded.
+            boolean text = (encoding.equals("null") || encoding.equals("identity"))
+                    && (type.startsWith("text/")
+                            || type.contains("json")
+                            || type.contains("xml")
+                            || type.contains("x-www-form-urlencoded")
+                            || type.equals("null"));
             e.put(
                     "body",
                     text

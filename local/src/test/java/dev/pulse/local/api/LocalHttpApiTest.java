@@ -155,6 +155,22 @@ class LocalHttpApiTest {
     }
 
     @Test
+    void request_whenJsonBodyHasAContentEncoding_passesItBase64Encoded() throws Exception {
+        byte[] gzip = dev.pulse.testing.Gzip.gzip("{\"q\":1}");
+        HttpResponse<String> r = send(
+                HttpRequest.newBuilder(uri("/query"))
+                        .header("Content-Type", "application/json")
+                        .header("Content-Encoding", "gzip")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(gzip)),
+                true);
+
+        JsonNode e = JSON.readTree(r.body());
+        assertThat(e.path("isBase64Encoded").asBoolean()).isTrue();
+        assertThat(java.util.Base64.getDecoder().decode(e.path("body").asText()))
+                .isEqualTo(gzip);
+    }
+
+    @Test
     void request_whenUnsigned_getsApiGatewaysForbidden() throws Exception {
         HttpResponse<String> r =
                 send(HttpRequest.newBuilder(uri("/series?prefix=")).GET(), false);

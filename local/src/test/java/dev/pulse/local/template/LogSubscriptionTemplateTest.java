@@ -105,6 +105,7 @@ class LogSubscriptionTemplateTest {
                         "/aws/lambda/pulse-compact",
                         "/aws/lambda/pulse-rules",
                         "/aws/lambda/pulse-rules-api",
+                        "/aws/lambda/pulse-push",
                         "/aws/lambda/pulse-metric-stream",
                         "/aws/http-api/pulse/access",
                         "/aws/lambda/pulse-query",

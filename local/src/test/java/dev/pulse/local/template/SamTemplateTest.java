@@ -110,6 +110,13 @@ class SamTemplateTest {
                                 29,
                                 root.resolve("functions/rules")),
                         tuple(
+                                "PushFunction",
+                                "pulse-push",
+                                "dev.pulse.push.PushHandler::handleRequest",
+                                1024,
+                                29,
+                                root.resolve("functions/push")),
+                        tuple(
                                 "MetricStreamFunction",
                                 "pulse-metric-stream",
                                 "dev.pulse.ingest.metricstream.MetricStreamHandler::handleRequest",
@@ -251,7 +258,7 @@ class SamTemplateTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Nope")
                 .hasMessageContaining(
-                        "IngestFunction, CompactFunction, RulesFunction, RulesApiFunction, MetricStreamFunction, QueryFunction, LoadGenFunction");
+                        "IngestFunction, CompactFunction, RulesFunction, RulesApiFunction, PushFunction, MetricStreamFunction, QueryFunction, LoadGenFunction");
     }
 
     @Test
@@ -598,6 +605,8 @@ class SamTemplateTest {
                 .containsExactly(
                         new RouteSpec("RulesApiFunction", "GET", p + "rules", "Api"),
                         new RouteSpec("RulesApiFunction", "GET", p + "alerts", "Api"),
+                        new RouteSpec("PushFunction", "POST", "/otlp/v1/metrics", "Api"),
+                        new RouteSpec("PushFunction", "POST", p + "write", "Api"),
                         new RouteSpec("MetricStreamFunction", "POST", "/firehose/metric-stream", "Api"),
                         new RouteSpec("QueryFunction", "POST", "/query", "Api"),
                         new RouteSpec("QueryFunction", "GET", "/series", "Api"),
@@ -740,6 +749,7 @@ class SamTemplateTest {
                         "CompactFunction",
                         "RulesFunction",
                         "RulesApiFunction",
+                        "PushFunction",
                         "MetricStreamFunction",
                         "QueryFunction",
                         "LoadGenFunction");

@@ -1,0 +1,187 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package dev.pulse.push;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pulse.codec.Decoded;
+import dev.pulse.codec.RecordDecoder;
+import dev.pulse.model.Datapoint;
+import dev.pulse.model.DatapointValidator;
+import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+import io.opentelemetry.proto.metrics.v1.Gauge;
+import io.opentelemetry.proto.metrics.v1.Metric;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RecordPackerTest {
+
+    private static final long NOW = 1_764_000_000_000L;
+    private static final Clock CLOCK = Clock.fixed(Instant.ofEpochMilli(NOW), ZoneOffset.UTC);
+    private final RecordDecoder decoder =
+            new RecordDecoder(new DatapointValidator(CLOCK, Duration.ofDays(14), Duration.ofHours(2)));
+    private final RecordPacker packer = new RecordPacker(decoder, 16, 20_000, 200_000);
+
+    /** Every record decoded as ingest decodes it: the datapoints by series key, and each series' partition keys. */
+    private Map<String, List<Datapoint>> decodeAll(List<RecordPacker.Record> records, Map<String, String> keys)
+            throws Exception {
+        Map<String, List<Datapoint>> out = new HashMap<>();
+        for (RecordPacker.Record r : records) {
+            assertThat(r.data().length + r.partitionKey().length()).isLessThanOrEqualTo(1024 * 1024);
+            Decoded d = decoder.decode(r.data(), NOW);
+            for (Datapoint dp : d.datapoints()) {
+                String series = dp.name() + dp.dims();
+                out.computeIfAbsent(series, k -> new ArrayList<>()).add(dp);
+                String before = keys.putIfAbsent(series, r.partitionKey());
+                assertThat(before == null || before.equals(r.partitionKey()))
+                        .as("series %s under two partition keys", series)
+                        .isTrue();
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void pack_when10kSeries_putsEachOnceUnderOneKeyWithinRecordLimits() throws Exception {
+        RecordPacker.Packed p = packer.pack(OtlpRequests.gauge("cpu", 10_000, NOW), NOW);
+
+        assertThat(p.series()).isEqualTo(10_000);
+        assertThat(p.points()).isEqualTo(10_000);
+        assertThat(p.rejected()).isZero();
+        Map<String, String> keys = new HashMap<>();
+        Map<String, List<Datapoint>> bySeries = decodeAll(p.records(), keys);
+        assertThat(bySeries).hasSize(10_000);
+        assertThat(bySeries.values()).allSatisfy(dps -> assertThat(dps).hasSize(1));
+        assertThat(new java.util.HashSet<>(keys.values())).hasSize(16);
+        double sum =
+                bySeries.values().stream().mapToDouble(d -> d.get(0).value()).sum();
+        assertThat(sum).isEqualTo(10_000.0 * 9_999 / 2);
+    }
+
+    @Test
+    void pack_whenSameSeriesInLaterRequestWithAttributesReordered_usesTheSameKey() throws Exception {
+        Metric a = Metric.newBuilder()
+                .setName("m")
+                .setGauge(Gauge.newBuilder()
+                        .addDataPoints(
+                                OtlpRequests.point(NOW, 1, OtlpRequests.attr("a", "1"), OtlpRequests.attr("b", "2"))))
+                .build();
+        Metric b = Metric.newBuilder()
+                .setName("m")
+                .setGauge(Gauge.newBuilder()
+                        .addDataPoints(
+                                OtlpRequests.point(NOW, 2, OtlpRequests.attr("b", "2"), OtlpRequests.attr("a", "1"))))
+                .build();
+
+        String first =
+                packer.pack(OtlpRequests.request(a), NOW).records().get(0).partitionKey();
+        String second =
+                packer.pack(OtlpRequests.request(b), NOW).records().get(0).partitionKey();
+
+        assertThat(second).isEqualTo(first);
+    }
+
+    @Test
+    void pack_whenDuplicateSeriesInOneRequest_keepsBothPointsInOrderUnderOneKey() throws Exception {
+        ExportMetricsServiceRequest r = OtlpRequests.request(
+                Metric.newBuilder()
+                        .setName("dup")
+                        .setGauge(Gauge.newBuilder()
+                                .addDataPoints(OtlpRequests.point(NOW, 1, OtlpRequests.attr("k", "v")))
+                                .addDataPoints(OtlpRequests.point(NOW + 1, 2, OtlpRequests.attr("k", "v"))))
+                        .build(),
+                Metric.newBuilder()
+                        .setName("dup")
+                        .setGauge(Gauge.newBuilder()
+                                .addDataPoints(OtlpRequests.point(NOW + 2, 3, OtlpRequests.attr("k", "v"))))
+                        .build());
+
+        RecordPacker.Packed p = packer.pack(r, NOW);
+
+        assertThat(p.records()).hasSize(1);
+        Map<String, List<Datapoint>> bySeries = decodeAll(p.records(), new HashMap<>());
+        assertThat(bySeries.values().iterator().next())
+                .extracting(Datapoint::value)
+                .containsExactly(1.0, 2.0, 3.0);
+    }
+
+    @Test
+    void pack_whenNonFiniteAndOutOfWindowPoints_rejectsThoseSeriesAndPutsTheRest() throws Exception {
+        Gauge.Builder g = Gauge.newBuilder();
+        for (int i = 0; i < 100; i++) {
+            g.addDataPoints(OtlpRequests.point(NOW, i, OtlpRequests.attr("i", Integer.toString(i))));
+        }
+        g.addDataPoints(OtlpRequests.point(NOW, Double.NaN, OtlpRequests.attr("i", "nan")));
+        g.addDataPoints(OtlpRequests.point(NOW, Double.POSITIVE_INFINITY, OtlpRequests.attr("i", "inf")));
+        g.addDataPoints(OtlpRequests.point(NOW - Duration.ofDays(30).toMillis(), 5, OtlpRequests.attr("i", "old")));
+
+        RecordPacker.Packed p = packer.pack(
+                OtlpRequests.request(
+                        Metric.newBuilder().setName("g").setGauge(g).build()),
+                NOW);
+
+        assertThat(p.rejected()).isEqualTo(3);
+        assertThat(p.points()).isEqualTo(100);
+        assertThat(p.firstRejection()).startsWith("metric \"g\": ");
+        assertThat(decodeAll(p.records(), new HashMap<>())).hasSize(100);
+    }
+
+    @Test
+    void pack_whenOneSeriesHasManyPoints_cutsItIntoRecordsUnderItsKeyInOrder() throws Exception {
+        Gauge.Builder g = Gauge.newBuilder();
+        for (int i = 0; i < 25_000; i++) {
+            g.addDataPoints(OtlpRequests.point(NOW - 25_000 + i, i, OtlpRequests.attr("k", "v")));
+        }
+
+        RecordPacker.Packed p = packer.pack(
+                OtlpRequests.request(
+                        Metric.newBuilder().setName("long").setGauge(g).build()),
+                NOW);
+
+        assertThat(p.records()).hasSizeGreaterThan(1);
+        assertThat(p.records())
+                .extracting(RecordPacker.Record::partitionKey)
+                .containsOnly(p.records().get(0).partitionKey());
+        List<Datapoint> dps =
+                decodeAll(p.records(), new HashMap<>()).values().iterator().next();
+        assertThat(dps).hasSize(25_000);
+        for (int i = 0; i < dps.size(); i++) {
+            assertThat(dps.get(i).value()).isEqualTo(i);
+        }
+    }
+
+    @Test
+    void pack_whenMoreDatapointsThanTheLimit_refusesWith413() {
+        RecordPacker small = new RecordPacker(decoder, 4, 100, 50);
+
+        assertThatThrownBy(() -> small.pack(OtlpRequests.gauge("g", 51, NOW), NOW))
+                .isInstanceOf(PushException.class)
+                .hasMessageContaining("MAX_DATAPOINTS_PER_REQUEST")
+                .extracting(e -> ((PushException) e).status())
+                .isEqualTo(413);
+        assertThatThrownBy(() -> new RecordPacker(decoder, 4, 10, 1000).pack(OtlpRequests.gauge("g", 11, NOW), NOW))
+                .isInstanceOf(PushException.class)
+                .hasMessageContaining("MAX_SERIES_PER_REQUEST");
+    }
+}
