@@ -135,7 +135,7 @@ public final class RulesFunction {
                 shared.tableName(),
                 new Backoff(shared.retryBaseMillis(), shared.retryCapMillis()),
                 deadline::get);
-        SnsClient sns = SnsClient.builder()
+        SnsClient sns = AwsClients.endpoint(SnsClient.builder(), "SNS", "sns", Region.of(config.region()))
                 .region(Region.of(config.region()))
                 .httpClientBuilder(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(3)))
                 .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofSeconds(10)))
