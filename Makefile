@@ -42,7 +42,7 @@ TEMPLATE_CHECKS := $(SAM) validate --lint --region $(AWS_DEFAULT_REGION) \
   && $(SCAN_CHECKOV) \
   && $(VENV)/bin/python scripts/check_docs.py .
 
-.PHONY: help test test-one verify lint build deploy events clean run invoke local-stack bench fuzz fmt
+.PHONY: help test test-one verify lint build deploy events clean run invoke local-stack bench fuzz fmt sam-local
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -179,6 +179,14 @@ run: local-stack ## The whole pipeline on 127.0.0.1 with a load run and canary c
 invoke: local-stack ## One handler with event files in turn, no Docker: make invoke FUNCTION=IngestFunction EVENT="events/ingest-kinesis-native.json ..." [ENV="K=V ..."]
 	$(LOCAL_RUN) invoke $(BACKEND_ARGS) --function "$(FUNCTION)" $(foreach e,$(EVENT),--event "$(e)") $(if $(filter command line,$(origin ENV)),$(foreach e,$(ENV),--env "$(e)")) $(foreach p,$(PARAMS),--param "$(p)") \
 	  $(if $(WORK_DIR),--work-dir "$(WORK_DIR)")
+
+# sam local invoke / start-api with Docker (scripts/sam-local/run.sh, docs/local-run.md): a Docker daemon of its own from
+# Debian's docker.io inside a network namespace of its own, a java21 stand-in image (Debian trixie's OpenJDK 21 and the
+# runtime interface client), sam build, then every event file through sam local invoke and the query routes through
+# sam local start-api, against the local stack's emulators; results compared with events/expected/. Needs root (the
+# daemon). Fails, never skips, when Docker cannot run.
+sam-local: local-stack ## sam build, then sam local invoke (every event) and start-api (query routes) in Docker, checked
+	scripts/sam-local/run.sh
 
 # Benchmarks (module bench/): each hot path against its baseline in the same run, one line each. A full run
 # records itself in docs/benchmarks.md (between the generated markers) and docs/benchmarks.json; ONLY=name,...

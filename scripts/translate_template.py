@@ -241,6 +241,69 @@ class NoManagedPolicies:
 ACCESS_KEY_ROUTES = {("post", "/firehose/metric-stream")}
 
 
+def sub_mapped(template, value):
+    """A string, a Fn::Join of such, or a Fn::Sub whose variables are Fn::FindInMap lookups, resolved against the
+    template's Mappings."""
+    if isinstance(value, str):
+        return value
+    if "Fn::FindInMap" in value:
+        m, k1, k2 = value["Fn::FindInMap"]
+        return template["Mappings"][m][k1][k2]
+    if "Fn::Join" in value:
+        sep, parts = value["Fn::Join"]
+        return sep.join(sub_mapped(template, p) for p in parts)
+    text, names = value["Fn::Sub"]
+    for name, lookup in names.items():
+        m, k1, k2 = lookup["Fn::FindInMap"]
+        text = text.replace("${" + name + "}", template["Mappings"][m][k1][k2])
+    return text
+
+
+def check_local_env(template, out, base):
+    """The endpoint variables sam local needs are declared (SAM's --env-vars overrides only declared variables) but
+    absent from the deployed functions (AWS::NoValue after the transform: an empty value would be the SDK's endpoint),
+    and every variable events/env-local.json sets is declared for the function it names (else SAM drops it silently).
+    Returns (problems, endpoint variables checked)."""
+    problems, checked = [], 0
+    declared = {}
+    for name, res in out["Resources"].items():
+        if res["Type"] != "AWS::Lambda::Function":
+            continue
+        variables = res["Properties"].get("Environment", {}).get("Variables", {})
+        declared[name] = set(variables)
+        for var, value in variables.items():
+            if var.startswith("AWS_ENDPOINT_URL"):
+                checked += 1
+                if value != {"Ref": "AWS::NoValue"}:
+                    problems.append(f"{name} {var} must be !Ref AWS::NoValue when deployed, is {value!r}")
+    env_path = os.path.join(base, "events", "env-local.json")
+    if os.path.exists(env_path):
+        with open(env_path, encoding="utf-8") as f:
+            env = json.load(f)
+        functions = [n for n, r in template.get("Resources", {}).items() if r["Type"] == "AWS::Serverless::Function"]
+        for section, values in env.items():
+            targets = functions if section == "Parameters" else [section]
+            if section != "Parameters" and section not in functions:
+                problems.append(f"events/env-local.json: {section} is not a function of the template")
+                continue
+            for var, value in values.items():
+                if var == "JAVA_TOOL_OPTIONS":
+                    # It replaces the template's options: it must keep them and only add (kinesalite's
+                    # -Daws.cborEnabled=false), or sam local would run another JVM configuration than Lambda.
+                    for t in targets:
+                        base_options = sub_mapped(
+                            template, out["Resources"][t]["Properties"]["Environment"]["Variables"][var]
+                        )
+                        if not value.startswith(base_options + " "):
+                            problems.append(
+                                f"events/env-local.json: {section} JAVA_TOOL_OPTIONS must start with the template's '{base_options}'"
+                            )
+                missing = [t for t in targets if var not in declared.get(t, set())]
+                if section != "Parameters" and missing or section == "Parameters" and len(missing) == len(targets):
+                    problems.append(f"events/env-local.json: {var} ({section}) is not declared in the template")
+    return problems, checked
+
+
 def main() -> int:
     path = sys.argv[1] if len(sys.argv) > 1 else "template.yaml"
     if len(sys.argv) > 2:
@@ -263,7 +326,8 @@ def main() -> int:
         return 1
     schedule_problems, schedules_checked = check_schedules(out, template.get("Parameters", {}))
     alias_problems, invokers_checked, aliased = check_aliases(template, out)
-    problems = dashboard_problems + schedule_problems + alias_problems
+    env_problems, endpoints_checked = check_local_env(template, out, os.path.dirname(os.path.abspath(path)))
+    problems = dashboard_problems + schedule_problems + alias_problems + env_problems
     for name, res in out["Resources"].items():
         if res["Type"] == "AWS::ApiGatewayV2::Api":
             for route, ops in res["Properties"].get("Body", {}).get("paths", {}).items():
@@ -289,7 +353,8 @@ def main() -> int:
     print(
         f"{path}: SAM transform OK ({len(out['Resources'])} resources); "
         f"dashboard JSON and {metrics_checked} custom metric references OK; {schedules_checked} schedule expression(s) OK; "
-        f"SnapStart and alias of {', '.join(aliased) or 'no function'} OK ({invokers_checked} invokers name the alias)"
+        f"SnapStart and alias of {', '.join(aliased) or 'no function'} OK ({invokers_checked} invokers name the alias); "
+        f"{endpoints_checked} endpoint variables absent when deployed, events/env-local.json declared"
     )
     return 0
 

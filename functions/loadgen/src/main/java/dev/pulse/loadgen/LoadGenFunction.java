@@ -17,6 +17,7 @@ package dev.pulse.loadgen;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.config.AwsClients;
 import dev.pulse.config.ConfigException;
 import dev.pulse.metrics.SdkClientMetrics;
 import dev.pulse.retry.Backoff;
@@ -57,7 +58,7 @@ public final class LoadGenFunction {
         // No SDK retries under KinesisSender, which retries itself: a call retried inside the SDK after a timeout may
         // store its records twice without the sender knowing, and the canary check could not tell that copy from a
         // pipeline duplicate.
-        KinesisAsyncClient kinesis = KinesisAsyncClient.builder()
+        KinesisAsyncClient kinesis = AwsClients.endpoint(KinesisAsyncClient.builder(), "KINESIS", "kinesis", region)
                 .region(region)
                 .httpClient(AwsCrtAsyncHttpClient.builder().maxConcurrency(256).build())
                 .overrideConfiguration(o ->
@@ -65,7 +66,7 @@ public final class LoadGenFunction {
                 .build();
         // A worker invoke answers only when the worker's run ends, up to 15 minutes without a byte on the connection:
         // the CRT client's default health check (1 byte/s over 30 s) would cut it and fail the run.
-        LambdaAsyncClient lambda = LambdaAsyncClient.builder()
+        LambdaAsyncClient lambda = AwsClients.endpoint(LambdaAsyncClient.builder(), "LAMBDA", "lambda", region)
                 .region(region)
                 .httpClient(AwsCrtAsyncHttpClient.builder()
                         .maxConcurrency(LoadGenRequest.MAX_WORKERS)
@@ -96,7 +97,8 @@ public final class LoadGenFunction {
                     @Override
                     public synchronized software.amazon.awssdk.services.s3.S3Client get() {
                         if (client == null) {
-                            client = software.amazon.awssdk.services.s3.S3Client.builder()
+                            client = AwsClients.endpoint(
+                                            software.amazon.awssdk.services.s3.S3Client.builder(), "S3", "s3", region)
                                     .region(region)
                                     .httpClient(
                                             software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())

@@ -16,6 +16,7 @@
 package dev.pulse.push;
 
 import dev.pulse.codec.RecordDecoder;
+import dev.pulse.config.AwsClients;
 import dev.pulse.config.PulseConfig;
 import dev.pulse.metrics.PulseMetrics;
 import dev.pulse.model.DatapointValidator;
@@ -43,7 +44,8 @@ public final class PushFunction {
 
     /** The deployed wiring: a Kinesis client built from the Lambda environment, the system clock. */
     static Wiring wire(PushConfig config) {
-        KinesisAsyncClient kinesis = KinesisAsyncClient.builder()
+        KinesisAsyncClient kinesis = AwsClients.endpoint(
+                        KinesisAsyncClient.builder(), "KINESIS", "kinesis", Region.of(config.region()))
                 .region(Region.of(config.region()))
                 // A built HTTP client: given a builder, the SDK sets Kinesis' default HTTP/2, which PutRecords does not
                 // need (and kinesalite, the local stack's emulator, does not speak).

@@ -137,7 +137,7 @@ public final class RulesFunction {
                 shared.tableName(),
                 new Backoff(shared.retryBaseMillis(), shared.retryCapMillis()),
                 deadline::get);
-        SnsClient sns = SnsClient.builder()
+        SnsClient sns = AwsClients.endpoint(SnsClient.builder(), "SNS", "sns", Region.of(config.region()))
                 .region(Region.of(config.region()))
                 .httpClientBuilder(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(3)))
                 .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofSeconds(10)))
@@ -170,7 +170,11 @@ public final class RulesFunction {
         }
         AlertmanagerAuth auth = AlertmanagerAuth.none();
         if (config.alertmanagerAuth() != AlertmanagerAuth.Scheme.NONE) {
-            SecretsManagerClient secrets = SecretsManagerClient.builder()
+            SecretsManagerClient secrets = AwsClients.endpoint(
+                            SecretsManagerClient.builder(),
+                            "SECRETS_MANAGER",
+                            "secretsmanager",
+                            Region.of(config.region()))
                     .region(Region.of(config.region()))
                     .httpClientBuilder(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(3)))
                     .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofSeconds(5)))

@@ -183,6 +183,10 @@ class IntrinsicsTest {
     void findInMap_whenKeysResolve_returnsValue() throws IOException {
         assertThat(resolve("!FindInMap [Regions, !Ref AWS::Region, Ami]").asText())
                 .isEqualTo("ami-1");
+        // The template's JAVA_TOOL_OPTIONS: a lookup inside a join.
+        assertThat(resolve("!Join [' ', [-XX:+A, !FindInMap [Regions, !Ref AWS::Region, Ami]]]")
+                        .asText())
+                .isEqualTo("-XX:+A ami-1");
         assertThatThrownBy(() -> resolve("!FindInMap [Regions, eu-west-1, Ami]"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Regions.eu-west-1.Ami");

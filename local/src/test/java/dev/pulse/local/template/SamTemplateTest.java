@@ -150,6 +150,21 @@ class SamTemplateTest {
     }
 
     @Test
+    void functions_whenArchitectureOverridden_allRunOnIt() {
+        assertThat(stack(Map.of("Architecture", "x86_64")).functions())
+                .extracting(FunctionSpec::architecture)
+                .containsOnly("x86_64");
+    }
+
+    /** The endpoint variables declared for sam local are AWS::NoValue: the local stack, like CloudFormation, drops them. */
+    @Test
+    void functions_whenEndpointVariablesDeclaredForSamLocal_carryNoneOfThem() {
+        assertThat(stack(Map.of()).functions())
+                .allSatisfy(function -> assertThat(function.environment().keySet())
+                        .noneMatch(name -> name.startsWith("AWS_ENDPOINT_URL")));
+    }
+
+    @Test
     void function_whenIngest_environmentMergesGlobalsAndBindings() {
         assertThat(stack(Map.of()).function("IngestFunction").environment())
                 .containsExactlyEntriesOf(linked(

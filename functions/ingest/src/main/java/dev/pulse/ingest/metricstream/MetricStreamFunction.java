@@ -44,7 +44,8 @@ public final class MetricStreamFunction {
     /** The deployed wiring: clients built from the Lambda environment, the system clock. */
     static Wiring wire(MetricStreamConfig config) {
         PulseConfig shared = config.shared();
-        SecretsManagerClient secrets = SecretsManagerClient.builder()
+        SecretsManagerClient secrets = AwsClients.endpoint(
+                        SecretsManagerClient.builder(), "SECRETS_MANAGER", "secretsmanager", Region.of(config.region()))
                 .region(Region.of(config.region()))
                 .httpClientBuilder(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(3)))
                 .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofSeconds(5)))
