@@ -62,6 +62,13 @@ final class OtlpBody {
     static ExportMetricsServiceRequest read(
             byte[] body, Encoding encoding, String contentEncoding, int maxDecompressedBytes) throws PushException {
         byte[] plain = inflate(body, contentEncoding, maxDecompressedBytes);
+        if (encoding == Encoding.PROTOBUF && plain.length > DecodeLimits.MAX_OTLP_PROTOBUF_BYTES) {
+            // A protobuf request is built whole before its series and points can be counted: 16 MiB of empty
+            // messages take over 500 MB of heap. Ingest holds OTLP protobuf to the same bound.
+            throw PushException.tooLarge("the protobuf request is " + plain.length + " bytes, more than "
+                    + DecodeLimits.MAX_OTLP_PROTOBUF_BYTES
+                    + " (MAX_OTLP_PROTOBUF_BYTES, as ingest takes OTLP): send smaller batches");
+        }
         try {
             return encoding == Encoding.JSON
                     ? OtlpRequests.parseJson(

@@ -131,6 +131,7 @@ public final class PushHandler implements RequestHandler<APIGatewayV2HTTPEvent, 
                 log(o, "otlp");
                 return exported(o, encoding);
             }
+            RemoteWriteDecoder.checkVersion(header(headers, "x-prometheus-remote-write-version"));
             PushService.Outcome o = service.remoteWrite(
                     body, header(headers, "content-type"), header(headers, "content-encoding"), deadline, counters);
             log(o, "remote-write");

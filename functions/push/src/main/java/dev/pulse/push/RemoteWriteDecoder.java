@@ -101,6 +101,27 @@ final class RemoteWriteDecoder {
                     "Content-Type must be application/x-protobuf (Prometheus remote write 1.0), got \""
                             + (contentType == null ? "" : contentType) + "\"");
         }
+        // Remote write 2.0 names its message in a proto= parameter; its fields are not 1.0's and would be skipped as
+        // unknown, every sample lost behind a 2xx. 415 is what 2.0 asks of a receiver that lacks the message, so the
+        // sender can fall back to 1.0.
+        for (String parameter : contentType.split(";", -1)) {
+            String[] kv = parameter.strip().split("=", 2);
+            if (kv.length == 2 && kv[0].strip().equalsIgnoreCase("proto")) {
+                String proto = kv[1].strip().replace("\"", "");
+                if (!proto.equals("prometheus.WriteRequest")) {
+                    throw PushException.unsupported("Content-Type proto=" + proto
+                            + " is not supported: this endpoint takes remote write 1.0 (prometheus.WriteRequest)");
+                }
+            }
+        }
+    }
+
+    /** Refuses a request whose {@code X-Prometheus-Remote-Write-Version} is not 0.1.x (remote write 1.0). */
+    static void checkVersion(String version) throws PushException {
+        if (version != null && !version.isBlank() && !version.strip().startsWith("0.1.")) {
+            throw PushException.unsupported("X-Prometheus-Remote-Write-Version " + version.strip()
+                    + " is not supported: this endpoint takes remote write 1.0 (0.1.0)");
+        }
     }
 
     Decoded decode(byte[] body) throws PushException {
