@@ -331,11 +331,8 @@ final class PipelineRun {
     }
 
     /**
-     * Waits until every mapping has settled what it read and has read nothing new for two seconds (kinesalite
-     * reports no MillisBehindLatest, so "nothing new" is the only sign the stream is drained).
-     */
-    /**
-     * Waits until every mapping's backlog is empty and nothing was read for 2 s. A busy machine drains slowly but
+     * Waits until every mapping's backlog is empty and nothing was read for 2 s (kinesalite reports no
+     * MillisBehindLatest, so "nothing new" is the only sign the stream is drained). A busy machine drains slowly but
      * steadily, so the wait lasts while records are still being read or done, and ends after {@code stall} without
      * either (records that will never come: the totals then show what is missing) or at {@code max} in all.
      */

@@ -49,7 +49,10 @@ public final class VirtualShard {
         k.setSequenceNumber(sequence);
         k.setPartitionKey(shard);
         k.setData(ByteBuffer.wrap(data));
-        k.setApproximateArrivalTimestamp(new Date(arrivalMillis));
+        // The Lambda events library's record takes a java.util.Date; there is no java.time setter.
+        @SuppressWarnings("JavaUtilDate")
+        Date arrival = new Date(arrivalMillis);
+        k.setApproximateArrivalTimestamp(arrival);
         k.setKinesisSchemaVersion("1.0");
         KinesisEvent.KinesisEventRecord r = new KinesisEvent.KinesisEventRecord();
         r.setKinesis(k);

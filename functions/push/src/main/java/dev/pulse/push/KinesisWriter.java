@@ -53,10 +53,10 @@ final class KinesisWriter {
         this.backoff = backoff;
     }
 
-    void put(List<RecordPacker.Record> records, Deadline deadline, InvocationMetrics<PushMetric> metrics)
+    void put(List<RecordPacker.StreamRecord> records, Deadline deadline, InvocationMetrics<PushMetric> metrics)
             throws PushException {
         List<PutRecordsRequestEntry> pending = new ArrayList<>(records.size());
-        for (RecordPacker.Record r : records) {
+        for (RecordPacker.StreamRecord r : records) {
             pending.add(PutRecordsRequestEntry.builder()
                     .partitionKey(r.partitionKey())
                     .data(SdkBytes.fromByteArrayUnsafe(r.data()))
@@ -79,7 +79,7 @@ final class KinesisWriter {
                 long bytes = 0;
                 while (to < pending.size() && to - from < MAX_RECORDS_PER_CALL) {
                     PutRecordsRequestEntry e = pending.get(to);
-                    long size = e.data().asByteArrayUnsafe().length
+                    long size = (long) e.data().asByteArrayUnsafe().length
                             + e.partitionKey().length();
                     if (to > from && bytes + size > MAX_BYTES_PER_CALL) {
                         break;

@@ -67,10 +67,10 @@ final class RecordPacker {
     static final int MAX_PIECE_BYTES = 256 * 1024;
 
     /** One Kinesis record to put. */
-    record Record(String partitionKey, byte[] data, int points) {}
+    record StreamRecord(String partitionKey, byte[] data, int points) {}
 
     /** What a request becomes. */
-    record Packed(List<Record> records, int series, int points, int rejected, String firstRejection) {}
+    record Packed(List<StreamRecord> records, int series, int points, int rejected, String firstRejection) {}
 
     /** Points of one series (or a slice of them) with their metric's description, resource and scope by index. */
     private record Piece(int resource, int scope, Metric metric, int points, boolean histogram, int bytes) {}
@@ -136,7 +136,7 @@ final class RecordPacker {
                 }
             }
         }
-        List<Record> out = new ArrayList<>();
+        List<StreamRecord> out = new ArrayList<>();
         Rejections rejections = new Rejections();
         for (int b = 0; b < partitionKeys; b++) {
             if (!buckets.get(b).isEmpty()) {
@@ -144,7 +144,7 @@ final class RecordPacker {
             }
         }
         int put = 0;
-        for (Record rec : out) {
+        for (StreamRecord rec : out) {
             put += rec.points();
         }
         return new Packed(List.copyOf(out), series, put, rejections.points, rejections.first);
@@ -189,7 +189,7 @@ final class RecordPacker {
             List<Piece> pieces,
             long nowMillis,
             boolean validate,
-            List<Record> out,
+            List<StreamRecord> out,
             Rejections rejections) {
         List<Piece> current = new ArrayList<>();
         List<Long> headers = new ArrayList<>();
@@ -231,7 +231,7 @@ final class RecordPacker {
             List<Piece> pieces,
             long nowMillis,
             boolean validate,
-            List<Record> out,
+            List<StreamRecord> out,
             Rejections rejections) {
         byte[] data = assemble(request, pieces);
         String problem = data.length > MAX_RECORD_BYTES
@@ -243,7 +243,7 @@ final class RecordPacker {
             for (Piece p : pieces) {
                 points += p.points();
             }
-            out.add(new Record(key, data, points));
+            out.add(new StreamRecord(key, data, points));
             return;
         }
         if (pieces.size() == 1) {
@@ -289,7 +289,7 @@ final class RecordPacker {
     }
 
     /** The pieces as one request, grouped under their resource and scope in the order they first appear. */
-    static byte[] assemble(ExportMetricsServiceRequest request, List<Piece> pieces) {
+    private static byte[] assemble(ExportMetricsServiceRequest request, List<Piece> pieces) {
         Map<Integer, Map<Integer, ScopeMetrics.Builder>> groups = new LinkedHashMap<>();
         for (Piece p : pieces) {
             groups.computeIfAbsent(p.resource(), k -> new LinkedHashMap<>())
@@ -360,16 +360,13 @@ final class RecordPacker {
     }
 
     private static List<KeyValue> attributes(MessageLite p) {
-        if (p instanceof NumberDataPoint n) {
-            return n.getAttributesList();
-        } else if (p instanceof HistogramDataPoint h) {
-            return h.getAttributesList();
-        } else if (p instanceof ExponentialHistogramDataPoint e) {
-            return e.getAttributesList();
-        } else if (p instanceof SummaryDataPoint s) {
-            return s.getAttributesList();
-        }
-        return List.of();
+        return switch (p) {
+            case NumberDataPoint n -> n.getAttributesList();
+            case HistogramDataPoint h -> h.getAttributesList();
+            case ExponentialHistogramDataPoint e -> e.getAttributesList();
+            case SummaryDataPoint s -> s.getAttributesList();
+            default -> List.of();
+        };
     }
 
     // The points come from points(m) of the same metric, so each cast matches the metric's data case.

@@ -44,10 +44,10 @@ class RecordPackerTest {
     private final RecordPacker packer = new RecordPacker(decoder, 16, 20_000, 200_000);
 
     /** Every record decoded as ingest decodes it: the datapoints by series key, and each series' partition keys. */
-    private Map<String, List<Datapoint>> decodeAll(List<RecordPacker.Record> records, Map<String, String> keys)
+    private Map<String, List<Datapoint>> decodeAll(List<RecordPacker.StreamRecord> records, Map<String, String> keys)
             throws Exception {
         Map<String, List<Datapoint>> out = new HashMap<>();
-        for (RecordPacker.Record r : records) {
+        for (RecordPacker.StreamRecord r : records) {
             assertThat(r.data().length + r.partitionKey().length()).isLessThanOrEqualTo(1024 * 1024);
             Decoded d = decoder.decode(r.data(), NOW);
             for (Datapoint dp : d.datapoints()) {
@@ -161,7 +161,7 @@ class RecordPackerTest {
 
         assertThat(p.records()).hasSizeGreaterThan(1);
         assertThat(p.records())
-                .extracting(RecordPacker.Record::partitionKey)
+                .extracting(RecordPacker.StreamRecord::partitionKey)
                 .containsOnly(p.records().get(0).partitionKey());
         List<Datapoint> dps =
                 decodeAll(p.records(), new HashMap<>()).values().iterator().next();

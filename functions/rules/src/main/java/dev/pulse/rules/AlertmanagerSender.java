@@ -35,7 +35,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.SortedMap;
+import java.util.NavigableMap;
 import java.util.TreeMap;
 
 /**
@@ -119,7 +119,7 @@ public final class AlertmanagerSender {
             if (!firing && !resolved) {
                 continue;
             }
-            SortedMap<String, String> labels = new TreeMap<>(a.labels());
+            NavigableMap<String, String> labels = new TreeMap<>(a.labels());
             externalLabels.forEach(labels::putIfAbsent);
             ObjectNode n = JSON.createObjectNode();
             n.set("labels", JSON.valueToTree(labels));

@@ -104,7 +104,7 @@ public final class RulesApiHandler implements RequestHandler<APIGatewayV2HTTPEve
             return null;
         }
         String value = null;
-        for (String pair : rawQuery.split("&")) {
+        for (String pair : rawQuery.split("&", -1)) {
             int eq = pair.indexOf('=');
             String key = eq < 0 ? pair : pair.substring(0, eq);
             if (decode(key, name).equals(name)) {

@@ -33,7 +33,7 @@ import java.util.regex.Pattern;
  * @param catchUpLimit    {@code RULES_CATCH_UP_LIMIT} (default 10, 1-1440): aligned times one invocation evaluates per
  *                        group, oldest first; what is left is counted ({@code RuleEvaluationsBehind}) for the next one
  * @param externalUrl     {@code RULES_EXTERNAL_URL} (default empty): {@code $externalURL} in templates, the messages'
- *                        {@code externalURL} and the start of each alert's {@code generatorURL}
+ *                        external URL field and the start of each alert's {@code generatorURL}
  * @param receiver        {@code RULES_RECEIVER} (default {@code pulse}): the messages' {@code receiver}
  * @param alertmanagerUrl {@code ALERTMANAGER_URL} (default empty: off): an Alertmanager's URL; the evaluator posts
  *                        its firing and resolved alerts to {@code <url>/api/v2/alerts}

@@ -26,7 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SortedMap;
+import java.util.NavigableMap;
 import java.util.TreeMap;
 
 /**
@@ -86,7 +86,7 @@ public final class WebhookMessage {
 
     private static ObjectNode alert(
             AlertingRule rule, Alert a, Map<String, String> externalLabels, String externalUrl) {
-        SortedMap<String, String> labels = new TreeMap<>(a.labels());
+        NavigableMap<String, String> labels = new TreeMap<>(a.labels());
         externalLabels.forEach(labels::putIfAbsent);
         boolean firing = a.state() == AlertState.FIRING;
         ObjectNode n = JSON.createObjectNode();

@@ -78,9 +78,10 @@ public final class MetricStreamDecoder {
     }
 
     /**
-     * Which format {@code data} is in. A JSON record starts with an object whose first key is quoted ({@code {"});
-     * an OpenTelemetry record starts with a varint length followed by the request's first field tag, {@code 0x0a}
-     * (resource_metrics), never a quote: a 123-byte request ({@code 0x7b} is also {@code '{'}) is not mistaken.
+     * Which format {@code data} is in. A JSON record starts with an object whose first key is quoted (an opening brace,
+     * then a double quote); an OpenTelemetry record starts with a varint length followed by the request's first field
+     * tag, {@code 0x0a} (resource_metrics), never a quote: a 123-byte request ({@code 0x7b} is also an opening brace)
+     * is not mistaken.
      */
     public static Format detect(byte[] data) {
         return data.length >= 2 && data[0] == '{' && data[1] == '"' ? Format.JSON : Format.OPENTELEMETRY_1_0;

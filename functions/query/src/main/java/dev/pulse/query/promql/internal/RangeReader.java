@@ -358,7 +358,7 @@ public final class RangeReader implements Evaluator.Source {
                     .add(i);
         }
         if (phases.size() > 1 && slidable(stats)) {
-            List<Series> slid = slide(selector, range, matches, series, bySeries, stats, stat, out);
+            List<Series> slid = slide(selector, range, matches, series, bySeries, stat, out);
             if (slid != null) {
                 return slid;
             }
@@ -446,7 +446,6 @@ public final class RangeReader implements Evaluator.Source {
             List<CatalogMatcher.Match> matches,
             List<SeriesSpec> series,
             Map<SeriesSpec, List<CatalogMatcher.Match>> bySeries,
-            java.util.Set<Stat> stats,
             Stat stat,
             Map<CatalogMatcher.Match, Series> out)
             throws PromQlException {
