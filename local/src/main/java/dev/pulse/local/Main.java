@@ -361,7 +361,9 @@ public final class Main {
             return List.of();
         }
         try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(p -> p.toString().endsWith(".json"))
+            // env-*.json are sam local's --env-vars files (events/env-local.json), not events.
+            return s.filter(p -> p.toString().endsWith(".json")
+                            && !p.getFileName().toString().startsWith("env-"))
                     .map(p -> root.relativize(p).toString())
                     .sorted()
                     .toList();
