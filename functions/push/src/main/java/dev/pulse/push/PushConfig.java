@@ -55,16 +55,8 @@ public record PushConfig(
 
     public static PushConfig fromEnvironment(Map<String, String> env) {
         List<String> problems = new ArrayList<>();
-        PulseConfig shared = null;
-        try {
-            shared = PulseConfig.fromEnvironment(env);
-        } catch (ConfigException e) {
-            problems.add(e.getMessage().replaceFirst("^invalid configuration: ", ""));
-        }
-        String region = env.getOrDefault("AWS_REGION", env.getOrDefault("AWS_DEFAULT_REGION", ""));
-        if (region.isBlank()) {
-            problems.add("AWS_REGION is required (the Lambda runtime sets it)");
-        }
+        PulseConfig shared = PulseConfig.fromEnvironment(env, problems);
+        String region = PulseConfig.region(env, problems);
         String stream = env.getOrDefault("STREAM_NAME", "");
         if (!stream.matches("[a-zA-Z0-9_.-]{1,128}")) {
             problems.add(

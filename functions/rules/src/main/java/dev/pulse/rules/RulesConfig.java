@@ -60,16 +60,8 @@ public record RulesConfig(
 
     public static RulesConfig fromEnvironment(Map<String, String> env) {
         List<String> problems = new ArrayList<>();
-        PulseConfig shared = null;
-        try {
-            shared = PulseConfig.fromEnvironment(env);
-        } catch (ConfigException e) {
-            problems.add(e.getMessage().replaceFirst("^invalid configuration: ", ""));
-        }
-        String region = env.getOrDefault("AWS_REGION", env.getOrDefault("AWS_DEFAULT_REGION", ""));
-        if (region.isBlank()) {
-            problems.add("AWS_REGION is required (the Lambda runtime sets it)");
-        }
+        PulseConfig shared = PulseConfig.fromEnvironment(env, problems);
+        String region = PulseConfig.region(env, problems);
         String topic = env.getOrDefault("ALERT_TOPIC_ARN", "");
         if (topic.isBlank()) {
             problems.add("ALERT_TOPIC_ARN is required (the SNS topic alert notifications are published to)");

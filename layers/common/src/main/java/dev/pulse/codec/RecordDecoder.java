@@ -181,15 +181,8 @@ public final class RecordDecoder {
                 }
             }
         }
-        if (valid.size() > DecodeLimits.MAX_SERIES_PER_RECORD
-                && countSeries(valid, new HashSet<>()) > DecodeLimits.MAX_SERIES_PER_RECORD) {
-            return List.of(new Unit(
-                    -1,
-                    partitionKey,
-                    data,
-                    null,
-                    "more than " + DecodeLimits.MAX_SERIES_PER_RECORD
-                            + " distinct series in one record (MAX_SERIES_PER_RECORD)"));
+        if (tooManySeries(valid)) {
+            return List.of(new Unit(-1, partitionKey, data, null, TOO_MANY_SERIES));
         }
         if (setAside == 0) {
             return List.of(new Unit(-1, partitionKey, data, decoded, null));
@@ -256,12 +249,18 @@ public final class RecordDecoder {
                 throw new DecodeException("invalid datapoint #" + i + ": " + e.getMessage());
             }
         }
-        // Only a unit with more datapoints than the series limit can have more series: ordinary records skip the count.
-        if (dps.size() > DecodeLimits.MAX_SERIES_PER_RECORD
-                && countSeries(dps, new HashSet<>()) > DecodeLimits.MAX_SERIES_PER_RECORD) {
-            throw new DecodeException("more than " + DecodeLimits.MAX_SERIES_PER_RECORD
-                    + " distinct series in one record (MAX_SERIES_PER_RECORD)");
+        if (tooManySeries(dps)) {
+            throw new DecodeException(TOO_MANY_SERIES);
         }
         return decoded;
+    }
+
+    private static final String TOO_MANY_SERIES = "more than " + DecodeLimits.MAX_SERIES_PER_RECORD
+            + " distinct series in one record (MAX_SERIES_PER_RECORD)";
+
+    private static boolean tooManySeries(List<Datapoint> dps) {
+        // Only a unit with more datapoints than the series limit can have more series: ordinary records skip the count.
+        return dps.size() > DecodeLimits.MAX_SERIES_PER_RECORD
+                && countSeries(dps, new HashSet<>()) > DecodeLimits.MAX_SERIES_PER_RECORD;
     }
 }

@@ -75,6 +75,28 @@ public record PulseConfig(
     /** Builder lag the retention rules allow for: a day without builds loses nothing. */
     public static final Duration BUILD_LAG_ALLOWANCE = Duration.ofDays(1);
 
+    /**
+     * For a function's own config class, which lists every bad setting in one message: the shared settings, or null
+     * with their problems added to {@code problems}.
+     */
+    public static PulseConfig fromEnvironment(Map<String, String> env, List<String> problems) {
+        try {
+            return fromEnvironment(env);
+        } catch (ConfigException e) {
+            problems.add(e.getMessage().replaceFirst("^invalid configuration: ", ""));
+            return null;
+        }
+    }
+
+    /** {@code AWS_REGION} (else {@code AWS_DEFAULT_REGION}); a problem added to {@code problems} when neither is set. */
+    public static String region(Map<String, String> env, List<String> problems) {
+        String region = env.getOrDefault("AWS_REGION", env.getOrDefault("AWS_DEFAULT_REGION", ""));
+        if (region.isBlank()) {
+            problems.add("AWS_REGION is required (the Lambda runtime sets it)");
+        }
+        return region;
+    }
+
     /** Reads and validates; throws {@link ConfigException} listing every problem. */
     public static PulseConfig fromEnvironment(Map<String, String> env) {
         Reader r = new Reader(env);

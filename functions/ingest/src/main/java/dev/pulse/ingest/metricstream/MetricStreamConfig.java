@@ -39,16 +39,8 @@ public record MetricStreamConfig(PulseConfig shared, String region, String acces
 
     public static MetricStreamConfig fromEnvironment(Map<String, String> env) {
         List<String> problems = new ArrayList<>();
-        PulseConfig shared = null;
-        try {
-            shared = PulseConfig.fromEnvironment(env);
-        } catch (ConfigException e) {
-            problems.add(e.getMessage().replaceFirst("^invalid configuration: ", ""));
-        }
-        String region = env.getOrDefault("AWS_REGION", env.getOrDefault("AWS_DEFAULT_REGION", ""));
-        if (region.isBlank()) {
-            problems.add("AWS_REGION is required (the Lambda runtime sets it)");
-        }
+        PulseConfig shared = PulseConfig.fromEnvironment(env, problems);
+        String region = PulseConfig.region(env, problems);
         String secret = env.getOrDefault("FIREHOSE_ACCESS_KEY_SECRET_ARN", "");
         if (secret.isBlank()) {
             problems.add(
