@@ -61,6 +61,8 @@ public final class BenchMain {
                 new IngestDecodeBench(),
                 new IngestEndToEndBench(),
                 new QueryBench(),
+                new RulesBench(RulesBench.Line.THROUGHPUT),
+                new RulesBench(RulesBench.Line.DETECTION),
                 new MetricsBench(),
                 new ClientMetricsBench(),
                 new LoadGenBench(),

@@ -54,6 +54,7 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
+import software.amazon.awssdk.services.sns.SnsClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
@@ -86,6 +87,7 @@ public final class LocalDeployment implements AutoCloseable {
     private LocalHttpApi httpApi;
     private final List<MappingRunner> mappings = new ArrayList<>();
     private final List<ScheduleRunner> schedules = new ArrayList<>();
+    private AlertSubscriber alertSubscriber;
 
     private LocalDeployment(StackOptions options, BiConsumer<String, String> echo) {
         this.options = options;
@@ -156,11 +158,23 @@ public final class LocalDeployment implements AutoCloseable {
         track(kinesisClient);
         track(sqsClient);
         track(secretsClient);
+        SnsClient snsClient = track(client(SnsClient.builder(), backend.sns()));
 
         resources = new StackResources(template, options.stackName());
         stack = template.resolve(options.parameters(), resources);
         resources.bind(stack);
-        resources.create(dynamoClient, kinesisClient, sqsClient, secretsClient);
+        resources.create(dynamoClient, kinesisClient, sqsClient, secretsClient, snsClient);
+        // The alert topic's notifications go to a subscriber of this process on 127.0.0.1, as they would go to a
+        // team's webhook receiver: make run reads what arrived (AlertCheck).
+        if (!resources.topicArns().isEmpty()) {
+            alertSubscriber = track(AlertSubscriber.start(java.time.Clock.systemUTC()));
+            for (String arn : resources.topicArns()) {
+                snsClient.subscribe(b -> b.topicArn(arn)
+                        .protocol("http")
+                        .endpoint(alertSubscriber.endpoint().toString())
+                        .attributes(Map.of("RawMessageDelivery", "true")));
+            }
+        }
 
         URI lambdaUrl = URI.create("http://127.0.0.1:" + lambdaPort);
         URI apiUrl = URI.create("http://127.0.0.1:" + apiPort);
@@ -368,6 +382,11 @@ public final class LocalDeployment implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /** The subscriber to the stack's alert topics, or null when the stack has none. */
+    public AlertSubscriber alertSubscriber() {
+        return alertSubscriber;
     }
 
     /** What serves the AWS services (the emulators or LocalStack). */

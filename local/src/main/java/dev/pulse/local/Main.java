@@ -206,7 +206,8 @@ public final class Main {
                 workers,
                 loadGen,
                 Path.of(a.text(
-                        "report", options.workDir().resolve("report.json").toString())));
+                        "report", options.workDir().resolve("report.json").toString())),
+                true);
         // The coordinator waits for its workers inside one environment: room for all of them at once.
         options = options.withMaxConcurrency(Math.max(options.maxConcurrency(), workers + 2));
         out.println("starting the local stack from " + options.template() + " ...");
@@ -272,6 +273,10 @@ public final class Main {
         }
         for (ScheduleRunner s : stack.schedules()) {
             out.println("  schedule        " + s.describe());
+        }
+        if (stack.alertSubscriber() != null) {
+            out.println("  alerts          SNS topic -> subscriber "
+                    + stack.alertSubscriber().endpoint());
         }
         if (!stack.notEmulated().isEmpty()) {
             out.println("  names only      " + String.join(", ", stack.notEmulated()));

@@ -46,6 +46,9 @@ final class PipelineRun {
      * What to replay and how fast.
      *
      * @param loadGenFunction logical id of the load generator in template.yaml
+     * @param checkAlerts     after the drain, wait (bounded) for the bundled alert the load makes fire to resolve, and
+     *                        fail the run unless its firing and resolved notifications each arrived once
+     *                        ({@link AlertCheck}); make run does, the shorter test runs do not (it takes minutes)
      */
     record Config(
             String source,
@@ -56,7 +59,36 @@ final class PipelineRun {
             long durationSeconds,
             int workers,
             String loadGenFunction,
-            Path reportFile) {}
+            Path reportFile,
+            boolean checkAlerts) {
+
+        /** Without the alert check. */
+        Config(
+                String source,
+                String mode,
+                double rate,
+                double speed,
+                double rampUpSeconds,
+                long durationSeconds,
+                int workers,
+                String loadGenFunction,
+                Path reportFile) {
+            this(
+                    source,
+                    mode,
+                    rate,
+                    speed,
+                    rampUpSeconds,
+                    durationSeconds,
+                    workers,
+                    loadGenFunction,
+                    reportFile,
+                    false);
+        }
+    }
+
+    /** The schedule of the rules evaluator in template.yaml. */
+    static final String RULES_FUNCTION = "RulesFunction";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -175,7 +207,10 @@ final class PipelineRun {
         // progress.
         drain(Duration.ofSeconds(60), Duration.ofMinutes(10), started);
         out.println(progress((System.nanoTime() - started) / 1_000_000_000L));
+        AlertCheck.Outcome alerts = alerts(runId, report, started);
         ObjectNode full = report(runId, result.failed(), report);
+        full.set("alerts", alerts.json());
+        full.put("passed", full.path("passed").asBoolean() && alerts.passed());
         full.set("timeline", timeline.toJson());
         if (config.reportFile() != null) {
             Files.createDirectories(config.reportFile().toAbsolutePath().getParent());
@@ -218,6 +253,67 @@ final class PipelineRun {
                 .append('/')
                 .append(n));
         out.printf(Locale.ROOT, "%s in %.1f s%n", line, (System.nanoTime() - t0) / 1e9);
+    }
+
+    /**
+     * The alert check ({@link AlertCheck}): waits until the bundled alert the load makes fire has resolved, at most
+     * until two evaluation intervals, one period of the evaluator's schedule and a minute of slack after the last
+     * canary (the rule's window empties the minute after it; the evaluation that sees it runs within a period), then
+     * judges what the subscriber received.
+     */
+    private AlertCheck.Outcome alerts(String runId, JsonNode load, long started) throws InterruptedException {
+        if (!config.checkAlerts()) {
+            return AlertCheck.notChecked("not asked for");
+        }
+        AlertSubscriber subscriber = stack.alertSubscriber();
+        if (subscriber == null) {
+            return AlertCheck.notChecked("the stack has no alert topic (AlertTopicArn names one outside it)");
+        }
+        ScheduleRunner rules = stack.schedules().stream()
+                .filter(s -> s.spec().functionId().equals(RULES_FUNCTION))
+                .findFirst()
+                .orElse(null);
+        if (rules == null || rules.every().isZero()) {
+            return AlertCheck.notChecked("the rules evaluator's schedule does not run (--schedule-every 0)");
+        }
+        List<Long> canaries = new ArrayList<>();
+        load.path("canarySendTimes").forEach(t -> canaries.add(t.asLong()));
+        if (canaries.isEmpty()) {
+            // Several workers: the coordinator's report has no send times; the load's start and end bound them.
+            long now = System.currentTimeMillis();
+            canaries.add(now - (System.nanoTime() - started) / 1_000_000L);
+            canaries.add(now);
+        }
+        long first = canaries.get(0);
+        long last = canaries.get(canaries.size() - 1);
+        long deadline = last + 2 * AlertCheck.INTERVAL_MILLIS + rules.every().toMillis() + 60_000;
+        long lastLine = 0;
+        while (!AlertCheck.resolved(subscriber.deliveries(), runId) && System.currentTimeMillis() < deadline) {
+            Thread.sleep(1_000);
+            sample(started, Double.NaN, Double.NaN);
+            long elapsed = (System.nanoTime() - started) / 1_000_000_000L;
+            if (elapsed - lastLine >= 10) {
+                boolean fired = subscriber.deliveries().stream()
+                        .anyMatch(
+                                d -> AlertCheck.expected(d, runId) && d.status().equals("firing"));
+                out.printf(
+                        Locale.ROOT,
+                        "[%4ds] waiting for %s{run=\"%s\"} to %s (at most %d s more)%n",
+                        elapsed,
+                        AlertCheck.EXPECTED_ALERT,
+                        runId,
+                        fired ? "resolve" : "fire and resolve",
+                        Math.max(0, (deadline - System.currentTimeMillis()) / 1000));
+                lastLine = elapsed;
+            }
+        }
+        AlertCheck.Outcome o = AlertCheck.judge(subscriber.deliveries(), runId, first, last);
+        o.json().put("subscriber", subscriber.endpoint().toString());
+        o.json().put("messages", subscriber.messages());
+        o.json().put("rejected", subscriber.rejected());
+        var lines = o.json().putArray("lines");
+        o.lines().forEach(lines::add);
+        return o;
     }
 
     /** The HTML report's path: the JSON report's with {@code .html} for {@code .json}. */
@@ -265,7 +361,38 @@ final class PipelineRun {
                         q.path("p99").asDouble(),
                         q.path("max").asDouble()));
         page.summary("DLQ", full.path("dlqMessages").asLong() + " messages at the end");
-        page.summary("result", full.path("passed").asBoolean() ? "PASS: zero lost, zero duplicated" : "FAIL");
+        JsonNode alerts = full.path("alerts");
+        if (alerts.path("checked").asBoolean()) {
+            alerts.path("alerts")
+                    .forEach(a -> page.summary(
+                            "alert " + a.path("alertname").asText(),
+                            String.format(
+                                    Locale.ROOT,
+                                    "%s  fired %s (delivered %s)  resolved %s (delivered %s)  %d firing + %d resolved message(s)",
+                                    a.path("labels"),
+                                    a.path("firedAt").asText("-"),
+                                    a.path("firingDeliveredAt").asText("-"),
+                                    a.path("resolvedAt").asText("-"),
+                                    a.path("resolvedDeliveredAt").asText("-"),
+                                    a.path("firingMessages").asInt(),
+                                    a.path("resolvedMessages").asInt())));
+            if (alerts.has("detectionLatencyMs")) {
+                page.summary(
+                        "alert detection",
+                        String.format(
+                                Locale.ROOT,
+                                "%.1f s from the first canary to the firing notification (target <= %d s: %s)",
+                                alerts.path("detectionLatencyMs").asLong() / 1e3,
+                                alerts.path("detectionTargetMs").asLong() / 1000,
+                                alerts.path("detectionTargetMet").asBoolean() ? "met" : "MISSED"));
+            }
+            if (!alerts.path("passed").asBoolean()) {
+                page.summary("alerts", "FAIL: " + alerts.path("reason").asText());
+            }
+        } else {
+            page.summary("alerts", "not checked: " + alerts.path("reason").asText());
+        }
+        page.summary("result", full.path("passed").asBoolean() ? resultText(full) : "FAIL");
         page.chart(new HtmlReport.Chart(
                 "ingested",
                 "Records ingested",
@@ -578,10 +705,47 @@ final class PipelineRun {
                             + " copies are the producer's, not duplicates%n",
                     c.path("unconfirmedPuts").asLong());
         }
-        out.println("result    " + (r.path("passed").asBoolean() ? "PASS: zero lost, zero duplicated" : "FAIL"));
+        alertLines(r.path("alerts")).forEach(out::println);
+        out.println("result    " + (r.path("passed").asBoolean() ? resultText(r) : "FAIL"));
         if (config.reportFile() != null) {
             out.println("report    " + config.reportFile() + " and " + htmlFile(config.reportFile()));
         }
+    }
+
+    /** The passing result's words: the canary's, and the alert's when it was checked. */
+    private static String resultText(JsonNode r) {
+        return "PASS: zero lost, zero duplicated"
+                + (r.path("alerts").path("checked").asBoolean()
+                        ? ", " + AlertCheck.EXPECTED_ALERT + " fired and resolved once"
+                        : "");
+    }
+
+    /** The console lines of the alert check, rebuilt from the report's {@code alerts} object. */
+    static List<String> alertLines(JsonNode alerts) {
+        List<String> lines = new ArrayList<>();
+        if (alerts.isMissingNode()) {
+            return lines;
+        }
+        if (!alerts.path("checked").asBoolean()) {
+            if (!alerts.path("reason").asText().equals("not asked for")) {
+                lines.add("alerts    not checked: " + alerts.path("reason").asText());
+            }
+            return lines;
+        }
+        lines.add(String.format(
+                Locale.ROOT,
+                "alerts    %d message(s) to the local subscriber %s, %d refused",
+                alerts.path("messages").asLong(),
+                alerts.path("subscriber").asText(),
+                alerts.path("rejected").asLong()));
+        lines.addAll(alerts.path("lines").isArray() ? toList(alerts.path("lines")) : List.of());
+        return lines;
+    }
+
+    private static List<String> toList(JsonNode array) {
+        List<String> out = new ArrayList<>();
+        array.forEach(n -> out.add(n.asText()));
+        return out;
     }
 
     private static long maxFreshness(JsonNode canary) {

@@ -37,6 +37,7 @@ import software.amazon.awssdk.services.dynamodb.model.ProvisionedThroughput;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.StreamStatus;
 import software.amazon.awssdk.services.secretsmanager.SecretsManagerClient;
+import software.amazon.awssdk.services.sns.SnsClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
@@ -64,6 +65,7 @@ final class StackResources implements Bindings {
     private final Map<String, String> attrs = new HashMap<>();
     private final Map<String, String> queueUrlsByArn = new LinkedHashMap<>();
     private final List<String> notEmulated = new ArrayList<>();
+    private final List<String> topicArns = new ArrayList<>();
     private Stack stack;
 
     StackResources(SamTemplate template, String stackName) {
@@ -76,7 +78,8 @@ final class StackResources implements Bindings {
         this.stack = stack;
     }
 
-    void create(DynamoDbClient dynamo, KinesisClient kinesis, SqsClient sqs, SecretsManagerClient secrets)
+    void create(
+            DynamoDbClient dynamo, KinesisClient kinesis, SqsClient sqs, SecretsManagerClient secrets, SnsClient sns)
             throws InterruptedException {
         for (String id : template.resourceIds("AWS::DynamoDB::Table")) {
             createTable(id, stack.resolvedProperties(id), dynamo);
@@ -89,6 +92,11 @@ final class StackResources implements Bindings {
         }
         for (String id : template.resourceIds("AWS::SecretsManager::Secret")) {
             createSecret(id, stack.resolvedProperties(id), secrets);
+        }
+        // The alert topic exists only while the stack creates it (no AlertTopicArn given): stack.resourceIds applies
+        // the template's conditions.
+        for (String id : stack.resourceIds("AWS::SNS::Topic")) {
+            createTopic(id, stack.resolvedProperties(id), sns);
         }
         // The metric stream's delivery path (MetricStreamNamespaces set): AWS's side, which no emulator here has.
         for (String type :
@@ -108,6 +116,11 @@ final class StackResources implements Bindings {
     /** Resources that exist only as names locally (no encryption at rest, no IAM, logs go to files, no auto scaling). */
     List<String> notEmulated() {
         return notEmulated;
+    }
+
+    /** Every topic's ARN, as the backend answered CreateTopic. */
+    List<String> topicArns() {
+        return List.copyOf(topicArns);
     }
 
     /** Every queue's URL. */
@@ -240,6 +253,16 @@ final class StackResources implements Bindings {
             Thread.sleep(50);
         }
         throw new IllegalStateException("stream " + name + " did not become ACTIVE");
+    }
+
+    /** A topic, named as CloudFormation names it; its Ref is the ARN the backend gives it (its own account id). */
+    private void createTopic(String id, JsonNode p, SnsClient sns) {
+        String name = name(id, p, "TopicName");
+        String arn = sns.createTopic(b -> b.name(name)).topicArn();
+        refs.put(id, arn);
+        attrs.put(id + ".TopicArn", arn);
+        attrs.put(id + ".TopicName", name);
+        topicArns.add(arn);
     }
 
     private void createQueue(String id, JsonNode p, SqsClient sqs) {

@@ -20,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.amazonaws.services.lambda.runtime.events.ScheduledEvent;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.local.AlertSubscriber;
 import dev.pulse.query.promql.RuleEvaluation;
 import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
@@ -179,6 +180,60 @@ class RulesNotificationIT {
                             .isEqualTo("HighLatency"));
             // Nothing else arrives: the duplicate and the losing racer published nothing.
             assertThat(drain(sqs, queue, 1)).isEmpty();
+        }
+    }
+
+    /**
+     * make run's path: the topic's HTTP subscription (moto posts SNS's envelope) to the local stack's subscriber on
+     * 127.0.0.1, which keeps each alert with its arrival: one firing and one resolved, with the message's labels,
+     * fingerprint and times.
+     */
+    @Test
+    void handleRequest_whenSubscribedOverHttp_localSubscriberReceivesOneFiringAndOneResolved() throws Exception {
+        String table = "rules-notify-http";
+        try (DynamoDbClient ddb = Emulators.dynamo().client()) {
+            LocalDynamoDb.createTable(ddb, table);
+        }
+        StaticCredentialsProvider creds = StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test"));
+        try (SnsClient sns = SnsClient.builder()
+                        .endpointOverride(Emulators.sqs().endpoint())
+                        .region(Region.US_EAST_1)
+                        .credentialsProvider(creds)
+                        .httpClient(UrlConnectionHttpClient.create())
+                        .build();
+                AlertSubscriber subscriber = AlertSubscriber.start(java.time.Clock.systemUTC())) {
+            String topic = sns.createTopic(b -> b.name("pulse-alerts-http")).topicArn();
+            sns.subscribe(b -> b.topicArn(topic)
+                    .protocol("http")
+                    .endpoint(subscriber.endpoint().toString())
+                    .attributes(Map.of("RawMessageDelivery", "true")));
+            // latency of i-1: 0.8 at 12:00 and 12:01 (pending, then firing after for: 1m), gone at 12:02.
+            Querier querier = (expr, t, interval) -> (t - NOON.toEpochMilli()) / 60_000 >= 2
+                    ? List.of()
+                    : List.of(new RuleEvaluation.Sample(
+                            new TreeMap<>(Map.of("__name__", "latency", "instance", "i-1")), 0.8));
+            RulesHandler h = handler(RuleFiles.load(Map.of("latency.rules.yml", RULES)), querier, table, sns, topic);
+            long before = System.currentTimeMillis();
+
+            invoke(h, NOON);
+            invoke(h, NOON.plusSeconds(60));
+            invoke(h, NOON.plusSeconds(60)); // a duplicate delivery sends nothing
+            invoke(h, NOON.plusSeconds(120));
+
+            List<AlertSubscriber.Delivery> got = subscriber.deliveries();
+            assertThat(got).extracting(AlertSubscriber.Delivery::status).containsExactly("firing", "resolved");
+            String fingerprint = Fingerprint.of(
+                    new TreeMap<>(Map.of("alertname", "HighLatency", "instance", "i-1", "severity", "page")));
+            assertThat(got).allSatisfy(d -> {
+                assertThat(d.alertname()).isEqualTo("HighLatency");
+                assertThat(d.labels()).containsEntry("instance", "i-1").containsEntry("severity", "page");
+                assertThat(d.fingerprint()).isEqualTo(fingerprint);
+                assertThat(d.startsAt()).isEqualTo("2026-11-20T12:01:00Z");
+                assertThat(d.receivedAtMillis()).isBetween(before, System.currentTimeMillis());
+            });
+            assertThat(got.get(1).endsAt()).isEqualTo("2026-11-20T12:02:00Z");
+            assertThat(subscriber.messages()).isEqualTo(2);
+            assertThat(subscriber.rejected()).isZero();
         }
     }
 

@@ -130,21 +130,56 @@ public final class RulesFunction {
 
     static Wiring wire(RulesConfig config, RuleSet rules, Metrics metrics, Clock clock) {
         PulseConfig shared = config.shared();
-        DynamoDbAsyncClient dynamo = AwsClients.dynamoDbAsync(shared.writeConcurrency());
+        SnsClient sns = AwsClients.endpoint(SnsClient.builder(), "SNS", "sns", Region.of(config.region()))
+                .region(Region.of(config.region()))
+                .httpClientBuilder(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(3)))
+                .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofSeconds(10)))
+                .build();
+        return wire(
+                config,
+                rules,
+                metrics,
+                clock,
+                AwsClients.dynamoDbAsync(shared.writeConcurrency()),
+                AwsClients.sqs(),
+                sns,
+                alertmanager(config));
+    }
+
+    /**
+     * The handler over clients the caller built (the benchmarks' emulators), wired as the deployed function is
+     * otherwise; no Alertmanager.
+     */
+    public static RulesHandler handler(
+            RulesConfig config,
+            RuleSet rules,
+            Metrics metrics,
+            Clock clock,
+            DynamoDbAsyncClient dynamo,
+            software.amazon.awssdk.services.sqs.SqsClient sqs,
+            SnsClient sns) {
+        return new RulesHandler(wire(config, rules, metrics, clock, dynamo, sqs, sns, null));
+    }
+
+    private static Wiring wire(
+            RulesConfig config,
+            RuleSet rules,
+            Metrics metrics,
+            Clock clock,
+            DynamoDbAsyncClient dynamo,
+            software.amazon.awssdk.services.sqs.SqsClient sqs,
+            SnsClient sns,
+            AlertmanagerSender alertmanager) {
+        PulseConfig shared = config.shared();
         AtomicReference<Deadline> deadline = new AtomicReference<>(Deadline.inMillis(QUERY_BUDGET_MILLIS));
         AlertStore store = new DynamoDbAlertStore(
                 dynamo,
                 shared.tableName(),
                 new Backoff(shared.retryBaseMillis(), shared.retryCapMillis()),
                 deadline::get);
-        SnsClient sns = AwsClients.endpoint(SnsClient.builder(), "SNS", "sns", Region.of(config.region()))
-                .region(Region.of(config.region()))
-                .httpClientBuilder(UrlConnectionHttpClient.builder().connectionTimeout(Duration.ofSeconds(3)))
-                .overrideConfiguration(o -> o.apiCallTimeout(Duration.ofSeconds(10)))
-                .build();
         Notifier notifier = new SnsNotifier(sns, config.topicArn(), Map.of(), config.externalUrl(), config.receiver());
         RecordSink sink = new IngestRecordSink(
-                IngestFunction.service(shared, dynamo, AwsClients.sqs(), clock), deadline::get, clock, config.region());
+                IngestFunction.service(shared, dynamo, sqs, clock), deadline::get, clock, config.region());
         GroupEvaluator evaluator =
                 evaluator(querier(shared, dynamo, clock), store, sink, Map.of(), config.externalUrl());
         return new Wiring(
@@ -157,7 +192,7 @@ public final class RulesFunction {
                 shared.safetyMarginMillis(),
                 deadline,
                 clock,
-                alertmanager(config));
+                alertmanager);
     }
 
     /**

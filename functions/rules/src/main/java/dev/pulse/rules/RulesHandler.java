@@ -75,7 +75,7 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
                 Clock.systemUTC()));
     }
 
-    private RulesHandler(RulesFunction.Wiring w) {
+    RulesHandler(RulesFunction.Wiring w) {
         this(
                 w.rules(),
                 w.evaluator(),

@@ -57,7 +57,7 @@ class RuleFilesTest {
         assertThat(pulse.groups())
                 .extracting(RuleGroup::name)
                 .containsExactly("pulse-self", "loadgen-canary", "replay-services");
-        assertThat(pulse.ruleCount()).isEqualTo(9);
+        assertThat(pulse.ruleCount()).isEqualTo(10);
     }
 
     @Test

@@ -36,6 +36,11 @@ public interface Backend extends AutoCloseable {
 
     URI sqs();
 
+    /** SNS (the alert topic): moto and LocalStack's gateway serve it beside SQS. */
+    default URI sns() {
+        return sqs();
+    }
+
     /** Secrets Manager: moto (the emulators' SQS endpoint) and LocalStack's gateway serve it beside SQS. */
     default URI secretsManager() {
         return sqs();

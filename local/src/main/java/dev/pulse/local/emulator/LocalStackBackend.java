@@ -53,7 +53,8 @@ import java.util.stream.Stream;
 public final class LocalStackBackend implements Backend {
 
     /** What LocalStack runs for the pipeline (its other services are not loaded). */
-    static final List<String> SERVICES = List.of("kinesis", "dynamodb", "dynamodbstreams", "sqs", "secretsmanager");
+    static final List<String> SERVICES =
+            List.of("kinesis", "dynamodb", "dynamodbstreams", "sqs", "secretsmanager", "sns");
 
     /** The version the Makefile installs (tools/localstack/constraints.txt). */
     static final String KINESIS_MOCK_VERSION = "0.5.2";
