@@ -217,13 +217,17 @@ final class RecordPacker {
             MessageLite p = pts.get(i);
             String key;
             try {
-                key = SeriesKey.of(
-                        m.getName(), OtlpPoints.dims(resourceDims, attributes(p), at + ".dataPoints[" + i + "]"));
-                String why = invalid(checked.datapoints(i, resourceDims), nowMillis);
+                List<Datapoint> dps = checked.datapoints(i, resourceDims);
+                String why = invalid(dps, nowMillis);
                 if (why != null) {
                     rejections.add(m.getName(), 1, at + ".dataPoints[" + i + "]: " + why);
                     continue;
                 }
+                // The dims of the point's datapoints; a point without a recorded value has none, so they are made.
+                Map<String, String> dims = dps.isEmpty()
+                        ? OtlpPoints.dims(resourceDims, attributes(p), at + ".dataPoints[" + i + "]")
+                        : dps.get(0).dims();
+                key = SeriesKey.of(m.getName(), dims);
             } catch (DecodeException e) {
                 rejections.add(m.getName(), 1, e.getMessage());
                 continue;
