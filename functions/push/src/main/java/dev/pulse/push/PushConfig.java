@@ -17,6 +17,7 @@ package dev.pulse.push;
 
 import dev.pulse.config.ConfigException;
 import dev.pulse.config.PulseConfig;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +53,34 @@ public record PushConfig(
 
     /** Lambda's 6 MB synchronous payload holds a base64-encoded body of at most 4.5 MiB with its headers: 4 MiB. */
     public static final int MAX_BODY_BYTES_LIMIT = 4 * 1024 * 1024;
+
+    /**
+     * How much narrower than ingest's time window ({@code ACCEPT_PAST_SECONDS}, {@code ACCEPT_FUTURE_SECONDS}) push
+     * checks points. Ingest checks a point against its record's arrival in Kinesis, which comes after push's check by
+     * at most the function's timeout (29 s; the request's budget is 25 s), and Kinesis' clock may differ from the
+     * function's by a little: a point push takes within this margin of the oldest accepted time would be outside
+     * ingest's window on arrival, and poison. 60 s covers the 29 s and 31 s of clock difference.
+     */
+    public static final Duration WINDOW_EDGE_MARGIN = Duration.ofSeconds(60);
+
+    /** The oldest point push takes: {@code ACCEPT_PAST_SECONDS} less {@link #WINDOW_EDGE_MARGIN} (not below 0). */
+    public Duration pushAcceptPast() {
+        return narrowed(shared.acceptPast());
+    }
+
+    /**
+     * The newest point push takes: {@code ACCEPT_FUTURE_SECONDS} less {@link #WINDOW_EDGE_MARGIN} (not below 0). A
+     * record arrives after push's check, which only widens ingest's future edge; the margin covers a Kinesis clock
+     * behind the function's.
+     */
+    public Duration pushAcceptFuture() {
+        return narrowed(shared.acceptFuture());
+    }
+
+    private static Duration narrowed(Duration window) {
+        Duration d = window.minus(WINDOW_EDGE_MARGIN);
+        return d.isNegative() ? Duration.ZERO : d;
+    }
 
     public static PushConfig fromEnvironment(Map<String, String> env) {
         List<String> problems = new ArrayList<>();

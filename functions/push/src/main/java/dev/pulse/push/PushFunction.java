@@ -72,9 +72,12 @@ public final class PushFunction {
     /** The deployed wiring on a given Kinesis client (an emulator in tests) and clock. */
     public static PushService service(PushConfig config, KinesisAsyncClient kinesis, Clock clock) {
         PulseConfig shared = config.shared();
-        DatapointValidator validator = new DatapointValidator(clock, shared.acceptPast(), shared.acceptFuture());
+        // Push's window, narrower than ingest's: what push takes must still be inside ingest's on arrival.
+        DatapointValidator validator =
+                new DatapointValidator(clock, config.pushAcceptPast(), config.pushAcceptFuture());
         RecordPacker packer = new RecordPacker(
                 new RecordDecoder(validator),
+                validator,
                 config.partitionKeys(),
                 config.maxSeriesPerRequest(),
                 config.maxDatapointsPerRequest());

@@ -17,9 +17,13 @@ package dev.pulse.push;
 
 import com.google.protobuf.MessageLite;
 import dev.pulse.codec.DecodeException;
+import dev.pulse.codec.OtlpPoints;
 import dev.pulse.codec.RecordDecoder;
+import dev.pulse.model.Datapoint;
+import dev.pulse.model.DatapointValidator;
+import dev.pulse.model.SeriesKey;
+import dev.pulse.model.ValidationException;
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
-import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.metrics.v1.ExponentialHistogramDataPoint;
 import io.opentelemetry.proto.metrics.v1.HistogramDataPoint;
@@ -29,7 +33,6 @@ import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
 import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
 import io.opentelemetry.proto.metrics.v1.SummaryDataPoint;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,19 +41,25 @@ import java.util.Map;
  * Splits an OTLP export request into Kinesis records that ingest decodes (each record one uncompressed
  * {@code ExportMetricsServiceRequest}, the Collector's {@code awskinesis} {@code otlp_proto} format):
  * <ul>
- *   <li><b>by series.</b> A data point's series is its metric name, its resource's attributes and its own attributes
- *       (in any order). Series are hashed (FNV-1a, 64 bits) onto {@code PARTITION_KEYS} partition keys
- *       {@code push-<n>}: one series always has the same key, so it stays on one shard and its points keep their
- *       order; a request puts one record per key its series fall on, or more when a key's share is large;</li>
+ *   <li><b>by series as stored.</b> A data point's series is the one ingest stores it in: its metric name and the
+ *       dimensions ingest makes of its resource's and its own attributes ({@link OtlpPoints}: the SDK's own resource
+ *       attributes and {@code service.instance.id} left out, values as text, so an int {@code 200} and a string
+ *       {@code "200"} are one series), as its {@link SeriesKey}. Series are hashed (FNV-1a, 64 bits) onto
+ *       {@code PARTITION_KEYS} partition keys {@code push-<n>}: one stored series always has the same key, so it stays
+ *       on one shard and its points keep their order, across SDK restarts too; a request puts one record per key its
+ *       series fall on, or more when a key's share is large;</li>
  *   <li><b>within Kinesis' and ingest's limits.</b> A record holds at most {@link #MAX_RECORD_BYTES} (Kinesis takes
  *       1 MiB with the partition key), {@link #MAX_SERIES_PER_RECORD} series and {@link #MAX_POINTS_PER_RECORD} data
  *       points, {@link #MAX_HISTOGRAM_POINTS_PER_RECORD} of them histograms (ingest's per-record limits are higher);
  *       one series with more points than fit is cut into consecutive pieces of at most {@link #MAX_POINTS_PER_PIECE}
  *       points;</li>
- *   <li><b>only what ingest stores.</b> Each record is decoded and validated as ingest will
- *       ({@link RecordDecoder}, against the current time where ingest uses the record's arrival, a moment later). A
- *       record that fails is checked series by series: the series that fail alone are rejected (their points counted,
- *       the first reason kept) and the others are put. Nothing put on the stream becomes a poison record.</li>
+ *   <li><b>only what ingest stores, point by point.</b> Each data point is mapped and validated as ingest will
+ *       ({@link OtlpPoints}, {@link DatapointValidator} with push's window, narrower than ingest's by
+ *       {@link PushConfig#WINDOW_EDGE_MARGIN} because ingest checks against the record's later arrival): a point ingest
+ *       would refuse is rejected alone (counted, the first reason kept) and the other points of its series are put.
+ *       Each record is then decoded and validated whole ({@link RecordDecoder}) as a last check: a record that still
+ *       fails is checked series by series, and the series that fail alone are rejected. Nothing put on the stream
+ *       becomes a poison record.</li>
  * </ul>
  */
 final class RecordPacker {
@@ -76,12 +85,18 @@ final class RecordPacker {
     private record Piece(int resource, int scope, Metric metric, int points, boolean histogram, int bytes) {}
 
     private final RecordDecoder decoder;
+    private final DatapointValidator validator;
     private final int partitionKeys;
     private final int maxSeries;
     private final int maxPoints;
 
-    RecordPacker(RecordDecoder decoder, int partitionKeys, int maxSeries, int maxPoints) {
+    /**
+     * {@code decoder} and {@code validator} check as ingest will; both should use push's window
+     * ({@link PushConfig#pushAcceptPast()}, {@link PushConfig#pushAcceptFuture()}), narrower than ingest's.
+     */
+    RecordPacker(RecordDecoder decoder, DatapointValidator validator, int partitionKeys, int maxSeries, int maxPoints) {
         this.decoder = decoder;
+        this.validator = validator;
         this.partitionKeys = partitionKeys;
         this.maxSeries = maxSeries;
         this.maxPoints = maxPoints;
@@ -108,21 +123,27 @@ final class RecordPacker {
         for (int i = 0; i < partitionKeys; i++) {
             buckets.add(new ArrayList<>());
         }
+        Rejections rejections = new Rejections();
         int series = 0;
         for (int r = 0; r < request.getResourceMetricsCount(); r++) {
             ResourceMetrics rm = request.getResourceMetrics(r);
-            String resourceKey = canonical(rm.getResource().getAttributesList());
+            Map<String, String> resourceDims = Map.of();
+            String resourceProblem = null;
+            try {
+                resourceDims = OtlpPoints.resourceDims(rm.getResource(), "resourceMetrics[" + r + "].resource");
+            } catch (DecodeException e) {
+                resourceProblem = e.getMessage();
+            }
             for (int s = 0; s < rm.getScopeMetricsCount(); s++) {
-                for (Metric m : rm.getScopeMetrics(s).getMetricsList()) {
+                ScopeMetrics sm = rm.getScopeMetrics(s);
+                for (int mi = 0; mi < sm.getMetricsCount(); mi++) {
+                    Metric m = sm.getMetrics(mi);
                     List<? extends MessageLite> pts = points(m);
                     if (pts.isEmpty()) {
                         continue;
                     }
-                    Map<String, List<MessageLite>> bySeries = new LinkedHashMap<>();
-                    for (MessageLite p : pts) {
-                        bySeries.computeIfAbsent(canonical(attributes(p)), k -> new ArrayList<>())
-                                .add(p);
-                    }
+                    Map<String, List<MessageLite>> bySeries =
+                            bySeries(m, pts, resourceDims, resourceProblem, r, s, mi, nowMillis, rejections);
                     series += bySeries.size();
                     if (series > maxSeries) {
                         throw PushException.tooLarge("the request holds more than " + maxSeries
@@ -130,14 +151,12 @@ final class RecordPacker {
                     }
                     boolean histogram = m.hasHistogram() || m.hasExponentialHistogram();
                     for (Map.Entry<String, List<MessageLite>> e : bySeries.entrySet()) {
-                        int bucket = bucket(m.getName(), resourceKey, e.getKey());
-                        slice(r, s, m, e.getValue(), histogram, buckets.get(bucket));
+                        slice(r, s, m, e.getValue(), histogram, buckets.get(bucket(e.getKey())));
                     }
                 }
             }
         }
         List<StreamRecord> out = new ArrayList<>();
-        Rejections rejections = new Rejections();
         for (int b = 0; b < partitionKeys; b++) {
             if (!buckets.get(b).isEmpty()) {
                 packBucket(request, partitionKey(b), buckets.get(b), nowMillis, true, out, rejections);
@@ -154,12 +173,80 @@ final class RecordPacker {
         int points;
         String first;
 
-        void add(Piece p, String reason) {
-            points += p.points();
+        void add(String metric, int n, String reason) {
+            points += n;
             if (first == null) {
-                first = "metric \"" + p.metric().getName() + "\": " + reason;
+                first = "metric \"" + metric + "\": " + reason;
             }
         }
+
+        void add(Piece p, String reason) {
+            add(p.metric().getName(), p.points(), reason);
+        }
+    }
+
+    /**
+     * The points of {@code m} that ingest will store, by the series ingest stores them in ({@link SeriesKey} of the
+     * name and the dimensions ingest makes of the attributes), in the order sent; each point ingest would refuse is
+     * rejected alone (counted, the first reason kept): a non-finite value, a time outside push's window, dimensions
+     * over the limits; a problem of the whole metric or its resource rejects its points.
+     */
+    private Map<String, List<MessageLite>> bySeries(
+            Metric m,
+            List<? extends MessageLite> pts,
+            Map<String, String> resourceDims,
+            String resourceProblem,
+            int r,
+            int s,
+            int mi,
+            long nowMillis,
+            Rejections rejections) {
+        Map<String, List<MessageLite>> bySeries = new LinkedHashMap<>();
+        String at = "resourceMetrics[" + r + "].scopeMetrics[" + s + "].metrics[" + mi + "]";
+        OtlpPoints.Points checked;
+        try {
+            if (resourceProblem != null) {
+                throw new DecodeException(resourceProblem);
+            }
+            checked = OtlpPoints.of(m, at);
+        } catch (DecodeException e) {
+            rejections.add(m.getName(), pts.size(), e.getMessage());
+            return bySeries;
+        }
+        for (int i = 0; i < pts.size(); i++) {
+            MessageLite p = pts.get(i);
+            String key;
+            try {
+                List<Datapoint> dps = checked.datapoints(i, resourceDims);
+                String why = invalid(dps, nowMillis);
+                if (why != null) {
+                    rejections.add(m.getName(), 1, at + ".dataPoints[" + i + "]: " + why);
+                    continue;
+                }
+                // The dims of the point's datapoints; a point without a recorded value has none, so they are made.
+                Map<String, String> dims = dps.isEmpty()
+                        ? OtlpPoints.dims(resourceDims, attributes(p), at + ".dataPoints[" + i + "]")
+                        : dps.get(0).dims();
+                key = SeriesKey.of(m.getName(), dims);
+            } catch (DecodeException e) {
+                rejections.add(m.getName(), 1, e.getMessage());
+                continue;
+            }
+            bySeries.computeIfAbsent(key, k -> new ArrayList<>()).add(p);
+        }
+        return bySeries;
+    }
+
+    /** Why ingest would refuse one of {@code dps}, or null. */
+    private String invalid(List<Datapoint> dps, long nowMillis) {
+        for (Datapoint dp : dps) {
+            try {
+                validator.validate(dp, nowMillis);
+            } catch (ValidationException e) {
+                return e.getMessage();
+            }
+        }
+        return null;
     }
 
     /** Cuts one series' points into pieces of at most {@link #MAX_POINTS_PER_PIECE} points and {@link #MAX_PIECE_BYTES}. */
@@ -313,14 +400,9 @@ final class RecordPacker {
         return b.build().toByteArray();
     }
 
-    int bucket(String name, String resourceKey, String pointKey) {
-        long h = 0xcbf29ce484222325L;
-        h = fnv(h, name);
-        h = fnv(h, "\u0002");
-        h = fnv(h, resourceKey);
-        h = fnv(h, "\u0002");
-        h = fnv(h, pointKey);
-        return (int) Math.floorMod(h, (long) partitionKeys);
+    /** The partition key index of a series, by its stored identity ({@link SeriesKey}). */
+    int bucket(String seriesKey) {
+        return (int) Math.floorMod(fnv(0xcbf29ce484222325L, seriesKey), (long) partitionKeys);
     }
 
     private static long fnv(long h, String s) {
@@ -330,22 +412,6 @@ final class RecordPacker {
             h = (h ^ (c >>> 8)) * 0x100000001b3L;
         }
         return h;
-    }
-
-    /** Attributes in key order, so the same series in any attribute order gives the same string. */
-    static String canonical(List<KeyValue> attributes) {
-        if (attributes.isEmpty()) {
-            return "";
-        }
-        List<KeyValue> sorted = new ArrayList<>(attributes);
-        sorted.sort(Comparator.comparing(KeyValue::getKey));
-        StringBuilder sb = new StringBuilder();
-        for (KeyValue kv : sorted) {
-            sb.append(kv.getKey()).append('\u0000');
-            AnyValue v = kv.getValue();
-            sb.append(v.hasStringValue() ? v.getStringValue() : v.toString()).append('\u0001');
-        }
-        return sb.toString();
     }
 
     static List<? extends MessageLite> points(Metric m) {

@@ -24,12 +24,20 @@ import dev.pulse.codec.DecodeException;
 import dev.pulse.codec.RecordDecoder;
 import dev.pulse.model.Datapoint;
 import dev.pulse.model.DatapointValidator;
+import dev.pulse.model.SeriesKey;
 import dev.pulse.testing.Gzip;
 import dev.pulse.testing.RecordingKinesis;
 import dev.pulse.testing.RecordingMetrics;
 import dev.pulse.testing.TestContext;
+import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceResponse;
 import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.KeyValue;
+import io.opentelemetry.proto.metrics.v1.Gauge;
+import io.opentelemetry.proto.metrics.v1.Metric;
+import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
+import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
+import io.opentelemetry.proto.resource.v1.Resource;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -39,9 +47,17 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.IntPredicate;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
 
 /** Hostile requests PushFunction must refuse before they cost it memory or lose samples behind a 2xx. */
@@ -168,5 +184,244 @@ class PushHostileInputTest {
         assertThat(r.getStatusCode())
                 .as("stored records: %s", kinesis.stored().size())
                 .isEqualTo(415);
+    }
+
+    private static final Map<String, String> OTLP = Map.of("Content-Type", "application/x-protobuf");
+    /** Ingest's clock when the records arrive: the push function's 29 s timeout after push's check, at most. */
+    private static final long LATEST_ARRIVAL = NOW + 29_000;
+
+    private static ExportMetricsServiceResponse exported(APIGatewayV2HTTPResponse r) throws IOException {
+        assertThat(r.getStatusCode()).as(r.getBody()).isEqualTo(200);
+        return ExportMetricsServiceResponse.parseFrom(Base64.getDecoder().decode(r.getBody()));
+    }
+
+    private static KeyValue intAttr(String key, long value) {
+        return attr(key, AnyValue.newBuilder().setIntValue(value).build());
+    }
+
+    private static ExportMetricsServiceRequest request(List<KeyValue> resource, Metric metric) {
+        return ExportMetricsServiceRequest.newBuilder()
+                .addResourceMetrics(ResourceMetrics.newBuilder()
+                        .setResource(Resource.newBuilder().addAllAttributes(resource))
+                        .addScopeMetrics(ScopeMetrics.newBuilder().addMetrics(metric)))
+                .build();
+    }
+
+    private Set<String> partitionKeys() {
+        Set<String> keys = new HashSet<>();
+        for (PutRecordsRequestEntry e : kinesis.stored()) {
+            keys.add(e.partitionKey());
+        }
+        return keys;
+    }
+
+    /**
+     * One stored series as an SDK sends it across restarts and upgrades: a new {@code service.instance.id} each
+     * process, another {@code telemetry.sdk.version}, the status code as an int or a string, attributes in another
+     * order. Ingest stores all of them as one series; keyed by the attributes as sent, they fell on up to eight of the
+     * sixteen keys (so on other shards, order across them lost).
+     */
+    @Test
+    void handleRequest_whenOneStoredSeriesSentAsRestartedSdksSendIt_putsEveryVariantUnderOneKey() throws Exception {
+        for (int i = 0; i < 8; i++) {
+            List<KeyValue> resource = List.of(
+                    OtlpRequests.attr("service.name", "checkout"),
+                    OtlpRequests.attr("service.instance.id", "4f1c-" + i),
+                    OtlpRequests.attr("telemetry.sdk.version", "1." + i));
+            List<KeyValue> attrs = i % 2 == 0
+                    ? List.of(intAttr("code", 200), OtlpRequests.attr("route", "/pay"))
+                    : List.of(OtlpRequests.attr("route", "/pay"), OtlpRequests.attr("code", "200"));
+            Metric m = Metric.newBuilder()
+                    .setName("requests")
+                    .setGauge(Gauge.newBuilder()
+                            .addDataPoints(OtlpRequests.point(NOW - 1000 + i, i).toBuilder()
+                                    .addAllAttributes(attrs)))
+                    .build();
+
+            assertThat(post("/otlp/v1/metrics", OTLP, request(resource, m).toByteArray())
+                            .getStatusCode())
+                    .isEqualTo(200);
+        }
+
+        assertThat(kinesis.stored()).hasSize(8);
+        assertThat(partitionKeys()).hasSize(1);
+        List<Datapoint> stored = storedAt(NOW);
+        assertThat(stored)
+                .extracting(dp -> SeriesKey.of(dp.name(), dp.dims()))
+                .containsOnly(
+                        SeriesKey.of("requests", Map.of("service.name", "checkout", "code", "200", "route", "/pay")));
+        assertThat(stored).extracting(Datapoint::value).containsExactly(0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0);
+    }
+
+    /** Remote write keys by the stored label set too: any label order, an empty label, and OTLP's equivalent series. */
+    @Test
+    void handleRequest_whenSameSeriesByRemoteWriteInAnyLabelOrderAndByOtlp_putsItUnderOneKey() throws Exception {
+        Map<String, String> ordered = new java.util.LinkedHashMap<>();
+        ordered.put("job", "api");
+        ordered.put("instance", "10.0.0.1:9100");
+        Map<String, String> reversed = new java.util.LinkedHashMap<>();
+        reversed.put("env", "");
+        reversed.put("instance", "10.0.0.1:9100");
+        reversed.put("job", "api");
+        for (Map<String, String> labels : List.of(ordered, reversed)) {
+            APIGatewayV2HTTPResponse r = post(
+                    "/prometheus/api/v1/write",
+                    REMOTE_WRITE,
+                    WriteRequests.snappy(WriteRequests.encode(
+                            List.of(WriteRequests.series("up", labels, NOW - 5000, 1)), List.of())));
+            assertThat(r.getStatusCode()).as(r.getBody()).isEqualTo(204);
+        }
+        Metric otlp = Metric.newBuilder()
+                .setName("up")
+                .setGauge(Gauge.newBuilder()
+                        .addDataPoints(OtlpRequests.point(
+                                NOW,
+                                1,
+                                OtlpRequests.attr("instance", "10.0.0.1:9100"),
+                                OtlpRequests.attr("job", "api"))))
+                .build();
+        assertThat(post("/otlp/v1/metrics", OTLP, request(List.of(), otlp).toByteArray())
+                        .getStatusCode())
+                .isEqualTo(200);
+
+        assertThat(kinesis.stored()).hasSize(3);
+        assertThat(partitionKeys()).hasSize(1);
+    }
+
+    /**
+     * A point push takes must still be inside ingest's window when its record arrives (ingest checks against the
+     * arrival, up to the function's 29 s timeout later): within {@link PushConfig#WINDOW_EDGE_MARGIN} of either edge
+     * it is rejected at push, never put to become poison (taking its record's other series to the DLQ with it).
+     */
+    @ParameterizedTest(name = "{0} ms from now: stored {1}")
+    @CsvSource({
+        // ACCEPT_PAST_SECONDS 14 days: a point 10 s inside it passes a check at now, fails ingest's at arrival
+        "-1209590000, false",
+        "-1209539000, true",
+        // ACCEPT_FUTURE_SECONDS 2 hours
+        "7190000, false",
+        "7139000, true",
+    })
+    void handleRequest_whenPointNearTheWindowsEdge_rejectsItAtPushOrPutsWhatIngestStoresOnArrival(
+            long offsetMillis, boolean stored) throws Exception {
+        Metric m = Metric.newBuilder()
+                .setName("g")
+                .setGauge(Gauge.newBuilder()
+                        .addDataPoints(OtlpRequests.point(NOW, 1, OtlpRequests.attr("s", "now")))
+                        .addDataPoints(OtlpRequests.point(NOW + offsetMillis, 2, OtlpRequests.attr("s", "edge"))))
+                .build();
+
+        ExportMetricsServiceResponse r =
+                exported(post("/otlp/v1/metrics", OTLP, request(List.of(), m).toByteArray()));
+
+        assertThat(r.getPartialSuccess().getRejectedDataPoints()).isEqualTo(stored ? 0 : 1);
+        if (!stored) {
+            assertThat(r.getPartialSuccess().getErrorMessage()).contains("outside the accepted window");
+        }
+        // No poison at either end of the delay: decoding throws for a record ingest would send to the DLQ.
+        for (long arrival : new long[] {NOW, LATEST_ARRIVAL}) {
+            assertThat(storedAt(arrival))
+                    .extracting(Datapoint::value)
+                    .containsExactlyInAnyOrderElementsOf(stored ? List.of(1.0, 2.0) : List.of(1.0));
+        }
+    }
+
+    @Test
+    void handleRequest_whenRemoteWriteSampleWithinTheMarginOfTheOldestAcceptedTime_answers400AndPutsNoPoison()
+            throws Exception {
+        long edge = NOW - PAST.toMillis() + 10_000;
+        byte[] body = WriteRequests.snappy(WriteRequests.encode(
+                List.of(new WriteRequests.Series(
+                        Map.of("__name__", "up", "job", "api"),
+                        List.of(new WriteRequests.Sample(1, edge), new WriteRequests.Sample(2, NOW)))),
+                List.of()));
+
+        APIGatewayV2HTTPResponse r = post("/prometheus/api/v1/write", REMOTE_WRITE, body);
+
+        assertThat(r.getStatusCode()).isEqualTo(400);
+        assertThat(r.getBody())
+                .startsWith("1 samples rejected and not stored (the request's other 1 samples are stored): ")
+                .contains("outside the accepted window");
+        assertThat(storedAt(LATEST_ARRIVAL)).extracting(Datapoint::value).containsExactly(2.0);
+    }
+
+    static Stream<Arguments> badPointsInOneSeries() {
+        return Stream.of(
+                Arguments.of("three of 1,000", 1_000, (IntPredicate) i -> i == 3 || i == 500 || i == 999, false),
+                Arguments.of("every other of 5,000 (five pieces)", 5_000, (IntPredicate) i -> i % 2 == 1, false),
+                Arguments.of("all of 1,000", 1_000, (IntPredicate) i -> true, false),
+                Arguments.of("every tenth of 100 at one time", 100, (IntPredicate) i -> i % 10 == 0, true),
+                Arguments.of("every seventh of 25,000 (records)", 25_000, (IntPredicate) i -> i % 7 == 3, false));
+    }
+
+    /**
+     * Bad points among good ones of one series (NaN, infinities, a magnitude DynamoDB cannot sum, a time outside the
+     * window): each is rejected alone and counted; the good ones are put in order, none of them rejected with it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badPointsInOneSeries")
+    void handleRequest_whenSomePointsOfOneSeriesAreBad_rejectsExactlyThoseAndStoresTheOthersInOrder(
+            String label, int points, IntPredicate bad, boolean sameTime) throws Exception {
+        Gauge.Builder g = Gauge.newBuilder();
+        List<Double> good = new ArrayList<>();
+        int rejected = 0;
+        for (int i = 0; i < points; i++) {
+            long ts = sameTime ? NOW - 1000 : NOW - points + i;
+            double value = i;
+            if (bad.test(i)) {
+                rejected++;
+                switch (i % 5) {
+                    case 0 -> value = Double.NaN;
+                    case 1 -> value = Double.POSITIVE_INFINITY;
+                    case 2 -> value = Double.NEGATIVE_INFINITY;
+                    case 3 -> value = 1e200;
+                    default -> ts = NOW - Duration.ofDays(30).toMillis();
+                }
+            } else {
+                good.add(value);
+            }
+            g.addDataPoints(OtlpRequests.point(ts, value, OtlpRequests.attr("host", "a")));
+        }
+        Metric m = Metric.newBuilder().setName("g").setGauge(g).build();
+
+        ExportMetricsServiceResponse r = exported(post(
+                "/otlp/v1/metrics",
+                Map.of("Content-Type", "application/x-protobuf", "Content-Encoding", "gzip"),
+                Gzip.gzip(request(List.of(), m).toByteArray())));
+
+        assertThat(r.getPartialSuccess().getRejectedDataPoints()).isEqualTo(rejected);
+        assertThat(r.getPartialSuccess().getErrorMessage())
+                .startsWith(rejected + " data points rejected and not stored (the request's other " + good.size()
+                        + " are stored)");
+        assertThat(storedAt(LATEST_ARRIVAL)).extracting(Datapoint::value).containsExactlyElementsOf(good);
+        assertThat(partitionKeys()).hasSizeLessThanOrEqualTo(1);
+    }
+
+    /** Remote write: staleness markers and other NaN dropped as documented (204 alone); the rest rejected per sample. */
+    @Test
+    void handleRequest_whenRemoteWriteSeriesHasBadSamples_rejectsOnlyThoseAndCountsThemExactly() throws Exception {
+        double stale = Double.longBitsToDouble(RemoteWriteDecoder.STALE_NAN_BITS);
+        long old = NOW - Duration.ofDays(20).toMillis();
+        List<WriteRequests.Sample> samples = List.of(
+                new WriteRequests.Sample(0, NOW - 9000),
+                new WriteRequests.Sample(1, old),
+                new WriteRequests.Sample(Double.NaN, NOW - 7000),
+                new WriteRequests.Sample(3, NOW - 6000),
+                new WriteRequests.Sample(4, old),
+                new WriteRequests.Sample(stale, NOW - 4000),
+                new WriteRequests.Sample(6, NOW - 3000),
+                new WriteRequests.Sample(1e200, NOW - 2000),
+                new WriteRequests.Sample(8, NOW - 1000),
+                new WriteRequests.Sample(Double.POSITIVE_INFINITY, NOW));
+        byte[] body = WriteRequests.snappy(WriteRequests.encode(
+                List.of(new WriteRequests.Series(Map.of("__name__", "temp", "room", "a"), samples)), List.of()));
+
+        APIGatewayV2HTTPResponse r = post("/prometheus/api/v1/write", REMOTE_WRITE, body);
+
+        assertThat(r.getStatusCode()).isEqualTo(400);
+        assertThat(r.getBody())
+                .startsWith("3 samples rejected and not stored (the request's other 4 samples are stored): ")
+                .contains("outside the accepted window");
+        assertThat(storedAt(LATEST_ARRIVAL)).extracting(Datapoint::value).containsExactly(0.0, 3.0, 6.0, 8.0);
     }
 }

@@ -39,9 +39,10 @@ class RecordPackerTest {
 
     private static final long NOW = 1_764_000_000_000L;
     private static final Clock CLOCK = Clock.fixed(Instant.ofEpochMilli(NOW), ZoneOffset.UTC);
-    private final RecordDecoder decoder =
-            new RecordDecoder(new DatapointValidator(CLOCK, Duration.ofDays(14), Duration.ofHours(2)));
-    private final RecordPacker packer = new RecordPacker(decoder, 16, 20_000, 200_000);
+    private final DatapointValidator validator =
+            new DatapointValidator(CLOCK, Duration.ofDays(14), Duration.ofHours(2));
+    private final RecordDecoder decoder = new RecordDecoder(validator);
+    private final RecordPacker packer = new RecordPacker(decoder, validator, 16, 20_000, 200_000);
 
     /** Every record decoded as ingest decodes it: the datapoints by series key, and each series' partition keys. */
     private Map<String, List<Datapoint>> decodeAll(List<RecordPacker.StreamRecord> records, Map<String, String> keys)
@@ -173,15 +174,83 @@ class RecordPackerTest {
 
     @Test
     void pack_whenMoreDatapointsThanTheLimit_refusesWith413() {
-        RecordPacker small = new RecordPacker(decoder, 4, 100, 50);
+        RecordPacker small = new RecordPacker(decoder, validator, 4, 100, 50);
 
         assertThatThrownBy(() -> small.pack(OtlpRequests.gauge("g", 51, NOW), NOW))
                 .isInstanceOf(PushException.class)
                 .hasMessageContaining("MAX_DATAPOINTS_PER_REQUEST")
                 .extracting(e -> ((PushException) e).status())
                 .isEqualTo(413);
-        assertThatThrownBy(() -> new RecordPacker(decoder, 4, 10, 1000).pack(OtlpRequests.gauge("g", 11, NOW), NOW))
+        assertThatThrownBy(() ->
+                        new RecordPacker(decoder, validator, 4, 10, 1000).pack(OtlpRequests.gauge("g", 11, NOW), NOW))
                 .isInstanceOf(PushException.class)
                 .hasMessageContaining("MAX_SERIES_PER_REQUEST");
+    }
+
+    @Test
+    void pack_whenResourceHasMoreDimensionsThanADatapointMay_rejectsItsPointsAndPutsOtherResources() throws Exception {
+        io.opentelemetry.proto.resource.v1.Resource.Builder wide =
+                io.opentelemetry.proto.resource.v1.Resource.newBuilder();
+        for (int i = 0; i < 31; i++) {
+            wide.addAttributes(OtlpRequests.attr("k" + i, "v"));
+        }
+        ExportMetricsServiceRequest one = OtlpRequests.gauge("g", 3, NOW);
+        ExportMetricsServiceRequest r = one.toBuilder()
+                .addResourceMetrics(one.getResourceMetrics(0).toBuilder().setResource(wide))
+                .build();
+
+        RecordPacker.Packed p = packer.pack(r, NOW);
+
+        assertThat(p.points()).isEqualTo(3);
+        assertThat(p.rejected()).isEqualTo(3);
+        assertThat(p.firstRejection()).contains("resourceMetrics[1].resource").contains("MAX_DIMENSIONS");
+    }
+
+    @Test
+    void pack_whenOnePointHasTooManyAttributes_rejectsThatPointAndPutsTheOthersOfItsMetric() throws Exception {
+        io.opentelemetry.proto.common.v1.KeyValue[] many = new io.opentelemetry.proto.common.v1.KeyValue[40];
+        for (int i = 0; i < many.length; i++) {
+            many[i] = OtlpRequests.attr("a" + i, "v");
+        }
+        Metric m = Metric.newBuilder()
+                .setName("g")
+                .setGauge(Gauge.newBuilder()
+                        .addDataPoints(OtlpRequests.point(NOW, 1, OtlpRequests.attr("k", "v")))
+                        .addDataPoints(OtlpRequests.point(NOW, 2, many))
+                        .addDataPoints(OtlpRequests.point(NOW + 1, 3, OtlpRequests.attr("k", "v"))))
+                .build();
+
+        RecordPacker.Packed p = packer.pack(OtlpRequests.request(m), NOW);
+
+        assertThat(p.rejected()).isEqualTo(1);
+        assertThat(p.firstRejection()).contains("dataPoints[1]").contains("MAX_DIMENSIONS");
+        assertThat(decodeAll(p.records(), new HashMap<>()).values().iterator().next())
+                .extracting(Datapoint::value)
+                .containsExactly(1.0, 3.0);
+    }
+
+    @Test
+    void pack_whenCumulativeHistogram_rejectsEveryPointOfTheMetricNamingWhy() throws Exception {
+        Metric h = Metric.newBuilder()
+                .setName("latency")
+                .setHistogram(io.opentelemetry.proto.metrics.v1.Histogram.newBuilder()
+                        .setAggregationTemporality(
+                                io.opentelemetry.proto.metrics.v1.AggregationTemporality
+                                        .AGGREGATION_TEMPORALITY_CUMULATIVE)
+                        .addDataPoints(io.opentelemetry.proto.metrics.v1.HistogramDataPoint.newBuilder()
+                                .setTimeUnixNano(NOW * 1_000_000L)
+                                .setCount(1)
+                                .setSum(2))
+                        .addDataPoints(io.opentelemetry.proto.metrics.v1.HistogramDataPoint.newBuilder()
+                                .setTimeUnixNano(NOW * 1_000_000L)
+                                .setCount(1)
+                                .setSum(3)))
+                .build();
+
+        RecordPacker.Packed p = packer.pack(OtlpRequests.request(h), NOW);
+
+        assertThat(p.records()).isEmpty();
+        assertThat(p.rejected()).isEqualTo(2);
+        assertThat(p.firstRejection()).contains("only delta");
     }
 }

@@ -35,6 +35,7 @@ import io.opentelemetry.proto.metrics.v1.NumberDataPoint;
 import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
 import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
 import io.opentelemetry.proto.metrics.v1.SummaryDataPoint;
+import io.opentelemetry.proto.resource.v1.Resource;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
@@ -265,20 +266,7 @@ final class OtlpDecoder {
         List<Datapoint> out = budget.unit();
         for (int r = 0; r < request.getResourceMetricsCount(); r++) {
             ResourceMetrics rm = request.getResourceMetrics(r);
-            Map<String, String> resourceDims = new HashMap<>();
-            for (KeyValue kv : rm.getResource().getAttributesList()) {
-                if (!isIgnoredResourceKey(kv.getKey())) {
-                    putAttribute(resourceDims, kv);
-                    // Counted as they are read: resource attributes go into every point's dimensions, and more than
-                    // a datapoint may have is poison before any point's map is made.
-                    if (resourceDims.size() > DecodeLimits.MAX_DIMENSIONS) {
-                        throw new DecodeException(
-                                "resourceMetrics[" + r + "].resource: more than " + DecodeLimits.MAX_DIMENSIONS
-                                        + " attributes become dimensions, at most " + DecodeLimits.MAX_DIMENSIONS
-                                        + " per datapoint (MAX_DIMENSIONS)");
-                    }
-                }
-            }
+            Map<String, String> resourceDims = resourceDims(rm.getResource(), "resourceMetrics[" + r + "].resource");
             for (int s = 0; s < rm.getScopeMetricsCount(); s++) {
                 ScopeMetrics sm = rm.getScopeMetrics(s);
                 for (int m = 0; m < sm.getMetricsCount(); m++) {
@@ -288,6 +276,26 @@ final class OtlpDecoder {
             }
         }
         return new Decoded(out, 0);
+    }
+
+    /**
+     * The dimensions every point of a resource starts from: its attributes less {@link #isIgnoredResourceKey the SDK's
+     * own}. Counted as they are read: resource attributes go into every point's dimensions, and more than a datapoint
+     * may have is poison before any point's map is made.
+     */
+    static Map<String, String> resourceDims(Resource resource, String at) throws DecodeException {
+        Map<String, String> resourceDims = new HashMap<>();
+        for (KeyValue kv : resource.getAttributesList()) {
+            if (!isIgnoredResourceKey(kv.getKey())) {
+                putAttribute(resourceDims, kv);
+                if (resourceDims.size() > DecodeLimits.MAX_DIMENSIONS) {
+                    throw new DecodeException(at + ": more than " + DecodeLimits.MAX_DIMENSIONS
+                            + " attributes become dimensions, at most " + DecodeLimits.MAX_DIMENSIONS
+                            + " per datapoint (MAX_DIMENSIONS)");
+                }
+            }
+        }
+        return resourceDims;
     }
 
     /**
@@ -301,106 +309,138 @@ final class OtlpDecoder {
                 || key.equals("service.instance.id");
     }
 
-    @SuppressWarnings("StatementSwitchToExpressionSwitch") // reason at the switch
     private static void metric(
             Metric metric, Map<String, String> resourceDims, String at, List<Datapoint> out, DecodeBudget budget)
             throws DecodeException {
-        String name = metric.getName();
+        String unit = checkMetric(metric, at);
+        for (int i = 0, n = pointCount(metric); i < n; i++) {
+            point(metric, unit, i, resourceDims, at, out, budget);
+        }
+    }
+
+    /**
+     * The checks that hold for a whole metric (its unit's length, delta temporality for histograms, data present);
+     * returns the CloudWatch unit its datapoints carry.
+     */
+    static String checkMetric(Metric metric, String at) throws DecodeException {
         if (metric.getUnit().length() > DecodeLimits.MAX_UNIT_LENGTH) {
             throw new DecodeException(at + ": unit of " + metric.getUnit().length() + " characters, at most "
                     + DecodeLimits.MAX_UNIT_LENGTH + " (MAX_UNIT_LENGTH)");
         }
-        String unit = unit(metric.getUnit());
-        int before = out.size();
-        // A statement switch on purpose: the HISTOGRAM arm returns early (its points carry their own kind), the
-        // others fall through to the loop below; an expression switch would blur that difference.
         switch (metric.getDataCase()) {
-            case GAUGE:
-                for (int i = 0; i < metric.getGauge().getDataPointsCount(); i++) {
-                    number(
-                            name,
-                            unit,
-                            metric.getGauge().getDataPoints(i),
-                            resourceDims,
-                            at + ".gauge.dataPoints[" + i + "]",
-                            out);
-                }
-                break;
-            case SUM:
-                // Delta: each value is what happened in its interval. Cumulative: a sample of the running total; a
-                // monotonic one keeps its start time, which says when the total last started from zero (a reset).
-                boolean counter = metric.getSum().getIsMonotonic()
-                        && metric.getSum().getAggregationTemporality()
-                                == AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE;
-                for (int i = 0; i < metric.getSum().getDataPointsCount(); i++) {
-                    int n = out.size();
-                    NumberDataPoint p = metric.getSum().getDataPoints(i);
-                    number(name, unit, p, resourceDims, at + ".sum.dataPoints[" + i + "]", out);
-                    // fixed64: a start past 2262 reads negative in Java and is treated as not sent.
-                    if (counter && out.size() > n && p.getStartTimeUnixNano() > 0) {
-                        out.set(n, out.get(n).withStartNanos(p.getStartTimeUnixNano()));
-                    }
-                }
-                break;
-            case HISTOGRAM:
+            case HISTOGRAM ->
                 requireDelta(
                         metric.getHistogram().getAggregationTemporality(),
                         at + ".histogram",
                         "add the Collector's cumulativetodelta processor to the pipeline");
-                for (int i = 0; i < metric.getHistogram().getDataPointsCount(); i++) {
-                    int n = out.size();
-                    HistogramDataPoint hp = metric.getHistogram().getDataPoints(i);
-                    histogram(name, unit, hp, resourceDims, at + ".histogram.dataPoints[" + i + "]", out, budget);
-                    if (out.size() > n) {
-                        // Each point's own bounds: the query API answers _bucket{le} at them.
-                        out.set(
-                                n,
-                                out.get(n)
-                                        .withKind(MetricKind.histogram(
-                                                MetricKind.Temporality.DELTA,
-                                                metric.getUnit(),
-                                                hp.getExplicitBoundsList())));
-                    }
-                }
-                return;
-            case EXPONENTIAL_HISTOGRAM:
+            case EXPONENTIAL_HISTOGRAM ->
                 // The Collector's cumulativetodelta processor leaves exponential histograms alone: the SDK must send
                 // deltas.
                 requireDelta(
                         metric.getExponentialHistogram().getAggregationTemporality(),
                         at + ".exponentialHistogram",
                         "set the SDK to delta (OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE=delta); cumulativetodelta does not convert them");
-                for (int i = 0; i < metric.getExponentialHistogram().getDataPointsCount(); i++) {
-                    exponential(
-                            name,
-                            unit,
-                            metric.getExponentialHistogram().getDataPoints(i),
-                            resourceDims,
-                            at + ".exponentialHistogram.dataPoints[" + i + "]",
-                            out,
-                            budget);
+            case GAUGE, SUM, SUMMARY -> {
+                // no metric-wide rule beyond the unit
+            }
+            default ->
+                throw new DecodeException(
+                        at + ": metric " + metric.getName() + " has no data (" + metric.getDataCase() + ")");
+        }
+        return unit(metric.getUnit());
+    }
+
+    /** How many data points {@code metric} holds. */
+    static int pointCount(Metric metric) {
+        return switch (metric.getDataCase()) {
+            case GAUGE -> metric.getGauge().getDataPointsCount();
+            case SUM -> metric.getSum().getDataPointsCount();
+            case HISTOGRAM -> metric.getHistogram().getDataPointsCount();
+            case EXPONENTIAL_HISTOGRAM -> metric.getExponentialHistogram().getDataPointsCount();
+            case SUMMARY -> metric.getSummary().getDataPointsCount();
+            default -> 0;
+        };
+    }
+
+    /**
+     * The datapoints of data point {@code i} of {@code metric} (which {@link #checkMetric} passed, giving {@code unit}),
+     * added to {@code out}: none for a point without a recorded value, two for a summary.
+     */
+    static void point(
+            Metric metric,
+            String unit,
+            int i,
+            Map<String, String> resourceDims,
+            String at,
+            List<Datapoint> out,
+            DecodeBudget budget)
+            throws DecodeException {
+        String name = metric.getName();
+        int before = out.size();
+        switch (metric.getDataCase()) {
+            case GAUGE ->
+                number(
+                        name,
+                        unit,
+                        metric.getGauge().getDataPoints(i),
+                        resourceDims,
+                        at + ".gauge.dataPoints[" + i + "]",
+                        out);
+            case SUM -> {
+                // Delta: each value is what happened in its interval. Cumulative: a sample of the running total; a
+                // monotonic one keeps its start time, which says when the total last started from zero (a reset).
+                boolean counter = metric.getSum().getIsMonotonic()
+                        && metric.getSum().getAggregationTemporality()
+                                == AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE;
+                NumberDataPoint p = metric.getSum().getDataPoints(i);
+                number(name, unit, p, resourceDims, at + ".sum.dataPoints[" + i + "]", out);
+                // fixed64: a start past 2262 reads negative in Java and is treated as not sent.
+                if (counter && out.size() > before && p.getStartTimeUnixNano() > 0) {
+                    out.set(before, out.get(before).withStartNanos(p.getStartTimeUnixNano()));
                 }
-                break;
-            case SUMMARY:
-                for (int i = 0; i < metric.getSummary().getDataPointsCount(); i++) {
-                    SummaryDataPoint p = metric.getSummary().getDataPoints(i);
-                    if (noRecordedValue(p.getFlags())) {
-                        continue;
-                    }
-                    String pat = at + ".summary.dataPoints[" + i + "]";
-                    checkCount(p.getCount(), pat);
-                    Map<String, String> dims = dims(resourceDims, p.getAttributesList(), pat);
-                    long ts = millis(p.getTimeUnixNano(), pat);
-                    out.add(new Datapoint(name + ".count", dims, ts, p.getCount(), null));
-                    out.add(new Datapoint(name + ".sum", dims, ts, p.getSum(), unit));
+            }
+            case HISTOGRAM -> {
+                HistogramDataPoint hp = metric.getHistogram().getDataPoints(i);
+                histogram(name, unit, hp, resourceDims, at + ".histogram.dataPoints[" + i + "]", out, budget);
+                if (out.size() > before) {
+                    // Each point's own bounds: the query API answers _bucket{le} at them.
+                    out.set(
+                            before,
+                            out.get(before)
+                                    .withKind(MetricKind.histogram(
+                                            MetricKind.Temporality.DELTA,
+                                            metric.getUnit(),
+                                            hp.getExplicitBoundsList())));
                 }
-                break;
-            default:
+                return; // its kind is set
+            }
+            case EXPONENTIAL_HISTOGRAM ->
+                exponential(
+                        name,
+                        unit,
+                        metric.getExponentialHistogram().getDataPoints(i),
+                        resourceDims,
+                        at + ".exponentialHistogram.dataPoints[" + i + "]",
+                        out,
+                        budget);
+            case SUMMARY -> {
+                SummaryDataPoint p = metric.getSummary().getDataPoints(i);
+                if (noRecordedValue(p.getFlags())) {
+                    return;
+                }
+                String pat = at + ".summary.dataPoints[" + i + "]";
+                checkCount(p.getCount(), pat);
+                Map<String, String> dims = dims(resourceDims, p.getAttributesList(), pat);
+                long ts = millis(p.getTimeUnixNano(), pat);
+                out.add(new Datapoint(name + ".count", dims, ts, p.getCount(), null));
+                out.add(new Datapoint(name + ".sum", dims, ts, p.getSum(), unit));
+            }
+            default ->
                 throw new DecodeException(at + ": metric " + name + " has no data (" + metric.getDataCase() + ")");
         }
-        for (int i = before; i < out.size(); i++) {
-            Datapoint dp = out.get(i);
-            out.set(i, dp.withKind(kind(metric, dp.name())));
+        for (int k = before; k < out.size(); k++) {
+            Datapoint dp = out.get(k);
+            out.set(k, dp.withKind(kind(metric, dp.name())));
         }
     }
 
@@ -711,7 +751,7 @@ final class OtlpDecoder {
      * copied: the exact count of the merge (an attribute that adds a key, or an empty one that removes a resource key),
      * worked out only when the plain sum of both could pass the limit.
      */
-    private static Map<String, String> dims(Map<String, String> resourceDims, List<KeyValue> attributes, String at)
+    static Map<String, String> dims(Map<String, String> resourceDims, List<KeyValue> attributes, String at)
             throws DecodeException {
         if (attributes.isEmpty()) {
             return resourceDims;
