@@ -113,7 +113,8 @@ public final class LocalLambda implements AutoCloseable {
 
     /**
      * Starts {@code count} environments of a function together and waits for their init, so a run's first
-     * invocations do not queue behind JVM start-up (counted as cold starts all the same).
+     * invocations do not queue behind JVM start-up (counted as cold starts all the same). A SnapStart function
+     * gets its spare too, one more environment, initialised with them.
      *
      * @return how many came up; the others failed their init (their output is in the function's log)
      */
@@ -162,11 +163,20 @@ public final class LocalLambda implements AutoCloseable {
         final Stats stats = new Stats();
         final Semaphore slots = new Semaphore(maxConcurrency, true);
         final Deque<ExecutionEnvironment> idle = new ArrayDeque<>();
+        /** A SnapStart function's spare, started and not yet initialised; an invocation may claim it meanwhile. */
+        final List<ExecutionEnvironment> warming = new ArrayList<>();
+
         final List<ExecutionEnvironment> all = new ArrayList<>();
+        /** True for a SnapStart function: it keeps an initialised spare (see {@link #replenish()}). */
+        final boolean spare;
+        /** A spare is being started (not yet in {@link #warming}): one at a time. */
+        boolean spareStarting;
+
         volatile boolean closed;
 
         Pool(FunctionConfig config) {
             this.config = config;
+            this.spare = config.init() != FunctionConfig.Init.ON_DEMAND;
         }
 
         InvokeResult invoke(byte[] payload) throws InterruptedException {
@@ -205,7 +215,10 @@ public final class LocalLambda implements AutoCloseable {
         int prewarm(int count) throws InterruptedException {
             List<Thread> threads = new ArrayList<>();
             java.util.concurrent.atomic.AtomicInteger ready = new java.util.concurrent.atomic.AtomicInteger();
-            for (int i = 0; i < Math.min(count, maxConcurrency); i++) {
+            // A SnapStart function's spare is initialised with the others, before traffic, as Lambda has the
+            // snapshot before the version can be invoked.
+            int total = Math.min(spare ? count + 1 : count, maxConcurrency);
+            for (int i = 0; i < total; i++) {
                 threads.add(Thread.ofVirtual().start(() -> {
                     try {
                         ExecutionEnvironment e = start();
@@ -221,7 +234,7 @@ public final class LocalLambda implements AutoCloseable {
             for (Thread t : threads) {
                 t.join();
             }
-            return ready.get();
+            return Math.min(ready.get(), count);
         }
 
         synchronized List<Long> pids() {
@@ -233,22 +246,80 @@ public final class LocalLambda implements AutoCloseable {
 
         private ExecutionEnvironment take() throws IOException {
             List<ExecutionEnvironment> stale = new ArrayList<>();
+            ExecutionEnvironment e;
             synchronized (this) {
                 if (closed) {
                     throw new IllegalStateException("the local Lambda service is stopping");
                 }
-                ExecutionEnvironment e;
                 while ((e = idle.poll()) != null && e.dead()) {
                     all.remove(e);
                     stale.add(e);
                 }
-                if (e != null) {
-                    closeAll(stale);
-                    return e;
+                if (e == null && !warming.isEmpty()) {
+                    // The spare is still initialising: waiting for it is sooner than a JVM of our own.
+                    e = warming.removeFirst();
                 }
             }
             closeAll(stale);
-            return start();
+            if (e == null) {
+                e = start();
+            }
+            replenish();
+            return e;
+        }
+
+        /**
+         * Keeps a SnapStart function's spare: when every environment is busy and none is initialising, one more starts
+         * in the background (up to the cap). Lambda restores a new environment from the snapshot in well under a
+         * second; a JVM started on demand here takes several (and far more on a loaded machine), so the local stand-in
+         * for the restore is an environment initialised before it is needed, not one started when it is.
+         */
+        private void replenish() {
+            synchronized (this) {
+                if (!spare
+                        || closed
+                        || spareStarting
+                        || !idle.isEmpty()
+                        || !warming.isEmpty()
+                        || all.size() >= maxConcurrency) {
+                    return;
+                }
+                spareStarting = true;
+            }
+            Thread.ofVirtual().name(config.logicalId() + "-spare").start(() -> {
+                ExecutionEnvironment e;
+                try {
+                    e = start();
+                } catch (IOException | RuntimeException ex) {
+                    synchronized (this) {
+                        spareStarting = false;
+                    }
+                    if (!closed) {
+                        stats.errors.incrementAndGet();
+                    }
+                    return;
+                }
+                synchronized (this) {
+                    warming.add(e);
+                    spareStarting = false;
+                }
+                boolean ok;
+                try {
+                    ok = e.awaitInit("spare") == null;
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                    ok = false;
+                }
+                synchronized (this) {
+                    if (!warming.remove(e)) {
+                        return; // an invocation claimed it and waits for its init itself
+                    }
+                }
+                if (!ok && !closed) {
+                    stats.errors.incrementAndGet();
+                }
+                give(e);
+            });
         }
 
         private ExecutionEnvironment start() throws IOException {
@@ -285,6 +356,7 @@ public final class LocalLambda implements AutoCloseable {
                 envs = new ArrayList<>(all);
                 all.clear();
                 idle.clear();
+                warming.clear();
             }
             // In parallel and outside the lock: each may take seconds to exit.
             envs.parallelStream().forEach(ExecutionEnvironment::close);
