@@ -113,8 +113,9 @@ public final class LocalLambda implements AutoCloseable {
 
     /**
      * Starts {@code count} environments of a function together and waits for their init, so a run's first
-     * invocations do not queue behind JVM start-up (counted as cold starts all the same). A SnapStart function
-     * gets its spare too, one more environment, initialised with them.
+     * invocations do not queue behind JVM start-up (counted as cold starts all the same). Environments already
+     * running count towards {@code count}. A SnapStart function gets its spare too, one more environment,
+     * initialised with them.
      *
      * @return how many came up; the others failed their init (their output is in the function's log)
      */
@@ -218,7 +219,9 @@ public final class LocalLambda implements AutoCloseable {
             // A SnapStart function's spare is initialised with the others, before traffic, as Lambda has the
             // snapshot before the version can be invoked.
             int total = Math.min(spare ? count + 1 : count, maxConcurrency);
-            for (int i = 0; i < total; i++) {
+            // Environments already started (a schedule's first run may come before the warm-up) count.
+            int existing = pids().size();
+            for (int i = existing; i < total; i++) {
                 threads.add(Thread.ofVirtual().start(() -> {
                     try {
                         ExecutionEnvironment e = start();
@@ -234,7 +237,7 @@ public final class LocalLambda implements AutoCloseable {
             for (Thread t : threads) {
                 t.join();
             }
-            return Math.min(ready.get(), count);
+            return Math.min(existing + ready.get(), count);
         }
 
         synchronized List<Long> pids() {
