@@ -164,7 +164,7 @@ public final class LocalLambda implements AutoCloseable {
         final Stats stats = new Stats();
         final Semaphore slots = new Semaphore(maxConcurrency, true);
         final Deque<ExecutionEnvironment> idle = new ArrayDeque<>();
-        /** A SnapStart function's spare, started and not yet initialised; an invocation may claim it meanwhile. */
+        /** Environments started ahead of need (warm-up, spare) and not yet initialised; an invocation may claim one. */
         final List<ExecutionEnvironment> warming = new ArrayList<>();
 
         final List<ExecutionEnvironment> all = new ArrayList<>();
@@ -224,11 +224,9 @@ public final class LocalLambda implements AutoCloseable {
             for (int i = existing; i < total; i++) {
                 threads.add(Thread.ofVirtual().start(() -> {
                     try {
-                        ExecutionEnvironment e = start();
-                        if (e.awaitInit("prewarm") == null) {
+                        if (startClaimable("prewarm")) {
                             ready.incrementAndGet();
                         }
-                        give(e);
                     } catch (IOException | InterruptedException | RuntimeException e) {
                         stats.errors.incrementAndGet();
                     }
@@ -259,13 +257,13 @@ public final class LocalLambda implements AutoCloseable {
                     stale.add(e);
                 }
                 if (e == null && !warming.isEmpty()) {
-                    // The spare is still initialising: waiting for it is sooner than a JVM of our own.
+                    // One started ahead is still initialising: waiting for it is sooner than a JVM of our own.
                     e = warming.removeFirst();
                 }
             }
             closeAll(stale);
             if (e == null) {
-                e = start();
+                e = start(false);
             }
             replenish();
             return e;
@@ -290,46 +288,63 @@ public final class LocalLambda implements AutoCloseable {
                 spareStarting = true;
             }
             Thread.ofVirtual().name(config.logicalId() + "-spare").start(() -> {
-                ExecutionEnvironment e;
                 try {
-                    e = start();
-                } catch (IOException | RuntimeException ex) {
-                    synchronized (this) {
-                        spareStarting = false;
+                    if (!startClaimable("spare") && !closed) {
+                        stats.errors.incrementAndGet();
                     }
+                } catch (IOException | RuntimeException e) {
                     if (!closed) {
                         stats.errors.incrementAndGet();
                     }
-                    return;
-                }
-                synchronized (this) {
-                    warming.add(e);
-                    spareStarting = false;
-                }
-                boolean ok;
-                try {
-                    ok = e.awaitInit("spare") == null;
-                } catch (InterruptedException ex) {
+                } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    ok = false;
-                }
-                synchronized (this) {
-                    if (!warming.remove(e)) {
-                        return; // an invocation claimed it and waits for its init itself
+                } finally {
+                    synchronized (this) {
+                        spareStarting = false;
                     }
                 }
-                if (!ok && !closed) {
-                    stats.errors.incrementAndGet();
-                }
-                give(e);
             });
         }
 
-        private ExecutionEnvironment start() throws IOException {
+        /**
+         * Starts an environment that an invocation may claim while it initialises ({@link #warming}), waits for its
+         * init and then makes it idle, unless an invocation claimed it (that invocation waits for the init itself).
+         *
+         * @return true when the init succeeded
+         */
+        private boolean startClaimable(String why) throws IOException, InterruptedException {
+            ExecutionEnvironment e = start(true);
+            boolean ok = false;
+            try {
+                ok = e.awaitInit(why) == null;
+                return ok;
+            } finally {
+                boolean claimed;
+                synchronized (this) {
+                    claimed = !warming.remove(e);
+                }
+                if (!claimed) {
+                    if (ok) {
+                        give(e);
+                    } else {
+                        synchronized (this) {
+                            all.remove(e);
+                        }
+                        e.close();
+                    }
+                }
+            }
+        }
+
+        /** Starts an environment; a claimable one goes to {@link #warming} in the same step. */
+        private ExecutionEnvironment start(boolean claimable) throws IOException {
             ExecutionEnvironment e = ExecutionEnvironment.start(config, logs.apply(config));
             stats.coldStarts.incrementAndGet();
             synchronized (this) {
                 all.add(e);
+                if (claimable) {
+                    warming.add(e);
+                }
                 if (closed) {
                     e.close();
                     throw new IllegalStateException("the local Lambda service is stopping");

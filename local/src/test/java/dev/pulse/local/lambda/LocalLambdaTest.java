@@ -170,6 +170,36 @@ class LocalLambdaTest {
         }
     }
 
+    @Test
+    void invoke_whenAnEnvironmentIsStillWarmingUp_waitsForItInsteadOfStartingAnother() throws Exception {
+        List<Path> cp = Arrays.stream(System.getProperty("java.class.path").split(":"))
+                .map(Path::of)
+                .toList();
+        FunctionConfig echo = fn("Warming", TestHandlers.Echo.class, 3, cp, Path.of(System.getProperty("java.home")));
+        try (LocalLambda own = new LocalLambda(List.of(echo), f -> line -> {}, 3)) {
+            var warmUp = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return own.prewarm("Warming", 1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            });
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (own.pids().isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            List<Long> warming = own.pids();
+
+            InvokeResult r = own.invoke("Warming", "{}".getBytes(StandardCharsets.UTF_8));
+
+            assertThat(r.failed()).isFalse();
+            assertThat(json(r).path("pid").asLong()).isEqualTo(warming.getFirst());
+            assertThat(warmUp.get()).isEqualTo(1);
+            assertThat(own.stats("Warming").coldStarts()).isEqualTo(1);
+        }
+    }
+
     private static long invokePid(LocalLambda on) {
         try {
             InvokeResult r = on.invoke("Snap", "{}".getBytes(StandardCharsets.UTF_8));
