@@ -115,7 +115,7 @@ public final class LocalLambda implements AutoCloseable {
      * Starts {@code count} environments of a function together and waits for their init, so a run's first
      * invocations do not queue behind JVM start-up (counted as cold starts all the same). Environments already
      * running count towards {@code count}. A SnapStart function gets its spare too, one more environment,
-     * initialised with them.
+     * initialised with them, and keeps one from then on.
      *
      * @return how many came up; the others failed their init (their output is in the function's log)
      */
@@ -170,6 +170,11 @@ public final class LocalLambda implements AutoCloseable {
         final List<ExecutionEnvironment> all = new ArrayList<>();
         /** True for a SnapStart function: it keeps an initialised spare (see {@link #replenish()}). */
         final boolean spare;
+        /**
+         * Set by the warm-up: the spare is kept from then on. A single invocation (make invoke, the tests) starts no
+         * spare it would never use.
+         */
+        volatile boolean warmed;
         /** A spare is being started (not yet in {@link #warming}): one at a time. */
         boolean spareStarting;
 
@@ -218,6 +223,7 @@ public final class LocalLambda implements AutoCloseable {
             java.util.concurrent.atomic.AtomicInteger ready = new java.util.concurrent.atomic.AtomicInteger();
             // A SnapStart function's spare is initialised with the others, before traffic, as Lambda has the
             // snapshot before the version can be invoked.
+            warmed = true;
             int total = Math.min(spare ? count + 1 : count, maxConcurrency);
             // Environments already started (a schedule's first run may come before the warm-up) count.
             int existing = pids().size();
@@ -278,6 +284,7 @@ public final class LocalLambda implements AutoCloseable {
         private void replenish() {
             synchronized (this) {
                 if (!spare
+                        || !warmed
                         || closed
                         || spareStarting
                         || !idle.isEmpty()
