@@ -227,7 +227,8 @@ public final class LocalDeployment implements AutoCloseable {
                     env,
                     artifacts.function(f).toAbsolutePath(),
                     cp,
-                    Path.of(System.getProperty("java.home"))));
+                    Path.of(System.getProperty("java.home")),
+                    f.snapStart() ? FunctionConfig.Init.SNAP_START : FunctionConfig.Init.ON_DEMAND));
         }
         lambda = new LocalLambda(configs, this::sink, options.maxConcurrency(), options.faults());
         track(lambda);

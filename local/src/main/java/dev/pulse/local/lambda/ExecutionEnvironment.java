@@ -56,7 +56,7 @@ final class ExecutionEnvironment implements AutoCloseable {
     private final Process process;
     private final CompletableFuture<Integer> exited;
     private volatile boolean dead;
-    private boolean initialised;
+    private volatile boolean initialised;
 
     private ExecutionEnvironment(FunctionConfig config, RuntimeApiServer api, Process process) {
         this.config = config;
@@ -262,10 +262,9 @@ final class ExecutionEnvironment implements AutoCloseable {
         if (initialised) {
             return null;
         }
-        // Init gets its own 10 s in Lambda (on-demand, outside the timeout); allow for a slow, busy machine.
         CompletableFuture<Object> init = CompletableFuture.anyOf(api.ready(), api.initError(), exited);
         try {
-            init.get(Math.max(60_000, config.timeout().toMillis()), TimeUnit.MILLISECONDS);
+            init.get(initAllowance(config).toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
             return fail(requestId, "Runtime.InitTimeout", "init did not finish");
         }
@@ -282,6 +281,18 @@ final class ExecutionEnvironment implements AutoCloseable {
         }
         initialised = true;
         return null;
+    }
+
+    /**
+     * How long an init may take here. An on-demand init gets its own 10 s in Lambda (outside the timeout): 60 s
+     * allows for a slow, busy machine. A SnapStart init stands for the init Lambda runs when it publishes the version,
+     * before the version can be invoked and outside any invocation: it is waited for as a deployment is, however long
+     * a loaded machine takes (killing it at a minute only started another, equally slow, cold JVM under the traffic).
+     */
+    static java.time.Duration initAllowance(FunctionConfig config) {
+        java.time.Duration onDemand =
+                java.time.Duration.ofMillis(Math.max(60_000, config.timeout().toMillis()));
+        return config.init() == FunctionConfig.Init.ON_DEMAND ? onDemand : java.time.Duration.ofMinutes(10);
     }
 
     private InvokeResult fail(String requestId, String type, String message) {

@@ -113,7 +113,9 @@ public final class LocalLambda implements AutoCloseable {
 
     /**
      * Starts {@code count} environments of a function together and waits for their init, so a run's first
-     * invocations do not queue behind JVM start-up (counted as cold starts all the same).
+     * invocations do not queue behind JVM start-up (counted as cold starts all the same). Environments already
+     * running count towards {@code count}. A SnapStart function gets its spare too, one more environment,
+     * initialised with them, and keeps one from then on.
      *
      * @return how many came up; the others failed their init (their output is in the function's log)
      */
@@ -162,11 +164,25 @@ public final class LocalLambda implements AutoCloseable {
         final Stats stats = new Stats();
         final Semaphore slots = new Semaphore(maxConcurrency, true);
         final Deque<ExecutionEnvironment> idle = new ArrayDeque<>();
+        /** Environments started ahead of need (warm-up, spare) and not yet initialised; an invocation may claim one. */
+        final List<ExecutionEnvironment> warming = new ArrayList<>();
+
         final List<ExecutionEnvironment> all = new ArrayList<>();
+        /** True for a SnapStart function: it keeps an initialised spare (see {@link #replenish()}). */
+        final boolean spare;
+        /**
+         * Set by the warm-up: the spare is kept from then on. A single invocation (make invoke, the tests) starts no
+         * spare it would never use.
+         */
+        volatile boolean warmed;
+        /** A spare is being started (not yet in {@link #warming}): one at a time. */
+        boolean spareStarting;
+
         volatile boolean closed;
 
         Pool(FunctionConfig config) {
             this.config = config;
+            this.spare = config.init() != FunctionConfig.Init.ON_DEMAND;
         }
 
         InvokeResult invoke(byte[] payload) throws InterruptedException {
@@ -205,14 +221,18 @@ public final class LocalLambda implements AutoCloseable {
         int prewarm(int count) throws InterruptedException {
             List<Thread> threads = new ArrayList<>();
             java.util.concurrent.atomic.AtomicInteger ready = new java.util.concurrent.atomic.AtomicInteger();
-            for (int i = 0; i < Math.min(count, maxConcurrency); i++) {
+            // A SnapStart function's spare is initialised with the others, before traffic, as Lambda has the
+            // snapshot before the version can be invoked.
+            warmed = true;
+            int total = Math.min(spare ? count + 1 : count, maxConcurrency);
+            // Environments already started (a schedule's first run may come before the warm-up) count.
+            int existing = pids().size();
+            for (int i = existing; i < total; i++) {
                 threads.add(Thread.ofVirtual().start(() -> {
                     try {
-                        ExecutionEnvironment e = start();
-                        if (e.awaitInit("prewarm") == null) {
+                        if (startClaimable("prewarm")) {
                             ready.incrementAndGet();
                         }
-                        give(e);
                     } catch (IOException | InterruptedException | RuntimeException e) {
                         stats.errors.incrementAndGet();
                     }
@@ -221,7 +241,7 @@ public final class LocalLambda implements AutoCloseable {
             for (Thread t : threads) {
                 t.join();
             }
-            return ready.get();
+            return Math.min(existing + ready.get(), count);
         }
 
         synchronized List<Long> pids() {
@@ -233,29 +253,105 @@ public final class LocalLambda implements AutoCloseable {
 
         private ExecutionEnvironment take() throws IOException {
             List<ExecutionEnvironment> stale = new ArrayList<>();
+            ExecutionEnvironment e;
             synchronized (this) {
                 if (closed) {
                     throw new IllegalStateException("the local Lambda service is stopping");
                 }
-                ExecutionEnvironment e;
                 while ((e = idle.poll()) != null && e.dead()) {
                     all.remove(e);
                     stale.add(e);
                 }
-                if (e != null) {
-                    closeAll(stale);
-                    return e;
+                if (e == null && !warming.isEmpty()) {
+                    // One started ahead is still initialising: waiting for it is sooner than a JVM of our own.
+                    e = warming.removeFirst();
                 }
             }
             closeAll(stale);
-            return start();
+            if (e == null) {
+                e = start(false);
+            }
+            replenish();
+            return e;
         }
 
-        private ExecutionEnvironment start() throws IOException {
+        /**
+         * Keeps a SnapStart function's spare: when every environment is busy and none is initialising, one more starts
+         * in the background (up to the cap). Lambda restores a new environment from the snapshot in well under a
+         * second; a JVM started on demand here takes several (and far more on a loaded machine), so the local stand-in
+         * for the restore is an environment initialised before it is needed, not one started when it is.
+         */
+        private void replenish() {
+            synchronized (this) {
+                if (!spare
+                        || !warmed
+                        || closed
+                        || spareStarting
+                        || !idle.isEmpty()
+                        || !warming.isEmpty()
+                        || all.size() >= maxConcurrency) {
+                    return;
+                }
+                spareStarting = true;
+            }
+            Thread.ofVirtual().name(config.logicalId() + "-spare").start(() -> {
+                try {
+                    if (!startClaimable("spare") && !closed) {
+                        stats.errors.incrementAndGet();
+                    }
+                } catch (IOException | RuntimeException e) {
+                    if (!closed) {
+                        stats.errors.incrementAndGet();
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    synchronized (this) {
+                        spareStarting = false;
+                    }
+                }
+            });
+        }
+
+        /**
+         * Starts an environment that an invocation may claim while it initialises ({@link #warming}), waits for its
+         * init and then makes it idle, unless an invocation claimed it (that invocation waits for the init itself).
+         *
+         * @return true when the init succeeded
+         */
+        private boolean startClaimable(String why) throws IOException, InterruptedException {
+            ExecutionEnvironment e = start(true);
+            boolean ok = false;
+            try {
+                ok = e.awaitInit(why) == null;
+                return ok;
+            } finally {
+                boolean claimed;
+                synchronized (this) {
+                    claimed = !warming.remove(e);
+                }
+                if (!claimed) {
+                    if (ok) {
+                        give(e);
+                    } else {
+                        synchronized (this) {
+                            all.remove(e);
+                        }
+                        e.close();
+                    }
+                }
+            }
+        }
+
+        /** Starts an environment; a claimable one goes to {@link #warming} in the same step. */
+        private ExecutionEnvironment start(boolean claimable) throws IOException {
             ExecutionEnvironment e = ExecutionEnvironment.start(config, logs.apply(config));
             stats.coldStarts.incrementAndGet();
             synchronized (this) {
                 all.add(e);
+                if (claimable) {
+                    warming.add(e);
+                }
                 if (closed) {
                     e.close();
                     throw new IllegalStateException("the local Lambda service is stopping");
@@ -285,6 +381,7 @@ public final class LocalLambda implements AutoCloseable {
                 envs = new ArrayList<>(all);
                 all.clear();
                 idle.clear();
+                warming.clear();
             }
             // In parallel and outside the lock: each may take seconds to exit.
             envs.parallelStream().forEach(ExecutionEnvironment::close);

@@ -39,6 +39,9 @@ import java.util.Map;
  *                     are not part of the template and are left out)
  * @param buildMethod  {@code Metadata.BuildMethod}, or null
  * @param architecture the single entry of {@code Architectures} (Lambda's default: x86_64)
+ * @param snapStart    true when its callers run a SnapStart snapshot: {@code SnapStart.ApplyOn: PublishedVersions}
+ *                     with an {@code AutoPublishAlias} (SAM points the function's events at the alias, so they invoke
+ *                     the published version; without the alias only {@code $LATEST} runs, which has no snapshot)
  */
 public record FunctionSpec(
         String logicalId,
@@ -51,7 +54,8 @@ public record FunctionSpec(
         Map<String, String> environment,
         List<String> layerIds,
         String buildMethod,
-        String architecture) {
+        String architecture,
+        boolean snapStart) {
 
     public FunctionSpec {
         environment = Collections.unmodifiableMap(new LinkedHashMap<>(environment));

@@ -213,7 +213,16 @@ public final class Stack {
                 environment(id, properties),
                 layerIds(properties),
                 buildMethod(id),
-                architecture(id, optional(properties, "Architectures")));
+                architecture(id, optional(properties, "Architectures")),
+                snapStart(id, properties));
+    }
+
+    /** SnapStart on the published versions, and an alias that SAM points the function's events at. */
+    private boolean snapStart(String id, JsonNode properties) {
+        JsonNode applyOn = resolvedObject(properties.path("SnapStart")).get("ApplyOn");
+        boolean published = applyOn != null
+                && Intrinsics.text(applyOn, id + ".SnapStart.ApplyOn").equals("PublishedVersions");
+        return published && optional(properties, "AutoPublishAlias") != null;
     }
 
     private Map<String, String> environment(String id, JsonNode properties) {

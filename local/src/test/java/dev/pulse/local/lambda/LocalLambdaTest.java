@@ -141,6 +141,77 @@ class LocalLambdaTest {
     }
 
     @Test
+    void prewarm_whenSnapStart_initialisesASpareBeforeTrafficAndReplacesItWhenTaken() throws Exception {
+        List<Path> cp = Arrays.stream(System.getProperty("java.class.path").split(":"))
+                .map(Path::of)
+                .toList();
+        FunctionConfig snap = fn("Snap", TestHandlers.Pause.class, 3, cp, Path.of(System.getProperty("java.home")))
+                .withInit(FunctionConfig.Init.SNAP_START);
+        try (LocalLambda own = new LocalLambda(List.of(snap), f -> line -> {}, 3)) {
+            assertThat(own.prewarm("Snap", 1)).isEqualTo(1);
+            List<Long> ready = own.pids();
+            assertThat(ready).hasSize(2);
+
+            // Two at once: both run in environments initialised before the traffic, none started for them.
+            var first = java.util.concurrent.CompletableFuture.supplyAsync(() -> invokePid(own));
+            var second = java.util.concurrent.CompletableFuture.supplyAsync(() -> invokePid(own));
+            assertThat(List.of(first.get(), second.get()))
+                    .doesNotHaveDuplicates()
+                    .isSubsetOf(ready);
+
+            // Every environment was busy at once: a new spare starts in the background, up to the cap.
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (own.pids().size() < 3 && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertThat(own.pids()).hasSize(3).containsAll(ready);
+            assertThat(own.stats("Snap").coldStarts()).isEqualTo(3);
+            assertThat(own.stats("Snap").errors()).isZero();
+        }
+    }
+
+    @Test
+    void invoke_whenAnEnvironmentIsStillWarmingUp_waitsForItInsteadOfStartingAnother() throws Exception {
+        List<Path> cp = Arrays.stream(System.getProperty("java.class.path").split(":"))
+                .map(Path::of)
+                .toList();
+        FunctionConfig echo = fn("Warming", TestHandlers.Echo.class, 3, cp, Path.of(System.getProperty("java.home")));
+        try (LocalLambda own = new LocalLambda(List.of(echo), f -> line -> {}, 3)) {
+            var warmUp = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return own.prewarm("Warming", 1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            });
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (own.pids().isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            List<Long> warming = own.pids();
+
+            InvokeResult r = own.invoke("Warming", "{}".getBytes(StandardCharsets.UTF_8));
+
+            assertThat(r.failed()).isFalse();
+            assertThat(json(r).path("pid").asLong()).isEqualTo(warming.getFirst());
+            assertThat(warmUp.get()).isEqualTo(1);
+            assertThat(own.stats("Warming").coldStarts()).isEqualTo(1);
+        }
+    }
+
+    private static long invokePid(LocalLambda on) {
+        try {
+            InvokeResult r = on.invoke("Snap", "{}".getBytes(StandardCharsets.UTF_8));
+            assertThat(r.failed()).isFalse();
+            return Long.parseLong(new String(r.payload(), StandardCharsets.UTF_8));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
     void invoke_whenFunctionUnknown_namesIt() {
         assertThatThrownBy(() -> lambda.invoke("nope", new byte[0])).hasMessageContaining("Function not found: nope");
     }

@@ -110,6 +110,19 @@ public final class TestHandlers {
         }
     }
 
+    /** Holds its environment for half a second, then answers with its JVM's PID. */
+    public static final class Pause implements RequestHandler<Map<String, Object>, Long> {
+        @Override
+        public Long handleRequest(Map<String, Object> input, Context context) {
+            try {
+                Thread.sleep(500);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return ProcessHandle.current().pid();
+        }
+    }
+
     /** Kills its own JVM, as an out-of-memory crash would. */
     public static final class Crash implements RequestHandler<Map<String, Object>, String> {
         @Override

@@ -17,6 +17,7 @@ package dev.pulse.local.template;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
@@ -293,7 +294,8 @@ class IntrinsicsTest {
                         Map.of("A", "global", "B", "own", "RATIO", "0.5", "BIG", "1000"),
                         List.of("Shared", "Own"),
                         null,
-                        "x86_64"));
+                        "x86_64",
+                        false));
         assertThat(fn.environment().keySet()).containsExactly("A", "B", "RATIO", "BIG");
         assertThat(stack.layers())
                 .extracting(LayerSpec::contentUri)
@@ -340,5 +342,31 @@ class IntrinsicsTest {
         assertThat(template.resolve(Map.of("Env", "dev"), BINDINGS).functions())
                 .extracting(FunctionSpec::logicalId)
                 .containsExactly("Always", "DevOnly");
+    }
+
+    @Test
+    void functions_whenSnapStartWithoutAnAlias_runOnDemandAsTheirEventsCallLatest() throws IOException {
+        SamTemplate template = template(HEADER + """
+                Resources:
+                  Aliased:
+                    Type: AWS::Serverless::Function
+                    Properties:
+                      CodeUri: a
+                      Handler: h
+                      AutoPublishAlias: live
+                      SnapStart: {ApplyOn: !If [IsDev, None, PublishedVersions]}
+                  Unaliased:
+                    Type: AWS::Serverless::Function
+                    Properties: {CodeUri: u, Handler: h, SnapStart: {ApplyOn: PublishedVersions}}
+                  Plain: {Type: AWS::Serverless::Function, Properties: {CodeUri: p, Handler: h, AutoPublishAlias: live}}
+                """);
+
+        assertThat(template.resolve(Map.of(), BINDINGS).functions())
+                .extracting(FunctionSpec::logicalId, FunctionSpec::snapStart)
+                .containsExactly(tuple("Aliased", true), tuple("Unaliased", false), tuple("Plain", false));
+        assertThat(template.resolve(Map.of("Env", "dev"), BINDINGS)
+                        .function("Aliased")
+                        .snapStart())
+                .isFalse();
     }
 }

@@ -149,6 +149,23 @@ class SamTemplateTest {
         });
     }
 
+    /** Their events point at the alias, which runs the published version's snapshot; the load generator is on demand. */
+    @Test
+    void functions_whenSnapStartOnPublishedVersionsWithAnAlias_runFromTheSnapshot() {
+        assertThat(stack(Map.of()).functions())
+                .filteredOn(FunctionSpec::snapStart)
+                .extracting(FunctionSpec::logicalId)
+                .containsExactly(
+                        "IngestFunction",
+                        "CompactFunction",
+                        "RulesFunction",
+                        "RulesApiFunction",
+                        "PushFunction",
+                        "MetricStreamFunction",
+                        "QueryFunction");
+        assertThat(stack(Map.of()).function("LoadGenFunction").snapStart()).isFalse();
+    }
+
     @Test
     void functions_whenArchitectureOverridden_allRunOnIt() {
         assertThat(stack(Map.of("Architecture", "x86_64")).functions())
