@@ -22,6 +22,7 @@ import dev.pulse.query.CatalogService;
 import dev.pulse.query.QueryMetric;
 import dev.pulse.query.QueryService;
 import dev.pulse.query.promql.internal.ApiParams;
+import dev.pulse.query.promql.internal.CatalogCache;
 import dev.pulse.query.promql.internal.CatalogMatcher;
 import dev.pulse.query.promql.internal.Evaluator;
 import dev.pulse.query.promql.internal.Expr;
@@ -67,6 +68,8 @@ public final class PromQlService {
     private final QueryService queries;
     private final CatalogService catalog;
     private final Clock clock;
+    /** The catalog pages this container's queries list, kept briefly (see {@link CatalogCache}). */
+    private final CatalogCache catalogPages = new CatalogCache();
 
     public PromQlService(QueryService queries, CatalogService catalog, Clock clock) {
         this.queries = queries;
@@ -188,7 +191,8 @@ public final class PromQlService {
         }
         Deadline budget =
                 timeout == null || timeout >= deadline.remainingMillis() ? deadline : Deadline.inMillis(timeout);
-        RangeReader reader = new RangeReader(queries, new CatalogMatcher(catalog), times, budget, metrics);
+        RangeReader reader =
+                new RangeReader(queries, new CatalogMatcher(catalog, catalogPages), times, budget, metrics);
         return new Evaluator(reader, times, bareRange).evaluate(expr);
     }
 
@@ -582,6 +586,9 @@ public final class PromQlService {
 
     /** Unix seconds with the milliseconds only when there are some: {@code 1700000000}, {@code 1700000000.5}. */
     static String seconds(long millis) {
+        if (millis % 1000 == 0) {
+            return Long.toString(millis / 1000); // a step on whole seconds, as query_range's nearly always are
+        }
         return BigDecimal.valueOf(millis, 3).stripTrailingZeros().toPlainString();
     }
 
@@ -596,6 +603,12 @@ public final class PromQlService {
         if (v == 0) {
             return 1 / v < 0 ? "-0" : "0";
         }
-        return new BigDecimal(Double.toString(v)).stripTrailingZeros().toPlainString();
+        String shortest = Double.toString(v);
+        if (shortest.indexOf('E') < 0) {
+            // Plain already (1e-3 <= |v| < 1e7), with no trailing zero but that of ".0": what stripTrailingZeros and
+            // toPlainString would give, without a BigDecimal for each of a range answer's thousands of points.
+            return shortest.endsWith(".0") ? shortest.substring(0, shortest.length() - 2) : shortest;
+        }
+        return new BigDecimal(shortest).stripTrailingZeros().toPlainString();
     }
 }

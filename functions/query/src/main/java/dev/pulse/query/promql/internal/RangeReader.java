@@ -313,7 +313,7 @@ public final class RangeReader implements Evaluator.Source {
     private NativeResult read(NativeQuery request, long range, long first) throws PromQlException {
         NativeResult r;
         try {
-            r = queries.query(request, deadline, metrics);
+            r = queries.queryValues(request, deadline, metrics);
         } catch (BadRequestException e) {
             throw beyondRetention(range, first, e);
         }
