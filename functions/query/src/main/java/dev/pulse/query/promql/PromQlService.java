@@ -22,7 +22,6 @@ import dev.pulse.query.CatalogService;
 import dev.pulse.query.QueryMetric;
 import dev.pulse.query.QueryService;
 import dev.pulse.query.promql.internal.ApiParams;
-import dev.pulse.query.promql.internal.CatalogCache;
 import dev.pulse.query.promql.internal.CatalogMatcher;
 import dev.pulse.query.promql.internal.Evaluator;
 import dev.pulse.query.promql.internal.Expr;
@@ -68,8 +67,6 @@ public final class PromQlService {
     private final QueryService queries;
     private final CatalogService catalog;
     private final Clock clock;
-    /** The catalog pages this container's queries list, kept briefly (see {@link CatalogCache}). */
-    private final CatalogCache catalogPages = new CatalogCache();
 
     public PromQlService(QueryService queries, CatalogService catalog, Clock clock) {
         this.queries = queries;
@@ -191,8 +188,7 @@ public final class PromQlService {
         }
         Deadline budget =
                 timeout == null || timeout >= deadline.remainingMillis() ? deadline : Deadline.inMillis(timeout);
-        RangeReader reader =
-                new RangeReader(queries, new CatalogMatcher(catalog, catalogPages), times, budget, metrics);
+        RangeReader reader = new RangeReader(queries, new CatalogMatcher(catalog), times, budget, metrics);
         return new Evaluator(reader, times, bareRange).evaluate(expr);
     }
 

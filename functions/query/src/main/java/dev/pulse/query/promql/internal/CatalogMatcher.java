@@ -43,23 +43,10 @@ public final class CatalogMatcher {
             java.util.regex.Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*");
 
     private final CatalogService catalog;
-    /** Listing pages a warm container keeps (null: every page read from the catalog). */
-    private final CatalogCache cache;
-
     private int scanned;
 
-    /** Reads every page from the catalog: the listings (series, labels, metadata) and rule evaluation. */
     public CatalogMatcher(CatalogService catalog) {
-        this(catalog, null);
-    }
-
-    /**
-     * Serves pages from {@code cache} while fresh (queries). The scan limit counts cached entries as read ones, so an
-     * answer is the one the catalog would give, as of when the page was listed.
-     */
-    public CatalogMatcher(CatalogService catalog, CatalogCache cache) {
         this.catalog = catalog;
-        this.cache = cache;
     }
 
     /**
@@ -287,18 +274,8 @@ public final class CatalogMatcher {
     }
 
     private ObjectNode list(Map<String, String> params) {
-        if (cache != null) {
-            ObjectNode cached = cache.get(params);
-            if (cached != null) {
-                return cached;
-            }
-        }
         try {
-            ObjectNode page = catalog.list(params);
-            if (cache != null) {
-                cache.put(params, page);
-            }
-            return page;
+            return catalog.list(params);
         } catch (BadRequestException e) {
             if ("nextToken".equals(e.field())) {
                 throw new IllegalStateException("the catalog refused its own nextToken", e);
