@@ -203,6 +203,21 @@ public final class QueryService {
      */
     public NativeResult query(NativeQuery request, Deadline deadline, InvocationMetrics<QueryMetric> metrics)
             throws BadRequestException {
+        return query(request, deadline, metrics, true);
+    }
+
+    /**
+     * As {@link #query}, without the values as JSON text (every {@link NativeResult.SeriesValues#texts} empty): for a
+     * caller that computes with the numbers (PromQL), which would otherwise pay for remembering texts it never writes.
+     */
+    public NativeResult queryValues(NativeQuery request, Deadline deadline, InvocationMetrics<QueryMetric> metrics)
+            throws BadRequestException {
+        return query(request, deadline, metrics, false);
+    }
+
+    private NativeResult query(
+            NativeQuery request, Deadline deadline, InvocationMetrics<QueryMetric> metrics, boolean withTexts)
+            throws BadRequestException {
         Page p = page(request, deadline, metrics);
         int buckets = request.buckets();
         List<Long> timestamps = new ArrayList<>(buckets);
@@ -212,8 +227,8 @@ public final class QueryService {
         List<NativeResult.SeriesValues> served = new ArrayList<>();
         for (Map.Entry<SeriesSpec, Buckets> e : p.served().entrySet()) {
             Map<String, double[]> values = new LinkedHashMap<>();
-            Map<String, String[]> texts = new LinkedHashMap<>();
-            e.getValue().values(request.stats(), values, texts);
+            Map<String, String[]> texts = withTexts ? new LinkedHashMap<>() : Map.of();
+            e.getValue().values(request.stats(), values, withTexts ? texts : null);
             served.add(new NativeResult.SeriesValues(e.getKey(), values, texts));
         }
         String next = p.to() < request.series().size() ? QueryParser.nextToken(request, p.to()) : null;
@@ -707,23 +722,30 @@ public final class QueryService {
             return out;
         }
 
-        /** Per stat, one value per bucket (NaN for an empty one), and the cached buckets' values as JSON text. */
+        /**
+         * Per stat, one value per bucket (NaN for an empty one), and the cached buckets' values as JSON text (none when
+         * {@code texts} is null).
+         */
         synchronized void values(List<Stat> stats, Map<String, double[]> values, Map<String, String[]> texts) {
             for (Stat stat : stats) {
                 double[] v = new double[slots.length];
-                String[] t = new String[slots.length];
+                String[] t = texts == null ? null : new String[slots.length];
                 for (int i = 0; i < slots.length; i++) {
                     Object slot = slots[i];
                     if (slot instanceof PeriodBucket b) {
                         v[i] = b.value(stat);
-                        t[i] = b.text(stat);
+                        if (t != null) {
+                            t[i] = b.text(stat);
+                        }
                     } else {
                         Double x = slot == null ? null : stat.of((Summary) slot);
                         v[i] = x == null ? Double.NaN : x;
                     }
                 }
                 values.put(stat.label(), v);
-                texts.put(stat.label(), t);
+                if (texts != null) {
+                    texts.put(stat.label(), t);
+                }
             }
         }
     }

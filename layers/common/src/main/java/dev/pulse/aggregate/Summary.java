@@ -236,7 +236,40 @@ public final class Summary {
         }
         DDSketch sk = sketch();
         com.datadoghq.sketch.ddsketch.mapping.IndexMapping mapping = sk.getIndexMapping();
+        // Bin values grow with the index, so the bins on each side of the bound are a range of indices: found once,
+        // instead of computing every bin's value (an exp each) per bound, which was most of a cold histogram read.
+        int lastPositive = bound <= 0 ? Integer.MIN_VALUE : lastIndexAtMost(mapping, bound);
+        int firstNegative = bound >= 0 ? Integer.MIN_VALUE : firstIndexAtLeast(mapping, -bound);
+        if (lastPositive == NO_INDEX || firstNegative == NO_INDEX) {
+            return rankByBinValues(bound);
+        }
         double[] below = new double[2]; // {values at most bound, values in the two stores}
+        sk.getNegativeValueStore().forEach((index, c) -> {
+            below[1] += c;
+            if (index >= firstNegative) {
+                below[0] += c;
+            }
+        });
+        sk.getPositiveValueStore().forEach((index, c) -> {
+            below[1] += c;
+            if (index <= lastPositive) {
+                below[0] += c;
+            }
+        });
+        return fromSketch(sk, bound, below);
+    }
+
+    /** {@link #rank} from every bin's value: the definition, for bounds the mapping cannot index. */
+    double rankByBinValues(double bound) {
+        if (count == 0 || Double.isNaN(bound) || bound < min) {
+            return 0;
+        }
+        if (bound >= max) {
+            return count;
+        }
+        DDSketch sk = sketch();
+        com.datadoghq.sketch.ddsketch.mapping.IndexMapping mapping = sk.getIndexMapping();
+        double[] below = new double[2];
         sk.getNegativeValueStore().forEach((index, c) -> {
             below[1] += c;
             if (-mapping.value(index) <= bound) {
@@ -249,6 +282,50 @@ public final class Summary {
                 below[0] += c;
             }
         });
+        return fromSketch(sk, bound, below);
+    }
+
+    /** Returned by the index searches when they cannot decide: the caller computes every bin's value instead. */
+    private static final int NO_INDEX = Integer.MAX_VALUE;
+
+    /** The largest index whose bin value is at most {@code x} ({@code x > 0}), or {@link #NO_INDEX}. */
+    static int lastIndexAtMost(com.datadoghq.sketch.ddsketch.mapping.IndexMapping mapping, double x) {
+        if (!(x >= mapping.minIndexableValue() && x <= mapping.maxIndexableValue())) {
+            return NO_INDEX;
+        }
+        int j = mapping.index(x);
+        // x lies in bin j, whose value lies in the bin too: at most one step either way, a few allowed for rounding.
+        for (int step = 0; step < 4; step++) {
+            if (mapping.value(j) > x) {
+                j--;
+            } else if (mapping.value(j + 1) <= x) {
+                j++;
+            } else {
+                return j;
+            }
+        }
+        return NO_INDEX;
+    }
+
+    /** The smallest index whose bin value is at least {@code x} ({@code x > 0}), or {@link #NO_INDEX}. */
+    static int firstIndexAtLeast(com.datadoghq.sketch.ddsketch.mapping.IndexMapping mapping, double x) {
+        if (!(x >= mapping.minIndexableValue() && x <= mapping.maxIndexableValue())) {
+            return NO_INDEX;
+        }
+        int j = mapping.index(x);
+        for (int step = 0; step < 4; step++) {
+            if (mapping.value(j) < x) {
+                j++;
+            } else if (mapping.value(j - 1) >= x) {
+                j--;
+            } else {
+                return j;
+            }
+        }
+        return NO_INDEX;
+    }
+
+    private double fromSketch(DDSketch sk, double bound, double[] below) {
         double zeros = sk.getCount() - below[1];
         if (bound >= 0) {
             below[0] += zeros;

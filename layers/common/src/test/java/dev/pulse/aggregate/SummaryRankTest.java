@@ -82,4 +82,35 @@ class SummaryRankTest {
     void rank_whenReadWithoutSketch_refuses() {
         assertThatThrownBy(() -> Summary.withoutSketch().rank(1)).isInstanceOf(IllegalStateException.class);
     }
+
+    @Test
+    void rank_whenBoundOnOrNearABinsEdgeOrValue_equalsTheCountByEveryBinsValue() {
+        // The rank finds the bins below the bound by index; the definition compares every bin's value. Bounds on the
+        // edges and values of the bins (and one ulp either side) are where the two could part.
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(7);
+        var mapping = new Summary().sketch().getIndexMapping();
+        int checked = 0;
+        for (int round = 0; round < 100; round++) {
+            Summary s = new Summary();
+            int n = 1 + rnd.nextInt(60);
+            for (int i = 0; i < n; i++) {
+                double v = Math.pow(10, rnd.nextDouble(-6, 8));
+                s.add(rnd.nextInt(5) == 0 ? -v : rnd.nextInt(20) == 0 ? 0 : v);
+            }
+            for (int k = 0; k < 20; k++) {
+                double v = Math.pow(10, rnd.nextDouble(-6, 8));
+                int index = mapping.index(v);
+                for (double edge :
+                        new double[] {v, mapping.value(index), mapping.lowerBound(index), mapping.upperBound(index)}) {
+                    for (double bound : new double[] {edge, Math.nextUp(edge), Math.nextDown(edge)}) {
+                        for (double signed : new double[] {bound, -bound}) {
+                            assertThat(s.rank(signed)).as("rank at %s", signed).isEqualTo(s.rankByBinValues(signed));
+                            checked++;
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(checked).isEqualTo(100 * 20 * 4 * 3 * 2);
+    }
 }

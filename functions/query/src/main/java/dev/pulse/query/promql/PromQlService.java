@@ -582,6 +582,9 @@ public final class PromQlService {
 
     /** Unix seconds with the milliseconds only when there are some: {@code 1700000000}, {@code 1700000000.5}. */
     static String seconds(long millis) {
+        if (millis % 1000 == 0) {
+            return Long.toString(millis / 1000); // a step on whole seconds, as query_range's nearly always are
+        }
         return BigDecimal.valueOf(millis, 3).stripTrailingZeros().toPlainString();
     }
 
@@ -596,6 +599,12 @@ public final class PromQlService {
         if (v == 0) {
             return 1 / v < 0 ? "-0" : "0";
         }
-        return new BigDecimal(Double.toString(v)).stripTrailingZeros().toPlainString();
+        String shortest = Double.toString(v);
+        if (shortest.indexOf('E') < 0) {
+            // Plain already (1e-3 <= |v| < 1e7), with no trailing zero but that of ".0": what stripTrailingZeros and
+            // toPlainString would give, without a BigDecimal for each of a range answer's thousands of points.
+            return shortest.endsWith(".0") ? shortest.substring(0, shortest.length() - 2) : shortest;
+        }
+        return new BigDecimal(shortest).stripTrailingZeros().toPlainString();
     }
 }

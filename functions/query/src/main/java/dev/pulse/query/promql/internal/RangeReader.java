@@ -313,7 +313,7 @@ public final class RangeReader implements Evaluator.Source {
     private NativeResult read(NativeQuery request, long range, long first) throws PromQlException {
         NativeResult r;
         try {
-            r = queries.query(request, deadline, metrics);
+            r = queries.queryValues(request, deadline, metrics);
         } catch (BadRequestException e) {
             throw beyondRetention(range, first, e);
         }
@@ -466,6 +466,10 @@ public final class RangeReader implements Evaluator.Source {
         }
         int width = (int) (range / grid);
         List<Stat> read = List.of(SUM, COUNT);
+        boolean countsOnly = true;
+        for (CatalogMatcher.Match m : matches) {
+            countsOnly &= statFor(m, stat).kind() == Stat.Kind.COUNT;
+        }
         int offset = 0;
         while (offset < series.size()) {
             QueryService.SummaryPage page;
@@ -484,6 +488,10 @@ public final class RangeReader implements Evaluator.Source {
             }
             for (QueryService.SeriesSummaries ss : page.series()) {
                 List<CatalogMatcher.Match> ms = bySeries.getOrDefault(ss.series(), List.of());
+                if (countsOnly) {
+                    slideCounts(ss.buckets(), ends, range, first, grid, width, ms, out);
+                    continue;
+                }
                 for (int i = 0; i < ends.length; i++) {
                     Summary window = merge(ss.buckets(), (int) ((ends[i] - range - first) / grid), width);
                     if (window == null) {
@@ -505,6 +513,41 @@ public final class RangeReader implements Evaluator.Source {
             }
         }
         return answered(matches, out);
+    }
+
+    /**
+     * {@link #slide} when every match answers a count (a histogram's {@code _count}, as {@code increase(x_count[1h])}
+     * reads it): each window's count is a difference of running totals of its buckets' counts, exact in a long, instead
+     * of a merge of its buckets' summaries; a window without a non-empty bucket has no value, as there.
+     */
+    private static void slideCounts(
+            Summary[] buckets,
+            long[] ends,
+            long range,
+            long first,
+            long grid,
+            int width,
+            List<CatalogMatcher.Match> ms,
+            Map<CatalogMatcher.Match, Series> out) {
+        long[] counts = new long[buckets.length + 1];
+        int[] filled = new int[buckets.length + 1];
+        for (int k = 0; k < buckets.length; k++) {
+            boolean any = buckets[k] != null && !buckets[k].isEmpty();
+            counts[k + 1] = counts[k] + (any ? buckets[k].count() : 0);
+            filled[k + 1] = filled[k] + (any ? 1 : 0);
+        }
+        for (int i = 0; i < ends.length; i++) {
+            int from = (int) ((ends[i] - range - first) / grid);
+            if (filled[from + width] == filled[from]) {
+                continue;
+            }
+            double v = counts[from + width] - counts[from];
+            for (CatalogMatcher.Match m : ms) {
+                Series target = out.get(m);
+                target.values()[i] = v;
+                target.present()[i] = true;
+            }
+        }
     }
 
     /** The series of {@code matches}, in their order, that got at least one value. */
