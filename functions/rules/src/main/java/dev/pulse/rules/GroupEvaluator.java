@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * Evaluates a group at one timestamp with the semantics of Prometheus 2.42's rules manager (rules/alerting.go,
@@ -73,16 +74,26 @@ public final class GroupEvaluator {
     }
 
     public GroupEvaluation evaluate(RuleGroup group, long ts) {
+        return evaluate(group, ts, o -> {});
+    }
+
+    /**
+     * Evaluates {@code group} at {@code ts}, handing each rule's outcome to {@code done} as soon as the rule is
+     * evaluated (its state write decided), before the next rule runs: a transition is notified when it is committed,
+     * not when the whole group is.
+     */
+    public GroupEvaluation evaluate(RuleGroup group, long ts, Consumer<GroupEvaluation.Outcome> done) {
         List<GroupEvaluation.Outcome> outcomes = new ArrayList<>();
         List<RecordSink.Recorded> alertSeries = new ArrayList<>();
         for (int i = 0; i < group.rules().size(); i++) {
             Rule rule = group.rules().get(i);
             String key = ruleKey(group, i);
-            outcomes.add(
-                    switch (rule) {
-                        case RecordingRule r -> record(group, r, key, ts);
-                        case AlertingRule a -> alert(group, a, key, ts, alertSeries);
-                    });
+            GroupEvaluation.Outcome o = switch (rule) {
+                case RecordingRule r -> record(group, r, key, ts);
+                case AlertingRule a -> alert(group, a, key, ts, alertSeries);
+            };
+            outcomes.add(o);
+            done.accept(o);
         }
         return new GroupEvaluation(group, ts, List.copyOf(outcomes), List.copyOf(alertSeries));
     }

@@ -126,7 +126,8 @@ public final class RulesFunction {
             long safetyMarginMillis,
             AtomicReference<Deadline> deadline,
             Clock clock,
-            AlertmanagerSender alertmanager) {}
+            AlertmanagerSender alertmanager,
+            int groupConcurrency) {}
 
     static Wiring wire(RulesConfig config, RuleSet rules, Metrics metrics, Clock clock) {
         PulseConfig shared = config.shared();
@@ -192,7 +193,10 @@ public final class RulesFunction {
                 shared.safetyMarginMillis(),
                 deadline,
                 clock,
-                alertmanager);
+                alertmanager,
+                // As many groups at once as the DynamoDB client has connections: each group's thread waits on one
+                // request at a time (its state read and conditional write, its records, its queries' reads).
+                shared.writeConcurrency());
     }
 
     /**

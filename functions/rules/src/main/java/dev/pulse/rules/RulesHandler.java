@@ -29,9 +29,15 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 import software.amazon.lambda.powertools.logging.PowertoolsLogging;
 import software.amazon.lambda.powertools.metrics.Metrics;
 
@@ -51,6 +57,8 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
     private static final Logger LOG = LoggerFactory.getLogger(RulesHandler.class);
     /** Time kept for one more group evaluation: a query's budget. Below it the rest is left for the next invocation. */
     static final long MIN_EVALUATION_MILLIS = 2_000;
+    /** Groups evaluated at once unless the wiring says otherwise: {@code WRITE_CONCURRENCY}'s default. */
+    static final int DEFAULT_GROUP_CONCURRENCY = 8;
 
     private final RuleSet rules;
     private final GroupEvaluator evaluator;
@@ -63,6 +71,8 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
     private final Clock clock;
     /** Null when no Alertmanager is configured. */
     private final AlertmanagerSender alertmanager;
+
+    private final int groupConcurrency;
 
     private final ColdStart coldStart = new ColdStart();
 
@@ -86,7 +96,8 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
                 w.safetyMarginMillis(),
                 w.deadline(),
                 w.clock(),
-                w.alertmanager());
+                w.alertmanager(),
+                w.groupConcurrency());
     }
 
     RulesHandler(
@@ -114,6 +125,40 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
             AtomicReference<Deadline> deadline,
             Clock clock,
             AlertmanagerSender alertmanager) {
+        this(
+                rules,
+                evaluator,
+                store,
+                notifier,
+                metrics,
+                catchUpLimit,
+                safetyMarginMillis,
+                deadline,
+                clock,
+                alertmanager,
+                DEFAULT_GROUP_CONCURRENCY);
+    }
+
+    /**
+     * @param alertmanager where firing and resolved alerts are also posted; null for none
+     * @param groupConcurrency groups evaluated at once (1: one after another)
+     */
+    RulesHandler(
+            RuleSet rules,
+            GroupEvaluator evaluator,
+            AlertStore store,
+            Notifier notifier,
+            Metrics metrics,
+            int catchUpLimit,
+            long safetyMarginMillis,
+            AtomicReference<Deadline> deadline,
+            Clock clock,
+            AlertmanagerSender alertmanager,
+            int groupConcurrency) {
+        if (groupConcurrency < 1) {
+            throw new IllegalArgumentException("groupConcurrency must be at least 1, got " + groupConcurrency);
+        }
+        this.groupConcurrency = groupConcurrency;
         this.alertmanager = alertmanager;
         this.rules = rules;
         this.evaluator = evaluator;
@@ -141,34 +186,85 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
                             ? event.getTime().getMillis()
                             : clock.millis();
                     Totals totals = new Totals();
-                    List<Map<String, Object>> groups = new ArrayList<>();
-                    for (RuleGroup g : rules.groups()) {
-                        groups.add(run(g, now, d, m, totals));
-                    }
-                    m.set(RulesMetric.RULE_EVALUATIONS_BEHIND, totals.behind);
-                    m.set(RulesMetric.ALERTS_PENDING, totals.pending);
-                    m.set(RulesMetric.ALERTS_FIRING, totals.firing);
+                    List<Map<String, Object>> groups = runAll(now, d, m, totals);
+                    m.set(RulesMetric.RULE_EVALUATIONS_BEHIND, totals.behind.sum());
+                    m.set(RulesMetric.ALERTS_PENDING, totals.pending.sum());
+                    m.set(RulesMetric.ALERTS_FIRING, totals.firing.sum());
                     m.set(RulesMetric.EVALUATION_DURATION_MS, (System.nanoTime() - started) / 1_000_000.0);
                     LOG.info(
                             "rules evaluated",
                             entry("groups", groups.size()),
                             entry("evaluations", m.count(RulesMetric.RULE_EVALUATIONS)),
                             entry("failures", m.count(RulesMetric.RULE_EVALUATION_FAILURES)),
-                            entry("behind", totals.behind),
-                            entry("firing", totals.firing),
-                            entry("pending", totals.pending),
+                            entry("behind", totals.behind.sum()),
+                            entry("firing", totals.firing.sum()),
+                            entry("pending", totals.pending.sum()),
                             entry("notificationsSent", m.count(RulesMetric.NOTIFICATIONS_SENT)));
                     Map<String, Object> out = new LinkedHashMap<>();
                     out.put("groups", groups);
-                    out.put("behind", totals.behind);
+                    out.put("behind", totals.behind.sum());
                     return out;
                 }));
     }
 
+    /** Summed by the groups' threads. */
     private static final class Totals {
-        long behind;
-        long pending;
-        long firing;
+        final LongAdder behind = new LongAdder();
+        final LongAdder pending = new LongAdder();
+        final LongAdder firing = new LongAdder();
+    }
+
+    /**
+     * Every group, at most {@code groupConcurrency} at once: a group's state items, records and cursor are its own, so
+     * groups are independent (the rules within one stay in order, as Prometheus runs them). The pool lives for this
+     * invocation only: closing it waits for every group, so no thread outlives the invocation, and the metrics are
+     * flushed on the handler's thread after. The summaries keep the rule files' group order.
+     */
+    private List<Map<String, Object>> runAll(long now, Deadline d, InvocationMetrics<RulesMetric> m, Totals totals) {
+        List<RuleGroup> all = rules.groups();
+        List<Map<String, Object>> out = new ArrayList<>(all.size());
+        int threads = Math.min(groupConcurrency, all.size());
+        if (threads <= 1) {
+            for (RuleGroup g : all) {
+                out.add(run(g, now, d, m, totals));
+            }
+            return out;
+        }
+        // The logging context (request id, cold start) is per thread: each group's thread carries the handler's.
+        Map<String, String> mdc = MDC.getCopyOfContextMap();
+        List<Future<Map<String, Object>>> futures = new ArrayList<>(all.size());
+        try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+            for (RuleGroup g : all) {
+                futures.add(pool.submit(() -> {
+                    if (mdc != null) {
+                        MDC.setContextMap(mdc);
+                    }
+                    try {
+                        return run(g, now, d, m, totals);
+                    } finally {
+                        MDC.clear();
+                    }
+                }));
+            }
+        }
+        for (Future<Map<String, Object>> f : futures) {
+            try {
+                out.add(f.get());
+            } catch (ExecutionException e) {
+                // As the sequential loop would: an unexpected failure fails the invocation, after every group ran.
+                if (e.getCause() instanceof RuntimeException r) {
+                    throw r;
+                }
+                if (e.getCause() instanceof Error err) {
+                    throw err;
+                }
+                throw new IllegalStateException(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while the rule groups were evaluated", e);
+            }
+        }
+        return out;
     }
 
     private Map<String, Object> run(
@@ -188,7 +284,7 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
                     "group not evaluated: its cursor could not be read",
                     entry("group", g.key()),
                     entry("reason", e.getMessage()));
-            totals.behind += 1;
+            totals.behind.increment();
             summary.put("evaluatedAt", evaluated);
             summary.put("errors", errors);
             return summary;
@@ -206,10 +302,11 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
         for (long t = first;
                 t <= target && done < catchUpLimit && d.remainingMillis() >= MIN_EVALUATION_MILLIS;
                 t += interval) {
-            GroupEvaluation e = evaluator.evaluate(g, t);
+            long at = t;
+            // Each rule's transitions go out as soon as its state write won, not after the group's last rule.
+            GroupEvaluation e = evaluator.evaluate(g, t, o -> notifyTransitions(o, at, m));
             latest = e;
             account(e, m, errors);
-            notifyTransitions(e, m);
             if (alertmanager != null) {
                 for (GroupEvaluation.Outcome o : e.rules()) {
                     if (o.rule() instanceof AlertingRule rule
@@ -232,7 +329,7 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
             evaluated.add(t);
             done++;
         }
-        totals.behind += due - done;
+        totals.behind.add(due - done);
         if (!kept.isEmpty()) {
             sendToAlertmanager(g, kept, d, m);
         }
@@ -240,9 +337,9 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
             for (GroupEvaluation.Outcome o : latest.rules()) {
                 for (Alert a : o.alerts().values()) {
                     if (a.state() == AlertState.PENDING) {
-                        totals.pending++;
+                        totals.pending.increment();
                     } else if (a.state() == AlertState.FIRING) {
-                        totals.firing++;
+                        totals.firing.increment();
                     }
                 }
             }
@@ -309,34 +406,32 @@ public final class RulesHandler implements RequestHandler<ScheduledEvent, Map<St
         }
     }
 
-    private void notifyTransitions(GroupEvaluation e, InvocationMetrics<RulesMetric> m) {
-        for (GroupEvaluation.Outcome o : e.rules()) {
-            if (o.transitions().isEmpty() || !(o.rule() instanceof AlertingRule rule)) {
-                continue;
-            }
-            try {
-                m.add(RulesMetric.NOTIFICATIONS_SENT, notifier.send(rule, e.evaluatedAt(), o.transitions()));
-                m.add(RulesMetric.ALERTS_NOTIFIED, o.transitions().size());
-            } catch (Exception ex) {
-                // The state has moved on: this transition is not sent again. Logged whole so it can be sent by hand.
-                m.increment(RulesMetric.NOTIFICATION_FAILURES);
-                LOG.error(
-                        "alert notification not delivered",
-                        entry("rule", o.ruleKey()),
-                        entry("evaluatedAt", e.evaluatedAt()),
-                        entry("reason", ex.toString()),
-                        entry(
-                                "alerts",
-                                o.transitions().stream()
-                                        .map(a -> Map.of(
-                                                "fingerprint",
-                                                a.fingerprint(),
-                                                "status",
-                                                a.state() == AlertState.FIRING ? "firing" : "resolved",
-                                                "labels",
-                                                a.labels()))
-                                        .toList()));
-            }
+    private void notifyTransitions(GroupEvaluation.Outcome o, long evaluatedAt, InvocationMetrics<RulesMetric> m) {
+        if (o.transitions().isEmpty() || !(o.rule() instanceof AlertingRule rule)) {
+            return;
+        }
+        try {
+            m.add(RulesMetric.NOTIFICATIONS_SENT, notifier.send(rule, evaluatedAt, o.transitions()));
+            m.add(RulesMetric.ALERTS_NOTIFIED, o.transitions().size());
+        } catch (Exception ex) {
+            // The state has moved on: this transition is not sent again. Logged whole so it can be sent by hand.
+            m.increment(RulesMetric.NOTIFICATION_FAILURES);
+            LOG.error(
+                    "alert notification not delivered",
+                    entry("rule", o.ruleKey()),
+                    entry("evaluatedAt", evaluatedAt),
+                    entry("reason", ex.toString()),
+                    entry(
+                            "alerts",
+                            o.transitions().stream()
+                                    .map(a -> Map.of(
+                                            "fingerprint",
+                                            a.fingerprint(),
+                                            "status",
+                                            a.state() == AlertState.FIRING ? "firing" : "resolved",
+                                            "labels",
+                                            a.labels()))
+                                    .toList()));
         }
     }
 }
