@@ -114,6 +114,8 @@ test: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/
 	# Formatting first, in a second: the Python files here, the Java files and their license headers in Maven's
 	# validate phase (Spotless); either fails the run before any test, and `make fmt` fixes both.
 	$(RUFF_CHECK) || { echo "make test: Python files need formatting: run make fmt" >&2; exit 1; }
+	# make sam-local (below) starts a Docker daemon of its own: say so now, not after the Maven build.
+	[ "$$(id -u)" = 0 ] || { echo "make test: needs root for its make sam-local step (a Docker daemon of its own in a network namespace)" >&2; exit 1; }
 	# The template checks read only template.yaml and docs/: they run beside the Maven build (whose integration
 	# tests mostly wait on emulators and simulated settle times) and print their output after it. About 40 s saved.
 	mkdir -p .local
