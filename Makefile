@@ -159,7 +159,7 @@ IT   ?=
 test-one: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/.installed $(CHROMIUM)/.installed $(PROMTOOL) $(ALERTMANAGER) ## One test: make test-one TEST=Class[#method] and/or IT=ClassIT[#method]
 	if [ -z "$(TEST)$(IT)" ]; then echo "usage: make test-one TEST=Class[#method] and/or IT=ClassIT[#method]" >&2; exit 2; fi
 	mvn $(MVN_FLAGS) verify $(TEST_TOOLS) -Dtest='$(if $(TEST),$(TEST),NONE)' -Dit.test='$(if $(IT),$(IT),NONE)' \
-	  -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false
+	  -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false -Dpulse.serialIT.skip=true
 
 # The local stack (module local/) runs from its Maven class path; the function artifacts are built by the
 # same Makefile targets sam build calls. Options are make variables (docs/local-run.md).
