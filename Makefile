@@ -107,24 +107,41 @@ TEST_TOOLS = -Dpulse.moto.bin=$(CURDIR)/$(VENV)/bin/moto_server -Dpulse.kinesis.
   -Dpulse.promtool=$(CURDIR)/$(PROMTOOL) -Dpulse.prometheus=$(CURDIR)/$(PROMETHEUS) \
   -Dpulse.alertmanager=$(CURDIR)/$(ALERTMANAGER)
 
-test: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/.installed $(CHROMIUM)/.installed $(PROMTOOL) $(ALERTMANAGER) ## Unit and integration tests, template checks and scans, sam build (what CI runs)
+# Test JVMs the integration tests run in (tests/pom.xml): IT_FORKS=1 runs them one class at a time.
+IT_FORKS ?= 2
+test: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/.installed $(CHROMIUM)/.installed $(PROMTOOL) $(ALERTMANAGER) ## Unit and integration tests, template checks and scans, make sam-local, sam build (what CI runs)
 	echo "JDK: $$JAVA_HOME"
 	# Formatting first, in a second: the Python files here, the Java files and their license headers in Maven's
 	# validate phase (Spotless); either fails the run before any test, and `make fmt` fixes both.
 	$(RUFF_CHECK) || { echo "make test: Python files need formatting: run make fmt" >&2; exit 1; }
+	# make sam-local (below) starts a Docker daemon of its own: say so now, not after the Maven build.
+	[ "$$(id -u)" = 0 ] || { echo "make test: needs root for its make sam-local step (a Docker daemon of its own in a network namespace)" >&2; exit 1; }
 	# The template checks read only template.yaml and docs/: they run beside the Maven build (whose integration
 	# tests mostly wait on emulators and simulated settle times) and print their output after it. About 40 s saved.
 	mkdir -p .local
 	( $(TEMPLATE_CHECKS) ) > .local/template-checks.log 2>&1 &
 	checks=$$!
-	trap 'pkill -P $$checks 2>/dev/null; kill $$checks 2>/dev/null || true' EXIT
-	mvn $(MVN_FLAGS) verify $(TEST_TOOLS)
+	# make sam-local's downloads (Debian's docker.io, the stand-in image's root file system) beside it too.
+	( scripts/sam-local/run.sh --prepare ) > .local/sam-local-prepare.log 2>&1 &
+	prepare=$$!
+	trap 'pkill -P $$checks 2>/dev/null; pkill -P $$prepare 2>/dev/null; kill $$checks $$prepare 2>/dev/null || true' EXIT
+	mvn $(MVN_FLAGS) verify $(TEST_TOOLS) -Dpulse.it.forks=$(IT_FORKS)
 	checks_status=0
 	wait $$checks || checks_status=$$?
+	prepare_status=0
+	wait $$prepare || prepare_status=$$?
 	trap - EXIT
 	echo "--- template checks and scans (.local/template-checks.log) ---"
 	cat .local/template-checks.log
 	if [ $$checks_status -ne 0 ]; then echo "make test: the template checks failed (exit $$checks_status)" >&2; exit 1; fi
+	if [ $$prepare_status -ne 0 ]; then
+	  cat .local/sam-local-prepare.log >&2
+	  echo "make test: make sam-local's preparation (docker.io, the stand-in image's root file system) failed" >&2; exit 1
+	fi
+	# make sam-local after the Maven build (whose jars sam build copies; it needs root): every event file through sam
+	# local invoke and the API events through sam local start-api, in Docker, checked against events/expected/.
+	echo "--- make sam-local ---"
+	scripts/sam-local/run.sh || { echo "make test: make sam-local failed: its log above, each invoke's output in .local/sam-local/" >&2; exit 1; }
 	$(SAM) build
 	echo "make test: all checks passed"
 
@@ -142,7 +159,7 @@ IT   ?=
 test-one: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/.installed $(CHROMIUM)/.installed $(PROMTOOL) $(ALERTMANAGER) ## One test: make test-one TEST=Class[#method] and/or IT=ClassIT[#method]
 	if [ -z "$(TEST)$(IT)" ]; then echo "usage: make test-one TEST=Class[#method] and/or IT=ClassIT[#method]" >&2; exit 2; fi
 	mvn $(MVN_FLAGS) verify $(TEST_TOOLS) -Dtest='$(if $(TEST),$(TEST),NONE)' -Dit.test='$(if $(IT),$(IT),NONE)' \
-	  -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false
+	  -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false -Dpulse.serialIT.skip=true
 
 # The local stack (module local/) runs from its Maven class path; the function artifacts are built by the
 # same Makefile targets sam build calls. Options are make variables (docs/local-run.md).
@@ -182,10 +199,10 @@ invoke: local-stack ## One handler with event files in turn, no Docker: make inv
 
 # sam local invoke / start-api with Docker (scripts/sam-local/run.sh, docs/local-run.md): a Docker daemon of its own from
 # Debian's docker.io inside a network namespace of its own, a java21 stand-in image (Debian trixie's OpenJDK 21 and the
-# runtime interface client), sam build, then every event file through sam local invoke and the query routes through
-# sam local start-api, against the local stack's emulators; results compared with events/expected/. Needs root (the
-# daemon). Fails, never skips, when Docker cannot run.
-sam-local: local-stack ## sam build, then sam local invoke (every event) and start-api (query routes) in Docker, checked
+# runtime interface client), sam build, then every event file through sam local invoke and the query and push events'
+# routes through sam local start-api, against the local stack's emulators; results compared with events/expected/.
+# Needs root (the daemon). Fails, never skips, when Docker cannot run. make test runs it after its Maven build.
+sam-local: local-stack ## sam build, then sam local invoke (every event) and start-api (query, push routes) in Docker, checked
 	scripts/sam-local/run.sh
 
 # Benchmarks (module bench/): each hot path against its baseline in the same run, one line each. A full run

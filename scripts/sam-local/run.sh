@@ -7,6 +7,9 @@
 # containers, the emulators and the port SAM publishes exist only there, so nothing listens on the machine's
 # interfaces. The daemon is stopped by its PID. The java21 base image is a stand-in built here (Dockerfile); no image
 # is ever pulled (--skip-pull-image, no registry lookup). Fails loudly when Docker cannot run; it never skips.
+#
+# run.sh --prepare only fetches and unpacks what needs the package registries (docker.io, the base image's root file
+# system; about 1-2 min in a new clone, nothing once done): make test runs it beside its Maven build.
 set -euo pipefail
 ROOT=$(pwd)
 HERE=$ROOT/scripts/sam-local
@@ -42,16 +45,32 @@ if [ -z "${PULSE_SAM_LOCAL_INNER:-}" ]; then
       trixie "$TOOLS/trixie-jre21.tar.part" http://deb.debian.org/debian
     mv "$TOOLS/trixie-jre21.tar.part" "$TOOLS/trixie-jre21.tar"
   fi
+  if [ "${1:-}" = --prepare ]; then
+    exit 0
+  fi
+  if [ "$(id -u)" != 0 ]; then
+    log "FAILED: needs root (a dockerd of its own in a network namespace of its own); run it as root"
+    exit 1
+  fi
   # The runtime interface client at the version the project pins (root pom), with its dependencies.
   ric=$(sed -n '/<artifactId>aws-lambda-java-runtime-interface-client<\/artifactId>/{n;s/.*<version>\(.*\)<\/version>.*/\1/p}' pom.xml)
   core=$(sed -n 's/.*<lambda-core.version>\(.*\)<\/lambda-core.version>.*/\1/p' pom.xml)
   sdk=$(sed -n 's/.*<awssdk.version>\(.*\)<\/awssdk.version>.*/\1/p' pom.xml)
   rm -rf "$WORK/image" "$WORK/mvn.log" && mkdir -p "$WORK/image/lib"
   cp "$HERE/Dockerfile" "$HERE/bootstrap" "$WORK/image/"
+  # From the local Maven repository when the build already fetched them (a Maven start each costs 10-30 s on a busy
+  # machine), else through Maven from Maven Central.
+  m2=$HOME/.m2/repository
   for a in "com.amazonaws:aws-lambda-java-runtime-interface-client:$ric" "com.amazonaws:aws-lambda-java-core:$core" \
     "com.amazonaws:aws-lambda-java-serialization:1.2.0" "software.amazon.awssdk:utils-lite:$sdk"; do
-    mvn -B -ntp -q dependency:copy -Dartifact="$a" -DoutputDirectory="$WORK/image/lib" -Dmdep.overWriteReleases=true \
-      >>"$WORK/mvn.log" 2>&1 || { cat "$WORK/mvn.log" >&2; exit 1; }
+    IFS=: read -r group id version <<<"$a"
+    jar="$m2/${group//.//}/$id/$version/$id-$version.jar"
+    if [ -s "$jar" ]; then
+      cp "$jar" "$WORK/image/lib/"
+    else
+      mvn -B -ntp -q -N dependency:copy -Dartifact="$a" -DoutputDirectory="$WORK/image/lib" \
+        -Dmdep.overWriteReleases=true >>"$WORK/mvn.log" 2>&1 || { cat "$WORK/mvn.log" >&2; exit 1; }
+    fi
   done
   log "sam build (Architecture=x86_64)"
   "$SAM" build --parameter-overrides Architecture=x86_64 >"$WORK/sam-build.log" 2>&1 \
@@ -90,17 +109,18 @@ docker info >/dev/null 2>&1 || { tail -20 "$WORK/dockerd.log" >&2; log "FAILED: 
 for _ in $(seq 1 20); do ip -4 addr show docker0 2>/dev/null | grep -q 'inet 172.31.254.1/' && break; sleep 0.5; done
 ip -4 addr show docker0 | grep -q 'inet 172.31.254.1/' || { log "FAILED: the daemon's bridge has no 172.31.254.1"; exit 1; }
 
+# The stack starts while the images are imported and built (check.py waits for it).
+log "starting the local stack's emulators (make run KEEP=1's fixed ports)"
+java -XX:-UsePerfData --enable-native-access=ALL-UNNAMED -cp "local/target/classes:$(cat local/target/classpath.txt)" \
+  dev.pulse.local.Main run --keep --duration 1 --rate 5 --ramp 0 --schedule-every 0 --work-dir "$WORK/stack" \
+  >"$WORK/stack.log" 2>&1 &
+stack_pid=$!
+
 if ! docker image inspect "$BASE" >/dev/null 2>&1; then
   log "importing the base image $BASE"
   docker import "$TOOLS/trixie-jre21.tar" "$BASE" >/dev/null
 fi
 log "building the stand-in $STANDIN"
 docker build -q --pull=false -t "$STANDIN" "$WORK/image" >/dev/null
-
-log "starting the local stack's emulators (make run KEEP=1's fixed ports)"
-java -XX:-UsePerfData --enable-native-access=ALL-UNNAMED -cp "local/target/classes:$(cat local/target/classpath.txt)" \
-  dev.pulse.local.Main run --keep --duration 1 --rate 5 --ramp 0 --schedule-every 0 --work-dir "$WORK/stack" \
-  >"$WORK/stack.log" 2>&1 &
-stack_pid=$!
 
 "$ROOT/.venv/bin/python" "$HERE/check.py" --root "$ROOT" --work "$WORK" --gateway 172.31.254.1 --stack-log "$WORK/stack.log"

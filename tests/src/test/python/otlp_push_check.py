@@ -51,6 +51,9 @@ def main():
         session=session,
         compression=Compression.Gzip,
         preferred_temporality={Histogram: AggregationTemporality.DELTA},
+        # The request meets PushFunction's cold start (a JVM's): longer than the default 10 s on a busy machine (the
+        # test gives the script 60 s).
+        timeout=45,
     )
     # The reader collects on demand; the exporter is called once with what it collected: one request, known values.
     reader = InMemoryMetricReader(preferred_temporality={Histogram: AggregationTemporality.DELTA})

@@ -37,11 +37,18 @@ final class SignedApi implements AutoCloseable {
     record Response(int status, String body) {}
 
     private final URI base;
-    private final SdkHttpClient http = UrlConnectionHttpClient.create();
+    private final SdkHttpClient http;
     private final AwsV4HttpSigner signer = AwsV4HttpSigner.create();
 
     SignedApi(URI base) {
         this.base = base;
+        this.http = UrlConnectionHttpClient.create();
+    }
+
+    /** With a read timeout other than the client's 30 s: a function's cold start on a busy machine can take longer. */
+    SignedApi(URI base, java.time.Duration readTimeout) {
+        this.base = base;
+        this.http = UrlConnectionHttpClient.builder().socketTimeout(readTimeout).build();
     }
 
     /** Status, Content-Type (null when absent) and body of one call, as bytes. */

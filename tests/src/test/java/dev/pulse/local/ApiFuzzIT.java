@@ -264,7 +264,8 @@ class ApiFuzzIT {
                 .at("/paths/~1query/post/requestBody/content/application~1json/example");
         assertThat(example.isObject()).isTrue();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WARM_UP_LIMIT_SECONDS);
-        try (SignedApi api = new SignedApi(stack.apiUrl())) {
+        // The read timeout as long as the whole warm-up: the cold start is waited for here, on a busy machine too.
+        try (SignedApi api = new SignedApi(stack.apiUrl(), java.time.Duration.ofSeconds(WARM_UP_LIMIT_SECONDS))) {
             while (true) {
                 SignedApi.Response r = api.post("/query", JSON.writeValueAsString(example));
                 assertThat(r.status()).as(r.body()).isEqualTo(200);

@@ -185,7 +185,8 @@ class LocalStackBackendIT {
             String url = running.endpoint().toString();
             for (int round = 1; round <= 2; round++) {
                 // Twice: the second run finds the first one's table, stream and queue and starts from fresh ones.
-                MakeInvokeIT.Run r = MakeInvokeIT.cli(
+                MakeInvokeIT.Run r = MakeInvokeIT.cliIn(
+                        "localstack-backend-it-cli",
                         "invoke",
                         "--backend",
                         "localstack",
@@ -213,7 +214,8 @@ class LocalStackBackendIT {
     @Test
     void run_whenLocalStackPortInUse_exitsTwoWithOneLine() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            MakeInvokeIT.Run r = MakeInvokeIT.cli(
+            MakeInvokeIT.Run r = MakeInvokeIT.cliIn(
+                    "localstack-backend-it-cli",
                     "run",
                     "--backend",
                     "localstack",

@@ -63,6 +63,14 @@ class MakeInvokeIT {
     }
 
     static Run cli(String... args) {
+        return cliIn("make-invoke", args);
+    }
+
+    /**
+     * As {@link #cli}, with the work dir target/{@code workDir}: a class calling the CLI from another test JVM
+     * (failsafe runs two) needs one of its own.
+     */
+    static Run cliIn(String workDir, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         List<String> all = new ArrayList<>(List.of(args));
@@ -71,7 +79,7 @@ class MakeInvokeIT {
                 "--template",
                 LocalDeployments.root().resolve("template.yaml").toString(),
                 "--work-dir",
-                Path.of("target", "make-invoke").toAbsolutePath().toString(),
+                Path.of("target", workDir).toAbsolutePath().toString(),
                 "--param",
                 "StreamMode=PROVISIONED",
                 "--param",
