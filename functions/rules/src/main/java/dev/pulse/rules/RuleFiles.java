@@ -16,9 +16,15 @@
 package dev.pulse.rules;
 
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.pulse.query.promql.PromQlException;
 import dev.pulse.query.promql.RuleEvaluation;
@@ -127,7 +133,7 @@ public final class RuleFiles {
         }
         JsonNode root;
         try {
-            root = YAML.readTree(content);
+            root = readTree(content);
         } catch (IOException | RuntimeException e) {
             throw new RuleFileException(file + ": not valid YAML: " + firstLine(e.getMessage()));
         }
@@ -179,10 +185,10 @@ public final class RuleFiles {
             int limit = 0;
             if (g.has("limit") && !g.get("limit").isNull()) {
                 JsonNode l = g.get("limit");
-                if (!l.canConvertToInt() || !l.isIntegralNumber() || l.asInt() < 0) {
+                if (!l.isTextual() || !l.asText().matches("[0-9]{1,9}")) {
                     throw new RuleFileException(where + ": limit must be a non-negative integer");
                 }
-                limit = l.asInt();
+                limit = Integer.parseInt(l.asText());
             }
             List<Rule> rules = new ArrayList<>();
             JsonNode rulesNode = g.path("rules");
@@ -200,6 +206,47 @@ public final class RuleFiles {
             groups.add(new RuleGroup(file, name, interval, limit, List.copyOf(rules)));
         }
         return List.copyOf(groups);
+    }
+
+    /**
+     * The YAML as a tree whose scalars are the text as written: promtool reads labels, annotations and names into Go
+     * strings, so {@code version: 1.10} is "1.10" and {@code paged: yes} is "yes", where a typed tree would give
+     * "1.1" and "true". Null stays null. Duplicate keys, nesting and aliases are bounded by the parser.
+     */
+    private static JsonNode readTree(String content) throws IOException {
+        try (JsonParser p = YAML.getFactory().createParser(content)) {
+            JsonToken t = p.nextToken();
+            return t == null ? null : node(p, t);
+        }
+    }
+
+    private static JsonNode node(JsonParser p, JsonToken t) throws IOException {
+        switch (t) {
+            case START_OBJECT -> {
+                ObjectNode o = JsonNodeFactory.instance.objectNode();
+                for (JsonToken f = p.nextToken(); f == JsonToken.FIELD_NAME; f = p.nextToken()) {
+                    String name = p.currentName();
+                    o.set(name, node(p, p.nextToken()));
+                }
+                return o;
+            }
+            case START_ARRAY -> {
+                ArrayNode a = JsonNodeFactory.instance.arrayNode();
+                for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
+                    a.add(node(p, e));
+                }
+                return a;
+            }
+            case VALUE_NULL -> {
+                return NullNode.getInstance();
+            }
+            default -> {
+                if (!t.isScalarValue()) {
+                    throw new IOException("unexpected " + t);
+                }
+                return TextNode.valueOf(p.getText());
+            }
+        }
     }
 
     private static Rule rule(JsonNode r, String where) throws RuleFileException {
