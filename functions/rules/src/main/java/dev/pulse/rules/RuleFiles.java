@@ -26,6 +26,7 @@ import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import dev.pulse.query.promql.PromQlException;
 import dev.pulse.query.promql.RuleEvaluation;
 import dev.pulse.rules.internal.Durations;
@@ -243,6 +244,12 @@ public final class RuleFiles {
             default -> {
                 if (!t.isScalarValue()) {
                     throw new IOException("unexpected " + t);
+                }
+                if (p instanceof YAMLParser y && y.isCurrentAlias()) {
+                    // The parser gives an alias as its anchor's name: promtool reads "expr: *e" as the expression
+                    // "e" and an aliased mapping as a mapping, either way not what the file shows here.
+                    throw new IOException("line " + p.currentLocation().getLineNr() + ": the alias *"
+                            + abbreviate(p.getText()) + ": YAML aliases are not supported, write the value out");
                 }
                 return TextNode.valueOf(p.getText());
             }

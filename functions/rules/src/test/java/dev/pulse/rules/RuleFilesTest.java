@@ -196,6 +196,15 @@ class RuleFilesTest {
                         "groups:\n- name: g\n  rules: [{alert: A, expr: up, annotations: {s: '{{ query \"up\" }}'}}]\n",
                         "the function \"query\" is not supported by Pulse's templates"),
                 Arguments.of(
+                        "aliased expression (promtool reads the anchor's name as the expression)",
+                        "groups:\n- name: g\n  rules:\n  - {alert: A, expr: &e up == 0}\n  - {alert: B, expr: *e}\n",
+                        "line 5: the alias *e: YAML aliases are not supported, write the value out"),
+                Arguments.of(
+                        "aliased labels",
+                        "groups:\n- name: g\n  rules:\n  - {alert: A, expr: up, labels: &l {team: a}}\n"
+                                + "  - {alert: B, expr: up, labels: *l}\n",
+                        "the alias *l: YAML aliases are not supported"),
+                Arguments.of(
                         "deeply nested expression",
                         "groups:\n- name: g\n  rules: [{record: a, expr: '" + nested + "'}]\n",
                         "could not parse expression"));
