@@ -285,6 +285,10 @@ public final class GroupEvaluator {
         boolean kept;
         try {
             kept = store.replace(key, snapshot.version(), ts, active);
+        } catch (AlertStore.StateTooLargeException e) {
+            // Repeating this time would fail the same way: the rule fails (its alerts as they were, as after a failed
+            // query) and the group's cursor moves on, rather than stop every rule of the group at this time for good.
+            return new GroupEvaluation.Outcome(rule, key, samples.size(), 0, e.getMessage(), snapshot.alerts(), false);
         } catch (AlertStore.AlertStoreException e) {
             // Nothing changed, nothing is notified: the next evaluation starts again from the stored alerts.
             return new GroupEvaluation.Outcome(

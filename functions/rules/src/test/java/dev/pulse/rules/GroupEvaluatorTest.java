@@ -299,4 +299,44 @@ class GroupEvaluatorTest {
         assertThat(second.rules().get(1).superseded()).isFalse();
         assertThat(second.firing("B")).hasSize(1);
     }
+
+    @Test
+    void evaluate_whenOneRulesAlertsDoNotFitTheStore_failsThatRuleAndLetsTheGroupMoveOn() throws Exception {
+        RuleGroup g = group(0, "  - {alert: Many, expr: x > 0}\n  - {alert: B, expr: x > 0}\n");
+        InMemoryAlertStore real = new InMemoryAlertStore();
+        String many = GroupEvaluator.ruleKey(g, 0);
+        AlertStore full = new AlertStore() {
+            @Override
+            public Snapshot load(String ruleKey) {
+                return real.load(ruleKey);
+            }
+
+            @Override
+            public boolean replace(String ruleKey, long expectedVersion, long evaluatedAt, Map<String, Alert> alerts) {
+                if (ruleKey.equals(many)) {
+                    throw new StateTooLargeException("the state of rule " + ruleKey + " takes 400001 bytes");
+                }
+                return real.replace(ruleKey, expectedVersion, evaluatedAt, alerts);
+            }
+
+            @Override
+            public long groupEvaluatedAt(String groupKey) {
+                return real.groupEvaluatedAt(groupKey);
+            }
+
+            @Override
+            public void groupEvaluated(String groupKey, long evaluatedAt) {
+                real.groupEvaluated(groupKey, evaluatedAt);
+            }
+        };
+        script.put(0L, List.of(sample(1, "i", "a")));
+
+        GroupEvaluation e = evaluator(full).evaluate(g, 0);
+
+        // Repeating the time would fail the same way: a store failure would hold the whole group at it for good.
+        assertThat(e.storeFailed()).isFalse();
+        assertThat(e.rules().get(0).error()).contains("takes 400001 bytes");
+        assertThat(e.rules().get(0).transitions()).isEmpty();
+        assertThat(e.firing("B")).hasSize(1);
+    }
 }
