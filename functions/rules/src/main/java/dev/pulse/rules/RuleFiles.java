@@ -73,6 +73,8 @@ public final class RuleFiles {
     private static final Set<String> RULE_FIELDS =
             Set.of("record", "alert", "expr", "for", "keep_firing_for", "labels", "annotations");
     private static final ObjectMapper YAML;
+    private static final java.util.regex.Pattern LIMIT =
+            java.util.regex.Pattern.compile("\\+?([0-9]{1,12})|0x([0-9a-fA-F]{1,12})|0o([0-7]{1,12})");
 
     static {
         LoaderOptions options = new LoaderOptions();
@@ -186,10 +188,7 @@ public final class RuleFiles {
             int limit = 0;
             if (g.has("limit") && !g.get("limit").isNull()) {
                 JsonNode l = g.get("limit");
-                if (!l.isTextual() || !l.asText().matches("[0-9]{1,9}")) {
-                    throw new RuleFileException(where + ": limit must be a non-negative integer");
-                }
-                limit = Integer.parseInt(l.asText());
+                limit = limit(l.asText(), where);
             }
             List<Rule> rules = new ArrayList<>();
             JsonNode rulesNode = g.path("rules");
@@ -207,6 +206,21 @@ public final class RuleFiles {
             groups.add(new RuleGroup(file, name, interval, limit, List.copyOf(rules)));
         }
         return List.copyOf(groups);
+    }
+
+    /** A group's limit as YAML writes an integer ({@code 10}, {@code +10}, {@code 0x0a}, {@code 0o12}). */
+    private static int limit(String text, String where) throws RuleFileException {
+        java.util.regex.Matcher m = LIMIT.matcher(text);
+        if (!m.matches()) {
+            throw new RuleFileException(where + ": limit must be a non-negative integer");
+        }
+        try {
+            return m.group(1) != null
+                    ? Integer.parseInt(m.group(1))
+                    : m.group(2) != null ? Integer.parseInt(m.group(2), 16) : Integer.parseInt(m.group(3), 8);
+        } catch (NumberFormatException e) {
+            throw new RuleFileException(where + ": limit " + abbreviate(text) + " is out of range");
+        }
     }
 
     /**

@@ -307,6 +307,19 @@ class RuleFilesTest {
         assertThat(rule.annotations()).containsExactlyInAnyOrderEntriesOf(Map.of("build", "2.50", "zero", "0.0"));
     }
 
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.CsvSource({"10,10", "+10,10", "0x0a,10", "0o12,10", "0,0"})
+    void parse_whenTheLimitIsAYamlInteger_readsItAsPromtoolDoes(String written, int limit, @TempDir Path dir)
+            throws Exception {
+        String yaml = "groups:\n- name: g\n  limit: " + written + "\n  rules: [{record: a, expr: up}]\n";
+        Files.writeString(dir.resolve("l.yml"), yaml);
+
+        Promtool.Result promtool = Promtool.run(dir, "check", "rules", "l.yml");
+
+        assertThat(promtool.exitCode()).as(promtool.output()).isZero();
+        assertThat(RuleFiles.parse("l.yml", yaml).get(0).limit()).isEqualTo(limit);
+    }
+
     @Test
     void parse_whenFieldsAreOmitted_usesPrometheusDefaults() throws Exception {
         List<RuleGroup> groups = RuleFiles.parse("d.yml", "groups:\n- name: g\n  rules: [{alert: A, expr: up}]\n");
