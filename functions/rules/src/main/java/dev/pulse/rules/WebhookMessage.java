@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.rules.internal.Fingerprint;
+import dev.pulse.rules.internal.GoFormat;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -155,7 +156,8 @@ public final class WebhookMessage {
         boolean anyFiring =
                 alerts.stream().anyMatch(a -> a.get("status").asText().equals("firing"));
         m.put("version", "4");
-        m.put("groupKey", "{}:{alertname=\"" + rule.name() + "\"}");
+        // Alertmanager's group key: the route's key, then the group labels as model.LabelSet prints them (%q).
+        m.put("groupKey", "{}:{alertname=" + GoFormat.quote(rule.name()) + "}");
         m.put("truncatedAlerts", 0);
         m.put("status", anyFiring ? "firing" : "resolved");
         m.put("receiver", receiver);

@@ -101,6 +101,30 @@ class WebhookMessageTest {
     }
 
     @Test
+    void build_whenTheAlertNameHoldsQuotes_quotesItInTheGroupKeyAsAlertmanagerDoes() throws Exception {
+        AlertingRule quoted = (AlertingRule) RuleFiles.parse(
+                        "r.yml", "groups:\n- name: g\n  rules:\n  - {alert: 'Disk \"full\"', expr: 'up == 0'}\n")
+                .get(0)
+                .rules()
+                .get(0);
+        Alert a = new Alert(
+                new TreeMap<>(Map.of("alertname", "Disk \"full\"")),
+                new TreeMap<>(),
+                AlertState.FIRING,
+                1,
+                FIRED,
+                FIRED,
+                0,
+                0);
+
+        JsonNode m = JSON.readTree(
+                WebhookMessage.build(quoted, List.of(a), Map.of(), "", "pulse").get(0));
+
+        assertThat(m.get("groupKey").asText()).isEqualTo("{}:{alertname=\"Disk \\\"full\\\"\"}");
+        assertThat(m.get("groupLabels").get("alertname").asText()).isEqualTo("Disk \"full\"");
+    }
+
+    @Test
     void build_whenEveryAlertResolved_saysResolved() throws Exception {
         JsonNode m = JSON.readTree(
                 WebhookMessage.build(rule(), List.of(alert("a", AlertState.INACTIVE, "s")), Map.of(), "", "pulse")

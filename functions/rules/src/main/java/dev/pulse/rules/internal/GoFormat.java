@@ -382,7 +382,7 @@ public final class GoFormat {
     }
 
     /** Go's {@code strconv.Quote} for the characters labels hold. */
-    static String quote(String s) {
+    public static String quote(String s) {
         StringBuilder b = new StringBuilder("\"");
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
