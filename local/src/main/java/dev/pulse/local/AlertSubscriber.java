@@ -49,10 +49,12 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class AlertSubscriber implements AutoCloseable {
 
     /**
-     * SNS messages are at most 256 KiB; in the envelope every quote and backslash of the message is escaped, so twice
-     * that plus the envelope's fields is the most a delivery can be. Larger bodies are refused while read.
+     * SNS messages are at most 256 KiB; in the envelope the message is escaped again: a quote or backslash takes two
+     * bytes, and moto writes the envelope with Python's json, which escapes every non-ASCII character as
+     * {@code \\uXXXX}: a two-byte character takes six. Three times the message plus the envelope's fields is the most
+     * a delivery can be. Larger bodies are refused while read.
      */
-    static final int MAX_BODY_BYTES = 2 * 256 * 1024 + 16 * 1024;
+    static final int MAX_BODY_BYTES = 3 * 256 * 1024 + 16 * 1024;
     /** More alerts than a run can produce: a flood stops being recorded (counted as rejected) instead of growing. */
     static final int MAX_DELIVERIES = 10_000;
 
@@ -91,6 +93,10 @@ public final class AlertSubscriber implements AutoCloseable {
     private final AtomicLong messages = new AtomicLong();
     private final AtomicLong rejected = new AtomicLong();
     private final AtomicLong confirmations = new AtomicLong();
+    private final AtomicLong duplicates = new AtomicLong();
+    /** The SNS MessageIds taken, so a redelivery is recognised; bounded as the deliveries are. */
+    private final java.util.Set<String> messageIds = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private final HttpClient confirmClient =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
 
@@ -125,6 +131,11 @@ public final class AlertSubscriber implements AutoCloseable {
     /** Requests refused: too large, not JSON, not a webhook message, or past {@link #MAX_DELIVERIES}. */
     public long rejected() {
         return rejected.get();
+    }
+
+    /** Notifications SNS delivered again (a MessageId already taken): answered 200, not recorded twice. */
+    public long duplicates() {
+        return duplicates.get();
     }
 
     /** Subscription confirmations followed. */
@@ -175,6 +186,7 @@ public final class AlertSubscriber implements AutoCloseable {
             return confirm(n.path("SubscribeURL").asText(""));
         }
         JsonNode message = n;
+        String messageId = null;
         if (type.equals("Notification")) {
             JsonNode inner = n.path("Message");
             if (!inner.isTextual()) {
@@ -185,10 +197,25 @@ public final class AlertSubscriber implements AutoCloseable {
             } catch (JsonProcessingException e) {
                 return "field Message: not JSON: " + e.getOriginalMessage();
             }
+            messageId = n.path("MessageId").isTextual() ? n.get("MessageId").asText() : null;
         } else if (!type.isEmpty()) {
             return "field Type: " + type + " is not a notification";
         }
-        return webhook(message, receivedAtMillis);
+        // SNS delivers at least once: the same MessageId again is a redelivery, not another notification.
+        if (messageId != null) {
+            if (messageIds.size() >= MAX_DELIVERIES) {
+                return "more than " + MAX_DELIVERIES + " messages received: no more are kept";
+            }
+            if (!messageIds.add(messageId)) {
+                duplicates.incrementAndGet();
+                return null;
+            }
+        }
+        String problem = webhook(message, receivedAtMillis);
+        if (problem != null && messageId != null) {
+            messageIds.remove(messageId);
+        }
+        return problem;
     }
 
     private String webhook(JsonNode m, long receivedAtMillis) {

@@ -316,6 +316,7 @@ final class PipelineRun {
         o.json().put("subscriber", subscriber.endpoint().toString());
         o.json().put("messages", subscriber.messages());
         o.json().put("rejected", subscriber.rejected());
+        o.json().put("redelivered", subscriber.duplicates());
         var lines = o.json().putArray("lines");
         o.lines().forEach(lines::add);
         return o;

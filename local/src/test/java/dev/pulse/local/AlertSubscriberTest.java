@@ -147,6 +147,48 @@ class AlertSubscriberTest {
     }
 
     @Test
+    void post_whenSnsDeliversTheSameMessageAgain_recordsItOnce() throws Exception {
+        ObjectNode envelope = JSON.createObjectNode();
+        envelope.put("Type", "Notification");
+        envelope.put("MessageId", "m-redelivered");
+        envelope.put("Message", webhook("firing", "local-3"));
+
+        HttpResponse<String> first = post(envelope.toString());
+        HttpResponse<String> again = post(envelope.toString());
+
+        // SNS delivers at least once: a redelivery (same MessageId) is not a second notification from Pulse.
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(again.statusCode()).isEqualTo(200);
+        assertThat(subscriber.deliveries()).hasSize(1);
+        assertThat(subscriber.messages()).isEqualTo(1);
+        assertThat(subscriber.duplicates()).isEqualTo(1);
+    }
+
+    @Test
+    void post_whenTheEnvelopeEscapesEveryNonAsciiCharacterOfAFullSnsMessage_recordsIt() throws Exception {
+        // moto posts the envelope with Python's json (ensure_ascii): 'é', two bytes in the message, is six in the
+        // envelope, so a message under SNS's 256 KiB can take three times that.
+        ObjectNode m = (ObjectNode) JSON.readTree(webhook("firing", "local-4"));
+        ((ObjectNode) m.get("alerts").get(0).get("annotations")).put("description", "é".repeat(125_000));
+        String message = m.toString();
+        assertThat(message.getBytes(StandardCharsets.UTF_8).length).isLessThan(256 * 1024);
+        ObjectNode envelope = JSON.createObjectNode();
+        envelope.put("Type", "Notification");
+        envelope.put("MessageId", "m-ascii");
+        envelope.put("Message", message);
+        String escaped = JSON.writer()
+                .with(com.fasterxml.jackson.core.json.JsonWriteFeature.ESCAPE_NON_ASCII)
+                .writeValueAsString(envelope);
+
+        HttpResponse<String> r = post(escaped);
+
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(subscriber.deliveries())
+                .singleElement()
+                .satisfies(d -> assertThat(d.labels()).containsEntry("run", "local-4"));
+    }
+
+    @Test
     void get_whenNotPost_answers405() throws Exception {
         HttpResponse<String> r = http.send(
                 HttpRequest.newBuilder(subscriber.endpoint()).GET().build(), HttpResponse.BodyHandlers.ofString());

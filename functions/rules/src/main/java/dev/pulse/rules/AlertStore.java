@@ -45,6 +45,20 @@ public interface AlertStore {
 
     record Snapshot(Map<String, Alert> alerts, long version, long evaluatedAt) {}
 
+    /**
+     * The alerts do not fit the store (more than a table item holds): a property of the evaluation's result, not of
+     * the store's availability, so repeating the time would fail the same way. The rule's evaluation fails and its
+     * alerts stay as they were (as after a failed query); the rest of the group goes on.
+     */
+    final class StateTooLargeException extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        public StateTooLargeException(String message) {
+            super(message);
+        }
+    }
+
     /** The store could not be read or written in time, or refused the write; the message says which and why. */
     final class AlertStoreException extends RuntimeException {
 

@@ -18,6 +18,7 @@ package dev.pulse.rules;
 import dev.pulse.query.promql.RuleEvaluation;
 import dev.pulse.rules.internal.Fingerprint;
 import dev.pulse.rules.internal.GoTemplate;
+import dev.pulse.rules.internal.Names;
 import dev.pulse.rules.internal.TemplateException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -69,8 +70,9 @@ public final class GroupEvaluator {
 
     /** The identity of rule {@code index} (from 0) of {@code group}: what its stored state and records are keyed by. */
     public static String ruleKey(RuleGroup group, int index) {
-        return group.file() + ";" + group.name() + ";" + index + ";"
-                + group.rules().get(index).name();
+        // Escaped parts: group "g" with alert "A;1;B" and group "g;0;A" with alert "B" at index 1 stay two rules.
+        return group.key() + ";" + index + ";"
+                + Names.keyPart(group.rules().get(index).name());
     }
 
     public GroupEvaluation evaluate(RuleGroup group, long ts) {
@@ -283,6 +285,10 @@ public final class GroupEvaluator {
         boolean kept;
         try {
             kept = store.replace(key, snapshot.version(), ts, active);
+        } catch (AlertStore.StateTooLargeException e) {
+            // Repeating this time would fail the same way: the rule fails (its alerts as they were, as after a failed
+            // query) and the group's cursor moves on, rather than stop every rule of the group at this time for good.
+            return new GroupEvaluation.Outcome(rule, key, samples.size(), 0, e.getMessage(), snapshot.alerts(), false);
         } catch (AlertStore.AlertStoreException e) {
             // Nothing changed, nothing is notified: the next evaluation starts again from the stored alerts.
             return new GroupEvaluation.Outcome(

@@ -16,10 +16,17 @@
 package dev.pulse.rules;
 
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import dev.pulse.query.promql.PromQlException;
 import dev.pulse.query.promql.RuleEvaluation;
 import dev.pulse.rules.internal.Durations;
@@ -66,6 +73,8 @@ public final class RuleFiles {
     private static final Set<String> RULE_FIELDS =
             Set.of("record", "alert", "expr", "for", "keep_firing_for", "labels", "annotations");
     private static final ObjectMapper YAML;
+    private static final java.util.regex.Pattern LIMIT =
+            java.util.regex.Pattern.compile("\\+?([0-9]{1,12})|0x([0-9a-fA-F]{1,12})|0o([0-7]{1,12})");
 
     static {
         LoaderOptions options = new LoaderOptions();
@@ -127,7 +136,7 @@ public final class RuleFiles {
         }
         JsonNode root;
         try {
-            root = YAML.readTree(content);
+            root = readTree(content);
         } catch (IOException | RuntimeException e) {
             throw new RuleFileException(file + ": not valid YAML: " + firstLine(e.getMessage()));
         }
@@ -179,10 +188,7 @@ public final class RuleFiles {
             int limit = 0;
             if (g.has("limit") && !g.get("limit").isNull()) {
                 JsonNode l = g.get("limit");
-                if (!l.canConvertToInt() || !l.isIntegralNumber() || l.asInt() < 0) {
-                    throw new RuleFileException(where + ": limit must be a non-negative integer");
-                }
-                limit = l.asInt();
+                limit = limit(l.asText(), where);
             }
             List<Rule> rules = new ArrayList<>();
             JsonNode rulesNode = g.path("rules");
@@ -200,6 +206,68 @@ public final class RuleFiles {
             groups.add(new RuleGroup(file, name, interval, limit, List.copyOf(rules)));
         }
         return List.copyOf(groups);
+    }
+
+    /** A group's limit as YAML writes an integer ({@code 10}, {@code +10}, {@code 0x0a}, {@code 0o12}). */
+    private static int limit(String text, String where) throws RuleFileException {
+        java.util.regex.Matcher m = LIMIT.matcher(text);
+        if (!m.matches()) {
+            throw new RuleFileException(where + ": limit must be a non-negative integer");
+        }
+        try {
+            return m.group(1) != null
+                    ? Integer.parseInt(m.group(1))
+                    : m.group(2) != null ? Integer.parseInt(m.group(2), 16) : Integer.parseInt(m.group(3), 8);
+        } catch (NumberFormatException e) {
+            throw new RuleFileException(where + ": limit " + abbreviate(text) + " is out of range");
+        }
+    }
+
+    /**
+     * The YAML as a tree whose scalars are the text as written: promtool reads labels, annotations and names into Go
+     * strings, so {@code version: 1.10} is "1.10" and {@code paged: yes} is "yes", where a typed tree would give
+     * "1.1" and "true". Null stays null. Duplicate keys, nesting and aliases are bounded by the parser.
+     */
+    private static JsonNode readTree(String content) throws IOException {
+        try (JsonParser p = YAML.getFactory().createParser(content)) {
+            JsonToken t = p.nextToken();
+            return t == null ? null : node(p, t);
+        }
+    }
+
+    private static JsonNode node(JsonParser p, JsonToken t) throws IOException {
+        switch (t) {
+            case START_OBJECT -> {
+                ObjectNode o = JsonNodeFactory.instance.objectNode();
+                for (JsonToken f = p.nextToken(); f == JsonToken.FIELD_NAME; f = p.nextToken()) {
+                    String name = p.currentName();
+                    o.set(name, node(p, p.nextToken()));
+                }
+                return o;
+            }
+            case START_ARRAY -> {
+                ArrayNode a = JsonNodeFactory.instance.arrayNode();
+                for (JsonToken e = p.nextToken(); e != JsonToken.END_ARRAY; e = p.nextToken()) {
+                    a.add(node(p, e));
+                }
+                return a;
+            }
+            case VALUE_NULL -> {
+                return NullNode.getInstance();
+            }
+            default -> {
+                if (!t.isScalarValue()) {
+                    throw new IOException("unexpected " + t);
+                }
+                if (p instanceof YAMLParser y && y.isCurrentAlias()) {
+                    // The parser gives an alias as its anchor's name: promtool reads "expr: *e" as the expression
+                    // "e" and an aliased mapping as a mapping, either way not what the file shows here.
+                    throw new IOException("line " + p.currentLocation().getLineNr() + ": the alias *"
+                            + abbreviate(p.getText()) + ": YAML aliases are not supported, write the value out");
+                }
+                return TextNode.valueOf(p.getText());
+            }
+        }
     }
 
     private static Rule rule(JsonNode r, String where) throws RuleFileException {

@@ -15,6 +15,7 @@
  */
 package dev.pulse.rules;
 
+import dev.pulse.rules.internal.Names;
 import java.util.List;
 
 /**
@@ -24,8 +25,11 @@ import java.util.List;
  */
 public record RuleGroup(String file, String name, long intervalMillis, int limit, List<Rule> rules) {
 
-    /** The group's identity across files: Prometheus' group key, {@code file;name}. */
+    /**
+     * The group's identity across files: Prometheus' group key, {@code file;name}, each part with ';' and '\\'
+     * escaped ({@link Names#keyPart}) so that names holding ';' cannot make two groups one.
+     */
     public String key() {
-        return file + ";" + name;
+        return Names.keyPart(file) + ";" + Names.keyPart(name);
     }
 }

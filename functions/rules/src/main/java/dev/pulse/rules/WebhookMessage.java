@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pulse.rules.internal.Fingerprint;
+import dev.pulse.rules.internal.GoFormat;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -42,12 +43,20 @@ import java.util.TreeMap;
  * alert's with the external labels added where the alert has none of that name (as Prometheus sends them);
  * {@code startsAt} is when the alert fired, {@code endsAt} when it resolved or Go's zero time while it fires (as
  * Alertmanager prints an alert without an end); the fingerprint is Alertmanager's, over those labels. A message
- * stays under SNS's 256 KiB: more alerts are split over several messages.
+ * stays under SNS's 256 KiB: more alerts are split over several messages, and an alert too large alone has its
+ * longest annotation (then label) values shortened.
  */
 public final class WebhookMessage {
 
     /** SNS's message limit is 262,144 bytes; what is left covers the JSON punctuation between alerts. */
     static final int MAX_BYTES = 250_000;
+    /**
+     * The most one alert takes: a message holds at most {@code MAX_BYTES / 2} of alerts plus the common labels and
+     * annotations, which are at most one alert's, so alerts under this bound keep every message under SNS's limit.
+     */
+    static final int MAX_ALERT_BYTES = 100_000;
+    /** What ends an annotation or label value shortened to fit {@link #MAX_ALERT_BYTES}. */
+    static final String SHORTENED = "...(shortened to fit an SNS message)";
 
     private static final String ZERO_TIME = "0001-01-01T00:00:00Z";
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -99,7 +108,47 @@ public final class WebhookMessage {
                 firing ? ZERO_TIME : Instant.ofEpochMilli(a.resolvedAt()).toString());
         n.put("generatorURL", generatorUrl(externalUrl, rule.expr()));
         n.put("fingerprint", Fingerprint.of(labels));
+        shorten(n);
         return n;
+    }
+
+    /**
+     * Shortens an alert over {@link #MAX_ALERT_BYTES} (annotations each up to a template's 65,536 characters, any
+     * number of them) rather than lose its notification to SNS's refusal: the longest annotation value first, then
+     * the longest label value other than {@code alertname}, halved until the alert fits. The fingerprint stays the
+     * one of the full labels, so receivers still match the alert with its other notifications.
+     */
+    private static void shorten(ObjectNode alert) {
+        int size = alert.toString().getBytes(StandardCharsets.UTF_8).length;
+        while (size > MAX_ALERT_BYTES) {
+            ObjectNode longestIn = null;
+            String longestKey = null;
+            int longest = 0;
+            for (String field : List.of("annotations", "labels")) {
+                ObjectNode values = (ObjectNode) alert.get(field);
+                for (Map.Entry<String, com.fasterxml.jackson.databind.JsonNode> e : values.properties()) {
+                    int length = e.getValue().asText().length();
+                    if (!e.getKey().equals("alertname") && length > longest) {
+                        longest = length;
+                        longestIn = values;
+                        longestKey = e.getKey();
+                    }
+                }
+                if (longestIn != null && longest > SHORTENED.length() * 2) {
+                    break; // annotations before labels
+                }
+            }
+            if (longestIn == null || longest <= SHORTENED.length() * 2) {
+                return; // nothing left worth shortening: SNS refuses it, which is counted and logged whole
+            }
+            String v = longestIn.get(longestKey).asText();
+            int cut = longest / 2;
+            if (Character.isHighSurrogate(v.charAt(cut - 1))) {
+                cut--;
+            }
+            longestIn.put(longestKey, v.substring(0, cut) + SHORTENED);
+            size = alert.toString().getBytes(StandardCharsets.UTF_8).length;
+        }
     }
 
     private static String message(AlertingRule rule, List<ObjectNode> alerts, String externalUrl, String receiver) {
@@ -107,7 +156,8 @@ public final class WebhookMessage {
         boolean anyFiring =
                 alerts.stream().anyMatch(a -> a.get("status").asText().equals("firing"));
         m.put("version", "4");
-        m.put("groupKey", "{}:{alertname=\"" + rule.name() + "\"}");
+        // Alertmanager's group key: the route's key, then the group labels as model.LabelSet prints them (%q).
+        m.put("groupKey", "{}:{alertname=" + GoFormat.quote(rule.name()) + "}");
         m.put("truncatedAlerts", 0);
         m.put("status", anyFiring ? "firing" : "resolved");
         m.put("receiver", receiver);

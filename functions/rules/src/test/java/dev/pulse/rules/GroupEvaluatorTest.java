@@ -18,12 +18,15 @@ package dev.pulse.rules;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pulse.query.promql.RuleEvaluation;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Alert states with a scripted {@link Querier} (what the expression returns at each minute), for what promtool's
@@ -269,5 +272,71 @@ class GroupEvaluatorTest {
         assertThat(o.transitions()).singleElement().extracting(Alert::state).isEqualTo(AlertState.FIRING);
         assertThat(o.storeFailed()).isFalse();
         assertThat(store.load("t.yml;g;0;A").alerts()).hasSize(1);
+    }
+
+    /**
+     * Group and alert names may hold any character (promtool accepts both): group "g" with alert "A;1;B" first and
+     * group "g;0;A" with alert "B" second would both be "t.yml;g;0;A;1;B" if the key only joined the names with ';',
+     * and the second rule would be refused as already evaluated, its alert never firing.
+     */
+    @Test
+    void evaluate_whenGroupAndAlertNamesHoldTheKeySeparator_keepsEachRulesStateApart(@TempDir Path dir)
+            throws Exception {
+        String yaml = "groups:\n- name: g\n  rules:\n  - {alert: 'A;1;B', expr: x > 0}\n"
+                + "- name: 'g;0;A'\n  rules:\n  - {alert: C, expr: x > 0}\n  - {alert: B, expr: x > 0}\n";
+        Files.writeString(dir.resolve("t.yml"), yaml);
+        Promtool.Result promtool = Promtool.run(dir, "check", "rules", "t.yml");
+        List<RuleGroup> groups = RuleFiles.parse("t.yml", yaml);
+        GroupEvaluator e = evaluator(new InMemoryAlertStore());
+        script.put(0L, List.of(sample(1, "i", "a")));
+
+        GroupEvaluation first = e.evaluate(groups.get(0), 0);
+        GroupEvaluation second = e.evaluate(groups.get(1), 0);
+
+        assertThat(promtool.exitCode()).as(promtool.output()).isZero();
+        assertThat(GroupEvaluator.ruleKey(groups.get(1), 1)).isNotEqualTo(GroupEvaluator.ruleKey(groups.get(0), 0));
+        assertThat(first.firing("A;1;B")).hasSize(1);
+        assertThat(second.rules().get(1).superseded()).isFalse();
+        assertThat(second.firing("B")).hasSize(1);
+    }
+
+    @Test
+    void evaluate_whenOneRulesAlertsDoNotFitTheStore_failsThatRuleAndLetsTheGroupMoveOn() throws Exception {
+        RuleGroup g = group(0, "  - {alert: Many, expr: x > 0}\n  - {alert: B, expr: x > 0}\n");
+        InMemoryAlertStore real = new InMemoryAlertStore();
+        String many = GroupEvaluator.ruleKey(g, 0);
+        AlertStore full = new AlertStore() {
+            @Override
+            public Snapshot load(String ruleKey) {
+                return real.load(ruleKey);
+            }
+
+            @Override
+            public boolean replace(String ruleKey, long expectedVersion, long evaluatedAt, Map<String, Alert> alerts) {
+                if (ruleKey.equals(many)) {
+                    throw new StateTooLargeException("the state of rule " + ruleKey + " takes 400001 bytes");
+                }
+                return real.replace(ruleKey, expectedVersion, evaluatedAt, alerts);
+            }
+
+            @Override
+            public long groupEvaluatedAt(String groupKey) {
+                return real.groupEvaluatedAt(groupKey);
+            }
+
+            @Override
+            public void groupEvaluated(String groupKey, long evaluatedAt) {
+                real.groupEvaluated(groupKey, evaluatedAt);
+            }
+        };
+        script.put(0L, List.of(sample(1, "i", "a")));
+
+        GroupEvaluation e = evaluator(full).evaluate(g, 0);
+
+        // Repeating the time would fail the same way: a store failure would hold the whole group at it for good.
+        assertThat(e.storeFailed()).isFalse();
+        assertThat(e.rules().get(0).error()).contains("takes 400001 bytes");
+        assertThat(e.rules().get(0).transitions()).isEmpty();
+        assertThat(e.firing("B")).hasSize(1);
     }
 }

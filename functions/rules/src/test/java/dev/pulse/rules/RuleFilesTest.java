@@ -84,6 +84,14 @@ class RuleFilesTest {
                         "groups:\n- name: g\n  rules: [{alert: A, expr: 'up', keep_firing_for: 5s1m}]\n",
                         "keep_firing_for: not a valid duration string: \"5s1m\""),
                 Arguments.of(
+                        "duration whose milliseconds overflow to a negative number",
+                        "groups:\n- name: g\n  rules: [{alert: A, expr: up, for: 999999999999y}]\n",
+                        "group \"g\", rule 1 (\"A\"): for: duration out of range: \"999999999999y\""),
+                Arguments.of(
+                        "duration whose milliseconds wrap around to 338 days",
+                        "groups:\n- name: g\n  rules: [{alert: A, expr: up, keep_firing_for: 584942417356y}]\n",
+                        "keep_firing_for: duration out of range: \"584942417356y\""),
+                Arguments.of(
                         "bad interval",
                         "groups:\n- name: g\n  interval: 1x\n  rules: [{record: a, expr: up}]\n",
                         "group \"g\": interval: not a valid duration string: \"1x\""),
@@ -188,6 +196,15 @@ class RuleFilesTest {
                         "groups:\n- name: g\n  rules: [{alert: A, expr: up, annotations: {s: '{{ query \"up\" }}'}}]\n",
                         "the function \"query\" is not supported by Pulse's templates"),
                 Arguments.of(
+                        "aliased expression (promtool reads the anchor's name as the expression)",
+                        "groups:\n- name: g\n  rules:\n  - {alert: A, expr: &e up == 0}\n  - {alert: B, expr: *e}\n",
+                        "line 5: the alias *e: YAML aliases are not supported, write the value out"),
+                Arguments.of(
+                        "aliased labels",
+                        "groups:\n- name: g\n  rules:\n  - {alert: A, expr: up, labels: &l {team: a}}\n"
+                                + "  - {alert: B, expr: up, labels: *l}\n",
+                        "the alias *l: YAML aliases are not supported"),
+                Arguments.of(
                         "deeply nested expression",
                         "groups:\n- name: g\n  rules: [{record: a, expr: '" + nested + "'}]\n",
                         "could not parse expression"));
@@ -261,6 +278,46 @@ class RuleFilesTest {
         assertThat(groups.get(0).rules()).hasSize(2).extracting(Rule::name).containsOnly("A");
         assertThat(groups.get(0).rules().get(0).labels()).containsEntry("team", "a\nb");
         assertThat(GroupEvaluator.ruleKey(groups.get(0), 0)).isNotEqualTo(GroupEvaluator.ruleKey(groups.get(0), 1));
+    }
+
+    @Test
+    void parse_whenLabelsAndAnnotationsLookLikeNumbersOrBooleans_keepsTheTextAsWrittenAsPromtoolDoes(@TempDir Path dir)
+            throws Exception {
+        String yaml = "groups:\n- name: g\n  rules:\n  - alert: A\n    expr: up == 0\n"
+                + "    labels: {version: 1.10, id: 007, paged: yes, big: 1e3, hex: 0x1F, upper: TRUE}\n"
+                + "    annotations: {build: 2.50, zero: 0.0}\n";
+        Files.writeString(dir.resolve("r.yml"), yaml);
+        Files.writeString(
+                dir.resolve("t.yml"),
+                "rule_files: [r.yml]\nevaluation_interval: 1m\ntests:\n- interval: 1m\n"
+                        + "  input_series: [{series: 'up{job=\"x\"}', values: '0 0'}]\n"
+                        + "  alert_rule_test:\n  - eval_time: 1m\n    alertname: A\n    exp_alerts:\n"
+                        + "    - exp_labels: {job: x, version: '1.10', id: '007', paged: 'yes', big: '1e3',"
+                        + " hex: '0x1F', upper: 'TRUE'}\n"
+                        + "      exp_annotations: {build: '2.50', zero: '0.0'}\n");
+
+        Promtool.Result promtool = Promtool.run(dir, "test", "rules", "t.yml");
+        AlertingRule rule =
+                (AlertingRule) RuleFiles.parse("r.yml", yaml).get(0).rules().get(0);
+
+        assertThat(promtool.exitCode()).as(promtool.output()).isZero();
+        assertThat(rule.labels())
+                .containsExactlyInAnyOrderEntriesOf(Map.of(
+                        "version", "1.10", "id", "007", "paged", "yes", "big", "1e3", "hex", "0x1F", "upper", "TRUE"));
+        assertThat(rule.annotations()).containsExactlyInAnyOrderEntriesOf(Map.of("build", "2.50", "zero", "0.0"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.CsvSource({"10,10", "+10,10", "0x0a,10", "0o12,10", "0,0"})
+    void parse_whenTheLimitIsAYamlInteger_readsItAsPromtoolDoes(String written, int limit, @TempDir Path dir)
+            throws Exception {
+        String yaml = "groups:\n- name: g\n  limit: " + written + "\n  rules: [{record: a, expr: up}]\n";
+        Files.writeString(dir.resolve("l.yml"), yaml);
+
+        Promtool.Result promtool = Promtool.run(dir, "check", "rules", "l.yml");
+
+        assertThat(promtool.exitCode()).as(promtool.output()).isZero();
+        assertThat(RuleFiles.parse("l.yml", yaml).get(0).limit()).isEqualTo(limit);
     }
 
     @Test

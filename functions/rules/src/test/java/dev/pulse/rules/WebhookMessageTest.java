@@ -27,6 +27,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** Alertmanager's webhook message (version 4) for a rule's transitions, field by field. */
 class WebhookMessageTest {
@@ -99,6 +101,30 @@ class WebhookMessageTest {
     }
 
     @Test
+    void build_whenTheAlertNameHoldsQuotes_quotesItInTheGroupKeyAsAlertmanagerDoes() throws Exception {
+        AlertingRule quoted = (AlertingRule) RuleFiles.parse(
+                        "r.yml", "groups:\n- name: g\n  rules:\n  - {alert: 'Disk \"full\"', expr: 'up == 0'}\n")
+                .get(0)
+                .rules()
+                .get(0);
+        Alert a = new Alert(
+                new TreeMap<>(Map.of("alertname", "Disk \"full\"")),
+                new TreeMap<>(),
+                AlertState.FIRING,
+                1,
+                FIRED,
+                FIRED,
+                0,
+                0);
+
+        JsonNode m = JSON.readTree(
+                WebhookMessage.build(quoted, List.of(a), Map.of(), "", "pulse").get(0));
+
+        assertThat(m.get("groupKey").asText()).isEqualTo("{}:{alertname=\"Disk \\\"full\\\"\"}");
+        assertThat(m.get("groupLabels").get("alertname").asText()).isEqualTo("Disk \"full\"");
+    }
+
+    @Test
     void build_whenEveryAlertResolved_saysResolved() throws Exception {
         JsonNode m = JSON.readTree(
                 WebhookMessage.build(rule(), List.of(alert("a", AlertState.INACTIVE, "s")), Map.of(), "", "pulse")
@@ -124,5 +150,38 @@ class WebhookMessageTest {
             alerts += JSON.readTree(m).get("alerts").size();
         }
         assertThat(alerts).isEqualTo(400);
+    }
+
+    /**
+     * An alert bigger than half a message: its annotations are what templates may expand to (each up to 65,536
+     * characters, any number of them), and control characters take six bytes each in JSON.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"ten annotations of 16000 letters,10,16000,97", "one annotation of 60000 control characters,1,60000,1"})
+    void build_whenOneAlertIsLargerThanHalfAMessage_shortensItsAnnotationsUnderTheSnsLimitKeepingItsFingerprint(
+            String name, int annotations, int length, int codePoint) throws Exception {
+        String character = Character.toString(codePoint);
+        TreeMap<String, String> big = new TreeMap<>();
+        for (int i = 0; i < annotations; i++) {
+            big.put("a" + i, character.repeat(length));
+        }
+        Alert huge = new Alert(
+                new TreeMap<>(Map.of("alertname", "HighLatency", "instance", "a")),
+                big,
+                AlertState.FIRING,
+                0.7,
+                FIRED - 120_000,
+                FIRED,
+                0,
+                0);
+
+        List<String> messages = WebhookMessage.build(rule(), List.of(huge), Map.of(), "", "pulse");
+
+        assertThat(messages).hasSize(1);
+        assertThat(messages.get(0).getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(256 * 1024);
+        JsonNode a = JSON.readTree(messages.get(0)).get("alerts").get(0);
+        assertThat(a.get("fingerprint").asText()).isEqualTo(huge.fingerprint());
+        assertThat(a.get("labels").get("instance").asText()).isEqualTo("a");
+        assertThat(a.get("annotations").get("a0").asText()).startsWith(character.repeat(100));
     }
 }

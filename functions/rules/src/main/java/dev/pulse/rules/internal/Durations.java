@@ -46,7 +46,9 @@ public final class Durations {
             if (g == null) {
                 continue;
             }
-            if (g.length() > 12) {
+            // Checked before multiplying: 12 digits of years overflow a long and could wrap to a small or
+            // negative duration.
+            if (g.length() > 12 || Long.parseLong(g) > (MAX_MILLIS - total) / UNIT_MILLIS[i]) {
                 throw new IllegalArgumentException("duration out of range: \"" + abbreviate(s) + "\"");
             }
             total += Long.parseLong(g) * UNIT_MILLIS[i];

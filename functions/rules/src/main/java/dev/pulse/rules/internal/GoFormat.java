@@ -205,7 +205,9 @@ public final class GoFormat {
                 sign = "-";
                 v = -v;
             }
-            long duration = (long) v;
+            // Go's int64(v) on amd64 (CVTTSD2SI) is the minimum int64 for a value past the range, where Java's cast
+            // saturates at the maximum: Prometheus prints "-106751991167300d -15h -30m -8s" for 1e300.
+            long duration = v >= 0x1p63 ? Long.MIN_VALUE : (long) v;
             long seconds = duration % 60;
             long minutes = (duration / 60) % 60;
             long hours = (duration / 60 / 60) % 24;
@@ -380,7 +382,7 @@ public final class GoFormat {
     }
 
     /** Go's {@code strconv.Quote} for the characters labels hold. */
-    static String quote(String s) {
+    public static String quote(String s) {
         StringBuilder b = new StringBuilder("\"");
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

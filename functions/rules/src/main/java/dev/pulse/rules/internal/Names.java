@@ -32,4 +32,15 @@ public final class Names {
     public static boolean validMetricName(String s) {
         return !s.isEmpty() && s.length() <= 1_024 && METRIC.matcher(s).matches();
     }
+
+    /**
+     * A name as one part of a stored key whose parts are joined with ';': '\\' and ';' escaped with '\\', so two
+     * different lists of names never give the same key; a name without either character is unchanged.
+     */
+    public static String keyPart(String name) {
+        if (name.indexOf(';') < 0 && name.indexOf('\\') < 0) {
+            return name;
+        }
+        return name.replace("\\", "\\\\").replace(";", "\\;");
+    }
 }

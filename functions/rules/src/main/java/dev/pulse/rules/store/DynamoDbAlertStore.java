@@ -109,12 +109,10 @@ public final class DynamoDbAlertStore implements AlertStore {
         AttributeValue encoded = encodeAlerts(alerts);
         int bytes = size(encoded);
         if (bytes > MAX_STATE_BYTES) {
-            throw new AlertStoreException(
-                    "the state of rule " + ruleKey + " (" + alerts.size() + " alerts) takes "
-                            + bytes + " bytes, more than the " + MAX_STATE_BYTES
-                            + " a table item holds: set the group's limit"
-                            + " or make the expression return fewer series",
-                    null);
+            throw new StateTooLargeException("the state of rule " + ruleKey + " (" + alerts.size() + " alerts) takes "
+                    + bytes + " bytes, more than the " + MAX_STATE_BYTES
+                    + " a table item holds: set the group's limit"
+                    + " or make the expression return fewer series");
         }
         item.put("v", AttributeValue.fromN(Long.toString(expectedVersion + 1)));
         item.put("at", AttributeValue.fromN(Long.toString(evaluatedAt)));

@@ -56,6 +56,9 @@ class GoTemplateTest {
                 "{{ humanizeDuration $value }};Infinity;+Inf",
                 "{{ humanizeDuration $value }};NaN;NaN",
                 "{{ humanizeDuration $value }};0;0s",
+                // Past int64, Go's conversion on amd64 gives the minimum int64 (promtool test rules prints these).
+                "{{ humanizeDuration $value }};1e300;-106751991167300d -15h -30m -8s",
+                "{{ humanizeDuration $value }};-1e300;--106751991167300d -15h -30m -8s",
                 "{{ humanizePercentage $value }};0.125;12.5%",
                 "{{ humanizePercentage $value }};NaN;NaN%",
                 "{{ printf \"%.2f\" $value }};0.125;0.12",
