@@ -109,7 +109,15 @@ TEST_TOOLS = -Dpulse.moto.bin=$(CURDIR)/$(VENV)/bin/moto_server -Dpulse.kinesis.
 
 # Test JVMs the integration tests run in (tests/pom.xml): IT_FORKS=1 runs them one class at a time.
 IT_FORKS ?= 2
-test: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/.installed $(CHROMIUM)/.installed $(PROMTOOL) $(ALERTMANAGER) ## Unit and integration tests, template checks and scans, make sam-local, sam build (what CI runs)
+# What make test installs on first use. They share nothing but the package caches (pip's, npm's and apt's downloads
+# into directories of their own), so they install side by side: about 4 minutes one after the other on a clean clone.
+TEST_TOOLS_INSTALLED = $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/.installed \
+  $(CHROMIUM)/.installed $(PROMTOOL) $(ALERTMANAGER)
+# The reactor's modules build two at a time after layers/common (each function module compiles and unit-tests
+# alone): MVN_THREADS=1 for one at a time.
+MVN_THREADS ?= 2
+test: ## Unit and integration tests, template checks and scans, make sam-local, sam build (what CI runs)
+	$(MAKE) --no-print-directory -j6 $(TEST_TOOLS_INSTALLED)
 	echo "JDK: $$JAVA_HOME"
 	# Formatting first, in a second: the Python files here, the Java files and their license headers in Maven's
 	# validate phase (Spotless); either fails the run before any test, and `make fmt` fixes both.
@@ -125,7 +133,7 @@ test: $(VENV)/.installed $(KINESIS)/node_modules/.installed $(LOCALSTACK)/.venv/
 	( scripts/sam-local/run.sh --prepare ) > .local/sam-local-prepare.log 2>&1 &
 	prepare=$$!
 	trap 'pkill -P $$checks 2>/dev/null; pkill -P $$prepare 2>/dev/null; kill $$checks $$prepare 2>/dev/null || true' EXIT
-	mvn $(MVN_FLAGS) verify $(TEST_TOOLS) -Dpulse.it.forks=$(IT_FORKS)
+	mvn $(MVN_FLAGS) -T $(MVN_THREADS) verify $(TEST_TOOLS) -Dpulse.it.forks=$(IT_FORKS)
 	checks_status=0
 	wait $$checks || checks_status=$$?
 	prepare_status=0
