@@ -28,6 +28,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -94,7 +95,21 @@ class LocalLambdaTest {
         // MaxRAMPercentage=50 of a 256 MB "machine": the heap follows MemorySize, not the host's RAM.
         assertThat(body.path("maxHeapMb").asLong()).isBetween(100L, 140L);
         assertThat(body.path("remainingMillis").asLong()).isBetween(1L, 3_000L);
-        assertThat(LOG).anyMatch(l -> l.startsWith("Echo echo {a=1}"));
+        // The function's stdout is read by another thread, as Lambda ships logs beside the response: wait for it.
+        assertThat(awaitLog(l -> l.startsWith("Echo echo {a=1}"), Duration.ofSeconds(10)))
+                .as("log lines: %s", LOG)
+                .isTrue();
+    }
+
+    private static boolean awaitLog(Predicate<String> line, Duration within) throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (LOG.stream().anyMatch(line)) {
+                return true;
+            }
+            Thread.sleep(20);
+        }
+        return LOG.stream().anyMatch(line);
     }
 
     @Test
