@@ -401,6 +401,7 @@ class LogBatch:
         dims = {"function": self.function}
         self.dps.append(Datapoint("lambda.duration", dict(dims), end_ts, duration))
         self.dps.append(Datapoint("lambda.billed_duration", dict(dims), end_ts, billed))
+        self.dps.append(Datapoint("lambda.memory_size", dict(dims), end_ts, memory_size))
         self.dps.append(Datapoint("lambda.max_memory_used", dict(dims), end_ts, max_memory))
         if init is not None:
             self.dps.append(Datapoint("lambda.init_duration", dict(dims), end_ts, init))

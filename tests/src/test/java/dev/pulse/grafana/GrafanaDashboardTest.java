@@ -115,6 +115,7 @@ class GrafanaDashboardTest {
         Set<String> names = Set.of(
                 "lambda.duration",
                 "lambda.billed_duration",
+                "lambda.memory_size",
                 "lambda.max_memory_used",
                 "lambda.init_duration",
                 "checkout.latency",

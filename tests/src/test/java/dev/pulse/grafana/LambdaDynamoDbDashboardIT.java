@@ -389,6 +389,26 @@ class LambdaDynamoDbDashboardIT {
                         .allSatisfy(v -> assertThat(v.get(1).asDouble()).isEqualTo(1.0)));
     }
 
+    /** Memory: each function's size, from the same REPORT lines, above what it used. */
+    @Test
+    void memoryPanel_whenQueried_showsEachFunctionsSizeAndWhatItUsedBelowIt() throws Exception {
+        List<Panel> memory = panels().filter(p -> p.title().startsWith("Memory used against memory size"))
+                .toList();
+        assertThat(memory).hasSize(2);
+        JsonNode used = range(substitute(memory.get(0).expr())).at("/data/result");
+        JsonNode size = range(substitute(memory.get(1).expr())).at("/data/result");
+        assertThat(size)
+                .hasSize(2)
+                .allSatisfy(series -> assertThat(series.path("values"))
+                        .hasSizeGreaterThanOrEqualTo(55)
+                        .allSatisfy(v -> assertThat(v.get(1).asDouble()).isEqualTo(512.0)));
+        assertThat(used)
+                .hasSize(2)
+                .allSatisfy(series -> assertThat(series.path("values"))
+                        .allSatisfy(v ->
+                                assertThat(v.get(1).asDouble()).isPositive().isLessThanOrEqualTo(512.0)));
+    }
+
     private JsonNode range(String expr) {
         long end = NOW.toEpochMilli() / 1000;
         return get(

@@ -288,6 +288,7 @@ class IngestHandlerIT {
                         "UnprocessedItems",
                         "BatchFailures",
                         "AlreadyStoredRecords",
+                        "ResentRecords",
                         "SupersededAttempts",
                         "RecordFailures",
                         "RecordsSetAside",

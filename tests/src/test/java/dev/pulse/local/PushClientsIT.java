@@ -120,6 +120,34 @@ class PushClientsIT {
                 .containsEntry("max", 10.0);
     }
 
+    /**
+     * A client that got no answer sends its request again (OTLP exporters and Prometheus retry the same body): the
+     * records of the second request are the first's, put again, and ingest stores them once.
+     */
+    @Test
+    void otlpPush_whenTheSameRequestIsSentAgain_storesItOnce() throws Exception {
+        long now = System.currentTimeMillis();
+        SignedApi.Response first = api.post("/otlp/v1/metrics", otlpSum(now - 20_000, 5));
+        SignedApi.Response again = api.post("/otlp/v1/metrics", otlpSum(now - 20_000, 5));
+        SignedApi.Response next = api.post("/otlp/v1/metrics", otlpSum(now - 10_000, 7));
+
+        assertThat(List.of(first.status(), again.status(), next.status())).containsOnly(200);
+        assertThat(awaitStats("push.resent", Map.of(), 2))
+                .containsEntry("count", 2.0)
+                .containsEntry("sum", 12.0);
+        Thread.sleep(3_000);
+        assertThat(stats("push.resent", Map.of())).containsEntry("count", 2.0);
+    }
+
+    /** One delta sum point of {@code push.resent} for this run, in OTLP/JSON. */
+    private String otlpSum(long timeMillis, int value) {
+        long end = timeMillis * 1_000_000L;
+        return """
+                {"resourceMetrics":[{"resource":{"attributes":[{"key":"run","value":{"stringValue":"%s"}}]},
+                "scopeMetrics":[{"metrics":[{"name":"push.resent","sum":{"aggregationTemporality":1,"isMonotonic":true,
+                "dataPoints":[{"startTimeUnixNano":"%d","timeUnixNano":"%d","asInt":"%d"}]}}]}]}]}""".formatted(run, end - 10_000_000_000L, end, value);
+    }
+
     @Test
     void prometheusRemoteWrite_whenTargetScrapedFiveTimes_storesEverySampleOnce() throws Exception {
         Path prometheus = Path.of(System.getProperty(

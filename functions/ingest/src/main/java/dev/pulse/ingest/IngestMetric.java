@@ -32,6 +32,8 @@ public enum IngestMetric implements MetricName {
     BATCH_FAILURES,
     /** Redelivered records the shard's committed position already covers: skipped. */
     ALREADY_STORED_RECORDS,
+    /** Pushed records with the content of a record stored before them (a client sent its request again): skipped. */
+    RESENT_RECORDS,
     /** Attempts that found a newer attempt of their shard and failed without committing. */
     SUPERSEDED_ATTEMPTS,
     /** Records whose decoding or aggregation threw (an Error included): the batch stopped before them, not poison. */

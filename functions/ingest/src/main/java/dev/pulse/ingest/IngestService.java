@@ -41,9 +41,11 @@ import dev.pulse.store.write.WriteStats;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -251,6 +253,7 @@ public final class IngestService {
         metrics.add(IngestMetric.DATAPOINTS_IN, t.datapoints);
         metrics.add(IngestMetric.SKIPPED_EVENTS, t.skipped);
         metrics.add(IngestMetric.ALREADY_STORED_RECORDS, t.alreadyStored);
+        metrics.add(IngestMetric.RESENT_RECORDS, t.resent);
         metrics.add(IngestMetric.POISON_RECORDS, t.poisonSent);
         metrics.set(IngestMetric.INGEST_LAG_MS, Math.max(0, now - t.oldestArrival));
         metrics.add(IngestMetric.MARKS_WRITTEN, t.marksWritten);
@@ -376,10 +379,11 @@ public final class IngestService {
                             .countAlone(position, fresh.get(0).getKinesis().getSequenceNumber(), deadline)
                             .join();
                 }
+                Set<String> resends = claimPushed(key, fresh, plan.limit(), t, deadline);
                 String shrunk = "after " + plan.failed() + " failed attempt(s) at record "
                         + fresh.get(0).getKinesis().getSequenceNumber() + " this attempt processes only its first "
                         + plan.limit() + " record(s)";
-                pass = aggregate(fresh, plan.limit(), shrunk, !redrive, shardId, t, deadline);
+                pass = aggregate(fresh, plan.limit(), shrunk, !redrive, shardId, resends, t, deadline);
                 if (pass.thrownAt > 0 && pass.thrown instanceof DecodeTimeout && !redrive) {
                     // Decoding this record ran the attempt out of time: nothing can be written any more. Counted,
                     // and named, so the next attempt stores the records before it and then tries it first.
@@ -410,7 +414,7 @@ public final class IngestService {
                     int at = pass.thrownAt;
                     pass = null; // whatever the failed record left behind must be collectable before the prefix is
                     // redone
-                    pass = aggregate(fresh, at, why, true, shardId, t, deadline);
+                    pass = aggregate(fresh, at, why, true, shardId, resends, t, deadline);
                     pass.endReason = why;
                 }
                 if (plan.alone() && pass.decodedFirst) {
@@ -430,6 +434,7 @@ public final class IngestService {
         List<PoisonRecord> poison = new ArrayList<>(unkeyed);
         poison.addAll(pass.poison);
         t.skipped += pass.skipped;
+        t.resent += pass.resent;
         t.partials += pass.partials.size();
         t.datapoints += pass.datapoints;
         List<Partial> withData = pass.tombstones ? List.of() : pass.partials;
@@ -578,6 +583,7 @@ public final class IngestService {
         final List<PoisonRecord> poison = new ArrayList<>();
         long datapoints;
         long skipped;
+        long resent;
         /** Records processed: the attempt ends before this index. */
         int end;
         /** Why it ends before its last record, or null. */
@@ -593,6 +599,31 @@ public final class IngestService {
     }
 
     /**
+     * Claims the content of the pushed records among the first {@code limit} of {@code fresh} for them; returns the
+     * sequence numbers of those whose content another record owns: PushFunction put them again for a client that sent
+     * its request again (docs/design.md, "Pushed records sent again").
+     */
+    private Set<String> claimPushed(
+            String key, List<KinesisEvent.KinesisEventRecord> fresh, int limit, Tally t, Deadline deadline) {
+        List<ShardCheckpoints.Content> pushed = new ArrayList<>();
+        for (int i = 0; i < Math.min(limit, fresh.size()); i++) {
+            KinesisEvent.Record k = fresh.get(i).getKinesis();
+            if (ShardCheckpoints.isPushed(k.getPartitionKey()) && k.getData() != null) {
+                pushed.add(new ShardCheckpoints.Content(key + "#" + k.getSequenceNumber(), bytes(k.getData())));
+            }
+        }
+        if (pushed.isEmpty()) {
+            return Set.of();
+        }
+        Set<String> owners = checkpoints.claimContent(pushed, t.now, deadline).join();
+        Set<String> sequences = new HashSet<>();
+        for (String owner : owners) {
+            sequences.add(owner.substring(key.length() + 1));
+        }
+        return sequences;
+    }
+
+    /**
      * Decodes and aggregates {@code fresh} from its first record, up to {@code limit} records, ending early (never
      * before the first record) when the batch reaches {@link #MAX_BATCH_PARTIALS} or {@link #MAX_BATCH_DATAPOINTS}.
      * A record whose decoding or aggregation throws (an Error included) stops the pass with {@link Pass#thrownAt}.
@@ -605,6 +636,7 @@ public final class IngestService {
             String limitReason,
             boolean batchLimits,
             String shardId,
+            Set<String> resends,
             Tally t,
             Deadline deadline) {
         Pass pass = new Pass();
@@ -639,6 +671,11 @@ public final class IngestService {
                 }
             }
             KinesisEvent.Record k = fresh.get(i).getKinesis();
+            if (resends.contains(k.getSequenceNumber())) {
+                pass.resent++; // a pushed record another record of the same content already stores
+                pass.decodedFirst |= i == 0;
+                continue;
+            }
             byte[] data = bytes(k.getData());
             if (k.getApproximateArrivalTimestamp() == null) {
                 pass.poison.add(new PoisonRecord(
@@ -842,6 +879,7 @@ public final class IngestService {
         long datapoints;
         long skipped;
         long alreadyStored;
+        long resent;
         int partials;
         int poisonSent;
         int marksWritten;

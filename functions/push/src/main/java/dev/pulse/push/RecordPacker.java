@@ -23,6 +23,7 @@ import dev.pulse.model.Datapoint;
 import dev.pulse.model.DatapointValidator;
 import dev.pulse.model.SeriesKey;
 import dev.pulse.model.ValidationException;
+import dev.pulse.store.write.ShardCheckpoints;
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.metrics.v1.ExponentialHistogramDataPoint;
@@ -102,8 +103,9 @@ final class RecordPacker {
         this.maxPoints = maxPoints;
     }
 
+    /** Ingest recognises these keys: a pushed record sent again is stored once ({@link ShardCheckpoints#isPushed}). */
     static String partitionKey(int bucket) {
-        return "push-" + bucket;
+        return ShardCheckpoints.PUSHED_PARTITION_KEY_PREFIX + bucket;
     }
 
     Packed pack(ExportMetricsServiceRequest request, long nowMillis) throws PushException {

@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
 /**
  * Lambda platform {@code REPORT} lines: {@code REPORT RequestId: ... Duration: 12.34 ms Billed Duration: 13 ms
  * Memory Size: 512 MB Max Memory Used: 98 MB [Init Duration: 456.78 ms]}. Each becomes
- * {@code lambda.duration}, {@code lambda.billed_duration}, {@code lambda.max_memory_used} and, on a cold
+ * {@code lambda.duration}, {@code lambda.billed_duration}, {@code lambda.memory_size}, {@code lambda.max_memory_used} and, on a cold
  * start, {@code lambda.init_duration}, with dimension {@code function} from the log group.
  */
 final class ReportLineParser {
@@ -60,6 +60,7 @@ final class ReportLineParser {
         Map<String, String> dims = Map.of("function", function);
         out.add(new Datapoint("lambda.duration", dims, ts, number(m.group(1), where), "Milliseconds"));
         out.add(new Datapoint("lambda.billed_duration", dims, ts, number(m.group(2), where), "Milliseconds"));
+        out.add(new Datapoint("lambda.memory_size", dims, ts, number(m.group(3), where), "Megabytes"));
         out.add(new Datapoint("lambda.max_memory_used", dims, ts, number(m.group(4), where), "Megabytes"));
         if (m.group(5) != null) {
             out.add(new Datapoint("lambda.init_duration", dims, ts, number(m.group(5), where), "Milliseconds"));
@@ -88,6 +89,7 @@ final class ReportLineParser {
         out.add(new Datapoint("lambda.duration", dims, ts, jsonNumber(m, "durationMs", where), "Milliseconds"));
         out.add(new Datapoint(
                 "lambda.billed_duration", dims, ts, jsonNumber(m, "billedDurationMs", where), "Milliseconds"));
+        out.add(new Datapoint("lambda.memory_size", dims, ts, jsonNumber(m, "memorySizeMB", where), "Megabytes"));
         out.add(new Datapoint(
                 "lambda.max_memory_used", dims, ts, jsonNumber(m, "maxMemoryUsedMB", where), "Megabytes"));
         if (m.has("initDurationMs")) {

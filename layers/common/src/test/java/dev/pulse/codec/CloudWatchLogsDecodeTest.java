@@ -164,6 +164,7 @@ class CloudWatchLogsDecodeTest {
                 .containsExactly(
                         new Datapoint("lambda.duration", fn, NOW_MS, 12.34, "Milliseconds"),
                         new Datapoint("lambda.billed_duration", fn, NOW_MS, 13, "Milliseconds"),
+                        new Datapoint("lambda.memory_size", fn, NOW_MS, 512, "Megabytes"),
                         new Datapoint("lambda.max_memory_used", fn, NOW_MS, 98, "Megabytes"));
         assertThat(d.skippedEvents()).isZero();
     }
@@ -175,8 +176,11 @@ class CloudWatchLogsDecodeTest {
         assertThat(d.datapoints())
                 .extracting(Datapoint::name, Datapoint::value)
                 .containsExactly(
-                        tuple("lambda.duration", 12.34), tuple("lambda.billed_duration", 470.0),
-                        tuple("lambda.max_memory_used", 98.0), tuple("lambda.init_duration", 456.78));
+                        tuple("lambda.duration", 12.34),
+                        tuple("lambda.billed_duration", 470.0),
+                        tuple("lambda.memory_size", 512.0),
+                        tuple("lambda.max_memory_used", 98.0),
+                        tuple("lambda.init_duration", 456.78));
         assertThat(d.datapoints()).extracting(Datapoint::dims).containsOnly(Map.of("function", "checkout-api"));
     }
 
@@ -193,6 +197,7 @@ class CloudWatchLogsDecodeTest {
                 .containsExactly(
                         tuple("lambda.duration", 1.5),
                         tuple("lambda.billed_duration", 2.0),
+                        tuple("lambda.memory_size", 128.0),
                         tuple("lambda.max_memory_used", 60.0));
     }
 
@@ -208,7 +213,7 @@ class CloudWatchLogsDecodeTest {
                         new LogEvent(NOW_MS, "END RequestId: 3604209a\n")));
 
         assertThat(d.skippedEvents()).isEqualTo(4);
-        assertThat(d.datapoints()).hasSize(3);
+        assertThat(d.datapoints()).hasSize(4);
     }
 
     @Test
@@ -220,7 +225,7 @@ class CloudWatchLogsDecodeTest {
                         new LogEvent(NOW_MS, REPORT_WARM)));
 
         assertThat(d.skippedEvents()).isEqualTo(1);
-        assertThat(d.datapoints()).hasSize(3);
+        assertThat(d.datapoints()).hasSize(4);
     }
 
     @Test
@@ -245,7 +250,12 @@ class CloudWatchLogsDecodeTest {
 
         assertThat(d.datapoints())
                 .extracting(Datapoint::name)
-                .containsExactly("ns/m", "lambda.duration", "lambda.billed_duration", "lambda.max_memory_used");
+                .containsExactly(
+                        "ns/m",
+                        "lambda.duration",
+                        "lambda.billed_duration",
+                        "lambda.memory_size",
+                        "lambda.max_memory_used");
         assertThat(d.skippedEvents()).isEqualTo(1);
     }
 
@@ -286,10 +296,12 @@ class CloudWatchLogsDecodeTest {
                 .containsExactly(
                         tuple("lambda.duration", 123.45),
                         tuple("lambda.billed_duration", 124.0),
+                        tuple("lambda.memory_size", 512.0),
                         tuple("lambda.max_memory_used", 98.0),
                         tuple("lambda.init_duration", 456.78),
                         tuple("lambda.duration", 123.45),
                         tuple("lambda.billed_duration", 124.0),
+                        tuple("lambda.memory_size", 512.0),
                         tuple("lambda.max_memory_used", 98.0));
         assertThat(d.datapoints()).allSatisfy(dp -> assertThat(dp.dims()).containsOnlyKeys("function"));
         assertThat(d.skippedEvents()).isZero();

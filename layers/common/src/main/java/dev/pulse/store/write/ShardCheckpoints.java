@@ -20,13 +20,23 @@ import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
 import dev.pulse.store.read.LatestPartials;
 import dev.pulse.store.schema.KeyScheme;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
@@ -55,6 +65,11 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  *       that follows a discard by Lambda (finite retries) starts at another record: {@code r} tells.</li>
  * </ul>
  * docs/design.md, "Exactly once", has the argument and what it costs (two single-item writes per batch).
+ *
+ * <p>Records that PushFunction put ({@link #isPushed}) carry one more guarantee: a client that sent a request again
+ * (no answer in time, or a 503 after some of its records went in) has its records put again, the same bytes under new
+ * sequence numbers. {@link #claimContent} names the first record with a given content its owner
+ * ({@code R#<digest>}, SK {@code r}); a later record with that content is a resend and is not stored.
  */
 public final class ShardCheckpoints {
 
@@ -70,6 +85,25 @@ public final class ShardCheckpoints {
     public static final String DECODED = "d";
     public static final String ALONE_RECORD = "r";
     private static final String SK_VALUE = "w";
+
+    /** The partition keys PushFunction puts its records under ({@code push-<n>}). */
+    public static final String PUSHED_PARTITION_KEY_PREFIX = "push-";
+    /** The partition-key prefix of a pushed record's content claim. */
+    public static final String CONTENT_PREFIX = "R#";
+
+    private static final String CONTENT_SK = "r";
+    /** The record that owns a content claim: its checkpoint key and sequence number. */
+    public static final String OWNER = "o";
+
+    public static final String TTL = "ttl";
+    /**
+     * How long a claim stays: longer than any push client keeps sending a request again (the OpenTelemetry exporters
+     * give up after minutes; Prometheus retries a remote write for as long as its write-ahead log holds the samples,
+     * about two hours) and than a batch's retries and a redrive of the same week need the owner's claim to hold.
+     */
+    public static final long CONTENT_TTL_SECONDS = 86_400;
+
+    private static final int CONTENT_CONCURRENCY = 16;
 
     /**
      * Where a shard stands for one attempt.
@@ -415,6 +449,107 @@ public final class ShardCheckpoints {
 
     private static Map<String, AttributeValue> key(String key) {
         return Map.of(KeyScheme.PK, AttributeValue.fromS(key), KeyScheme.SK, AttributeValue.fromS(SK_VALUE));
+    }
+
+    /** True for a record PushFunction put: its content may arrive again, under another sequence number. */
+    public static boolean isPushed(String partitionKey) {
+        return partitionKey != null && partitionKey.startsWith(PUSHED_PARTITION_KEY_PREFIX);
+    }
+
+    /** A record whose content to claim: {@code owner} names it uniquely (checkpoint key and sequence number). */
+    public record Content(String owner, byte[] data) {}
+
+    /**
+     * Claims each record's content for the record, unless another record owns it: one conditional PutItem each, at
+     * most {@value #CONTENT_CONCURRENCY} at once, retried as every write is. A record meeting its own claim again (its
+     * batch retried, a redrive) keeps it. Completes with the owners of the records whose content another record owns
+     * (resends, not to be stored), or exceptionally with {@link StoreException} when DynamoDB could not be reached in
+     * time. The claim of a record that is then not stored (its batch failed) stays its own: that record alone may
+     * store the content, and Lambda delivers it again.
+     */
+    public CompletableFuture<Set<String>> claimContent(List<Content> records, long nowMillis, Deadline deadline) {
+        // Of the records of one call with the same content the first claims it and the others are resends whatever
+        // the claim finds: the owner is always the earliest record, whatever order concurrent claims land in.
+        Map<String, String> firstByKey = new java.util.HashMap<>();
+        List<Map.Entry<String, String>> claims = new java.util.ArrayList<>();
+        Set<String> resends = ConcurrentHashMap.newKeySet();
+        for (Content r : records) {
+            String contentKey = contentKey(r.data());
+            if (firstByKey.putIfAbsent(contentKey, r.owner()) == null) {
+                claims.add(Map.entry(contentKey, r.owner()));
+            } else {
+                resends.add(r.owner());
+            }
+        }
+        AtomicInteger answered = new AtomicInteger();
+        String now = Long.toString(nowMillis / 1000);
+        String expires = Long.toString(nowMillis / 1000 + CONTENT_TTL_SECONDS);
+        return Bounded.forEach(
+                        claims,
+                        CONTENT_CONCURRENCY,
+                        claim -> AsyncRetry.call(
+                                        () -> client.putItem(PutItemRequest.builder()
+                                                .tableName(table)
+                                                .item(Map.of(
+                                                        KeyScheme.PK,
+                                                        AttributeValue.fromS(claim.getKey()),
+                                                        KeyScheme.SK,
+                                                        AttributeValue.fromS(CONTENT_SK),
+                                                        OWNER,
+                                                        AttributeValue.fromS(claim.getValue()),
+                                                        TTL,
+                                                        AttributeValue.fromN(expires)))
+                                                // An expired claim (TTL deletes lazily) is free again.
+                                                .conditionExpression(
+                                                        "attribute_not_exists(#o) OR #o = :o OR #ttl < :now")
+                                                .expressionAttributeNames(Map.of("#o", OWNER, "#ttl", TTL))
+                                                .expressionAttributeValues(Map.of(
+                                                        ":o",
+                                                        AttributeValue.fromS(claim.getValue()),
+                                                        ":now",
+                                                        AttributeValue.fromN(now)))
+                                                .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
+                                                .build()),
+                                        backoff,
+                                        deadline)
+                                .handle((ok, e) -> {
+                                    if (e == null) {
+                                        answered.incrementAndGet();
+                                        return null;
+                                    }
+                                    if (Bounded.unwrap(e) instanceof ConditionalCheckFailedException) {
+                                        resends.add(claim.getValue());
+                                        answered.incrementAndGet();
+                                        return null;
+                                    }
+                                    throw storeFailure("could not claim the content of record " + claim.getValue(), e);
+                                }),
+                        deadline::expired)
+                .thenApply(v -> {
+                    if (answered.get() < claims.size()) {
+                        // No claim starts after the deadline: a record left unclaimed must not be stored.
+                        throw storeFailure(
+                                "could not claim the content of pushed records",
+                                new TimeoutException(
+                                        answered.get() + " of " + claims.size() + " claimed before the deadline"));
+                    }
+                    return Set.copyOf(resends);
+                });
+    }
+
+    /** {@code R#} and the first 128 bits of the content's SHA-256, base64url: a collision would need 2^64 records. */
+    static String contentKey(byte[] data) {
+        MessageDigest sha;
+        try {
+            sha = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+        byte[] digest = sha.digest(data);
+        return CONTENT_PREFIX
+                + new String(
+                        Base64.getUrlEncoder().withoutPadding().encode(java.util.Arrays.copyOf(digest, 16)),
+                        StandardCharsets.US_ASCII);
     }
 
     private static CompletionException storeFailure(String what, Throwable e) {
