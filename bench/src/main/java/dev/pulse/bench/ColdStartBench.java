@@ -120,7 +120,7 @@ final class ColdStartBench implements Benchmark {
                 priming, restore hooks; the priming's own time, from its log line, in the details). First response after \
                 restore: the first invocation, until its response is posted (what a restored environment's caller \
                 waits for, less the snapshot's resume, which is not measured). IngestFunction, QueryFunction and \
-                CompactFunction (LoadGenFunction has no SnapStart), five environments each per variant, alternating; \
+                CompactFunction (LoadGenFunction has no SnapStart), three environments each per variant, alternating; \
                 medians pooled over the three. Ratio: primed / unprimed. Target: first response after restore primed \
                 <= 0.3x unprimed. The JVM is this machine's JDK 25, not the managed java21 runtime, on 2 shared cores \
                 (Lambda gives a 1,024 MB function about 0.6 vCPU), so the absolute times are not Lambda's; the ratio \
@@ -186,7 +186,7 @@ final class ColdStartBench implements Benchmark {
             }
         }
         classPath.addAll(layer);
-        int rounds = env.scale(5, 1);
+        int rounds = env.scale(3, 1);
 
         StackOptions d = StackOptions.defaults(root);
         StackOptions options = new StackOptions(

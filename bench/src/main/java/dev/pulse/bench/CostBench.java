@@ -129,7 +129,7 @@ final class CostBench implements Benchmark {
         return """
                 The DynamoDB units a datapoint, a series-hour, a series-day and a dashboard query cost, counted, not \
                 modelled, each held to a budget. Two workloads, each on its own DynamoDB Local table (with the template's \
-                `due` index), replay 22:00 to 01:00 UTC on a simulated clock through the real wiring of the three \
+                `due` index), replay 23:00 to 01:00 UTC on a simulated clock through the real wiring of the three \
                 functions at the template's defaults (`IngestFunction`, `CompactFunction` and `QueryFunction`, each on its \
                 own client and the same clock): (a) the bundled recording `events/replay/sample.ndjson.gz`, retimed onto \
                 the simulated day; (b) a high-cardinality mix of 2,000 series (Lambda and DynamoDB metrics of 200 \
@@ -152,10 +152,10 @@ final class CostBench implements Benchmark {
     public Result run(BenchEnv env) throws Exception {
         long started = System.nanoTime();
         CostSettings settings = CostSettings.load(env.root());
-        // 22:00 to 01:00 UTC: three hours and a day boundary (a smoke run: 23:40 to 00:20). -Dbench.cost.start and
+        // 23:00 to 01:00 UTC: two hours and a day boundary (a smoke run: 23:40 to 00:20). -Dbench.cost.start and
         // -Dbench.cost.end (minutes from the simulated day's midnight) change it.
         long dataStart =
-                SIM_DAY + Long.getLong("bench.cost.start", env.scale(22 * 60, 23 * 60 + 40)) * CostTraffic.MINUTE;
+                SIM_DAY + Long.getLong("bench.cost.start", env.scale(23 * 60, 23 * 60 + 40)) * CostTraffic.MINUTE;
         long dataEnd = SIM_DAY + Long.getLong("bench.cost.end", env.scale(25 * 60, 24 * 60 + 20)) * CostTraffic.MINUTE;
         long until = dataEnd + 15 * CostTraffic.MINUTE;
         // 2,000 series: every budgeted unit is per datapoint, series-hour, series-day, invocation, builder run or

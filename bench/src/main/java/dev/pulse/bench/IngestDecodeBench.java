@@ -89,7 +89,7 @@ final class IngestDecodeBench implements Benchmark {
         List<byte[]> logs = Datasets.cloudWatchLogs(1_000, 25, START, 240_000, 11);
         List<byte[]> kpl = aggregates(ndjson, 10);
         List<byte[]> otlp = Datasets.otlp(1_000, 50, START, 240_000, 13);
-        int rounds = env.scale(10, 2);
+        int rounds = env.scale(6, 2);
         long roundNanos = env.quick() ? 200_000_000L : 1_000_000_000L;
 
         Map<String, double[]> rates = new LinkedHashMap<>();

@@ -42,8 +42,8 @@ final class JvmOptionsBench implements Benchmark {
 
     private static final String STOP_AT = "-XX:TieredStopAtLevel=";
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** JVMs per function and variant: C1, full, C1, full, C1, full. */
-    static final int ROUNDS = 3;
+    /** JVMs per function and variant: C1, full, C1, full. */
+    static final int ROUNDS = 2;
 
     /** The two compilation settings, in the order each round runs them. */
     enum Variant {
@@ -94,9 +94,9 @@ final class JvmOptionsBench implements Benchmark {
                 most 20 / 30); then 10 batches / 25 queries timed (at most 15 / 12 s). Every batch is checked by its \
                 EMF document (records, datapoints, no poison, no failure) and the table afterwards by the \
                 datapoints its partials count; the first query, the first warm-up query and one at the end are \
-                checked bucket by bucket, and every invocation answers 200 with one EMF document. Three pairs per \
-                function (C1 started first in the first and third); the warm figures pool the pairs' invocations \
-                (median [min .. max], p50/p99 for the query's pages), the cold ones are the median of the three \
+                checked bucket by bucket, and every invocation answers 200 with one EMF document. Two pairs per \
+                function (C1 started first in the first); the warm figures pool the pairs' invocations \
+                (median [min .. max], p50/p99 for the query's pages), the cold ones are the median of the two \
                 JVMs. First invocation: the handler's first call on the cold JVM (the 10,000-record batch; the \
                 query's first page); first response: the JVM's uptime at its end (JVM start, class loading, the \
                 handler's construction, the first call); the first N invocations: the cold one and the warm-ups \

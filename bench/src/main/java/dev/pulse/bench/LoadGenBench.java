@@ -72,8 +72,8 @@ final class LoadGenBench implements Benchmark {
                 protocol), replaying `events/replay/sample.ndjson.gz`, against an in-process Kinesis PutRecords \
                 endpoint on 127.0.0.1 that acknowledges every record and counts the records it received; every run \
                 checks that this count equals what the sender reports as acknowledged. Rate error: \
-                |achieved - target| / target over 10 s runs at 2,000 and 10,000 records/s (no ramp). Maximum: the \
-                target is doubled from 20,000 records/s (6 s runs, 1 s ramp), then bisected twice between the last \
+                |achieved - target| / target over 6 s runs at 2,000 and 10,000 records/s (no ramp). Maximum: the \
+                target is doubled from 20,000 records/s (4 s runs, 1 s ramp), then bisected twice between the last \
                 sustained and the first missed rate. A rate is sustained when the achieved rate after the ramp is \
                 within 2% of the target and every whole second after the ramp within 10% of it (no stall made up by a \
                 burst), no record failed, every record sent was acknowledged (sink count = acked = sent) and the p99 \
@@ -212,8 +212,8 @@ final class LoadGenBench implements Benchmark {
         // The sink speaks the JSON protocol only; without this the SDK sends CBOR to Kinesis endpoints.
         System.setProperty("aws.cborEnabled", "false");
         List<ReplayRecord> records = ReplaySource.load(SAMPLE, env.root());
-        long errorSeconds = env.scale(10, 2);
-        long stepSeconds = env.scale(6, 2);
+        long errorSeconds = env.scale(6, 2);
+        long stepSeconds = env.scale(4, 2);
         double[] ladder = env.quick() ? new double[] {20_000, 40_000} : LADDER;
         StaticCredentialsProvider credentials =
                 StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench"));
