@@ -290,6 +290,48 @@ class MetricStreamHandlerTest {
                         .contains("1 of the record's 2 datapoints set aside, the other 1 stored"));
     }
 
+    /**
+     * Pulse's own metrics reach Pulse the way AWS's do: its EMF documents become CloudWatch metrics, and a stream of
+     * their namespaces ({@code MetricsNamespace} and {@code AwsSdk/JavaSdk2}) brings them back, once a minute whatever
+     * the traffic, where a subscription of Pulse's own log groups would feed every batch back as records.
+     */
+    @Test
+    void handleRequest_whenPulsesOwnNamespacesAreStreamed_storesItsCountersAndItsClientsCallDurations()
+            throws IOException {
+        String common = ",\"account_id\":\"123456789012\",\"region\":\"us-east-1\",\"timestamp\":" + PERIOD;
+        String record = "{\"namespace\":\"Pulse\",\"metric_name\":\"DatapointsIn\",\"dimensions\":"
+                + "{\"Service\":\"ingest\"}" + common
+                + ",\"value\":{\"count\":60,\"sum\":30000,\"min\":100,\"max\":900},\"unit\":\"Count\"}\n"
+                + "{\"namespace\":\"AwsSdk/JavaSdk2\",\"metric_name\":\"ApiCallDuration\",\"dimensions\":"
+                + "{\"Service\":\"ingest\",\"ServiceId\":\"DynamoDB\",\"OperationName\":\"BatchWriteItem\"}"
+                + common + ",\"value\":{\"count\":340,\"sum\":5100,\"min\":4,\"max\":95,\"p99\":80},"
+                + "\"unit\":\"Milliseconds\"}\n";
+        APIGatewayV2HTTPEvent e = edited("metricstream-firehose-json", b -> {
+            ArrayNode records = (ArrayNode) b.get("records");
+            records.removeAll();
+            records.addObject()
+                    .put("data", Base64.getEncoder().encodeToString(record.getBytes(StandardCharsets.UTF_8)));
+        });
+
+        APIGatewayV2HTTPResponse r = handler().handleRequest(e, new TestContext("own", 30_000, 512));
+
+        String account = "account_id=123456789012,region=us-east-1}";
+        assertThat(r.getStatusCode()).as(r.getBody()).isEqualTo(200);
+        assertThat(f.stored())
+                .containsOnly(
+                        Map.entry(
+                                "Pulse/DatapointsIn{Service=ingest," + account,
+                                Map.of(PERIOD, List.of(60.0, 30000.0, 100.0, 900.0))),
+                        Map.entry(
+                                "AwsSdk/JavaSdk2/ApiCallDuration{OperationName=BatchWriteItem,Service=ingest,"
+                                        + "ServiceId=DynamoDB," + account,
+                                Map.of(PERIOD, List.of(340.0, 5100.0, 4.0, 95.0))),
+                        Map.entry(
+                                "AwsSdk/JavaSdk2/ApiCallDuration.p99{OperationName=BatchWriteItem,Service=ingest,"
+                                        + "ServiceId=DynamoDB," + account,
+                                Map.of(PERIOD, List.of(1.0, 80.0, 80.0, 80.0))));
+    }
+
     @Test
     void handleRequest_whenBodyIsNotFirehoses_answers400WithTheReason() throws IOException {
         APIGatewayV2HTTPEvent e = event("metricstream-firehose-json");
