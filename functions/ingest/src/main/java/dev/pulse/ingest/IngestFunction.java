@@ -105,7 +105,9 @@ public final class IngestFunction {
                                 MAX_REMEMBERED_MARKS,
                                 config.compactGrace().toMillis(),
                                 config.ingestTimeout().toMillis() + 5_000),
-                        new ShardCheckpoints(dynamo, config.tableName(), backoff),
+                        // A record is attempted, live or redriven, up to the redrive window after it arrived: content
+                        // claims outlive that (ShardCheckpoints#claimContent).
+                        new ShardCheckpoints(dynamo, config.tableName(), backoff, config.redriveWindow()),
                         new DeadLetterQueue(sqs, config.deadLetterUrl(), backoff),
                         config.partialTtl().toSeconds(),
                         config.hourlyTtl().toSeconds(),

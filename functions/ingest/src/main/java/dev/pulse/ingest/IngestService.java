@@ -603,13 +603,20 @@ public final class IngestService {
      * sequence numbers of those whose content another record owns: PushFunction put them again for a client that sent
      * its request again (docs/design.md, "Pushed records sent again").
      */
+    // aws-lambda-java-events types a Kinesis record's arrival time as java.util.Date: read once, as epoch millis.
+    @SuppressWarnings("JavaUtilDate")
     private Set<String> claimPushed(
             String key, List<KinesisEvent.KinesisEventRecord> fresh, int limit, Tally t, Deadline deadline) {
         List<ShardCheckpoints.Content> pushed = new ArrayList<>();
         for (int i = 0; i < Math.min(limit, fresh.size()); i++) {
             KinesisEvent.Record k = fresh.get(i).getKinesis();
             if (ShardCheckpoints.isPushed(k.getPartitionKey()) && k.getData() != null) {
-                pushed.add(new ShardCheckpoints.Content(key + "#" + k.getSequenceNumber(), bytes(k.getData())));
+                // A record without an arrival time is poison (NO_ARRIVAL); its claim counts from now.
+                long arrival = k.getApproximateArrivalTimestamp() == null
+                        ? t.now
+                        : k.getApproximateArrivalTimestamp().getTime();
+                pushed.add(
+                        new ShardCheckpoints.Content(key + "#" + k.getSequenceNumber(), bytes(k.getData()), arrival));
             }
         }
         if (pushed.isEmpty()) {

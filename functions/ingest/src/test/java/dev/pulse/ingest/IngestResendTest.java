@@ -151,10 +151,24 @@ class IngestResendTest {
     void ingest_whenAClaimHasExpired_storesTheContentAgainForItsNewRecord() {
         IngestService service = f.service();
         f.attempt(service, request(0, 1, 1));
-        f.clock.advance(Duration.ofSeconds(ShardCheckpoints.CONTENT_TTL_SECONDS + 60));
+        // The claim lives until a resend (arrived within a day) can no longer be attempted: the redrive window after
+        // that day.
+        Duration life = Duration.ofSeconds(ShardCheckpoints.CONTENT_TTL_SECONDS)
+                .plus(f.config.redriveWindow())
+                .plusMinutes(1);
+        f.clock.advance(life);
 
         // No client sends a request again a day later: the same bytes then are stored again.
-        IngestResult later = f.attempt(service, request(1, 1, 1));
+        KinesisEvent.Record same =
+                piece(1, 1, 0, ShardCheckpoints.PUSHED_PARTITION_KEY_PREFIX + 0).getKinesis();
+        IngestResult later = f.attempt(
+                service,
+                List.of(KinesisRecords.record(
+                        SHARD,
+                        1,
+                        same.getPartitionKey(),
+                        same.getData().array(),
+                        NOW.plus(life).toEpochMilli())));
 
         assertThat(later.datapoints()).isEqualTo(1);
         assertThat(f.attempts.get(1).count(IngestMetric.RESENT_RECORDS)).isZero();

@@ -253,4 +253,33 @@ class RecordPackerTest {
         assertThat(p.rejected()).isEqualTo(2);
         assertThat(p.firstRejection()).contains("only delta");
     }
+
+    /**
+     * Ingest stores a pushed record once by its bytes (ShardCheckpoints#claimContent), so a request sent again must pack
+     * into the same records. It does not when one of its points crosses push's time window between the sends: here a
+     * point 14 days old, taken at the first send and refused ten seconds later. The record of its series then differs,
+     * and the other points in it are stored twice. docs/design.md ("Pushed records sent again") states this limit.
+     */
+    @Test
+    void pack_whenAPointCrossesTheWindowEdgeBeforeTheRequestIsSentAgain_packsOtherBytes() throws Exception {
+        long oldest = NOW - Duration.ofDays(14).toMillis() + 5_000;
+        ExportMetricsServiceRequest r = OtlpRequests.request(Metric.newBuilder()
+                .setName("backfill")
+                .setGauge(Gauge.newBuilder()
+                        .addDataPoints(OtlpRequests.point(oldest, 1, OtlpRequests.attr("k", "v")))
+                        .addDataPoints(OtlpRequests.point(NOW - 60_000, 2, OtlpRequests.attr("k", "v"))))
+                .build());
+
+        RecordPacker.Packed first = packer.pack(r, NOW);
+        RecordPacker.Packed again = packer.pack(r, NOW + 10_000);
+        RecordPacker.Packed soon = packer.pack(r, NOW + 1_000);
+
+        assertThat(first.points()).isEqualTo(2);
+        assertThat(again.points()).isEqualTo(1);
+        assertThat(again.records().get(0).data())
+                .isNotEqualTo(first.records().get(0).data());
+        assertThat(soon.records().get(0).data())
+                .as("no point crossed the edge: the same bytes")
+                .isEqualTo(first.records().get(0).data());
+    }
 }

@@ -23,6 +23,7 @@ import dev.pulse.store.schema.KeyScheme;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -97,9 +98,10 @@ public final class ShardCheckpoints {
 
     public static final String TTL = "ttl";
     /**
-     * How long a claim stays: longer than any push client keeps sending a request again (the OpenTelemetry exporters
-     * give up after minutes; Prometheus retries a remote write for as long as its write-ahead log holds the samples,
-     * about two hours) and than a batch's retries and a redrive of the same week need the owner's claim to hold.
+     * How long after its original's arrival a resend may arrive: longer than any push client keeps sending a request
+     * again (the OpenTelemetry exporters give up after minutes; Prometheus retries a remote write for as long as its
+     * write-ahead log holds the samples, about two hours). A claim lives until the last moment its owner or a resend
+     * can still be attempted ({@link #expires}).
      */
     public static final long CONTENT_TTL_SECONDS = 86_400;
 
@@ -142,11 +144,22 @@ public final class ShardCheckpoints {
     private final DynamoDbAsyncClient client;
     private final String table;
     private final Backoff backoff;
+    private final long recordLifeSeconds;
 
+    /** For callers that attempt records only right after they arrive (no content claims over a stalled shard). */
     public ShardCheckpoints(DynamoDbAsyncClient client, String table, Backoff backoff) {
+        this(client, table, backoff, Duration.ZERO);
+    }
+
+    /**
+     * @param recordLife how long after its arrival a record may still be attempted, live or redriven (ingest: the
+     *                   redrive window, longer than the stream's retention); content claims outlive it
+     */
+    public ShardCheckpoints(DynamoDbAsyncClient client, String table, Backoff backoff, Duration recordLife) {
         this.client = client;
         this.table = table;
         this.backoff = backoff;
+        this.recordLifeSeconds = recordLife.toSeconds();
     }
 
     /** The checkpoint key of a shard of a stream ({@code streamName} may be null for hand-made events). */
@@ -456,8 +469,11 @@ public final class ShardCheckpoints {
         return partitionKey != null && partitionKey.startsWith(PUSHED_PARTITION_KEY_PREFIX);
     }
 
-    /** A record whose content to claim: {@code owner} names it uniquely (checkpoint key and sequence number). */
-    public record Content(String owner, byte[] data) {}
+    /**
+     * A record whose content to claim: {@code owner} names it uniquely (checkpoint key and sequence number);
+     * {@code arrivalMillis} is when the stream took it.
+     */
+    public record Content(String owner, byte[] data, long arrivalMillis) {}
 
     /**
      * Claims each record's content for the record, unless another record owns it: one conditional PutItem each, at
@@ -471,19 +487,19 @@ public final class ShardCheckpoints {
         // Of the records of one call with the same content the first claims it and the others are resends whatever
         // the claim finds: the owner is always the earliest record, whatever order concurrent claims land in.
         Map<String, String> firstByKey = new java.util.HashMap<>();
-        List<Map.Entry<String, String>> claims = new java.util.ArrayList<>();
+        List<Map.Entry<String, Content>> claims = new java.util.ArrayList<>();
         Set<String> resends = ConcurrentHashMap.newKeySet();
         for (Content r : records) {
             String contentKey = contentKey(r.data());
             if (firstByKey.putIfAbsent(contentKey, r.owner()) == null) {
-                claims.add(Map.entry(contentKey, r.owner()));
+                claims.add(Map.entry(contentKey, r));
             } else {
                 resends.add(r.owner());
             }
         }
         AtomicInteger answered = new AtomicInteger();
-        String now = Long.toString(nowMillis / 1000);
-        String expires = Long.toString(nowMillis / 1000 + CONTENT_TTL_SECONDS);
+        long nowSeconds = nowMillis / 1000;
+        String now = Long.toString(nowSeconds);
         return Bounded.forEach(
                         claims,
                         CONTENT_CONCURRENCY,
@@ -496,16 +512,19 @@ public final class ShardCheckpoints {
                                                         KeyScheme.SK,
                                                         AttributeValue.fromS(CONTENT_SK),
                                                         OWNER,
-                                                        AttributeValue.fromS(claim.getValue()),
+                                                        AttributeValue.fromS(
+                                                                claim.getValue().owner()),
                                                         TTL,
-                                                        AttributeValue.fromN(expires)))
+                                                        AttributeValue.fromN(
+                                                                Long.toString(expires(claim.getValue(), nowSeconds)))))
                                                 // An expired claim (TTL deletes lazily) is free again.
                                                 .conditionExpression(
                                                         "attribute_not_exists(#o) OR #o = :o OR #ttl < :now")
                                                 .expressionAttributeNames(Map.of("#o", OWNER, "#ttl", TTL))
                                                 .expressionAttributeValues(Map.of(
                                                         ":o",
-                                                        AttributeValue.fromS(claim.getValue()),
+                                                        AttributeValue.fromS(
+                                                                claim.getValue().owner()),
                                                         ":now",
                                                         AttributeValue.fromN(now)))
                                                 .overrideConfiguration(o -> o.apiCallTimeout(deadline.callTimeout()))
@@ -518,23 +537,51 @@ public final class ShardCheckpoints {
                                         return null;
                                     }
                                     if (Bounded.unwrap(e) instanceof ConditionalCheckFailedException) {
-                                        resends.add(claim.getValue());
+                                        resends.add(claim.getValue().owner());
                                         answered.incrementAndGet();
                                         return null;
                                     }
-                                    throw storeFailure("could not claim the content of record " + claim.getValue(), e);
+                                    throw storeFailure(
+                                            "could not claim the content of record "
+                                                    + claim.getValue().owner(),
+                                            e);
                                 }),
                         deadline::expired)
-                .thenApply(v -> {
-                    if (answered.get() < claims.size()) {
-                        // No claim starts after the deadline: a record left unclaimed must not be stored.
+                .handle((v, e) -> {
+                    Throwable cause = e == null ? null : Bounded.unwrap(e);
+                    if (cause instanceof StoreException) {
+                        throw new CompletionException(cause);
+                    }
+                    if (cause != null || answered.get() < claims.size()) {
+                        // No claim starts after the deadline (Bounded stops): a record left unclaimed must not be
+                        // stored, and the attempt fails as on any other write that ran out of time.
                         throw storeFailure(
                                 "could not claim the content of pushed records",
-                                new TimeoutException(
-                                        answered.get() + " of " + claims.size() + " claimed before the deadline"));
+                                new TimeoutException(answered.get() + " of " + claims.size()
+                                        + " claimed before the deadline"
+                                        + (cause == null ? "" : " (" + cause + ")")));
+                    }
+                    if (deadline.expired()) {
+                        // The claims took the attempt's time: a failure of the store, not of the record the attempt
+                        // would decode next (which would then be blamed for running past the deadline).
+                        throw storeFailure(
+                                "could not claim the content of pushed records",
+                                new TimeoutException("all " + claims.size() + " claimed, past the deadline"));
                     }
                     return Set.copyOf(resends);
                 });
+    }
+
+    /**
+     * When a claim may be taken by another record: not before the last moment a resend of its owner can be attempted
+     * (it arrived at most {@link #CONTENT_TTL_SECONDS} after the owner and is attempted at most the record life after
+     * its own arrival), which is also after the owner's own last attempt. Counted from the owner's arrival, not from
+     * this attempt: a shard that stood still for a day between a record and its resend (an outage, a disabled
+     * mapping) still meets the claim; and never less than {@link #CONTENT_TTL_SECONDS} from now.
+     */
+    private long expires(Content owner, long nowSeconds) {
+        long arrival = owner.arrivalMillis() / 1000;
+        return Math.max(nowSeconds, arrival + recordLifeSeconds) + CONTENT_TTL_SECONDS;
     }
 
     /** {@code R#} and the first 128 bits of the content's SHA-256, base64url: a collision would need 2^64 records. */
