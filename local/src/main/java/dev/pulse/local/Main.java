@@ -57,6 +57,7 @@ public final class Main {
               --keep              leave the stack up after the report, until Ctrl-C
               --report FILE       also write the report as JSON (default .local/report.json)
               --ephemeral-ports   listen on free ports instead of 8000/4567/4566/9001/3000
+              --no-alert-check    end after the canary check, without waiting for the bundled alert to resolve
             common options:
               --backend NAME      emulators (default: DynamoDB Local, kinesalite, moto) or localstack (LocalStack
                                   in host mode from tools/localstack, installed by make; docs/localstack.md)
@@ -170,7 +171,7 @@ public final class Main {
                                 "report",
                                 "loadgen-function",
                                 "schedule-every")),
-                Set.of("keep", "ephemeral-ports"));
+                Set.of("keep", "ephemeral-ports", "no-alert-check"));
         String mode = a.text("mode", "rate");
         if (!mode.equals("rate") && !mode.equals("recorded")) {
             throw new UsageException("--mode must be rate or recorded, got " + mode);
@@ -207,7 +208,7 @@ public final class Main {
                 loadGen,
                 Path.of(a.text(
                         "report", options.workDir().resolve("report.json").toString())),
-                true);
+                !a.flag("no-alert-check"));
         // The coordinator waits for its workers inside one environment: room for all of them at once.
         options = options.withMaxConcurrency(Math.max(options.maxConcurrency(), workers + 2));
         out.println("starting the local stack from " + options.template() + " ...");
