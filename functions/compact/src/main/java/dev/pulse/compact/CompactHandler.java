@@ -79,8 +79,8 @@ public final class CompactHandler implements RequestHandler<ScheduledEvent, Comp
                     CompactResult r = service.build(deadline, counters);
                     if (r.stopped() && !r.stopReason().startsWith("deadline")) {
                         LOG.error(
-                                "compaction run failed, what it did not build stays queued: {}",
-                                r.stopReason(),
+                                "compaction run failed, what it did not build stays queued",
+                                entry("reason", r.stopReason()),
                                 entry("hoursBuilt", r.hoursBuilt()),
                                 entry("daysBuilt", r.daysBuilt()),
                                 entry("pending", r.periodsPending()));

@@ -99,9 +99,9 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
                             "batch failed and its first record has no sequence number: " + r.failureReason());
                 }
                 LOG.error(
-                        "batch failed, reporting {} so Lambda retries the whole batch: {}",
-                        r.failedSequence(),
-                        r.failureReason(),
+                        "batch failed, reporting its first record so Lambda retries the whole batch",
+                        entry("reported", r.failedSequence()),
+                        entry("reason", r.failureReason()),
                         entry("records", r.records()),
                         entry("partials", r.partials()));
                 return StreamsEventResponse.builder()
@@ -111,9 +111,9 @@ public final class IngestHandler implements RequestHandler<KinesisEvent, Streams
             if (r.endedEarly() != null) {
                 // Not a failure: the records before failedSequence are stored and committed, Lambda resumes there.
                 LOG.warn(
-                        "batch stored up to the record before {}; Lambda resumes there: {}",
-                        r.failedSequence(),
-                        r.endedEarly(),
+                        "batch stored up to the reported record; Lambda resumes there",
+                        entry("reported", r.failedSequence()),
+                        entry("reason", r.endedEarly()),
                         entry("records", r.records()),
                         entry("datapoints", r.datapoints()),
                         entry("partials", r.partials()),

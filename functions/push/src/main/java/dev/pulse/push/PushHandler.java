@@ -147,9 +147,13 @@ public final class PushHandler implements RequestHandler<APIGatewayV2HTTPEvent, 
                     .build();
         } catch (PushException e) {
             if (e.status() == 503) {
-                LOG.error("push not stored: {}", e.getMessage(), entry("path", path));
+                LOG.error("push not stored", entry("reason", e.getMessage()), entry("path", path));
             } else {
-                LOG.warn("push refused: {}", e.getMessage(), entry("path", path), entry("status", e.status()));
+                LOG.warn(
+                        "push refused",
+                        entry("reason", e.getMessage()),
+                        entry("path", path),
+                        entry("status", e.status()));
             }
             return otlp ? status(e.status(), e.getMessage(), answerAs) : text(e.status(), e.getMessage());
         } catch (IllegalArgumentException e) {
@@ -165,8 +169,8 @@ public final class PushHandler implements RequestHandler<APIGatewayV2HTTPEvent, 
     private static void log(PushService.Outcome o, String protocol) {
         if (o.rejected() > 0 || o.dropped() > 0) {
             LOG.warn(
-                    "push stored in part: {}",
-                    o.firstRejection() != null ? o.firstRejection() : o.firstDrop(),
+                    "push stored in part",
+                    entry("reason", o.firstRejection() != null ? o.firstRejection() : o.firstDrop()),
                     entry("protocol", protocol),
                     entry("points", o.points()),
                     entry("rejected", o.rejected()),

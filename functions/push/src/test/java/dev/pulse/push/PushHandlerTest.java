@@ -43,9 +43,15 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.status.StatusData;
+import org.apache.logging.log4j.status.StatusListener;
+import org.apache.logging.log4j.status.StatusLogger;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.kinesis.KinesisAsyncClient;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
+import software.amazon.lambda.powertools.logging.argument.StructuredArguments;
 
 class PushHandlerTest {
 
@@ -190,6 +196,62 @@ class PushHandlerTest {
         assertThat(r.getHeaders()).containsEntry("Retry-After", "1");
         assertThat(failing.calls()).isGreaterThan(1);
         assertThat(metrics.last("RequestsUnavailable")).isEqualTo(1);
+    }
+
+    /**
+     * The refusal, unavailability and partial-store lines carry their values as fields: a message whose placeholders
+     * do not match its arguments makes log4j print a plain-text status warning beside the JSON line, in every
+     * invocation that logs it.
+     */
+    @Test
+    void handleRequest_whenRefusedUnavailableOrStoredInPart_logsWithoutFormatWarnings() {
+        List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        StatusListener listener = new StatusListener() {
+            @Override
+            public void log(StatusData data) {
+                warnings.add(data.getMessage().getFormattedMessage());
+            }
+
+            @Override
+            public Level getStatusLevel() {
+                return Level.WARN;
+            }
+
+            @Override
+            public void close() {}
+        };
+        StatusLogger.getLogger().registerListener(listener);
+        try {
+            // The listener sees the warning a mismatched call causes: the check below can fail.
+            LoggerFactory.getLogger(PushHandlerTest.class)
+                    .warn("one placeholder {}", "a", StructuredArguments.entry("b", 1));
+            assertThat(warnings).anyMatch(w -> w.contains("argument placeholders"));
+            warnings.clear();
+
+            PushHandler h = handler(RecordingKinesis.accepting());
+            h.handleRequest(
+                    post("/otlp/v1/metrics", Map.of("Content-Type", "text/plain"), new byte[] {1}),
+                    new TestContext("refused", 29_000, 1024));
+            String json = "{\"resourceMetrics\":[{\"scopeMetrics\":[{\"metrics\":[{\"name\":\"g\",\"gauge\":{"
+                    + "\"dataPoints\":[{\"timeUnixNano\":\"" + NOW * 1_000_000L + "\",\"asDouble\":\"NaN\"}]}}]}]}]}";
+            h.handleRequest(
+                    post(
+                            "/otlp/v1/metrics",
+                            Map.of("content-type", "application/json"),
+                            json.getBytes(StandardCharsets.UTF_8)),
+                    new TestContext("in-part", 29_000, 1024));
+            handler(RecordingKinesis.failingAfterStoring(0, 1, 2, 3, 4, 5, 6, 7, 8, 9))
+                    .handleRequest(
+                            post(
+                                    "/otlp/v1/metrics",
+                                    Map.of("Content-Type", "application/x-protobuf"),
+                                    OtlpRequests.gauge("cpu", 3, NOW).toByteArray()),
+                            TestContext.fixedRemaining("push", "unavailable", 600, 1024));
+
+            assertThat(warnings).noneMatch(w -> w.contains("argument placeholders"));
+        } finally {
+            StatusLogger.getLogger().removeListener(listener);
+        }
     }
 
     @Test

@@ -115,8 +115,8 @@ public final class MetricStreamHandler implements RequestHandler<APIGatewayV2HTT
                         if (r.failed() || r.endedEarly() != null) {
                             String why = r.failed() ? r.failureReason() : r.endedEarly();
                             LOG.error(
-                                    "delivery not stored whole; Firehose sends it again and what was stored is skipped: {}",
-                                    why,
+                                    "delivery not stored whole; Firehose sends it again and what was stored is skipped",
+                                    entry("reason", why),
                                     entry("requestId", request.requestId()),
                                     entry("records", r.records()));
                             return answer(500, request.requestId(), "not stored whole, send again: " + why);
@@ -131,7 +131,7 @@ public final class MetricStreamHandler implements RequestHandler<APIGatewayV2HTT
                                 entry("alreadyStored", r.alreadyStored()));
                         return answer(200, request.requestId(), null);
                     } catch (FirehoseRequest.BadRequest | IllegalArgumentException e) {
-                        LOG.warn("delivery refused: {}", e.getMessage(), entry("requestId", requestId));
+                        LOG.warn("delivery refused", entry("reason", e.getMessage()), entry("requestId", requestId));
                         return answer(400, requestId, e.getMessage());
                     } catch (RuntimeException e) {
                         LOG.error("delivery failed", entry("requestId", requestId), e);
