@@ -615,8 +615,7 @@ public final class IngestService {
                 long arrival = k.getApproximateArrivalTimestamp() == null
                         ? t.now
                         : k.getApproximateArrivalTimestamp().getTime();
-                pushed.add(
-                        new ShardCheckpoints.Content(key + "#" + k.getSequenceNumber(), bytes(k.getData()), arrival));
+                pushed.add(new ShardCheckpoints.Content(key + "#" + k.getSequenceNumber(), k.getData(), arrival));
             }
         }
         if (pushed.isEmpty()) {

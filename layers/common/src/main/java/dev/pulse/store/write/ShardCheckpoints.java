@@ -20,6 +20,7 @@ import dev.pulse.retry.Backoff;
 import dev.pulse.retry.Deadline;
 import dev.pulse.store.read.LatestPartials;
 import dev.pulse.store.schema.KeyScheme;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -473,7 +474,7 @@ public final class ShardCheckpoints {
      * A record whose content to claim: {@code owner} names it uniquely (checkpoint key and sequence number);
      * {@code arrivalMillis} is when the stream took it.
      */
-    public record Content(String owner, byte[] data, long arrivalMillis) {}
+    public record Content(String owner, ByteBuffer data, long arrivalMillis) {}
 
     /**
      * Claims each record's content for the record, unless another record owns it: one conditional PutItem each, at
@@ -486,12 +487,12 @@ public final class ShardCheckpoints {
     public CompletableFuture<Set<String>> claimContent(List<Content> records, long nowMillis, Deadline deadline) {
         // Of the records of one call with the same content the first claims it and the others are resends whatever
         // the claim finds: the owner is always the earliest record, whatever order concurrent claims land in.
-        Map<String, String> firstByKey = new java.util.HashMap<>();
+        Set<String> claimed = new java.util.HashSet<>();
         List<Map.Entry<String, Content>> claims = new java.util.ArrayList<>();
         Set<String> resends = ConcurrentHashMap.newKeySet();
         for (Content r : records) {
             String contentKey = contentKey(r.data());
-            if (firstByKey.putIfAbsent(contentKey, r.owner()) == null) {
+            if (claimed.add(contentKey)) {
                 claims.add(Map.entry(contentKey, r));
             } else {
                 resends.add(r.owner());
@@ -584,15 +585,19 @@ public final class ShardCheckpoints {
         return Math.max(nowSeconds, arrival + recordLifeSeconds) + CONTENT_TTL_SECONDS;
     }
 
-    /** {@code R#} and the first 128 bits of the content's SHA-256, base64url: a collision would need 2^64 records. */
-    static String contentKey(byte[] data) {
+    /**
+     * {@code R#} and the first 128 bits of the content's SHA-256, base64url: a collision would need 2^64 records. Reads
+     * {@code data} from its position without moving it (the record's bytes are not copied for this).
+     */
+    static String contentKey(ByteBuffer data) {
         MessageDigest sha;
         try {
             sha = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JDK has SHA-256", e);
         }
-        byte[] digest = sha.digest(data);
+        sha.update(data.duplicate());
+        byte[] digest = sha.digest();
         return CONTENT_PREFIX
                 + new String(
                         Base64.getUrlEncoder().withoutPadding().encode(java.util.Arrays.copyOf(digest, 16)),
