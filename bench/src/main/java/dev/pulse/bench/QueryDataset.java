@@ -149,6 +149,11 @@ public final class QueryDataset {
                                 dev.pulse.store.codec.PartialItems.name("api.latency", OTLP_KIND))),
                         Deadline.inMillis(60_000))
                 .join();
+        // And after the entries, as ingest puts it: the catalog's version, under which query containers cache listings.
+        store.writeAll(
+                        List.of(new java.util.HashMap<>(dev.pulse.store.codec.PartialItems.catalogVersion("dataset"))),
+                        Deadline.inMillis(60_000))
+                .join();
         PulseConfig config = FunctionSettings.load(env.root(), "QueryFunction").config(table, UNUSED_QUEUE);
         return new QueryDataset(
                 config,

@@ -296,8 +296,9 @@ class IngestHandlerIT {
                         "BatchesEndedEarly",
                         "IngestLagMs",
                         "ColdStart");
-        // One C# entry per series and one N# entry per metric name.
-        int catalogEntries = expected.series().size()
+        // One C# entry per series, one N# entry per metric name, and the catalog's version after them.
+        int catalogEntries = 1
+                + expected.series().size()
                 + (int) expected.series().keySet().stream()
                         .map(k -> k.substring(0, k.indexOf('{')))
                         .distinct()

@@ -462,6 +462,11 @@ public final class IngestService {
             markMemory.remember(newMarks);
             t.marksWritten += newMarks.size();
             t.add(store.writeAll(items, deadline).join());
+            if (!newSeries.isEmpty()) {
+                // After the entries, never beside them: a reader that sees this token sees them too.
+                t.add(store.writeAll(List.of(PartialItems.catalogVersion(catalogToken())), deadline)
+                        .join());
+            }
             catalog.markWritten(newSeries);
             // Only after the data is safe: a storage failure then retries the batch without re-sending poison (a
             // failed commit after it does re-send it; docs/design.md, "Poison records").
@@ -570,6 +575,15 @@ public final class IngestService {
                     .join();
             throw e;
         }
+    }
+
+    /**
+     * A new token for the catalog's version: unique enough that two writes never put the same one (readers compare
+     * tokens for equality only); not from {@code SecureRandom}, which may block.
+     */
+    private static String catalogToken() {
+        java.util.concurrent.ThreadLocalRandom r = java.util.concurrent.ThreadLocalRandom.current();
+        return Long.toHexString(r.nextLong()) + Long.toHexString(r.nextLong());
     }
 
     /** True when the attempt counted itself as one of the record alone (a setting aside does not). */

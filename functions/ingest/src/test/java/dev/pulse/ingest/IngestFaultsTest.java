@@ -67,7 +67,8 @@ class IngestFaultsTest {
         assertThat(f.dynamo.throttlesInjected.get()).isPositive();
         assertThat(r.write().throttles()).isEqualTo(f.dynamo.throttlesInjected.get());
         assertThat(r.write().retries()).isGreaterThanOrEqualTo(r.write().throttles());
-        assertThat(r.write().itemsWritten()).isEqualTo(100 + 20 + 1);
+        // Partials, catalog entries, the name's index entry and the catalog's version.
+        assertThat(r.write().itemsWritten()).isEqualTo(100 + 20 + 1 + 1);
         assertThat(f.total(IngestMetric.THROTTLES)).isEqualTo(f.dynamo.throttlesInjected.get());
         assertThat(f.stored()).isEqualTo(expected(batch));
         assertThat(f.committed()).isEqualTo(batch.get(199).getKinesis().getSequenceNumber());
@@ -84,7 +85,8 @@ class IngestFaultsTest {
         assertThat(f.dynamo.unprocessedInjected.get()).isPositive();
         assertThat(r.write().unprocessedItems()).isEqualTo(f.dynamo.unprocessedInjected.get());
         assertThat(f.total(IngestMetric.UNPROCESSED_ITEMS)).isEqualTo(f.dynamo.unprocessedInjected.get());
-        assertThat(r.write().itemsWritten()).isEqualTo(100 + 20 + 1);
+        // Partials, catalog entries, the name's index entry and the catalog's version.
+        assertThat(r.write().itemsWritten()).isEqualTo(100 + 20 + 1 + 1);
         assertThat(f.stored()).isEqualTo(expected(batch));
     }
 

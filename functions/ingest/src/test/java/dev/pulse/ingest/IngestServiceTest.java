@@ -75,8 +75,10 @@ class IngestServiceTest {
                 .isZero();
         assertThat(f.total(IngestMetric.RECORDS_IN)).isEqualTo(60);
         assertThat(f.total(IngestMetric.DATAPOINTS_IN)).isEqualTo(60);
-        // 12 partials, 4 new catalog entries and the metric name's index entry; an hour and a day mark per series.
-        assertThat(f.total(IngestMetric.ITEMS_WRITTEN)).isEqualTo(12 + 4 + 1);
+        // 12 partials, 4 new catalog entries, the metric name's index entry and the catalog's version; an hour and a
+        // day
+        // mark per series.
+        assertThat(f.total(IngestMetric.ITEMS_WRITTEN)).isEqualTo(12 + 4 + 1 + 1);
         assertThat(f.total(IngestMetric.MARKS_WRITTEN)).isEqualTo(8);
         assertThat(f.sqs.messages()).isEmpty();
     }

@@ -31,21 +31,163 @@ import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 /**
  * {@code GET /series}: the series of one metric name ({@code ?name=}), or the metric names starting with a
  * prefix ({@code ?prefix=}), a page at a time ({@code limit}, {@code nextToken}).
+ *
+ * <p>The Prometheus API lists the catalog for every selector of every request (a dashboard panel needs two to five
+ * listings, and they were most of a warm panel's time), so a warm container keeps the pages it listed through a
+ * {@link #snapshot}, under the catalog's version ({@link KeyScheme#CATALOG_VERSION_PK}): ingest puts a new version
+ * after each write of catalog entries, and a request that reads another version than the cached one drops the cache.
+ * A cached page is therefore never older than the version a request reads, and a series is listed as soon as a
+ * request reads the version put after its entry (eventually consistent, as an uncached listing is).
  */
 public final class CatalogService {
 
     public static final int DEFAULT_LIMIT = 100;
     public static final int MAX_LIMIT = 1000;
+    /** Names and series the warm container keeps in cached pages; least recently used pages go first. */
+    public static final int MAX_CACHED_ENTRIES = 20_000;
 
     private final DynamoDbAsyncClient client;
     private final String table;
+    private final PageCache cache = new PageCache();
 
     public CatalogService(DynamoDbAsyncClient client, String table) {
         this.client = client;
         this.table = table;
     }
 
+    /**
+     * A view of the catalog for one request: its version read once, then each page from the warm container's cache
+     * when cached under that version, else read (consistently, so that the page holds every entry written before the
+     * version) and cached. Without a version item (a table no ingest has written since versions exist) pages are read
+     * as {@link #list} reads them and kept for this request only.
+     */
+    public Snapshot snapshot() {
+        return new Snapshot(false);
+    }
+
+    /**
+     * As {@link #snapshot}, but serving cached pages while the version is still being read (from the first listing on),
+     * under the version they were cached with: the caller must ask {@link Snapshot#confirmed} before it answers, and
+     * start again on a {@link #snapshot} when not. The version's round trip then overlaps the request's work instead
+     * of preceding it.
+     */
+    public Snapshot speculativeSnapshot() {
+        return new Snapshot(true);
+    }
+
+    /** One request's view of the catalog ({@link #snapshot}); not shared between threads. */
+    public final class Snapshot {
+        /** The version read, started at the first listing (a request without selectors reads nothing). */
+        private java.util.concurrent.CompletableFuture<String> version;
+
+        private final boolean speculative;
+        /** The cached version whose pages were served before the version was read, or null. */
+        private String assumed;
+
+        private final Map<Map<String, String>, ObjectNode> own = new HashMap<>();
+
+        private Snapshot(boolean speculative) {
+            this.speculative = speculative;
+        }
+
+        /** As {@link CatalogService#list}; the page is shared: read it, never change it. */
+        public ObjectNode list(Map<String, String> params) throws BadRequestException {
+            Map<String, String> key = Map.copyOf(params);
+            ObjectNode page = own.get(key);
+            if (page != null) {
+                return page;
+            }
+            if (version == null) {
+                version = readVersion();
+            }
+            if (speculative && !version.isDone()) {
+                PageCache.Hit hit = cache.peek(key);
+                if (hit != null && (assumed == null || assumed.equals(hit.version()))) {
+                    assumed = hit.version();
+                    own.put(key, hit.page());
+                    return hit.page();
+                }
+            }
+            String v = version.join();
+            page = v == null ? null : cache.get(v, key);
+            if (page == null) {
+                page = CatalogService.this.list(params, v != null);
+                if (v != null) {
+                    cache.put(v, key, page);
+                }
+            }
+            own.put(key, page);
+            return page;
+        }
+
+        /** Whether every page served was of the catalog's version as read (always, unless speculative). */
+        public boolean confirmed() {
+            return assumed == null || assumed.equals(version.join()); // assumed is only set once version is
+        }
+    }
+
+    private java.util.concurrent.CompletableFuture<String> readVersion() {
+        return client.getItem(b -> b.tableName(table)
+                        .key(Map.of(
+                                KeyScheme.PK,
+                                AttributeValue.fromS(KeyScheme.CATALOG_VERSION_PK),
+                                KeyScheme.SK,
+                                AttributeValue.fromS(KeyScheme.CATALOG_VERSION_PK))))
+                .thenApply(r -> {
+                    AttributeValue v = r.item() == null ? null : r.item().get(PartialItems.VERSION);
+                    return v == null ? null : v.s();
+                });
+    }
+
+    /** Pages listed under one catalog version, bounded by the entries they hold. */
+    private static final class PageCache {
+        private final java.util.LinkedHashMap<Map<String, String>, ObjectNode> pages =
+                new java.util.LinkedHashMap<>(64, 0.75f, true);
+        private String version;
+        private long entries;
+
+        /** A page and the version it is cached under. */
+        record Hit(ObjectNode page, String version) {}
+
+        /** The page cached under the current version, whatever it is, or null. */
+        synchronized Hit peek(Map<String, String> key) {
+            ObjectNode page = version == null ? null : pages.get(key);
+            return page == null ? null : new Hit(page, version);
+        }
+
+        synchronized ObjectNode get(String v, Map<String, String> key) {
+            if (!v.equals(version)) {
+                pages.clear();
+                entries = 0;
+                version = v;
+                return null;
+            }
+            return pages.get(key);
+        }
+
+        synchronized void put(String v, Map<String, String> key, ObjectNode page) {
+            if (!v.equals(version)) {
+                return; // another request read a newer version meanwhile: this page may be older than it
+            }
+            ObjectNode old = pages.put(key, page);
+            entries += size(page) - (old == null ? 0 : size(old));
+            var it = pages.entrySet().iterator();
+            while (entries > MAX_CACHED_ENTRIES && it.hasNext()) {
+                entries -= size(it.next().getValue());
+                it.remove();
+            }
+        }
+
+        private static long size(ObjectNode page) {
+            return 1L + page.path("series").size() + page.path("names").size();
+        }
+    }
+
     public ObjectNode list(Map<String, String> params) throws BadRequestException {
+        return list(params, false);
+    }
+
+    private ObjectNode list(Map<String, String> params, boolean consistent) throws BadRequestException {
         String name = params.get("name");
         String prefix = params.get("prefix");
         if ((name == null) == (prefix == null)) {
@@ -77,6 +219,7 @@ public final class CatalogService {
                             .keyConditionExpression(keyCondition)
                             .expressionAttributeValues(values)
                             .limit(limit)
+                            .consistentRead(consistent)
                             .exclusiveStartKey(start))
                     .join();
         } catch (java.util.concurrent.CompletionException e) {

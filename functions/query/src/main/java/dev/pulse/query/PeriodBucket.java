@@ -123,11 +123,15 @@ final class PeriodBucket {
                     answered.add(new double[] {s.q(), merged.quantile(s.q())});
                 }
             }
+            double[] bounds = stats.stream()
+                    .filter(s -> s.kind() == Stat.Kind.RANK)
+                    .limit(MAX_REMEMBERED)
+                    .mapToDouble(Stat::q)
+                    .toArray();
+            double[] ranks = merged.ranks(bounds);
             List<double[]> ranked = new ArrayList<>();
-            for (Stat s : stats) {
-                if (s.kind() == Stat.Kind.RANK && ranked.size() < MAX_REMEMBERED) {
-                    ranked.add(new double[] {s.q(), merged.rank(s.q())});
-                }
+            for (int i = 0; i < bounds.length; i++) {
+                ranked.add(new double[] {bounds[i], ranks[i]});
             }
             Summary compact = Summary.withEncodedSketch(
                     merged.count(), merged.exactSum(), merged.min(), merged.max(), Sketches.serialize(merged.sketch()));

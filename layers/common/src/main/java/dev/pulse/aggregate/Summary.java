@@ -259,6 +259,65 @@ public final class Summary {
         return fromSketch(sk, bound, below);
     }
 
+    /**
+     * {@link #rank} at each of {@code bounds}, equal to it bound by bound, with one pass over the sketch's bins for all
+     * of them instead of one a bound: a histogram's buckets ask every bound of each merged period at once.
+     */
+    public double[] ranks(double[] bounds) {
+        if (!hasSketch()) {
+            throw new IllegalStateException("summary was read without its sketch");
+        }
+        double[] out = new double[bounds.length];
+        int[] lastPositive = new int[bounds.length];
+        int[] firstNegative = new int[bounds.length];
+        boolean[] fromBins = new boolean[bounds.length];
+        int binned = 0;
+        for (int j = 0; j < bounds.length; j++) {
+            double bound = bounds[j];
+            if (count == 0 || Double.isNaN(bound) || bound < min || bound >= max) {
+                out[j] = rank(bound); // decided without the sketch
+                continue;
+            }
+            com.datadoghq.sketch.ddsketch.mapping.IndexMapping mapping = sketch().getIndexMapping();
+            lastPositive[j] = bound <= 0 ? Integer.MIN_VALUE : lastIndexAtMost(mapping, bound);
+            firstNegative[j] = bound >= 0 ? Integer.MIN_VALUE : firstIndexAtLeast(mapping, -bound);
+            if (lastPositive[j] == NO_INDEX || firstNegative[j] == NO_INDEX) {
+                out[j] = rankByBinValues(bound);
+                continue;
+            }
+            fromBins[j] = true;
+            binned++;
+        }
+        if (binned == 0) {
+            return out;
+        }
+        DDSketch sk = sketch();
+        double[] below = new double[bounds.length];
+        double[] total = new double[1];
+        sk.getNegativeValueStore().forEach((index, c) -> {
+            total[0] += c;
+            for (int j = 0; j < below.length; j++) {
+                if (fromBins[j] && index >= firstNegative[j]) {
+                    below[j] += c;
+                }
+            }
+        });
+        sk.getPositiveValueStore().forEach((index, c) -> {
+            total[0] += c;
+            for (int j = 0; j < below.length; j++) {
+                if (fromBins[j] && index <= lastPositive[j]) {
+                    below[j] += c;
+                }
+            }
+        });
+        for (int j = 0; j < bounds.length; j++) {
+            if (fromBins[j]) {
+                out[j] = fromSketch(sk, bounds[j], new double[] {below[j], total[0]});
+            }
+        }
+        return out;
+    }
+
     /** {@link #rank} from every bin's value: the definition, for bounds the mapping cannot index. */
     double rankByBinValues(double bound) {
         if (count == 0 || Double.isNaN(bound) || bound < min) {

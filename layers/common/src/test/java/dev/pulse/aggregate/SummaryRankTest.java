@@ -113,4 +113,40 @@ class SummaryRankTest {
         }
         assertThat(checked).isEqualTo(100 * 20 * 4 * 3 * 2);
     }
+
+    @Test
+    void ranks_whenManyBoundsAtOnce_equalsEachBoundsRank() {
+        // Every kind of bound in one call: below the minimum, at or above the maximum, NaN, infinities, zero, negative,
+        // bin edges and values, and bounds beyond what the mapping can index (answered from every bin's value).
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(11);
+        var mapping = new Summary().sketch().getIndexMapping();
+        for (int round = 0; round < 200; round++) {
+            Summary s = new Summary();
+            int n = rnd.nextInt(40);
+            for (int i = 0; i < n; i++) {
+                double v = Math.pow(10, rnd.nextDouble(-6, 8));
+                s.add(rnd.nextInt(5) == 0 ? -v : rnd.nextInt(20) == 0 ? 0 : v);
+            }
+            double[] bounds = new double[24];
+            for (int k = 0; k < bounds.length; k++) {
+                double v = Math.pow(10, rnd.nextDouble(-7, 9));
+                double edge = rnd.nextBoolean() ? v : mapping.upperBound(mapping.index(v));
+                bounds[k] = rnd.nextInt(4) == 0 ? -edge : edge;
+            }
+            bounds[0] = Double.NaN;
+            bounds[1] = Double.NEGATIVE_INFINITY;
+            bounds[2] = Double.POSITIVE_INFINITY;
+            bounds[3] = 0;
+            bounds[4] = Double.MIN_VALUE;
+            bounds[5] = Double.MAX_VALUE;
+            bounds[6] = -Double.MAX_VALUE;
+
+            double[] got = s.ranks(bounds);
+
+            for (int k = 0; k < bounds.length; k++) {
+                assertThat(got[k]).as("rank at %s of %s values", bounds[k], n).isEqualTo(s.rank(bounds[k]));
+            }
+        }
+        assertThat(of(1, 2).ranks(new double[0])).isEmpty();
+    }
 }

@@ -188,8 +188,10 @@ public final class PromQlService {
         }
         Deadline budget =
                 timeout == null || timeout >= deadline.remainingMillis() ? deadline : Deadline.inMillis(timeout);
-        RangeReader reader = new RangeReader(queries, new CatalogMatcher(catalog), times, budget, metrics);
-        return new Evaluator(reader, times, bareRange).evaluate(expr);
+        return CatalogMatcher.withCachedListings(
+                catalog,
+                matcher -> new Evaluator(new RangeReader(queries, matcher, times, budget, metrics), times, bareRange)
+                        .evaluate(expr));
     }
 
     private static Expr parse(ApiParams params) throws PromQlException {

@@ -90,8 +90,11 @@ public final class RuleEvaluation {
             throw new PromQlException(PromQlException.Type.BAD_DATA, e.getMessage());
         }
         long[] times = {timeMillis};
-        RangeReader reader = new RangeReader(queries, new CatalogMatcher(catalog), times, deadline, metrics);
-        Value v = new Evaluator(reader, times, bareRangeMillis).evaluate(parsed);
+        Value v = CatalogMatcher.withCachedListings(
+                catalog,
+                matcher -> new Evaluator(
+                                new RangeReader(queries, matcher, times, deadline, metrics), times, bareRangeMillis)
+                        .evaluate(parsed));
         if (v instanceof Value.Scalar s) {
             return new Result(
                     true, List.of(new Sample(Collections.unmodifiableSortedMap(new TreeMap<>()), s.values()[0])));

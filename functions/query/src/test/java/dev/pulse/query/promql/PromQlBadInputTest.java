@@ -48,9 +48,12 @@ class PromQlBadInputTest {
 
     private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-21T12:00:00Z"), ZoneOffset.UTC);
 
-    /** The answer body, or the PromQlException; storage collaborators are absent (scalar queries never read). */
+    /**
+     * The answer body, or the PromQlException; storage collaborators are absent (scalar queries never read): the catalog
+     * has no client, so a listing or a version read would fail the test.
+     */
     private static String answer(String endpoint, String form) throws PromQlException {
-        return new PromQlService(null, null, CLOCK)
+        return new PromQlService(null, new dev.pulse.query.CatalogService(null, "absent"), CLOCK)
                 .answer(
                         endpoint,
                         null,

@@ -39,6 +39,8 @@ public final class PartialItems {
     public static final String TTL = "ttl";
     /** On catalog and name entries of OTLP series: the producer's metric type ({@link MetricKind#encode()}). */
     public static final String KIND = "otel";
+    /** The attribute of the catalog's version item that holds its token. */
+    public static final String VERSION = "v";
 
     /**
      * The largest a partial can be: a 1,024-byte series key in the key ({@code P#<seriesKey>#<hour>}), a 64-character
@@ -162,6 +164,20 @@ public final class PartialItems {
         MetricKind bare = new MetricKind(kind.type(), kind.temporality(), kind.unit(), "");
         return Map.of(
                 KeyScheme.PK, s(KeyScheme.NAMES_PK), KeyScheme.SK, s(name), NAME, s(name), KIND, s(bare.encode()));
+    }
+
+    /**
+     * The catalog's version item with a new {@code token}: put after catalog entries are stored (never in the same
+     * batch, whose items land in no set order), so a reader that sees the token also sees the entries written before.
+     */
+    public static Map<String, AttributeValue> catalogVersion(String token) {
+        return Map.of(
+                KeyScheme.PK,
+                s(KeyScheme.CATALOG_VERSION_PK),
+                KeyScheme.SK,
+                s(KeyScheme.CATALOG_VERSION_PK),
+                VERSION,
+                s(token));
     }
 
     private static AttributeValue s(String v) {

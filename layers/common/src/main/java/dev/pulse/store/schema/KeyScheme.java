@@ -30,7 +30,8 @@ import java.util.Base64;
  *       and are still read)</li>
  *   <li>hourly rollup: PK {@code H#<seriesKey>#<yyyy-MM-dd>}, SK {@code <yyyy-MM-ddTHH>}</li>
  *   <li>daily rollup: PK {@code D#<seriesKey>#<yyyy-MM>}, SK {@code <yyyy-MM-dd>}</li>
- *   <li>catalog: PK {@code C#<name>}, SK {@code <seriesKey>}; name index: PK {@code N#}, SK {@code <name>}</li>
+ *   <li>catalog: PK {@code C#<name>}, SK {@code <seriesKey>}; name index: PK {@code N#}, SK {@code <name>};
+ *       the catalog's version: PK and SK {@code V#catalog}</li>
  * </ul>
  * The time suffix of a partition key has a fixed width, so a series key containing {@code #} stays unambiguous.
  * In a partial's sort key {@code #} sorts below every character of the compact forms, so the partials of one slot
@@ -42,6 +43,11 @@ public final class KeyScheme {
     public static final String SK = "sk";
     /** Partition of the metric-name index (SK = name), for listing names by prefix. */
     public static final String NAMES_PK = "N#";
+    /**
+     * Partition (and sort key) of the catalog's version: a token ingest puts anew after every write of catalog entries,
+     * so a reader that cached listings under the token it read knows they are still whole while it is unchanged.
+     */
+    public static final String CATALOG_VERSION_PK = "V#catalog";
 
     private KeyScheme() {}
 

@@ -21,6 +21,7 @@ import dev.pulse.model.MetricKind;
 import dev.pulse.query.BadRequestException;
 import dev.pulse.query.CatalogService;
 import dev.pulse.query.SeriesSpec;
+import dev.pulse.query.promql.PromQlException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -42,11 +43,44 @@ public final class CatalogMatcher {
     private static final java.util.regex.Pattern PROMETHEUS_NAME =
             java.util.regex.Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*");
 
-    private final CatalogService catalog;
+    private final CatalogService.Snapshot catalog;
     private int scanned;
 
+    /** A matcher for one request: every listing it reads comes from one {@link CatalogService#snapshot}. */
     public CatalogMatcher(CatalogService catalog) {
+        this(catalog.snapshot());
+    }
+
+    private CatalogMatcher(CatalogService.Snapshot catalog) {
         this.catalog = catalog;
+    }
+
+    /** Work that finds series through a matcher. */
+    public interface Reading<T> {
+        T apply(CatalogMatcher matcher) throws PromQlException;
+    }
+
+    /**
+     * Runs {@code work} on the warm container's cached listings while the catalog's version is read
+     * ({@link CatalogService#speculativeSnapshot}); when the version turns out to be another than they were cached
+     * under, runs it again on listings of the version read, so the answer (or the refusal) is never older than it.
+     */
+    public static <T> T withCachedListings(CatalogService catalog, Reading<T> work) throws PromQlException {
+        CatalogMatcher first = new CatalogMatcher(catalog.speculativeSnapshot());
+        T result = null;
+        PromQlException refused = null;
+        try {
+            result = work.apply(first);
+        } catch (PromQlException e) {
+            refused = e;
+        }
+        if (!first.catalog.confirmed()) {
+            return work.apply(new CatalogMatcher(catalog.snapshot()));
+        }
+        if (refused != null) {
+            throw refused;
+        }
+        return result;
     }
 
     /**

@@ -1162,8 +1162,9 @@ public final class Evaluator {
         }
         Builder out = new Builder(steps);
         for (Map.Entry<SortedMap<String, String>, List<Series>> g : groups.entrySet()) {
+            List<Series> members = new ArrayList<>(g.getValue().size());
             for (int i = 0; i < steps; i++) {
-                List<Series> members = new ArrayList<>();
+                members.clear();
                 for (Series s : g.getValue()) {
                     if (s.present()[i]) {
                         members.add(s);

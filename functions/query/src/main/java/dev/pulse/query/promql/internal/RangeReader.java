@@ -63,7 +63,7 @@ public final class RangeReader implements Evaluator.Source {
             long[] times,
             Deadline deadline,
             InvocationMetrics<QueryMetric> metrics) {
-        this(queries, catalog, times, deadline, metrics, times[0], times[times.length - 1]);
+        this(queries, catalog, times, deadline, metrics, times[0], times[times.length - 1], latest(SHARED_READS));
     }
 
     private RangeReader(
@@ -73,7 +73,9 @@ public final class RangeReader implements Evaluator.Source {
             Deadline deadline,
             InvocationMetrics<QueryMetric> metrics,
             long start,
-            long end) {
+            long end,
+            Map<ReadKey, NativeResult> shared) {
+        this.shared = shared;
         this.queries = queries;
         this.catalog = catalog;
         this.times = times.clone();
@@ -90,7 +92,17 @@ public final class RangeReader implements Evaluator.Source {
 
     @Override
     public Evaluator.Source at(long[] otherTimes) {
-        return new RangeReader(queries, catalog, otherTimes, deadline, metrics, start, end);
+        return new RangeReader(queries, catalog, otherTimes, deadline, metrics, start, end, shared);
+    }
+
+    /** A map that keeps its {@code n} latest entries. */
+    private static <K, V> Map<K, V> latest(int n) {
+        return new java.util.LinkedHashMap<>(2 * n, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
+                return size() > n;
+            }
+        };
     }
 
     /** {@code millis} rounded up to whole minutes, at least one. */
@@ -309,6 +321,52 @@ public final class RangeReader implements Evaluator.Source {
                         values.get(Stat.RESETS.label()));
     }
 
+    /** A read of {@link #readShared}: everything but the statistics. */
+    private record ReadKey(List<SeriesSpec> series, long first, long last, long period, int offset) {}
+
+    /** The reads of this request that another selector may ask again (a ratio's two sides), the latest few. */
+    private final Map<ReadKey, NativeResult> shared;
+
+    /** How many reads a request keeps for its other selectors: each may hold up to {@link QueryLimits#MAX_POINTS}. */
+    private static final int SHARED_READS = 4;
+
+    /**
+     * A bucketed read of {@code series} for {@code stats}, or the same read this request already did: the two sides of
+     * {@code x_sum / x_count} or {@code x_bucket{le="100"} / x_count} read the same stored series over the same windows,
+     * so count and sum ride along with every read (they come from each bucket's summary as it is, at no cost worth a
+     * second pass over the cache).
+     */
+    private NativeResult readShared(
+            List<SeriesSpec> series, long first, long last, long period, java.util.Set<Stat> stats, int offset)
+            throws PromQlException {
+        ReadKey key = new ReadKey(series, first, last, period, offset);
+        NativeResult done = shared.get(key);
+        if (done != null && covers(done, stats)) {
+            return done;
+        }
+        java.util.LinkedHashSet<Stat> all = new java.util.LinkedHashSet<>(stats);
+        all.add(SUM);
+        all.add(COUNT);
+        NativeResult r =
+                read(new NativeQuery(series, first, last, period / 1000, List.copyOf(all), offset), period, first);
+        shared.put(key, r);
+        return r;
+    }
+
+    /** Whether {@code r} answers every statistic of {@code stats}. */
+    private static boolean covers(NativeResult r, java.util.Set<Stat> stats) {
+        if (r.series().isEmpty()) {
+            return true;
+        }
+        Map<String, double[]> values = r.series().get(0).values();
+        for (Stat s : stats) {
+            if (!values.containsKey(s.label())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** One read through {@link QueryService}, its refusals said in the Prometheus API's terms. */
     private NativeResult read(NativeQuery request, long range, long first) throws PromQlException {
         NativeResult r;
@@ -397,8 +455,7 @@ public final class RangeReader implements Evaluator.Source {
             }
             int offset = 0;
             while (offset < series.size()) {
-                NativeResult r = read(
-                        new NativeQuery(series, first, last, range / 1000, List.copyOf(stats), offset), range, first);
+                NativeResult r = readShared(series, first, last, range, stats, offset);
                 for (NativeResult.SeriesValues sv : r.series()) {
                     for (CatalogMatcher.Match m : bySeries.getOrDefault(sv.series(), List.of())) {
                         double[] values = sv.values().get(statFor(m, stat).label());

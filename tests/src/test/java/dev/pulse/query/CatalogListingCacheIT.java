@@ -1,0 +1,212 @@
+/*
+ * Copyright 2026 The Pulse authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package dev.pulse.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
+import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.store.codec.PartialItems;
+import dev.pulse.store.schema.KeyScheme;
+import dev.pulse.testing.ApiRequests;
+import dev.pulse.testing.DelegatingDynamoDb;
+import dev.pulse.testing.Emulators;
+import dev.pulse.testing.KinesisRecords;
+import dev.pulse.testing.Pipeline;
+import dev.pulse.testing.RecordingMetrics;
+import dev.pulse.testing.TestContext;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+
+/**
+ * The catalog listings a warm query container keeps ({@link CatalogService#snapshot}) against the real ingest path and
+ * DynamoDB Local: a series ingest adds shows in the next answer of a container that cached its name's listing, also
+ * when the catalog's version arrives after the cached listings were used; while the version is unchanged, a repeat
+ * lists nothing.
+ */
+@ExtendWith(Emulators.class)
+class CatalogListingCacheIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Instant NOW = Instant.parse("2026-11-21T12:20:00Z");
+    private static final String QUERY = "count(count_over_time({__name__=\"cache.metric\"}[10m]))";
+    private static final Map<String, AttributeValue> VERSION_KEY = Map.of(
+            KeyScheme.PK, AttributeValue.fromS(KeyScheme.CATALOG_VERSION_PK),
+            KeyScheme.SK, AttributeValue.fromS(KeyScheme.CATALOG_VERSION_PK));
+
+    private Pipeline p;
+    private long sequence;
+
+    @BeforeEach
+    void setUp() {
+        p = new Pipeline("pulse-catalog-cache", NOW, Duration.ofDays(1));
+    }
+
+    @AfterEach
+    void tearDown() {
+        p.close();
+    }
+
+    /** A version read slower than the request's own work makes the request use the cached listings first. */
+    @ParameterizedTest(name = "version read delayed {0} ms")
+    @ValueSource(ints = {0, 300})
+    void query_whenIngestAddsASeriesToACachedName_answersItOnTheWarmContainer(int versionDelayMillis) {
+        Counting client = new Counting(Emulators.dynamoAsync(), versionDelayMillis);
+        QueryHandler warm = QueryFunction.handler(p.config, client, p.clock(), new RecordingMetrics());
+        p.ingest(List.of(record("a")));
+        assertThat(count(warm)).isEqualTo(1);
+
+        p.ingest(List.of(record("b")));
+
+        assertThat(count(warm)).isEqualTo(2);
+        p.ingest(List.of(record("c"), record("d")));
+        assertThat(count(warm)).isEqualTo(4);
+    }
+
+    @Test
+    void query_whenTheCatalogVersionIsUnchanged_answersFromTheCachedListing() {
+        Counting client = new Counting(Emulators.dynamoAsync(), 0);
+        QueryHandler warm = QueryFunction.handler(p.config, client, p.clock(), new RecordingMetrics());
+        p.ingest(List.of(record("a")));
+        assertThat(count(warm)).isEqualTo(1);
+        Map<String, AttributeValue> version = versionItem();
+        int listings = client.queries.get();
+
+        assertThat(count(warm)).isEqualTo(1);
+        assertThat(client.queries.get()).as("catalog listings of a warm repeat").isEqualTo(listings);
+
+        // A series stored while the version is put back as it was: only the version tells a warm container.
+        p.ingest(List.of(record("b")));
+        p.reader().putItem(b -> b.tableName(p.table).item(version));
+        assertThat(count(warm)).as("the warm container, version unchanged").isEqualTo(1);
+        assertThat(count(p.queryHandler())).as("a cold container").isEqualTo(2);
+    }
+
+    @Test
+    void query_whenTheTableHasNoCatalogVersion_listsOnEveryRequest() {
+        QueryHandler warm = p.queryHandler();
+        p.ingest(List.of(record("a")));
+        assertThat(count(warm)).isEqualTo(1);
+        p.ingest(List.of(record("b")));
+        p.reader().deleteItem(b -> b.tableName(p.table).key(VERSION_KEY));
+
+        assertThat(count(warm)).isEqualTo(2);
+    }
+
+    @Test
+    void ingest_whenABatchAddsSeries_putsANewCatalogVersion() {
+        p.ingest(List.of(record("a")));
+        String first = versionItem().get(PartialItems.VERSION).s();
+
+        p.ingest(List.of(record("a")));
+        assertThat(versionItem().get(PartialItems.VERSION).s())
+                .as("a batch of known series")
+                .isEqualTo(first);
+
+        p.ingest(List.of(record("b")));
+        assertThat(versionItem().get(PartialItems.VERSION).s())
+                .as("a batch with a new series")
+                .isNotEqualTo(first);
+    }
+
+    private Map<String, AttributeValue> versionItem() {
+        Map<String, AttributeValue> item = p.reader()
+                .getItem(b -> b.tableName(p.table).key(VERSION_KEY).consistentRead(true))
+                .item();
+        assertThat(item).as("the catalog's version item").isNotEmpty();
+        return item;
+    }
+
+    private int count(QueryHandler handler) {
+        APIGatewayV2HTTPResponse r = handler.handleRequest(
+                ApiRequests.prometheus(
+                        "GET",
+                        "/prometheus/api/v1/query",
+                        List.of(Map.entry("query", QUERY), Map.entry("time", Long.toString(NOW.getEpochSecond())))),
+                new TestContext("q", 30_000, 1024));
+        assertThat(r.getStatusCode()).as(r.getBody()).isEqualTo(200);
+        try {
+            JsonNode result = JSON.readTree(r.getBody()).at("/data/result");
+            return result.isEmpty()
+                    ? 0
+                    : Integer.parseInt(result.get(0).at("/value/1").asText());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private KinesisEvent.KinesisEventRecord record(String n) {
+        String json = JSON.createObjectNode()
+                .put("name", "cache.metric")
+                .<com.fasterxml.jackson.databind.node.ObjectNode>set("dims", JSON.valueToTree(Map.of("n", n)))
+                .put("ts", NOW.toEpochMilli() - 60_000L)
+                .put("value", 1.0)
+                .toString();
+        return KinesisRecords.record(
+                "shardId-000000000000",
+                sequence++,
+                "cache.metric",
+                json.getBytes(StandardCharsets.UTF_8),
+                NOW.toEpochMilli());
+    }
+
+    /** The emulator's client, counting catalog listings (Queries of the catalog) and holding back each GetItem. */
+    private static final class Counting extends DelegatingDynamoDb {
+        final AtomicInteger queries = new AtomicInteger();
+        private final int getItemDelayMillis;
+
+        Counting(DynamoDbAsyncClient delegate, int getItemDelayMillis) {
+            super(delegate);
+            this.getItemDelayMillis = getItemDelayMillis;
+        }
+
+        @Override
+        public CompletableFuture<QueryResponse> query(QueryRequest request) {
+            String pk = request.expressionAttributeValues().get(":pk").s();
+            if (pk.startsWith("C#") || pk.equals(KeyScheme.NAMES_PK)) {
+                queries.incrementAndGet();
+            }
+            return super.query(request);
+        }
+
+        @Override
+        public CompletableFuture<GetItemResponse> getItem(GetItemRequest request) {
+            return CompletableFuture.supplyAsync(
+                            () -> null, CompletableFuture.delayedExecutor(getItemDelayMillis, TimeUnit.MILLISECONDS))
+                    .thenCompose(x -> super.getItem(request));
+        }
+    }
+}
