@@ -310,9 +310,10 @@ public final class Summary {
                 }
             }
         });
+        double skCount = sk.getCount(); // a pass over every bin: once, not once a bound
         for (int j = 0; j < bounds.length; j++) {
             if (fromBins[j]) {
-                out[j] = fromSketch(sk, bounds[j], new double[] {below[j], total[0]});
+                out[j] = fromCounts(skCount, bounds[j], below[j], total[0]);
             }
         }
         return out;
@@ -385,12 +386,19 @@ public final class Summary {
     }
 
     private double fromSketch(DDSketch sk, double bound, double[] below) {
-        double zeros = sk.getCount() - below[1];
+        return fromCounts(sk.getCount(), bound, below[0], below[1]);
+    }
+
+    /**
+     * The rank from the sketch's counts: {@code below} in the bins at most the bound, {@code binsTotal} in all bins, the
+     * rest ({@code skCount - binsTotal}) zeros; scaled to the exact count.
+     */
+    private double fromCounts(double skCount, double bound, double below, double binsTotal) {
+        double zeros = skCount - binsTotal;
         if (bound >= 0) {
-            below[0] += zeros;
+            below += zeros;
         }
-        double skCount = sk.getCount();
-        return Math.max(0, Math.min(count, Math.rint(below[0] * count / skCount)));
+        return Math.max(0, Math.min(count, Math.rint(below * count / skCount)));
     }
 
     /**
