@@ -21,6 +21,12 @@ import com.amazonaws.services.lambda.runtime.events.APIGatewayV2HTTPResponse;
 import com.amazonaws.services.lambda.runtime.events.KinesisEvent;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pulse.ingest.IngestFunction;
+import dev.pulse.ingest.IngestMetric;
+import dev.pulse.ingest.IngestResult;
+import dev.pulse.ingest.IngestService;
+import dev.pulse.metrics.InvocationMetrics;
+import dev.pulse.retry.Deadline;
 import dev.pulse.store.codec.PartialItems;
 import dev.pulse.store.schema.KeyScheme;
 import dev.pulse.testing.ApiRequests;
@@ -46,6 +52,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
@@ -142,6 +150,82 @@ class CatalogListingCacheIT {
                 .isNotEqualTo(first);
     }
 
+    /**
+     * A batch whose time runs out between its catalog entries and the version (the entries' write answered late): the
+     * entries and the series' data are stored, so an uncached listing shows the series; a warm container must too,
+     * not only after the next batch that happens to add another series.
+     */
+    @Test
+    void query_whenABatchRunsOutOfTimeAfterItsCatalogEntries_answersTheNewSeriesOnTheWarmContainer() {
+        QueryHandler warm = p.queryHandler();
+        p.ingest(List.of(record("a")));
+        assertThat(count(warm)).isEqualTo(1);
+
+        IngestService late = IngestFunction.service(
+                p.config,
+                new LateCatalogWrites(Emulators.dynamoAsync(), 1_500),
+                Emulators.sqs().client(),
+                p.clock());
+        IngestResult r = late.ingest(
+                List.of(record("b")), Deadline.inMillis(1_000), new InvocationMetrics<>(IngestMetric.class));
+        assertThat(r.failed()).as("the batch that ran out of time").isTrue();
+
+        assertThat(count(p.queryHandler())).as("a cold container").isEqualTo(2);
+        assertThat(count(warm)).as("the warm container").isEqualTo(2);
+    }
+
+    /**
+     * Requests on one container's catalog in parallel threads (as the rules evaluator runs its groups) while ingest adds
+     * series: a listing a request answers with (confirmed, for a speculative one) holds every series stored before the
+     * request started.
+     */
+    @Test
+    void snapshot_whenRequestsRaceIngestOnOneContainer_neverListsFewerSeriesThanStoredBefore() throws Exception {
+        CatalogService catalog = new CatalogService(Emulators.dynamoAsync(), p.table);
+        p.ingest(List.of(record("s0")));
+        AtomicInteger stored = new AtomicInteger(1);
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.ConcurrentLinkedQueue<String> violations =
+                new java.util.concurrent.ConcurrentLinkedQueue<>();
+        AtomicInteger answered = new AtomicInteger();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        List<java.util.concurrent.Future<?>> workers = new java.util.ArrayList<>();
+        for (int w = 0; w < 4; w++) {
+            boolean speculative = w % 2 == 0;
+            workers.add(pool.submit(() -> {
+                while (!stop.get()) {
+                    int before = stored.get();
+                    CatalogService.Snapshot s = speculative ? catalog.speculativeSnapshot() : catalog.snapshot();
+                    com.fasterxml.jackson.databind.node.ObjectNode page =
+                            s.list(Map.of("name", "cache.metric", "limit", "1000"));
+                    if (!speculative || s.confirmed()) {
+                        answered.incrementAndGet();
+                        int listed = page.path("series").size();
+                        if (listed < before) {
+                            violations.add(listed + " listed, " + before + " stored before");
+                        }
+                    }
+                }
+                return null;
+            }));
+        }
+        try {
+            for (int i = 1; i <= 15; i++) {
+                p.ingest(List.of(record("s" + i)));
+                stored.set(i + 1);
+                Thread.sleep(20);
+            }
+        } finally {
+            stop.set(true);
+            for (var f : workers) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+            pool.shutdown();
+        }
+        assertThat(answered.get()).isPositive();
+        assertThat(violations).isEmpty();
+    }
+
     private Map<String, AttributeValue> versionItem() {
         Map<String, AttributeValue> item = p.reader()
                 .getItem(b -> b.tableName(p.table).key(VERSION_KEY).consistentRead(true))
@@ -181,6 +265,29 @@ class CatalogListingCacheIT {
                 "cache.metric",
                 json.getBytes(StandardCharsets.UTF_8),
                 NOW.toEpochMilli());
+    }
+
+    /** The emulator's client, answering each write of catalog entries late (after they landed). */
+    private static final class LateCatalogWrites extends DelegatingDynamoDb {
+        private final int delayMillis;
+
+        LateCatalogWrites(DynamoDbAsyncClient delegate, int delayMillis) {
+            super(delegate);
+            this.delayMillis = delayMillis;
+        }
+
+        @Override
+        public CompletableFuture<BatchWriteItemResponse> batchWriteItem(BatchWriteItemRequest request) {
+            boolean entries = request.requestItems().values().stream()
+                    .flatMap(List::stream)
+                    .anyMatch(w -> w.putRequest() != null
+                            && w.putRequest().item().get(KeyScheme.PK).s().startsWith("C#"));
+            CompletableFuture<BatchWriteItemResponse> written = super.batchWriteItem(request);
+            return entries
+                    ? written.thenCompose(resp -> CompletableFuture.supplyAsync(
+                            () -> resp, CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS)))
+                    : written;
+        }
     }
 
     /** The emulator's client, counting catalog listings (Queries of the catalog) and holding back each GetItem. */

@@ -18,6 +18,7 @@ package dev.pulse.aggregate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -148,5 +149,57 @@ class SummaryRankTest {
             }
         }
         assertThat(of(1, 2).ranks(new double[0])).isEmpty();
+    }
+
+    @Test
+    void ranks_whenMergedEncodedSketchAndBoundsAtBinEdges_equalsEachBoundsRank() {
+        // Summaries as a period's merge reads them (several merged, then stored encoded), bounds one ulp either side
+        // of bin edges and bin values, zeros of both signs, subnormals, and bounds repeated within one call.
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(29);
+        var mapping = new Summary().sketch().getIndexMapping();
+        int checked = 0;
+        for (int round = 0; round < 300; round++) {
+            Summary merged = new Summary();
+            for (int part = 0; part < 1 + rnd.nextInt(4); part++) {
+                Summary p = new Summary();
+                int n = 1 + rnd.nextInt(30);
+                for (int i = 0; i < n; i++) {
+                    double v = Math.pow(10, rnd.nextDouble(-9, 9));
+                    p.add(rnd.nextInt(4) == 0 ? -v : rnd.nextInt(15) == 0 ? (rnd.nextBoolean() ? 0.0 : -0.0) : v);
+                }
+                merged.merge(p);
+            }
+            Summary encoded = Summary.withEncodedSketch(
+                    merged.count(), merged.exactSum(), merged.min(), merged.max(), Sketches.serialize(merged.sketch()));
+            double[] bounds = new double[40];
+            for (int k = 0; k < bounds.length; k++) {
+                double v = Math.pow(10, rnd.nextDouble(-10, 10));
+                int idx = mapping.index(v);
+                double edge = switch (rnd.nextInt(5)) {
+                    case 0 -> mapping.upperBound(idx);
+                    case 1 -> Math.nextUp(mapping.upperBound(idx));
+                    case 2 -> Math.nextDown(mapping.lowerBound(idx));
+                    case 3 -> mapping.value(idx);
+                    default -> Math.nextUp(mapping.value(idx));
+                };
+                bounds[k] = rnd.nextInt(3) == 0 ? -edge : edge;
+            }
+            bounds[0] = -0.0;
+            bounds[1] = 0.0;
+            bounds[2] = Double.MIN_NORMAL;
+            bounds[3] = -Double.MIN_VALUE;
+            bounds[4] = merged.min();
+            bounds[5] = merged.max();
+            bounds[6] = Math.nextDown(merged.max());
+            bounds[7] = bounds[8];
+            for (Summary s : List.of(merged, encoded)) {
+                double[] got = s.ranks(bounds);
+                for (int k = 0; k < bounds.length; k++) {
+                    assertThat(got[k]).as("rank at %s", bounds[k]).isEqualTo(s.rank(bounds[k]));
+                    checked++;
+                }
+            }
+        }
+        assertThat(checked).isEqualTo(300 * 2 * 40);
     }
 }
