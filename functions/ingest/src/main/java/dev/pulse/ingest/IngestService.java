@@ -456,16 +456,21 @@ public final class IngestService {
                 markMemory.toWrite(CompactMarks.marksFor(pass.partials, hourlyTtlSeconds, dailyTtlSeconds), t.now);
         boolean whole = pass.end == fresh.size();
         String commitAt = whole ? last : highest(fresh, pass.end);
+        // Whether catalog entries may be stored without a version put after them: query containers that cached the
+        // names' listings would not show those series until some later batch adds another one.
+        boolean versionOwed = false;
         try {
             // Marks first, partials after: a stored partial always has a mark at least as old (CompactMarks).
             marks.writeAll(newMarks, t.now, deadline).join();
             markMemory.remember(newMarks);
             t.marksWritten += newMarks.size();
+            versionOwed = !newSeries.isEmpty();
             t.add(store.writeAll(items, deadline).join());
             if (!newSeries.isEmpty()) {
                 // After the entries, never beside them: a reader that sees this token sees them too.
                 t.add(store.writeAll(List.of(PartialItems.catalogVersion(catalogToken())), deadline)
                         .join());
+                versionOwed = false;
             }
             catalog.markWritten(newSeries);
             // Only after the data is safe: a storage failure then retries the batch without re-sending poison (a
@@ -475,6 +480,9 @@ public final class IngestService {
                 checkpoints.commit(position, commitAt, t.now, deadline).join();
             }
         } catch (CompletionException e) {
+            if (versionOwed) {
+                putCatalogVersionAfterFailure(t);
+            }
             String failure = storageFailure(e, t);
             if (t.refused && plan.setAside() && !t.superseded) {
                 failure = setAsideOneByOne(pass, items, poison, position, commitAt, t, deadline);
@@ -574,6 +582,22 @@ public final class IngestService {
                     .release(position, false, Deadline.inMillis(RELEASE_MILLIS))
                     .join();
             throw e;
+        }
+    }
+
+    /**
+     * After a failed write of catalog entries (or of the version after them), whatever part of them landed: a new
+     * version, in the time kept back after the deadline, so query containers list the entries that did land as an
+     * uncached listing does, not only once the retry (or some later batch with new series) puts one. Best effort: when
+     * this fails too, the retry of the batch writes its entries and a version again.
+     */
+    private void putCatalogVersionAfterFailure(Tally t) {
+        try {
+            t.add(store.writeAll(
+                            List.of(PartialItems.catalogVersion(catalogToken())), Deadline.inMillis(RELEASE_MILLIS))
+                    .join());
+        } catch (CompletionException e) {
+            LOG.warn("catalog version not put after the failed write of catalog entries: {}", e.getMessage());
         }
     }
 
