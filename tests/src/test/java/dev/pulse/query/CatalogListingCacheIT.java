@@ -250,6 +250,21 @@ class CatalogListingCacheIT {
                 .isLessThanOrEqualTo(coldClient.dataReads.get());
     }
 
+    /** A selector without an exact name reads the name index and each name's series: all of it cached. */
+    @Test
+    void query_whenANameRegexRepeatsWithTheVersionUnchanged_listsNothing() {
+        String query = "count(count_over_time({__name__=~\"cache[.]met.*\", n!=\"z\"}[10m]))";
+        Counting client = new Counting(Emulators.dynamoAsync(), 0);
+        QueryHandler warm = QueryFunction.handler(p.config, client, p.clock(), new RecordingMetrics());
+        p.ingest(List.of(record("a"), record("b")));
+        assertThat(count(warm, query)).isEqualTo(2);
+        int listings = client.queries.get();
+
+        assertThat(count(warm, query)).isEqualTo(2);
+
+        assertThat(client.queries.get()).as("catalog listings of a warm repeat").isEqualTo(listings);
+    }
+
     private Map<String, AttributeValue> versionItem() {
         Map<String, AttributeValue> item = p.reader()
                 .getItem(b -> b.tableName(p.table).key(VERSION_KEY).consistentRead(true))
@@ -259,11 +274,15 @@ class CatalogListingCacheIT {
     }
 
     private int count(QueryHandler handler) {
+        return count(handler, QUERY);
+    }
+
+    private int count(QueryHandler handler, String query) {
         APIGatewayV2HTTPResponse r = handler.handleRequest(
                 ApiRequests.prometheus(
                         "GET",
                         "/prometheus/api/v1/query",
-                        List.of(Map.entry("query", QUERY), Map.entry("time", Long.toString(NOW.getEpochSecond())))),
+                        List.of(Map.entry("query", query), Map.entry("time", Long.toString(NOW.getEpochSecond())))),
                 new TestContext("q", 30_000, 1024));
         assertThat(r.getStatusCode()).as(r.getBody()).isEqualTo(200);
         try {
