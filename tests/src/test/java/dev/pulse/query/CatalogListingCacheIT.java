@@ -163,11 +163,11 @@ class CatalogListingCacheIT {
 
         IngestService late = IngestFunction.service(
                 p.config,
-                new LateCatalogWrites(Emulators.dynamoAsync(), 1_500),
+                new LateCatalogWrites(Emulators.dynamoAsync(), 3_000),
                 Emulators.sqs().client(),
                 p.clock());
         IngestResult r = late.ingest(
-                List.of(record("b")), Deadline.inMillis(1_000), new InvocationMetrics<>(IngestMetric.class));
+                List.of(record("b")), Deadline.inMillis(2_000), new InvocationMetrics<>(IngestMetric.class));
         assertThat(r.failed()).as("the batch that ran out of time").isTrue();
 
         assertThat(count(p.queryHandler())).as("a cold container").isEqualTo(2);
