@@ -267,10 +267,15 @@ final class QueryBench implements Benchmark {
                     .append(Format.millis(Samples.of(own).median()));
         }
         details.add(coldLine.toString());
-        QueryHandler warm = data.handler(client, metrics());
+        dev.pulse.testing.MutableClock clock =
+                new dev.pulse.testing.MutableClock(QueryDataset.clock().instant());
+        QueryHandler warm = data.handler(client, metrics(), clock);
         for (int i = 0; i < env.scale(10, 2); i++) {
             dashboard(warm, data, false, null);
         }
+        // A dashboard's container on a catalog that is not changing: the version it cached has held for a minute, so
+        // its requests start on the cached listings while they read the version (CatalogService).
+        clock.advance(java.time.Duration.ofMillis(dev.pulse.query.CatalogService.SPECULATE_AFTER_MILLIS + 1));
         List<Double> panels = new ArrayList<>();
         long end = System.nanoTime() + env.scale(60, 5) * 1_000_000_000L;
         for (int i = 0; i < env.scale(30, 3) && System.nanoTime() < end; i++) {

@@ -256,7 +256,12 @@ public final class QueryDataset {
 
     /** A QueryHandler over the table, wired as in production, with {@link #clock()}. */
     public QueryHandler handler(DynamoDbAsyncClient client, Metrics metrics) {
-        return QueryFunction.handler(config, client, clock(), metrics);
+        return handler(client, metrics, clock());
+    }
+
+    /** As {@link #handler(DynamoDbAsyncClient, Metrics)} on {@code clock} (one the benchmark moves on). */
+    public QueryHandler handler(DynamoDbAsyncClient client, Metrics metrics, Clock clock) {
+        return QueryFunction.handler(config, client, clock, metrics);
     }
 
     /** The dimensions of series number {@code s}: 10 services x routes, so the query names 100 distinct series. */

@@ -46,13 +46,28 @@ public final class CatalogService {
     /** Names and series the warm container keeps in cached pages; least recently used pages go first. */
     public static final int MAX_CACHED_ENTRIES = 20_000;
 
+    /**
+     * How long a version must have held before requests start on its cached pages without waiting for their own
+     * version read: a request that started on pages of a version since replaced evaluates again, reading its data
+     * twice, so where the catalog keeps changing (series come and go all the time) requests wait for the version
+     * instead, and each container pays for at most one such request a version that held this long.
+     */
+    public static final long SPECULATE_AFTER_MILLIS = 60_000;
+
     private final DynamoDbAsyncClient client;
     private final String table;
+    private final java.time.Clock clock;
     private final PageCache cache = new PageCache();
 
     public CatalogService(DynamoDbAsyncClient client, String table) {
+        this(client, table, java.time.Clock.systemUTC());
+    }
+
+    /** {@code clock}: how long the cached version has held ({@link #SPECULATE_AFTER_MILLIS}). */
+    public CatalogService(DynamoDbAsyncClient client, String table, java.time.Clock clock) {
         this.client = client;
         this.table = table;
+        this.clock = clock;
     }
 
     /**
@@ -67,7 +82,7 @@ public final class CatalogService {
 
     /**
      * As {@link #snapshot}, but serving cached pages while the version is still being read (from the first listing on),
-     * under the version they were cached with: the caller must ask {@link Snapshot#confirmed} before it answers, and
+     * under the version they were cached with, once it has held for {@link #SPECULATE_AFTER_MILLIS}: the caller must ask {@link Snapshot#confirmed} before it answers, and
      * start again on a {@link #snapshot} when not. The version's round trip then overlaps the request's work instead
      * of preceding it.
      */
@@ -101,7 +116,7 @@ public final class CatalogService {
                 version = readVersion();
             }
             if (speculative && !version.isDone()) {
-                PageCache.Hit hit = cache.peek(key);
+                PageCache.Hit hit = cache.peek(key, clock.millis());
                 if (hit != null && (assumed == null || assumed.equals(hit.version()))) {
                     assumed = hit.version();
                     own.put(key, hit.page());
@@ -109,7 +124,7 @@ public final class CatalogService {
                 }
             }
             String v = version.join();
-            page = v == null ? null : cache.get(v, key);
+            page = v == null ? null : cache.get(v, key, clock.millis());
             if (page == null) {
                 page = CatalogService.this.list(params, v != null);
                 if (v != null) {
@@ -122,7 +137,7 @@ public final class CatalogService {
 
         /** Whether every page served was of the catalog's version as read (always, unless speculative). */
         public boolean confirmed() {
-            return assumed == null || assumed.equals(version.join()); // assumed is only set once version is
+            return assumed == null || assumed.equals(version.join()); // the read starts before anything is assumed
         }
     }
 
@@ -144,22 +159,29 @@ public final class CatalogService {
         private final java.util.LinkedHashMap<Map<String, String>, ObjectNode> pages =
                 new java.util.LinkedHashMap<>(64, 0.75f, true);
         private String version;
+        /** When this container first read {@link #version} (clock ms). */
+        private long since;
+
         private long entries;
 
         /** A page and the version it is cached under. */
         record Hit(ObjectNode page, String version) {}
 
-        /** The page cached under the current version, whatever it is, or null. */
-        synchronized Hit peek(Map<String, String> key) {
-            ObjectNode page = version == null ? null : pages.get(key);
+        /**
+         * The page cached under the current version, whatever it is, once that version has held for
+         * {@link #SPECULATE_AFTER_MILLIS}; else null.
+         */
+        synchronized Hit peek(Map<String, String> key, long now) {
+            ObjectNode page = version == null || now - since < SPECULATE_AFTER_MILLIS ? null : pages.get(key);
             return page == null ? null : new Hit(page, version);
         }
 
-        synchronized ObjectNode get(String v, Map<String, String> key) {
+        synchronized ObjectNode get(String v, Map<String, String> key, long now) {
             if (!v.equals(version)) {
                 pages.clear();
                 entries = 0;
                 version = v;
+                since = now;
                 return null;
             }
             return pages.get(key);

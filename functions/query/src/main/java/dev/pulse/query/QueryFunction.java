@@ -63,7 +63,7 @@ public final class QueryFunction {
             PulseConfig config, DynamoDbAsyncClient client, Clock clock, Metrics metrics, RollupCache cache) {
         return handler(
                 service(config, client, clock, cache),
-                new CatalogService(client, config.tableName()),
+                new CatalogService(client, config.tableName(), clock),
                 metrics,
                 config.safetyMarginMillis(),
                 clock);

@@ -84,7 +84,7 @@ public final class RulesFunction {
      */
     public static Querier querier(PulseConfig config, DynamoDbAsyncClient client, Clock clock) {
         QueryService queries = QueryFunction.service(config, client, clock, QueryFunction.cache());
-        return querier(new RuleEvaluation(queries, new CatalogService(client, config.tableName())));
+        return querier(new RuleEvaluation(queries, new CatalogService(client, config.tableName(), clock)));
     }
 
     public static Querier querier(RuleEvaluation evaluation) {
