@@ -21,6 +21,8 @@ import java.util.concurrent.CompletableFuture;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.model.BatchGetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 
@@ -46,6 +48,12 @@ final class EmptyTable implements DynamoDbAsyncClient {
                 .responses(Map.of())
                 .unprocessedKeys(Map.of())
                 .build());
+    }
+
+    /** No item either: the catalog's version is absent, as in a table no ingest has written. */
+    @Override
+    public CompletableFuture<GetItemResponse> getItem(GetItemRequest request) {
+        return CompletableFuture.completedFuture(GetItemResponse.builder().build());
     }
 
     @Override
