@@ -480,26 +480,28 @@ public final class IngestService {
                 checkpoints.commit(position, commitAt, t.now, deadline).join();
             }
         } catch (CompletionException e) {
-            if (versionOwed) {
-                putCatalogVersionAfterFailure(t);
-            }
             String failure = storageFailure(e, t);
             if (t.refused && plan.setAside() && !t.superseded) {
                 failure = setAsideOneByOne(pass, items, poison, position, commitAt, t, deadline);
             }
+            // One budget after the deadline for the checkpoint first (it lets the retry start at once), then the
+            // version in what is left of it.
+            Deadline after = Deadline.inMillis(RELEASE_MILLIS);
             if (failure == null) {
+                if (versionOwed) {
+                    putCatalogVersionAfterFailure(t, after);
+                }
                 return finish(plan, pass, fresh, whole, shardId, t);
             }
             if (!t.superseded && !redrive) {
                 if (t.refused) {
-                    checkpoints
-                            .recordFailure(position, failure, Deadline.inMillis(RELEASE_MILLIS))
-                            .join();
+                    checkpoints.recordFailure(position, failure, after).join();
                 } else {
-                    checkpoints
-                            .release(position, counted(plan), Deadline.inMillis(RELEASE_MILLIS))
-                            .join();
+                    checkpoints.release(position, counted(plan), after).join();
                 }
+            }
+            if (versionOwed) {
+                putCatalogVersionAfterFailure(t, after);
             }
             return failure;
         } catch (DeadLetterException e) {
@@ -587,14 +589,18 @@ public final class IngestService {
 
     /**
      * After a failed write of catalog entries (or of the version after them), whatever part of them landed: a new
-     * version, in the time kept back after the deadline, so query containers list the entries that did land as an
+     * version, in what the checkpoint's release left of the time kept back after the deadline, so query containers list the entries that did land as an
      * uncached listing does, not only once the retry (or some later batch with new series) puts one. Best effort: when
      * this fails too, the retry of the batch writes its entries and a version again.
      */
-    private void putCatalogVersionAfterFailure(Tally t) {
+    private void putCatalogVersionAfterFailure(Tally t, Deadline after) {
+        if (after.expired()) {
+            LOG.warn(
+                    "catalog version not put after the failed write of catalog entries: no time left after the deadline");
+            return;
+        }
         try {
-            t.add(store.writeAll(
-                            List.of(PartialItems.catalogVersion(catalogToken())), Deadline.inMillis(RELEASE_MILLIS))
+            t.add(store.writeAll(List.of(PartialItems.catalogVersion(catalogToken())), after)
                     .join());
         } catch (CompletionException e) {
             LOG.warn("catalog version not put after the failed write of catalog entries: {}", e.getMessage());
