@@ -468,8 +468,7 @@ public final class IngestService {
             t.add(store.writeAll(items, deadline).join());
             if (!newSeries.isEmpty()) {
                 // After the entries, never beside them: a reader that sees this token sees them too.
-                t.add(store.writeAll(List.of(PartialItems.catalogVersion(catalogToken())), deadline)
-                        .join());
+                t.add(putCatalogVersion(deadline).join());
                 versionOwed = false;
             }
             catalog.markWritten(newSeries);
@@ -589,9 +588,9 @@ public final class IngestService {
 
     /**
      * After a failed write of catalog entries (or of the version after them), whatever part of them landed: a new
-     * version, in what the checkpoint's release left of the time kept back after the deadline, so query containers list the entries that did land as an
-     * uncached listing does, not only once the retry (or some later batch with new series) puts one. Best effort: when
-     * this fails too, the retry of the batch writes its entries and a version again.
+     * version, in what the checkpoint's release left of the time kept back after the deadline, so query containers list
+     * the entries that did land as an uncached listing does, not only once the retry (or some later batch with new
+     * series) puts one. Best effort: when this fails too, the retry of the batch writes its entries and a version again.
      */
     private void putCatalogVersionAfterFailure(Tally t, Deadline after) {
         if (after.expired()) {
@@ -600,11 +599,15 @@ public final class IngestService {
             return;
         }
         try {
-            t.add(store.writeAll(List.of(PartialItems.catalogVersion(catalogToken())), after)
-                    .join());
+            t.add(putCatalogVersion(after).join());
         } catch (CompletionException e) {
             LOG.warn("catalog version not put after the failed write of catalog entries: {}", e.getMessage());
         }
+    }
+
+    /** A new catalog version, put after catalog entries are stored (never beside them). */
+    private java.util.concurrent.CompletableFuture<WriteStats> putCatalogVersion(Deadline deadline) {
+        return store.writeAll(List.of(PartialItems.catalogVersion(catalogToken())), deadline);
     }
 
     /**

@@ -225,43 +225,12 @@ public final class Summary {
      * Prometheus' {@code _bucket{le="bound"}} holds it. 0 when empty.
      */
     public double rank(double bound) {
-        if (!hasSketch()) {
-            throw new IllegalStateException("summary was read without its sketch");
-        }
-        if (count == 0 || Double.isNaN(bound) || bound < min) {
-            return 0;
-        }
-        if (bound >= max) {
-            return count;
-        }
-        DDSketch sk = sketch();
-        com.datadoghq.sketch.ddsketch.mapping.IndexMapping mapping = sk.getIndexMapping();
-        // Bin values grow with the index, so the bins on each side of the bound are a range of indices: found once,
-        // instead of computing every bin's value (an exp each) per bound, which was most of a cold histogram read.
-        int lastPositive = bound <= 0 ? Integer.MIN_VALUE : lastIndexAtMost(mapping, bound);
-        int firstNegative = bound >= 0 ? Integer.MIN_VALUE : firstIndexAtLeast(mapping, -bound);
-        if (lastPositive == NO_INDEX || firstNegative == NO_INDEX) {
-            return rankByBinValues(bound);
-        }
-        double[] below = new double[2]; // {values at most bound, values in the two stores}
-        sk.getNegativeValueStore().forEach((index, c) -> {
-            below[1] += c;
-            if (index >= firstNegative) {
-                below[0] += c;
-            }
-        });
-        sk.getPositiveValueStore().forEach((index, c) -> {
-            below[1] += c;
-            if (index <= lastPositive) {
-                below[0] += c;
-            }
-        });
-        return fromSketch(sk, bound, below);
+        return ranks(new double[] {bound})[0];
     }
 
     /**
-     * {@link #rank} at each of {@code bounds}, equal to it bound by bound, with one pass over the sketch's bins for all
-     * of them instead of one a bound: a histogram's buckets ask every bound of each merged period at once.
+     * {@link #rank} at each of {@code bounds}, with one pass over the sketch's bins (decoded once) for all of them
+     * instead of one a bound: a histogram's buckets ask every bound of each merged period at once.
      */
     public double[] ranks(double[] bounds) {
         if (!hasSketch()) {
@@ -271,14 +240,24 @@ public final class Summary {
         int[] lastPositive = new int[bounds.length];
         int[] firstNegative = new int[bounds.length];
         boolean[] fromBins = new boolean[bounds.length];
+        DDSketch sk = null;
         int binned = 0;
         for (int j = 0; j < bounds.length; j++) {
             double bound = bounds[j];
-            if (count == 0 || Double.isNaN(bound) || bound < min || bound >= max) {
-                out[j] = rank(bound); // decided without the sketch
+            if (count == 0 || Double.isNaN(bound) || bound < min) {
+                continue; // 0
+            }
+            if (bound >= max) {
+                out[j] = count;
                 continue;
             }
-            com.datadoghq.sketch.ddsketch.mapping.IndexMapping mapping = sketch().getIndexMapping();
+            if (sk == null) {
+                sk = sketch();
+            }
+            com.datadoghq.sketch.ddsketch.mapping.IndexMapping mapping = sk.getIndexMapping();
+            // Bin values grow with the index, so the bins on each side of the bound are a range of indices: found
+            // once, instead of computing every bin's value (an exp each) per bound, which was most of a cold
+            // histogram read.
             lastPositive[j] = bound <= 0 ? Integer.MIN_VALUE : lastIndexAtMost(mapping, bound);
             firstNegative[j] = bound >= 0 ? Integer.MIN_VALUE : firstIndexAtLeast(mapping, -bound);
             if (lastPositive[j] == NO_INDEX || firstNegative[j] == NO_INDEX) {
@@ -291,9 +270,8 @@ public final class Summary {
         if (binned == 0) {
             return out;
         }
-        DDSketch sk = sketch();
         double[] below = new double[bounds.length];
-        double[] total = new double[1];
+        double[] total = new double[1]; // values in the two stores
         sk.getNegativeValueStore().forEach((index, c) -> {
             total[0] += c;
             for (int j = 0; j < below.length; j++) {
